@@ -1,0 +1,291 @@
+//! Splitting a robots.txt body into lines and lines into key and value,
+//! exactly as Google's reference parser does.
+//!
+//! Everything here works on bytes and indexes, never allocates per line, and
+//! is linear in the size of the body.
+
+/// The reference keeps at most this many bytes of each line; the rest of an
+/// over-long line is dropped (the line still ends at its terminator).
+pub const MAX_LINE_BYTES: usize = 16_663;
+
+const UTF8_BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+/// One physical line of the body.
+#[derive(Debug, Clone, Copy)]
+pub struct RawLine {
+    /// 1-based line number.
+    pub number: u32,
+    /// Byte offset of the line's first kept byte in the body.
+    pub start: usize,
+    /// Byte offset one past the line's last kept byte (at most
+    /// [`MAX_LINE_BYTES`] after `start`).
+    pub end: usize,
+    /// The line held more than [`MAX_LINE_BYTES`] bytes.
+    pub too_long: bool,
+}
+
+/// Iterates the lines of a body: `\n`, `\r` and `\r\n` end a line, a prefix
+/// of a UTF-8 BOM at the very start is skipped, and the text after the last
+/// terminator is always one more line (possibly empty).
+pub struct Lines<'a> {
+    body: &'a [u8],
+    pos: usize,
+    number: u32,
+    done: bool,
+}
+
+impl<'a> Lines<'a> {
+    pub fn new(body: &'a [u8]) -> Self {
+        // Skip the longest prefix of the body that is a prefix of the BOM.
+        let bom = body
+            .iter()
+            .zip(UTF8_BOM.iter())
+            .take_while(|(a, b)| a == b)
+            .count();
+        Lines {
+            body,
+            pos: bom,
+            number: 0,
+            done: false,
+        }
+    }
+}
+
+impl Iterator for Lines<'_> {
+    type Item = RawLine;
+
+    fn next(&mut self) -> Option<RawLine> {
+        if self.done {
+            return None;
+        }
+        let rest = &self.body[self.pos..];
+        let start = self.pos;
+        let (len, next) = match memchr::memchr2(b'\n', b'\r', rest) {
+            Some(i) => {
+                let mut next = start + i + 1;
+                if rest[i] == b'\r' && rest.get(i + 1) == Some(&b'\n') {
+                    next += 1;
+                }
+                (i, next)
+            }
+            None => {
+                self.done = true;
+                (rest.len(), self.body.len())
+            }
+        };
+        self.pos = next;
+        self.number = self.number.saturating_add(1);
+        let kept = len.min(MAX_LINE_BYTES);
+        Some(RawLine {
+            number: self.number,
+            start,
+            end: start + kept,
+            too_long: len > MAX_LINE_BYTES,
+        })
+    }
+}
+
+/// The directive a key names, as the reference classifies it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyKind {
+    UserAgent,
+    Allow,
+    Disallow,
+    Sitemap,
+    /// Any other key (extensions such as Crawl-delay are recognised later).
+    Other,
+}
+
+/// What the lexer found on one line. Ranges are byte offsets into the body.
+#[derive(Debug, Clone, Copy)]
+pub struct LexedLine {
+    /// The line's content stops early at a NUL byte.
+    pub has_nul: bool,
+    /// Byte offset of a `#` that starts a comment, if any.
+    pub comment: Option<usize>,
+    /// Key and value, when the line has a directive.
+    pub directive: Option<Directive>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Directive {
+    pub key: (usize, usize),
+    pub value: (usize, usize),
+    pub kind: KeyKind,
+    /// The key is one of the misspellings the reference accepts
+    /// (`useragent`, `disalow`, `site-map`, ...).
+    pub typo: bool,
+    /// The key matched by prefix only (`Disallowed: /x` counts as Disallow).
+    pub key_is_prefix: bool,
+    /// There was no colon; whitespace separated exactly two tokens.
+    pub missing_colon: bool,
+}
+
+/// `absl::ascii_isspace`: space, `\t`, `\n`, `\v`, `\f`, `\r`.
+#[inline]
+pub fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
+}
+
+fn trim(body: &[u8], mut s: usize, mut e: usize) -> (usize, usize) {
+    while s < e && is_space(body[s]) {
+        s += 1;
+    }
+    while e > s && is_space(body[e - 1]) {
+        e -= 1;
+    }
+    (s, e)
+}
+
+/// Splits one line into key and value the way the reference does.
+pub fn lex_line(body: &[u8], line: RawLine) -> LexedLine {
+    let mut end = line.end;
+    let mut has_nul = false;
+    if let Some(i) = memchr::memchr(0, &body[line.start..end]) {
+        end = line.start + i;
+        has_nul = true;
+    }
+    let comment = memchr::memchr(b'#', &body[line.start..end]).map(|i| line.start + i);
+    if let Some(c) = comment {
+        end = c;
+    }
+    let (s, e) = trim(body, line.start, end);
+    let mut out = LexedLine {
+        has_nul,
+        comment,
+        directive: None,
+    };
+    if s == e {
+        return out;
+    }
+    let text = &body[s..e];
+    let mut missing_colon = false;
+    let sep = match memchr::memchr(b':', text) {
+        Some(i) => s + i,
+        None => {
+            // No colon: accept a single run of spaces or tabs as the
+            // separator, but only when exactly two tokens remain.
+            let Some(i) = memchr::memchr2(b' ', b'\t', text) else {
+                return out;
+            };
+            let mut v = i;
+            while v < text.len() && matches!(text[v], b' ' | b'\t') {
+                v += 1;
+            }
+            if memchr::memchr2(b' ', b'\t', &text[v..]).is_some() {
+                return out;
+            }
+            missing_colon = true;
+            s + i
+        }
+    };
+    let key = trim(body, s, sep);
+    if key.0 == key.1 {
+        return out;
+    }
+    let value = trim(body, sep + 1, e);
+    let (kind, typo, key_is_prefix) = classify_key(&body[key.0..key.1]);
+    out.directive = Some(Directive {
+        key,
+        value,
+        kind,
+        typo,
+        key_is_prefix,
+        missing_colon,
+    });
+    out
+}
+
+fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
+    s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix)
+}
+
+const USER_AGENT_TYPOS: &[&[u8]] = &[b"useragent", b"user agent"];
+const DISALLOW_TYPOS: &[&[u8]] = &[b"dissallow", b"dissalow", b"disalow", b"diasllow", b"disallaw"];
+const SITEMAP_TYPOS: &[&[u8]] = &[b"site-map"];
+
+/// Classifies a key by case-insensitive prefix, in the reference's order:
+/// user-agent, allow, disallow, sitemap. Returns (kind, typo, prefix-only).
+pub fn classify_key(key: &[u8]) -> (KeyKind, bool, bool) {
+    let table: [(&[u8], &[&[u8]], KeyKind); 4] = [
+        (b"user-agent", USER_AGENT_TYPOS, KeyKind::UserAgent),
+        (b"allow", &[], KeyKind::Allow),
+        (b"disallow", DISALLOW_TYPOS, KeyKind::Disallow),
+        (b"sitemap", SITEMAP_TYPOS, KeyKind::Sitemap),
+    ];
+    for (name, typos, kind) in table {
+        if starts_with_ignore_case(key, name) {
+            return (kind, false, key.len() != name.len());
+        }
+        if let Some(t) = typos.iter().find(|t| starts_with_ignore_case(key, t)) {
+            return (kind, true, key.len() != t.len());
+        }
+    }
+    (KeyKind::Other, false, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(body: &[u8]) -> Vec<&[u8]> {
+        Lines::new(body).map(|l| &body[l.start..l.end]).collect()
+    }
+
+    #[test]
+    fn line_endings() {
+        assert_eq!(lines(b"a\nb\r\nc\rd"), vec![&b"a"[..], b"b", b"c", b"d"]);
+        assert_eq!(lines(b"a\n"), vec![&b"a"[..], b""]);
+        assert_eq!(lines(b"\r\r\n"), vec![&b""[..], b"", b""]);
+        assert_eq!(lines(b""), vec![&b""[..]]);
+    }
+
+    #[test]
+    fn bom_prefixes_are_skipped_only_at_start() {
+        assert_eq!(lines(b"\xEF\xBB\xBFa"), vec![&b"a"[..]]);
+        assert_eq!(lines(b"\xEF\xBBa"), vec![&b"a"[..]]);
+        assert_eq!(lines(b"\xEF\x11\xBFa"), vec![&b"\x11\xBFa"[..]]);
+        assert_eq!(lines(b"a\n\xEF\xBB\xBFb")[1], b"\xEF\xBB\xBFb");
+    }
+
+    #[test]
+    fn long_lines_are_cut() {
+        let body = vec![b'a'; MAX_LINE_BYTES + 10];
+        let l: Vec<_> = Lines::new(&body).collect();
+        assert_eq!(l[0].end - l[0].start, MAX_LINE_BYTES);
+        assert!(l[0].too_long);
+    }
+
+    fn kv(line: &str) -> Option<(String, String, KeyKind, bool)> {
+        let body = line.as_bytes();
+        let raw = Lines::new(body).next().unwrap();
+        lex_line(body, raw).directive.map(|d| {
+            (
+                line[d.key.0..d.key.1].to_string(),
+                line[d.value.0..d.value.1].to_string(),
+                d.kind,
+                d.typo,
+            )
+        })
+    }
+
+    #[test]
+    fn key_value_split() {
+        assert_eq!(
+            kv("  Disallow :  /a b # c"),
+            Some(("Disallow".into(), "/a b".into(), KeyKind::Disallow, false))
+        );
+        assert_eq!(
+            kv("useragent foo"),
+            Some(("useragent".into(), "foo".into(), KeyKind::UserAgent, true))
+        );
+        assert_eq!(kv("user-agent foo bar"), None);
+        assert_eq!(kv(": /x"), None);
+        assert_eq!(kv("# only a comment"), None);
+        assert_eq!(
+            kv("Disallowed: /x"),
+            Some(("Disallowed".into(), "/x".into(), KeyKind::Disallow, false))
+        );
+        assert_eq!(kv("Allow: /a\0b"), Some(("Allow".into(), "/a".into(), KeyKind::Allow, false)));
+    }
+}

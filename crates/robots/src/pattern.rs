@@ -1,0 +1,299 @@
+//! Path patterns: escaping, normalising and matching.
+//!
+//! # Worst-case bound
+//!
+//! [`matches`] runs in `O(|pattern| + |path|)` time and constant extra
+//! space, whatever the input. The reference library keeps a set of every
+//! position the pattern could have reached, which costs
+//! `O(|pattern| × |path|)`: ten thousand `*` against a 100 KiB URL is a
+//! billion steps there. Here runs of `*` collapse, the literal pieces
+//! between stars are placed leftmost one after another (greedy placement is
+//! exact for patterns whose only wildcard is `*`), each piece is found with
+//! `memchr::memmem`, whose search is linear in the haystack, and each search
+//! starts where the previous piece ended. A trailing `$` pins the last piece
+//! to the end of the path. No backtracking happens anywhere.
+
+use std::borrow::Cow;
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+/// Percent-normalises a pattern the way the reference does: `%xx` escapes
+/// get upper-case hex digits and bytes ≥ 0x80 become `%XX`. Everything else,
+/// including `%` not followed by two hex digits, is kept as it is.
+pub fn escape_pattern(src: &[u8]) -> Cow<'_, [u8]> {
+    let needs = src.iter().any(|&b| b >= 0x80) || has_lower_hex_escape(src);
+    if !needs {
+        return Cow::Borrowed(src);
+    }
+    let mut out = Vec::with_capacity(src.len() + 8);
+    let mut i = 0;
+    while i < src.len() {
+        let b = src[i];
+        if b == b'%' && is_hex_at(src, i + 1) && is_hex_at(src, i + 2) {
+            out.push(b'%');
+            out.push(src[i + 1].to_ascii_uppercase());
+            out.push(src[i + 2].to_ascii_uppercase());
+            i += 3;
+        } else {
+            if b >= 0x80 {
+                out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]]);
+            } else {
+                out.push(b);
+            }
+            i += 1;
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn has_lower_hex_escape(src: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(p) = memchr::memchr(b'%', &src[i..]) {
+        let at = i + p;
+        if is_hex_at(src, at + 1) && is_hex_at(src, at + 2) {
+            if src[at + 1].is_ascii_lowercase() || src[at + 2].is_ascii_lowercase() {
+                return true;
+            }
+            i = at + 3;
+        } else {
+            i = at + 1;
+        }
+    }
+    false
+}
+
+fn is_hex_at(s: &[u8], i: usize) -> bool {
+    s.get(i).is_some_and(u8::is_ascii_hexdigit)
+}
+
+fn hex_val(b: u8) -> u8 {
+    match b {
+        b'0'..=b'9' => b - b'0',
+        b'a'..=b'f' => b - b'a' + 10,
+        _ => b.wrapping_sub(b'A').wrapping_add(10),
+    }
+}
+
+fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+/// RFC 9309 §2.2.2 normalisation, used by the strict mode for both patterns
+/// and URL paths: `%XX` of an unreserved character (RFC 3986 §2.3) is
+/// decoded, every other `%xx` gets upper-case hex, and bytes ≥ 0x80 are
+/// percent-encoded. `*` and `$` are left alone.
+pub fn rfc_normalize(src: &[u8]) -> Cow<'_, [u8]> {
+    let needs = src.iter().any(|&b| b >= 0x80 || b == b'%');
+    if !needs {
+        return Cow::Borrowed(src);
+    }
+    let mut out = Vec::with_capacity(src.len() + 8);
+    let mut i = 0;
+    while i < src.len() {
+        let b = src[i];
+        if b == b'%' && is_hex_at(src, i + 1) && is_hex_at(src, i + 2) {
+            let v = hex_val(src[i + 1]) << 4 | hex_val(src[i + 2]);
+            if is_unreserved(v) {
+                out.push(v);
+            } else {
+                out.push(b'%');
+                out.push(src[i + 1].to_ascii_uppercase());
+                out.push(src[i + 2].to_ascii_uppercase());
+            }
+            i += 3;
+        } else {
+            if b >= 0x80 {
+                out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]]);
+            } else {
+                out.push(b);
+            }
+            i += 1;
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Takes the path, parameters and query from a URL the way the reference
+/// does (`GetPathParamsQuery`): the scheme and authority are dropped, the
+/// fragment is dropped, and the result always starts with `/`. A bare path
+/// is returned as it is.
+///
+/// ```
+/// use mannerly_robots::path_params_query;
+/// assert_eq!(path_params_query("https://example.com/a/b?c=d#frag"), "/a/b?c=d");
+/// assert_eq!(path_params_query("example.com?x"), "/?x");
+/// assert_eq!(path_params_query("/just/a/path"), "/just/a/path");
+/// assert_eq!(path_params_query(""), "/");
+/// ```
+pub fn path_params_query(url: &str) -> Cow<'_, str> {
+    let b = url.as_bytes();
+    let search_start = if b.starts_with(b"//") { 2 } else { 0 };
+    let find_any = |from: usize| {
+        b.get(from..)
+            .and_then(|s| memchr::memchr3(b'/', b'?', b';', s))
+            .map(|i| from + i)
+    };
+    let early_path = find_any(search_start);
+    let mut protocol_end = b
+        .get(search_start..)
+        .and_then(|s| memchr::memmem::find(s, b"://"))
+        .map(|i| search_start + i);
+    if let (Some(e), Some(p)) = (early_path, protocol_end) {
+        if e < p {
+            protocol_end = None;
+        }
+    }
+    let protocol_end = protocol_end.map_or(search_start, |p| p + 3);
+    let Some(path_start) = find_any(protocol_end) else {
+        return Cow::Borrowed("/");
+    };
+    let hash = b
+        .get(search_start..)
+        .and_then(|s| memchr::memchr(b'#', s))
+        .map(|i| search_start + i);
+    if let Some(h) = hash {
+        if h < path_start {
+            return Cow::Borrowed("/");
+        }
+    }
+    let path_end = hash.unwrap_or(b.len());
+    // All delimiters are ASCII, so these are char boundaries.
+    let path = &url[path_start..path_end];
+    if b[path_start] != b'/' {
+        return Cow::Owned(format!("/{path}"));
+    }
+    Cow::Borrowed(path)
+}
+
+/// Does `pattern` match `path`? `*` matches any run of bytes, a `$` that is
+/// the last byte of the pattern anchors it at the end of the path, any other
+/// byte (including a `$` elsewhere) matches itself. Without a final `$` the
+/// pattern only has to match a prefix of the path. An empty pattern matches
+/// everything.
+///
+/// Linear time; see the module documentation.
+pub fn matches(pattern: &[u8], path: &[u8]) -> bool {
+    let (body, anchored) = match pattern.split_last() {
+        Some((b'$', rest)) => (rest, true),
+        _ => (pattern, false),
+    };
+    let Some(first_star) = memchr::memchr(b'*', body) else {
+        return if anchored {
+            path == body
+        } else {
+            path.starts_with(body)
+        };
+    };
+    let first = &body[..first_star];
+    if !path.starts_with(first) {
+        return false;
+    }
+    let mut pos = first.len();
+    let mut rest = &body[first_star + 1..];
+    loop {
+        match memchr::memchr(b'*', rest) {
+            Some(i) => {
+                let piece = &rest[..i];
+                rest = &rest[i + 1..];
+                if !piece.is_empty() {
+                    match memchr::memmem::find(&path[pos..], piece) {
+                        Some(f) => pos += f + piece.len(),
+                        None => return false,
+                    }
+                }
+            }
+            None => {
+                let piece = rest;
+                return if anchored {
+                    path.len() - pos >= piece.len() && path.ends_with(piece)
+                } else {
+                    piece.is_empty() || memchr::memmem::find(&path[pos..], piece).is_some()
+                };
+            }
+        }
+    }
+}
+
+/// The reference's own matching algorithm, kept as the oracle that the
+/// linear matcher is tested against. Quadratic; not for production use.
+#[doc(hidden)]
+pub fn matches_reference_quadratic(pattern: &[u8], path: &[u8]) -> bool {
+    let pathlen = path.len();
+    let mut pos = vec![0usize; pathlen + 1];
+    let mut numpos = 1;
+    for (k, &p) in pattern.iter().enumerate() {
+        if p == b'$' && k + 1 == pattern.len() {
+            return pos[numpos - 1] == pathlen;
+        }
+        if p == b'*' {
+            numpos = pathlen - pos[0] + 1;
+            for i in 1..numpos {
+                pos[i] = pos[i - 1] + 1;
+            }
+        } else {
+            let mut n = 0;
+            for i in 0..numpos {
+                if pos[i] < pathlen && path[pos[i]] == p {
+                    pos[n] = pos[i] + 1;
+                    n += 1;
+                }
+            }
+            numpos = n;
+            if numpos == 0 {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping() {
+        assert_eq!(&*escape_pattern(b"/a/b/c"), b"/a/b/c");
+        assert_eq!(&*escape_pattern("á".as_bytes()), b"%C3%A1");
+        assert_eq!(&*escape_pattern(b"%aa%2f%zz%"), b"%AA%2F%zz%");
+    }
+
+    #[test]
+    fn rfc_normalisation() {
+        assert_eq!(&*rfc_normalize(b"/%7Efoo"), b"/~foo");
+        assert_eq!(&*rfc_normalize(b"/a%2fb"), b"/a%2Fb");
+        assert_eq!(&*rfc_normalize("/é".as_bytes()), b"/%C3%A9");
+        assert_eq!(&*rfc_normalize(b"/%41%"), b"/A%");
+    }
+
+    #[test]
+    fn matching_basics() {
+        assert!(matches(b"", b"/anything"));
+        assert!(matches(b"/fish", b"/fish.html"));
+        assert!(!matches(b"/fish", b"/Fish"));
+        assert!(matches(b"/*.php$", b"/a/b.php"));
+        assert!(!matches(b"/*.php$", b"/a/b.php?x"));
+        assert!(matches(b"/a$b", b"/a$b/c"));
+        assert!(matches(b"/*", b"/"));
+        assert!(!matches(b"$", b"/"));
+        assert!(matches(b"/a*b*c$", b"/aXbYbc"));
+        assert!(!matches(b"/a*bc*bc$", b"/abc"));
+        assert!(matches(b"*", b""));
+    }
+
+    #[test]
+    fn path_extraction() {
+        let cases = [
+            ("", "/"),
+            ("http://www.example.com", "/"),
+            ("http://www.example.com/a/b?c=http://d.e/", "/a/b?c=http://d.e/"),
+            ("a/b", "/b"),
+            ("//a/b/c", "/b/c"),
+            ("example.com/a;b#c", "/a;b"),
+            ("http://x#y/z", "/"),
+        ];
+        for (url, want) in cases {
+            assert_eq!(path_params_query(url), want, "{url}");
+        }
+    }
+}
