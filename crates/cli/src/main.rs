@@ -1,1 +1,61 @@
-fn main(){}
+//! `mannerly`: polite-crawling tools on the command line.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod check;
+mod input;
+mod lint;
+
+/// Tools for polite, accountable web crawling.
+#[derive(Parser)]
+#[command(name = "mannerly", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check URLs against a robots.txt file, as Google's reference library would.
+    ///
+    /// Prints one line per URL: `allowed` or `disallowed`, the URL, and the
+    /// rule that decided (with its line number). Exit status: 0 when every
+    /// URL is allowed, 1 when any is disallowed, 2 on usage or input errors.
+    #[command(after_help = "Examples:\n  \
+        mannerly check robots.txt --agent Googlebot https://example.com/private/x\n  \
+        cat urls.txt | mannerly check robots.txt --agent MyBot --json\n  \
+        curl -s https://example.com/robots.txt | mannerly check - --agent MyBot /a /b")]
+    Check(check::Args),
+    /// Explain the mistakes in a robots.txt file.
+    ///
+    /// Prints `file:line:col: severity[code]: message` for each finding
+    /// (line 0 means the whole file), with a suggested fix where there is one.
+    /// Exit status: 0 when there are no errors (warnings allowed), 1 when
+    /// there are errors, 2 on usage or input errors.
+    Lint(lint::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => check::run(args),
+        Command::Lint(args) => lint::run(args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "mannerly: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<io::Error>())
+        .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
+}

@@ -143,11 +143,13 @@ impl UsagePreferences {
         };
         let get = |label: &str| -> Preference {
             match dict.get(label) {
-                Some(sfv::ListEntry::Item(item)) => match item.bare_item.as_token().map(|t| t.as_str()) {
-                    Some("y") => Preference::Allowed,
-                    Some("n") => Preference::Disallowed,
-                    _ => Preference::Unknown,
-                },
+                Some(sfv::ListEntry::Item(item)) => {
+                    match item.bare_item.as_token().map(|t| t.as_str()) {
+                        Some("y") => Preference::Allowed,
+                        Some("n") => Preference::Disallowed,
+                        _ => Preference::Unknown,
+                    }
+                }
                 _ => Preference::Unknown,
             }
         };
@@ -235,7 +237,9 @@ pub(crate) fn is_absolute_http_url(s: &str) -> bool {
     let authority = &rest[..host_end];
     !authority.is_empty()
         && !authority.starts_with(':')
-        && !s.bytes().any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+        && !s
+            .bytes()
+            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
 }
 
 pub(crate) fn parse_sitemap(value: &[u8]) -> Result<String, String> {
@@ -273,7 +277,11 @@ pub(crate) fn parse_crawl_delay(value: &[u8]) -> Result<CrawlDelay, String> {
         .ok()
         .filter(|d| *d <= Duration::from_secs(86_400 * 365))
         .ok_or_else(|| format!("Crawl-delay `{raw}` is too large to mean anything"))?;
-    Ok(CrawlDelay { delay, raw, line: 0 })
+    Ok(CrawlDelay {
+        delay,
+        raw,
+        line: 0,
+    })
 }
 
 fn parse_period(s: &str) -> Option<Duration> {
@@ -315,7 +323,9 @@ pub(crate) fn parse_request_rate(value: &[u8]) -> Result<RequestRate, String> {
     let mut parts = raw.split_ascii_whitespace();
     let rate = parts.next().unwrap_or("");
     let window = parts.next();
-    let err = || format!("Request-rate `{raw}` is not `requests/period` such as `1/10s` (units s, m, h, d)");
+    let err = || {
+        format!("Request-rate `{raw}` is not `requests/period` such as `1/10s` (units s, m, h, d)")
+    };
     if parts.next().is_some() {
         return Err(err());
     }
@@ -355,14 +365,22 @@ pub(crate) fn parse_host(value: &[u8]) -> Result<HostDirective, String> {
         Some((s, r)) if s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https") => {
             (Some(s.to_ascii_lowercase()), r)
         }
-        Some(_) => return Err(format!("Host `{raw}` has a scheme other than http or https")),
+        Some(_) => {
+            return Err(format!(
+                "Host `{raw}` has a scheme other than http or https"
+            ))
+        }
         None => (None, raw.as_str()),
     };
     let rest = rest.strip_suffix('/').unwrap_or(rest);
     let (host, port) = match rest.rsplit_once(':') {
-        Some((h, p)) if !h.contains(']') || h.ends_with(']') => {
-            (h, Some(p.parse::<u16>().map_err(|_| format!("Host `{raw}` has an invalid port"))?))
-        }
+        Some((h, p)) if !h.contains(']') || h.ends_with(']') => (
+            h,
+            Some(
+                p.parse::<u16>()
+                    .map_err(|_| format!("Host `{raw}` has an invalid port"))?,
+            ),
+        ),
         _ => (rest, None),
     };
     let valid = !host.is_empty()
@@ -371,7 +389,9 @@ pub(crate) fn parse_host(value: &[u8]) -> Result<HostDirective, String> {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'[' | b']' | b':'));
     if !valid {
-        return Err(format!("Host `{raw}` is not a host name such as `www.example.com`"));
+        return Err(format!(
+            "Host `{raw}` is not a host name such as `www.example.com`"
+        ));
     }
     Ok(HostDirective {
         scheme,
@@ -396,7 +416,9 @@ pub(crate) fn parse_clean_param(value: &[u8]) -> Result<CleanParam, String> {
         return Err(format!("Clean-param `{raw}` names no parameters"));
     }
     if parts.next().is_some() {
-        return Err(format!("Clean-param `{raw}` has more than a parameter list and a path"));
+        return Err(format!(
+            "Clean-param `{raw}` has more than a parameter list and a path"
+        ));
     }
     Ok(CleanParam {
         params,
@@ -450,8 +472,14 @@ mod tests {
 
     #[test]
     fn crawl_delay_values() {
-        assert_eq!(parse_crawl_delay(b"10").map(|c| c.delay), Ok(Duration::from_secs(10)));
-        assert_eq!(parse_crawl_delay(b"0.5").map(|c| c.delay), Ok(Duration::from_millis(500)));
+        assert_eq!(
+            parse_crawl_delay(b"10").map(|c| c.delay),
+            Ok(Duration::from_secs(10))
+        );
+        assert_eq!(
+            parse_crawl_delay(b"0.5").map(|c| c.delay),
+            Ok(Duration::from_millis(500))
+        );
         assert!(parse_crawl_delay(b"10s").is_err());
         assert!(parse_crawl_delay(b"-1").is_err());
         assert!(parse_crawl_delay(b"1.").is_err());
@@ -464,7 +492,10 @@ mod tests {
         assert_eq!((r.requests, r.period), (1, Duration::from_secs(10)));
         let r = parse_request_rate(b"3/1m 0600-0845").expect("valid");
         assert_eq!(r.interval(), Duration::from_secs(20));
-        assert_eq!(r.window.map(|w| (w.start_minute, w.end_minute)), Some((360, 525)));
+        assert_eq!(
+            r.window.map(|w| (w.start_minute, w.end_minute)),
+            Some((360, 525))
+        );
         assert!(parse_request_rate(b"0/5s").is_err());
         assert!(parse_request_rate(b"fast").is_err());
         assert!(parse_request_rate(b"1/5x").is_err());
@@ -480,7 +511,10 @@ mod tests {
     #[test]
     fn host_values() {
         let h = parse_host(b"https://www.Example.com:8443").expect("valid");
-        assert_eq!((h.scheme.as_deref(), h.host.as_str(), h.port), (Some("https"), "www.example.com", Some(8443)));
+        assert_eq!(
+            (h.scheme.as_deref(), h.host.as_str(), h.port),
+            (Some("https"), "www.example.com", Some(8443))
+        );
         assert!(parse_host(b"not a host").is_err());
     }
 
@@ -488,10 +522,16 @@ mod tests {
     fn usage_preferences() {
         let (p, e) = UsagePreferences::parse(b"train-ai=n, search=y");
         assert!(e.is_none());
-        assert_eq!((p.train_ai, p.search), (Preference::Disallowed, Preference::Allowed));
+        assert_eq!(
+            (p.train_ai, p.search),
+            (Preference::Disallowed, Preference::Allowed)
+        );
         // Last value wins; non-tokens are unknown; parameters ignored.
         let (p, _) = UsagePreferences::parse(b"train-ai=y, train-ai, search=n;x=1");
-        assert_eq!((p.train_ai, p.search), (Preference::Unknown, Preference::Disallowed));
+        assert_eq!(
+            (p.train_ai, p.search),
+            (Preference::Unknown, Preference::Disallowed)
+        );
         let (p, e) = UsagePreferences::parse(b"Train-AI=n");
         assert!(e.is_some());
         assert_eq!(p.train_ai, Preference::Unknown);

@@ -201,7 +201,13 @@ fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
 }
 
 const USER_AGENT_TYPOS: &[&[u8]] = &[b"useragent", b"user agent"];
-const DISALLOW_TYPOS: &[&[u8]] = &[b"dissallow", b"dissalow", b"disalow", b"diasllow", b"disallaw"];
+const DISALLOW_TYPOS: &[&[u8]] = &[
+    b"dissallow",
+    b"dissalow",
+    b"disalow",
+    b"diasllow",
+    b"disallaw",
+];
 const SITEMAP_TYPOS: &[&[u8]] = &[b"site-map"];
 
 /// Classifies a key by case-insensitive prefix, in the reference's order:
@@ -286,6 +292,9 @@ mod tests {
             kv("Disallowed: /x"),
             Some(("Disallowed".into(), "/x".into(), KeyKind::Disallow, false))
         );
-        assert_eq!(kv("Allow: /a\0b"), Some(("Allow".into(), "/a".into(), KeyKind::Allow, false)));
+        assert_eq!(
+            kv("Allow: /a\0b"),
+            Some(("Allow".into(), "/a".into(), KeyKind::Allow, false))
+        );
     }
 }

@@ -135,8 +135,8 @@ mod robots;
 
 pub use diagnostic::{codes, Diagnostic, Severity};
 pub use extensions::{
-    CleanParam, ContentUsage, ContentUsageRule, CrawlDelay, HostDirective, Preference,
-    RequestRate, Sitemap, TimeWindow, UsagePreferences, VisitTime,
+    CleanParam, ContentUsage, ContentUsageRule, CrawlDelay, HostDirective, Preference, RequestRate,
+    Sitemap, TimeWindow, UsagePreferences, VisitTime,
 };
 pub use lint::{lint, lint_with};
 pub use pattern::path_params_query;
@@ -203,7 +203,9 @@ pub mod report {
                     key: d
                         .map(|d| String::from_utf8_lossy(&body[d.key.0..d.key.1]).into_owned())
                         .unwrap_or_default(),
-                    value: d.map(|d| body[d.value.0..d.value.1].to_vec()).unwrap_or_default(),
+                    value: d
+                        .map(|d| body[d.value.0..d.value.1].to_vec())
+                        .unwrap_or_default(),
                     is_typo: d.is_some_and(|d| d.typo),
                     is_empty: blank && !has_comment,
                     has_comment,

@@ -60,7 +60,10 @@ fn encoding(body: &[u8], out: &mut Vec<Diagnostic>) {
     }
     // A BOM anywhere but the very start.
     let mut from = 1;
-    while let Some(i) = body.get(from..).and_then(|s| memchr::memmem::find(s, b"\xEF\xBB\xBF")) {
+    while let Some(i) = body
+        .get(from..)
+        .and_then(|s| memchr::memmem::find(s, b"\xEF\xBB\xBF"))
+    {
         let at = from + i;
         let (line, col) = line_of(body, at);
         out.push(
@@ -121,10 +124,13 @@ fn user_agents(robots: &Robots, out: &mut Vec<Diagnostic>) {
                     out.push(
                         Diagnostic::new(
                             a.line,
-                            0,
+                            a.column,
                             Severity::Warning,
                             codes::INVALID_USER_AGENT,
-                            format!("`{}` is read as `*` (every crawler); the text after it is ignored", a.value),
+                            format!(
+                                "`{}` is read as `*` (every crawler); the text after it is ignored",
+                                a.value
+                            ),
                         )
                         .suggest("User-agent: *"),
                     );
@@ -134,7 +140,7 @@ fn user_agents(robots: &Robots, out: &mut Vec<Diagnostic>) {
             if a.value.is_empty() {
                 out.push(Diagnostic::new(
                     a.line,
-                    0,
+                    a.column,
                     Severity::Error,
                     codes::USER_AGENT_MATCHES_NOTHING,
                     "the User-agent line is empty, so it names no crawler",
@@ -143,7 +149,7 @@ fn user_agents(robots: &Robots, out: &mut Vec<Diagnostic>) {
                 out.push(
                     Diagnostic::new(
                         a.line,
-                        0,
+                        a.column,
                         Severity::Error,
                         codes::USER_AGENT_MATCHES_NOTHING,
                         format!(
@@ -157,7 +163,7 @@ fn user_agents(robots: &Robots, out: &mut Vec<Diagnostic>) {
                 out.push(
                     Diagnostic::new(
                         a.line,
-                        0,
+                        a.column,
                         Severity::Warning,
                         codes::INVALID_USER_AGENT,
                         format!(
@@ -179,15 +185,22 @@ fn patterns(robots: &Robots, out: &mut Vec<Diagnostic>) {
             continue;
         }
         if !p.starts_with('/') && !p.starts_with('*') {
-            let fix = if let Some(rest) = p.strip_prefix("http://").or_else(|| p.strip_prefix("https://")) {
-                format!("{}: /{}", rule.kind.directive(), rest.split_once('/').map_or("", |(_, path)| path))
+            let fix = if let Some(rest) = p
+                .strip_prefix("http://")
+                .or_else(|| p.strip_prefix("https://"))
+            {
+                format!(
+                    "{}: /{}",
+                    rule.kind.directive(),
+                    rest.split_once('/').map_or("", |(_, path)| path)
+                )
             } else {
                 format!("{}: /{p}", rule.kind.directive())
             };
             out.push(
                 Diagnostic::new(
                     rule.line,
-                    0,
+                    rule.column,
                     Severity::Error,
                     codes::PATH_NOT_ABSOLUTE,
                     format!("`{p}` does not start with `/` or `*`, so it can never match a URL path and the rule does nothing"),
@@ -199,7 +212,7 @@ fn patterns(robots: &Robots, out: &mut Vec<Diagnostic>) {
             out.push(
                 Diagnostic::new(
                     rule.line,
-                    0,
+                    rule.column,
                     Severity::Warning,
                     codes::DOLLAR_MID_PATTERN,
                     format!(
@@ -223,7 +236,11 @@ fn rule_sets(robots: &Robots, out: &mut Vec<Diagnostic>) {
             .filter(|r| !r.is_derived())
             .collect();
         for a in &group.agents {
-            let key = if a.global { "*".to_owned() } else { a.token.to_ascii_lowercase() };
+            let key = if a.global {
+                "*".to_owned()
+            } else {
+                a.token.to_ascii_lowercase()
+            };
             if key.is_empty() {
                 continue;
             }
@@ -251,7 +268,7 @@ fn rule_sets(robots: &Robots, out: &mut Vec<Diagnostic>) {
                     out.push(
                         Diagnostic::new(
                             r.line,
-                            0,
+                            r.column,
                             Severity::Warning,
                             codes::DUPLICATE_RULE,
                             format!(
@@ -279,7 +296,7 @@ fn rule_sets(robots: &Robots, out: &mut Vec<Diagnostic>) {
                 out.push(
                     Diagnostic::new(
                         r.line,
-                        0,
+                        r.column,
                         Severity::Warning,
                         codes::SHADOWED_RULE,
                         format!(
@@ -308,7 +325,8 @@ fn shadows(o: &Rule, r: &Rule) -> bool {
         return op == rp;
     }
     let core = op.trim_end_matches('*');
-    let longer = o.priority() > r.priority() || (o.priority() == r.priority() && o.kind == RuleKind::Allow);
+    let longer =
+        o.priority() > r.priority() || (o.priority() == r.priority() && o.kind == RuleKind::Allow);
     longer && !core.contains('*') && rp.starts_with(core)
 }
 
@@ -385,7 +403,10 @@ mod tests {
     use super::*;
 
     fn codes_of(body: &str) -> Vec<(&'static str, u32)> {
-        lint(body.as_bytes()).iter().map(|d| (d.code, d.line)).collect()
+        lint(body.as_bytes())
+            .iter()
+            .map(|d| (d.code, d.line))
+            .collect()
     }
 
     #[test]
@@ -417,14 +438,26 @@ mod tests {
     #[test]
     fn file_level_problems() {
         assert!(codes_of("<!DOCTYPE html><html></html>").contains(&(codes::HTML_DOCUMENT, 1)));
-        assert!(codes_of("User-agent: *\rDisallow: /\r").iter().any(|c| c.0 == codes::CR_LINE_ENDINGS));
-        assert!(codes_of("User-agent: *\n\u{feff}Disallow: /\n").contains(&(codes::BOM_MID_FILE, 2)));
+        assert!(codes_of("User-agent: *\rDisallow: /\r")
+            .iter()
+            .any(|c| c.0 == codes::CR_LINE_ENDINGS));
+        assert!(
+            codes_of("User-agent: *\n\u{feff}Disallow: /\n").contains(&(codes::BOM_MID_FILE, 2))
+        );
         let latin1 = lint(b"User-agent: *\nDisallow: /caf\xe9\n");
-        assert!(latin1.iter().any(|d| d.code == codes::NON_UTF8 && d.line == 2));
+        assert!(latin1
+            .iter()
+            .any(|d| d.code == codes::NON_UTF8 && d.line == 2));
         assert!(codes_of("Sitemap: /sitemap.xml\n").contains(&(codes::SITEMAP_NOT_ABSOLUTE, 1)));
-        assert!(codes_of("User-agent: *\nCrawl-delay: 3600\n").contains(&(codes::CRAWL_DELAY_DISPUTED, 2)));
-        assert!(codes_of("User-agent: *\nCrawl-delay: 0\n").contains(&(codes::CRAWL_DELAY_DISPUTED, 2)));
-        let utf16: Vec<u8> = "User-agent: *\n".encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
+        assert!(codes_of("User-agent: *\nCrawl-delay: 3600\n")
+            .contains(&(codes::CRAWL_DELAY_DISPUTED, 2)));
+        assert!(
+            codes_of("User-agent: *\nCrawl-delay: 0\n").contains(&(codes::CRAWL_DELAY_DISPUTED, 2))
+        );
+        let utf16: Vec<u8> = "User-agent: *\n"
+            .encode_utf16()
+            .flat_map(|u| u.to_le_bytes())
+            .collect();
         assert!(lint(&utf16).iter().any(|d| d.code == codes::UTF16));
     }
 }

@@ -286,7 +286,10 @@ mod tests {
         let cases = [
             ("", "/"),
             ("http://www.example.com", "/"),
-            ("http://www.example.com/a/b?c=http://d.e/", "/a/b?c=http://d.e/"),
+            (
+                "http://www.example.com/a/b?c=http://d.e/",
+                "/a/b?c=http://d.e/",
+            ),
             ("a/b", "/b"),
             ("//a/b/c", "/b/c"),
             ("example.com/a;b#c", "/a;b"),

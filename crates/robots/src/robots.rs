@@ -81,6 +81,8 @@ pub struct Rule {
     pub kind: RuleKind,
     /// 1-based line number.
     pub line: u32,
+    /// 1-based byte column where the value starts.
+    pub column: u32,
     /// The value as written (invalid UTF-8 shown with U+FFFD).
     pub pattern: String,
     /// The pattern that is matched: percent-normalised, or for Google's
@@ -114,6 +116,8 @@ impl Rule {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct AgentLine {
     pub line: u32,
+    /// 1-based byte column where the value starts.
+    pub column: u32,
     /// The value as written.
     pub value: String,
     /// The product token that is compared: the value cut at the first byte
@@ -402,8 +406,16 @@ impl Robots {
             MatchedRule {
                 line: r.line,
                 kind: r.kind,
-                pattern: if full { r.pattern.clone() } else { String::new() },
-                effective_pattern: if full { r.effective.to_string() } else { String::new() },
+                pattern: if full {
+                    r.pattern.clone()
+                } else {
+                    String::new()
+                },
+                effective_pattern: if full {
+                    r.effective.to_string()
+                } else {
+                    String::new()
+                },
                 priority: r.priority(),
             }
         });
@@ -421,7 +433,10 @@ impl Robots {
 
     /// Groups (by index) whose extensions apply to `agent`.
     fn agent_groups(&self, agent: &str) -> impl Iterator<Item = &Group> {
-        self.select_groups(agent).1.into_iter().map(|g| &self.groups[g])
+        self.select_groups(agent)
+            .1
+            .into_iter()
+            .map(|g| &self.groups[g])
     }
 
     /// The first valid `Crawl-delay` of the groups that apply to the agent.
@@ -467,7 +482,10 @@ impl Robots {
         let path = self.normalized_path(url);
         let mut best: isize = -1;
         let mut winners: Vec<&ContentUsageRule> = Vec::new();
-        for rule in self.agent_groups(user_agent).flat_map(|g| g.content_usage.iter()) {
+        for rule in self
+            .agent_groups(user_agent)
+            .flat_map(|g| g.content_usage.iter())
+        {
             let pat = rule.effective_path.as_deref().unwrap_or("");
             if !pattern::matches(pat.as_bytes(), &path) {
                 continue;
@@ -692,7 +710,7 @@ impl Parser {
                 (Severity::Warning, "the colon after the key is missing; Google accepts this, but other crawlers ignore the line")
             };
             self.diag(
-                Diagnostic::new(n, col(d.key.1) , sev, codes::MISSING_COLON, msg)
+                Diagnostic::new(n, col(d.key.1), sev, codes::MISSING_COLON, msg)
                     .suggest(format!("{key_s}: {value_s}")),
             );
             if self.strict() {
@@ -724,7 +742,11 @@ impl Parser {
                     format!("`{key_s}` is read as `{proper}` because it starts with it; Google accepts this, other crawlers ignore the line"),
                 )
             };
-            let code = if d.typo { codes::TYPO_ACCEPTED } else { codes::KEY_PREFIX };
+            let code = if d.typo {
+                codes::TYPO_ACCEPTED
+            } else {
+                codes::KEY_PREFIX
+            };
             self.diag(
                 Diagnostic::new(n, col(d.key.0), sev, code, msg)
                     .suggest(format!("{proper}: {}", String::from_utf8_lossy(value))),
@@ -739,7 +761,7 @@ impl Parser {
         }
     }
 
-    fn user_agent(&mut self, line: u32, value: &[u8], _col: u32) {
+    fn user_agent(&mut self, line: u32, value: &[u8], column: u32) {
         if self.current.is_none() || self.seen_rule {
             self.robots.groups.push(Group {
                 agents: Vec::new(),
@@ -754,13 +776,17 @@ impl Parser {
             self.seen_rule = false;
         }
         let global = value.first() == Some(&b'*')
-            && (value.len() == 1 || value.get(1).is_some_and(|&b| b.is_ascii_whitespace() || b == 0x0B));
+            && (value.len() == 1
+                || value
+                    .get(1)
+                    .is_some_and(|&b| b.is_ascii_whitespace() || b == 0x0B));
         let token_len = value
             .iter()
             .take_while(|&&b| b.is_ascii_alphabetic() || b == b'-' || b == b'_')
             .count();
         let agent = AgentLine {
             line,
+            column,
             value: String::from_utf8_lossy(value).into_owned(),
             // ASCII by construction.
             token: String::from_utf8_lossy(&value[..token_len]).into_owned(),
@@ -802,10 +828,10 @@ impl Parser {
         } else {
             None
         };
-        let _ = col;
         self.robots.rules.push(Rule {
             kind,
             line,
+            column: col,
             pattern: pattern.clone(),
             effective: effective.into_boxed_str(),
             group: g as u32,
@@ -815,6 +841,7 @@ impl Parser {
             self.robots.rules.push(Rule {
                 kind,
                 line,
+                column: col,
                 pattern,
                 effective: d.into_boxed_str(),
                 group: g as u32,
@@ -1059,10 +1086,22 @@ mod tests {
         assert!(r.truncated());
         assert!(r.is_allowed("x", "/b"));
         assert_eq!(r.diagnostics()[0].code, codes::FILE_TOO_LARGE);
-        let all = Robots::parse_with(&body, ParseOptions { max_bytes: usize::MAX, ..Default::default() });
+        let all = Robots::parse_with(
+            &body,
+            ParseOptions {
+                max_bytes: usize::MAX,
+                ..Default::default()
+            },
+        );
         assert!(!all.is_allowed("x", "/b"));
         // Below the minimum is raised to the minimum.
-        let small = Robots::parse_with(&body, ParseOptions { max_bytes: 10, ..Default::default() });
+        let small = Robots::parse_with(
+            &body,
+            ParseOptions {
+                max_bytes: 10,
+                ..Default::default()
+            },
+        );
         assert_eq!(small.rules().len(), r.rules().len());
     }
 

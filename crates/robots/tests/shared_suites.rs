@@ -18,9 +18,15 @@ fn shared_dir() -> Option<PathBuf> {
         return Some(dir);
     }
     if std::env::var_os("CI").is_some() {
-        panic!("{} is missing: CI must run the shared conformance suites", dir.display());
+        panic!(
+            "{} is missing: CI must run the shared conformance suites",
+            dir.display()
+        );
     }
-    eprintln!("SKIPPED: {} not found; the shared conformance suites did not run", dir.display());
+    eprintln!(
+        "SKIPPED: {} not found; the shared conformance suites did not run",
+        dir.display()
+    );
     None
 }
 
@@ -28,8 +34,12 @@ fn body_of(case: &Value, field: &str) -> Vec<u8> {
     if let Some(s) = case.get(field).and_then(Value::as_str) {
         return s.as_bytes().to_vec();
     }
-    let b64 = case[format!("{field}_base64")].as_str().expect("body field");
-    base64::engine::general_purpose::STANDARD.decode(b64).expect("base64")
+    let b64 = case[format!("{field}_base64")]
+        .as_str()
+        .expect("body field");
+    base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .expect("base64")
 }
 
 fn load(path: PathBuf) -> Value {
@@ -60,13 +70,28 @@ fn google_upstream_cases() {
             failures.push(format!("{}: want {want}, got {got:?}", case["id"]));
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 fn tag_name(r: &report::LineReport) -> &'static str {
     const UNUSED: &[&str] = &[
-        "clean-param", "content-signal", "content-usage", "crawl-delay", "domain", "host",
-        "noarchive", "nofollow", "noindex", "request-rate", "revisit-after", "visit-time",
+        "clean-param",
+        "content-signal",
+        "content-usage",
+        "crawl-delay",
+        "domain",
+        "host",
+        "noarchive",
+        "nofollow",
+        "noindex",
+        "request-rate",
+        "revisit-after",
+        "visit-time",
     ];
     match r.kind {
         Some(KeyKind::UserAgent) => "UserAgent",
@@ -89,24 +114,47 @@ fn google_other_behaviours() {
         match case["kind"].as_str().expect("kind") {
             "valid_user_agent" => {
                 let ua = case["user_agent"].as_str().expect("ua");
-                assert_eq!(is_valid_user_agent(ua), case["valid"].as_bool().expect("valid"), "{id}");
+                assert_eq!(
+                    is_valid_user_agent(ua),
+                    case["valid"].as_bool().expect("valid"),
+                    "{id}"
+                );
             }
             "get_path_params_query" => {
                 let url = case["url"].as_str().expect("url");
-                assert_eq!(path_params_query(url), case["expected_path"].as_str().expect("path"), "{id}");
+                assert_eq!(
+                    path_params_query(url),
+                    case["expected_path"].as_str().expect("path"),
+                    "{id}"
+                );
             }
             "maybe_escape_pattern" => {
                 let input = case["input"].as_str().expect("input");
                 let want = case["expected"].as_str().expect("expected");
-                assert_eq!(&*pattern::escape_pattern(input.as_bytes()), want.as_bytes(), "{id}");
+                assert_eq!(
+                    &*pattern::escape_pattern(input.as_bytes()),
+                    want.as_bytes(),
+                    "{id}"
+                );
             }
             "parse_stats" => {
                 let body = body_of(case, "robots");
                 let lines = report::lines(&body);
                 let expect = &case["expect"];
-                let valid = lines.iter().filter(|l| matches!(l.kind, Some(k) if k != KeyKind::Other)).count();
-                let unknown = lines.iter().filter(|l| l.kind == Some(KeyKind::Other)).count();
-                let last = lines.iter().filter(|l| l.has_directive).map(|l| l.line).max().unwrap_or(0);
+                let valid = lines
+                    .iter()
+                    .filter(|l| matches!(l.kind, Some(k) if k != KeyKind::Other))
+                    .count();
+                let unknown = lines
+                    .iter()
+                    .filter(|l| l.kind == Some(KeyKind::Other))
+                    .count();
+                let last = lines
+                    .iter()
+                    .filter(|l| l.has_directive)
+                    .map(|l| l.line)
+                    .max()
+                    .unwrap_or(0);
                 let sitemap: Vec<u8> = lines
                     .iter()
                     .filter(|l| l.kind == Some(KeyKind::Sitemap))
@@ -129,23 +177,55 @@ fn google_other_behaviours() {
                 let body = body_of(case, "robots");
                 let lines = report::lines(&body);
                 let expect = &case["expect"];
-                let valid = lines.iter().filter(|l| matches!(l.kind, Some(k) if k != KeyKind::Other)).count();
-                assert_eq!(valid as u64, expect["valid_directives"].as_u64().expect("n"), "{id}");
-                assert_eq!(lines.len() as u64, expect["last_line_seen"].as_u64().expect("n"), "{id}");
-                for want in expect.get("lines").and_then(Value::as_array).into_iter().flatten() {
+                let valid = lines
+                    .iter()
+                    .filter(|l| matches!(l.kind, Some(k) if k != KeyKind::Other))
+                    .count();
+                assert_eq!(
+                    valid as u64,
+                    expect["valid_directives"].as_u64().expect("n"),
+                    "{id}"
+                );
+                assert_eq!(
+                    lines.len() as u64,
+                    expect["last_line_seen"].as_u64().expect("n"),
+                    "{id}"
+                );
+                for want in expect
+                    .get("lines")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
                     let n = want["line_num"].as_u64().expect("line") as usize;
                     let got = &lines[n - 1];
                     let m = &want["metadata"];
                     let flag = |k: &str| m[k].as_bool().expect("flag");
-                    assert_eq!(tag_name(got), want["tag_name"].as_str().expect("tag"), "{id} line {n}");
-                    assert_eq!(got.is_typo, want["is_typo"].as_bool().expect("typo"), "{id} line {n}");
+                    assert_eq!(
+                        tag_name(got),
+                        want["tag_name"].as_str().expect("tag"),
+                        "{id} line {n}"
+                    );
+                    assert_eq!(
+                        got.is_typo,
+                        want["is_typo"].as_bool().expect("typo"),
+                        "{id} line {n}"
+                    );
                     assert_eq!(got.is_typo, flag("is_acceptable_typo"), "{id} line {n}");
                     assert_eq!(got.is_empty, flag("is_empty"), "{id} line {n}");
                     assert_eq!(got.has_comment, flag("has_comment"), "{id} line {n}");
                     assert_eq!(got.is_comment, flag("is_comment"), "{id} line {n}");
                     assert_eq!(got.has_directive, flag("has_directive"), "{id} line {n}");
-                    assert_eq!(got.is_line_too_long, flag("is_line_too_long"), "{id} line {n}");
-                    assert_eq!(got.is_missing_colon_separator, flag("is_missing_colon_separator"), "{id} line {n}");
+                    assert_eq!(
+                        got.is_line_too_long,
+                        flag("is_line_too_long"),
+                        "{id} line {n}"
+                    );
+                    assert_eq!(
+                        got.is_missing_colon_separator,
+                        flag("is_missing_colon_separator"),
+                        "{id} line {n}"
+                    );
                 }
             }
             other => panic!("unknown case kind {other}"),
@@ -165,9 +245,18 @@ fn real_world_corpus() {
         let body = std::fs::read(corpus.join("files").join(format!("{id}.txt"))).expect("file");
         // The reference applies no size limit; ours is configurable (never
         // below 500 KiB), so compare like with like on the few larger files.
-        let robots = Robots::parse_with(&body, ParseOptions { max_bytes: usize::MAX, ..Default::default() });
+        let robots = Robots::parse_with(
+            &body,
+            ParseOptions {
+                max_bytes: usize::MAX,
+                ..Default::default()
+            },
+        );
         if body.len() > mannerly_robots::DEFAULT_MAX_BYTES {
-            assert!(Robots::parse(&body).truncated(), "{id} should be cut at the default limit");
+            assert!(
+                Robots::parse(&body).truncated(),
+                "{id} should be cut at the default limit"
+            );
         }
         files += 1;
         let urls: Vec<String> = entry["urls"]
@@ -188,7 +277,11 @@ fn real_world_corpus() {
                 checks += 1;
                 let line_a = a.rule.as_ref().map_or(0, |r| r.line);
                 let line_b = b.rule.as_ref().map_or(0, |r| r.line);
-                if a.allowed != want_allowed || b.allowed != want_allowed || line_a != want_line || line_b != want_line {
+                if a.allowed != want_allowed
+                    || b.allowed != want_allowed
+                    || line_a != want_line
+                    || line_b != want_line
+                {
                     failures.push(format!(
                         "{id} agent={agent} url={url}: want ({want_allowed}, line {want_line}), explain ({}, {line_a}), for_agent ({}, {line_b})",
                         a.allowed, b.allowed
@@ -197,12 +290,20 @@ fn real_world_corpus() {
             }
         }
     }
-    eprintln!("corpus: {files} files, {checks} checks, {} failures", failures.len());
+    eprintln!(
+        "corpus: {files} files, {checks} checks, {} failures",
+        failures.len()
+    );
     assert!(checks > 1_000_000);
     assert!(
         failures.is_empty(),
         "{} of {checks} checks failed; first 30:\n{}",
         failures.len(),
-        failures.iter().take(30).cloned().collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .take(30)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }

@@ -1,0 +1,222 @@
+//! End-to-end tests of the `mannerly` binary.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const ROBOTS: &str = "User-agent: *\nDisallow: /private/\nAllow: /private/press/\n\nUser-agent: Googlebot\nDisallow: /search\n";
+
+fn mannerly(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mannerly"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mannerly");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write stdin");
+    child.wait_with_output().expect("wait")
+}
+
+fn robots_file(body: &str) -> tempfile_lite::TempFile {
+    tempfile_lite::TempFile::new(body.as_bytes())
+}
+
+/// A tiny temp-file helper so the tests need no extra crates.
+mod tempfile_lite {
+    use std::path::PathBuf;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    pub struct TempFile(pub PathBuf);
+    static N: AtomicUsize = AtomicUsize::new(0);
+
+    impl TempFile {
+        pub fn new(body: &[u8]) -> Self {
+            let n = N.fetch_add(1, Ordering::SeqCst);
+            let path = std::env::temp_dir()
+                .join(format!("mannerly-cli-test-{}-{n}.txt", std::process::id()));
+            std::fs::write(&path, body).expect("write temp file");
+            TempFile(path)
+        }
+        pub fn path(&self) -> &str {
+            self.0.to_str().expect("utf-8 temp path")
+        }
+    }
+    impl Drop for TempFile {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn check_urls_from_arguments() {
+    let f = robots_file(ROBOTS);
+    let o = mannerly(
+        &[
+            "check",
+            f.path(),
+            "--agent",
+            "OtherBot",
+            "https://e.com/private/a",
+            "https://e.com/private/press/b",
+            "/c",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "disallowed\thttps://e.com/private/a\tline 2: Disallow: /private/\n\
+         allowed\thttps://e.com/private/press/b\tline 3: Allow: /private/press/\n\
+         allowed\t/c\tno rule matched\n"
+    );
+}
+
+#[test]
+fn all_allowed_exits_zero_and_named_group_replaces_star() {
+    let f = robots_file(ROBOTS);
+    let o = mannerly(
+        &["check", f.path(), "--agent", "googlebot", "/private/a"],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).starts_with("allowed\t/private/a\t"));
+}
+
+#[test]
+fn urls_from_stdin_as_json() {
+    let f = robots_file(ROBOTS);
+    let o = mannerly(
+        &["check", f.path(), "--agent", "Googlebot", "--json"],
+        b"/search?q=1\r\n\n/ok\n",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["url"], "/search?q=1");
+    assert_eq!(lines[0]["allowed"], false);
+    assert_eq!(lines[0]["rule"]["line"], 6);
+    assert_eq!(lines[0]["rule"]["kind"], "disallow");
+    assert_eq!(lines[0]["agent_match"], "specific");
+    assert_eq!(lines[1]["rule"], serde_json::Value::Null);
+}
+
+#[test]
+fn robots_from_stdin() {
+    let o = mannerly(
+        &["check", "-", "--agent", "x", "/private/z"],
+        ROBOTS.as_bytes(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).starts_with("disallowed"));
+}
+
+#[test]
+fn rfc_mode_normalises_urls() {
+    let f = robots_file("User-agent: *\nDisallow: /~joe/\n");
+    let google = mannerly(&["check", f.path(), "--agent", "x", "/%7Ejoe/a"], b"");
+    let rfc = mannerly(
+        &["check", f.path(), "--agent", "x", "--rfc", "/%7Ejoe/a"],
+        b"",
+    );
+    assert_eq!(google.status.code(), Some(0));
+    assert_eq!(rfc.status.code(), Some(1));
+}
+
+#[test]
+fn input_errors_exit_two_with_a_clear_message() {
+    let o = mannerly(
+        &["check", "/definitely/not/here.txt", "--agent", "x", "/"],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("/definitely/not/here.txt"), "{err}");
+    let o = mannerly(&["check", "-", "--agent", "x"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    let o = mannerly(&["check", "x.txt"], b"");
+    assert_eq!(o.status.code(), Some(2), "missing --agent is a usage error");
+    let f = robots_file(ROBOTS);
+    let o = mannerly(&["check", f.path(), "--agent", "x"], b"/ok\n\xff\xfe\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("line 2"));
+    let o = mannerly(
+        &["check", f.path(), "--agent", "x", "--max-bytes", "10", "/"],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn invalid_agent_gets_a_hint() {
+    let f = robots_file(ROBOTS);
+    let o = mannerly(
+        &["check", f.path(), "--agent", "Googlebot/2.1", "/search"],
+        b"",
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("Did you mean --agent Googlebot?"));
+}
+
+#[test]
+fn lint_reports_and_exit_codes() {
+    let bad = robots_file("User-agent: *\nDisalow: /tmp\nDisallow: tmp\n");
+    let o = mannerly(&["lint", bad.path()], b"");
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.contains(&format!("{}:2:1: warning[typo-accepted]:", bad.path())),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("{}:3:11: error[path-not-absolute]:", bad.path())),
+        "{out}"
+    );
+    assert!(out.contains("suggestion: Disallow: /tmp"));
+
+    let warn_only = robots_file("User-agent: *\nDisalow: /tmp\n");
+    assert_eq!(
+        mannerly(&["lint", warn_only.path()], b"").status.code(),
+        Some(0)
+    );
+
+    let o = mannerly(&["lint", "--json", "-"], b"Disallow: /x\n");
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value =
+        serde_json::from_str(stdout(&o).lines().next().expect("a line")).expect("json");
+    assert_eq!(v["code"], "rule-outside-group");
+    assert_eq!(v["severity"], "error");
+    assert_eq!(v["line"], 1);
+    assert_eq!(v["file"], "<stdin>");
+}
+
+#[test]
+fn example_in_the_repo_is_clean_and_checks() {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/robots.txt");
+    assert_eq!(mannerly(&["lint", example], b"").status.code(), Some(0));
+    let o = mannerly(
+        &[
+            "check",
+            example,
+            "--agent",
+            "Googlebot",
+            "/shop/",
+            "/search",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o)
+        .contains("allowed\t/shop/\tline 12: Allow: /shop/index.html (which also allows /shop/)"));
+}
