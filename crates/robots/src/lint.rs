@@ -180,7 +180,7 @@ fn user_agents(robots: &Robots, out: &mut Vec<Diagnostic>) {
 
 fn patterns(robots: &Robots, out: &mut Vec<Diagnostic>) {
     for rule in robots.rules().iter().filter(|r| !r.is_derived()) {
-        let p = rule.pattern.as_str();
+        let p = rule.pattern();
         if p.is_empty() {
             continue;
         }
@@ -274,7 +274,7 @@ fn rule_sets(robots: &Robots, out: &mut Vec<Diagnostic>) {
                             format!(
                                 "`{}: {}` repeats line {} for `{name}`; only one of them is needed",
                                 r.kind.directive(),
-                                r.pattern,
+                                r.pattern(),
                                 first.line
                             ),
                         )
@@ -283,7 +283,7 @@ fn rule_sets(robots: &Robots, out: &mut Vec<Diagnostic>) {
                 }
                 continue;
             }
-            if r.pattern.is_empty() || reported_shadow.contains(&r.line) {
+            if r.pattern().is_empty() || reported_shadow.contains(&r.line) {
                 continue;
             }
             if let Some(o) = rules.iter().find(|o| o.kind != r.kind && shadows(o, r)) {
@@ -302,9 +302,9 @@ fn rule_sets(robots: &Robots, out: &mut Vec<Diagnostic>) {
                         format!(
                             "`{}: {}` can never decide for `{name}`: `{}: {}` on line {} matches every URL it matches and is {why}",
                             r.kind.directive(),
-                            r.pattern,
+                            r.pattern(),
                             o.kind.directive(),
-                            o.pattern,
+                            o.pattern(),
                             o.line
                         ),
                     )

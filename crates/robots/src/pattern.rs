@@ -134,10 +134,7 @@ pub fn path_params_query(url: &str) -> Cow<'_, str> {
             .map(|i| from + i)
     };
     let early_path = find_any(search_start);
-    let mut protocol_end = b
-        .get(search_start..)
-        .and_then(|s| memchr::memmem::find(s, b"://"))
-        .map(|i| search_start + i);
+    let mut protocol_end = find_scheme_separator(b, search_start);
     if let (Some(e), Some(p)) = (early_path, protocol_end) {
         if e < p {
             protocol_end = None;
@@ -163,6 +160,47 @@ pub fn path_params_query(url: &str) -> Cow<'_, str> {
         return Cow::Owned(format!("/{path}"));
     }
     Cow::Borrowed(path)
+}
+
+/// Position of the first `://` at or after `from` (a hand scan: cheaper
+/// than building a substring searcher for every URL).
+fn find_scheme_separator(b: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while let Some(p) = b.get(i..).and_then(|s| memchr::memchr(b':', s)) {
+        let at = i + p;
+        if b.get(at + 1..at + 3) == Some(b"//") {
+            return Some(at);
+        }
+        i = at + 1;
+    }
+    None
+}
+
+/// Pieces up to this long are found by a first-byte scan and compare; the
+/// cost is at most this many byte comparisons per haystack byte, so the
+/// search stays linear. Longer pieces use `memmem` (linear by design).
+const SHORT_PIECE: usize = 8;
+
+/// Beyond this many bytes `memmem`'s vectorised prefilter beats the
+/// first-byte scan even after paying for building its searcher.
+const LONG_HAYSTACK: usize = 256;
+
+/// Leftmost occurrence of `needle` (non-empty) in `hay`.
+fn find_piece(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.len() > SHORT_PIECE || hay.len() > LONG_HAYSTACK {
+        return memchr::memmem::find(hay, needle);
+    }
+    let (&first, rest) = needle.split_first()?;
+    let last_start = hay.len().checked_sub(needle.len())?;
+    let mut i = 0;
+    while i <= last_start {
+        let at = i + memchr::memchr(first, &hay[i..=last_start])?;
+        if hay[at + 1..at + needle.len()] == *rest {
+            return Some(at);
+        }
+        i = at + 1;
+    }
+    None
 }
 
 /// Does `pattern` match `path`? `*` matches any run of bytes, a `$` that is
@@ -196,7 +234,7 @@ pub fn matches(pattern: &[u8], path: &[u8]) -> bool {
                 let piece = &rest[..i];
                 rest = &rest[i + 1..];
                 if !piece.is_empty() {
-                    match memchr::memmem::find(&path[pos..], piece) {
+                    match find_piece(&path[pos..], piece) {
                         Some(f) => pos += f + piece.len(),
                         None => return false,
                     }
@@ -207,7 +245,7 @@ pub fn matches(pattern: &[u8], path: &[u8]) -> bool {
                 return if anchored {
                     path.len() - pos >= piece.len() && path.ends_with(piece)
                 } else {
-                    piece.is_empty() || memchr::memmem::find(&path[pos..], piece).is_some()
+                    piece.is_empty() || find_piece(&path[pos..], piece).is_some()
                 };
             }
         }
@@ -279,6 +317,15 @@ mod tests {
         assert!(matches(b"/a*b*c$", b"/aXbYbc"));
         assert!(!matches(b"/a*bc*bc$", b"/abc"));
         assert!(matches(b"*", b""));
+    }
+
+    #[test]
+    fn short_piece_search() {
+        assert_eq!(find_piece(b"abcabd", b"abd"), Some(3));
+        assert_eq!(find_piece(b"ab", b"abc"), None);
+        assert_eq!(find_piece(b"xxa", b"a"), Some(2));
+        assert_eq!(find_piece(b"aaaaaaaaab", b"aaaab"), Some(5));
+        assert_eq!(find_piece(b"0123456789abcdef", b"89abcdef0"), None);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The parsed file and the matcher.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 
 use crate::diagnostic::{codes, Diagnostic, Severity};
@@ -83,17 +85,74 @@ pub struct Rule {
     pub line: u32,
     /// 1-based byte column where the value starts.
     pub column: u32,
-    /// The value as written (invalid UTF-8 shown with U+FFFD).
-    pub pattern: String,
+    /// The value as written, when it differs from `effective`.
+    written: Option<Box<str>>,
     /// The pattern that is matched: percent-normalised, or for Google's
     /// `index.htm` rule the derived `.../$` form.
     pub(crate) effective: Box<str>,
+    /// Position of the first `*` in `effective` (`u32::MAX` if none), so
+    /// matching needs no scan for the common wildcard-free pattern.
+    pub(crate) first_star: u32,
+    /// [`byte_mask`] of the literal bytes of a wildcard pattern: a path
+    /// lacking any of them cannot match, whatever the stars absorb.
+    pub(crate) required: u64,
     pub(crate) group: u32,
     /// Derived by Google's rule that `Allow: /x/index.htm*` also allows `/x/`.
     pub(crate) derived: bool,
 }
 
 impl Rule {
+    fn new(
+        kind: RuleKind,
+        line: u32,
+        column: u32,
+        written: &str,
+        effective: String,
+        group: u32,
+        derived: bool,
+    ) -> Rule {
+        let first_star = effective.find('*').map_or(u32::MAX, |i| i as u32);
+        let literal = effective.strip_suffix('$').unwrap_or(&effective);
+        let required = byte_mask(literal.as_bytes()) & !byte_mask(b"*");
+        Rule {
+            required,
+            kind,
+            line,
+            column,
+            written: (written != effective).then(|| written.into()),
+            effective: effective.into_boxed_str(),
+            first_star,
+            group,
+            derived,
+        }
+    }
+
+    /// The value as written in the file (invalid UTF-8 shown as U+FFFD).
+    pub fn pattern(&self) -> &str {
+        self.written.as_deref().unwrap_or(&self.effective)
+    }
+
+    /// Whether `path`, whose [`byte_mask`] is `path_mask`, matches.
+    pub(crate) fn matches_masked(&self, path: &[u8], path_mask: u64) -> bool {
+        if self.first_star != u32::MAX && self.required & !path_mask != 0 {
+            return false;
+        }
+        self.matches(path)
+    }
+
+    /// Whether `path` matches this rule's pattern.
+    pub(crate) fn matches(&self, path: &[u8]) -> bool {
+        let p = self.effective.as_bytes();
+        if self.first_star == u32::MAX {
+            match p.split_last() {
+                Some((b'$', body)) => path == body,
+                _ => path.starts_with(p),
+            }
+        } else {
+            pattern::matches(p, path)
+        }
+    }
+
     /// The pattern as it is matched (percent-normalised).
     pub fn effective_pattern(&self) -> &str {
         &self.effective
@@ -323,12 +382,7 @@ impl Robots {
                 .then_with(|| (ra.kind == RuleKind::Disallow).cmp(&(rb.kind == RuleKind::Disallow)))
                 .then_with(|| a.cmp(&b))
         });
-        AgentRules {
-            robots: self,
-            agent_match,
-            groups,
-            order,
-        }
+        AgentRules::new(self, agent_match, groups, order)
     }
 
     /// Groups that apply to `agent`: those naming it, else the `*` groups.
@@ -364,6 +418,7 @@ impl Robots {
         let path = self.normalized_path(url);
         let mut allow = Best::NONE;
         let mut disallow = Best::NONE;
+        let mask = byte_mask(&path);
         for &g in &groups {
             for i in self.groups[g].rules.clone() {
                 let rule = &self.rules[i];
@@ -372,7 +427,7 @@ impl Robots {
                     RuleKind::Disallow => &mut disallow,
                 };
                 let priority = rule.effective.len() as isize;
-                if priority > best.priority && pattern::matches(rule.effective.as_bytes(), &path) {
+                if priority > best.priority && rule.matches_masked(&path, mask) {
                     *best = Best {
                         priority,
                         rule: Some(i),
@@ -407,7 +462,7 @@ impl Robots {
                 line: r.line,
                 kind: r.kind,
                 pattern: if full {
-                    r.pattern.clone()
+                    r.pattern().to_owned()
                 } else {
                     String::new()
                 },
@@ -505,17 +560,98 @@ impl Robots {
 
 /// One crawler's view of a robots.txt file, for checking many URLs fast.
 ///
-/// Rules are sorted once by priority so that the first matching rule
-/// decides; answers are identical to [`Robots::explain`].
+/// Rules are sorted once into decision order (priority, then Allow before
+/// Disallow, then file order), so the first matching rule decides; answers
+/// are identical to [`Robots::explain`]. A rule can only match a path that
+/// starts with the rule's literal prefix (the bytes before its first `*`),
+/// so rules are also indexed by the first bytes of that prefix and a check
+/// only tries the rules of the path's bucket plus the few rules whose
+/// prefix is too short to index.
 #[derive(Debug, Clone)]
 pub struct AgentRules<'r> {
     robots: &'r Robots,
     agent_match: AgentMatch,
     groups: Vec<usize>,
+    /// Rule indexes in decision order.
     order: Vec<usize>,
+    /// Positions in `order` of rules whose literal prefix is shorter than
+    /// [`KEY_LEN`]: tried for every path.
+    short: Vec<u32>,
+    /// Positions in `order` of the other rules, by the first [`KEY_LEN`]
+    /// bytes of their literal prefix, each list ascending.
+    by_key: HashMap<[u8; KEY_LEN], Vec<u32>, BuildHasherDefault<KeyHasher>>,
 }
 
-impl AgentRules<'_> {
+/// Bytes of the literal prefix used as the index key.
+const KEY_LEN: usize = 3;
+
+/// Below this many rules the index costs more than it saves.
+const INDEX_MIN_RULES: usize = 12;
+
+/// A multiplicative hash for the three-byte keys (SipHash would cost more
+/// than the lookup saves; the keys come from one file, so flooding is moot:
+/// at worst every rule shares a bucket, which is the unindexed scan).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+}
+
+/// A 64-bit summary of which bytes occur in `bytes` (byte value mod 64).
+/// If a pattern's mask has a bit the path's lacks, some literal byte of the
+/// pattern is absent from the path and it cannot match.
+pub(crate) fn byte_mask(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0, |m, &b| m | 1 << (b & 63))
+}
+
+/// The bytes every path matching `pattern` must start with.
+fn literal_prefix(pattern: &[u8]) -> &[u8] {
+    match memchr::memchr(b'*', pattern) {
+        Some(i) => &pattern[..i],
+        None => pattern.strip_suffix(b"$").unwrap_or(pattern),
+    }
+}
+
+impl<'r> AgentRules<'r> {
+    fn new(
+        robots: &'r Robots,
+        agent_match: AgentMatch,
+        groups: Vec<usize>,
+        order: Vec<usize>,
+    ) -> Self {
+        let mut short = Vec::new();
+        let mut by_key: HashMap<[u8; KEY_LEN], Vec<u32>, BuildHasherDefault<KeyHasher>> =
+            HashMap::default();
+        if order.len() >= INDEX_MIN_RULES {
+            for (rank, &i) in order.iter().enumerate() {
+                let prefix = literal_prefix(robots.rules[i].effective.as_bytes());
+                match prefix
+                    .get(..KEY_LEN)
+                    .and_then(|k| <[u8; KEY_LEN]>::try_from(k).ok())
+                {
+                    Some(key) => by_key.entry(key).or_default().push(rank as u32),
+                    None => short.push(rank as u32),
+                }
+            }
+        }
+        AgentRules {
+            robots,
+            agent_match,
+            groups,
+            order,
+            short,
+            by_key,
+        }
+    }
+
     /// How the agent selected groups.
     pub fn agent_match(&self) -> AgentMatch {
         self.agent_match
@@ -535,17 +671,54 @@ impl AgentRules<'_> {
             .verdict(allowed, rule, self.agent_match, &self.groups, true)
     }
 
+    fn try_rule(&self, i: usize, path: &[u8], mask: u64) -> Option<(bool, Option<usize>)> {
+        let rule = &self.robots.rules[i];
+        rule.matches_masked(path, mask).then(|| {
+            (
+                rule.kind == RuleKind::Allow || rule.effective.is_empty(),
+                Some(i),
+            )
+        })
+    }
+
     /// The decision for an already extracted (and, in RFC mode, normalised)
     /// path: (allowed, deciding rule index).
     fn decide(&self, path: &[u8]) -> (bool, Option<usize>) {
-        for &i in &self.order {
-            let rule = &self.robots.rules[i];
-            if pattern::matches(rule.effective.as_bytes(), path) {
-                let allowed = rule.kind == RuleKind::Allow || rule.effective.is_empty();
-                return (allowed, Some(i));
+        let mask = byte_mask(path);
+        if self.order.len() < INDEX_MIN_RULES {
+            return self
+                .order
+                .iter()
+                .find_map(|&i| self.try_rule(i, path, mask))
+                .unwrap_or((true, None));
+        }
+        let bucket: &[u32] = path
+            .get(..KEY_LEN)
+            .and_then(|k| <[u8; KEY_LEN]>::try_from(k).ok())
+            .and_then(|k| self.by_key.get(&k))
+            .map_or(&[], Vec::as_slice);
+        // Merge the two ascending rank lists; the first match decides.
+        let (mut a, mut b) = (0, 0);
+        loop {
+            let rank = match (self.short.get(a), bucket.get(b)) {
+                (Some(&x), Some(&y)) if x < y => {
+                    a += 1;
+                    x
+                }
+                (_, Some(&y)) => {
+                    b += 1;
+                    y
+                }
+                (Some(&x), None) => {
+                    a += 1;
+                    x
+                }
+                (None, None) => return (true, None),
+            };
+            if let Some(d) = self.try_rule(self.order[rank as usize], path, mask) {
+                return d;
             }
         }
-        (true, None)
     }
 }
 
@@ -821,32 +994,22 @@ impl Parser {
             Mode::Rfc9309 => rfc_normalize(value).into_owned(),
         };
         // Escaping leaves only ASCII, so this never replaces anything.
-        let effective = String::from_utf8_lossy(&effective).into_owned();
-        let pattern = String::from_utf8_lossy(value).into_owned();
+        let effective = String::from_utf8(effective)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let pattern = std::str::from_utf8(value)
+            .map_or_else(|_| String::from_utf8_lossy(value), Cow::Borrowed);
         let derived = if kind == RuleKind::Allow && self.options.mode == Mode::Google {
             index_htm_pattern(&effective)
         } else {
             None
         };
-        self.robots.rules.push(Rule {
-            kind,
-            line,
-            column: col,
-            pattern: pattern.clone(),
-            effective: effective.into_boxed_str(),
-            group: g as u32,
-            derived: false,
-        });
+        self.robots.rules.push(Rule::new(
+            kind, line, col, &pattern, effective, g as u32, false,
+        ));
         if let Some(d) = derived {
-            self.robots.rules.push(Rule {
-                kind,
-                line,
-                column: col,
-                pattern,
-                effective: d.into_boxed_str(),
-                group: g as u32,
-                derived: true,
-            });
+            self.robots
+                .rules
+                .push(Rule::new(kind, line, col, &pattern, d, g as u32, true));
         }
         if let Some(group) = self.robots.groups.get_mut(g) {
             group.rules.end = self.robots.rules.len();

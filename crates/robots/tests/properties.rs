@@ -135,7 +135,7 @@ fn value() -> impl Strategy<Value = String> {
             "*", "FooBot", "foobot", "BarBot", "Foo2bot", "* x", "*bot", "", "Foo Bar", "foo_bar"
         ])
         .prop_map(str::to_owned),
-        "[/ab*$%éA]{0,7}",
+        "[/abj*$%éA?=]{0,7}",
         "/[ab]{0,3}/index\\.html?",
     ]
 }
@@ -151,10 +151,19 @@ fn line() -> impl Strategy<Value = String> {
 }
 
 fn body() -> impl Strategy<Value = Vec<u8>> {
+    body_of(0..14)
+}
+
+/// Files large enough that the per-agent view indexes its rules.
+fn big_body() -> impl Strategy<Value = Vec<u8>> {
+    body_of(20..80)
+}
+
+fn body_of(lines: std::ops::Range<usize>) -> impl Strategy<Value = Vec<u8>> {
     (
         prop::collection::vec(
             (line(), prop::sample::select(vec!["\n", "\r\n", "\r"])),
-            0..14,
+            lines,
         ),
         any::<bool>(),
     )
@@ -173,7 +182,7 @@ fn body() -> impl Strategy<Value = Vec<u8>> {
 
 fn url() -> impl Strategy<Value = String> {
     (
-        "[/ab$%*]{0,8}",
+        "[/abj$%*?=]{0,8}",
         prop::sample::select(vec![
             "",
             "http://e.com",
@@ -211,6 +220,19 @@ proptest! {
         let w = view.explain(&url);
         prop_assert_eq!(w.allowed, want_allowed);
         prop_assert_eq!(w.rule.map_or(0, |r| r.line), want_line);
+    }
+
+    #[test]
+    fn indexed_view_agrees_with_the_reference_on_big_files(body in big_body(), agent in agent(), urls in prop::collection::vec(url(), 1..20)) {
+        let robots = Robots::parse(&body);
+        let view = robots.for_agent(agent);
+        for url in &urls {
+            let (want_allowed, want_line) = oracle(&body, agent, url);
+            let w = view.explain(url);
+            prop_assert_eq!(w.allowed, want_allowed, "url {}", url);
+            prop_assert_eq!(w.rule.map_or(0, |r| r.line), want_line, "url {}", url);
+            prop_assert_eq!(robots.is_allowed(agent, url), want_allowed);
+        }
     }
 
     #[test]
