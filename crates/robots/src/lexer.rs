@@ -213,7 +213,9 @@ const SITEMAP_TYPOS: &[&[u8]] = &[b"site-map"];
 /// Classifies a key by case-insensitive prefix, in the reference's order:
 /// user-agent, allow, disallow, sitemap. Returns (kind, typo, prefix-only).
 pub fn classify_key(key: &[u8]) -> (KeyKind, bool, bool) {
-    let table: [(&[u8], &[&[u8]], KeyKind); 4] = [
+    /// (canonical name, accepted misspellings, kind)
+    type Entry = (&'static [u8], &'static [&'static [u8]], KeyKind);
+    let table: [Entry; 4] = [
         (b"user-agent", USER_AGENT_TYPOS, KeyKind::UserAgent),
         (b"allow", &[], KeyKind::Allow),
         (b"disallow", DISALLOW_TYPOS, KeyKind::Disallow),
@@ -264,7 +266,7 @@ mod tests {
 
     fn kv(line: &str) -> Option<(String, String, KeyKind, bool)> {
         let body = line.as_bytes();
-        let raw = Lines::new(body).next().unwrap();
+        let raw = Lines::new(body).next().expect("one line at least");
         lex_line(body, raw).directive.map(|d| {
             (
                 line[d.key.0..d.key.1].to_string(),

@@ -25,7 +25,7 @@ pub fn lint_with(body: &[u8], options: ParseOptions) -> Vec<Diagnostic> {
     crawl_delays(&robots, &mut out);
     duplicates_of_singletons(&robots, &mut out);
     empty_last_group(&robots, &mut out);
-    out.sort_by(|a, b| (a.line, a.column).cmp(&(b.line, b.column)));
+    out.sort_by_key(|d| (d.line, d.column));
     out.dedup();
     out
 }

@@ -1,0 +1,29 @@
+//! Feeds arbitrary bytes to parse, explain, for_agent and lint, and checks
+//! that the two matching paths agree and that nothing panics.
+//!
+//! The input is split at the first 0xFF byte: before it, the robots.txt
+//! body; after it, the URL and agent (split at the next 0xFF).
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use mannerly_robots::{lint, ParseOptions, Robots};
+
+fuzz_target!(|data: &[u8]| {
+    let mut parts = data.splitn(3, |&b| b == 0xFF);
+    let body = parts.next().unwrap_or_default();
+    let url = String::from_utf8_lossy(parts.next().unwrap_or(b"/"));
+    let agent = String::from_utf8_lossy(parts.next().unwrap_or(b"FooBot"));
+    for options in [ParseOptions::default(), ParseOptions::rfc9309()] {
+        let robots = Robots::parse_with(body, options);
+        let a = robots.explain(&agent, &url);
+        let b = robots.for_agent(&agent).explain(&url);
+        assert_eq!(a.allowed, b.allowed, "explain and for_agent disagree");
+        assert_eq!(a.rule.map(|r| r.line), b.rule.map(|r| r.line));
+        assert_eq!(robots.is_allowed(&agent, &url), a.allowed);
+        let _ = robots.content_usage(&agent, &url);
+        let _ = (robots.crawl_delay(&agent), robots.request_rate(&agent), robots.visit_time(&agent));
+        let _ = (robots.sitemaps(), robots.host(), robots.clean_params());
+    }
+    let _ = lint(body);
+});
