@@ -2,8 +2,11 @@
 //! corpus). They run in addition to this crate's own tests: in CI (`CI` set)
 //! a missing `../shared` is a failure; elsewhere the tests say they were
 //! skipped. `MANNERLY_SHARED` overrides the location.
+//!
+//! This is a `harness = false` test so that a skip is printed where people
+//! see it (libtest captures the output of passing tests).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use base64::Engine;
 use mannerly_robots::report::{self, KeyKind};
@@ -23,10 +26,6 @@ fn shared_dir() -> Option<PathBuf> {
             dir.display()
         );
     }
-    eprintln!(
-        "SKIPPED: {} not found; the shared conformance suites did not run",
-        dir.display()
-    );
     None
 }
 
@@ -47,9 +46,7 @@ fn load(path: PathBuf) -> Value {
     serde_json::from_str(&text).expect("json")
 }
 
-#[test]
-fn google_upstream_cases() {
-    let Some(dir) = shared_dir() else { return };
+fn google_upstream_cases(dir: &Path) {
     let data = load(dir.join("conformance/google_robots_test.json"));
     let cases = data["cases"].as_array().expect("cases");
     assert_eq!(cases.len(), 145);
@@ -103,9 +100,7 @@ fn tag_name(r: &report::LineReport) -> &'static str {
     }
 }
 
-#[test]
-fn google_other_behaviours() {
-    let Some(dir) = shared_dir() else { return };
+fn google_other_behaviours(dir: &Path) {
     let data = load(dir.join("conformance/other_behaviours.json"));
     let cases = data["cases"].as_array().expect("cases");
     assert_eq!(cases.len(), 50);
@@ -233,9 +228,7 @@ fn google_other_behaviours() {
     }
 }
 
-#[test]
-fn real_world_corpus() {
-    let Some(dir) = shared_dir() else { return };
+fn real_world_corpus(dir: &Path) {
     let corpus = dir.join("corpus");
     let expected = std::fs::read_to_string(corpus.join("expected.jsonl")).expect("expected.jsonl");
     let (mut files, mut checks, mut failures) = (0usize, 0usize, Vec::new());
@@ -306,4 +299,44 @@ fn real_world_corpus() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+type Suite = (&'static str, fn(&Path));
+
+fn main() {
+    let suites: [Suite; 3] = [
+        ("google_upstream_cases", google_upstream_cases),
+        ("google_other_behaviours", google_other_behaviours),
+        ("real_world_corpus", real_world_corpus),
+    ];
+    let Some(dir) = shared_dir() else {
+        for (name, _) in &suites {
+            println!("test {name} ... SKIPPED");
+        }
+        println!(
+            "SKIPPED: ../shared not found beside the checkout, so the shared conformance suites did not run (set MANNERLY_SHARED to its location)"
+        );
+        println!(
+            "shared suites: 0 passed, 0 failed, {} skipped",
+            suites.len()
+        );
+        return;
+    };
+    let (mut passed, mut failed) = (0, 0);
+    for (name, suite) in suites {
+        match std::panic::catch_unwind(|| suite(&dir)) {
+            Ok(()) => {
+                passed += 1;
+                println!("test {name} ... ok");
+            }
+            Err(_) => {
+                failed += 1;
+                println!("test {name} ... FAILED");
+            }
+        }
+    }
+    println!("shared suites: {passed} passed, {failed} failed");
+    if failed > 0 {
+        std::process::exit(1);
+    }
 }
