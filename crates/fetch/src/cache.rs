@@ -1,0 +1,283 @@
+//! [`RobotsCache`]: what crawlers call with a URL.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use mannerly_robots::MatchedRule;
+
+use crate::clock::Clock;
+use crate::http::{Fetcher, Validators};
+use crate::policy::{Access, Decision, OriginState, PolicyConfig, StoredState};
+use crate::{FetchError, Origin};
+
+/// Where origin states are persisted between runs. Calls are synchronous
+/// and should be quick (an embedded store, a file); the cache calls `save`
+/// after every fetch.
+pub trait Store: Send + Sync {
+    fn load(&self, origin: &Origin) -> Option<StoredState>;
+    fn save(&self, state: &StoredState);
+}
+
+/// Persists nothing.
+#[derive(Debug, Default)]
+pub struct NoStore;
+
+impl Store for NoStore {
+    fn load(&self, _: &Origin) -> Option<StoredState> {
+        None
+    }
+    fn save(&self, _: &StoredState) {}
+}
+
+/// Keeps states in memory (for tests, and as a model for real stores).
+#[derive(Debug, Default)]
+pub struct MemoryStore(Mutex<HashMap<Origin, StoredState>>);
+
+impl MemoryStore {
+    pub fn len(&self) -> usize {
+        lock(&self.0).len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Store for MemoryStore {
+    fn load(&self, origin: &Origin) -> Option<StoredState> {
+        lock(&self.0).get(origin).cloned()
+    }
+    fn save(&self, state: &StoredState) {
+        lock(&self.0).insert(state.origin.clone(), state.clone());
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Limits of the cache.
+#[derive(Debug, Clone)]
+pub struct CacheConfig {
+    /// Origins kept in memory (10,000); the least recently used go first.
+    pub max_entries: usize,
+    /// Approximate bytes of robots.txt bodies and parsed rules kept (256 MiB).
+    pub max_bytes: usize,
+    pub policy: PolicyConfig,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig {
+            max_entries: 10_000,
+            max_bytes: 256 << 20,
+            policy: PolicyConfig::default(),
+        }
+    }
+}
+
+/// The answer for one URL.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CheckResult {
+    pub url: String,
+    pub origin: String,
+    pub allowed: bool,
+    /// `rules`, `allow-all` or `disallow-all`; `robots-txt` for the
+    /// robots.txt URL itself.
+    pub access: &'static str,
+    /// The deciding rule, when the rules decided.
+    pub rule: Option<MatchedRule>,
+    /// Why the origin is in this state.
+    pub reason: String,
+    pub expires_at: Option<SystemTime>,
+}
+
+struct Slot {
+    state: tokio::sync::Mutex<OriginState>,
+}
+
+#[derive(Default)]
+struct Lru {
+    map: HashMap<Origin, (Arc<Slot>, u64, usize)>,
+    order: BTreeMap<u64, Origin>,
+    tick: u64,
+    bytes: usize,
+}
+
+impl Lru {
+    fn touch(&mut self, origin: &Origin) -> Option<Arc<Slot>> {
+        self.tick += 1;
+        let tick = self.tick;
+        let (slot, old, _) = self.map.get_mut(origin)?;
+        self.order.remove(old);
+        *old = tick;
+        self.order.insert(tick, origin.clone());
+        Some(slot.clone())
+    }
+}
+
+/// A bounded, single-flight robots.txt cache over a [`Fetcher`].
+pub struct RobotsCache<F> {
+    fetcher: F,
+    clock: Arc<dyn Clock>,
+    store: Arc<dyn Store>,
+    config: CacheConfig,
+    lru: Mutex<Lru>,
+}
+
+impl<F: Fetcher> RobotsCache<F> {
+    pub fn new(
+        fetcher: F,
+        clock: Arc<dyn Clock>,
+        store: Arc<dyn Store>,
+        config: CacheConfig,
+    ) -> Self {
+        RobotsCache {
+            fetcher,
+            clock,
+            store,
+            config,
+            lru: Mutex::new(Lru::default()),
+        }
+    }
+
+    /// Origins in memory.
+    pub fn len(&self) -> usize {
+        lock(&self.lru).map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Approximate bytes held.
+    pub fn bytes(&self) -> usize {
+        lock(&self.lru).bytes
+    }
+
+    fn slot(&self, origin: &Origin) -> Arc<Slot> {
+        let mut lru = lock(&self.lru);
+        if let Some(s) = lru.touch(origin) {
+            return s;
+        }
+        let state = match self.store.load(origin) {
+            Some(stored) => OriginState::restore(stored, &self.config.policy),
+            None => OriginState::new(origin.clone()),
+        };
+        let slot = Arc::new(Slot {
+            state: tokio::sync::Mutex::new(state),
+        });
+        lru.tick += 1;
+        let tick = lru.tick;
+        lru.map.insert(origin.clone(), (slot.clone(), tick, 0));
+        lru.order.insert(tick, origin.clone());
+        Self::evict(&mut lru, &self.config, origin);
+        slot
+    }
+
+    fn evict(lru: &mut Lru, config: &CacheConfig, keep: &Origin) {
+        while lru.map.len() > config.max_entries.max(1)
+            || (lru.bytes > config.max_bytes && lru.map.len() > 1)
+        {
+            let Some((&tick, victim)) = lru.order.iter().find(|(_, o)| *o != keep) else {
+                break;
+            };
+            let victim = victim.clone();
+            lru.order.remove(&tick);
+            if let Some((_, _, bytes)) = lru.map.remove(&victim) {
+                lru.bytes = lru.bytes.saturating_sub(bytes);
+            }
+        }
+    }
+
+    fn account(&self, origin: &Origin, state: &OriginState) {
+        let bytes = 512 + state.good.as_ref().map_or(0, |g| g.body.len() * 3);
+        let mut lru = lock(&self.lru);
+        let mut delta: isize = 0;
+        if let Some(entry) = lru.map.get_mut(origin) {
+            delta = bytes as isize - entry.2 as isize;
+            entry.2 = bytes;
+        }
+        lru.bytes = (lru.bytes as isize + delta).max(0) as usize;
+        Self::evict(&mut lru, &self.config, origin);
+    }
+
+    /// The origin's current decision, fetching robots.txt if there is none
+    /// or it expired. Concurrent callers for one origin wait for a single
+    /// fetch.
+    pub async fn decision(&self, origin: &Origin) -> Decision {
+        let slot = self.slot(origin);
+        let mut state = slot.state.lock().await;
+        if let Some(d) = state.decision(self.clock.now()) {
+            return d.clone();
+        }
+        let validators = state
+            .validators()
+            .map(|(etag, lm)| Validators {
+                etag: etag.map(str::to_owned),
+                last_modified: lm.map(str::to_owned),
+            })
+            .unwrap_or_default();
+        let outcome = self.fetcher.fetch(origin, &validators).await;
+        let now = self.clock.now();
+        let decision = state.apply(&outcome, now, &self.config.policy).clone();
+        self.store.save(&state.to_stored());
+        self.account(origin, &state);
+        decision
+    }
+
+    /// A copy of the origin's state (history included), without fetching.
+    pub async fn state(&self, origin: &Origin) -> OriginState {
+        let slot = self.slot(origin);
+        let state = slot.state.lock().await;
+        state.clone()
+    }
+
+    /// Tells the cache the site answered another request (see
+    /// [`OriginState::note_host_answered`]).
+    pub async fn note_host_answered(&self, origin: &Origin) {
+        let slot = self.slot(origin);
+        let mut state = slot.state.lock().await;
+        state.note_host_answered(self.clock.now());
+        self.store.save(&state.to_stored());
+    }
+
+    /// May `user_agent` fetch `url`? Fetches the origin's robots.txt when
+    /// needed. `/robots.txt` itself is always allowed.
+    pub async fn check(&self, url: &str, user_agent: &str) -> Result<CheckResult, FetchError> {
+        let parsed = url::Url::parse(url).map_err(|e| FetchError::BadUrl {
+            url: url.to_owned(),
+            reason: e.to_string(),
+        })?;
+        let origin = Origin::of_url(&parsed)?;
+        if parsed.path() == "/robots.txt" {
+            return Ok(CheckResult {
+                url: url.to_owned(),
+                origin: origin.to_string(),
+                allowed: true,
+                access: "robots-txt",
+                rule: None,
+                reason: "robots.txt itself is always allowed".into(),
+                expires_at: None,
+            });
+        }
+        let decision = self.decision(&origin).await;
+        let (allowed, rule) = match &decision.access {
+            Access::Rules(robots) => {
+                let v = robots.explain(user_agent, url);
+                (v.allowed, v.rule)
+            }
+            Access::AllowAll => (true, None),
+            Access::DisallowAll => (false, None),
+        };
+        Ok(CheckResult {
+            url: url.to_owned(),
+            origin: origin.to_string(),
+            allowed,
+            access: decision.access.kind(),
+            rule,
+            reason: decision.reason,
+            expires_at: Some(decision.expires_at),
+        })
+    }
+}

@@ -1,0 +1,286 @@
+//! One robots.txt fetch over HTTP(S), with reqwest on rustls.
+
+use std::collections::HashSet;
+use std::error::Error as _;
+use std::future::Future;
+use std::time::Duration;
+
+use mannerly_robots::DEFAULT_MAX_BYTES;
+
+use crate::policy::{FetchOutcome, Hop, HttpResponse, NetworkError};
+use crate::{FetchError, Origin};
+
+/// Conditional-request validators from the cached copy.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Validators {
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+}
+
+/// Something that fetches an origin's robots.txt. [`HttpFetcher`] is the
+/// real one; tests may script their own.
+pub trait Fetcher: Send + Sync + 'static {
+    fn fetch(
+        &self,
+        origin: &Origin,
+        validators: &Validators,
+    ) -> impl Future<Output = FetchOutcome> + Send;
+}
+
+/// How to fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchConfig {
+    /// Sent as the User-Agent header.
+    pub user_agent: String,
+    /// Whole-request limit, body included (30 s).
+    pub timeout: Duration,
+    /// Connection set-up limit (10 s).
+    pub connect_timeout: Duration,
+    /// Bytes of (decoded) body to read; one more is read to learn that the
+    /// body was longer, then the connection is dropped (500 KiB).
+    pub max_bytes: usize,
+    /// Redirect hops to follow (5, as RFC 9309 §2.3.1.2 asks at least).
+    pub max_redirects: usize,
+}
+
+impl Default for FetchConfig {
+    fn default() -> Self {
+        FetchConfig {
+            user_agent: concat!("mannerly/", env!("CARGO_PKG_VERSION")).to_owned(),
+            timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+            max_bytes: DEFAULT_MAX_BYTES,
+            max_redirects: 5,
+        }
+    }
+}
+
+/// Fetches robots.txt with reqwest.
+#[derive(Debug, Clone)]
+pub struct HttpFetcher {
+    client: reqwest::Client,
+    config: FetchConfig,
+}
+
+impl HttpFetcher {
+    /// A fetcher with its own client.
+    pub fn new(config: FetchConfig) -> Result<Self, FetchError> {
+        let client = Self::client_builder(&config)
+            .build()
+            .map_err(|e| FetchError::Client(e.to_string()))?;
+        Ok(HttpFetcher { client, config })
+    }
+
+    /// The client settings this crate relies on (no automatic redirects,
+    /// decompression on, timeouts, User-Agent). Add a resolver or root
+    /// certificates, then pass the client to [`with_client`](Self::with_client).
+    pub fn client_builder(config: &FetchConfig) -> reqwest::ClientBuilder {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(config.user_agent.clone())
+            .timeout(config.timeout)
+            .connect_timeout(config.connect_timeout)
+            .gzip(true)
+            .brotli(true)
+            .deflate(true)
+    }
+
+    /// A fetcher over a client built from [`client_builder`](Self::client_builder).
+    pub fn with_client(client: reqwest::Client, config: FetchConfig) -> Self {
+        HttpFetcher { client, config }
+    }
+
+    async fn run(&self, origin: &Origin, validators: &Validators) -> FetchOutcome {
+        let mut redirects: Vec<Hop> = Vec::new();
+        let Ok(mut url) = url::Url::parse(&origin.robots_url()) else {
+            return FetchOutcome::Network {
+                error: NetworkError::Other,
+                detail: format!("cannot build a URL for {origin}"),
+                redirects,
+            };
+        };
+        let mut seen = HashSet::new();
+        seen.insert(url.clone());
+        loop {
+            let mut req = self.client.get(url.clone());
+            if let Some(etag) = &validators.etag {
+                req = req.header(reqwest::header::IF_NONE_MATCH, etag);
+            }
+            if let Some(lm) = &validators.last_modified {
+                req = req.header(reqwest::header::IF_MODIFIED_SINCE, lm);
+            }
+            let resp = match req.send().await {
+                Ok(r) => r,
+                Err(e) => {
+                    return FetchOutcome::Network {
+                        error: classify(&e),
+                        detail: chain(&e),
+                        redirects,
+                    }
+                }
+            };
+            let status = resp.status().as_u16();
+            if (300..400).contains(&status) && status != 304 {
+                let next = resp
+                    .headers()
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|l| l.to_str().ok())
+                    .and_then(|l| url.join(l).ok())
+                    .filter(|u| u.scheme() == "http" || u.scheme() == "https");
+                if let Some(next) = next {
+                    redirects.push(Hop {
+                        url: url.to_string(),
+                        status,
+                    });
+                    if !seen.insert(next.clone()) {
+                        return FetchOutcome::TooManyRedirects {
+                            redirects,
+                            is_loop: true,
+                        };
+                    }
+                    if redirects.len() > self.config.max_redirects {
+                        return FetchOutcome::TooManyRedirects {
+                            redirects,
+                            is_loop: false,
+                        };
+                    }
+                    url = next;
+                    continue;
+                }
+            }
+            let headers = resp
+                .headers()
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.as_str().to_owned(),
+                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    )
+                })
+                .collect();
+            let final_url = resp.url().to_string();
+            let (body, body_cut) = match read_capped(resp, self.config.max_bytes).await {
+                Ok(b) => b,
+                Err(e) => {
+                    return FetchOutcome::Network {
+                        error: classify(&e),
+                        detail: chain(&e),
+                        redirects,
+                    }
+                }
+            };
+            return FetchOutcome::Response {
+                response: HttpResponse {
+                    status,
+                    headers,
+                    body,
+                    body_cut,
+                    url: final_url,
+                },
+                redirects,
+            };
+        }
+    }
+}
+
+impl Fetcher for HttpFetcher {
+    fn fetch(
+        &self,
+        origin: &Origin,
+        validators: &Validators,
+    ) -> impl Future<Output = FetchOutcome> + Send {
+        self.run(origin, validators)
+    }
+}
+
+/// Reads at most `max + 1` decoded bytes; then stops (dropping the
+/// response closes the connection, so the rest is never downloaded).
+async fn read_capped(
+    mut resp: reqwest::Response,
+    max: usize,
+) -> Result<(Vec<u8>, bool), reqwest::Error> {
+    let limit = max.saturating_add(1);
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await? {
+        let room = limit - body.len();
+        if chunk.len() >= room {
+            body.extend_from_slice(&chunk[..room]);
+            return Ok((body, true));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((body, false))
+}
+
+fn chain(e: &reqwest::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut src = e.source();
+    while let Some(s) = src {
+        let t = s.to_string();
+        if !parts.iter().any(|p| p.contains(&t)) {
+            parts.push(t);
+        }
+        src = s.source();
+    }
+    parts.join(": ")
+}
+
+/// Whether an io::Error wraps (possibly through more io::Errors, which
+/// `source()` skips) a rustls error.
+fn wraps_rustls(io: &std::io::Error) -> bool {
+    match io.get_ref() {
+        Some(inner) => {
+            inner.is::<rustls::Error>()
+                || inner
+                    .downcast_ref::<std::io::Error>()
+                    .is_some_and(wraps_rustls)
+        }
+        None => false,
+    }
+}
+
+/// Maps a reqwest error to the kind of network failure.
+pub fn classify(e: &reqwest::Error) -> NetworkError {
+    if e.is_timeout() {
+        return NetworkError::Timeout;
+    }
+    let text = chain(e).to_ascii_lowercase();
+    let mut src: Option<&(dyn std::error::Error + 'static)> = e.source();
+    while let Some(s) = src {
+        if s.downcast_ref::<rustls::Error>().is_some() {
+            return NetworkError::Tls;
+        }
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            if wraps_rustls(io) {
+                return NetworkError::Tls;
+            }
+            match io.kind() {
+                std::io::ErrorKind::ConnectionReset
+                | std::io::ErrorKind::ConnectionAborted
+                | std::io::ErrorKind::BrokenPipe => return NetworkError::Reset,
+                std::io::ErrorKind::UnexpectedEof => return NetworkError::TruncatedBody,
+                std::io::ErrorKind::TimedOut => return NetworkError::Timeout,
+                _ => {}
+            }
+        }
+        src = s.source();
+    }
+    if text.contains("dns error")
+        || text.contains("failed to lookup")
+        || text.contains("no such host")
+    {
+        NetworkError::Dns
+    } else if text.contains("tls") || text.contains("certificate") || text.contains("handshake") {
+        NetworkError::Tls
+    } else if e.is_connect() {
+        NetworkError::Connect
+    } else if e.is_body() || e.is_decode() {
+        NetworkError::TruncatedBody
+    } else if text.contains("connection closed before message completed")
+        || text.contains("connection reset")
+    {
+        NetworkError::Reset
+    } else {
+        NetworkError::Other
+    }
+}

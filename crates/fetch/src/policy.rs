@@ -1,0 +1,747 @@
+//! The sans-IO policy: what a robots.txt fetch outcome means for an origin,
+//! and for how long.
+//!
+//! [`OriginState::apply`] takes the outcome of one fetch (status, headers,
+//! body, redirect chain, or a network error) and the current time, and
+//! yields a [`Decision`]: the rules, allow-all or disallow-all, with an
+//! expiry and a reason a person can read. Nothing here does I/O or reads a
+//! clock; tests drive 12 hours and 30 days by passing later times.
+//!
+//! # The rules (RFC 9309 §2.3–2.4 and Google's documented handling)
+//!
+//! | outcome | decision |
+//! |---|---|
+//! | 2xx | the body's rules (even with a wrong Content-Type; an HTML page parses to nothing and is flagged) |
+//! | 3xx | followed by the HTTP layer for up to 5 hops; the rules apply to the origin asked. More hops or a loop: unavailable |
+//! | 4xx except 429 | unavailable: allow-all |
+//! | 429, 5xx, network failure | unreachable; see the phases below |
+//!
+//! Unreachable, `google` profile: complete disallow for the first 12 hours
+//! of the failure run (retrying with backoff); then, up to 30 days after the
+//! first failure, the last good copy if there is one (else still disallow);
+//! after 30 days, allow-all if the site otherwise answers (the crawler
+//! reports that with [`OriginState::note_host_answered`]), else disallow.
+//!
+//! Unreachable, `rfc9309` profile: complete disallow (§2.3.1.4); after 30
+//! days the cached copy if there is one, else still disallow.
+//!
+//! Caching: at most 24 hours (configurable); `Cache-Control: max-age` or
+//! `Expires` may shorten it; `no-store` keeps the copy out of persistent
+//! storage and limits its use to [`PolicyConfig::min_ttl`]. A cached copy
+//! outlives its expiry only while the origin is unreachable. Retries back
+//! off exponentially with deterministic jitter and honour `Retry-After`.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use mannerly_robots::{ParseOptions, Robots};
+
+use crate::origin::Origin;
+use crate::time::{fmt_time, parse_http_date};
+
+/// Which rulebook to follow when robots.txt is unreachable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Profile {
+    /// Google's documented handling (the default).
+    #[default]
+    Google,
+    /// RFC 9309 as written.
+    Rfc9309,
+}
+
+/// Tunables of the policy. The defaults are the standards' numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyConfig {
+    pub profile: Profile,
+    /// Longest a fetched robots.txt is used before refetching (24 h).
+    pub max_ttl: Duration,
+    /// Shortest: even `no-store` or `max-age=0` rules are used this long,
+    /// so a crawler does not refetch robots.txt for every URL (60 s).
+    pub min_ttl: Duration,
+    /// Google: complete disallow this long into a failure run (12 h).
+    pub disallow_phase: Duration,
+    /// After this long unreachable, the fallbacks change (30 days).
+    pub unreachable_horizon: Duration,
+    /// First retry delay after a failure (1 min); doubles per attempt.
+    pub backoff_base: Duration,
+    /// Longest retry delay (1 h).
+    pub backoff_max: Duration,
+    /// Longest `Retry-After` honoured (24 h); longer values are capped.
+    pub retry_after_cap: Duration,
+    /// How recently the site must have answered another request for the
+    /// 30-day fallback to allow (24 h).
+    pub host_answer_window: Duration,
+    /// How the body is parsed (mode and size limit).
+    pub parse: ParseOptions,
+    /// Fetch-history entries kept per origin (20).
+    pub history_len: usize,
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        PolicyConfig {
+            profile: Profile::Google,
+            max_ttl: Duration::from_secs(24 * 3600),
+            min_ttl: Duration::from_secs(60),
+            disallow_phase: Duration::from_secs(12 * 3600),
+            unreachable_horizon: Duration::from_secs(30 * 24 * 3600),
+            backoff_base: Duration::from_secs(60),
+            backoff_max: Duration::from_secs(3600),
+            retry_after_cap: Duration::from_secs(24 * 3600),
+            host_answer_window: Duration::from_secs(24 * 3600),
+            parse: ParseOptions::default(),
+            history_len: 20,
+        }
+    }
+}
+
+/// Why a fetch failed below HTTP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NetworkError {
+    Dns,
+    Connect,
+    Tls,
+    Timeout,
+    Reset,
+    /// The connection closed before the body was complete.
+    TruncatedBody,
+    Other,
+}
+
+impl NetworkError {
+    pub fn describe(self) -> &'static str {
+        match self {
+            NetworkError::Dns => "DNS lookup failed",
+            NetworkError::Connect => "connection failed",
+            NetworkError::Tls => "TLS handshake failed",
+            NetworkError::Timeout => "timed out",
+            NetworkError::Reset => "connection reset",
+            NetworkError::TruncatedBody => "body cut short",
+            NetworkError::Other => "network error",
+        }
+    }
+}
+
+/// One redirect followed.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Hop {
+    pub url: String,
+    pub status: u16,
+}
+
+/// The final HTTP response of a fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpResponse {
+    pub status: u16,
+    /// Header names lower-cased.
+    pub headers: Vec<(String, String)>,
+    /// The (decoded) body, at most the size limit plus one byte.
+    pub body: Vec<u8>,
+    /// Reading stopped at the size limit; the rest was not downloaded.
+    pub body_cut: bool,
+    /// The URL this response came from.
+    pub url: String,
+}
+
+impl HttpResponse {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// What one attempt to fetch `/robots.txt` produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FetchOutcome {
+    Response {
+        response: HttpResponse,
+        redirects: Vec<Hop>,
+    },
+    /// More redirects than allowed, or a loop.
+    TooManyRedirects { redirects: Vec<Hop>, is_loop: bool },
+    Network {
+        error: NetworkError,
+        detail: String,
+        redirects: Vec<Hop>,
+    },
+}
+
+/// What the crawler may do on the origin.
+#[derive(Debug, Clone)]
+pub enum Access {
+    Rules(Arc<Robots>),
+    AllowAll,
+    DisallowAll,
+}
+
+impl Access {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Access::Rules(_) => "rules",
+            Access::AllowAll => "allow-all",
+            Access::DisallowAll => "disallow-all",
+        }
+    }
+}
+
+/// The origin's robots state at a point in time.
+#[derive(Debug, Clone)]
+pub struct Decision {
+    pub access: Access,
+    /// Until when this decision holds; after it the crawler refetches.
+    pub expires_at: SystemTime,
+    /// Why, in words: e.g. `503 since 2026-11-20T10:00Z, phase 1 of 3:
+    /// complete disallow`.
+    pub reason: String,
+}
+
+/// A fetched robots.txt that can stand in while the origin is unreachable.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GoodCopy {
+    pub body: Vec<u8>,
+    pub fetched_at: SystemTime,
+    pub status: u16,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    /// Served with `Cache-Control: no-store`: never persisted.
+    pub no_store: bool,
+}
+
+/// The current run of consecutive failures.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FailureRun {
+    pub since: SystemTime,
+    /// Attempts in this run so far.
+    pub attempts: u32,
+    /// The last failure, in words (`503`, `timed out`).
+    pub last: String,
+}
+
+/// One line of an origin's fetch history.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HistoryEntry {
+    pub at: SystemTime,
+    pub outcome: String,
+    pub decision: String,
+}
+
+/// Everything remembered about one origin, and the state machine over it.
+#[derive(Debug, Clone)]
+pub struct OriginState {
+    pub origin: Origin,
+    pub good: Option<GoodCopy>,
+    pub failure: Option<FailureRun>,
+    pub host_answered_at: Option<SystemTime>,
+    pub history: VecDeque<HistoryEntry>,
+    /// The parsed good copy, kept so fallbacks need not re-parse.
+    parsed: Option<Arc<Robots>>,
+    decision: Option<Decision>,
+}
+
+/// The parts of an [`OriginState`] worth persisting (bodies served with
+/// `no-store` are left out).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StoredState {
+    pub origin: Origin,
+    pub good: Option<GoodCopy>,
+    pub failure: Option<FailureRun>,
+    pub host_answered_at: Option<SystemTime>,
+    pub history: Vec<HistoryEntry>,
+    pub expires_at: Option<SystemTime>,
+}
+
+impl OriginState {
+    pub fn new(origin: Origin) -> Self {
+        OriginState {
+            origin,
+            good: None,
+            failure: None,
+            host_answered_at: None,
+            history: VecDeque::new(),
+            parsed: None,
+            decision: None,
+        }
+    }
+
+    /// Restores a persisted state. The decision is recomputed on the next
+    /// [`decision`](Self::decision) call, so a restored origin never acts on
+    /// stale rules past their expiry.
+    pub fn restore(stored: StoredState, config: &PolicyConfig) -> Self {
+        let parsed = stored
+            .good
+            .as_ref()
+            .map(|g| Arc::new(Robots::parse_with(&g.body, config.parse)));
+        let mut s = OriginState {
+            origin: stored.origin,
+            good: stored.good,
+            failure: stored.failure,
+            host_answered_at: stored.host_answered_at,
+            history: stored.history.into(),
+            parsed,
+            decision: None,
+        };
+        if let Some(exp) = stored.expires_at {
+            let last = s.history.back().map_or(exp, |h| h.at);
+            s.decision = Some(s.recompute(last, exp, config));
+        }
+        s
+    }
+
+    /// What to persist.
+    pub fn to_stored(&self) -> StoredState {
+        StoredState {
+            origin: self.origin.clone(),
+            good: self.good.clone().filter(|g| !g.no_store),
+            failure: self.failure.clone(),
+            host_answered_at: self.host_answered_at,
+            history: self.history.iter().cloned().collect(),
+            expires_at: self.decision.as_ref().map(|d| d.expires_at),
+        }
+    }
+
+    /// The current decision if it has not expired at `now`.
+    pub fn decision(&self, now: SystemTime) -> Option<&Decision> {
+        self.decision.as_ref().filter(|d| now < d.expires_at)
+    }
+
+    /// The last decision, expired or not.
+    pub fn last_decision(&self) -> Option<&Decision> {
+        self.decision.as_ref()
+    }
+
+    /// Validators for a conditional refresh (ETag, Last-Modified).
+    pub fn validators(&self) -> Option<(Option<&str>, Option<&str>)> {
+        self.good
+            .as_ref()
+            .map(|g| (g.etag.as_deref(), g.last_modified.as_deref()))
+    }
+
+    /// The crawler saw the site answer another request (any HTTP response
+    /// other than 5xx or 429). Used by the 30-day fallback.
+    pub fn note_host_answered(&mut self, now: SystemTime) {
+        self.host_answered_at = Some(now);
+    }
+
+    /// Applies one fetch outcome at `now` and returns the new decision.
+    pub fn apply(
+        &mut self,
+        outcome: &FetchOutcome,
+        now: SystemTime,
+        config: &PolicyConfig,
+    ) -> &Decision {
+        let (summary, decision) = self.decide(outcome, now, config);
+        self.history.push_back(HistoryEntry {
+            at: now,
+            outcome: summary,
+            decision: decision.reason.clone(),
+        });
+        while self.history.len() > config.history_len.max(1) {
+            self.history.pop_front();
+        }
+        self.decision.insert(decision)
+    }
+
+    fn decide(
+        &mut self,
+        outcome: &FetchOutcome,
+        now: SystemTime,
+        config: &PolicyConfig,
+    ) -> (String, Decision) {
+        let via = |redirects: &[Hop]| -> String {
+            if redirects.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (after {} redirect{})",
+                    redirects.len(),
+                    if redirects.len() == 1 { "" } else { "s" }
+                )
+            }
+        };
+        match outcome {
+            FetchOutcome::Response {
+                response,
+                redirects,
+            } => {
+                let status = response.status;
+                let summary = format!("{status}{}", via(redirects));
+                let decision = match status {
+                    200..=299 => self.success(response, redirects, now, config),
+                    304 => match (self.good.clone(), self.parsed.clone()) {
+                        (Some(mut good), Some(parsed)) => {
+                            good.fetched_at = now;
+                            let ttl = ttl_from_headers(response, now, config);
+                            self.good = Some(good);
+                            self.failure = None;
+                            Decision {
+                                access: Access::Rules(parsed),
+                                expires_at: now + ttl,
+                                reason: format!(
+                                    "304 Not Modified at {}: the cached robots.txt is still current; using it until {}",
+                                    fmt_time(now),
+                                    fmt_time(now + ttl)
+                                ),
+                            }
+                        }
+                        _ => {
+                            self.unreachable("304 without a cached copy".into(), None, now, config)
+                        }
+                    },
+                    300..=399 => self.unavailable(
+                        format!(
+                            "{status} redirect without a usable Location{}",
+                            via(redirects)
+                        ),
+                        response,
+                        now,
+                        config,
+                    ),
+                    429 | 500..=599 => {
+                        let retry_after = response
+                            .header("retry-after")
+                            .and_then(|v| parse_retry_after(v, now));
+                        self.unreachable(format!("{status}"), retry_after, now, config)
+                    }
+                    400..=499 => self.unavailable(
+                        format!("{status}{}", via(redirects)),
+                        response,
+                        now,
+                        config,
+                    ),
+                    _ => self.unreachable(format!("unexpected status {status}"), None, now, config),
+                };
+                (summary, decision)
+            }
+            FetchOutcome::TooManyRedirects { redirects, is_loop } => {
+                let what = if *is_loop {
+                    format!("redirect loop after {} hops", redirects.len())
+                } else {
+                    format!("more than {} redirects", redirects.len().saturating_sub(1))
+                };
+                self.good = None;
+                self.parsed = None;
+                self.failure = None;
+                let ttl = config.max_ttl;
+                (
+                    what.clone(),
+                    Decision {
+                        access: Access::AllowAll,
+                        expires_at: now + ttl,
+                        reason: format!(
+                            "{what} at {}: robots.txt is unavailable, so everything is allowed (as if 404) until {}",
+                            fmt_time(now),
+                            fmt_time(now + ttl)
+                        ),
+                    },
+                )
+            }
+            FetchOutcome::Network { error, detail, .. } => {
+                let what = error.describe().to_owned();
+                let summary = if detail.is_empty() {
+                    what.clone()
+                } else {
+                    format!("{what}: {detail}")
+                };
+                (summary, self.unreachable(what, None, now, config))
+            }
+        }
+    }
+
+    fn success(
+        &mut self,
+        response: &HttpResponse,
+        redirects: &[Hop],
+        now: SystemTime,
+        config: &PolicyConfig,
+    ) -> Decision {
+        let robots = Arc::new(Robots::parse_with(&response.body, config.parse));
+        let no_store = cache_directive(response, "no-store");
+        let ttl = ttl_from_headers(response, now, config);
+        self.good = Some(GoodCopy {
+            body: response.body.clone(),
+            fetched_at: now,
+            status: response.status,
+            etag: response.header("etag").map(str::to_owned),
+            last_modified: response.header("last-modified").map(str::to_owned),
+            no_store,
+        });
+        self.parsed = Some(robots.clone());
+        self.failure = None;
+        let mut notes = Vec::new();
+        if !redirects.is_empty() {
+            notes.push(format!(
+                "via {} redirect(s) to {}",
+                redirects.len(),
+                response.url
+            ));
+        }
+        if robots
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == mannerly_robots::codes::HTML_DOCUMENT)
+        {
+            notes.push("the body is an HTML page, not robots.txt: no rules found".into());
+        }
+        if robots.truncated() {
+            notes.push(format!("cut at {} bytes", config.parse.max_bytes));
+        }
+        if no_store {
+            notes.push("no-store: kept in memory only".into());
+        }
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", notes.join("; "))
+        };
+        Decision {
+            access: Access::Rules(robots.clone()),
+            expires_at: now + ttl,
+            reason: format!(
+                "{} at {}: {} group(s), {} rule(s){notes}; valid until {}",
+                response.status,
+                fmt_time(now),
+                robots.groups().len(),
+                robots.rules().iter().filter(|r| !r.is_derived()).count(),
+                fmt_time(now + ttl)
+            ),
+        }
+    }
+
+    /// 4xx and unusable redirects: no robots.txt, so no restrictions.
+    fn unavailable(
+        &mut self,
+        what: String,
+        response: &HttpResponse,
+        now: SystemTime,
+        config: &PolicyConfig,
+    ) -> Decision {
+        self.good = None;
+        self.parsed = None;
+        self.failure = None;
+        let ttl = ttl_from_headers(response, now, config);
+        Decision {
+            access: Access::AllowAll,
+            expires_at: now + ttl,
+            reason: format!(
+                "{what} at {}: robots.txt is unavailable, so everything is allowed until {}",
+                fmt_time(now),
+                fmt_time(now + ttl)
+            ),
+        }
+    }
+
+    /// 429, 5xx and network failures.
+    fn unreachable(
+        &mut self,
+        what: String,
+        retry_after: Option<SystemTime>,
+        now: SystemTime,
+        config: &PolicyConfig,
+    ) -> Decision {
+        let run = self.failure.get_or_insert(FailureRun {
+            since: now,
+            attempts: 0,
+            last: String::new(),
+        });
+        run.attempts = run.attempts.saturating_add(1);
+        run.last = what;
+        let attempts = run.attempts;
+        let backoff = backoff(&self.origin, attempts, config);
+        let retry_at = match retry_after {
+            Some(t) => t
+                .min(now + config.retry_after_cap)
+                .max(now + Duration::from_secs(1)),
+            None => now + backoff,
+        };
+        self.recompute(now, retry_at, config)
+    }
+
+    /// The decision for the current failure run (or good state) with the
+    /// next refetch at `retry_at`, evaluated at `retry_at`'s phase start.
+    fn recompute(&self, now: SystemTime, retry_at: SystemTime, config: &PolicyConfig) -> Decision {
+        let Some(run) = &self.failure else {
+            return match &self.parsed {
+                Some(p) => Decision {
+                    access: Access::Rules(p.clone()),
+                    expires_at: retry_at,
+                    reason: format!(
+                        "restored copy fetched at {}",
+                        self.good
+                            .as_ref()
+                            .map_or_else(String::new, |g| fmt_time(g.fetched_at))
+                    ),
+                },
+                None => Decision {
+                    access: Access::AllowAll,
+                    expires_at: retry_at,
+                    reason: "restored: robots.txt was unavailable".into(),
+                },
+            };
+        };
+        let since = run.since;
+        let head = format!("{} since {}", run.last, fmt_time(since));
+        // The phase is judged at the time of the attempt being decided.
+        let age = now.duration_since(since).unwrap_or(Duration::ZERO);
+        let next = format!("next attempt at {}", fmt_time(retry_at));
+        let copy = self
+            .parsed
+            .clone()
+            .zip(self.good.as_ref().map(|g| g.fetched_at));
+        match config.profile {
+            Profile::Google => {
+                if age < config.disallow_phase {
+                    let phase_end = since + config.disallow_phase;
+                    Decision {
+                        access: Access::DisallowAll,
+                        expires_at: retry_at.min(phase_end),
+                        reason: format!("{head}, phase 1 of 3: complete disallow ({next})"),
+                    }
+                } else if age < config.unreachable_horizon {
+                    let phase_end = since + config.unreachable_horizon;
+                    match copy {
+                        Some((p, at)) => Decision {
+                            access: Access::Rules(p),
+                            expires_at: retry_at.min(phase_end),
+                            reason: format!("{head}, phase 2 of 3: using the last good copy, fetched at {} ({next})", fmt_time(at)),
+                        },
+                        None => Decision {
+                            access: Access::DisallowAll,
+                            expires_at: retry_at.min(phase_end),
+                            reason: format!("{head}, phase 2 of 3: no good copy to fall back on, complete disallow ({next})"),
+                        },
+                    }
+                } else {
+                    let answered = self
+                        .host_answered_at
+                        .is_some_and(|t| t + config.host_answer_window >= now);
+                    if answered {
+                        Decision {
+                            access: Access::AllowAll,
+                            expires_at: retry_at,
+                            reason: format!("{head}, phase 3 of 3: unreachable for over 30 days while the site answers, so robots.txt is treated as absent: everything allowed ({next})"),
+                        }
+                    } else {
+                        Decision {
+                            access: Access::DisallowAll,
+                            expires_at: retry_at,
+                            reason: format!("{head}, phase 3 of 3: unreachable for over 30 days and the site does not answer: complete disallow ({next})"),
+                        }
+                    }
+                }
+            }
+            Profile::Rfc9309 => {
+                if age < config.unreachable_horizon {
+                    Decision {
+                        access: Access::DisallowAll,
+                        expires_at: retry_at.min(since + config.unreachable_horizon),
+                        reason: format!("{head}, phase 1 of 2: complete disallow while unreachable (RFC 9309 §2.3.1.4) ({next})"),
+                    }
+                } else {
+                    match copy {
+                        Some((p, at)) => Decision {
+                            access: Access::Rules(p),
+                            expires_at: retry_at,
+                            reason: format!("{head}, phase 2 of 2: unreachable for over 30 days, using the cached copy fetched at {} ({next})", fmt_time(at)),
+                        },
+                        None => Decision {
+                            access: Access::DisallowAll,
+                            expires_at: retry_at,
+                            reason: format!("{head}, phase 2 of 2: unreachable for over 30 days and no cached copy: complete disallow ({next})"),
+                        },
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `Retry-After`: delta-seconds or an HTTP-date.
+pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<SystemTime> {
+    let v = value.trim();
+    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+        let secs: u64 = v.parse().ok()?;
+        return now.checked_add(Duration::from_secs(secs));
+    }
+    parse_http_date(v)
+}
+
+fn cache_directive(response: &HttpResponse, directive: &str) -> bool {
+    response.header("cache-control").is_some_and(|cc| {
+        cc.split(',').any(|d| {
+            d.trim()
+                .split('=')
+                .next()
+                .is_some_and(|k| k.trim().eq_ignore_ascii_case(directive))
+        })
+    })
+}
+
+fn max_age(response: &HttpResponse) -> Option<Duration> {
+    let cc = response.header("cache-control")?;
+    cc.split(',').find_map(|d| {
+        let (k, v) = d.trim().split_once('=')?;
+        if k.trim().eq_ignore_ascii_case("max-age") {
+            v.trim()
+                .trim_matches('"')
+                .parse::<u64>()
+                .ok()
+                .map(Duration::from_secs)
+        } else {
+            None
+        }
+    })
+}
+
+/// How long a response may be used: the maximum, shortened by
+/// `Cache-Control: max-age` (less `Age`) or `Expires`, never below the
+/// minimum; `no-store` and `no-cache` give the minimum.
+pub fn ttl_from_headers(
+    response: &HttpResponse,
+    now: SystemTime,
+    config: &PolicyConfig,
+) -> Duration {
+    if cache_directive(response, "no-store") || cache_directive(response, "no-cache") {
+        return config.min_ttl;
+    }
+    let age = response
+        .header("age")
+        .and_then(|a| a.trim().parse::<u64>().ok())
+        .map(Duration::from_secs)
+        .unwrap_or_default();
+    let fresh = match max_age(response) {
+        Some(m) => Some(m.saturating_sub(age)),
+        None => response.header("expires").map(|e| {
+            let base = response
+                .header("date")
+                .and_then(parse_http_date)
+                .unwrap_or(now);
+            parse_http_date(e)
+                .and_then(|t| t.duration_since(base).ok())
+                .unwrap_or(Duration::ZERO)
+        }),
+    };
+    fresh
+        .unwrap_or(config.max_ttl)
+        .clamp(config.min_ttl, config.max_ttl.max(config.min_ttl))
+}
+
+/// Exponential backoff with deterministic jitter in [0.75, 1.25): the same
+/// origin and attempt always wait the same, different origins spread out.
+pub fn backoff(origin: &Origin, attempt: u32, config: &PolicyConfig) -> Duration {
+    let exp = attempt.saturating_sub(1).min(30);
+    let base = config
+        .backoff_base
+        .saturating_mul(1u32 << exp.min(20))
+        .min(config.backoff_max);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in origin.to_string().bytes().chain(attempt.to_le_bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+    }
+    let jitter = 0.75 + (h % 1000) as f64 / 2000.0;
+    base.mul_f64(jitter)
+}

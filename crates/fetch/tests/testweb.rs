@@ -1,0 +1,838 @@
+//! Every row of the robots.txt fetching rules, against the simulated web on
+//! 127.0.0.1, with a fake clock: 12 hours and 30 days pass in microseconds.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mannerly_fetch::policy::PolicyConfig;
+use mannerly_fetch::time::test_epoch;
+use mannerly_fetch::{
+    CacheConfig, FakeClock, FetchConfig, HttpFetcher, MemoryStore, Origin, Profile, RobotsCache,
+    Store,
+};
+use mannerly_testweb::{Body, HostSpec, Reply, TestWeb, WebConfig};
+
+const HOUR: Duration = Duration::from_secs(3600);
+const DAY: Duration = Duration::from_secs(24 * 3600);
+const RULES: &str = "User-agent: *\nDisallow: /private/\n";
+
+struct Env {
+    web: TestWeb,
+    cache: RobotsCache<HttpFetcher>,
+    clock: FakeClock,
+    store: Arc<MemoryStore>,
+}
+
+impl Env {
+    fn url(&self, host: &str, path: &str) -> String {
+        self.web.url(host, path)
+    }
+
+    fn origin(&self, host: &str) -> Origin {
+        Origin::of(&self.url(host, "/")).expect("origin")
+    }
+
+    async fn check(&self, host: &str, path: &str) -> mannerly_fetch::CheckResult {
+        self.cache
+            .check(&self.url(host, path), "mannerly")
+            .await
+            .expect("check")
+    }
+}
+
+async fn env_with(hosts: Vec<(&str, HostSpec)>, policy: PolicyConfig, fetch: FetchConfig) -> Env {
+    let mut config = WebConfig::default();
+    config.dns_failures.insert("nxdomain.test".into());
+    for (name, spec) in hosts {
+        config.hosts.insert(name.to_owned(), spec);
+    }
+    let web = TestWeb::start(config).await.expect("testweb");
+    let client = client_for(&web, &fetch);
+    let fetcher = HttpFetcher::with_client(client, fetch);
+    let clock = FakeClock::new(test_epoch());
+    let store = Arc::new(MemoryStore::default());
+    let cache = RobotsCache::new(
+        fetcher,
+        Arc::new(clock.clone()),
+        store.clone(),
+        CacheConfig {
+            policy,
+            ..CacheConfig::default()
+        },
+    );
+    Env {
+        web,
+        cache,
+        clock,
+        store,
+    }
+}
+
+/// A client that resolves every test host to 127.0.0.1 and trusts the
+/// simulated web's CA.
+fn client_for(web: &TestWeb, fetch: &FetchConfig) -> reqwest::Client {
+    let ca = reqwest::Certificate::from_der(&web.ca_der()).expect("CA certificate");
+    HttpFetcher::client_builder(fetch)
+        .dns_resolver(web.resolver())
+        .add_root_certificate(ca)
+        .build()
+        .expect("client")
+}
+
+async fn env(hosts: Vec<(&str, HostSpec)>) -> Env {
+    env_with(hosts, PolicyConfig::default(), FetchConfig::default()).await
+}
+
+fn robots(replies: Vec<Reply>) -> HostSpec {
+    HostSpec::default().route("/robots.txt", replies)
+}
+
+#[tokio::test]
+async fn ok_parses_rules_even_with_a_wrong_content_type() {
+    let e = env(vec![(
+        "a.test",
+        robots(vec![Reply::text(RULES).header("Content-Type", "image/png")]),
+    )])
+    .await;
+    let r = e.check("a.test", "/private/x").await;
+    assert!(!r.allowed);
+    assert_eq!(r.access, "rules");
+    assert_eq!(r.rule.map(|r| r.line), Some(2));
+    assert_eq!(
+        r.reason,
+        "200 at 2026-11-20T10:00Z: 1 group(s), 1 rule(s); valid until 2026-11-21T10:00Z"
+    );
+    assert!(e.check("a.test", "/public").await.allowed);
+    assert_eq!(
+        e.web.count("a.test", "/robots.txt"),
+        1,
+        "one fetch serves both checks"
+    );
+}
+
+#[tokio::test]
+async fn an_html_page_parses_to_nothing_and_is_flagged() {
+    let e = env(vec![(
+        "a.test",
+        robots(vec![Reply::text(
+            "<!DOCTYPE html><html><body>Welcome</body></html>",
+        )]),
+    )])
+    .await;
+    let r = e.check("a.test", "/anything").await;
+    assert!(r.allowed);
+    assert!(
+        r.reason.contains("HTML page, not robots.txt"),
+        "{}",
+        r.reason
+    );
+}
+
+#[tokio::test]
+async fn client_errors_mean_unavailable_allow_all() {
+    for status in [400, 401, 403, 404, 410, 451] {
+        let e = env(vec![("a.test", robots(vec![Reply::status(status)]))]).await;
+        let r = e.check("a.test", "/private/x").await;
+        assert!(r.allowed, "{status}");
+        assert_eq!(r.access, "allow-all");
+        assert_eq!(
+            r.reason,
+            format!("{status} at 2026-11-20T10:00Z: robots.txt is unavailable, so everything is allowed until 2026-11-21T10:00Z")
+        );
+    }
+}
+
+#[tokio::test]
+async fn too_many_requests_fails_closed_and_honours_retry_after() {
+    let e = env(vec![(
+        "a.test",
+        robots(vec![
+            Reply::status(429).header("Retry-After", "120"),
+            Reply::text(RULES),
+        ]),
+    )])
+    .await;
+    let r = e.check("a.test", "/public").await;
+    assert!(!r.allowed);
+    assert_eq!(r.access, "disallow-all");
+    assert_eq!(
+        r.reason,
+        "429 since 2026-11-20T10:00Z, phase 1 of 3: complete disallow (next attempt at 2026-11-20T10:02Z)"
+    );
+    assert_eq!(r.expires_at, Some(test_epoch() + Duration::from_secs(120)));
+    e.clock.advance(Duration::from_secs(119));
+    assert!(!e.check("a.test", "/public").await.allowed);
+    assert_eq!(
+        e.web.count("a.test", "/robots.txt"),
+        1,
+        "no refetch before Retry-After"
+    );
+    e.clock.advance(Duration::from_secs(1));
+    assert!(e.check("a.test", "/public").await.allowed);
+    assert_eq!(e.web.count("a.test", "/robots.txt"), 2);
+}
+
+#[tokio::test]
+async fn retry_after_as_http_date() {
+    let at = test_epoch() + Duration::from_secs(600);
+    let e = env(vec![(
+        "a.test",
+        robots(vec![
+            Reply::status(503).header("Retry-After", httpdate::fmt_http_date(at))
+        ]),
+    )])
+    .await;
+    let r = e.check("a.test", "/").await;
+    assert_eq!(r.expires_at, Some(at));
+}
+
+/// 503 after a good copy: disallow for 12 h, then the good copy until 30
+/// days, then allow-all if the site answers, else disallow.
+#[tokio::test]
+async fn server_errors_walk_the_three_google_phases() {
+    let e = env(vec![(
+        "a.test",
+        robots(vec![Reply::text(RULES), Reply::status(503)]),
+    )])
+    .await;
+    assert!(e.check("a.test", "/public").await.allowed);
+    e.clock.advance(DAY); // the good copy expires; the refetch gets 503
+    let t1 = "2026-11-21T10:00Z";
+    let r = e.check("a.test", "/public").await;
+    assert!(!r.allowed);
+    assert!(
+        r.reason
+            .starts_with(&format!("503 since {t1}, phase 1 of 3: complete disallow")),
+        "{}",
+        r.reason
+    );
+
+    // Still failing at 12 h 30 min into the run: the last good copy applies.
+    e.clock.advance(12 * HOUR + Duration::from_secs(1800));
+    let r = e.check("a.test", "/public").await;
+    assert!(r.allowed);
+    assert!(!e.check("a.test", "/private/x").await.allowed);
+    assert!(
+        r.reason.starts_with(&format!(
+            "503 since {t1}, phase 2 of 3: using the last good copy, fetched at 2026-11-20T10:00Z"
+        )),
+        "{}",
+        r.reason
+    );
+
+    // Past 30 days, the site answers other requests: treated as no robots.txt.
+    e.clock.advance(30 * DAY);
+    e.cache.note_host_answered(&e.origin("a.test")).await;
+    let r = e.check("a.test", "/private/x").await;
+    assert!(r.allowed);
+    assert!(
+        r.reason
+            .contains("phase 3 of 3: unreachable for over 30 days while the site answers"),
+        "{}",
+        r.reason
+    );
+
+    // Two days later the site has not answered anything for over 24 h.
+    e.clock.advance(2 * DAY);
+    let r = e.check("a.test", "/public").await;
+    assert!(!r.allowed);
+    assert!(
+        r.reason
+            .contains("phase 3 of 3: unreachable for over 30 days and the site does not answer"),
+        "{}",
+        r.reason
+    );
+}
+
+#[tokio::test]
+async fn server_errors_without_a_good_copy_stay_closed_in_phase_two() {
+    let e = env(vec![("a.test", robots(vec![Reply::status(500)]))]).await;
+    assert!(!e.check("a.test", "/").await.allowed);
+    e.clock.advance(13 * HOUR);
+    let r = e.check("a.test", "/").await;
+    assert!(!r.allowed);
+    assert!(
+        r.reason
+            .starts_with("500 since 2026-11-20T10:00Z, phase 2 of 3: no good copy to fall back on"),
+        "{}",
+        r.reason
+    );
+}
+
+#[tokio::test]
+async fn rfc_profile_disallows_until_reachable_then_cached_copy_after_30_days() {
+    let policy = PolicyConfig {
+        profile: Profile::Rfc9309,
+        ..PolicyConfig::default()
+    };
+    let e = env_with(
+        vec![(
+            "a.test",
+            robots(vec![Reply::text(RULES), Reply::status(502)]),
+        )],
+        policy,
+        FetchConfig::default(),
+    )
+    .await;
+    assert!(e.check("a.test", "/public").await.allowed);
+    e.clock.advance(DAY);
+    e.clock.advance(13 * HOUR);
+    let r = e.check("a.test", "/public").await;
+    assert!(!r.allowed, "no 12-hour switch in the RFC profile");
+    assert!(
+        r.reason
+            .contains("phase 1 of 2: complete disallow while unreachable (RFC 9309"),
+        "{}",
+        r.reason
+    );
+    e.clock.advance(31 * DAY);
+    let r = e.check("a.test", "/public").await;
+    assert!(r.allowed);
+    assert!(
+        r.reason
+            .contains("phase 2 of 2: unreachable for over 30 days, using the cached copy"),
+        "{}",
+        r.reason
+    );
+    assert!(!e.check("a.test", "/private/a").await.allowed);
+}
+
+fn chain(host: &str, hops: usize, target: &str) -> HostSpec {
+    let mut spec = HostSpec::default();
+    for i in 0..hops {
+        let from = if i == 0 {
+            "/robots.txt".to_owned()
+        } else {
+            format!("/r{i}")
+        };
+        let to = if i + 1 == hops {
+            target.to_owned()
+        } else {
+            format!("/r{}", i + 1)
+        };
+        spec = spec.route(from, vec![Reply::redirect(301, to)]);
+    }
+    let _ = host;
+    spec.route("/final.txt", vec![Reply::text(RULES)])
+}
+
+#[tokio::test]
+async fn five_redirects_are_followed_and_the_rules_apply_to_the_origin_asked() {
+    let e = env(vec![("a.test", chain("a.test", 5, "/final.txt"))]).await;
+    let r = e.check("a.test", "/private/x").await;
+    assert!(!r.allowed);
+    assert!(r.reason.contains("via 5 redirect(s)"), "{}", r.reason);
+}
+
+#[tokio::test]
+async fn six_redirects_mean_unavailable() {
+    let e = env(vec![("a.test", chain("a.test", 6, "/final.txt"))]).await;
+    let r = e.check("a.test", "/private/x").await;
+    assert!(r.allowed);
+    assert_eq!(r.access, "allow-all");
+    assert!(
+        r.reason
+            .starts_with("more than 5 redirects at 2026-11-20T10:00Z"),
+        "{}",
+        r.reason
+    );
+}
+
+#[tokio::test]
+async fn a_redirect_loop_means_unavailable() {
+    let spec = HostSpec::default()
+        .route("/robots.txt", vec![Reply::redirect(302, "/a")])
+        .route("/a", vec![Reply::redirect(302, "/robots.txt")]);
+    let e = env(vec![("a.test", spec)]).await;
+    let r = e.check("a.test", "/x").await;
+    assert!(r.allowed);
+    assert!(
+        r.reason.starts_with("redirect loop after 2 hops"),
+        "{}",
+        r.reason
+    );
+}
+
+#[tokio::test]
+async fn cross_host_redirect_rules_apply_to_the_asking_origin_only() {
+    let e = env(vec![
+        ("a.test", HostSpec::default()),
+        (
+            "b.test",
+            HostSpec::default().robots("User-agent: *\nDisallow: /\n"),
+        ),
+    ])
+    .await;
+    let target = e.url("b.test", "/robots.txt");
+    e.web
+        .set_host("a.test", robots(vec![Reply::redirect(301, target)]));
+    e.web.set_host(
+        "b.test",
+        HostSpec::default().robots("User-agent: *\nDisallow: /b-only/\n"),
+    );
+    let r = e.check("a.test", "/b-only/x").await;
+    assert!(!r.allowed, "a.test uses the rules found at b.test");
+    assert_eq!(
+        e.cache.len(),
+        1,
+        "only a.test is cached: the rules are not filed under b.test"
+    );
+    assert_eq!(e.web.count("b.test", "/robots.txt"), 1);
+    // b.test's own robots.txt is fetched separately when b.test is crawled.
+    let _ = e.check("b.test", "/b-only/x").await;
+    assert_eq!(e.web.count("b.test", "/robots.txt"), 2);
+}
+
+#[tokio::test]
+async fn cross_port_and_scheme_are_different_origins() {
+    let e = env(vec![("a.test", HostSpec::default().robots(RULES))]).await;
+    let other_port = e.web.ports()[1];
+    let moved = format!("http://a.test:{other_port}/robots.txt");
+    e.web.set_host(
+        &format!("a.test:{}", e.web.port()),
+        robots(vec![Reply::redirect(308, moved)]),
+    );
+    e.web.set_host(
+        &format!("a.test:{other_port}"),
+        HostSpec::default().robots(RULES),
+    );
+    assert!(!e.check("a.test", "/private/1").await.allowed);
+    let second = format!("http://a.test:{other_port}/private/1");
+    assert!(
+        !e.cache
+            .check(&second, "mannerly")
+            .await
+            .expect("check")
+            .allowed
+    );
+    assert_eq!(e.cache.len(), 2);
+    // http -> https: followed across schemes; the rules apply to the http
+    // origin that was asked.
+    let https = e
+        .web
+        .https_url("s.test", "/robots.txt")
+        .expect("a TLS port");
+    e.web
+        .set_host("c.test", robots(vec![Reply::redirect(301, https)]));
+    e.web.set_host(
+        "s.test",
+        HostSpec::default().robots("User-agent: *\nDisallow: /secure-only/\n"),
+    );
+    let r = e.check("c.test", "/secure-only/x").await;
+    assert!(!r.allowed, "{}", r.reason);
+    assert!(
+        r.reason.contains("via 1 redirect(s) to https://s.test:"),
+        "{}",
+        r.reason
+    );
+    let https_origin = e.web.https_url("s.test", "/secure-only/x").expect("url");
+    assert!(
+        !e.cache
+            .check(&https_origin, "bot")
+            .await
+            .expect("check")
+            .allowed
+    );
+    assert_eq!(
+        e.cache.len(),
+        4,
+        "http a:{{p1,p2}}, http c, https s: four origins"
+    );
+    // A TLS failure is a network failure: plain http spoken to the TLS port.
+    let tls_port = e.web.tls_ports()[0];
+    let r = e
+        .cache
+        .check(&format!("http://t.test:{tls_port}/x"), "bot")
+        .await
+        .expect("check");
+    assert!(!r.allowed);
+    assert!(r.reason.contains("phase 1 of 3"), "{}", r.reason);
+    let r = e
+        .cache
+        .check(&format!("https://t.test:{}/x", e.web.port()), "bot")
+        .await
+        .expect("check");
+    assert!(r.reason.starts_with("TLS handshake failed"), "{}", r.reason);
+}
+
+#[tokio::test]
+async fn redirect_to_a_non_robots_path_uses_what_is_there() {
+    let spec = HostSpec::default()
+        .route("/robots.txt", vec![Reply::redirect(301, "/")])
+        .route(
+            "/",
+            vec![Reply::text("<html><body>home</body></html>").header("Content-Type", "text/html")],
+        );
+    let e = env(vec![("a.test", spec)]).await;
+    let r = e.check("a.test", "/private/x").await;
+    assert!(r.allowed);
+    assert!(
+        r.reason.contains("via 1 redirect(s)") && r.reason.contains("HTML page"),
+        "{}",
+        r.reason
+    );
+}
+
+#[tokio::test]
+async fn network_failures_fail_closed_with_their_reason() {
+    let fetch = FetchConfig {
+        timeout: Duration::from_millis(800),
+        ..FetchConfig::default()
+    };
+    let e = env_with(
+        vec![
+            ("reset.test", robots(vec![Reply::reset()])),
+            ("hang.test", robots(vec![Reply::hang()])),
+            (
+                "truncated.test",
+                robots(vec![Reply::body(Body::Truncated {
+                    text: "User-agent: *\n".into(),
+                    declared: 5000,
+                })]),
+            ),
+            (
+                "midreset.test",
+                robots(vec![Reply::body(Body::ResetAfter {
+                    text: "User-agent: *\n".into(),
+                })]),
+            ),
+        ],
+        PolicyConfig::default(),
+        fetch,
+    )
+    .await;
+    let cases = [
+        ("nxdomain.test", "DNS lookup failed"),
+        ("reset.test", "connection reset"),
+        ("hang.test", "timed out"),
+        ("truncated.test", "body cut short"),
+        ("midreset.test", "body cut short"),
+    ];
+    for (host, words) in cases {
+        let r = e.check(host, "/x").await;
+        assert!(!r.allowed, "{host}");
+        assert_eq!(r.access, "disallow-all", "{host}");
+        assert!(r.reason.starts_with(words), "{host}: {}", r.reason);
+        assert!(
+            r.reason.contains("phase 1 of 3: complete disallow"),
+            "{host}: {}",
+            r.reason
+        );
+    }
+    // Nothing listens on this port: connection refused.
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        l.local_addr().expect("addr").port()
+    };
+    let r = e
+        .cache
+        .check(&format!("http://a.test:{closed}/x"), "mannerly")
+        .await
+        .expect("check");
+    assert!(!r.allowed);
+    assert!(
+        r.reason.starts_with("connection failed since"),
+        "{}",
+        r.reason
+    );
+}
+
+#[tokio::test]
+async fn failures_back_off_between_attempts() {
+    let e = env(vec![("a.test", robots(vec![Reply::status(500)]))]).await;
+    let mut waits = Vec::new();
+    for _ in 0..6 {
+        let r = e.check("a.test", "/").await;
+        let wait = r
+            .expires_at
+            .expect("expiry")
+            .duration_since(e.clock_now())
+            .expect("future");
+        waits.push(wait);
+        e.clock.advance(wait);
+    }
+    assert_eq!(e.web.count("a.test", "/robots.txt"), 6);
+    assert!(
+        waits
+            .windows(2)
+            .all(|w| w[1] > w[0] || w[1] >= Duration::from_secs(2700)),
+        "{waits:?}"
+    );
+    assert!(
+        waits[0] >= Duration::from_secs(45) && waits[0] < Duration::from_secs(75),
+        "{waits:?}"
+    );
+}
+
+impl Env {
+    fn clock_now(&self) -> std::time::SystemTime {
+        use mannerly_fetch::Clock;
+        self.clock.now()
+    }
+}
+
+#[tokio::test]
+async fn cache_expires_after_24_hours_or_sooner_by_cache_control() {
+    let e = env(vec![
+        ("a.test", HostSpec::default().robots(RULES)),
+        (
+            "b.test",
+            robots(vec![
+                Reply::text(RULES).header("Cache-Control", "public, max-age=3600")
+            ]),
+        ),
+        (
+            "c.test",
+            robots(vec![Reply::text(RULES)
+                .header("Expires", httpdate::fmt_http_date(test_epoch() + 2 * HOUR))
+                .header("Date", httpdate::fmt_http_date(test_epoch()))]),
+        ),
+        (
+            "d.test",
+            robots(vec![
+                Reply::text(RULES).header("Cache-Control", "max-age=999999")
+            ]),
+        ),
+    ])
+    .await;
+    for h in ["a.test", "b.test", "c.test", "d.test"] {
+        e.check(h, "/").await;
+    }
+    e.clock.advance(HOUR);
+    for h in ["a.test", "b.test", "c.test", "d.test"] {
+        e.check(h, "/").await;
+    }
+    assert_eq!(
+        e.web.count("b.test", "/robots.txt"),
+        2,
+        "max-age=3600 expired"
+    );
+    assert_eq!(e.web.count("c.test", "/robots.txt"), 1);
+    e.clock.advance(HOUR);
+    e.check("c.test", "/").await;
+    assert_eq!(e.web.count("c.test", "/robots.txt"), 2, "Expires passed");
+    e.clock.advance(22 * HOUR - Duration::from_secs(1));
+    e.check("a.test", "/").await;
+    e.check("d.test", "/").await;
+    assert_eq!(e.web.count("a.test", "/robots.txt"), 1);
+    e.clock.advance(Duration::from_secs(1));
+    e.check("a.test", "/").await;
+    e.check("d.test", "/").await;
+    assert_eq!(e.web.count("a.test", "/robots.txt"), 2, "24 hours at most");
+    assert_eq!(
+        e.web.count("d.test", "/robots.txt"),
+        2,
+        "max-age cannot extend past 24 hours"
+    );
+}
+
+#[tokio::test]
+async fn no_store_is_kept_in_memory_briefly_and_never_persisted() {
+    let e = env(vec![(
+        "a.test",
+        robots(vec![Reply::text(RULES).header("Cache-Control", "no-store")]),
+    )])
+    .await;
+    let r = e.check("a.test", "/private/x").await;
+    assert!(!r.allowed);
+    assert!(
+        r.reason.contains("no-store: kept in memory only"),
+        "{}",
+        r.reason
+    );
+    let stored = e.store.load(&e.origin("a.test")).expect("state saved");
+    assert!(stored.good.is_none(), "the no-store body is not persisted");
+    e.clock.advance(Duration::from_secs(59));
+    e.check("a.test", "/").await;
+    assert_eq!(e.web.count("a.test", "/robots.txt"), 1);
+    e.clock.advance(Duration::from_secs(1));
+    e.check("a.test", "/").await;
+    assert_eq!(e.web.count("a.test", "/robots.txt"), 2);
+}
+
+#[tokio::test]
+async fn not_modified_renews_the_cached_rules() {
+    let e = env(vec![(
+        "a.test",
+        robots(vec![
+            Reply::text(RULES)
+                .header("ETag", "\"v1\"")
+                .header("Last-Modified", "Thu, 19 Nov 2026 10:00:00 GMT"),
+            Reply::status(304).header("ETag", "\"v1\""),
+        ]),
+    )])
+    .await;
+    assert!(!e.check("a.test", "/private/x").await.allowed);
+    e.clock.advance(DAY);
+    let r = e.check("a.test", "/private/x").await;
+    assert!(!r.allowed, "the rules survive the 304");
+    assert!(
+        r.reason.starts_with(
+            "304 Not Modified at 2026-11-21T10:00Z: the cached robots.txt is still current"
+        ),
+        "{}",
+        r.reason
+    );
+    let reqs: Vec<bool> = e
+        .web
+        .requests()
+        .iter()
+        .filter(|q| q.path == "/robots.txt")
+        .map(|q| q.conditional)
+        .collect();
+    assert_eq!(reqs, vec![false, true], "the refresh was conditional");
+}
+
+#[tokio::test]
+async fn size_limit_cuts_at_a_line_boundary() {
+    let mut body = String::from("User-agent: *\n");
+    while body.len() < 510 * 1024 {
+        body.push_str("Allow: /padding/aaaaaaaaaaaaaaaaaaaaaaaa\n");
+    }
+    body.push_str("Disallow: /late/\n");
+    let e = env(vec![("a.test", HostSpec::default().robots(body))]).await;
+    let r = e.check("a.test", "/late/x").await;
+    assert!(r.allowed, "the rule past 500 KiB is ignored");
+    assert!(r.reason.contains("cut at 512000 bytes"), "{}", r.reason);
+}
+
+#[tokio::test]
+async fn an_endless_body_is_read_only_up_to_the_limit() {
+    let e = env(vec![(
+        "a.test",
+        robots(vec![Reply::body(Body::Endless {
+            line: "Disallow: /x\n".into(),
+        })
+        .with_status(200)]),
+    )])
+    .await;
+    // The body starts with rules outside a group; the point is that the
+    // fetch finishes and is cut.
+    let r = tokio::time::timeout(Duration::from_secs(20), e.check("a.test", "/y"))
+        .await
+        .expect("finishes");
+    assert!(r.reason.contains("cut at 512000 bytes"), "{}", r.reason);
+}
+
+#[tokio::test]
+async fn a_gzip_bomb_is_decoded_only_up_to_the_limit() {
+    let e = env(vec![(
+        "a.test",
+        robots(vec![Reply::body(Body::GzipBomb {
+            decoded_bytes: 1 << 30,
+        })]),
+    )])
+    .await;
+    let r = tokio::time::timeout(Duration::from_secs(20), e.check("a.test", "/y"))
+        .await
+        .expect("finishes");
+    assert!(r.allowed);
+    assert!(r.reason.contains("cut at 512000 bytes"), "{}", r.reason);
+}
+
+#[tokio::test]
+async fn gzip_content_encoding_is_decoded() {
+    let e = env(vec![(
+        "a.test",
+        robots(vec![Reply::body(Body::Gzip { text: RULES.into() })]),
+    )])
+    .await;
+    assert!(!e.check("a.test", "/private/z").await.allowed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_thousand_concurrent_lookups_cause_one_fetch() {
+    let e = Arc::new(
+        env(vec![(
+            "a.test",
+            robots(vec![Reply::text(RULES).latency(200)]),
+        )])
+        .await,
+    );
+    let mut tasks = Vec::new();
+    for i in 0..1000 {
+        let e = e.clone();
+        tasks.push(tokio::spawn(async move {
+            e.check("a.test", &format!("/private/{i}")).await.allowed
+        }));
+    }
+    for t in tasks {
+        assert!(!t.await.expect("task"));
+    }
+    assert_eq!(e.web.count("a.test", "/robots.txt"), 1);
+}
+
+#[tokio::test]
+async fn robots_txt_itself_is_always_allowed() {
+    let e = env(vec![(
+        "a.test",
+        HostSpec::default().robots("User-agent: *\nDisallow: /\n"),
+    )])
+    .await;
+    assert!(!e.check("a.test", "/page").await.allowed);
+    let r = e.check("a.test", "/robots.txt").await;
+    assert!(r.allowed);
+    assert_eq!(r.access, "robots-txt");
+}
+
+#[tokio::test]
+async fn memory_is_bounded_by_entries() {
+    let mut config = WebConfig::default();
+    config.generated.count = 50;
+    let web = TestWeb::start(config).await.expect("web");
+    let fetch = FetchConfig::default();
+    let client = client_for(&web, &fetch);
+    let cache = RobotsCache::new(
+        HttpFetcher::with_client(client, fetch),
+        Arc::new(FakeClock::new(test_epoch())),
+        Arc::new(MemoryStore::default()),
+        CacheConfig {
+            max_entries: 8,
+            ..CacheConfig::default()
+        },
+    );
+    for n in 0..50 {
+        let url = web.url(&format!("h{n}.gen.test"), "/private/x");
+        assert!(!cache.check(&url, "bot").await.expect("check").allowed);
+        assert!(cache.len() <= 8);
+    }
+    assert!(cache.bytes() > 0);
+}
+
+#[tokio::test]
+async fn state_survives_a_restart_through_the_store() {
+    let e = env(vec![(
+        "a.test",
+        robots(vec![Reply::text(RULES), Reply::status(503)]),
+    )])
+    .await;
+    assert!(e.check("a.test", "/x").await.allowed);
+    e.clock.advance(DAY);
+    assert!(!e.check("a.test", "/x").await.allowed);
+    // A new cache over the same store: the failure run and the good copy
+    // come back, so 13 hours later the good copy applies without refetch
+    // history being lost.
+    let fetch = FetchConfig::default();
+    let client = client_for(&e.web, &fetch);
+    let cache2 = RobotsCache::new(
+        HttpFetcher::with_client(client, fetch),
+        Arc::new(e.clock.clone()),
+        e.store.clone(),
+        CacheConfig::default(),
+    );
+    let origin = e.origin("a.test");
+    let restored = cache2.state(&origin).await;
+    assert_eq!(restored.failure.as_ref().map(|f| f.attempts), Some(1));
+    assert_eq!(restored.history.len(), 2);
+    e.clock.advance(13 * HOUR);
+    let r = cache2
+        .check(&e.url("a.test", "/x"), "bot")
+        .await
+        .expect("check");
+    assert!(r.allowed);
+    assert!(
+        r.reason.contains("phase 2 of 3: using the last good copy"),
+        "{}",
+        r.reason
+    );
+}

@@ -1,0 +1,858 @@
+//! A simulated multi-host web on 127.0.0.1, for tests, benchmarks and demos.
+//!
+//! One server listens on several ports and serves any number of virtual
+//! hosts by their `Host` header. Each host is scripted per path: a route is a
+//! sequence of [`Reply`]s (the n-th request gets the n-th reply, the last
+//! repeats), so "503 three times, then 200" is one line. Replies can be slow,
+//! endless, gzip-bombed, truncated, reset or hung. Hosts that are not
+//! scripted can be generated on the fly (`h17.gen.test`) with linked pages,
+//! for crawls over tens of thousands of hosts.
+//!
+//! Every request is recorded (host, port, path, start and end time, and how
+//! many requests to that host were in flight), so tests can assert
+//! politeness.
+//!
+//! ```no_run
+//! # async fn demo() -> std::io::Result<()> {
+//! use mannerly_testweb::{HostSpec, Reply, TestWeb, WebConfig};
+//! let mut config = WebConfig::default();
+//! config.hosts.insert("a.test".into(), HostSpec::default().route("/robots.txt", vec![
+//!     Reply::status(503).header("Retry-After", "120"),
+//!     Reply::text("User-agent: *\nDisallow: /private/\n"),
+//! ]));
+//! let web = TestWeb::start(config).await?;
+//! let url = web.url("a.test", "/robots.txt");   // http://a.test:PORT/robots.txt
+//! let client = reqwest::Client::builder().dns_resolver(web.resolver()).build().unwrap();
+//! # Ok(()) }
+//! ```
+
+use std::collections::{HashMap, HashSet};
+use std::io::{self, Write};
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body::Frame;
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+mod tls;
+
+/// Errors starting the simulated web or reading its configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum TestWebError {
+    #[error("cannot bind 127.0.0.1:{port}: {source}")]
+    Bind { port: u16, source: io::Error },
+    #[error("cannot read config {path}: {source}")]
+    ReadConfig { path: String, source: io::Error },
+    #[error("config {path} is not valid: {message}")]
+    BadConfig { path: String, message: String },
+    #[error("cannot make the test TLS certificate authority: {0}")]
+    Tls(String),
+}
+
+/// What a response body is.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Body {
+    /// Exactly this text.
+    Text { text: String },
+    /// This text, gzip-compressed, sent with `Content-Encoding: gzip`.
+    Gzip { text: String },
+    /// `decoded_bytes` of `a`, gzip-compressed (a few KB on the wire).
+    GzipBomb { decoded_bytes: u64 },
+    /// `line` repeated until the client hangs up.
+    Endless { line: String },
+    /// `line` repeated up to `bytes` bytes.
+    Huge { bytes: u64, line: String },
+    /// `text` in chunks of `chunk_bytes`, `delay_ms` apart.
+    Slow {
+        text: String,
+        chunk_bytes: usize,
+        delay_ms: u64,
+    },
+    /// Declares `Content-Length: declared` but sends only `text`, then closes.
+    Truncated { text: String, declared: u64 },
+    /// Sends `text`, then resets the connection.
+    ResetAfter { text: String },
+}
+
+impl Default for Body {
+    fn default() -> Self {
+        Body::Text {
+            text: String::new(),
+        }
+    }
+}
+
+/// One scripted response.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Body,
+    /// Wait this long before answering.
+    pub latency_ms: u64,
+    /// Close the connection without any response.
+    pub reset: bool,
+    /// Never answer (until the client gives up).
+    pub hang: bool,
+}
+
+impl Default for Reply {
+    fn default() -> Self {
+        Reply {
+            status: 200,
+            headers: Vec::new(),
+            body: Body::default(),
+            latency_ms: 0,
+            reset: false,
+            hang: false,
+        }
+    }
+}
+
+impl Reply {
+    /// 200 with a text body.
+    pub fn text(text: impl Into<String>) -> Reply {
+        Reply {
+            body: Body::Text { text: text.into() },
+            ..Reply::default()
+        }
+    }
+
+    /// An empty reply with this status.
+    pub fn status(status: u16) -> Reply {
+        Reply {
+            status,
+            ..Reply::default()
+        }
+    }
+
+    /// A redirect to `location`.
+    pub fn redirect(status: u16, location: impl Into<String>) -> Reply {
+        Reply::status(status).header("Location", location)
+    }
+
+    /// A reply with this body.
+    pub fn body(body: Body) -> Reply {
+        Reply {
+            body,
+            ..Reply::default()
+        }
+    }
+
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Reply {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    pub fn latency(mut self, ms: u64) -> Reply {
+        self.latency_ms = ms;
+        self
+    }
+
+    pub fn with_status(mut self, status: u16) -> Reply {
+        self.status = status;
+        self
+    }
+
+    /// Close the connection without answering.
+    pub fn reset() -> Reply {
+        Reply {
+            reset: true,
+            ..Reply::default()
+        }
+    }
+
+    /// Never answer.
+    pub fn hang() -> Reply {
+        Reply {
+            hang: true,
+            ..Reply::default()
+        }
+    }
+}
+
+/// A scripted host.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HostSpec {
+    /// Path (with query) to the replies for it, in order; the last repeats.
+    pub routes: HashMap<String, Vec<Reply>>,
+    /// Paths not in `routes` get a generated page with this many links to
+    /// other pages of the host (0: a 404 instead).
+    pub generated_links: u32,
+    /// Generated pages are numbered below this.
+    pub generated_pages: u32,
+    /// Latency added to every reply of this host.
+    pub latency_ms: u64,
+}
+
+impl HostSpec {
+    pub fn route(mut self, path: impl Into<String>, replies: Vec<Reply>) -> HostSpec {
+        self.routes.insert(path.into(), replies);
+        self
+    }
+
+    /// Serve `robots` at `/robots.txt`.
+    pub fn robots(self, robots: impl Into<String>) -> HostSpec {
+        self.route("/robots.txt", vec![Reply::text(robots)])
+    }
+
+    pub fn pages(mut self, pages: u32, links: u32) -> HostSpec {
+        self.generated_pages = pages;
+        self.generated_links = links;
+        self
+    }
+}
+
+/// Hosts made up on demand: `<prefix><n><suffix>` for n below `count`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Generated {
+    pub prefix: String,
+    pub suffix: String,
+    pub count: u32,
+    /// robots.txt of every generated host.
+    pub robots: String,
+    pub pages_per_host: u32,
+    pub links_per_page: u32,
+    /// Links that go to other generated hosts, out of `links_per_page`.
+    pub cross_host_links: u32,
+}
+
+impl Default for Generated {
+    fn default() -> Self {
+        Generated {
+            prefix: "h".into(),
+            suffix: ".gen.test".into(),
+            count: 0,
+            robots: "User-agent: *\nDisallow: /private/\n".into(),
+            pages_per_host: 20,
+            links_per_page: 5,
+            cross_host_links: 1,
+        }
+    }
+}
+
+/// The whole simulated web.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WebConfig {
+    /// Fixed ports to listen on; empty: `port_count` free ports.
+    pub ports: Vec<u16>,
+    pub port_count: usize,
+    /// Ports that speak https (TLS with a test CA, see
+    /// [`TestWeb::ca_der`]); fixed, or `tls_port_count` free ones.
+    pub tls_ports: Vec<u16>,
+    pub tls_port_count: usize,
+    /// Hosts by name (`a.test`), or by name and port (`a.test:8080`) for a
+    /// spec that applies to one port only.
+    pub hosts: HashMap<String, HostSpec>,
+    /// Names the resolver fails to resolve (DNS errors).
+    pub dns_failures: HashSet<String>,
+    pub generated: Generated,
+}
+
+impl Default for WebConfig {
+    fn default() -> Self {
+        WebConfig {
+            ports: Vec::new(),
+            port_count: 2,
+            tls_ports: Vec::new(),
+            tls_port_count: 1,
+            hosts: HashMap::new(),
+            dns_failures: HashSet::new(),
+            generated: Generated::default(),
+        }
+    }
+}
+
+impl WebConfig {
+    /// Reads a TOML config file (see `examples/testweb.toml`).
+    pub fn from_toml_file(path: &str) -> Result<WebConfig, TestWebError> {
+        let text = std::fs::read_to_string(path).map_err(|source| TestWebError::ReadConfig {
+            path: path.to_owned(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|e| TestWebError::BadConfig {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })
+    }
+}
+
+/// One request the server saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestRecord {
+    /// Host header without the port, lower-cased.
+    pub host: String,
+    pub port: u16,
+    pub method: String,
+    /// Path and query.
+    pub path: String,
+    pub user_agent: Option<String>,
+    /// The request carried If-None-Match or If-Modified-Since.
+    pub conditional: bool,
+    /// Since the server started.
+    pub started: Duration,
+    /// When the response (including its body) was done, if it was.
+    pub finished: Option<Duration>,
+    /// Requests to this host in flight when this one started, itself
+    /// included.
+    pub in_flight_at_start: usize,
+}
+
+struct State {
+    config: Mutex<WebConfig>,
+    start: Instant,
+    records: Mutex<Vec<RequestRecord>>,
+    counters: Mutex<HashMap<(String, u16, String), usize>>,
+    in_flight: Mutex<HashMap<String, Arc<AtomicUsize>>>,
+    max_in_flight: Mutex<HashMap<String, usize>>,
+}
+
+/// A running simulated web. Dropping it stops the server.
+pub struct TestWeb {
+    state: Arc<State>,
+    ports: Vec<u16>,
+    tls_ports: Vec<u16>,
+    ca_der: Vec<u8>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for TestWeb {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+impl TestWeb {
+    /// Binds the ports on 127.0.0.1 and starts serving.
+    pub async fn start(config: WebConfig) -> Result<TestWeb, TestWebError> {
+        let mut listeners = Vec::new();
+        let wanted: Vec<u16> = if config.ports.is_empty() {
+            vec![0; config.port_count.max(1)]
+        } else {
+            config.ports.clone()
+        };
+        let wanted_tls: Vec<u16> = if config.tls_ports.is_empty() {
+            vec![0; config.tls_port_count]
+        } else {
+            config.tls_ports.clone()
+        };
+        for (port, is_tls) in wanted
+            .into_iter()
+            .map(|p| (p, false))
+            .chain(wanted_tls.into_iter().map(|p| (p, true)))
+        {
+            let l = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port)))
+                .await
+                .map_err(|source| TestWebError::Bind { port, source })?;
+            listeners.push((l, is_tls));
+        }
+        let minter = Arc::new(tls::Minter::new().map_err(|e| TestWebError::Tls(e.to_string()))?);
+        let tls_config = tls::server_config(minter.clone());
+        let state = Arc::new(State {
+            config: Mutex::new(config),
+            start: Instant::now(),
+            records: Mutex::new(Vec::new()),
+            counters: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(HashMap::new()),
+            max_in_flight: Mutex::new(HashMap::new()),
+        });
+        let mut ports = Vec::new();
+        let mut tls_ports = Vec::new();
+        let mut tasks = Vec::new();
+        for (l, is_tls) in listeners {
+            let port = l
+                .local_addr()
+                .map_err(|source| TestWebError::Bind { port: 0, source })?
+                .port();
+            let state = state.clone();
+            if is_tls {
+                tls_ports.push(port);
+                let acceptor = tokio_rustls::TlsAcceptor::from(tls_config.clone());
+                tasks.push(tokio::spawn(accept_loop(l, port, state, Some(acceptor))));
+            } else {
+                ports.push(port);
+                tasks.push(tokio::spawn(accept_loop(l, port, state, None)));
+            }
+        }
+        Ok(TestWeb {
+            state,
+            ports,
+            tls_ports,
+            ca_der: minter.ca_der(),
+            tasks,
+        })
+    }
+
+    /// The first port.
+    pub fn port(&self) -> u16 {
+        self.ports[0]
+    }
+
+    pub fn ports(&self) -> &[u16] {
+        &self.ports
+    }
+
+    /// `http://<host>:<first port><path>`.
+    pub fn url(&self, host: &str, path: &str) -> String {
+        format!("http://{host}:{}{path}", self.port())
+    }
+
+    /// The https ports.
+    pub fn tls_ports(&self) -> &[u16] {
+        &self.tls_ports
+    }
+
+    /// `https://<host>:<first TLS port><path>` (`None` without TLS ports).
+    pub fn https_url(&self, host: &str, path: &str) -> Option<String> {
+        self.tls_ports
+            .first()
+            .map(|p| format!("https://{host}:{p}{path}"))
+    }
+
+    /// The test CA's certificate (DER), for clients to trust:
+    /// `reqwest::Certificate::from_der(&web.ca_der())`.
+    pub fn ca_der(&self) -> Vec<u8> {
+        self.ca_der.clone()
+    }
+
+    /// Replaces (or adds) a host's script while running; its counters reset.
+    pub fn set_host(&self, name: &str, spec: HostSpec) {
+        lock(&self.state.config).hosts.insert(name.to_owned(), spec);
+        lock(&self.state.counters).retain(|(h, _, _), _| h != name);
+    }
+
+    /// Every request so far, in arrival order.
+    pub fn requests(&self) -> Vec<RequestRecord> {
+        lock(&self.state.records).clone()
+    }
+
+    /// Requests for one host and path.
+    pub fn count(&self, host: &str, path: &str) -> usize {
+        lock(&self.state.records)
+            .iter()
+            .filter(|r| r.host == host && r.path == path)
+            .count()
+    }
+
+    /// Most requests to `host` that were ever in flight at once.
+    pub fn max_in_flight(&self, host: &str) -> usize {
+        lock(&self.state.max_in_flight)
+            .get(host)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    pub fn clear_records(&self) {
+        lock(&self.state.records).clear();
+        lock(&self.state.max_in_flight).clear();
+    }
+
+    /// A DNS resolver for reqwest that sends every name to 127.0.0.1, except
+    /// the configured `dns_failures`, which fail.
+    pub fn resolver(&self) -> Arc<Resolver> {
+        Arc::new(Resolver {
+            state: self.state.clone(),
+        })
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// See [`TestWeb::resolver`].
+pub struct Resolver {
+    state: Arc<State>,
+}
+
+impl reqwest::dns::Resolve for Resolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let host = name.as_str().to_ascii_lowercase();
+        let fail = lock(&self.state.config).dns_failures.contains(&host);
+        Box::pin(async move {
+            if fail {
+                let e: Box<dyn std::error::Error + Send + Sync> = Box::new(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("testweb: no such host {host}"),
+                ));
+                return Err(e);
+            }
+            let addrs: reqwest::dns::Addrs =
+                Box::new(std::iter::once(SocketAddr::from(([127, 0, 0, 1], 0))));
+            Ok(addrs)
+        })
+    }
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    port: u16,
+    state: Arc<State>,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+) {
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let state = state.clone();
+        let tls = tls.clone();
+        tokio::spawn(async move {
+            let svc = service_fn(move |req| handle(state.clone(), port, req));
+            let http = hyper::server::conn::http1::Builder::new();
+            match tls {
+                Some(acceptor) => {
+                    if let Ok(stream) = acceptor.accept(stream).await {
+                        let _ = http.serve_connection(TokioIo::new(stream), svc).await;
+                    }
+                }
+                None => {
+                    let _ = http.serve_connection(TokioIo::new(stream), svc).await;
+                }
+            }
+        });
+    }
+}
+
+/// Decrements the host's in-flight count and records the end time when the
+/// response body is done (or dropped).
+struct Guard {
+    state: Arc<State>,
+    counter: Arc<AtomicUsize>,
+    record: usize,
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.counter.fetch_sub(1, Ordering::SeqCst);
+        let now = self.state.start.elapsed();
+        if let Some(r) = lock(&self.state.records).get_mut(self.record) {
+            r.finished = Some(now);
+        }
+    }
+}
+
+/// A body fed by a task through a channel.
+struct ChannelBody {
+    rx: mpsc::Receiver<Result<Bytes, io::Error>>,
+    _guard: Option<Guard>,
+}
+
+impl http_body::Body for ChannelBody {
+    type Data = Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
+        match self.rx.poll_recv(cx) {
+            Poll::Ready(Some(Ok(b))) => Poll::Ready(Some(Ok(Frame::data(b)))),
+            Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(e))),
+            Poll::Ready(None) => {
+                self._guard = None;
+                Poll::Ready(None)
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let _ = enc.write_all(data);
+    enc.finish().unwrap_or_default()
+}
+
+fn gzip_bomb(decoded: u64) -> Vec<u8> {
+    // Fast compression: a run of one byte still shrinks about 1000:1.
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let chunk = vec![b'a'; 64 * 1024];
+    let mut left = decoded;
+    while left > 0 {
+        let n = left.min(chunk.len() as u64) as usize;
+        let _ = enc.write_all(&chunk[..n]);
+        left -= n as u64;
+    }
+    enc.finish().unwrap_or_default()
+}
+
+fn generated_page(
+    host: &str,
+    path: &str,
+    spec_pages: u32,
+    links: u32,
+    g: &Generated,
+) -> Option<String> {
+    let n: u32 = path
+        .strip_prefix("/p")?
+        .strip_suffix(".html")?
+        .parse()
+        .ok()?;
+    if n >= spec_pages.max(1) && path != "/" {
+        return None;
+    }
+    let mut html =
+        format!("<!DOCTYPE html><html><head><title>{host} page {n}</title></head><body>\n");
+    let mut h: u64 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ host.len() as u64;
+    for i in 0..links {
+        h = h
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let target = (h >> 33) as u32 % spec_pages.max(1);
+        if i < g.cross_host_links && g.count > 0 && host.ends_with(&g.suffix) {
+            let other = (h >> 13) as u32 % g.count;
+            html.push_str(&format!(
+                "<a href=\"http://{}{}{}/p{target}.html\">x</a>\n",
+                g.prefix, other, g.suffix
+            ));
+        } else {
+            html.push_str(&format!("<a href=\"/p{target}.html\">p{target}</a>\n"));
+        }
+    }
+    html.push_str("</body></html>\n");
+    Some(html)
+}
+
+/// The reply for a request, from the host's script, the generated hosts,
+/// or a 404.
+fn pick_reply(state: &State, host: &str, port: u16, path: &str) -> Reply {
+    let config = lock(&state.config);
+    let spec = config
+        .hosts
+        .get(&format!("{host}:{port}"))
+        .or_else(|| config.hosts.get(host))
+        .cloned();
+    let g = &config.generated;
+    let spec = spec.or_else(|| {
+        let n: u32 = host
+            .strip_prefix(&g.prefix)?
+            .strip_suffix(&g.suffix)?
+            .parse()
+            .ok()?;
+        (n < g.count).then(|| {
+            HostSpec::default()
+                .robots(g.robots.clone())
+                .pages(g.pages_per_host, g.links_per_page)
+        })
+    });
+    let Some(spec) = spec else {
+        return Reply::status(404).header("Content-Type", "text/plain");
+    };
+    let mut reply = if let Some(replies) = spec.routes.get(path).filter(|r| !r.is_empty()) {
+        let mut counters = lock(&state.counters);
+        let n = counters
+            .entry((host.to_owned(), port, path.to_owned()))
+            .or_insert(0);
+        let reply = replies[(*n).min(replies.len() - 1)].clone();
+        *n += 1;
+        reply
+    } else {
+        let page = if path == "/" { "/p0.html" } else { path };
+        match generated_page(host, page, spec.generated_pages, spec.generated_links, g) {
+            Some(html) if spec.generated_links > 0 || spec.generated_pages > 0 => {
+                Reply::text(html).header("Content-Type", "text/html")
+            }
+            _ => Reply::status(404).header("Content-Type", "text/plain"),
+        }
+    };
+    reply.latency_ms += spec.latency_ms;
+    reply
+}
+
+async fn handle(
+    state: Arc<State>,
+    port: u16,
+    req: Request<Incoming>,
+) -> Result<Response<ChannelBody>, io::Error> {
+    let host = req
+        .headers()
+        .get(hyper::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(|h| {
+            h.rsplit_once(':').map_or(h, |(name, p)| {
+                if p.bytes().all(|b| b.is_ascii_digit()) {
+                    name
+                } else {
+                    h
+                }
+            })
+        })
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let path = req
+        .uri()
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .to_owned();
+    let counter = lock(&state.in_flight)
+        .entry(host.clone())
+        .or_default()
+        .clone();
+    let in_flight = counter.fetch_add(1, Ordering::SeqCst) + 1;
+    {
+        let mut max = lock(&state.max_in_flight);
+        let m = max.entry(host.clone()).or_insert(0);
+        *m = (*m).max(in_flight);
+    }
+    let record = {
+        let mut records = lock(&state.records);
+        records.push(RequestRecord {
+            host: host.clone(),
+            port,
+            method: req.method().to_string(),
+            path: path.clone(),
+            user_agent: req
+                .headers()
+                .get(hyper::header::USER_AGENT)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+            conditional: req.headers().contains_key(hyper::header::IF_NONE_MATCH)
+                || req.headers().contains_key(hyper::header::IF_MODIFIED_SINCE),
+            started: state.start.elapsed(),
+            finished: None,
+            in_flight_at_start: in_flight,
+        });
+        records.len() - 1
+    };
+    let guard = Guard {
+        state: state.clone(),
+        counter,
+        record,
+    };
+    let reply = pick_reply(&state, &host, port, &path);
+    if reply.latency_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(reply.latency_ms)).await;
+    }
+    if reply.hang {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    }
+    if reply.reset {
+        drop(guard);
+        return Err(io::Error::new(
+            io::ErrorKind::ConnectionReset,
+            "testweb: scripted reset",
+        ));
+    }
+    let (tx, rx) = mpsc::channel::<Result<Bytes, io::Error>>(4);
+    let mut builder = Response::builder().status(reply.status);
+    let mut content_length: Option<u64> = None;
+    let producer: Pin<Box<dyn std::future::Future<Output = ()> + Send>> = match reply.body {
+        Body::Text { text } => {
+            content_length = Some(text.len() as u64);
+            Box::pin(async move {
+                let _ = tx.send(Ok(Bytes::from(text))).await;
+            })
+        }
+        Body::Gzip { text } => {
+            let z = gzip(text.as_bytes());
+            content_length = Some(z.len() as u64);
+            builder = builder.header("Content-Encoding", "gzip");
+            Box::pin(async move {
+                let _ = tx.send(Ok(Bytes::from(z))).await;
+            })
+        }
+        Body::GzipBomb { decoded_bytes } => {
+            let z = gzip_bomb(decoded_bytes);
+            content_length = Some(z.len() as u64);
+            builder = builder.header("Content-Encoding", "gzip");
+            Box::pin(async move {
+                let _ = tx.send(Ok(Bytes::from(z))).await;
+            })
+        }
+        Body::Endless { line } => {
+            let chunk = Bytes::from(line.repeat((16 * 1024 / line.len().max(1)).max(1)));
+            Box::pin(async move { while tx.send(Ok(chunk.clone())).await.is_ok() {} })
+        }
+        Body::Huge { bytes, line } => {
+            content_length = Some(bytes);
+            let chunk = Bytes::from(line.repeat((64 * 1024 / line.len().max(1)).max(1)));
+            Box::pin(async move {
+                let mut left = bytes;
+                while left > 0 {
+                    let n = left.min(chunk.len() as u64) as usize;
+                    if tx.send(Ok(chunk.slice(..n))).await.is_err() {
+                        return;
+                    }
+                    left -= n as u64;
+                }
+            })
+        }
+        Body::Slow {
+            text,
+            chunk_bytes,
+            delay_ms,
+        } => {
+            content_length = Some(text.len() as u64);
+            Box::pin(async move {
+                let bytes = Bytes::from(text);
+                let step = chunk_bytes.max(1);
+                let mut at = 0;
+                while at < bytes.len() {
+                    let end = (at + step).min(bytes.len());
+                    if tx.send(Ok(bytes.slice(at..end))).await.is_err() {
+                        return;
+                    }
+                    at = end;
+                    tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                }
+            })
+        }
+        Body::Truncated { text, declared } => {
+            content_length = Some(declared);
+            Box::pin(async move {
+                let _ = tx.send(Ok(Bytes::from(text))).await;
+                let _ = tx
+                    .send(Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "testweb: truncated",
+                    )))
+                    .await;
+            })
+        }
+        Body::ResetAfter { text } => Box::pin(async move {
+            let _ = tx.send(Ok(Bytes::from(text))).await;
+            let _ = tx
+                .send(Err(io::Error::new(
+                    io::ErrorKind::ConnectionReset,
+                    "testweb: reset mid-body",
+                )))
+                .await;
+        }),
+    };
+    tokio::spawn(producer);
+    for (k, v) in &reply.headers {
+        builder = builder.header(k.as_str(), v.as_str());
+    }
+    if let Some(len) = content_length {
+        if !reply
+            .headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        {
+            builder = builder.header("Content-Length", len);
+        }
+    }
+    builder
+        .body(ChannelBody {
+            rx,
+            _guard: Some(guard),
+        })
+        .map_err(|e| io::Error::other(e.to_string()))
+}
