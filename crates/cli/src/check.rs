@@ -1,17 +1,22 @@
 //! `mannerly check`.
 
 use std::io::{self, BufRead, BufWriter, Write};
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
+use mannerly_fetch::{Access, Origin};
 use mannerly_robots::{
-    is_valid_user_agent, Mode, ParseOptions, Robots, Severity, Verdict, DEFAULT_MAX_BYTES,
+    is_valid_user_agent, AgentMatch, Mode, ParseOptions, Robots, Severity, Verdict,
+    DEFAULT_MAX_BYTES,
 };
 
-use crate::input::read_robots;
+use crate::fetch::fetch_origin;
+use crate::input::{is_url, read_robots};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// robots.txt file to read, or `-` for standard input.
+    /// robots.txt file to read, `-` for standard input, or an http(s) URL
+    /// on the origin to fetch it from (e.g. https://example.com/robots.txt).
     #[arg(value_name = "ROBOTS")]
     robots: String,
     /// The crawler's product token, e.g. `Googlebot` (compared whole and
@@ -25,7 +30,8 @@ pub struct Args {
     /// Print JSON lines instead of text.
     #[arg(long)]
     json: bool,
-    /// Strict RFC 9309 mode: percent-normalise URLs, no Google leniencies.
+    /// Strict RFC 9309 mode: percent-normalise URLs, no Google leniencies
+    /// (and, when fetching, RFC 9309's handling of unreachable servers).
     #[arg(long)]
     rfc: bool,
     /// Bytes of robots.txt to read (at least 512000, the RFC 9309 minimum).
@@ -43,7 +49,6 @@ pub fn run(args: Args) -> Result<u8> {
             args.max_bytes
         );
     }
-    let source = read_robots(&args.robots)?;
     let options = ParseOptions {
         mode: if args.rfc {
             Mode::Rfc9309
@@ -52,25 +57,23 @@ pub fn run(args: Args) -> Result<u8> {
         },
         max_bytes: args.max_bytes,
     };
-    let robots = Robots::parse_with(&source.body, options);
     let mut stderr = io::stderr();
-    if !is_valid_user_agent(&args.agent) {
-        let token: String = args
-            .agent
-            .chars()
-            .take_while(|c| c.is_ascii_alphabetic() || *c == '-' || *c == '_')
-            .collect();
-        let hint = if token.is_empty() {
-            String::new()
-        } else {
-            format!(" Did you mean --agent {token}?")
-        };
-        writeln!(
-            stderr,
-            "mannerly: note: '{}' is not a product token (letters, '-' and '_'); it is compared whole, so only a group naming exactly that matches.{hint}",
-            args.agent
-        )?;
-    }
+    warn_about_agent(&args.agent, &mut stderr)?;
+    let (robots, name): (Arc<Robots>, String) = if is_url(&args.robots) {
+        let origin = Origin::of(&args.robots)?;
+        let (decision, _) = fetch_origin(&origin, args.rfc, None, 30)?;
+        match decision.access {
+            Access::Rules(r) => (r, origin.robots_url()),
+            Access::AllowAll => return fixed_verdicts(&args, true, &decision.reason),
+            Access::DisallowAll => return fixed_verdicts(&args, false, &decision.reason),
+        }
+    } else {
+        let source = read_robots(&args.robots)?;
+        (
+            Arc::new(Robots::parse_with(&source.body, options)),
+            source.name,
+        )
+    };
     let errors = robots
         .diagnostics()
         .iter()
@@ -79,14 +82,13 @@ pub fn run(args: Args) -> Result<u8> {
     if errors > 0 {
         writeln!(
             stderr,
-            "mannerly: note: {} has {errors} error(s) that change what it means; run `mannerly lint {}` to see them",
-            source.name, args.robots
+            "mannerly: note: {name} has {errors} error(s) that change what it means; run `mannerly lint {}` to see them",
+            args.robots
         )?;
     }
     let view = robots.for_agent(&args.agent);
-    let mut out = BufWriter::new(io::stdout().lock());
     let mut any_disallowed = false;
-    let mut check = |url: &str, out: &mut BufWriter<io::StdoutLock<'_>>| -> Result<()> {
+    for_each_url(&args, |url, out| {
         let verdict = view.explain(url);
         any_disallowed |= !verdict.allowed;
         if args.json {
@@ -103,7 +105,36 @@ pub fn run(args: Args) -> Result<u8> {
             writeln!(out, "{}", text_line(url, &verdict))?;
         }
         Ok(())
+    })?;
+    Ok(u8::from(any_disallowed))
+}
+
+fn warn_about_agent(agent: &str, stderr: &mut io::Stderr) -> Result<()> {
+    if is_valid_user_agent(agent) {
+        return Ok(());
+    }
+    let token: String = agent
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic() || *c == '-' || *c == '_')
+        .collect();
+    let hint = if token.is_empty() {
+        String::new()
+    } else {
+        format!(" Did you mean --agent {token}?")
     };
+    writeln!(
+        stderr,
+        "mannerly: note: '{agent}' is not a product token (letters, '-' and '_'); it is compared whole, so only a group naming exactly that matches.{hint}"
+    )?;
+    Ok(())
+}
+
+/// Calls `f` for each URL: the arguments, or the lines of standard input.
+fn for_each_url(
+    args: &Args,
+    mut f: impl FnMut(&str, &mut BufWriter<io::StdoutLock<'_>>) -> Result<()>,
+) -> Result<()> {
+    let mut out = BufWriter::new(io::stdout().lock());
     if args.urls.is_empty() {
         let stdin = io::stdin();
         for (i, line) in stdin.lock().split(b'\n').enumerate() {
@@ -115,15 +146,49 @@ pub fn run(args: Args) -> Result<u8> {
             if url.is_empty() {
                 continue;
             }
-            check(url, &mut out)?;
+            f(url, &mut out)?;
         }
     } else {
         for url in &args.urls {
-            check(url, &mut out)?;
+            f(url, &mut out)?;
         }
     }
     out.flush()?;
-    Ok(u8::from(any_disallowed))
+    Ok(())
+}
+
+/// Every URL gets the same answer: robots.txt was unavailable (allow-all)
+/// or unreachable (disallow-all). The reason says which and why.
+fn fixed_verdicts(args: &Args, allowed: bool, reason: &str) -> Result<u8> {
+    #[derive(serde::Serialize)]
+    struct Json<'a> {
+        url: &'a str,
+        agent: &'a str,
+        allowed: bool,
+        rule: Option<()>,
+        access: &'static str,
+        reason: &'a str,
+    }
+    let word = if allowed { "allowed" } else { "disallowed" };
+    let access = if allowed { "allow-all" } else { "disallow-all" };
+    for_each_url(args, |url, out| {
+        if args.json {
+            let json = Json {
+                url,
+                agent: &args.agent,
+                allowed,
+                rule: None,
+                access,
+                reason,
+            };
+            serde_json::to_writer(&mut *out, &json)?;
+            writeln!(out)?;
+        } else {
+            writeln!(out, "{word}\t{url}\trobots.txt: {reason}")?;
+        }
+        Ok(())
+    })?;
+    Ok(u8::from(!allowed))
 }
 
 #[derive(serde::Serialize)]
@@ -157,7 +222,7 @@ fn text_line(url: &str, v: &Verdict) -> String {
         ),
         Some(r) => format!("line {}: {}: {}", r.line, r.kind.directive(), r.pattern),
         None => match v.agent_match {
-            mannerly_robots::AgentMatch::None => "no group applies to this agent".to_owned(),
+            AgentMatch::None => "no group applies to this agent".to_owned(),
             _ => "no rule matched".to_owned(),
         },
     };

@@ -11,6 +11,12 @@ pub struct Source {
     pub body: Vec<u8>,
 }
 
+/// Whether the ROBOTS argument is an http(s) URL to fetch.
+pub fn is_url(arg: &str) -> bool {
+    let lower = arg.get(..8).unwrap_or(arg).to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
 pub fn read_robots(arg: &str) -> Result<Source> {
     if arg == "-" {
         let mut body = Vec::new();
@@ -22,11 +28,6 @@ pub fn read_robots(arg: &str) -> Result<Source> {
             name: "<stdin>".into(),
             body,
         });
-    }
-    if arg.starts_with("http://") || arg.starts_with("https://") {
-        anyhow::bail!(
-            "'{arg}' is a URL; fetching robots.txt over HTTP is not built yet, so save it to a file first (e.g. `curl -s {arg} > robots.txt`)"
-        );
     }
     let body =
         std::fs::read(arg).with_context(|| format!("cannot read robots.txt file '{arg}'"))?;

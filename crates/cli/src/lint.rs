@@ -5,11 +5,13 @@ use std::io::{self, BufWriter, Write};
 use anyhow::{bail, Result};
 use mannerly_robots::{lint_with, Mode, ParseOptions, Severity, DEFAULT_MAX_BYTES};
 
-use crate::input::read_robots;
+use crate::fetch::fetch_origin;
+use crate::input::{is_url, read_robots, Source};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// robots.txt file to lint, or `-` for standard input.
+    /// robots.txt file to lint, `-` for standard input, or an http(s) URL on
+    /// the origin to fetch it from.
     #[arg(value_name = "ROBOTS")]
     robots: String,
     /// Print JSON lines instead of text.
@@ -30,7 +32,23 @@ pub fn run(args: Args) -> Result<u8> {
             args.max_bytes
         );
     }
-    let source = read_robots(&args.robots)?;
+    let source = if is_url(&args.robots) {
+        let origin = mannerly_fetch::Origin::of(&args.robots)?;
+        let (decision, state) = fetch_origin(&origin, args.rfc, None, 30)?;
+        let Some(good) = state.good else {
+            anyhow::bail!(
+                "{} has no robots.txt to lint: {}",
+                origin.robots_url(),
+                decision.reason
+            );
+        };
+        Source {
+            name: origin.robots_url(),
+            body: good.body,
+        }
+    } else {
+        read_robots(&args.robots)?
+    };
     let options = ParseOptions {
         mode: if args.rfc {
             Mode::Rfc9309

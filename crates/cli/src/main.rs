@@ -6,8 +6,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod check;
+mod fetch;
 mod input;
 mod lint;
+mod testweb;
 
 /// Tools for polite, accountable web crawling.
 #[derive(Parser)]
@@ -36,6 +38,15 @@ enum Command {
     /// Exit status: 0 when there are no errors (warnings allowed), 1 when
     /// there are errors, 2 on usage or input errors.
     Lint(lint::Args),
+    /// Fetch an origin's robots.txt and show its state, the reason, the
+    /// expiry and the fetch history.
+    ///
+    /// Follows the same rules a crawler built on mannerly does: up to 5
+    /// redirects, 500 KiB, 4xx = allow-all, 429/5xx/network errors = complete
+    /// disallow (then Google's 12-hour and 30-day phases).
+    Fetch(fetch::Args),
+    /// Run the simulated multi-host web from a TOML file, until Ctrl-C.
+    Testweb(testweb::Args),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +54,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => check::run(args),
         Command::Lint(args) => lint::run(args),
+        Command::Fetch(args) => fetch::run(args),
+        Command::Testweb(args) => testweb::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -208,7 +208,11 @@ impl<F: Fetcher> RobotsCache<F> {
     pub async fn decision(&self, origin: &Origin) -> Decision {
         let slot = self.slot(origin);
         let mut state = slot.state.lock().await;
-        if let Some(d) = state.decision(self.clock.now()) {
+        let now = self.clock.now();
+        if let Some(d) = state.decision(now) {
+            return d.clone();
+        }
+        if let Some(d) = state.reevaluate(now, &self.config.policy) {
             return d.clone();
         }
         let validators = state

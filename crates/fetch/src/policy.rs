@@ -237,6 +237,8 @@ pub struct OriginState {
     pub good: Option<GoodCopy>,
     pub failure: Option<FailureRun>,
     pub host_answered_at: Option<SystemTime>,
+    /// While unreachable: no refetch before this (backoff or Retry-After).
+    pub retry_at: Option<SystemTime>,
     pub history: VecDeque<HistoryEntry>,
     /// The parsed good copy, kept so fallbacks need not re-parse.
     parsed: Option<Arc<Robots>>,
@@ -251,6 +253,8 @@ pub struct StoredState {
     pub good: Option<GoodCopy>,
     pub failure: Option<FailureRun>,
     pub host_answered_at: Option<SystemTime>,
+    #[serde(default)]
+    pub retry_at: Option<SystemTime>,
     pub history: Vec<HistoryEntry>,
     pub expires_at: Option<SystemTime>,
 }
@@ -262,6 +266,7 @@ impl OriginState {
             good: None,
             failure: None,
             host_answered_at: None,
+            retry_at: None,
             history: VecDeque::new(),
             parsed: None,
             decision: None,
@@ -281,13 +286,15 @@ impl OriginState {
             good: stored.good,
             failure: stored.failure,
             host_answered_at: stored.host_answered_at,
+            retry_at: stored.retry_at,
             history: stored.history.into(),
             parsed,
             decision: None,
         };
         if let Some(exp) = stored.expires_at {
             let last = s.history.back().map_or(exp, |h| h.at);
-            s.decision = Some(s.recompute(last, exp, config));
+            let until = s.retry_at.unwrap_or(exp);
+            s.decision = Some(s.recompute(last, until, config));
         }
         s
     }
@@ -299,6 +306,7 @@ impl OriginState {
             good: self.good.clone().filter(|g| !g.no_store),
             failure: self.failure.clone(),
             host_answered_at: self.host_answered_at,
+            retry_at: self.retry_at,
             history: self.history.iter().cloned().collect(),
             expires_at: self.decision.as_ref().map(|d| d.expires_at),
         }
@@ -307,6 +315,17 @@ impl OriginState {
     /// The current decision if it has not expired at `now`.
     pub fn decision(&self, now: SystemTime) -> Option<&Decision> {
         self.decision.as_ref().filter(|d| now < d.expires_at)
+    }
+
+    /// When the current decision expired but a refetch is not yet due
+    /// (the failure run's backoff or Retry-After is still running), the
+    /// decision for `now`'s phase, without fetching. `None` when a fetch
+    /// is due.
+    pub fn reevaluate(&mut self, now: SystemTime, config: &PolicyConfig) -> Option<&Decision> {
+        let retry_at = self.retry_at.filter(|r| now < *r)?;
+        self.failure.as_ref()?;
+        let d = self.recompute(now, retry_at, config);
+        Some(self.decision.insert(d))
     }
 
     /// The last decision, expired or not.
@@ -352,6 +371,8 @@ impl OriginState {
         now: SystemTime,
         config: &PolicyConfig,
     ) -> (String, Decision) {
+        // Only an unreachable outcome sets it again.
+        self.retry_at = None;
         let via = |redirects: &[Hop]| -> String {
             if redirects.is_empty() {
                 String::new()
@@ -558,11 +579,14 @@ impl OriginState {
                 .max(now + Duration::from_secs(1)),
             None => now + backoff,
         };
+        self.retry_at = Some(retry_at);
         self.recompute(now, retry_at, config)
     }
 
-    /// The decision for the current failure run (or good state) with the
-    /// next refetch at `retry_at`, evaluated at `retry_at`'s phase start.
+    /// The decision at `now` for the current failure run (or the restored
+    /// good state), with the next refetch at `retry_at`. A failure decision
+    /// expires at the next phase boundary or at `retry_at`, whichever comes
+    /// first; at a boundary the cache re-evaluates without fetching.
     fn recompute(&self, now: SystemTime, retry_at: SystemTime, config: &PolicyConfig) -> Decision {
         let Some(run) = &self.failure else {
             return match &self.parsed {

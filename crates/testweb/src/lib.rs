@@ -262,6 +262,8 @@ pub struct WebConfig {
     /// Names the resolver fails to resolve (DNS errors).
     pub dns_failures: HashSet<String>,
     pub generated: Generated,
+    /// Print one line per request to stderr.
+    pub log: bool,
 }
 
 impl Default for WebConfig {
@@ -274,6 +276,7 @@ impl Default for WebConfig {
             hosts: HashMap::new(),
             dns_failures: HashSet::new(),
             generated: Generated::default(),
+            log: false,
         }
     }
 }
@@ -737,6 +740,21 @@ async fn handle(
         record,
     };
     let reply = pick_reply(&state, &host, port, &path);
+    if lock(&state.config).log {
+        eprintln!(
+            "{:>10.3}s {host}:{port} {} {path} -> {}{}",
+            state.start.elapsed().as_secs_f64(),
+            req.method(),
+            reply.status,
+            if reply.reset {
+                " (reset)"
+            } else if reply.hang {
+                " (hang)"
+            } else {
+                ""
+            }
+        );
+    }
     if reply.latency_ms > 0 {
         tokio::time::sleep(Duration::from_millis(reply.latency_ms)).await;
     }

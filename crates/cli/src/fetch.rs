@@ -1,0 +1,153 @@
+//! `mannerly fetch`, and fetching robots.txt for `mannerly check`.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use mannerly_fetch::policy::PolicyConfig;
+use mannerly_fetch::time::fmt_time;
+use mannerly_fetch::{
+    Access, CacheConfig, Decision, FetchConfig, HttpFetcher, NoStore, Origin, OriginState, Profile,
+    RobotsCache, SystemClock,
+};
+use mannerly_robots::{Mode, ParseOptions};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Any URL on the origin whose robots.txt to fetch (scheme, host and
+    /// port make the origin).
+    #[arg(value_name = "URL")]
+    url: String,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Follow RFC 9309 instead of Google's handling.
+    #[arg(long)]
+    rfc: bool,
+    /// User-Agent header for the request.
+    #[arg(long, value_name = "UA")]
+    user_agent: Option<String>,
+    /// Whole-request timeout in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    timeout: u64,
+}
+
+/// Fetches the robots.txt of `origin` once, as a crawler would.
+pub fn fetch_origin(
+    origin: &Origin,
+    rfc: bool,
+    user_agent: Option<&str>,
+    timeout: u64,
+) -> Result<(Decision, OriginState)> {
+    let mut config = FetchConfig {
+        timeout: Duration::from_secs(timeout.max(1)),
+        ..FetchConfig::default()
+    };
+    if let Some(ua) = user_agent {
+        config.user_agent = ua.to_owned();
+    }
+    let fetcher = HttpFetcher::new(config)?;
+    let policy = PolicyConfig {
+        profile: if rfc {
+            Profile::Rfc9309
+        } else {
+            Profile::Google
+        },
+        parse: ParseOptions {
+            mode: if rfc { Mode::Rfc9309 } else { Mode::Google },
+            ..ParseOptions::default()
+        },
+        ..PolicyConfig::default()
+    };
+    let cache = RobotsCache::new(
+        fetcher,
+        Arc::new(SystemClock),
+        Arc::new(NoStore),
+        CacheConfig {
+            policy,
+            ..CacheConfig::default()
+        },
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    Ok(runtime.block_on(async {
+        let d = cache.decision(origin).await;
+        (d, cache.state(origin).await)
+    }))
+}
+
+#[derive(serde::Serialize)]
+struct Json<'a> {
+    origin: String,
+    access: &'static str,
+    reason: &'a str,
+    expires_at: String,
+    groups: Option<usize>,
+    rules: Option<usize>,
+    sitemaps: Vec<String>,
+    history: Vec<JsonHistory<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct JsonHistory<'a> {
+    at: String,
+    outcome: &'a str,
+    decision: &'a str,
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let origin = Origin::of(&args.url)?;
+    let (decision, state) =
+        fetch_origin(&origin, args.rfc, args.user_agent.as_deref(), args.timeout)?;
+    let (groups, rules, sitemaps) = match &decision.access {
+        Access::Rules(r) => (
+            Some(r.groups().len()),
+            Some(r.rules().iter().filter(|r| !r.is_derived()).count()),
+            r.sitemaps().iter().map(|s| s.url.clone()).collect(),
+        ),
+        _ => (None, None, Vec::new()),
+    };
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let json = Json {
+            origin: origin.to_string(),
+            access: decision.access.kind(),
+            reason: &decision.reason,
+            expires_at: fmt_time(decision.expires_at),
+            groups,
+            rules,
+            sitemaps,
+            history: state
+                .history
+                .iter()
+                .map(|h| JsonHistory {
+                    at: fmt_time(h.at),
+                    outcome: &h.outcome,
+                    decision: &h.decision,
+                })
+                .collect(),
+        };
+        serde_json::to_writer_pretty(&mut out, &json)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "origin:   {origin}")?;
+        let state_line = match (groups, rules) {
+            (Some(g), Some(r)) => format!("rules ({g} group(s), {r} rule(s))"),
+            _ => decision.access.kind().to_owned(),
+        };
+        writeln!(out, "state:    {state_line}")?;
+        writeln!(out, "reason:   {}", decision.reason)?;
+        writeln!(out, "expires:  {}", fmt_time(decision.expires_at))?;
+        for s in &sitemaps {
+            writeln!(out, "sitemap:  {s}")?;
+        }
+        writeln!(out, "history:")?;
+        for h in &state.history {
+            writeln!(out, "  {}  {}", fmt_time(h.at), h.outcome)?;
+        }
+    }
+    Ok(0)
+}

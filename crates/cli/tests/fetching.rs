@@ -1,0 +1,185 @@
+//! `mannerly fetch`, `check` and `lint` on http URLs, and `mannerly
+//! testweb`, against the simulated web on 127.0.0.1.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use mannerly_testweb::{HostSpec, Reply, TestWeb, WebConfig};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
+
+async fn web(spec: HostSpec) -> TestWeb {
+    let mut config = WebConfig::default();
+    config.hosts.insert("127.0.0.1".into(), spec);
+    TestWeb::start(config).await.expect("testweb")
+}
+
+/// Runs the binary off the async runtime so the server keeps serving.
+async fn run(args: Vec<String>) -> std::process::Output {
+    tokio::task::spawn_blocking(move || {
+        Command::new(BIN)
+            .args(&args)
+            .output()
+            .expect("run mannerly")
+    })
+    .await
+    .expect("join")
+}
+
+fn s(v: &[&str]) -> Vec<String> {
+    v.iter().map(|x| x.to_string()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fetch_prints_state_reason_expiry_and_history() {
+    let w = web(HostSpec::default()
+        .robots("User-agent: *\nDisallow: /private/\nSitemap: http://127.0.0.1/s.xml\n"))
+    .await;
+    let base = format!("http://127.0.0.1:{}/", w.port());
+    let o = run(s(&["fetch", &base])).await;
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains(&format!("origin:   http://127.0.0.1:{}", w.port())),
+        "{out}"
+    );
+    assert!(
+        out.contains("state:    rules (1 group(s), 1 rule(s))"),
+        "{out}"
+    );
+    assert!(out.contains("reason:   200 at "), "{out}");
+    assert!(out.contains("sitemap:  http://127.0.0.1/s.xml"), "{out}");
+    assert!(out.contains("history:\n  "), "{out}");
+
+    let o = run(s(&["fetch", "--json", &base])).await;
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["access"], "rules");
+    assert_eq!(v["history"].as_array().map(Vec::len), Some(1));
+    assert!(w.requests().iter().all(|r| r
+        .user_agent
+        .as_deref()
+        .is_some_and(|ua| ua.starts_with("mannerly/"))));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_fetches_when_given_a_url() {
+    let w = web(HostSpec::default().robots("User-agent: *\nDisallow: /private/\n")).await;
+    let robots = format!("http://127.0.0.1:{}/robots.txt", w.port());
+    let o = run(s(&[
+        "check",
+        &robots,
+        "--agent",
+        "bot",
+        "/private/a",
+        "/ok",
+    ]))
+    .await;
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "disallowed\t/private/a\tline 2: Disallow: /private/\nallowed\t/ok\tno rule matched\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_reports_unreachable_and_unavailable_robots() {
+    let w = web(HostSpec::default().route("/robots.txt", vec![Reply::status(503)])).await;
+    let robots = format!("http://127.0.0.1:{}/robots.txt", w.port());
+    let o = run(s(&["check", &robots, "--agent", "bot", "/ok"])).await;
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.starts_with("disallowed\t/ok\trobots.txt: 503 since "),
+        "{out}"
+    );
+    assert!(out.contains("phase 1 of 3: complete disallow"), "{out}");
+
+    let w = web(HostSpec::default().route("/robots.txt", vec![Reply::status(404)])).await;
+    let robots = format!("http://127.0.0.1:{}/robots.txt", w.port());
+    let o = run(s(&["check", &robots, "--agent", "bot", "--json", "/x"])).await;
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["access"], "allow-all");
+    assert!(v["reason"]
+        .as_str()
+        .is_some_and(|r| r.starts_with("404 at ")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lint_fetches_when_given_a_url() {
+    let w = web(HostSpec::default().robots("User-agent: *\nDisalow: /x\n")).await;
+    let o = run(s(&["lint", &format!("http://127.0.0.1:{}/", w.port())])).await;
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("/robots.txt:2:1: warning[typo-accepted]"));
+    let w = web(HostSpec::default().route("/robots.txt", vec![Reply::status(500)])).await;
+    let o = run(s(&["lint", &format!("http://127.0.0.1:{}/", w.port())])).await;
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("has no robots.txt to lint: 500 since"));
+}
+
+#[test]
+fn fetch_rejects_bad_urls() {
+    let o = Command::new(BIN)
+        .args(["fetch", "ftp://x/"])
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("only http and https URLs have a robots.txt")
+    );
+}
+
+#[test]
+fn testweb_serves_a_config_file() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        l.local_addr().expect("addr").port()
+    };
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/testweb.toml");
+    let mut child = Command::new(BIN)
+        .args([
+            "testweb",
+            "--config",
+            config,
+            "--port",
+            &port.to_string(),
+            "--quiet",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start testweb");
+    let base = format!("http://127.0.0.1:{port}/");
+    let mut out = None;
+    for _ in 0..100 {
+        let o = Command::new(BIN)
+            .args(["fetch", &base])
+            .output()
+            .expect("fetch");
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        if text.contains("state:    rules") {
+            out = Some(text);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let out = out.expect("testweb answered with rules");
+    assert!(out.contains("rules (1 group(s), 1 rule(s))"), "{out}");
+
+    let bad =
+        std::env::temp_dir().join(format!("mannerly-bad-testweb-{}.toml", std::process::id()));
+    std::fs::write(&bad, "[hosts.x]\nnonsense = 1\n").expect("write");
+    let o = Command::new(BIN)
+        .args(["testweb", "--config", bad.to_str().expect("path")])
+        .output()
+        .expect("run");
+    let _ = std::fs::remove_file(&bad);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("is not valid"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
