@@ -5,20 +5,15 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use mannerly_fetch::{Access, Origin};
-use mannerly_robots::{
-    is_valid_user_agent, AgentMatch, Mode, ParseOptions, Robots, Severity, Verdict,
-    DEFAULT_MAX_BYTES,
-};
+use mannerly_robots::{is_valid_user_agent, AgentMatch, Robots, Severity, Verdict};
 
 use crate::fetch::fetch_origin;
-use crate::input::{is_url, read_robots};
+use crate::input::{is_url, read_robots, RobotsArgs};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// robots.txt file to read, `-` for standard input, or an http(s) URL
-    /// on the origin to fetch it from (e.g. https://example.com/robots.txt).
-    #[arg(value_name = "ROBOTS")]
-    robots: String,
+    #[command(flatten)]
+    source: RobotsArgs,
     /// The crawler's product token, e.g. `Googlebot` (compared whole and
     /// case-insensitively with each group's user-agent).
     #[arg(long, short = 'a', value_name = "UA")]
@@ -27,48 +22,26 @@ pub struct Args {
     /// standard input.
     #[arg(value_name = "URL")]
     urls: Vec<String>,
-    /// Print JSON lines instead of text.
-    #[arg(long)]
-    json: bool,
-    /// Strict RFC 9309 mode: percent-normalise URLs, no Google leniencies
-    /// (and, when fetching, RFC 9309's handling of unreachable servers).
-    #[arg(long)]
-    rfc: bool,
-    /// Bytes of robots.txt to read (at least 512000, the RFC 9309 minimum).
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
-    max_bytes: usize,
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    if args.robots == "-" && args.urls.is_empty() {
+    let src = &args.source;
+    if src.robots == "-" && args.urls.is_empty() {
         bail!("robots.txt comes from standard input ('-'), so give the URLs to check as arguments");
     }
-    if args.max_bytes < DEFAULT_MAX_BYTES {
-        bail!(
-            "--max-bytes {} is below the RFC 9309 minimum of {DEFAULT_MAX_BYTES} bytes",
-            args.max_bytes
-        );
-    }
-    let options = ParseOptions {
-        mode: if args.rfc {
-            Mode::Rfc9309
-        } else {
-            Mode::Google
-        },
-        max_bytes: args.max_bytes,
-    };
+    let options = src.options()?;
     let mut stderr = io::stderr();
     warn_about_agent(&args.agent, &mut stderr)?;
-    let (robots, name): (Arc<Robots>, String) = if is_url(&args.robots) {
-        let origin = Origin::of(&args.robots)?;
-        let (decision, _) = fetch_origin(&origin, args.rfc, None, 30)?;
+    let (robots, name): (Arc<Robots>, String) = if is_url(&src.robots) {
+        let origin = Origin::of(&src.robots)?;
+        let (decision, _) = fetch_origin(&origin, src.rfc, None, 30)?;
         match decision.access {
             Access::Rules(r) => (r, origin.robots_url()),
             Access::AllowAll => return fixed_verdicts(&args, true, &decision.reason),
             Access::DisallowAll => return fixed_verdicts(&args, false, &decision.reason),
         }
     } else {
-        let source = read_robots(&args.robots)?;
+        let source = read_robots(&src.robots)?;
         (
             Arc::new(Robots::parse_with(&source.body, options)),
             source.name,
@@ -83,7 +56,7 @@ pub fn run(args: Args) -> Result<u8> {
         writeln!(
             stderr,
             "mannerly: note: {name} has {errors} error(s) that change what it means; run `mannerly lint {}` to see them",
-            args.robots
+            src.robots
         )?;
     }
     let view = robots.for_agent(&args.agent);
@@ -91,7 +64,7 @@ pub fn run(args: Args) -> Result<u8> {
     for_each_url(&args, |url, out| {
         let verdict = view.explain(url);
         any_disallowed |= !verdict.allowed;
-        if args.json {
+        if args.source.json {
             serde_json::to_writer(
                 &mut *out,
                 &JsonVerdict {
@@ -172,7 +145,7 @@ fn fixed_verdicts(args: &Args, allowed: bool, reason: &str) -> Result<u8> {
     let word = if allowed { "allowed" } else { "disallowed" };
     let access = if allowed { "allow-all" } else { "disallow-all" };
     for_each_url(args, |url, out| {
-        if args.json {
+        if args.source.json {
             let json = Json {
                 url,
                 agent: &args.agent,

@@ -2,7 +2,48 @@
 
 use std::io::Read;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
+use mannerly_robots::{Mode, ParseOptions, DEFAULT_MAX_BYTES};
+
+/// Where robots.txt comes from and how to read it; shared by `check` and
+/// `lint`.
+#[derive(clap::Args)]
+pub struct RobotsArgs {
+    /// robots.txt file to read, `-` for standard input, or an http(s) URL
+    /// on the origin to fetch it from (e.g. https://example.com/robots.txt).
+    #[arg(value_name = "ROBOTS")]
+    pub robots: String,
+    /// Print JSON lines instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Strict RFC 9309 mode: percent-normalise URLs, no Google leniencies
+    /// (and, when fetching, RFC 9309's handling of unreachable servers).
+    #[arg(long)]
+    pub rfc: bool,
+    /// Bytes of robots.txt to read (at least 512000, the RFC 9309 minimum).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
+    pub max_bytes: usize,
+}
+
+impl RobotsArgs {
+    /// The parse options, or an error naming the bad flag.
+    pub fn options(&self) -> Result<ParseOptions> {
+        if self.max_bytes < DEFAULT_MAX_BYTES {
+            bail!(
+                "--max-bytes {} is below the RFC 9309 minimum of {DEFAULT_MAX_BYTES} bytes",
+                self.max_bytes
+            );
+        }
+        Ok(ParseOptions {
+            mode: if self.rfc {
+                Mode::Rfc9309
+            } else {
+                Mode::Google
+            },
+            max_bytes: self.max_bytes,
+        })
+    }
+}
 
 /// The bytes of a robots.txt given on the command line, and a name for
 /// messages.

@@ -2,36 +2,21 @@
 
 use std::io::{self, BufWriter, Write};
 
-use anyhow::{bail, Result};
-use mannerly_robots::{lint_with, Mode, ParseOptions, Severity, DEFAULT_MAX_BYTES};
+use anyhow::Result;
+use mannerly_robots::{lint_with, Severity};
 
 use crate::fetch::fetch_origin;
-use crate::input::{is_url, read_robots, Source};
+use crate::input::{is_url, read_robots, RobotsArgs, Source};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// robots.txt file to lint, `-` for standard input, or an http(s) URL on
-    /// the origin to fetch it from.
-    #[arg(value_name = "ROBOTS")]
-    robots: String,
-    /// Print JSON lines instead of text.
-    #[arg(long)]
-    json: bool,
-    /// Judge by strict RFC 9309 rules instead of Google's.
-    #[arg(long)]
-    rfc: bool,
-    /// Bytes of robots.txt to read (at least 512000, the RFC 9309 minimum).
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
-    max_bytes: usize,
+    #[command(flatten)]
+    source: RobotsArgs,
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    if args.max_bytes < DEFAULT_MAX_BYTES {
-        bail!(
-            "--max-bytes {} is below the RFC 9309 minimum of {DEFAULT_MAX_BYTES} bytes",
-            args.max_bytes
-        );
-    }
+    let args = args.source;
+    let options = args.options()?;
     let source = if is_url(&args.robots) {
         let origin = mannerly_fetch::Origin::of(&args.robots)?;
         let (decision, state) = fetch_origin(&origin, args.rfc, None, 30)?;
@@ -48,14 +33,6 @@ pub fn run(args: Args) -> Result<u8> {
         }
     } else {
         read_robots(&args.robots)?
-    };
-    let options = ParseOptions {
-        mode: if args.rfc {
-            Mode::Rfc9309
-        } else {
-            Mode::Google
-        },
-        max_bytes: args.max_bytes,
     };
     let diags = lint_with(&source.body, options);
     let mut out = BufWriter::new(io::stdout().lock());

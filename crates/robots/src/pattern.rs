@@ -25,14 +25,39 @@ pub fn escape_pattern(src: &[u8]) -> Cow<'_, [u8]> {
     if !needs {
         return Cow::Borrowed(src);
     }
+    Cow::Owned(percent_normalize(src, false))
+}
+
+/// RFC 9309 §2.2.2 normalisation, used by the strict mode for both patterns
+/// and URL paths: `%XX` of an unreserved character (RFC 3986 §2.3) is
+/// decoded, every other `%xx` gets upper-case hex, and bytes ≥ 0x80 are
+/// percent-encoded. `*` and `$` are left alone.
+pub fn rfc_normalize(src: &[u8]) -> Cow<'_, [u8]> {
+    let needs = src.iter().any(|&b| b >= 0x80 || b == b'%');
+    if !needs {
+        return Cow::Borrowed(src);
+    }
+    Cow::Owned(percent_normalize(src, true))
+}
+
+/// The shared loop: upper-case `%xx`, encode bytes ≥ 0x80, and (for the
+/// RFC mode) decode escapes of unreserved characters.
+fn percent_normalize(src: &[u8], decode_unreserved: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(src.len() + 8);
     let mut i = 0;
     while i < src.len() {
         let b = src[i];
         if b == b'%' && is_hex_at(src, i + 1) && is_hex_at(src, i + 2) {
-            out.push(b'%');
-            out.push(src[i + 1].to_ascii_uppercase());
-            out.push(src[i + 2].to_ascii_uppercase());
+            let v = hex_val(src[i + 1]) << 4 | hex_val(src[i + 2]);
+            if decode_unreserved && is_unreserved(v) {
+                out.push(v);
+            } else {
+                out.extend_from_slice(&[
+                    b'%',
+                    src[i + 1].to_ascii_uppercase(),
+                    src[i + 2].to_ascii_uppercase(),
+                ]);
+            }
             i += 3;
         } else {
             if b >= 0x80 {
@@ -43,7 +68,7 @@ pub fn escape_pattern(src: &[u8]) -> Cow<'_, [u8]> {
             i += 1;
         }
     }
-    Cow::Owned(out)
+    out
 }
 
 fn has_lower_hex_escape(src: &[u8]) -> bool {
@@ -76,41 +101,6 @@ fn hex_val(b: u8) -> u8 {
 
 fn is_unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
-}
-
-/// RFC 9309 §2.2.2 normalisation, used by the strict mode for both patterns
-/// and URL paths: `%XX` of an unreserved character (RFC 3986 §2.3) is
-/// decoded, every other `%xx` gets upper-case hex, and bytes ≥ 0x80 are
-/// percent-encoded. `*` and `$` are left alone.
-pub fn rfc_normalize(src: &[u8]) -> Cow<'_, [u8]> {
-    let needs = src.iter().any(|&b| b >= 0x80 || b == b'%');
-    if !needs {
-        return Cow::Borrowed(src);
-    }
-    let mut out = Vec::with_capacity(src.len() + 8);
-    let mut i = 0;
-    while i < src.len() {
-        let b = src[i];
-        if b == b'%' && is_hex_at(src, i + 1) && is_hex_at(src, i + 2) {
-            let v = hex_val(src[i + 1]) << 4 | hex_val(src[i + 2]);
-            if is_unreserved(v) {
-                out.push(v);
-            } else {
-                out.push(b'%');
-                out.push(src[i + 1].to_ascii_uppercase());
-                out.push(src[i + 2].to_ascii_uppercase());
-            }
-            i += 3;
-        } else {
-            if b >= 0x80 {
-                out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]]);
-            } else {
-                out.push(b);
-            }
-            i += 1;
-        }
-    }
-    Cow::Owned(out)
 }
 
 /// Takes the path, parameters and query from a URL the way the reference

@@ -13,7 +13,7 @@
 //! politeness.
 //!
 //! ```no_run
-//! # async fn demo() -> std::io::Result<()> {
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use mannerly_testweb::{HostSpec, Reply, TestWeb, WebConfig};
 //! let mut config = WebConfig::default();
 //! config.hosts.insert("a.test".into(), HostSpec::default().route("/robots.txt", vec![
@@ -22,7 +22,8 @@
 //! ]));
 //! let web = TestWeb::start(config).await?;
 //! let url = web.url("a.test", "/robots.txt");   // http://a.test:PORT/robots.txt
-//! let client = reqwest::Client::builder().dns_resolver(web.resolver()).build().unwrap();
+//! let client = reqwest::Client::builder().dns_resolver(web.resolver()).build()?;
+//! let robots = client.get(url).send().await?;   // 503, then 200 from then on
 //! # Ok(()) }
 //! ```
 
@@ -264,6 +265,9 @@ pub struct WebConfig {
     pub generated: Generated,
     /// Print one line per request to stderr.
     pub log: bool,
+    /// Keep a [`RequestRecord`] per request (on by default; turn off for
+    /// long load runs, where per-host in-flight maxima are still kept).
+    pub record: bool,
 }
 
 impl Default for WebConfig {
@@ -277,6 +281,7 @@ impl Default for WebConfig {
             dns_failures: HashSet::new(),
             generated: Generated::default(),
             log: false,
+            record: true,
         }
     }
 }
@@ -714,7 +719,9 @@ async fn handle(
         let m = max.entry(host.clone()).or_insert(0);
         *m = (*m).max(in_flight);
     }
-    let record = {
+    let record = if !lock(&state.config).record {
+        usize::MAX
+    } else {
         let mut records = lock(&state.records);
         records.push(RequestRecord {
             host: host.clone(),
