@@ -836,3 +836,40 @@ async fn state_survives_a_restart_through_the_store() {
         r.reason
     );
 }
+
+#[tokio::test]
+async fn memory_is_bounded_by_bytes() {
+    let mut config = WebConfig::default();
+    let big = format!(
+        "User-agent: *\n{}",
+        "Disallow: /private/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n".repeat(200)
+    );
+    config.generated.count = 30;
+    config.generated.robots = big.clone();
+    let web = TestWeb::start(config).await.expect("web");
+    let fetch = FetchConfig::default();
+    let cache = RobotsCache::new(
+        HttpFetcher::with_client(client_for(&web, &fetch), fetch),
+        Arc::new(FakeClock::new(test_epoch())),
+        Arc::new(MemoryStore::default()),
+        CacheConfig {
+            max_bytes: 100 * 1024,
+            ..CacheConfig::default()
+        },
+    );
+    for n in 0..30 {
+        let url = web.url(
+            &format!("h{n}.gen.test"),
+            "/private/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/x",
+        );
+        assert!(!cache.check(&url, "bot").await.expect("check").allowed);
+        assert!(
+            cache.bytes() <= 100 * 1024 + 3 * big.len() + 512,
+            "{} bytes",
+            cache.bytes()
+        );
+    }
+    // ~10 KB bodies counted three times (body, parsed rules, slack): a
+    // 100 KiB budget holds only a few origins.
+    assert!(cache.len() <= 5, "{} origins kept", cache.len());
+}
