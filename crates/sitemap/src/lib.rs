@@ -1,0 +1,305 @@
+//! Sitemaps, read safely: a bounded, streaming parser for every sitemap
+//! format, and discovery from robots.txt with index walking.
+//!
+//! - Formats: XML `urlset` and `sitemapindex` (sitemaps.org 0.9), plain
+//!   text (one URL a line), RSS 2.0 (and RSS 1.0/RDF), Atom 1.0 (and 0.3).
+//!   Gzip is detected by its magic bytes, whatever the name or
+//!   Content-Type, through up to two layers (a `.xml.gz` also served with
+//!   `Content-Encoding: gzip`).
+//! - Streaming: [`SitemapParser`] is an iterator; entries come out as they
+//!   are read, so a 50 MiB sitemap never sits in memory whole.
+//! - Limits while reading (defaults from the protocol): 50,000 entries,
+//!   52,428,800 decoded bytes, `loc` under 2,048 characters, XML nesting
+//!   64 deep. Past a limit the parser stops, keeps what it read, and says so
+//!   in the [`Summary`].
+//! - Safety: a DOCTYPE is refused outright, so no DTD is read and no entity
+//!   is ever defined or expanded (billion laughs, XXE); unknown entities
+//!   make their value invalid.
+//! - Leniency: BOM and leading whitespace, any namespace (elements match by
+//!   local name), CDATA and escaped URLs, Unicode whitespace around values,
+//!   unclosed entries, and truncated files. Entries read before the cut are
+//!   kept and the file is flagged as truncated.
+//! - Dates: `lastmod` in every W3C Datetime form; an invalid date is
+//!   unknown, not an error.
+//!
+//! ```
+//! use mannerly_sitemap::{Entry, Options, SitemapParser, LocationRule};
+//! let xml = br#"<?xml version="1.0" encoding="UTF-8"?>
+//! <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+//!   <url><loc>https://example.com/a?x=1&amp;y=2</loc><lastmod>2026-11-20</lastmod>
+//!        <changefreq>daily</changefreq><priority>0.8</priority></url>
+//!   <url><loc>https://elsewhere.example/b</loc></url>
+//! </urlset>"#;
+//! let rule = LocationRule::new(&url::Url::parse("https://example.com/sitemap.xml").unwrap());
+//! let mut parser = SitemapParser::from_bytes(xml, Options::default(), Some(rule));
+//! let entries: Vec<Entry> = parser.by_ref().collect();
+//! assert_eq!(entries.len(), 1);
+//! assert_eq!(entries[0].loc(), "https://example.com/a?x=1&y=2");
+//! let summary = parser.summary();
+//! assert_eq!(summary.dropped["outside the sitemap's location (not cross-submitted)"], 1);
+//! ```
+
+mod date;
+mod location;
+mod parser;
+pub mod walk;
+
+use std::collections::BTreeMap;
+
+pub use date::{parse_rfc822, parse_w3c, LastMod};
+pub use location::LocationRule;
+pub use parser::SitemapParser;
+
+/// Limits and switches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// Entries per file (50,000).
+    pub max_entries: usize,
+    /// Decoded bytes per file (52,428,800).
+    pub max_bytes: u64,
+    /// A `loc` this long or longer is dropped (2,048).
+    pub max_loc_len: usize,
+    /// XML elements nested deeper than this stop the parse (64).
+    pub max_xml_depth: usize,
+    /// Gzip layers peeled (2).
+    pub max_gzip_layers: u8,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_entries: 50_000,
+            max_bytes: 52_428_800,
+            max_loc_len: 2_048,
+            max_xml_depth: 64,
+            max_gzip_layers: 2,
+        }
+    }
+}
+
+/// The format of a sitemap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    UrlSet,
+    Index,
+    Text,
+    Rss,
+    Atom,
+}
+
+/// Why a parse stopped before the end.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stop {
+    /// The entry limit was reached; the rest was not read.
+    MaxEntries(usize),
+    /// The decoded-size limit was reached; the rest was not read.
+    MaxBytes(u64),
+    /// Not a sitemap, a refused DOCTYPE, nesting too deep, unreadable bytes.
+    Error(String),
+}
+
+/// What a parse saw and did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    pub kind: Option<Kind>,
+    /// Entries emitted.
+    pub entries: usize,
+    /// Entries dropped, by reason.
+    pub dropped: BTreeMap<String, usize>,
+    /// Why reading stopped early, if it did.
+    pub stop: Option<Stop>,
+    /// The file ended in the middle of the document.
+    pub truncated: bool,
+    /// An XML error after some entries were read (they are kept).
+    pub error: Option<String>,
+    /// Gzip layers removed.
+    pub gzip_layers: u8,
+    /// Decoded bytes read.
+    pub bytes: u64,
+}
+
+impl Summary {
+    /// Entries dropped for any reason.
+    pub fn dropped_total(&self) -> usize {
+        self.dropped.values().sum()
+    }
+
+    /// A one-line description, e.g. `urlset: 49 entries, 1 dropped (cut
+    /// off inside <loc>), truncated`.
+    pub fn describe(&self) -> String {
+        let kind = match self.kind {
+            Some(Kind::UrlSet) => "urlset",
+            Some(Kind::Index) => "sitemapindex",
+            Some(Kind::Text) => "text",
+            Some(Kind::Rss) => "rss",
+            Some(Kind::Atom) => "atom",
+            None => "unknown format",
+        };
+        let mut s = format!("{kind}: {} entries", self.entries);
+        if !self.dropped.is_empty() {
+            let reasons: Vec<String> = self
+                .dropped
+                .iter()
+                .map(|(r, n)| format!("{n} {r}"))
+                .collect();
+            s.push_str(&format!(
+                ", {} dropped ({})",
+                self.dropped_total(),
+                reasons.join("; ")
+            ));
+        }
+        match &self.stop {
+            Some(Stop::MaxEntries(n)) => s.push_str(&format!(", stopped at the {n}-entry limit")),
+            Some(Stop::MaxBytes(n)) => {
+                s.push_str(&format!(", stopped at the {n}-byte limit (decoded)"))
+            }
+            Some(Stop::Error(e)) => s.push_str(&format!(", stopped: {e}")),
+            None => {}
+        }
+        if self.truncated {
+            s.push_str(
+                ", truncated (the file ends mid-document; entries read before the cut are kept)",
+            );
+        }
+        if let Some(e) = &self.error {
+            s.push_str(&format!(", {e}"));
+        }
+        if self.gzip_layers > 0 {
+            s.push_str(&format!(", gzip x{}", self.gzip_layers));
+        }
+        s
+    }
+}
+
+/// `changefreq`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeFreq {
+    Always,
+    Hourly,
+    Daily,
+    Weekly,
+    Monthly,
+    Yearly,
+    Never,
+}
+
+impl ChangeFreq {
+    /// Case-insensitive; anything else is `None`.
+    pub fn parse(s: &str) -> Option<ChangeFreq> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "always" => ChangeFreq::Always,
+            "hourly" => ChangeFreq::Hourly,
+            "daily" => ChangeFreq::Daily,
+            "weekly" => ChangeFreq::Weekly,
+            "monthly" => ChangeFreq::Monthly,
+            "yearly" => ChangeFreq::Yearly,
+            "never" => ChangeFreq::Never,
+            _ => return None,
+        })
+    }
+}
+
+/// Google's image extension.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Image {
+    pub loc: String,
+    pub caption: Option<String>,
+    pub title: Option<String>,
+    pub geo_location: Option<String>,
+    pub license: Option<String>,
+}
+
+/// Google's video extension (the common fields).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Video {
+    pub thumbnail_loc: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub content_loc: Option<String>,
+    pub player_loc: Option<String>,
+    /// Seconds.
+    pub duration: Option<u32>,
+    pub publication_date: Option<LastMod>,
+    pub tags: Vec<String>,
+    pub category: Option<String>,
+    pub family_friendly: Option<bool>,
+}
+
+/// Google's news extension.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct News {
+    pub name: Option<String>,
+    pub language: Option<String>,
+    pub publication_date: Option<LastMod>,
+    pub title: Option<String>,
+    pub keywords: Vec<String>,
+}
+
+/// An `xhtml:link rel="alternate"` (hreflang).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Alternate {
+    pub hreflang: Option<String>,
+    pub href: String,
+}
+
+/// A page listed in a sitemap or feed.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct UrlEntry {
+    pub loc: String,
+    pub lastmod: Option<LastMod>,
+    pub changefreq: Option<ChangeFreq>,
+    pub priority: Option<f32>,
+    pub images: Vec<Image>,
+    pub videos: Vec<Video>,
+    pub news: Option<News>,
+    pub alternates: Vec<Alternate>,
+}
+
+impl UrlEntry {
+    pub fn new(loc: String) -> UrlEntry {
+        UrlEntry {
+            loc,
+            lastmod: None,
+            changefreq: None,
+            priority: None,
+            images: Vec::new(),
+            videos: Vec::new(),
+            news: None,
+            alternates: Vec::new(),
+        }
+    }
+}
+
+/// A sitemap listed in a sitemap index.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SitemapRef {
+    pub loc: String,
+    pub lastmod: Option<LastMod>,
+}
+
+/// One entry of a sitemap.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Entry {
+    Url(UrlEntry),
+    Sitemap(SitemapRef),
+}
+
+impl Entry {
+    pub fn loc(&self) -> &str {
+        match self {
+            Entry::Url(u) => &u.loc,
+            Entry::Sitemap(s) => &s.loc,
+        }
+    }
+
+    pub fn lastmod(&self) -> Option<&LastMod> {
+        match self {
+            Entry::Url(u) => u.lastmod.as_ref(),
+            Entry::Sitemap(s) => s.lastmod.as_ref(),
+        }
+    }
+}

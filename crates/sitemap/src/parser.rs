@@ -1,0 +1,710 @@
+//! The streaming parser: bytes in, entries out, limits enforced as it reads.
+
+use std::cell::Cell;
+use std::io::{self, BufRead, BufReader, Read};
+use std::rc::Rc;
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::Reader;
+
+use crate::date::LastMod;
+use crate::location::LocationRule;
+use crate::{
+    Alternate, ChangeFreq, Entry, Image, Kind, News, Options, SitemapRef, Stop, Summary, UrlEntry,
+    Video,
+};
+
+/// Counts decoded bytes and ends the stream at the limit (setting a flag,
+/// so a cut is told apart from a file that really ended).
+struct Capped<R> {
+    inner: R,
+    left: u64,
+    read: Rc<Cell<u64>>,
+    hit: Rc<Cell<bool>>,
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.left == 0 {
+            // Look one byte further: only a longer stream is a cut.
+            let mut probe = [0u8; 1];
+            if !self.hit.get() && self.inner.read(&mut probe)? > 0 {
+                self.hit.set(true);
+            }
+            return Ok(0);
+        }
+        let max = buf
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..max])?;
+        self.left -= n as u64;
+        self.read.set(self.read.get() + n as u64);
+        Ok(n)
+    }
+}
+
+type Source = Box<dyn BufRead>;
+
+/// Peels gzip layers (detected by the magic bytes 1F 8B, up to
+/// `max_layers`), then caps the decoded size.
+fn decode(
+    reader: Box<dyn Read>,
+    options: &Options,
+    read: Rc<Cell<u64>>,
+    hit: Rc<Cell<bool>>,
+) -> io::Result<(Source, u8)> {
+    let mut src: Box<dyn BufRead> = Box::new(BufReader::with_capacity(64 * 1024, reader));
+    let mut layers = 0u8;
+    loop {
+        let head = src.fill_buf()?;
+        if head.len() >= 2 && head[0] == 0x1F && head[1] == 0x8B && layers < options.max_gzip_layers
+        {
+            layers += 1;
+            src = Box::new(BufReader::with_capacity(
+                64 * 1024,
+                flate2::bufread::MultiGzDecoder::new(src),
+            ));
+            continue;
+        }
+        break;
+    }
+    let capped = Capped {
+        inner: src,
+        left: options.max_bytes,
+        read,
+        hit,
+    };
+    Ok((
+        Box::new(BufReader::with_capacity(64 * 1024, capped)),
+        layers,
+    ))
+}
+
+/// Skips a BOM and leading whitespace; tells XML from text.
+fn sniff(src: &mut Source) -> io::Result<bool> {
+    let mut skipped = 0;
+    loop {
+        let buf = src.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(false);
+        }
+        if buf.starts_with(b"\xEF\xBB\xBF") {
+            src.consume(3);
+            continue;
+        }
+        let ws = buf.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        if ws == 0 {
+            return Ok(buf[0] == b'<');
+        }
+        src.consume(ws);
+        skipped += ws;
+        if skipped > 1 << 20 {
+            return Ok(false);
+        }
+    }
+}
+
+#[derive(Default)]
+struct UrlBuilder {
+    loc: Option<String>,
+    loc_closed: bool,
+    lastmod: Option<LastMod>,
+    changefreq: Option<ChangeFreq>,
+    priority: Option<f32>,
+    images: Vec<Image>,
+    videos: Vec<Video>,
+    news: Option<News>,
+    alternates: Vec<Alternate>,
+}
+
+/// A streaming sitemap parser: an iterator of [`Entry`]s. Problems never
+/// end the iteration with an error; they are counted in the [`Summary`],
+/// and everything read up to a problem is kept.
+pub struct SitemapParser {
+    inner: Inner,
+    summary: Summary,
+    options: Options,
+    rule: Option<LocationRule>,
+    read: Rc<Cell<u64>>,
+    hit: Rc<Cell<bool>>,
+    done: bool,
+}
+
+enum Inner {
+    Xml(Box<XmlState>),
+    Text(Source),
+    None,
+}
+
+struct XmlState {
+    reader: Reader<Source>,
+    buf: Vec<u8>,
+    /// Local names of open elements.
+    stack: Vec<Vec<u8>>,
+    text: String,
+    /// The current leaf value contains an entity we refuse to expand.
+    bad_entity: bool,
+    url: Option<UrlBuilder>,
+    image: Option<Image>,
+    video: Option<Video>,
+    in_news: bool,
+    pending: Vec<Entry>,
+}
+
+impl SitemapParser {
+    /// Parses `reader` with these options. `rule` (the sitemap's own URL,
+    /// and origins that cross-submitted it) drops entries outside the
+    /// sitemap's location; `None` keeps every absolute URL.
+    pub fn new(
+        reader: impl Read + 'static,
+        options: Options,
+        rule: Option<LocationRule>,
+    ) -> SitemapParser {
+        let read = Rc::new(Cell::new(0));
+        let hit = Rc::new(Cell::new(false));
+        let mut summary = Summary::default();
+        let inner = match decode(Box::new(reader), &options, read.clone(), hit.clone()) {
+            Ok((mut src, layers)) => {
+                summary.gzip_layers = layers;
+                match sniff(&mut src) {
+                    Ok(true) => {
+                        let mut reader = Reader::from_reader(src);
+                        let cfg = reader.config_mut();
+                        cfg.check_end_names = false;
+                        cfg.allow_unmatched_ends = true;
+                        cfg.allow_dangling_amp = true;
+                        cfg.expand_empty_elements = false;
+                        Inner::Xml(Box::new(XmlState {
+                            reader,
+                            buf: Vec::with_capacity(4096),
+                            stack: Vec::new(),
+                            text: String::new(),
+                            bad_entity: false,
+                            url: None,
+                            image: None,
+                            video: None,
+                            in_news: false,
+                            pending: Vec::new(),
+                        }))
+                    }
+                    Ok(false) => {
+                        summary.kind = Some(Kind::Text);
+                        Inner::Text(src)
+                    }
+                    Err(e) => {
+                        summary.stop = Some(Stop::Error(format!("cannot read the sitemap: {e}")));
+                        Inner::None
+                    }
+                }
+            }
+            Err(e) => {
+                summary.stop = Some(Stop::Error(format!("cannot read the sitemap: {e}")));
+                Inner::None
+            }
+        };
+        SitemapParser {
+            inner,
+            summary,
+            options,
+            rule,
+            read,
+            hit,
+            done: false,
+        }
+    }
+
+    /// Parses a byte slice.
+    pub fn from_bytes(bytes: &[u8], options: Options, rule: Option<LocationRule>) -> SitemapParser {
+        SitemapParser::new(io::Cursor::new(bytes.to_vec()), options, rule)
+    }
+
+    /// What happened so far (complete once the iterator is exhausted).
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// Reads everything that is left and returns the summary.
+    pub fn finish(mut self) -> Summary {
+        for _ in self.by_ref() {}
+        self.summary
+    }
+
+    fn drop_entry(&mut self, reason: &str) {
+        *self.summary.dropped.entry(reason.to_owned()).or_insert(0) += 1;
+    }
+
+    /// Validates a location and applies the limits; `Some` to emit.
+    fn accept(&mut self, entry: Entry) -> Option<Entry> {
+        let loc = entry.loc();
+        if loc.is_empty() {
+            self.drop_entry("no <loc>");
+            return None;
+        }
+        if loc.chars().count() >= self.options.max_loc_len {
+            self.drop_entry("loc of 2,048 characters or more");
+            return None;
+        }
+        let Ok(parsed) = url::Url::parse(loc) else {
+            self.drop_entry("not an absolute URL");
+            return None;
+        };
+        if parsed.scheme() != "http" && parsed.scheme() != "https" {
+            self.drop_entry("not an http(s) URL");
+            return None;
+        }
+        if let Some(rule) = &self.rule {
+            if !rule.allows(&parsed) {
+                self.drop_entry("outside the sitemap's location (not cross-submitted)");
+                return None;
+            }
+        }
+        if self.summary.entries >= self.options.max_entries {
+            if self.summary.stop.is_none() {
+                self.summary.stop = Some(Stop::MaxEntries(self.options.max_entries));
+            }
+            self.done = true;
+            return None;
+        }
+        self.summary.entries += 1;
+        Some(entry)
+    }
+
+    fn finish_stream(&mut self, truncated: bool) {
+        self.done = true;
+        self.summary.bytes = self.read.get();
+        if self.hit.get() {
+            if self.summary.stop.is_none() {
+                self.summary.stop = Some(Stop::MaxBytes(self.options.max_bytes));
+            }
+        } else if truncated {
+            self.summary.truncated = true;
+        }
+    }
+
+    fn next_text(&mut self) -> Option<Entry> {
+        loop {
+            let Inner::Text(src) = &mut self.inner else {
+                return None;
+            };
+            let mut line = Vec::new();
+            match src.read_until(b'\n', &mut line) {
+                Ok(0) => {
+                    self.finish_stream(false);
+                    return None;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    self.summary.stop = Some(Stop::Error(format!("read error: {e}")));
+                    self.finish_stream(true);
+                    return None;
+                }
+            }
+            let text = String::from_utf8_lossy(&line);
+            let text = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+            if text.is_empty() || text.starts_with('#') {
+                continue;
+            }
+            let entry = Entry::Url(UrlEntry::new(text.to_owned()));
+            if let Some(e) = self.accept(entry) {
+                return Some(e);
+            }
+            if self.done {
+                return None;
+            }
+        }
+    }
+
+    fn next_xml(&mut self) -> Option<Entry> {
+        loop {
+            if let Inner::Xml(x) = &mut self.inner {
+                if let Some(e) = x.pending.pop() {
+                    if let Some(e) = self.accept(e) {
+                        return Some(e);
+                    }
+                    if self.done {
+                        return None;
+                    }
+                    continue;
+                }
+            }
+            if self.done {
+                return None;
+            }
+            self.step_xml();
+        }
+    }
+
+    /// Reads one XML event, possibly queueing finished entries.
+    fn step_xml(&mut self) {
+        let Inner::Xml(x) = &mut self.inner else {
+            self.done = true;
+            return;
+        };
+        x.buf.clear();
+        let event = match x.reader.read_event_into(&mut x.buf) {
+            Ok(e) => e.into_owned(),
+            Err(e) => {
+                let truncated = x.stack.len() > 0;
+                let msg = format!("XML error at byte {}: {e}", x.reader.buffer_position());
+                flush_open(x, &mut self.summary);
+                if self.summary.kind.is_none() {
+                    self.summary.stop = Some(Stop::Error(msg));
+                } else {
+                    self.summary.error = Some(msg);
+                }
+                self.finish_stream(truncated);
+                return;
+            }
+        };
+        match event {
+            Event::DocType(_) => {
+                self.summary.stop = Some(Stop::Error(
+                    "the sitemap has a DOCTYPE; DTDs and entity definitions are refused (billion-laughs and XXE protection)".into(),
+                ));
+                self.done = true;
+                self.summary.bytes = self.read.get();
+            }
+            Event::Start(e) => {
+                if x.stack.len() >= self.options.max_xml_depth {
+                    self.summary.stop = Some(Stop::Error(format!(
+                        "XML nested deeper than {} elements",
+                        self.options.max_xml_depth
+                    )));
+                    self.done = true;
+                    return;
+                }
+                let name = e.local_name().as_ref().to_ascii_lowercase();
+                let in_loc = x.stack.last().is_some_and(|n| n == b"loc");
+                if !in_loc {
+                    if let Err(msg) = start(x, &mut self.summary, &name, &e) {
+                        self.summary.stop = Some(Stop::Error(msg));
+                        self.done = true;
+                        return;
+                    }
+                }
+                x.stack.push(name);
+            }
+            Event::Empty(e) => {
+                let name = e.local_name().as_ref().to_ascii_lowercase();
+                let in_loc = x.stack.last().is_some_and(|n| n == b"loc");
+                if !in_loc {
+                    if x.stack.is_empty() {
+                        if let Err(msg) = start(x, &mut self.summary, &name, &e) {
+                            self.summary.stop = Some(Stop::Error(msg));
+                            self.done = true;
+                            return;
+                        }
+                    } else {
+                        empty(x, &self.summary, &name, &e);
+                    }
+                }
+            }
+            Event::End(e) => {
+                let name = e.local_name().as_ref().to_ascii_lowercase();
+                let top = x.stack.last().cloned();
+                if top.as_deref() == Some(b"loc") && name != b"loc" {
+                    // Markup inside <loc> is ignored; only its text counts.
+                    return;
+                }
+                end(x, &self.summary, &name);
+                if let Some(pos) = x.stack.iter().rposition(|n| *n == name) {
+                    x.stack.truncate(pos);
+                }
+            }
+            Event::Text(t) => {
+                if let Ok(s) = t.decode() {
+                    x.text.push_str(&s);
+                }
+            }
+            Event::CData(c) => {
+                if let Ok(s) = c.decode() {
+                    x.text.push_str(&s);
+                }
+            }
+            Event::GeneralRef(r) => {
+                if let Ok(Some(ch)) = r.resolve_char_ref() {
+                    x.text.push(ch);
+                } else {
+                    match r.as_ref() {
+                        b"amp" => x.text.push('&'),
+                        b"lt" => x.text.push('<'),
+                        b"gt" => x.text.push('>'),
+                        b"quot" => x.text.push('"'),
+                        b"apos" => x.text.push('\''),
+                        _ => x.bad_entity = true,
+                    }
+                }
+            }
+            Event::Eof => {
+                let truncated = !x.stack.is_empty();
+                flush_open(x, &mut self.summary);
+                if self.summary.kind.is_none() {
+                    self.summary.stop = Some(Stop::Error("not a sitemap: no root element".into()));
+                }
+                self.finish_stream(truncated);
+            }
+            Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
+        }
+    }
+}
+
+impl Iterator for SitemapParser {
+    type Item = Entry;
+
+    fn next(&mut self) -> Option<Entry> {
+        let pending = matches!(&self.inner, Inner::Xml(x) if !x.pending.is_empty());
+        if self.done && !pending {
+            return None;
+        }
+        match self.inner {
+            Inner::Xml(_) => self.next_xml(),
+            Inner::Text(_) => self.next_text(),
+            Inner::None => None,
+        }
+    }
+}
+
+fn attr(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
+    e.attributes().flatten().find_map(|a| {
+        (a.key.local_name().as_ref().eq_ignore_ascii_case(name))
+            .then(|| {
+                a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                    .map(|v| v.into_owned())
+                    .ok()
+            })
+            .flatten()
+    })
+}
+
+/// An element starts (for the root: decides the kind).
+fn start(
+    x: &mut XmlState,
+    summary: &mut Summary,
+    name: &[u8],
+    e: &BytesStart<'_>,
+) -> Result<(), String> {
+    x.text.clear();
+    x.bad_entity = false;
+    let Some(kind) = summary.kind else {
+        summary.kind = Some(match name {
+            b"urlset" => Kind::UrlSet,
+            b"sitemapindex" => Kind::Index,
+            b"rss" | b"rdf" => Kind::Rss,
+            b"feed" => Kind::Atom,
+            other => return Err(format!(
+                "not a sitemap: the root element is <{}>, not urlset, sitemapindex, rss or feed",
+                String::from_utf8_lossy(other)
+            )),
+        });
+        return Ok(());
+    };
+    match (kind, name) {
+        (Kind::UrlSet, b"url")
+        | (Kind::Index, b"sitemap")
+        | (Kind::Rss, b"item")
+        | (Kind::Atom, b"entry") => {
+            flush_open(x, summary);
+            let mut b = UrlBuilder::default();
+            if kind == Kind::Rss {
+                // RSS 1.0: <item rdf:about="...">.
+                if let Some(about) = attr(e, b"about") {
+                    b.loc = Some(clean(&about));
+                }
+            }
+            x.url = Some(b);
+        }
+        (Kind::UrlSet, b"image") if x.url.is_some() => x.image = Some(Image::default()),
+        (Kind::UrlSet, b"video") if x.url.is_some() => x.video = Some(Video::default()),
+        (Kind::UrlSet, b"news") if x.url.is_some() => {
+            x.in_news = true;
+            if let Some(u) = x.url.as_mut() {
+                u.news.get_or_insert_with(News::default);
+            }
+        }
+        (Kind::UrlSet, b"link") | (Kind::Atom, b"link") => empty(x, summary, name, e),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A self-closing element (`<xhtml:link .../>`, Atom `<link href/>`).
+fn empty(x: &mut XmlState, summary: &Summary, name: &[u8], e: &BytesStart<'_>) {
+    if name != b"link" {
+        return;
+    }
+    let Some(u) = x.url.as_mut() else { return };
+    match summary.kind {
+        Some(Kind::Atom) => {
+            let rel = attr(e, b"rel");
+            if let Some(href) = attr(e, b"href") {
+                if rel.as_deref().is_none_or(|r| r == "alternate") && u.loc.is_none() {
+                    u.loc = Some(clean(&href));
+                    u.loc_closed = true;
+                }
+            }
+        }
+        Some(Kind::UrlSet) => {
+            if attr(e, b"rel").as_deref() == Some("alternate") {
+                if let Some(href) = attr(e, b"href") {
+                    u.alternates.push(Alternate {
+                        hreflang: attr(e, b"hreflang"),
+                        href: clean(&href),
+                    });
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Trims whitespace (Unicode included) around a value.
+fn clean(s: &str) -> String {
+    s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}' || c == '\u{200b}')
+        .to_owned()
+}
+
+/// An element ends: store its text where it belongs, emit finished entries.
+fn end(x: &mut XmlState, summary: &Summary, name: &[u8]) {
+    let text = clean(&std::mem::take(&mut x.text));
+    let bad = std::mem::take(&mut x.bad_entity);
+    let kind = summary.kind;
+    if let Some(img) = x.image.as_mut() {
+        match name {
+            b"loc" => img.loc = text,
+            b"caption" => img.caption = Some(text),
+            b"title" => img.title = Some(text),
+            b"geo_location" => img.geo_location = Some(text),
+            b"license" => img.license = Some(text),
+            b"image" => {
+                if let (Some(img), Some(u)) = (x.image.take(), x.url.as_mut()) {
+                    u.images.push(img);
+                }
+            }
+            _ => {}
+        }
+        return;
+    }
+    if let Some(v) = x.video.as_mut() {
+        match name {
+            b"thumbnail_loc" => v.thumbnail_loc = Some(text),
+            b"title" => v.title = Some(text),
+            b"description" => v.description = Some(text),
+            b"content_loc" => v.content_loc = Some(text),
+            b"player_loc" => v.player_loc = Some(text),
+            b"duration" => v.duration = text.parse().ok(),
+            b"publication_date" => v.publication_date = Some(LastMod::w3c(&text)),
+            b"tag" => v.tags.push(text),
+            b"category" => v.category = Some(text),
+            b"family_friendly" => v.family_friendly = Some(text.eq_ignore_ascii_case("yes")),
+            b"video" => {
+                if let (Some(v), Some(u)) = (x.video.take(), x.url.as_mut()) {
+                    u.videos.push(v);
+                }
+            }
+            _ => {}
+        }
+        return;
+    }
+    if x.in_news {
+        if let Some(n) = x.url.as_mut().and_then(|u| u.news.as_mut()) {
+            match name {
+                b"name" => n.name = Some(text),
+                b"language" => n.language = Some(text),
+                b"publication_date" => n.publication_date = Some(LastMod::w3c(&text)),
+                b"title" => n.title = Some(text),
+                b"keywords" => {
+                    n.keywords = text
+                        .split(',')
+                        .map(|k| k.trim().to_owned())
+                        .filter(|k| !k.is_empty())
+                        .collect()
+                }
+                b"news" => x.in_news = false,
+                _ => {}
+            }
+        }
+        return;
+    }
+    let Some(u) = x.url.as_mut() else { return };
+    match (kind, name) {
+        (Some(Kind::UrlSet | Kind::Index), b"loc") | (Some(Kind::Rss), b"link") => {
+            if bad {
+                u.loc = Some(String::new());
+                u.loc_closed = true;
+                return;
+            }
+            if u.loc.is_some() && u.loc_closed && kind != Some(Kind::Rss) {
+                // A second <loc> in one entry: the first stands alone.
+                let prev = std::mem::take(u);
+                x.pending.insert(0, build(prev, kind));
+                let u = x.url.get_or_insert_with(UrlBuilder::default);
+                u.loc = Some(text);
+                u.loc_closed = true;
+                return;
+            }
+            if kind != Some(Kind::Rss) || u.loc.is_none() {
+                u.loc = Some(text);
+                u.loc_closed = true;
+            }
+        }
+        (Some(Kind::UrlSet | Kind::Index), b"lastmod") => u.lastmod = Some(LastMod::w3c(&text)),
+        (Some(Kind::UrlSet), b"changefreq") => u.changefreq = ChangeFreq::parse(&text),
+        (Some(Kind::UrlSet), b"priority") => {
+            u.priority = text.parse::<f32>().ok().filter(|p| (0.0..=1.0).contains(p));
+        }
+        (Some(Kind::Rss), b"pubdate") | (Some(Kind::Rss), b"date") => {
+            u.lastmod = Some(LastMod::rfc822(&text))
+        }
+        (Some(Kind::Atom), b"updated" | b"modified") => u.lastmod = Some(LastMod::w3c(&text)),
+        (Some(Kind::Atom), b"published" | b"issued") if u.lastmod.is_none() => {
+            u.lastmod = Some(LastMod::w3c(&text))
+        }
+        (Some(Kind::UrlSet), b"url")
+        | (Some(Kind::Index), b"sitemap")
+        | (Some(Kind::Rss), b"item")
+        | (Some(Kind::Atom), b"entry") => {
+            if let Some(done) = x.url.take() {
+                x.pending.insert(0, build(done, kind));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// At a new entry or the end of the file: an entry still open is emitted if
+/// its `<loc>` was complete (a cut-off `<loc>` may hold half a URL).
+fn flush_open(x: &mut XmlState, summary: &mut Summary) {
+    if let Some(u) = x.url.take() {
+        if u.loc_closed {
+            x.pending.insert(0, build(u, summary.kind));
+        } else if u.loc.is_some() || x.stack.last().is_some_and(|n| n == b"loc") {
+            *summary
+                .dropped
+                .entry("cut off inside <loc> (the URL may be incomplete)".to_owned())
+                .or_insert(0) += 1;
+        }
+    }
+    x.image = None;
+    x.video = None;
+    x.in_news = false;
+}
+
+fn build(u: UrlBuilder, kind: Option<Kind>) -> Entry {
+    let loc = u.loc.unwrap_or_default();
+    match kind {
+        Some(Kind::Index) => Entry::Sitemap(SitemapRef {
+            loc,
+            lastmod: u.lastmod,
+        }),
+        _ => Entry::Url(UrlEntry {
+            loc,
+            lastmod: u.lastmod,
+            changefreq: u.changefreq,
+            priority: u.priority,
+            images: u.images,
+            videos: u.videos,
+            news: u.news,
+            alternates: u.alternates,
+        }),
+    }
+}

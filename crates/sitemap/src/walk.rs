@@ -1,0 +1,1 @@
+//! Walking (filled in next).
