@@ -183,6 +183,85 @@ impl HttpFetcher {
     }
 }
 
+/// The result of [`HttpFetcher::get`]: a response ready to stream, or why
+/// there is none.
+#[derive(Debug)]
+pub enum GetOutcome {
+    Response {
+        /// The URL that answered, after redirects.
+        final_url: url::Url,
+        redirects: Vec<Hop>,
+        response: reqwest::Response,
+    },
+    TooManyRedirects {
+        redirects: Vec<Hop>,
+        is_loop: bool,
+    },
+    Network {
+        error: NetworkError,
+        detail: String,
+        redirects: Vec<Hop>,
+    },
+}
+
+impl HttpFetcher {
+    /// GETs any URL, following up to `max_redirects` hops by hand (so the
+    /// chain and the final URL are known), and hands back the response
+    /// unread, for the caller to stream with its own limits.
+    pub async fn get(&self, url: &url::Url) -> GetOutcome {
+        let mut url = url.clone();
+        let mut redirects = Vec::new();
+        let mut seen = HashSet::new();
+        seen.insert(url.clone());
+        loop {
+            let resp = match self.client.get(url.clone()).send().await {
+                Ok(r) => r,
+                Err(e) => {
+                    return GetOutcome::Network {
+                        error: classify(&e),
+                        detail: chain(&e),
+                        redirects,
+                    }
+                }
+            };
+            let status = resp.status().as_u16();
+            if (300..400).contains(&status) && status != 304 {
+                let next = resp
+                    .headers()
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|l| l.to_str().ok())
+                    .and_then(|l| url.join(l).ok())
+                    .filter(|u| u.scheme() == "http" || u.scheme() == "https");
+                if let Some(next) = next {
+                    redirects.push(Hop {
+                        url: url.to_string(),
+                        status,
+                    });
+                    if !seen.insert(next.clone()) {
+                        return GetOutcome::TooManyRedirects {
+                            redirects,
+                            is_loop: true,
+                        };
+                    }
+                    if redirects.len() > self.config.max_redirects {
+                        return GetOutcome::TooManyRedirects {
+                            redirects,
+                            is_loop: false,
+                        };
+                    }
+                    url = next;
+                    continue;
+                }
+            }
+            return GetOutcome::Response {
+                final_url: url,
+                redirects,
+                response: resp,
+            };
+        }
+    }
+}
+
 impl Fetcher for HttpFetcher {
     fn fetch(
         &self,

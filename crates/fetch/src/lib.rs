@@ -47,7 +47,7 @@ pub mod time;
 
 pub use cache::{CacheConfig, CheckResult, MemoryStore, NoStore, RobotsCache, Store};
 pub use clock::{Clock, FakeClock, SystemClock};
-pub use http::{FetchConfig, Fetcher, HttpFetcher, Validators};
+pub use http::{FetchConfig, Fetcher, GetOutcome, HttpFetcher, Validators};
 pub use origin::Origin;
 pub use policy::{Access, Decision, FetchOutcome, OriginState, PolicyConfig, Profile};
 

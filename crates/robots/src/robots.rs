@@ -1108,6 +1108,19 @@ impl Parser {
             } else {
                 "remove the line"
             })),
+            "http" | "https" if value.starts_with(b"//") => {
+                let url = format!("{lower}:{}", String::from_utf8_lossy(value));
+                self.diag(
+                    Diagnostic::new(
+                        line,
+                        key_col,
+                        Severity::Warning,
+                        codes::UNKNOWN_DIRECTIVE,
+                        format!("`{url}` is a bare URL, not a directive; crawlers ignore it (a sitemap needs a `Sitemap:` line)"),
+                    )
+                    .suggest(format!("Sitemap: {url}")),
+                );
+            }
             _ => {
                 let key_s = String::from_utf8_lossy(key).into_owned();
                 let mut d = Diagnostic::new(

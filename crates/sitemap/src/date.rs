@@ -157,7 +157,8 @@ pub fn parse_rfc822(s: &str) -> Option<i64> {
     let h: i64 = t.next()?.parse().ok()?;
     let mi: i64 = t.next()?.parse().ok()?;
     let sec: i64 = t.next().map_or(Some(0), |x| x.parse().ok())?;
-    let zone = parts.next().unwrap_or("GMT");
+    // RFC 822 requires a zone; without one the instant is unknown.
+    let zone = parts.next()?;
     let offset = match zone.to_ascii_uppercase().as_str() {
         "GMT" | "UT" | "UTC" | "Z" => 0,
         "EST" => -300,

@@ -115,6 +115,8 @@ struct UrlBuilder {
     videos: Vec<Video>,
     news: Option<News>,
     alternates: Vec<Alternate>,
+    /// RSS `<guid>`, the location when an item has no `<link>`.
+    guid: Option<String>,
 }
 
 /// A streaming sitemap parser: an iterator of [`Entry`]s. Problems never
@@ -252,7 +254,9 @@ impl SitemapParser {
             self.drop_entry("not an http(s) URL");
             return None;
         }
-        if let Some(rule) = &self.rule {
+        // The location rule is for pages; an index's children are each
+        // held to their own location when they are read.
+        if let (Some(rule), Entry::Url(_)) = (&self.rule, &entry) {
             if !rule.allows(&parsed) {
                 self.drop_entry("outside the sitemap's location (not cross-submitted)");
                 return None;
@@ -289,6 +293,18 @@ impl SitemapParser {
             let mut line = Vec::new();
             match src.read_until(b'\n', &mut line) {
                 Ok(0) => {
+                    let junk = self
+                        .summary
+                        .dropped
+                        .get("not an absolute URL")
+                        .copied()
+                        .unwrap_or(0);
+                    if self.summary.entries == 0 && junk > 0 {
+                        self.summary.stop = Some(Stop::Error(
+                            "not a sitemap: neither XML nor a single absolute URL in the text"
+                                .into(),
+                        ));
+                    }
                     self.finish_stream(false);
                     return None;
                 }
@@ -374,7 +390,7 @@ impl SitemapParser {
                     return;
                 }
                 let name = e.local_name().as_ref().to_ascii_lowercase();
-                let in_loc = x.stack.last().is_some_and(|n| n == b"loc");
+                let in_loc = x.stack.iter().any(|n| n == b"loc");
                 if !in_loc {
                     if let Err(msg) = start(x, &mut self.summary, &name, &e) {
                         self.summary.stop = Some(Stop::Error(msg));
@@ -386,7 +402,7 @@ impl SitemapParser {
             }
             Event::Empty(e) => {
                 let name = e.local_name().as_ref().to_ascii_lowercase();
-                let in_loc = x.stack.last().is_some_and(|n| n == b"loc");
+                let in_loc = x.stack.iter().any(|n| n == b"loc");
                 if !in_loc {
                     if x.stack.is_empty() {
                         if let Err(msg) = start(x, &mut self.summary, &name, &e) {
@@ -401,10 +417,19 @@ impl SitemapParser {
             }
             Event::End(e) => {
                 let name = e.local_name().as_ref().to_ascii_lowercase();
-                let top = x.stack.last().cloned();
-                if top.as_deref() == Some(b"loc") && name != b"loc" {
-                    // Markup inside <loc> is ignored; only its text counts.
-                    return;
+                if name != b"loc" {
+                    if let Some(loc_at) = x.stack.iter().rposition(|n| n == b"loc") {
+                        // Markup inside <loc> is ignored; only its text counts.
+                        if let Some(pos) = x
+                            .stack
+                            .iter()
+                            .rposition(|n| *n == name)
+                            .filter(|p| *p > loc_at)
+                        {
+                            x.stack.truncate(pos);
+                        }
+                        return;
+                    }
                 }
                 end(x, &self.summary, &name);
                 if let Some(pos) = x.stack.iter().rposition(|n| *n == name) {
@@ -485,16 +510,35 @@ fn start(
 ) -> Result<(), String> {
     x.text.clear();
     x.bad_entity = false;
+    if x.stack.is_empty() && summary.kind.is_some() {
+        // A second root element (two documents in one file): read it too.
+        let next = match name {
+            b"urlset" => Some(Kind::UrlSet),
+            b"sitemapindex" => Some(Kind::Index),
+            _ => None,
+        };
+        if let Some(k) = next {
+            flush_open(x, summary);
+            summary.kind = Some(k);
+            summary.error = Some(format!(
+                "a second root element <{}> follows the first; it was read too",
+                String::from_utf8_lossy(name)
+            ));
+            return Ok(());
+        }
+    }
     let Some(kind) = summary.kind else {
         summary.kind = Some(match name {
             b"urlset" => Kind::UrlSet,
             b"sitemapindex" => Kind::Index,
             b"rss" | b"rdf" => Kind::Rss,
             b"feed" => Kind::Atom,
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "not a sitemap: the root element is <{}>, not urlset, sitemapindex, rss or feed",
                 String::from_utf8_lossy(other)
-            )),
+            ))
+            }
         });
         return Ok(());
     };
@@ -655,6 +699,7 @@ fn end(x: &mut XmlState, summary: &Summary, name: &[u8]) {
         (Some(Kind::Rss), b"pubdate") | (Some(Kind::Rss), b"date") => {
             u.lastmod = Some(LastMod::rfc822(&text))
         }
+        (Some(Kind::Rss), b"guid") if u.guid.is_none() => u.guid = Some(text),
         (Some(Kind::Atom), b"updated" | b"modified") => u.lastmod = Some(LastMod::w3c(&text)),
         (Some(Kind::Atom), b"published" | b"issued") if u.lastmod.is_none() => {
             u.lastmod = Some(LastMod::w3c(&text))
@@ -663,7 +708,14 @@ fn end(x: &mut XmlState, summary: &Summary, name: &[u8]) {
         | (Some(Kind::Index), b"sitemap")
         | (Some(Kind::Rss), b"item")
         | (Some(Kind::Atom), b"entry") => {
-            if let Some(done) = x.url.take() {
+            if let Some(mut done) = x.url.take() {
+                // A URL written straight inside the entry, without <loc>.
+                if done.loc.is_none()
+                    && (text.starts_with("http://") || text.starts_with("https://"))
+                {
+                    done.loc = Some(text);
+                    done.loc_closed = true;
+                }
                 x.pending.insert(0, build(done, kind));
             }
         }
@@ -690,7 +742,10 @@ fn flush_open(x: &mut XmlState, summary: &mut Summary) {
 }
 
 fn build(u: UrlBuilder, kind: Option<Kind>) -> Entry {
-    let loc = u.loc.unwrap_or_default();
+    let guid = u
+        .guid
+        .filter(|g| g.starts_with("http://") || g.starts_with("https://"));
+    let loc = u.loc.filter(|l| !l.is_empty()).or(guid).unwrap_or_default();
     match kind {
         Some(Kind::Index) => Entry::Sitemap(SitemapRef {
             loc,

@@ -1,1 +1,477 @@
-//! Walking (filled in next).
+//! Discovery and walking: the sitemaps a robots.txt names (and, optionally,
+//! the well-known paths), fetched through mannerly's HTTP layer, indexes
+//! followed with a depth limit, cycles detected by final URL after
+//! redirects.
+//!
+//! Bodies stream: the HTTP body feeds the parser through a bounded channel,
+//! so a 50 MiB sitemap is never held whole; entries go out through a
+//! channel as they are parsed. Sitemaps are fetched one at a time.
+
+use std::collections::{HashSet, VecDeque};
+use std::io::{self, Read};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use mannerly_fetch::policy::{OriginState, PolicyConfig};
+use mannerly_fetch::{Access, Fetcher, GetOutcome, HttpFetcher, Origin, Validators};
+use tokio::sync::mpsc;
+use url::Url;
+
+use crate::{Entry, Kind, LocationRule, Options, SitemapParser, Summary, UrlEntry};
+
+/// How far to walk.
+#[derive(Debug, Clone)]
+pub struct WalkConfig {
+    pub options: Options,
+    /// Sitemaps named by robots.txt (or given) are depth 0; an index's
+    /// children are one deeper. Deeper than this is not fetched (5).
+    pub max_depth: usize,
+    /// Sitemaps fetched at most per walk (1,000).
+    pub max_sitemaps: usize,
+    /// Also try well-known paths (`/sitemap.xml`, `/sitemap_index.xml`, …)
+    /// that robots.txt does not name. Off by default: it costs a dozen
+    /// requests per host.
+    pub probe_known_paths: bool,
+}
+
+impl Default for WalkConfig {
+    fn default() -> Self {
+        WalkConfig {
+            options: Options::default(),
+            max_depth: 5,
+            max_sitemaps: 1_000,
+            probe_known_paths: false,
+        }
+    }
+}
+
+/// Where a walk starts.
+#[derive(Debug, Clone)]
+pub enum Start {
+    /// The robots.txt of the origin of this URL.
+    Robots(Url),
+    /// These sitemaps.
+    Sitemaps(Vec<Url>),
+}
+
+/// How a sitemap was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Via {
+    Given,
+    Robots,
+    Index,
+    KnownPath,
+}
+
+/// What happened to one sitemap.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "result", rename_all = "kebab-case")]
+pub enum VisitResult {
+    Parsed { summary: Summary },
+    Skipped { reason: String },
+    Failed { reason: String },
+}
+
+/// One sitemap of the walk.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Visited {
+    /// The URL as listed.
+    pub url: String,
+    /// The URL that answered, after redirects.
+    pub final_url: Option<String>,
+    pub depth: usize,
+    /// The robots.txt or index that listed it.
+    pub parent: Option<String>,
+    pub via: Via,
+    #[serde(flatten)]
+    pub result: VisitResult,
+}
+
+/// The robots.txt the walk started from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RobotsNote {
+    pub url: String,
+    /// The robots state's reason (e.g. `404 at …: robots.txt is unavailable…`).
+    pub reason: String,
+    pub sitemaps: Vec<String>,
+}
+
+/// Everything a walk did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct WalkReport {
+    pub robots: Option<RobotsNote>,
+    pub sitemaps: Vec<Visited>,
+}
+
+/// A page found in a sitemap.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    /// The final URL of the sitemap that listed it.
+    pub sitemap: String,
+    pub entry: UrlEntry,
+}
+
+/// Well-known sitemap locations sites use without naming them.
+pub const KNOWN_PATHS: &[&str] = &[
+    "/sitemap.xml",
+    "/sitemap.xml.gz",
+    "/sitemap_index.xml",
+    "/sitemap-index.xml",
+    "/sitemap_index.xml.gz",
+    "/sitemap-index.xml.gz",
+    "/.sitemap.xml",
+    "/sitemap",
+    "/sitemap/sitemap.xml",
+    "/sitemap/index.xml",
+];
+
+/// Feeds HTTP body chunks to the synchronous parser.
+struct ChannelReader {
+    rx: mpsc::Receiver<bytes::Bytes>,
+    cur: bytes::Bytes,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.cur.is_empty() {
+            match self.rx.blocking_recv() {
+                Some(b) => self.cur = b,
+                None => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.cur.len());
+        buf[..n].copy_from_slice(&self.cur[..n]);
+        self.cur = self.cur.slice(n..);
+        Ok(n)
+    }
+}
+
+struct Job {
+    url: Url,
+    depth: usize,
+    parent: Option<String>,
+    via: Via,
+    /// Robots.txt URLs whose origins cross-submitted this sitemap (or its index).
+    cross: Vec<Url>,
+}
+
+/// Walks sitemaps over HTTP.
+pub struct Walker {
+    fetcher: Arc<HttpFetcher>,
+    config: WalkConfig,
+}
+
+impl Walker {
+    pub fn new(fetcher: HttpFetcher, config: WalkConfig) -> Walker {
+        Walker {
+            fetcher: Arc::new(fetcher),
+            config,
+        }
+    }
+
+    /// Walks from `start`, sending every page found to `found` as it is
+    /// parsed (the walk slows down if the receiver does; it stops sending if
+    /// the receiver is dropped).
+    pub async fn walk(&self, start: Start, found: mpsc::Sender<Found>) -> WalkReport {
+        let mut report = WalkReport::default();
+        let mut queue: VecDeque<Job> = VecDeque::new();
+        match start {
+            Start::Sitemaps(urls) => {
+                for url in urls {
+                    queue.push_back(Job {
+                        url,
+                        depth: 0,
+                        parent: None,
+                        via: Via::Given,
+                        cross: Vec::new(),
+                    });
+                }
+            }
+            Start::Robots(site) => {
+                let (note, listed) = self.discover(&site).await;
+                let robots_url = Url::parse(&note.url).ok();
+                for url in listed {
+                    queue.push_back(Job {
+                        url,
+                        depth: 0,
+                        parent: Some(note.url.clone()),
+                        via: Via::Robots,
+                        cross: robots_url.iter().cloned().collect(),
+                    });
+                }
+                if self.config.probe_known_paths {
+                    for path in KNOWN_PATHS {
+                        if let Ok(url) = site.join(path) {
+                            queue.push_back(Job {
+                                url,
+                                depth: 0,
+                                parent: None,
+                                via: Via::KnownPath,
+                                cross: Vec::new(),
+                            });
+                        }
+                    }
+                }
+                report.robots = Some(note);
+            }
+        }
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut fetched = 0usize;
+        while let Some(job) = queue.pop_front() {
+            let listed = job.url.to_string();
+            let mut visit = Visited {
+                url: listed.clone(),
+                final_url: None,
+                depth: job.depth,
+                parent: job.parent.clone(),
+                via: job.via,
+                result: VisitResult::Skipped {
+                    reason: String::new(),
+                },
+            };
+            if seen.contains(&listed) {
+                if job.via == Via::KnownPath {
+                    continue;
+                }
+                visit.result = VisitResult::Skipped {
+                    reason: "already visited: a cycle or a duplicate listing".into(),
+                };
+                report.sitemaps.push(visit);
+                continue;
+            }
+            if job.url.path() == "/robots.txt" && job.via == Via::Index {
+                visit.result = VisitResult::Skipped {
+                    reason: "robots.txt is not a sitemap (an index pointing back at robots.txt)"
+                        .into(),
+                };
+                report.sitemaps.push(visit);
+                continue;
+            }
+            if job.depth > self.config.max_depth {
+                visit.result = VisitResult::Skipped {
+                    reason: format!("index nesting deeper than {}", self.config.max_depth),
+                };
+                report.sitemaps.push(visit);
+                continue;
+            }
+            if fetched >= self.config.max_sitemaps {
+                visit.result = VisitResult::Skipped {
+                    reason: format!(
+                        "the walk's limit of {} sitemaps was reached",
+                        self.config.max_sitemaps
+                    ),
+                };
+                report.sitemaps.push(visit);
+                continue;
+            }
+            seen.insert(listed.clone());
+            fetched += 1;
+            let (final_url, response) = match self.fetcher.get(&job.url).await {
+                GetOutcome::Response {
+                    final_url,
+                    response,
+                    ..
+                } => (final_url, response),
+                GetOutcome::TooManyRedirects { redirects, is_loop } => {
+                    if job.via == Via::KnownPath {
+                        continue;
+                    }
+                    visit.result = VisitResult::Failed {
+                        reason: if is_loop {
+                            format!("redirect loop after {} hops", redirects.len())
+                        } else {
+                            format!("more than {} redirects", redirects.len().saturating_sub(1))
+                        },
+                    };
+                    report.sitemaps.push(visit);
+                    continue;
+                }
+                GetOutcome::Network { error, detail, .. } => {
+                    if job.via == Via::KnownPath {
+                        continue;
+                    }
+                    visit.result = VisitResult::Failed {
+                        reason: format!("{}: {detail}", error.describe()),
+                    };
+                    report.sitemaps.push(visit);
+                    continue;
+                }
+            };
+            let final_s = final_url.to_string();
+            visit.final_url = Some(final_s.clone());
+            if final_s != listed && !seen.insert(final_s.clone()) {
+                if job.via == Via::KnownPath {
+                    continue;
+                }
+                visit.result = VisitResult::Skipped {
+                    reason: format!(
+                        "redirected to {final_s}, already visited: a cycle or a duplicate"
+                    ),
+                };
+                report.sitemaps.push(visit);
+                continue;
+            }
+            let status = response.status().as_u16();
+            if !(200..300).contains(&status) {
+                if job.via == Via::KnownPath {
+                    continue;
+                }
+                visit.result = VisitResult::Failed {
+                    reason: format!("HTTP {status}"),
+                };
+                report.sitemaps.push(visit);
+                continue;
+            }
+            let mut rule = LocationRule::new(&final_url);
+            for r in &job.cross {
+                rule = rule.cross_submitted_by(r);
+            }
+            let (summary, children) = self
+                .parse_streaming(response, rule, final_s.clone(), found.clone())
+                .await;
+            if job.via == Via::KnownPath && summary.kind.is_none() {
+                continue;
+            }
+            if summary.kind == Some(Kind::Index) {
+                for child in children {
+                    if let Ok(url) = Url::parse(&child) {
+                        queue.push_back(Job {
+                            url,
+                            depth: job.depth + 1,
+                            parent: Some(final_s.clone()),
+                            via: Via::Index,
+                            cross: job.cross.clone(),
+                        });
+                    }
+                }
+            }
+            visit.result = VisitResult::Parsed { summary };
+            report.sitemaps.push(visit);
+        }
+        report
+    }
+
+    /// Walks and collects every page (for tests and small sites).
+    pub async fn walk_collect(&self, start: Start) -> (WalkReport, Vec<Found>) {
+        let (tx, mut rx) = mpsc::channel(1024);
+        let collect = tokio::spawn(async move {
+            let mut all = Vec::new();
+            while let Some(f) = rx.recv().await {
+                all.push(f);
+            }
+            all
+        });
+        let report = self.walk(start, tx).await;
+        let pages = collect.await.unwrap_or_default();
+        (report, pages)
+    }
+
+    /// Fetches the robots.txt of `site`'s origin the way crawlers do and
+    /// returns the sitemaps it names.
+    async fn discover(&self, site: &Url) -> (RobotsNote, Vec<Url>) {
+        let Ok(origin) = Origin::of_url(site) else {
+            return (
+                RobotsNote {
+                    url: site.to_string(),
+                    reason: "not an http(s) URL".into(),
+                    sitemaps: Vec::new(),
+                },
+                Vec::new(),
+            );
+        };
+        let outcome = self.fetcher.fetch(&origin, &Validators::default()).await;
+        let mut state = OriginState::new(origin.clone());
+        let decision = state
+            .apply(&outcome, SystemTime::now(), &PolicyConfig::default())
+            .clone();
+        let robots_url = origin.robots_url();
+        let base = Url::parse(&robots_url).ok();
+        let mut listed = Vec::new();
+        if let Access::Rules(robots) = &decision.access {
+            for s in robots.sitemaps() {
+                // Relative Sitemap values are resolved against robots.txt.
+                let url = Url::parse(&s.url)
+                    .ok()
+                    .or_else(|| base.as_ref().and_then(|b| b.join(&s.url).ok()));
+                if let Some(u) = url {
+                    if !listed.contains(&u) {
+                        listed.push(u);
+                    }
+                }
+            }
+        }
+        (
+            RobotsNote {
+                url: robots_url,
+                reason: decision.reason,
+                sitemaps: listed.iter().map(Url::to_string).collect(),
+            },
+            listed,
+        )
+    }
+
+    /// Streams a response body through the parser on a blocking thread.
+    async fn parse_streaming(
+        &self,
+        mut response: reqwest::Response,
+        rule: LocationRule,
+        sitemap: String,
+        found: mpsc::Sender<Found>,
+    ) -> (Summary, Vec<String>) {
+        let (tx, rx) = mpsc::channel::<bytes::Bytes>(16);
+        let options = self.config.options.clone();
+        let parse = tokio::task::spawn_blocking(move || {
+            let reader = ChannelReader {
+                rx,
+                cur: bytes::Bytes::new(),
+            };
+            let mut parser = SitemapParser::new(reader, options, Some(rule));
+            let mut children = Vec::new();
+            let mut receiver_gone = false;
+            for entry in parser.by_ref() {
+                match entry {
+                    Entry::Url(u) => {
+                        if !receiver_gone {
+                            let f = Found {
+                                sitemap: sitemap.clone(),
+                                entry: u,
+                            };
+                            receiver_gone = found.blocking_send(f).is_err();
+                        }
+                    }
+                    Entry::Sitemap(s) => children.push(s.loc),
+                }
+            }
+            (parser.finish(), children)
+        });
+        let mut network_error = None;
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    if tx.send(chunk).await.is_err() {
+                        break; // the parser stopped reading (a limit)
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    network_error = Some(format!("the body was cut: {e}"));
+                    break;
+                }
+            }
+        }
+        drop(tx);
+        let (mut summary, children) = parse.await.unwrap_or_else(|e| {
+            let s = Summary {
+                stop: Some(crate::Stop::Error(format!("parser task failed: {e}"))),
+                ..Summary::default()
+            };
+            (s, Vec::new())
+        });
+        if let Some(e) = network_error {
+            summary.truncated = true;
+            summary.error = Some(e);
+        }
+        (summary, children)
+    }
+}

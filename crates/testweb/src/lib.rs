@@ -66,6 +66,8 @@ pub enum TestWebError {
 pub enum Body {
     /// Exactly this text.
     Text { text: String },
+    /// Exactly these bytes (for replaying captured responses).
+    Binary { bytes: Vec<u8> },
     /// This text, gzip-compressed, sent with `Content-Encoding: gzip`.
     Gzip { text: String },
     /// `decoded_bytes` of `a`, gzip-compressed (a few KB on the wire).
@@ -783,6 +785,12 @@ async fn handle(
             content_length = Some(text.len() as u64);
             Box::pin(async move {
                 let _ = tx.send(Ok(Bytes::from(text))).await;
+            })
+        }
+        Body::Binary { bytes } => {
+            content_length = Some(bytes.len() as u64);
+            Box::pin(async move {
+                let _ = tx.send(Ok(Bytes::from(bytes))).await;
             })
         }
         Body::Gzip { text } => {
