@@ -197,6 +197,11 @@ pub enum GetOutcome {
         redirects: Vec<Hop>,
         is_loop: bool,
     },
+    /// A redirect pointed at a URL the caller asked not to fetch.
+    Stopped {
+        at: url::Url,
+        redirects: Vec<Hop>,
+    },
     Network {
         error: NetworkError,
         detail: String,
@@ -209,6 +214,13 @@ impl HttpFetcher {
     /// chain and the final URL are known), and hands back the response
     /// unread, for the caller to stream with its own limits.
     pub async fn get(&self, url: &url::Url) -> GetOutcome {
+        self.get_unless(url, |_| false).await
+    }
+
+    /// Like [`get`](Self::get), but a redirect to a URL for which `stop`
+    /// is true is not followed ([`GetOutcome::Stopped`]): a walker that
+    /// already visited the target saves the request.
+    pub async fn get_unless(&self, url: &url::Url, stop: impl Fn(&url::Url) -> bool) -> GetOutcome {
         let mut url = url.clone();
         let mut redirects = Vec::new();
         let mut seen = HashSet::new();
@@ -247,6 +259,12 @@ impl HttpFetcher {
                         return GetOutcome::TooManyRedirects {
                             redirects,
                             is_loop: false,
+                        };
+                    }
+                    if stop(&next) {
+                        return GetOutcome::Stopped {
+                            at: next,
+                            redirects,
                         };
                     }
                     url = next;

@@ -267,7 +267,24 @@ impl Walker {
             }
             seen.insert(listed.clone());
             fetched += 1;
-            let (final_url, response) = match self.fetcher.get(&job.url).await {
+            let outcome = self
+                .fetcher
+                .get_unless(&job.url, |next| seen.contains(next.as_str()))
+                .await;
+            let (final_url, response) = match outcome {
+                GetOutcome::Stopped { at, .. } => {
+                    if job.via == Via::KnownPath {
+                        continue;
+                    }
+                    visit.final_url = Some(at.to_string());
+                    visit.result = VisitResult::Skipped {
+                        reason: format!(
+                            "redirected to {at}, already visited: a cycle or a duplicate"
+                        ),
+                    };
+                    report.sitemaps.push(visit);
+                    continue;
+                }
                 GetOutcome::Response {
                     final_url,
                     response,
