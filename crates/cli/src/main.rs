@@ -9,6 +9,7 @@ mod check;
 mod fetch;
 mod input;
 mod lint;
+mod sitemap;
 mod testweb;
 
 /// Tools for polite, accountable web crawling.
@@ -45,6 +46,15 @@ enum Command {
     /// redirects, 500 KiB, 4xx = allow-all, 429/5xx/network errors = complete
     /// disallow (then Google's 12-hour and 30-day phases).
     Fetch(fetch::Args),
+    /// List the pages of a sitemap file or URL, following indexes; or, with
+    /// --discover, of every sitemap a site's robots.txt names.
+    ///
+    /// One line per page: loc, lastmod, changefreq, priority and the sitemap
+    /// it came from (`--json` for JSON lines). A summary per sitemap goes to
+    /// stderr: what was dropped or cut, and why. Exit status: 0 when
+    /// everything was read, 1 when anything was dropped, cut, refused or
+    /// failed, 2 on usage or input errors.
+    Sitemap(sitemap::Args),
     /// Run the simulated multi-host web from a TOML file, until Ctrl-C.
     Testweb(testweb::Args),
 }
@@ -55,6 +65,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Lint(args) => lint::run(args),
         Command::Fetch(args) => fetch::run(args),
+        Command::Sitemap(args) => sitemap::run(args),
         Command::Testweb(args) => testweb::run(args),
     };
     match result {

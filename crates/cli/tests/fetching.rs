@@ -183,3 +183,73 @@ fn testweb_serves_a_config_file() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sitemap_discover_walks_what_robots_names() {
+    let w = web(HostSpec::default()).await;
+    let base = format!("http://127.0.0.1:{}", w.port());
+    let index =
+        format!("<sitemapindex><sitemap><loc>{base}/pages.xml</loc></sitemap></sitemapindex>");
+    let pages = format!("<urlset><url><loc>{base}/a</loc><priority>0.9</priority></url><url><loc>http://elsewhere.test/b</loc></url></urlset>");
+    w.set_host(
+        "127.0.0.1",
+        HostSpec::default()
+            .robots(format!(
+                "User-agent: *\nDisallow:\nSitemap: {base}/index.xml\n"
+            ))
+            .route("/index.xml", vec![Reply::text(index)])
+            .route("/pages.xml", vec![Reply::text(pages)]),
+    );
+    let o = run(s(&["sitemap", "--discover", &format!("{base}/")])).await;
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(out, format!("{base}/a\t-\t-\t0.9\t{base}/pages.xml\n"));
+    assert!(err.contains("(1 sitemap(s) named)"), "{err}");
+    assert!(
+        err.contains(
+            "/pages.xml (depth 1): urlset: 1 entries, 1 dropped (1 outside the sitemap's location"
+        ),
+        "{err}"
+    );
+    assert_eq!(o.status.code(), Some(1), "an entry was dropped");
+
+    let o = run(s(&["sitemap", "--json", &format!("{base}/pages.xml")])).await;
+    let v: serde_json::Value = serde_json::from_str(
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .next()
+            .expect("line"),
+    )
+    .expect("json");
+    assert_eq!(v["loc"], format!("{base}/a"));
+    assert_eq!(v["source"], format!("{base}/pages.xml"));
+}
+
+#[test]
+fn sitemap_file_with_and_without_base() {
+    let dir = std::env::temp_dir();
+    let path = dir.join(format!("mannerly-sm-{}.xml", std::process::id()));
+    std::fs::write(&path, "<urlset><url><loc>https://e.com/x/1</loc></url><url><loc>https://e.com/y/2</loc></url></urlset>").expect("write");
+    let p = path.to_str().expect("path");
+    let o = Command::new(BIN)
+        .args(["sitemap", p])
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 2);
+    let o = Command::new(BIN)
+        .args(["sitemap", p, "--base", "https://e.com/x/sitemap.xml"])
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 1);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("1 dropped (1 outside the sitemap's location")
+    );
+    let _ = std::fs::remove_file(&path);
+    let o = Command::new(BIN)
+        .args(["sitemap", "/no/such/sitemap.xml"])
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -360,7 +360,7 @@ impl SitemapParser {
         let event = match x.reader.read_event_into(&mut x.buf) {
             Ok(e) => e.into_owned(),
             Err(e) => {
-                let truncated = x.stack.len() > 0;
+                let truncated = !x.stack.is_empty();
                 let msg = format!("XML error at byte {}: {e}", x.reader.buffer_position());
                 flush_open(x, &mut self.summary);
                 if self.summary.kind.is_none() {
@@ -408,7 +408,6 @@ impl SitemapParser {
                         if let Err(msg) = start(x, &mut self.summary, &name, &e) {
                             self.summary.stop = Some(Stop::Error(msg));
                             self.done = true;
-                            return;
                         }
                     } else {
                         empty(x, &self.summary, &name, &e);
@@ -587,14 +586,12 @@ fn empty(x: &mut XmlState, summary: &Summary, name: &[u8], e: &BytesStart<'_>) {
                 }
             }
         }
-        Some(Kind::UrlSet) => {
-            if attr(e, b"rel").as_deref() == Some("alternate") {
-                if let Some(href) = attr(e, b"href") {
-                    u.alternates.push(Alternate {
-                        hreflang: attr(e, b"hreflang"),
-                        href: clean(&href),
-                    });
-                }
+        Some(Kind::UrlSet) if attr(e, b"rel").as_deref() == Some("alternate") => {
+            if let Some(href) = attr(e, b"href") {
+                u.alternates.push(Alternate {
+                    hreflang: attr(e, b"hreflang"),
+                    href: clean(&href),
+                });
             }
         }
         _ => {}

@@ -93,8 +93,10 @@ async fn usp_capture(dir: &Path) -> Result<String, String> {
         let spec = hosts.entry(host).or_default();
         spec.routes.insert(path, vec![reply]);
     }
-    let mut config = WebConfig::default();
-    config.hosts = hosts.into_iter().collect();
+    let config = WebConfig {
+        hosts: hosts.into_iter().collect(),
+        ..WebConfig::default()
+    };
     let web = TestWeb::start(config).await.map_err(|e| e.to_string())?;
     let fetch = FetchConfig::default();
     let client = HttpFetcher::client_builder(&fetch)
@@ -357,7 +359,7 @@ fn single(root: &Path, f: &Value) -> Result<String, String> {
             // Cut inside "</lo": the URL may be incomplete, so it is dropped
             // (and it is outside /subsection/ anyway); the file is flagged.
             let (e, s) = parsed(su.as_deref())?;
-            check(e.is_empty() && s.truncated, format!("{}", s.describe()))?;
+            check(e.is_empty() && s.truncated, s.describe())?;
             check(
                 s.dropped
                     .contains_key("cut off inside <loc> (the URL may be incomplete)"),
