@@ -1,0 +1,212 @@
+//! Ed25519 keys as JWK (RFC 8037) with RFC 7638 thumbprints.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use ed25519_dalek::pkcs8::{DecodePrivateKey, EncodePrivateKey};
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use sha2::{Digest, Sha256};
+
+use crate::Error;
+
+/// A JSON Web Key. Signing and verifying use Ed25519 (`kty` `OKP`, `crv`
+/// `Ed25519`); other key types are read so their thumbprints can be
+/// computed and their signatures refused by name.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Jwk {
+    pub kty: String,
+    #[serde(default)]
+    pub crv: String,
+    /// The public key, unpadded base64url (OKP, EC).
+    #[serde(default)]
+    pub x: String,
+    /// EC only.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub y: Option<String>,
+    /// RSA modulus and exponent.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub n: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub e: Option<String>,
+    /// The private seed, when this is a private key.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub d: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub kid: Option<String>,
+}
+
+impl Jwk {
+    /// The RFC 7638 SHA-256 thumbprint, unpadded base64url: the members
+    /// `crv`, `kty`, `x` in that order, no whitespace.
+    pub fn thumbprint(&self) -> String {
+        // The required members of each key type, in lexicographic order.
+        let canonical = match self.kty.as_str() {
+            "RSA" => format!(
+                r#"{{"e":"{}","kty":"RSA","n":"{}"}}"#,
+                self.e.as_deref().unwrap_or(""),
+                self.n.as_deref().unwrap_or("")
+            ),
+            "EC" => format!(
+                r#"{{"crv":"{}","kty":"EC","x":"{}","y":"{}"}}"#,
+                self.crv,
+                self.x,
+                self.y.as_deref().unwrap_or("")
+            ),
+            _ => format!(
+                r#"{{"crv":"{}","kty":"{}","x":"{}"}}"#,
+                self.crv, self.kty, self.x
+            ),
+        };
+        URL_SAFE_NO_PAD.encode(Sha256::digest(canonical.as_bytes()))
+    }
+
+    /// The public key.
+    pub fn verifying_key(&self) -> Result<VerifyingKey, Error> {
+        if self.kty != "OKP" || self.crv != "Ed25519" {
+            return Err(Error::Key(format!(
+                "not an Ed25519 key: kty {} crv {}",
+                self.kty, self.crv
+            )));
+        }
+        let bytes = URL_SAFE_NO_PAD
+            .decode(self.x.trim_end_matches('='))
+            .map_err(|e| Error::Key(format!("x is not base64url: {e}")))?;
+        let arr: [u8; 32] = bytes
+            .try_into()
+            .map_err(|_| Error::Key("x is not 32 bytes".into()))?;
+        VerifyingKey::from_bytes(&arr)
+            .map_err(|e| Error::Key(format!("x is not a valid Ed25519 point: {e}")))
+    }
+}
+
+/// A signing key with its public JWK and `keyid`.
+#[derive(Debug, Clone)]
+pub struct KeyPair {
+    signing: SigningKey,
+}
+
+impl KeyPair {
+    /// A new random key (from the operating system's generator).
+    pub fn generate() -> KeyPair {
+        KeyPair {
+            signing: SigningKey::generate(&mut rand_core::OsRng),
+        }
+    }
+
+    pub fn from_seed(seed: [u8; 32]) -> KeyPair {
+        KeyPair {
+            signing: SigningKey::from_bytes(&seed),
+        }
+    }
+
+    /// From a private JWK (with `d`).
+    pub fn from_jwk(jwk: &Jwk) -> Result<KeyPair, Error> {
+        let d = jwk
+            .d
+            .as_deref()
+            .ok_or_else(|| Error::Key("the JWK has no private part (d)".into()))?;
+        let bytes = URL_SAFE_NO_PAD
+            .decode(d.trim_end_matches('='))
+            .map_err(|e| Error::Key(format!("d is not base64url: {e}")))?;
+        let seed: [u8; 32] = bytes
+            .try_into()
+            .map_err(|_| Error::Key("d is not 32 bytes".into()))?;
+        let pair = KeyPair::from_seed(seed);
+        if pair.public_jwk().x != jwk.x {
+            return Err(Error::Key("the JWK's x does not belong to its d".into()));
+        }
+        Ok(pair)
+    }
+
+    /// From a PKCS#8 PEM private key.
+    pub fn from_pkcs8_pem(pem: &str) -> Result<KeyPair, Error> {
+        SigningKey::from_pkcs8_pem(pem)
+            .map(|signing| KeyPair { signing })
+            .map_err(|e| Error::Key(format!("not a PKCS#8 Ed25519 private key: {e}")))
+    }
+
+    /// As PKCS#8 PEM.
+    pub fn to_pkcs8_pem(&self) -> Result<String, Error> {
+        self.signing
+            .to_pkcs8_pem(Default::default())
+            .map(|z| z.to_string())
+            .map_err(|e| Error::Key(e.to_string()))
+    }
+
+    pub fn public_jwk(&self) -> Jwk {
+        Jwk {
+            kty: "OKP".into(),
+            crv: "Ed25519".into(),
+            x: URL_SAFE_NO_PAD.encode(self.signing.verifying_key().as_bytes()),
+            y: None,
+            n: None,
+            e: None,
+            d: None,
+            kid: None,
+        }
+    }
+
+    pub fn private_jwk(&self) -> Jwk {
+        Jwk {
+            d: Some(URL_SAFE_NO_PAD.encode(self.signing.to_bytes())),
+            ..self.public_jwk()
+        }
+    }
+
+    /// The `keyid`: the public JWK's thumbprint.
+    pub fn keyid(&self) -> String {
+        self.public_jwk().thumbprint()
+    }
+
+    /// Signs raw bytes (for conformance tests that re-sign a known base).
+    #[doc(hidden)]
+    pub fn sign_for_test(&self, message: &[u8]) -> [u8; 64] {
+        self.sign(message)
+    }
+
+    pub(crate) fn sign(&self, message: &[u8]) -> [u8; 64] {
+        use ed25519_dalek::Signer;
+        self.signing.sign(message).to_bytes()
+    }
+}
+
+/// The RFC 9421 Appendix B.1.4 test key's public half: production
+/// verifiers reject it.
+pub const RFC9421_TEST_KEY_X: &str = "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc8037_thumbprint() {
+        let jwk = Jwk {
+            kty: "OKP".into(),
+            crv: "Ed25519".into(),
+            x: "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo".into(),
+            y: None,
+            n: None,
+            e: None,
+            d: None,
+            kid: None,
+        };
+        assert_eq!(
+            jwk.thumbprint(),
+            "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"
+        );
+    }
+
+    #[test]
+    fn round_trips() {
+        let k = KeyPair::generate();
+        let again = KeyPair::from_jwk(&k.private_jwk()).expect("jwk");
+        assert_eq!(again.keyid(), k.keyid());
+        let pem = k.to_pkcs8_pem().expect("pem");
+        assert_eq!(
+            KeyPair::from_pkcs8_pem(&pem).expect("pem").keyid(),
+            k.keyid()
+        );
+        let mut bad = k.private_jwk();
+        bad.x = KeyPair::generate().public_jwk().x;
+        assert!(KeyPair::from_jwk(&bad).is_err());
+    }
+}

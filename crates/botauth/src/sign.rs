@@ -1,0 +1,156 @@
+//! The crawler side: add `Signature-Agent`, `Signature-Input` and
+//! `Signature` to an outgoing request.
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use sfv::{BareItem, Dictionary, FieldType, InnerList, Integer, Item, Key, ListEntry, Parameters};
+
+use crate::base::{signature_base, Message};
+use crate::{Error, KeyPair};
+
+/// How the `Signature-Agent` header names the key directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentForm {
+    /// `Signature-Agent: <member>="https://crawler.example"` (the default form).
+    Dictionary { member: String, url: String },
+    /// The legacy bare string: `Signature-Agent: "https://crawler.example"`.
+    Legacy { url: String },
+    /// No `Signature-Agent` header.
+    None,
+}
+
+impl AgentForm {
+    /// The dictionary form with member `agent1`.
+    pub fn dictionary(url: &str) -> AgentForm {
+        AgentForm::Dictionary {
+            member: "agent1".into(),
+            url: url.into(),
+        }
+    }
+}
+
+/// What to sign and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignConfig {
+    /// The signature's label in the dictionaries (`sig1`).
+    pub label: String,
+    pub agent: AgentForm,
+    /// Covered components besides `@authority` and the agent:
+    /// `@method`, `@path`, `@target-uri`, `content-digest`, ...
+    pub extra_components: Vec<String>,
+    /// Unix seconds.
+    pub created: i64,
+    /// Seconds until `expires` (60; at most 86,400).
+    pub validity: i64,
+    /// A random 64-byte nonce, base64.
+    pub nonce: bool,
+    pub tag: String,
+}
+
+impl SignConfig {
+    pub fn new(created: i64, agent: AgentForm) -> SignConfig {
+        SignConfig {
+            label: "sig1".into(),
+            agent,
+            extra_components: Vec::new(),
+            created,
+            validity: 60,
+            nonce: true,
+            tag: "web-bot-auth".into(),
+        }
+    }
+}
+
+fn key(s: &str) -> Result<Key, Error> {
+    Key::from_string(s.to_owned())
+        .map_err(|(e, _)| Error::Field(format!("`{s}` is not a structured-field key: {e}")))
+}
+
+fn string(s: &str) -> Result<BareItem, Error> {
+    sfv::String::from_string(s.to_owned())
+        .map(BareItem::String)
+        .map_err(|(e, _)| Error::Field(format!("`{s}` is not a structured-field string: {e}")))
+}
+
+fn int(n: i64) -> Result<BareItem, Error> {
+    Integer::try_from(n)
+        .map(BareItem::Integer)
+        .map_err(|e| Error::Field(format!("{n}: {e}")))
+}
+
+/// Signs `msg`: returns the headers to add (`Signature-Agent` when the
+/// form has one, `Signature-Input`, `Signature`), serialised canonically.
+pub fn sign_request(
+    pair: &KeyPair,
+    msg: &Message,
+    config: &SignConfig,
+) -> Result<Vec<(String, String)>, Error> {
+    if !(1..=86_400).contains(&config.validity) {
+        return Err(Error::Field(format!(
+            "validity {} s is outside 1..=86400",
+            config.validity
+        )));
+    }
+    let mut headers = Vec::new();
+    let mut items = vec![Item::new(string("@authority")?)];
+    let agent_value = match &config.agent {
+        AgentForm::Dictionary { member, url } => {
+            let mut d = Dictionary::new();
+            d.insert(key(member)?, ListEntry::Item(Item::new(string(url)?)));
+            let mut params = Parameters::new();
+            params.insert(key("key")?, string(member)?);
+            items.push(Item {
+                bare_item: string("signature-agent")?,
+                params,
+            });
+            d.serialize()
+        }
+        AgentForm::Legacy { url } => {
+            items.push(Item::new(string("signature-agent")?));
+            Some(Item::new(string(url)?).serialize())
+        }
+        AgentForm::None => None,
+    };
+    if let Some(v) = &agent_value {
+        headers.push(("Signature-Agent".to_owned(), v.clone()));
+    }
+    for c in &config.extra_components {
+        items.push(Item::new(string(&c.to_ascii_lowercase())?));
+    }
+    let mut params = Parameters::new();
+    params.insert(key("created")?, int(config.created)?);
+    params.insert(key("expires")?, int(config.created + config.validity)?);
+    params.insert(key("keyid")?, string(&pair.keyid())?);
+    params.insert(key("alg")?, string("ed25519")?);
+    if config.nonce {
+        let mut n = [0u8; 64];
+        rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut n);
+        params.insert(key("nonce")?, string(&STANDARD.encode(n))?);
+    }
+    params.insert(key("tag")?, string(&config.tag)?);
+    let covered = InnerList { items, params };
+    let mut with_agent = msg.clone();
+    with_agent.headers.extend(headers.iter().cloned());
+    let base = signature_base(&covered, &with_agent, None)?;
+    let sig = pair.sign(base.as_bytes());
+    let mut input = Dictionary::new();
+    input.insert(key(&config.label)?, ListEntry::InnerList(covered));
+    headers.push((
+        "Signature-Input".to_owned(),
+        input
+            .serialize()
+            .ok_or_else(|| Error::Field("empty Signature-Input".into()))?,
+    ));
+    let mut sigdict = Dictionary::new();
+    sigdict.insert(
+        key(&config.label)?,
+        ListEntry::Item(Item::new(BareItem::ByteSequence(sig.to_vec()))),
+    );
+    headers.push((
+        "Signature".to_owned(),
+        sigdict
+            .serialize()
+            .ok_or_else(|| Error::Field("empty signature".into()))?,
+    ));
+    Ok(headers)
+}

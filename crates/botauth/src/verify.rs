@@ -1,0 +1,281 @@
+//! The server side: check a request's Web Bot Auth signature.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+use ed25519_dalek::{Signature, Verifier, VerifyingKey};
+use sfv::{BareItem, Dictionary, InnerList, ListEntry, Parser};
+
+use crate::base::{signature_base, Message, Response};
+use crate::keys::{Jwk, RFC9421_TEST_KEY_X};
+
+/// The result of verification. The three outcomes stay distinct.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// A valid signature by `keyid`; `agent` is the key directory URL the
+    /// `Signature-Agent` header named, if any.
+    Verified {
+        agent: Option<String>,
+        keyid: String,
+        label: String,
+    },
+    /// Signed, but not acceptably: the reason says which check failed.
+    Invalid { reason: String },
+    /// No signature at all.
+    Unsigned,
+}
+
+/// Where verifying keys come from.
+pub trait KeyLookup {
+    /// The key with this `keyid`, from the directory at `agent` if given.
+    fn lookup(&self, keyid: &str, agent: Option<&str>) -> Option<Jwk>;
+}
+
+/// A fixed set of keys, found by thumbprint.
+#[derive(Debug, Clone, Default)]
+pub struct StaticKeys(Vec<Jwk>);
+
+impl StaticKeys {
+    pub fn new(keys: Vec<Jwk>) -> StaticKeys {
+        StaticKeys(keys)
+    }
+}
+
+impl KeyLookup for StaticKeys {
+    fn lookup(&self, keyid: &str, _agent: Option<&str>) -> Option<Jwk> {
+        self.0
+            .iter()
+            .find(|k| k.thumbprint() == keyid || k.kid.as_deref() == Some(keyid))
+            .cloned()
+    }
+}
+
+/// The checks to apply.
+#[derive(Debug)]
+pub struct VerifyConfig {
+    /// The current time, unix seconds (pinned in tests).
+    pub now: i64,
+    /// How far in the future `created` may be (0).
+    pub max_skew: i64,
+    /// Longest `expires - created` accepted (86,400).
+    pub max_validity: i64,
+    /// Require `tag="web-bot-auth"` and the profile's covered components.
+    pub web_bot_auth: bool,
+    /// Refuse the RFC 9421 test keys (production mode).
+    pub reject_test_keys: bool,
+    /// Remember nonces and refuse a second use.
+    pub replay: Option<Mutex<HashSet<String>>>,
+}
+
+impl VerifyConfig {
+    /// Production defaults at time `now`.
+    pub fn at(now: i64) -> VerifyConfig {
+        VerifyConfig {
+            now,
+            max_skew: 0,
+            max_validity: 86_400,
+            web_bot_auth: true,
+            reject_test_keys: true,
+            replay: None,
+        }
+    }
+}
+
+fn invalid(reason: impl Into<String>) -> Outcome {
+    Outcome::Invalid {
+        reason: reason.into(),
+    }
+}
+
+/// Verifies a request's Web Bot Auth signature.
+pub fn verify_request(msg: &Message, keys: &dyn KeyLookup, config: &VerifyConfig) -> Outcome {
+    verify(msg, None, keys, config)
+}
+
+/// Verifies a request's, or with `resp` a response's, signature.
+pub fn verify(
+    msg: &Message,
+    resp: Option<&Response>,
+    keys: &dyn KeyLookup,
+    config: &VerifyConfig,
+) -> Outcome {
+    let headers = resp.map_or(&msg.headers, |r| &r.headers);
+    let get = |n: &str| {
+        let v: Vec<&str> = headers
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case(n))
+            .map(|(_, v)| v.as_str())
+            .collect();
+        (!v.is_empty()).then(|| v.join(", "))
+    };
+    let (input, sig) = match (get("signature-input"), get("signature")) {
+        (None, None) => return Outcome::Unsigned,
+        (Some(i), Some(s)) => (i, s),
+        (Some(_), None) => return invalid("Signature-Input without Signature"),
+        (None, Some(_)) => return invalid("Signature without Signature-Input"),
+    };
+    let inputs: Dictionary = match Parser::new(&input).parse() {
+        Ok(d) => d,
+        Err(e) => {
+            return invalid(format!(
+                "Signature-Input is not a structured-field dictionary: {e}"
+            ))
+        }
+    };
+    let sigs: Dictionary = match Parser::new(&sig).parse() {
+        Ok(d) => d,
+        Err(e) => {
+            return invalid(format!(
+                "Signature is not a structured-field dictionary: {e}"
+            ))
+        }
+    };
+    // The Web Bot Auth signature, else the first.
+    let tag_of = |il: &InnerList| {
+        il.params
+            .get("tag")
+            .and_then(|t| t.as_string())
+            .map(|s| s.as_str().to_owned())
+    };
+    let chosen = inputs
+        .iter()
+        .filter_map(|(k, v)| match v {
+            ListEntry::InnerList(il) => Some((k.as_str().to_owned(), il)),
+            ListEntry::Item(_) => None,
+        })
+        .find(|(_, il)| !config.web_bot_auth || tag_of(il).as_deref() == Some("web-bot-auth"))
+        .map(|(k, il)| (k, il.clone()));
+    let Some((label, covered)) = chosen else {
+        return invalid(if config.web_bot_auth {
+            "no signature with tag=\"web-bot-auth\""
+        } else {
+            "no signature in Signature-Input"
+        });
+    };
+    let Some(ListEntry::Item(sig_item)) = sigs.get(label.as_str()) else {
+        return invalid(format!("Signature has no member {label}"));
+    };
+    let BareItem::ByteSequence(sig_bytes) = &sig_item.bare_item else {
+        return invalid(format!("Signature member {label} is not a byte sequence"));
+    };
+    let p = &covered.params;
+    let int = |n: &str| p.get(n).and_then(|v| v.as_integer()).map(i64::from);
+    let string = |n: &str| {
+        p.get(n)
+            .and_then(|v| v.as_string())
+            .map(|s| s.as_str().to_owned())
+    };
+    if let Some(alg) = string("alg") {
+        if alg != "ed25519" {
+            return invalid(format!("alg {alg} is not supported (Ed25519 only)"));
+        }
+    }
+    let Some(keyid) = string("keyid") else {
+        return invalid("no keyid");
+    };
+    let created = int("created");
+    let expires = int("expires");
+    if config.web_bot_auth && (created.is_none() || expires.is_none()) {
+        return invalid("created and expires are required");
+    }
+    if let Some(c) = created {
+        if c > config.now + config.max_skew {
+            return invalid(format!("created {c} is in the future (now {})", config.now));
+        }
+    }
+    if let Some(e) = expires {
+        if e < config.now {
+            return invalid(format!("expired at {e} (now {})", config.now));
+        }
+        if let Some(c) = created {
+            if e - c > config.max_validity {
+                return invalid(format!(
+                    "expires {} s after created, more than {}",
+                    e - c,
+                    config.max_validity
+                ));
+            }
+            if e < c {
+                return invalid("expires before created");
+            }
+        }
+    }
+    let names: Vec<String> = covered
+        .items
+        .iter()
+        .filter_map(|i| i.bare_item.as_string().map(|s| s.as_str().to_owned()))
+        .collect();
+    // The agent the signature covers.
+    let agent_item = covered.items.iter().find(|i| {
+        i.bare_item
+            .as_string()
+            .is_some_and(|s| s.as_str() == "signature-agent")
+    });
+    let agent = match (agent_item, get("signature-agent")) {
+        (Some(item), Some(raw)) => {
+            let url = match item.params.get("key").and_then(|k| k.as_string()) {
+                Some(member) => Parser::new(&raw)
+                    .parse::<Dictionary>()
+                    .ok()
+                    .and_then(|d| match d.get(member.as_str()) {
+                        Some(ListEntry::Item(i)) => {
+                            i.bare_item.as_string().map(|s| s.as_str().to_owned())
+                        }
+                        _ => None,
+                    }),
+                None => Parser::new(&raw)
+                    .parse::<sfv::Item>()
+                    .ok()
+                    .and_then(|i| i.bare_item.as_string().map(|s| s.as_str().to_owned())),
+            };
+            match url {
+                Some(u) => Some(u),
+                None => {
+                    return invalid("Signature-Agent does not hold the covered member as a string")
+                }
+            }
+        }
+        (Some(_), None) => return invalid("signature-agent is covered but the header is missing"),
+        (None, Some(_)) if config.web_bot_auth => {
+            return invalid("Signature-Agent is present but not covered by the signature")
+        }
+        (None, _) => None,
+    };
+    if config.web_bot_auth && !names.iter().any(|n| n == "@authority") {
+        return invalid("@authority is not covered");
+    }
+    let base = match signature_base(&covered, msg, resp) {
+        Ok(b) => b,
+        Err(e) => return invalid(e.to_string()),
+    };
+    let Some(jwk) = keys.lookup(&keyid, agent.as_deref()) else {
+        return invalid(format!("unknown key {keyid}"));
+    };
+    if config.reject_test_keys && jwk.x == RFC9421_TEST_KEY_X {
+        return invalid("the RFC 9421 test key is refused in production mode");
+    }
+    let key: VerifyingKey = match jwk.verifying_key() {
+        Ok(k) => k,
+        Err(e) => return invalid(e.to_string()),
+    };
+    let Ok(sig_arr) = <[u8; 64]>::try_from(sig_bytes.as_slice()) else {
+        return invalid("the signature is not 64 bytes");
+    };
+    if key
+        .verify(base.as_bytes(), &Signature::from_bytes(&sig_arr))
+        .is_err()
+    {
+        return invalid("the signature does not match the signature base");
+    }
+    if let (Some(cache), Some(nonce)) = (&config.replay, string("nonce")) {
+        let mut seen = cache.lock().unwrap_or_else(|p| p.into_inner());
+        if !seen.insert(nonce) {
+            return invalid("nonce replayed");
+        }
+    }
+    Outcome::Verified {
+        agent,
+        keyid,
+        label,
+    }
+}
