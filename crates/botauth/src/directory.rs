@@ -1,0 +1,303 @@
+//! The operator side: the key directory at
+//! `/.well-known/http-message-signatures-directory`, served as
+//! `application/http-message-signatures-directory+json` and signed with
+//! every key in it (rotation publishes old and new keys together).
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use sfv::{BareItem, Dictionary, FieldType, InnerList, Integer, Item, Key, ListEntry, Parameters};
+use sha2::{Digest, Sha256};
+
+use crate::base::{signature_base, Message, Response};
+use crate::{Error, Jwk, KeyPair};
+
+/// The well-known path (note the plural "signatures").
+pub const DIRECTORY_PATH: &str = "/.well-known/http-message-signatures-directory";
+/// The directory's media type.
+pub const DIRECTORY_MEDIA_TYPE: &str = "application/http-message-signatures-directory+json";
+
+/// The JWKS document: `{"keys":[...]}` with the public keys only.
+pub fn directory_document(keys: &[Jwk]) -> String {
+    let keys: Vec<Jwk> = keys
+        .iter()
+        .map(|k| Jwk {
+            d: None,
+            ..k.clone()
+        })
+        .collect();
+    serde_json::to_string(&Jwks { keys }).unwrap_or_else(|_| "{\"keys\":[]}".into())
+}
+
+/// `Content-Digest: sha-256=:...:` (RFC 9530) of a body.
+pub fn content_digest(body: &[u8]) -> String {
+    format!("sha-256=:{}:", STANDARD.encode(Sha256::digest(body)))
+}
+
+fn k(s: &str) -> Result<Key, Error> {
+    Key::from_string(s.to_owned()).map_err(|(e, _)| Error::Field(e.to_string()))
+}
+
+fn s(v: &str) -> Result<BareItem, Error> {
+    sfv::String::from_string(v.to_owned())
+        .map(BareItem::String)
+        .map_err(|(e, _)| Error::Field(e.to_string()))
+}
+
+/// The signed directory response for a GET of the directory at `origin`
+/// (e.g. `https://crawler.example`): status 200, Content-Type,
+/// Content-Digest, Signature-Input and Signature (one member per key,
+/// labelled `binding0`, `binding1`, ...), and the body.
+pub fn signed_directory(
+    pairs: &[KeyPair],
+    origin: &str,
+    created: i64,
+    validity: i64,
+) -> Result<(Response, String), Error> {
+    if pairs.is_empty() {
+        return Err(Error::Key("a directory needs at least one key".into()));
+    }
+    if !(1..=86_400).contains(&validity) {
+        return Err(Error::Field(format!(
+            "validity {validity} s is outside 1..=86400"
+        )));
+    }
+    let body = directory_document(&pairs.iter().map(KeyPair::public_jwk).collect::<Vec<_>>());
+    let request = Message::new(
+        "GET",
+        &format!("{}{DIRECTORY_PATH}", origin.trim_end_matches('/')),
+    );
+    let mut response = Response {
+        status: 200,
+        headers: vec![
+            ("Content-Type".into(), DIRECTORY_MEDIA_TYPE.into()),
+            ("Content-Digest".into(), content_digest(body.as_bytes())),
+        ],
+    };
+    let mut inputs = Dictionary::new();
+    let mut sigs = Dictionary::new();
+    for (i, pair) in pairs.iter().enumerate() {
+        let mut authority = Parameters::new();
+        authority.insert(k("req")?, BareItem::Boolean(true));
+        let items = vec![
+            Item {
+                bare_item: s("@authority")?,
+                params: authority,
+            },
+            Item::new(s("content-digest")?),
+        ];
+        let mut params = Parameters::new();
+        let int = |n: i64| {
+            Integer::try_from(n)
+                .map(BareItem::Integer)
+                .map_err(|e| Error::Field(e.to_string()))
+        };
+        params.insert(k("created")?, int(created)?);
+        params.insert(k("expires")?, int(created + validity)?);
+        params.insert(k("keyid")?, s(&pair.keyid())?);
+        params.insert(k("alg")?, s("ed25519")?);
+        params.insert(k("tag")?, s("http-message-signatures-directory")?);
+        let covered = InnerList { items, params };
+        let base = signature_base(&covered, &request, Some(&response))?;
+        let label = k(&format!("binding{i}"))?;
+        sigs.insert(
+            label.clone(),
+            ListEntry::Item(Item::new(BareItem::ByteSequence(
+                pair.sign(base.as_bytes()).to_vec(),
+            ))),
+        );
+        inputs.insert(label, ListEntry::InnerList(covered));
+    }
+    response.headers.push((
+        "Signature-Input".into(),
+        inputs
+            .serialize()
+            .ok_or_else(|| Error::Field("empty".into()))?,
+    ));
+    response.headers.push((
+        "Signature".into(),
+        sigs.serialize()
+            .ok_or_else(|| Error::Field("empty".into()))?,
+    ));
+    Ok((response, body))
+}
+
+/// A key directory document.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Jwks {
+    pub keys: Vec<Jwk>,
+}
+
+/// Checks a fetched directory response: the body's digest, and a valid
+/// `http-message-signatures-directory` signature by every key listed
+/// (proof that the operator holds each key). Returns the keys.
+pub fn verify_directory(
+    origin: &str,
+    response: &Response,
+    body: &[u8],
+    now: i64,
+) -> Result<Vec<Jwk>, String> {
+    let doc: Jwks = serde_json::from_slice(body)
+        .map_err(|e| format!("the directory is not a JWKS document: {e}"))?;
+    let digest = response
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-digest"))
+        .map(|(_, v)| v.as_str())
+        .ok_or("the directory response has no Content-Digest")?;
+    if digest.replace(' ', "") != content_digest(body) {
+        return Err("Content-Digest does not match the body".into());
+    }
+    let get = |n: &str| {
+        response
+            .headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(n))
+            .map(|(_, v)| v.clone())
+    };
+    let inputs: Dictionary =
+        sfv::Parser::new(&get("signature-input").ok_or("the directory is not signed")?)
+            .parse()
+            .map_err(|e| format!("Signature-Input: {e}"))?;
+    let sigs: Dictionary =
+        sfv::Parser::new(&get("signature").ok_or("the directory is not signed")?)
+            .parse()
+            .map_err(|e| format!("Signature: {e}"))?;
+    let request = Message::new(
+        "GET",
+        &format!("{}{DIRECTORY_PATH}", origin.trim_end_matches('/')),
+    );
+    let keys = crate::StaticKeys::new(doc.keys.clone());
+    let mut proven = Vec::new();
+    for (label, entry) in &inputs {
+        let (ListEntry::InnerList(il), Some(sig)) = (entry, sigs.get(label.as_str())) else {
+            continue;
+        };
+        if il
+            .params
+            .get("tag")
+            .and_then(|t| t.as_string())
+            .map(|t| t.as_str())
+            != Some("http-message-signatures-directory")
+        {
+            continue;
+        }
+        let mut one_in = Dictionary::new();
+        one_in.insert(label.clone(), entry.clone());
+        let mut one_sig = Dictionary::new();
+        one_sig.insert(label.clone(), sig.clone());
+        let mut r = response.clone();
+        r.headers.retain(|(k, _)| {
+            !k.eq_ignore_ascii_case("signature-input") && !k.eq_ignore_ascii_case("signature")
+        });
+        r.headers.push((
+            "Signature-Input".into(),
+            one_in.serialize().unwrap_or_default(),
+        ));
+        r.headers
+            .push(("Signature".into(), one_sig.serialize().unwrap_or_default()));
+        let mut config = crate::VerifyConfig::at(now);
+        config.web_bot_auth = false;
+        config.reject_test_keys = false;
+        match crate::verify(&request, Some(&r), &keys, &config) {
+            crate::Outcome::Verified { keyid, .. } => proven.push(keyid),
+            crate::Outcome::Invalid { reason } => {
+                return Err(format!("directory signature {}: {reason}", label.as_str()))
+            }
+            crate::Outcome::Unsigned => {}
+        }
+    }
+    for k in &doc.keys {
+        if !proven.contains(&k.thumbprint()) {
+            return Err(format!(
+                "key {} is listed but did not sign the directory",
+                k.thumbprint()
+            ));
+        }
+    }
+    Ok(doc.keys)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rotated_directory_is_signed_by_both_keys() {
+        let (old, new) = (KeyPair::generate(), KeyPair::generate());
+        let (resp, body) = signed_directory(
+            &[old.clone(), new.clone()],
+            "https://crawler.example",
+            1_800_000_000,
+            300,
+        )
+        .expect("sign");
+        assert!(body.contains(&old.public_jwk().x) && body.contains(&new.public_jwk().x));
+        assert!(!body.contains("\"d\""), "no private parts");
+        let keys = verify_directory(
+            "https://crawler.example",
+            &resp,
+            body.as_bytes(),
+            1_800_000_010,
+        )
+        .expect("verifies");
+        assert_eq!(keys.len(), 2);
+        let si = resp
+            .headers
+            .iter()
+            .find(|(k, _)| k == "Signature-Input")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        assert!(
+            si.contains("(\"@authority\";req \"content-digest\")")
+                && si.contains("tag=\"http-message-signatures-directory\""),
+            "{si}"
+        );
+        // Tampered body, other origin, expired: refused.
+        assert!(verify_directory(
+            "https://crawler.example",
+            &resp,
+            body.replace('a', "b").as_bytes(),
+            1_800_000_010
+        )
+        .is_err());
+        assert!(verify_directory(
+            "https://impostor.example",
+            &resp,
+            body.as_bytes(),
+            1_800_000_010
+        )
+        .is_err());
+        assert!(verify_directory(
+            "https://crawler.example",
+            &resp,
+            body.as_bytes(),
+            1_800_000_400
+        )
+        .is_err());
+        // A listed key that did not sign.
+        let (resp1, _) = signed_directory(
+            &[old.clone()],
+            "https://crawler.example",
+            1_800_000_000,
+            300,
+        )
+        .expect("sign");
+        let both = directory_document(&[old.public_jwk(), new.public_jwk()]);
+        let mut r = resp1.clone();
+        for h in r.headers.iter_mut().filter(|(k, _)| k == "Content-Digest") {
+            h.1 = content_digest(both.as_bytes());
+        }
+        // (Rewriting the digest also breaks the one signature: refused either way.)
+        let err = verify_directory(
+            "https://crawler.example",
+            &r,
+            both.as_bytes(),
+            1_800_000_010,
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("did not sign") || err.contains("does not match"),
+            "{err}"
+        );
+    }
+}
