@@ -22,6 +22,7 @@
 //! ```
 
 pub mod base;
+pub mod client;
 pub mod directory;
 pub mod keys;
 mod sign;

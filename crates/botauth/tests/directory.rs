@@ -1,0 +1,152 @@
+//! Verification through a key directory served by the simulated web over
+//! https: success, redirects, size, private addresses, unknown keys, and a
+//! failed refresh that keeps the good keys.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use mannerly_botauth::client::{DirectoryClient, DirectoryConfig};
+use mannerly_botauth::directory::{signed_directory, DIRECTORY_PATH};
+use mannerly_botauth::{
+    sign_request, AgentForm, KeyPair, Message, Outcome, SignConfig, VerifyConfig,
+};
+use mannerly_testweb::{Body, HostSpec, Reply, TestWeb, WebConfig};
+
+fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+async fn web() -> TestWeb {
+    TestWeb::start(WebConfig::default()).await.expect("web")
+}
+
+fn client(web: &TestWeb, allow_private: bool) -> DirectoryClient {
+    let config = DirectoryConfig {
+        allow_private,
+        ..DirectoryConfig::default()
+    };
+    let ca = reqwest::Certificate::from_der(&web.ca_der()).expect("ca");
+    let c = DirectoryClient::client_builder(&config)
+        .dns_resolver(web.resolver())
+        .add_root_certificate(ca)
+        .build()
+        .expect("client");
+    DirectoryClient::with_client(c, config)
+}
+
+fn directory_reply(pair: &KeyPair, origin: &str) -> Reply {
+    let (resp, body) =
+        signed_directory(std::slice::from_ref(pair), origin, now(), 300).expect("directory");
+    let mut r = Reply::text(body);
+    for (k, v) in resp.headers {
+        r = r.header(k, v);
+    }
+    r
+}
+
+fn signed_by(pair: &KeyPair, agent: &str) -> Message {
+    let msg = Message::new("GET", "https://site.example/page");
+    let mut m = msg.clone();
+    m.headers.extend(
+        sign_request(
+            pair,
+            &msg,
+            &SignConfig::new(now(), AgentForm::dictionary(agent)),
+        )
+        .expect("sign"),
+    );
+    m
+}
+
+fn reason(o: Outcome) -> String {
+    match o {
+        Outcome::Invalid { reason } => reason,
+        other => panic!("expected Invalid, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn verified_through_the_directory_and_failed_refresh_keeps_keys() {
+    let w = web().await;
+    let pair = KeyPair::generate();
+    let origin = w.https_url("crawler.test", "").expect("tls");
+    let good = directory_reply(&pair, &origin).header("Cache-Control", "max-age=0");
+    w.set_host(
+        "crawler.test",
+        HostSpec::default().route(DIRECTORY_PATH, vec![good, Reply::status(503)]),
+    );
+    let c = client(&w, true);
+    let m = signed_by(&pair, &origin);
+    match c.verify_request(&m, &VerifyConfig::at(now())).await {
+        Outcome::Verified { agent, keyid, .. } => {
+            assert_eq!(agent.as_deref(), Some(origin.as_str()));
+            assert_eq!(keyid, pair.keyid());
+        }
+        other => panic!("{other:?}"),
+    }
+    // max-age=0: the next lookup refreshes, gets 503, keeps the keys.
+    assert!(matches!(
+        c.verify_request(&m, &VerifyConfig::at(now())).await,
+        Outcome::Verified { .. }
+    ));
+    assert_eq!(w.count("crawler.test", DIRECTORY_PATH), 2);
+    // A key the directory does not list.
+    let stranger = signed_by(&KeyPair::generate(), &origin);
+    assert!(
+        reason(c.verify_request(&stranger, &VerifyConfig::at(now())).await)
+            .starts_with("unknown key")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redirecting_oversized_and_private_directories_are_refused() {
+    let w = web().await;
+    let pair = KeyPair::generate();
+    let moved = w.https_url("moved.test", "").expect("tls");
+    let big = w.https_url("big.test", "").expect("tls");
+    w.set_host(
+        "moved.test",
+        HostSpec::default().route(
+            DIRECTORY_PATH,
+            vec![Reply::redirect(302, "https://elsewhere.test/keys")],
+        ),
+    );
+    w.set_host(
+        "big.test",
+        HostSpec::default().route(
+            DIRECTORY_PATH,
+            vec![Reply::body(Body::Huge {
+                bytes: 1 << 20,
+                line: "x".into(),
+            })],
+        ),
+    );
+    let c = client(&w, true);
+    assert!(reason(
+        c.verify_request(&signed_by(&pair, &moved), &VerifyConfig::at(now()))
+            .await
+    )
+    .contains("must not follow redirects"));
+    assert!(reason(
+        c.verify_request(&signed_by(&pair, &big), &VerifyConfig::at(now()))
+            .await
+    )
+    .contains("larger than 65536 bytes"));
+    let strict = client(&w, false);
+    let local = format!("https://localhost:{}", w.tls_ports()[0]);
+    assert!(reason(
+        strict
+            .verify_request(&signed_by(&pair, &local), &VerifyConfig::at(now()))
+            .await
+    )
+    .contains("private or loopback address: refused"));
+    let plain = w.url("crawler.test", "");
+    assert!(reason(
+        strict
+            .verify_request(&signed_by(&pair, &plain), &VerifyConfig::at(now()))
+            .await
+    )
+    .contains("https only"));
+}
