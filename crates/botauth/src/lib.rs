@@ -24,6 +24,7 @@
 pub mod base;
 pub mod client;
 pub mod directory;
+pub mod fcrdns;
 pub mod keys;
 mod sign;
 mod verify;
