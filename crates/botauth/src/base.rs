@@ -36,6 +36,24 @@ impl Message {
         self
     }
 
+    /// The view of a reqwest request (method, URL, headers).
+    pub fn from_reqwest(req: &reqwest::Request) -> Message {
+        Message {
+            method: req.method().as_str().to_owned(),
+            target_uri: req.url().to_string(),
+            headers: req
+                .headers()
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.as_str().to_owned(),
+                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    )
+                })
+                .collect(),
+        }
+    }
+
     /// All values of a field, trimmed and joined with `, ` (RFC 9421
     /// §2.1), or `None` when absent.
     pub fn field(&self, name: &str) -> Option<String> {

@@ -31,8 +31,10 @@ mod verify;
 
 pub use base::{Message, Response};
 pub use keys::{Jwk, KeyPair};
-pub use sign::{sign_request, AgentForm, SignConfig};
-pub use verify::{verify, verify_request, KeyLookup, Outcome, StaticKeys, VerifyConfig};
+pub use sign::{sign_request, sign_reqwest, AgentForm, SignConfig};
+pub use verify::{
+    verify, verify_request, KeyLookup, NonceCache, Outcome, StaticKeys, VerifyConfig,
+};
 
 /// Errors of this crate.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

@@ -154,3 +154,20 @@ pub fn sign_request(
     ));
     Ok(headers)
 }
+
+/// Signs a reqwest request in place (adds the three headers).
+pub fn sign_reqwest(
+    pair: &KeyPair,
+    req: &mut reqwest::Request,
+    config: &SignConfig,
+) -> Result<(), Error> {
+    let headers = sign_request(pair, &Message::from_reqwest(req), config)?;
+    for (k, v) in headers {
+        let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
+            .map_err(|e| Error::Field(e.to_string()))?;
+        let value =
+            reqwest::header::HeaderValue::from_str(&v).map_err(|e| Error::Field(e.to_string()))?;
+        req.headers_mut().insert(name, value);
+    }
+    Ok(())
+}

@@ -1,6 +1,6 @@
 //! The server side: check a request's Web Bot Auth signature.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
 
 use ed25519_dalek::{Signature, Verifier, VerifyingKey};
@@ -64,7 +64,54 @@ pub struct VerifyConfig {
     /// Refuse the RFC 9421 test keys (production mode).
     pub reject_test_keys: bool,
     /// Remember nonces and refuse a second use.
-    pub replay: Option<Mutex<HashSet<String>>>,
+    pub replay: Option<NonceCache>,
+}
+
+/// Nonce to expiry, and (expiry, nonce) in order for eviction.
+type Nonces = (HashMap<String, i64>, BTreeSet<(i64, String)>);
+
+/// Nonces seen, each kept until its signature expires (then a replay would
+/// be refused as expired anyway), and at most `capacity` of them.
+#[derive(Debug)]
+pub struct NonceCache {
+    inner: Mutex<Nonces>,
+    capacity: usize,
+}
+
+impl NonceCache {
+    pub fn new(capacity: usize) -> NonceCache {
+        NonceCache {
+            inner: Mutex::new((HashMap::new(), BTreeSet::new())),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// Records a nonce valid until `expires`; `false` if it was seen.
+    pub fn insert(&self, nonce: &str, expires: i64, now: i64) -> bool {
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let (by_nonce, by_time) = &mut *g;
+        while let Some((t, n)) = by_time.first().cloned() {
+            if t >= now && by_nonce.len() < self.capacity {
+                break;
+            }
+            by_time.remove(&(t, n.clone()));
+            by_nonce.remove(&n);
+        }
+        if by_nonce.contains_key(nonce) {
+            return false;
+        }
+        by_nonce.insert(nonce.to_owned(), expires);
+        by_time.insert((expires, nonce.to_owned()));
+        true
+    }
+
+    pub fn len(&self) -> usize {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner()).0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl VerifyConfig {
@@ -268,8 +315,8 @@ pub fn verify(
         return invalid("the signature does not match the signature base");
     }
     if let (Some(cache), Some(nonce)) = (&config.replay, string("nonce")) {
-        let mut seen = cache.lock().unwrap_or_else(|p| p.into_inner());
-        if !seen.insert(nonce) {
+        let until = expires.unwrap_or(config.now + config.max_validity);
+        if !cache.insert(&nonce, until, config.now) {
             return invalid("nonce replayed");
         }
     }

@@ -1,12 +1,9 @@
 //! Signing and verification, standing without ../shared: round trips, and
 //! each kind of tampering rejected with its own reason.
 
-use std::collections::HashSet;
-use std::sync::Mutex;
-
 use mannerly_botauth::{
-    sign_request, verify_request, AgentForm, KeyPair, Message, Outcome, SignConfig, StaticKeys,
-    VerifyConfig,
+    sign_request, verify_request, AgentForm, KeyPair, Message, NonceCache, Outcome, SignConfig,
+    StaticKeys, VerifyConfig,
 };
 
 const T: i64 = 1_800_000_000;
@@ -99,7 +96,7 @@ fn tampering_is_caught_with_its_own_reason() {
     );
 
     let replay = VerifyConfig {
-        replay: Some(Mutex::new(HashSet::new())),
+        replay: Some(NonceCache::new(1000)),
         ..VerifyConfig::at(T + 5)
     };
     assert!(matches!(
@@ -168,4 +165,38 @@ fn an_uncovered_signature_agent_is_refused() {
     m.headers
         .push(("Signature-Agent".into(), "a=\"https://x.example\"".into()));
     assert!(reason(verify_request(&m, &keys, &VerifyConfig::at(T + 1))).contains("not covered"));
+}
+
+#[test]
+fn the_nonce_cache_forgets_expired_nonces_and_is_bounded() {
+    let c = NonceCache::new(2);
+    assert!(c.insert("a", 100, 10));
+    assert!(!c.insert("a", 100, 20), "a replay");
+    assert!(c.insert("b", 200, 20));
+    assert!(c.insert("c", 300, 150), "a (expired at 100) is dropped");
+    assert_eq!(c.len(), 2);
+    assert!(c.insert("d", 400, 150), "at capacity the oldest goes");
+    assert_eq!(c.len(), 2);
+}
+
+#[test]
+fn signing_a_reqwest_request() {
+    let key = KeyPair::generate();
+    let client = reqwest::Client::new();
+    let mut req = client
+        .get("https://example.com/x?y=1")
+        .build()
+        .expect("request");
+    mannerly_botauth::sign_reqwest(
+        &key,
+        &mut req,
+        &SignConfig::new(T, AgentForm::dictionary("https://crawler.example")),
+    )
+    .expect("sign");
+    let m = Message::from_reqwest(&req);
+    let keys = StaticKeys::new(vec![key.public_jwk()]);
+    assert!(matches!(
+        verify_request(&m, &keys, &VerifyConfig::at(T + 1)),
+        Outcome::Verified { .. }
+    ));
 }

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod botauth;
 mod check;
 mod fetch;
 mod input;
@@ -57,6 +58,18 @@ enum Command {
     Sitemap(sitemap::Args),
     /// Run the simulated multi-host web from a TOML file, until Ctrl-C.
     Testweb(testweb::Args),
+    /// Web Bot Auth keys: generate one, or print a signed key directory.
+    #[command(subcommand)]
+    Keys(botauth::KeysCommand),
+    /// Print the Web Bot Auth headers (Signature-Agent, Signature-Input,
+    /// Signature) to add to a request.
+    Sign(botauth::SignArgs),
+    /// Verify a raw HTTP request's Web Bot Auth signature (keys fetched from
+    /// the directory its Signature-Agent names, or --key). Exit status: 0
+    /// verified, 1 invalid or unsigned, 2 on errors.
+    Verify(botauth::VerifyArgs),
+    /// Check an IP by forward-confirmed reverse DNS (and published ranges).
+    VerifyIp(botauth::VerifyIpArgs),
 }
 
 fn main() -> ExitCode {
@@ -67,6 +80,10 @@ fn main() -> ExitCode {
         Command::Fetch(args) => fetch::run(args),
         Command::Sitemap(args) => sitemap::run(args),
         Command::Testweb(args) => testweb::run(args),
+        Command::Keys(cmd) => botauth::keys(cmd),
+        Command::Sign(args) => botauth::sign(args),
+        Command::Verify(args) => botauth::verify(args),
+        Command::VerifyIp(args) => botauth::verify_ip_cmd(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,0 +1,122 @@
+//! `mannerly keys`, `sign`, `verify`.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
+
+fn run(args: &[&str], stdin: &str) -> std::process::Output {
+    let mut c = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    c.stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write");
+    c.wait_with_output().expect("wait")
+}
+
+#[test]
+fn generate_sign_verify_and_tamper() {
+    let dir = std::env::temp_dir().join(format!("mannerly-keys-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().expect("dir");
+    let o = run(&["keys", "generate", "--out", d], "");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.join("private.pem"))
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    assert_eq!(
+        run(&["keys", "generate", "--out", d], "").status.code(),
+        Some(2),
+        "no overwrite"
+    );
+    let key = dir.join("private.pem");
+    let jwk = dir.join("public.jwk.json");
+    let o = run(
+        &[
+            "sign",
+            "--key",
+            key.to_str().expect("k"),
+            "--agent-origin",
+            "https://crawler.example",
+            "--component",
+            "@path",
+            "https://example.com/a",
+        ],
+        "",
+    );
+    let headers = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        headers.contains("Signature-Agent: agent1=\"https://crawler.example\""),
+        "{headers}"
+    );
+    let request = format!("GET /a HTTP/1.1\nHost: example.com\n{headers}\n");
+    let o = run(
+        &["verify", "-", "--key", jwk.to_str().expect("j"), "--json"],
+        &request,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["outcome"], "verified");
+    let tampered = request.replace("GET /a", "GET /b");
+    let o = run(
+        &["verify", "-", "--key", jwk.to_str().expect("j")],
+        &tampered,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("invalid: the signature does not match"));
+    let o = run(
+        &["verify", "-", "--key", jwk.to_str().expect("j")],
+        "GET /a HTTP/1.1\nHost: example.com\n\n",
+    );
+    assert_eq!(
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).starts_with("unsigned")
+        ),
+        (Some(1), true)
+    );
+    let o = run(&["verify", "-"], "not a request");
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(
+        &[
+            "keys",
+            "directory",
+            "--key",
+            key.to_str().expect("k"),
+            "--origin",
+            "https://crawler.example",
+        ],
+        "",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.starts_with(
+            "HTTP/1.1 200 OK\nContent-Type: application/http-message-signatures-directory+json\n"
+        ),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
