@@ -1,0 +1,609 @@
+//! The per-host politeness controller: sans-IO, time passed in.
+//!
+//! For each politeness key it tracks connections in flight, the earliest
+//! next start, the current delay, Retry-After deadlines, consecutive
+//! failures, a pause, and an EWMA of response time. Delays are measured
+//! start-to-start: the next request may start `delay` after the previous
+//! one started, whatever it took, so a slow host is not hit faster because
+//! its responses are slow (and `latency_factor` can additionally slow down
+//! for slow hosts).
+
+use std::collections::HashMap;
+
+/// Milliseconds on a caller-chosen clock (e.g. since the crawl started).
+pub type Millis = u64;
+
+/// How engines read Crawl-delay; the crawler picks one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CrawlDelayProfile {
+    /// Google: Crawl-delay is ignored.
+    Ignore,
+    /// Bing: one fetch per N-second window, N clamped to 1..=30.
+    Window,
+    /// Wait N seconds between request starts.
+    Literal,
+    /// The largest of the minimum delay, the literal Crawl-delay, and the
+    /// Request-rate interval (the default).
+    #[default]
+    Conservative,
+}
+
+/// What to do when a Crawl-delay is above the maximum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OverMax {
+    /// Skip the host, with a reason.
+    Skip,
+    /// Use the maximum instead.
+    Cap,
+}
+
+/// Tunables.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// Requests in flight per key (1).
+    pub max_in_flight: u32,
+    /// Smallest delay between starts (1 s).
+    pub min_delay: Millis,
+    /// Random-looking (deterministic) extra delay, as a fraction of the
+    /// delay (0.0 = none).
+    pub jitter: f64,
+    pub profile: CrawlDelayProfile,
+    /// Crawl-delay above this is skipped or capped (30 s).
+    pub max_crawl_delay: Millis,
+    pub over_max: OverMax,
+    /// Longest Retry-After honoured (1 h); longer values are capped.
+    pub retry_after_cap: Millis,
+    /// Delay multiplier on 429/503/500/502/504/timeouts (2.0).
+    pub backoff_factor: f64,
+    /// Largest delay backoff can reach (5 min).
+    pub max_delay: Millis,
+    /// On success the delay moves this fraction of the way back to the
+    /// base (0.1: slowly).
+    pub recovery: f64,
+    /// Keep the delay at least this many times the EWMA latency (0 = off;
+    /// Heritrix uses 5).
+    pub latency_factor: f64,
+    /// Consecutive failures that pause the host (10), and for how long (10 min).
+    pub pause_after: u32,
+    pub pause_for: Millis,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_in_flight: 1,
+            min_delay: 1_000,
+            jitter: 0.0,
+            profile: CrawlDelayProfile::Conservative,
+            max_crawl_delay: 30_000,
+            over_max: OverMax::Skip,
+            retry_after_cap: 3_600_000,
+            backoff_factor: 2.0,
+            max_delay: 300_000,
+            recovery: 0.1,
+            latency_factor: 0.0,
+            pause_after: 10,
+            pause_for: 600_000,
+        }
+    }
+}
+
+/// What robots.txt says about pacing, for one key.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RobotsPacing {
+    /// Crawl-delay in seconds (the agent's group, or for the window
+    /// profile the `*` group when the agent has none).
+    pub crawl_delay: Option<f64>,
+    /// Request-rate as (requests, period seconds).
+    pub request_rate: Option<(u32, u64)>,
+}
+
+/// How a request ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// An HTTP response (a robots.txt fetch counts too).
+    Status {
+        status: u16,
+        latency: Millis,
+        /// The raw Retry-After value, if any.
+        retry_after: Option<String>,
+    },
+    /// A timeout or connection failure.
+    Failed { latency: Millis },
+}
+
+/// The state of one key.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct HostState {
+    pub in_flight: u32,
+    /// The earliest the next request may start.
+    pub next_allowed: Millis,
+    /// The base delay from configuration and robots.txt.
+    pub base_delay: Millis,
+    /// The current delay (base, raised by backoff).
+    pub delay: Millis,
+    pub retry_after_until: Option<Millis>,
+    pub failures: u32,
+    pub paused_until: Option<Millis>,
+    pub pause_reason: Option<String>,
+    /// Skipped for good (e.g. Crawl-delay above the maximum).
+    pub skip: Option<String>,
+    pub ewma_latency: Option<f64>,
+    /// Window profile: window length (ms), 0 when not in use.
+    pub window: Millis,
+    /// Requests started, for deterministic jitter.
+    pub started: u64,
+}
+
+/// Why a key may not start a request now, and until when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wait {
+    /// Try again at this time.
+    Until { at: Millis, reason: String },
+    /// Never (the host is skipped).
+    Skipped { reason: String },
+}
+
+/// The controller over every key.
+#[derive(Debug, Clone, Default)]
+pub struct Politeness {
+    pub config: Config,
+    hosts: HashMap<String, HostState>,
+}
+
+/// Parses Retry-After: delta-seconds or an HTTP-date (against `now_unix`
+/// seconds). Returns the wait in milliseconds.
+pub fn parse_retry_after(value: &str, now_unix: u64) -> Option<Millis> {
+    let v = value.trim();
+    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+        return v.parse::<u64>().ok().map(|s| s.saturating_mul(1000));
+    }
+    let t = httpdate::parse_http_date(v).ok()?;
+    let secs = t.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+    Some(secs.saturating_sub(now_unix).saturating_mul(1000))
+}
+
+fn fmt_secs(ms: Millis) -> String {
+    if ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    }
+}
+
+impl Politeness {
+    pub fn new(config: Config) -> Politeness {
+        Politeness {
+            config,
+            hosts: HashMap::new(),
+        }
+    }
+
+    /// The state of a key (created on first use).
+    pub fn host(&mut self, key: &str) -> &mut HostState {
+        let min = self.config.min_delay;
+        self.hosts
+            .entry(key.to_owned())
+            .or_insert_with(|| HostState {
+                base_delay: min,
+                delay: min,
+                ..HostState::default()
+            })
+    }
+
+    pub fn get(&self, key: &str) -> Option<&HostState> {
+        self.hosts.get(key)
+    }
+
+    /// Restores a key's persisted state (delays never reset to zero).
+    pub fn restore(&mut self, key: &str, state: HostState) {
+        let mut s = state;
+        s.in_flight = 0;
+        self.hosts.insert(key.to_owned(), s);
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = (&String, &HostState)> {
+        self.hosts.iter()
+    }
+
+    /// Applies robots.txt pacing for a key according to the profile.
+    pub fn set_robots(&mut self, key: &str, pacing: RobotsPacing) {
+        let c = self.config.clone();
+        let h = self.host(key);
+        h.window = 0;
+        h.skip = None;
+        let crawl = pacing
+            .crawl_delay
+            .filter(|d| d.is_finite() && *d >= 0.0)
+            .map(|d| (d * 1000.0) as Millis);
+        let rate = pacing
+            .request_rate
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, period)| period.saturating_mul(1000) / u64::from(n));
+        let mut base = c.min_delay;
+        match c.profile {
+            CrawlDelayProfile::Ignore => {}
+            CrawlDelayProfile::Window => {
+                if let Some(d) = crawl {
+                    h.window = d.clamp(1_000, 30_000);
+                }
+            }
+            CrawlDelayProfile::Literal => {
+                if let Some(d) = crawl {
+                    base = d;
+                }
+            }
+            CrawlDelayProfile::Conservative => {
+                base = base.max(crawl.unwrap_or(0)).max(rate.unwrap_or(0));
+            }
+        }
+        if c.profile != CrawlDelayProfile::Ignore && c.profile != CrawlDelayProfile::Window {
+            if let Some(r) = rate {
+                base = base.max(r);
+            }
+        }
+        if base > c.max_crawl_delay {
+            match c.over_max {
+                OverMax::Skip => {
+                    h.skip = Some(format!(
+                        "robots.txt asks for {} between requests, more than the {} maximum: host skipped",
+                        fmt_secs(base),
+                        fmt_secs(c.max_crawl_delay)
+                    ));
+                }
+                OverMax::Cap => base = c.max_crawl_delay,
+            }
+        }
+        h.base_delay = base;
+        h.delay = h.delay.max(base);
+    }
+
+    /// May `key` start a request at `now`? `Ok(())` or why not.
+    pub fn check(&self, key: &str, now: Millis) -> Result<(), Wait> {
+        let Some(h) = self.hosts.get(key) else {
+            return Ok(());
+        };
+        if let Some(reason) = &h.skip {
+            return Err(Wait::Skipped {
+                reason: reason.clone(),
+            });
+        }
+        if let Some(p) = h.paused_until.filter(|p| now < *p) {
+            return Err(Wait::Until {
+                at: p,
+                reason: h.pause_reason.clone().unwrap_or_else(|| "paused".into()),
+            });
+        }
+        if let Some(r) = h.retry_after_until.filter(|r| now < *r) {
+            return Err(Wait::Until {
+                at: r,
+                reason: format!("the server asked to retry after {}", fmt_secs(r - now)),
+            });
+        }
+        if h.in_flight >= self.config.max_in_flight {
+            return Err(Wait::Until {
+                at: now + 1,
+                reason: format!(
+                    "{} request(s) already in flight (limit {})",
+                    h.in_flight, self.config.max_in_flight
+                ),
+            });
+        }
+        if now < h.next_allowed {
+            return Err(Wait::Until {
+                at: h.next_allowed,
+                reason: format!(
+                    "delay of {} between requests (start to start)",
+                    fmt_secs(h.delay.max(h.window))
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Human-readable reason a URL's key is held back, or `None`.
+    pub fn why_not_now(&self, key: &str, now: Millis) -> Option<String> {
+        match self.check(key, now) {
+            Ok(()) => None,
+            Err(Wait::Until { at, reason }) => Some(format!(
+                "{key}: {reason}; next at +{}",
+                fmt_secs(at.saturating_sub(now))
+            )),
+            Err(Wait::Skipped { reason }) => Some(format!("{key}: {reason}")),
+        }
+    }
+
+    /// Records a request start (call only after `check` said yes).
+    pub fn start(&mut self, key: &str, now: Millis) {
+        let jitter = self.config.jitter;
+        let h = self.host(key);
+        h.in_flight += 1;
+        h.started += 1;
+        let mut gap = h.delay;
+        if jitter > 0.0 {
+            let mut x = h.started.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key.len() as u64;
+            x ^= x >> 29;
+            gap += ((x % 1000) as f64 / 1000.0 * jitter * gap as f64) as Millis;
+        }
+        let mut next = now + gap;
+        if h.window > 0 {
+            // One fetch per window: the next window after this one.
+            next = next.max((now / h.window + 1) * h.window);
+        }
+        h.next_allowed = h.next_allowed.max(next);
+    }
+
+    /// Records how a request ended and adapts the key's pacing.
+    pub fn finish(&mut self, key: &str, now: Millis, outcome: &Outcome, now_unix: u64) {
+        let c = self.config.clone();
+        let h = self.host(key);
+        h.in_flight = h.in_flight.saturating_sub(1);
+        let latency = match outcome {
+            Outcome::Status { latency, .. } | Outcome::Failed { latency } => *latency,
+        };
+        h.ewma_latency = Some(match h.ewma_latency {
+            Some(e) => 0.8 * e + 0.2 * latency as f64,
+            None => latency as f64,
+        });
+        let (bad, retry) = match outcome {
+            Outcome::Status {
+                status,
+                retry_after,
+                ..
+            } => {
+                let bad = matches!(status, 429 | 500 | 502 | 503 | 504);
+                let retry = if matches!(status, 429 | 503) {
+                    retry_after
+                        .as_deref()
+                        .and_then(|v| parse_retry_after(v, now_unix))
+                } else {
+                    None
+                };
+                (bad, retry)
+            }
+            Outcome::Failed { .. } => (true, None),
+        };
+        if let Some(wait) = retry {
+            let until = now + wait.min(c.retry_after_cap);
+            h.retry_after_until = Some(h.retry_after_until.unwrap_or(0).max(until));
+            h.next_allowed = h.next_allowed.max(until);
+        }
+        if bad {
+            h.failures += 1;
+            h.delay = ((h.delay as f64 * c.backoff_factor) as Millis)
+                .clamp(h.base_delay, c.max_delay.max(h.base_delay));
+            if h.failures >= c.pause_after {
+                h.paused_until = Some(now + c.pause_for);
+                h.pause_reason = Some(format!(
+                    "{} consecutive failures: paused for {}",
+                    h.failures,
+                    fmt_secs(c.pause_for)
+                ));
+                h.failures = 0;
+            }
+        } else {
+            h.failures = 0;
+            let d = h.delay as f64 - (h.delay as f64 - h.base_delay as f64) * c.recovery;
+            h.delay = (d.round() as Millis).max(h.base_delay);
+        }
+        if c.latency_factor > 0.0 {
+            if let Some(e) = h.ewma_latency {
+                h.delay = h
+                    .delay
+                    .max((e * c.latency_factor) as Millis)
+                    .min(c.max_delay.max(h.base_delay));
+            }
+        }
+        // A request that ended badly pushes the next start out by the new delay.
+        if bad {
+            h.next_allowed = h.next_allowed.max(now + h.delay);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_to_start_delay_and_one_in_flight() {
+        let mut p = Politeness::new(Config::default());
+        assert!(p.check("a", 0).is_ok());
+        p.start("a", 0);
+        assert!(
+            matches!(p.check("a", 5_000), Err(Wait::Until { .. })),
+            "in flight"
+        );
+        p.finish(
+            "a",
+            300,
+            &Outcome::Status {
+                status: 200,
+                latency: 300,
+                retry_after: None,
+            },
+            0,
+        );
+        assert_eq!(
+            p.check("a", 999),
+            Err(Wait::Until {
+                at: 1_000,
+                reason: "delay of 1 s between requests (start to start)".into()
+            })
+        );
+        assert!(p.check("a", 1_000).is_ok());
+    }
+
+    #[test]
+    fn profiles() {
+        let pacing = RobotsPacing {
+            crawl_delay: Some(10.0),
+            request_rate: Some((1, 20)),
+        };
+        for (profile, base, window) in [
+            (CrawlDelayProfile::Ignore, 1_000, 0),
+            (CrawlDelayProfile::Window, 1_000, 10_000),
+            (CrawlDelayProfile::Literal, 20_000, 0),
+            (CrawlDelayProfile::Conservative, 20_000, 0),
+        ] {
+            let mut p = Politeness::new(Config {
+                profile,
+                ..Config::default()
+            });
+            p.set_robots("a", pacing);
+            let h = p.get("a").expect("host");
+            assert_eq!((h.base_delay, h.window), (base, window), "{profile:?}");
+        }
+        let mut p = Politeness::new(Config::default());
+        p.set_robots(
+            "slow",
+            RobotsPacing {
+                crawl_delay: Some(3600.0),
+                request_rate: None,
+            },
+        );
+        assert!(
+            matches!(p.check("slow", 0), Err(Wait::Skipped { reason }) if reason.contains("3600 s") && reason.contains("skipped"))
+        );
+        let mut p = Politeness::new(Config {
+            over_max: OverMax::Cap,
+            ..Config::default()
+        });
+        p.set_robots(
+            "slow",
+            RobotsPacing {
+                crawl_delay: Some(3600.0),
+                request_rate: None,
+            },
+        );
+        assert_eq!(p.get("slow").map(|h| h.base_delay), Some(30_000));
+    }
+
+    #[test]
+    fn window_profile_aligns_to_windows() {
+        let mut p = Politeness::new(Config {
+            profile: CrawlDelayProfile::Window,
+            ..Config::default()
+        });
+        p.set_robots(
+            "b",
+            RobotsPacing {
+                crawl_delay: Some(5.0),
+                request_rate: None,
+            },
+        );
+        p.start("b", 7_000);
+        p.finish(
+            "b",
+            7_100,
+            &Outcome::Status {
+                status: 200,
+                latency: 100,
+                retry_after: None,
+            },
+            0,
+        );
+        assert_eq!(
+            p.get("b").map(|h| h.next_allowed),
+            Some(10_000),
+            "the next 5 s window"
+        );
+    }
+
+    #[test]
+    fn retry_after_backoff_recovery_and_pause() {
+        let mut p = Politeness::new(Config {
+            pause_after: 3,
+            ..Config::default()
+        });
+        p.start("c", 0);
+        p.finish(
+            "c",
+            100,
+            &Outcome::Status {
+                status: 429,
+                latency: 100,
+                retry_after: Some("120".into()),
+            },
+            0,
+        );
+        assert!(matches!(
+            p.check("c", 100_000),
+            Err(Wait::Until { at: 120_100, .. })
+        ));
+        assert_eq!(p.get("c").map(|h| h.delay), Some(2_000), "backoff doubles");
+        p.start("c", 120_100);
+        p.finish("c", 120_200, &Outcome::Failed { latency: 100 }, 0);
+        p.start("c", 125_000);
+        p.finish(
+            "c",
+            125_100,
+            &Outcome::Status {
+                status: 503,
+                latency: 100,
+                retry_after: None,
+            },
+            0,
+        );
+        let w = p.why_not_now("c", 125_200).expect("paused");
+        assert!(
+            w.contains("3 consecutive failures: paused for 600 s"),
+            "{w}"
+        );
+        p.restore(
+            "c",
+            HostState {
+                paused_until: None,
+                ..p.get("c").cloned().expect("state")
+            },
+        );
+        let before = p.get("c").map(|h| h.delay).expect("delay");
+        p.start("c", 2_000_000);
+        p.finish(
+            "c",
+            2_000_100,
+            &Outcome::Status {
+                status: 200,
+                latency: 100,
+                retry_after: None,
+            },
+            0,
+        );
+        let after = p.get("c").map(|h| h.delay).expect("delay");
+        assert!(
+            after < before && after > 1_000,
+            "recovers slowly: {before} -> {after}"
+        );
+        // Retry-After is capped.
+        let mut p = Politeness::new(Config::default());
+        p.start("d", 0);
+        p.finish(
+            "d",
+            0,
+            &Outcome::Status {
+                status: 503,
+                latency: 0,
+                retry_after: Some("999999".into()),
+            },
+            0,
+        );
+        assert_eq!(
+            p.get("d").and_then(|h| h.retry_after_until),
+            Some(3_600_000)
+        );
+    }
+
+    #[test]
+    fn retry_after_forms() {
+        assert_eq!(parse_retry_after("120", 0), Some(120_000));
+        let now = 1_800_000_000u64;
+        let date = httpdate::fmt_http_date(
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(now + 90),
+        );
+        assert_eq!(parse_retry_after(&date, now), Some(90_000));
+        assert_eq!(parse_retry_after("soon", now), None);
+        assert_eq!(parse_retry_after("-5", now), None);
+    }
+}
