@@ -328,9 +328,9 @@ impl Politeness {
             gap += ((x % 1000) as f64 / 1000.0 * jitter * gap as f64) as Millis;
         }
         let mut next = now + gap;
-        if h.window > 0 {
-            // One fetch per window: the next window after this one.
-            next = next.max((now / h.window + 1) * h.window);
+        // One fetch per window: the next window after this one.
+        if let Some(k) = now.checked_div(h.window) {
+            next = next.max((k + 1) * h.window);
         }
         h.next_allowed = h.next_allowed.max(next);
     }
