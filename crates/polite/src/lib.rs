@@ -3,8 +3,11 @@
 //!
 //! Built so far: the [`controller`] (delays start-to-start, Crawl-delay by
 //! engine profile, Request-rate, Retry-After, multiplicative backoff with
-//! slow recovery, pauses, `why_not_now`). The frontier and its persistence
-//! come next (issue 6 is not finished).
+//! slow recovery, pauses, `why_not_now`) and an in-memory [`frontier`]
+//! (per-key back queues, a min-heap of keys by next-allowed time,
+//! deduplication, backpressure, skip reporting) behind the `Frontier`
+//! trait. Persistence, the bounded on-disk seen-set and the registered-
+//! domain and IP keys come next (issue 6 is not finished).
 //!
 //! ```
 //! use mannerly_polite::controller::{Config, Outcome, Politeness, RobotsPacing};
@@ -18,3 +21,4 @@
 //! ```
 
 pub mod controller;
+pub mod frontier;
