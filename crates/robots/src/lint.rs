@@ -1,6 +1,9 @@
 //! The linter: the parser's diagnostics plus checks that need the whole file.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+/// Rules per crawler name up to which the pairwise shadow check runs.
+const MAX_SHADOW_CHECK: usize = 2_000;
 
 use crate::diagnostic::{codes, Diagnostic, Severity};
 use crate::lexer::Lines;
@@ -58,13 +61,21 @@ fn encoding(body: &[u8], out: &mut Vec<Diagnostic>) {
         );
         return;
     }
-    // A BOM anywhere but the very start.
+    // A BOM anywhere but the very start. Each report costs a line lookup,
+    // so at most MAX_BOM_REPORTS are placed; the rest are counted.
+    const MAX_BOM_REPORTS: usize = 10;
     let mut from = 1;
+    let mut found = 0usize;
     while let Some(i) = body
         .get(from..)
         .and_then(|s| memchr::memmem::find(s, b"\xEF\xBB\xBF"))
     {
         let at = from + i;
+        from = at + 3;
+        found += 1;
+        if found > MAX_BOM_REPORTS {
+            continue;
+        }
         let (line, col) = line_of(body, at);
         out.push(
             Diagnostic::new(
@@ -76,7 +87,15 @@ fn encoding(body: &[u8], out: &mut Vec<Diagnostic>) {
             )
             .suggest("delete the invisible U+FEFF character (often left by concatenating files)"),
         );
-        from = at + 3;
+    }
+    if found > MAX_BOM_REPORTS {
+        out.push(Diagnostic::new(
+            0,
+            0,
+            Severity::Error,
+            codes::BOM_MID_FILE,
+            format!("{} more byte order marks in the middle of the file (only the first {MAX_BOM_REPORTS} are listed)", found - MAX_BOM_REPORTS),
+        ));
     }
     if let Err(e) = std::str::from_utf8(body) {
         let at = e.valid_up_to();
@@ -229,6 +248,7 @@ fn patterns(robots: &Robots, out: &mut Vec<Diagnostic>) {
 /// every name that appears in a user-agent line, and `*`.
 fn rule_sets(robots: &Robots, out: &mut Vec<Diagnostic>) {
     let mut sets: HashMap<String, Vec<&Rule>> = HashMap::new();
+    let mut seen_in: HashMap<String, HashSet<usize>> = HashMap::new();
     for group in robots.groups() {
         let rules: Vec<&Rule> = robots
             .group_rules(group)
@@ -244,27 +264,44 @@ fn rule_sets(robots: &Robots, out: &mut Vec<Diagnostic>) {
             if key.is_empty() {
                 continue;
             }
-            let set = sets.entry(key).or_default();
+            // Groups are distinct, so a rule joins a name's set once per
+            // user-agent line naming it; `seen` keeps each rule once.
+            let set = sets.entry(key.clone()).or_default();
+            let seen = seen_in.entry(key).or_default();
             for r in &rules {
-                if !set.iter().any(|x| std::ptr::eq(*x, *r)) {
+                if seen.insert(std::ptr::from_ref::<Rule>(r) as usize) {
                     set.push(r);
                 }
             }
         }
     }
-    let mut reported_dup: Vec<u32> = Vec::new();
-    let mut reported_shadow: Vec<u32> = Vec::new();
+    let mut reported_dup: HashSet<u32> = HashSet::new();
+    let mut reported_shadow: HashSet<u32> = HashSet::new();
     let mut names: Vec<_> = sets.keys().cloned().collect();
     names.sort();
     for name in names {
         let rules = &sets[&name];
-        for (i, r) in rules.iter().enumerate() {
-            if let Some(first) = rules[..i]
-                .iter()
-                .find(|o| o.kind == r.kind && o.effective_pattern() == r.effective_pattern())
-            {
-                if !reported_dup.contains(&r.line) {
-                    reported_dup.push(r.line);
+        // The shadow check compares pairs; past this size it is skipped
+        // (and said so) so linting stays fast on huge files.
+        let check_shadows = rules.len() <= MAX_SHADOW_CHECK;
+        if !check_shadows {
+            out.push(Diagnostic::new(
+                0,
+                0,
+                Severity::Info,
+                codes::SHADOWED_RULE,
+                format!(
+                    "`{name}` has {} rules; the check for rules that can never win runs up to {MAX_SHADOW_CHECK} and was skipped",
+                    rules.len()
+                ),
+            ));
+        }
+        let mut first_of: HashMap<(bool, &str), &Rule> = HashMap::new();
+        for r in rules.iter() {
+            let dup_key = (r.kind == RuleKind::Allow, r.effective_pattern());
+            let first = *first_of.entry(dup_key).or_insert(r);
+            if first.line != r.line {
+                if reported_dup.insert(r.line) {
                     out.push(
                         Diagnostic::new(
                             r.line,
@@ -283,11 +320,11 @@ fn rule_sets(robots: &Robots, out: &mut Vec<Diagnostic>) {
                 }
                 continue;
             }
-            if r.pattern().is_empty() || reported_shadow.contains(&r.line) {
+            if !check_shadows || r.pattern().is_empty() || reported_shadow.contains(&r.line) {
                 continue;
             }
             if let Some(o) = rules.iter().find(|o| o.kind != r.kind && shadows(o, r)) {
-                reported_shadow.push(r.line);
+                reported_shadow.insert(r.line);
                 let why = if o.priority() == r.priority() {
                     "as long, and Allow wins ties"
                 } else {
@@ -427,6 +464,17 @@ mod tests {
         ] {
             assert!(c.contains(&want), "missing {want:?} in {c:?}");
         }
+    }
+
+    #[test]
+    fn many_boms_are_counted_not_each_located() {
+        let body = format!("User-agent: *\n{}", "\u{feff}Disallow: /x\n".repeat(40_000));
+        let d = lint(body.as_bytes());
+        let boms: Vec<_> = d.iter().filter(|x| x.code == codes::BOM_MID_FILE).collect();
+        assert_eq!(boms.len(), 11);
+        assert!(boms
+            .iter()
+            .any(|x| x.message.starts_with("39990 more byte order marks")));
     }
 
     #[test]

@@ -112,9 +112,12 @@ pub fn parse_w3c(s: &str) -> Option<i64> {
                 _ => return None,
             };
             let body = &tz[1..];
+            // `get` keeps a crafted non-ASCII zone from splitting a char.
             let (oh, om) = match body.len() {
-                5 if body.as_bytes()[2] == b':' => (digits(&body[..2], 2)?, digits(&body[3..], 2)?),
-                4 => (digits(&body[..2], 2)?, digits(&body[2..], 2)?),
+                5 if body.as_bytes()[2] == b':' => {
+                    (digits(body.get(..2)?, 2)?, digits(body.get(3..)?, 2)?)
+                }
+                4 => (digits(body.get(..2)?, 2)?, digits(body.get(2..)?, 2)?),
                 2 => (digits(body, 2)?, 0),
                 _ => return None,
             };
@@ -171,7 +174,7 @@ pub fn parse_rfc822(s: &str) -> Option<i64> {
         "PDT" => -420,
         z if z.len() == 5 && (z.starts_with('+') || z.starts_with('-')) => {
             let sign = if z.starts_with('-') { -1 } else { 1 };
-            sign * (z[1..3].parse::<i64>().ok()? * 60 + z[3..5].parse::<i64>().ok()?)
+            sign * (z.get(1..3)?.parse::<i64>().ok()? * 60 + z.get(3..5)?.parse::<i64>().ok()?)
         }
         _ => return None,
     };
@@ -209,6 +212,18 @@ mod tests {
             assert_eq!(parse_w3c(bad), None, "{bad}");
         }
         assert_eq!(parse_w3c("2024-02-29"), Some(1_709_164_800));
+    }
+
+    #[test]
+    fn crafted_non_ascii_zones_do_not_panic() {
+        for z in ["+1é2", "+é12", "+1éé", "-ab:é"] {
+            assert_eq!(parse_w3c(&format!("2005-01-01T00:00:00{z}")), None, "{z}");
+            assert_eq!(
+                parse_rfc822(&format!("01 Jan 2005 00:00:00 {z}")),
+                None,
+                "{z}"
+            );
+        }
     }
 
     #[test]
