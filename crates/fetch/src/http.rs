@@ -90,95 +90,68 @@ impl HttpFetcher {
         HttpFetcher { client, config }
     }
 
+    /// One robots.txt fetch: redirects followed by hand (conditional
+    /// headers on every hop), the body read up to the limit.
     async fn run(&self, origin: &Origin, validators: &Validators) -> FetchOutcome {
-        let mut redirects: Vec<Hop> = Vec::new();
-        let Ok(mut url) = url::Url::parse(&origin.robots_url()) else {
+        let Ok(url) = url::Url::parse(&origin.robots_url()) else {
             return FetchOutcome::Network {
                 error: NetworkError::Other,
                 detail: format!("cannot build a URL for {origin}"),
-                redirects,
+                redirects: Vec::new(),
             };
         };
-        let mut seen = HashSet::new();
-        seen.insert(url.clone());
-        loop {
-            let mut req = self.client.get(url.clone());
-            if let Some(etag) = &validators.etag {
-                req = req.header(reqwest::header::IF_NONE_MATCH, etag);
-            }
-            if let Some(lm) = &validators.last_modified {
-                req = req.header(reqwest::header::IF_MODIFIED_SINCE, lm);
-            }
-            let resp = match req.send().await {
-                Ok(r) => r,
-                Err(e) => {
-                    return FetchOutcome::Network {
-                        error: classify(&e),
-                        detail: chain(&e),
-                        redirects,
-                    }
-                }
-            };
-            let status = resp.status().as_u16();
-            if (300..400).contains(&status) && status != 304 {
-                let next = resp
-                    .headers()
-                    .get(reqwest::header::LOCATION)
-                    .and_then(|l| l.to_str().ok())
-                    .and_then(|l| url.join(l).ok())
-                    .filter(|u| u.scheme() == "http" || u.scheme() == "https");
-                if let Some(next) = next {
-                    redirects.push(Hop {
-                        url: url.to_string(),
-                        status,
-                    });
-                    if !seen.insert(next.clone()) {
-                        return FetchOutcome::TooManyRedirects {
-                            redirects,
-                            is_loop: true,
-                        };
-                    }
-                    if redirects.len() > self.config.max_redirects {
-                        return FetchOutcome::TooManyRedirects {
-                            redirects,
-                            is_loop: false,
-                        };
-                    }
-                    url = next;
-                    continue;
-                }
-            }
-            let headers = resp
-                .headers()
-                .iter()
-                .map(|(k, v)| {
-                    (
-                        k.as_str().to_owned(),
-                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                    )
-                })
-                .collect();
-            let final_url = resp.url().to_string();
-            let (body, body_cut) = match read_capped(resp, self.config.max_bytes).await {
-                Ok(b) => b,
-                Err(e) => {
-                    return FetchOutcome::Network {
-                        error: classify(&e),
-                        detail: chain(&e),
-                        redirects,
-                    }
-                }
-            };
-            return FetchOutcome::Response {
-                response: HttpResponse {
-                    status,
-                    headers,
-                    body,
-                    body_cut,
-                    url: final_url,
-                },
+        match self.follow(&url, Some(validators), |_| false).await {
+            GetOutcome::Response {
+                final_url,
                 redirects,
-            };
+                response,
+            } => {
+                let status = response.status().as_u16();
+                let headers = response
+                    .headers()
+                    .iter()
+                    .map(|(k, v)| {
+                        (
+                            k.as_str().to_owned(),
+                            String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                        )
+                    })
+                    .collect();
+                match read_capped(response, self.config.max_bytes).await {
+                    Ok((body, body_cut)) => FetchOutcome::Response {
+                        response: HttpResponse {
+                            status,
+                            headers,
+                            body,
+                            body_cut,
+                            url: final_url.to_string(),
+                        },
+                        redirects,
+                    },
+                    Err(e) => FetchOutcome::Network {
+                        error: classify(&e),
+                        detail: chain(&e),
+                        redirects,
+                    },
+                }
+            }
+            GetOutcome::TooManyRedirects { redirects, is_loop } => {
+                FetchOutcome::TooManyRedirects { redirects, is_loop }
+            }
+            GetOutcome::Network {
+                error,
+                detail,
+                redirects,
+            } => FetchOutcome::Network {
+                error,
+                detail,
+                redirects,
+            },
+            GetOutcome::Stopped { redirects, .. } => FetchOutcome::Network {
+                error: NetworkError::Other,
+                detail: "redirect not followed".into(),
+                redirects,
+            },
         }
     }
 }
@@ -221,12 +194,32 @@ impl HttpFetcher {
     /// is true is not followed ([`GetOutcome::Stopped`]): a walker that
     /// already visited the target saves the request.
     pub async fn get_unless(&self, url: &url::Url, stop: impl Fn(&url::Url) -> bool) -> GetOutcome {
+        self.follow(url, None, stop).await
+    }
+
+    /// The redirect loop both kinds of fetch share: up to `max_redirects`
+    /// hops by hand, loops detected, `stop` consulted before each hop.
+    async fn follow(
+        &self,
+        url: &url::Url,
+        validators: Option<&Validators>,
+        stop: impl Fn(&url::Url) -> bool,
+    ) -> GetOutcome {
         let mut url = url.clone();
         let mut redirects = Vec::new();
         let mut seen = HashSet::new();
         seen.insert(url.clone());
         loop {
-            let resp = match self.client.get(url.clone()).send().await {
+            let mut req = self.client.get(url.clone());
+            if let Some(v) = validators {
+                if let Some(etag) = &v.etag {
+                    req = req.header(reqwest::header::IF_NONE_MATCH, etag);
+                }
+                if let Some(lm) = &v.last_modified {
+                    req = req.header(reqwest::header::IF_MODIFIED_SINCE, lm);
+                }
+            }
+            let resp = match req.send().await {
                 Ok(r) => r,
                 Err(e) => {
                     return GetOutcome::Network {

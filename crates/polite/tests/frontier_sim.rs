@@ -11,15 +11,8 @@ use mannerly_polite::frontier::{
     Admission, Frontier, FrontierConfig, MemoryFrontier, Next, Released,
 };
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+mod common;
+use common::Rng;
 
 #[test]
 fn a_thousand_hosts_through_the_frontier() {
