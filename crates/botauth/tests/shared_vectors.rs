@@ -31,25 +31,24 @@ fn message(v: &Value) -> Message {
     Message {
         method: r["method"].as_str().unwrap_or("GET").to_owned(),
         target_uri: r["target_uri"].as_str().unwrap_or("").to_owned(),
-        headers: r["headers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|h| Some((h[0].as_str()?.to_owned(), h[1].as_str()?.to_owned())))
-            .collect(),
+        headers: header_pairs(&r["headers"]),
     }
+}
+
+/// `[[name, value], ...]` as header pairs.
+fn header_pairs(v: &Value) -> Vec<(String, String)> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|h| Some((h[0].as_str()?.to_owned(), h[1].as_str()?.to_owned())))
+        .collect()
 }
 
 fn response(v: &Value) -> Option<Response> {
     let r = v.get("response")?;
     Some(Response {
         status: r["status"].as_u64().unwrap_or(200) as u16,
-        headers: r["headers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|h| Some((h[0].as_str()?.to_owned(), h[1].as_str()?.to_owned())))
-            .collect(),
+        headers: header_pairs(&r["headers"]),
     })
 }
 
