@@ -135,6 +135,17 @@ pub struct HostState {
     pub window: Millis,
     /// Requests started, for deterministic jitter.
     pub started: u64,
+    /// When the last request started.
+    #[serde(default)]
+    pub last_start: Option<Millis>,
+}
+
+/// What [`Politeness::start`] changed, so [`Politeness::unstart`] can undo it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Started {
+    next_allowed: Millis,
+    last_start: Option<Millis>,
+    after: Millis,
 }
 
 /// Why a key may not start a request now, and until when.
@@ -166,7 +177,7 @@ pub fn parse_retry_after(value: &str, now_unix: u64) -> Option<Millis> {
 }
 
 fn fmt_secs(ms: Millis) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{:.1} s", ms as f64 / 1000.0)
@@ -258,6 +269,15 @@ impl Politeness {
         }
         h.base_delay = base;
         h.delay = h.delay.max(base);
+        // A delay learnt after a request started (typically from the
+        // robots.txt that request fetched) applies to that request too.
+        if let Some(last) = h.last_start {
+            let mut next = last.saturating_add(h.delay);
+            if let Some(k) = last.checked_div(h.window) {
+                next = next.max((k + 1) * h.window);
+            }
+            h.next_allowed = h.next_allowed.max(next);
+        }
     }
 
     /// May `key` start a request at `now`? `Ok(())` or why not.
@@ -316,11 +336,17 @@ impl Politeness {
     }
 
     /// Records a request start (call only after `check` said yes).
-    pub fn start(&mut self, key: &str, now: Millis) {
+    pub fn start(&mut self, key: &str, now: Millis) -> Started {
         let jitter = self.config.jitter;
         let h = self.host(key);
+        let token = Started {
+            next_allowed: h.next_allowed,
+            last_start: h.last_start,
+            after: 0,
+        };
         h.in_flight += 1;
         h.started += 1;
+        h.last_start = Some(now);
         let mut gap = h.delay;
         if jitter > 0.0 {
             let mut x = h.started.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key.len() as u64;
@@ -333,6 +359,22 @@ impl Politeness {
             next = next.max((k + 1) * h.window);
         }
         h.next_allowed = h.next_allowed.max(next);
+        Started {
+            after: h.next_allowed,
+            ..token
+        }
+    }
+
+    /// Undoes [`start`](Self::start) for a request that was never sent.
+    /// The next-allowed time goes back only if nothing has moved it since.
+    pub fn unstart(&mut self, key: &str, started: &Started) {
+        let h = self.host(key);
+        h.in_flight = h.in_flight.saturating_sub(1);
+        h.started = h.started.saturating_sub(1);
+        if h.next_allowed == started.after {
+            h.next_allowed = started.next_allowed;
+            h.last_start = started.last_start;
+        }
     }
 
     /// Records how a request ended and adapts the key's pacing.

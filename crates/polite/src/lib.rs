@@ -22,3 +22,5 @@
 
 pub mod controller;
 pub mod frontier;
+pub mod key;
+mod store;

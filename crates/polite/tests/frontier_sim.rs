@@ -1,115 +1,137 @@
-//! The frontier under a 1,000-host simulation on a fake clock: every URL is
-//! released or reported skipped with a reason; at every release the host
-//! has nothing in flight, its next-allowed time has come, and any
-//! Retry-After has passed.
+//! The frontier under a 1,000-host simulation on a fake clock, in memory
+//! and on disk. Each host's robots.txt is released first (and counts as a
+//! request); its Crawl-delay arrives with it. On every release the test
+//! checks: nothing else in flight for the host, the previous start at least
+//! the host's delay ago, and any Retry-After passed. At the end every
+//! queued URL was released or reported skipped with a reason.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use mannerly_polite::controller::{Config, Millis, Outcome, Politeness, RobotsPacing};
 use mannerly_polite::frontier::{
-    Admission, Frontier, FrontierConfig, MemoryFrontier, Next, Released,
+    Admission, Frontier, FrontierConfig, Kind, LocalFrontier, Next, Released,
 };
 
 mod common;
 use common::Rng;
 
-#[test]
-fn a_thousand_hosts_through_the_frontier() {
-    let mut rng = Rng(0x5eed);
-    let mut f = MemoryFrontier::new(
-        Politeness::new(Config::default()),
-        FrontierConfig::default(),
-    );
+struct Host {
+    latency: Millis,
+    stormy: bool,
+    crawl_delay: Option<f64>,
+}
+
+fn simulate(f: &mut dyn Frontier, seed: u64) -> u64 {
+    let mut rng = Rng(seed);
     let hosts = 1_000u64;
     let per_host = 15u64;
-    let mut latency: HashMap<String, Millis> = HashMap::new();
-    let mut stormy: HashMap<String, bool> = HashMap::new();
+    let mut world: HashMap<String, Host> = HashMap::new();
     let mut queued = 0u64;
     for h in 0..hosts {
         let key = format!("h{h}.test");
-        latency.insert(key.clone(), 10 + rng.next() % 2_000);
-        stormy.insert(key.clone(), rng.next() % 8 == 0);
-        let cd = match rng.next() % 10 {
+        let crawl_delay = match rng.next() % 10 {
             0..=6 => None,
             7 | 8 => Some((rng.next() % 10) as f64 + 0.25),
             _ => Some(600.0),
         };
-        f.politeness.set_robots(
-            &key,
-            RobotsPacing {
-                crawl_delay: cd,
-                request_rate: None,
+        world.insert(
+            key.clone(),
+            Host {
+                latency: 10 + rng.next() % 2_000,
+                stormy: rng.next().is_multiple_of(8),
+                crawl_delay,
             },
         );
         for u in 0..per_host {
             match f.enqueue(&format!("https://{key}/p{u}"), (u % 3) as u8, 0) {
-                Admission::Queued => queued += 1,
-                Admission::Skipped { reason } => assert!(reason.contains("host skipped")),
+                Ok(Admission::Queued) => queued += 1,
                 other => panic!("{other:?}"),
             }
         }
     }
     let mut in_flight: HashMap<String, u32> = HashMap::new();
+    let mut last_start: HashMap<String, Millis> = HashMap::new();
     let mut retry_until: HashMap<String, Millis> = HashMap::new();
-    let mut completions: BinaryHeap<Reverse<(Millis, u64, String, String)>> = BinaryHeap::new();
+    let mut robots_fetches = 0u64;
+    let mut completions: BinaryHeap<Reverse<(Millis, u64)>> = BinaryHeap::new();
+    let mut pending: HashMap<u64, Released> = HashMap::new();
     let (mut now, mut released, mut seq) = (0, 0u64, 0u64);
     loop {
-        // Deliver completions due now.
-        while let Some(Reverse((t, _, key, url))) = completions.peek().cloned() {
+        while let Some(Reverse((t, id))) = completions.peek().copied() {
             if t > now {
                 break;
             }
             completions.pop();
-            let storm = stormy[&key] && rng.next() % 2 == 0;
-            let outcome = if storm {
+            let r = pending.remove(&id).expect("pending");
+            let host = &world[&r.key];
+            let storm = host.stormy && rng.next().is_multiple_of(2);
+            let outcome = if r.kind == Kind::Robots {
+                Outcome::Status {
+                    status: 200,
+                    latency: host.latency,
+                    retry_after: None,
+                }
+            } else if storm {
                 let ra = 1 + rng.next() % 120;
-                retry_until.insert(key.clone(), t + ra * 1000);
+                retry_until.insert(r.key.clone(), t + ra * 1000);
                 Outcome::Status {
                     status: 429,
-                    latency: latency[&key],
+                    latency: host.latency,
                     retry_after: Some(ra.to_string()),
                 }
-            } else if rng.next() % 50 == 0 {
+            } else if rng.next().is_multiple_of(50) {
                 Outcome::Status {
                     status: 503,
-                    latency: latency[&key],
+                    latency: host.latency,
                     retry_after: None,
                 }
             } else {
                 Outcome::Status {
                     status: 200,
-                    latency: latency[&key],
+                    latency: host.latency,
                     retry_after: None,
                 }
             };
-            *in_flight.entry(key.clone()).or_default() -= 1;
-            f.complete(
-                &Released {
-                    url,
-                    key,
-                    priority: 0,
-                },
-                &outcome,
-                t,
-                0,
-            );
+            if r.kind == Kind::Robots {
+                let pacing = RobotsPacing {
+                    crawl_delay: host.crawl_delay,
+                    request_rate: None,
+                };
+                let origin = r.url.trim_end_matches("/robots.txt");
+                f.robots_known(origin, pacing, t + 86_400_000, t)
+                    .expect("robots");
+            }
+            *in_flight.entry(r.key.clone()).or_default() -= 1;
+            f.complete(&r, &outcome, t, 0).expect("complete");
         }
-        match f.next(now) {
+        match f.next(now).expect("next") {
             Next::Fetch(r) => {
-                assert_eq!(
-                    in_flight.get(&r.key).copied().unwrap_or(0),
-                    0,
-                    "{}: two in flight",
-                    r.key
-                );
+                let flying = in_flight.entry(r.key.clone()).or_default();
+                assert_eq!(*flying, 0, "{}: two in flight", r.key);
                 if let Some(until) = retry_until.get(&r.key) {
                     assert!(now >= *until, "{}: Retry-After not honoured", r.key);
                 }
-                *in_flight.entry(r.key.clone()).or_default() += 1;
-                released += 1;
+                if let Some(prev) = last_start.get(&r.key) {
+                    let cd = world[&r.key].crawl_delay.unwrap_or(0.0);
+                    let delay = ((cd * 1000.0) as Millis).max(1_000);
+                    assert!(
+                        now - prev >= delay,
+                        "{}: started {} ms after the last",
+                        r.key,
+                        now - prev
+                    );
+                }
+                last_start.insert(r.key.clone(), now);
+                *flying += 1;
+                match r.kind {
+                    Kind::Robots => robots_fetches += 1,
+                    Kind::Page => released += 1,
+                }
                 seq += 1;
-                completions.push(Reverse((now + latency[&r.key], seq, r.key, r.url)));
+                let done = now + world[&r.key].latency;
+                completions.push(Reverse((done, seq)));
+                pending.insert(seq, r);
             }
             Next::Wait { until } => {
                 let c = completions.peek().map(|Reverse((t, ..))| *t);
@@ -125,11 +147,42 @@ fn a_thousand_hosts_through_the_frontier() {
         }
     }
     let skipped = f.take_skipped();
+    for s in &skipped {
+        assert!(s.reason.contains("host skipped"), "{}", s.reason);
+    }
     assert_eq!(
         released + skipped.len() as u64,
         queued,
         "every queued URL released or skipped"
     );
-    assert_eq!(f.queued(), 0);
+    assert_eq!(robots_fetches, hosts, "one robots.txt per origin");
+    assert_eq!(f.stats().queued, 0);
     assert!(released > 10_000, "{released}");
+    released
+}
+
+#[test]
+fn a_thousand_hosts_in_memory() {
+    let mut f = LocalFrontier::in_memory(
+        Politeness::new(Config::default()),
+        FrontierConfig::default(),
+    );
+    simulate(&mut f, 0x5eed);
+}
+
+#[test]
+fn a_thousand_hosts_on_disk_release_the_same_urls() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = FrontierConfig {
+        window: 3, // small, so windows are refilled from disk often
+        ..FrontierConfig::on_disk()
+    };
+    let mut disk =
+        LocalFrontier::open(dir.path(), Politeness::new(Config::default()), config).expect("open");
+    let on_disk = simulate(&mut disk, 0xd15c);
+    let mut mem = LocalFrontier::in_memory(
+        Politeness::new(Config::default()),
+        FrontierConfig::default(),
+    );
+    assert_eq!(simulate(&mut mem, 0xd15c), on_disk);
 }

@@ -21,7 +21,7 @@ fn big_file() -> Vec<u8> {
     let mut body = b"User-agent: *\n".to_vec();
     let mut i = 0u32;
     while i < 30_000 {
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             body.extend_from_slice(format!("Allow:/{i:x}*z\n").as_bytes());
         } else {
             body.extend_from_slice(format!("Disallow:/*{i:x}*q$\n").as_bytes());

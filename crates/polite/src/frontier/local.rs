@@ -1,0 +1,917 @@
+//! [`LocalFrontier`]: the frontier in one process, in memory or on disk.
+//!
+//! In memory every queued URL is held in its key's queue. On disk (see
+//! [`crate::store`]) the store holds every queued URL and memory holds, per
+//! key, a window of its first [`FrontierConfig::window`] URLs, its count and
+//! its scheduling state, so memory grows with the number of hosts, not of
+//! URLs. The seen-set is a hash set in memory, or on disk behind a Bloom
+//! filter.
+//!
+//! Costs: `enqueue` and a release are O(log keys + log window) in memory,
+//! plus one write batch on disk; a key's window is refilled from disk with
+//! one range read every `window` releases.
+
+use std::borrow::Cow;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+use std::path::Path;
+
+use super::{
+    Admission, Frontier, FrontierConfig, FrontierError, Kind, Next, Released, Skipped, Stats,
+};
+use crate::controller::{HostState, Millis, Outcome, Politeness, RobotsPacing, Started, Wait};
+use crate::key::{KeyError, Keyer};
+use crate::store::{sort_key, sort_priority, sort_seq, Sort, Store};
+
+/// Longest politeness key accepted (host names are at most 253 bytes).
+const MAX_KEY: usize = 1024;
+
+#[derive(Default)]
+struct KeyQueue {
+    /// The key's first URLs (all of them in memory mode).
+    window: BTreeMap<Sort, Box<str>>,
+    /// URLs queued for this key, in the window or only on disk.
+    count: u64,
+    /// A lower bound of the entries that are on disk only.
+    rest_low: Option<Sort>,
+    /// The time this key sits in the time heap for.
+    scheduled: Option<Millis>,
+    /// The priority this key sits in the ready heap with.
+    ready: Option<u8>,
+}
+
+impl KeyQueue {
+    fn head_priority(&self) -> u8 {
+        self.window.keys().next().map(sort_priority).unwrap_or(0)
+    }
+}
+
+struct Flight {
+    key: Box<str>,
+    kind: Kind,
+    sort: Sort,
+    url: Box<str>,
+    origin: Option<String>,
+    /// What `start` changed, so `cancel` can undo it.
+    started: Started,
+}
+
+#[derive(Default)]
+struct RobotsEntry {
+    valid_until: Millis,
+    pending: bool,
+}
+
+enum Seen {
+    Memory(HashSet<u128>),
+    Disk(Option<fastbloom::BloomFilter>),
+}
+
+/// The frontier in one process. See the [module docs](self).
+pub struct LocalFrontier {
+    pub politeness: Politeness,
+    pub keyer: Keyer,
+    config: FrontierConfig,
+    seen: Seen,
+    queues: HashMap<Box<str>, KeyQueue>,
+    /// Keys by the time they may next be tried (stale entries skipped).
+    time: BinaryHeap<Reverse<(Millis, Box<str>)>>,
+    /// Keys that may be tried now, best head priority first, then earliest.
+    ready: BinaryHeap<(u8, Reverse<Millis>, Box<str>)>,
+    flight: HashMap<u64, Flight>,
+    robots: HashMap<String, RobotsEntry>,
+    seq: u64,
+    total: u64,
+    skipped: Vec<Skipped>,
+    skipped_total: u64,
+    reissued: u64,
+    store: Option<Store>,
+}
+
+/// The seen-set fingerprint of a parsed URL (its fragment ignored).
+pub(crate) fn fingerprint(u: &url::Url) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(u[..url::Position::AfterQuery].as_bytes())
+}
+
+/// The smallest sort key after `s`.
+fn after(mut s: Sort) -> Sort {
+    for b in s.iter_mut().rev() {
+        let (v, carry) = b.overflowing_add(1);
+        *b = v;
+        if !carry {
+            break;
+        }
+    }
+    s
+}
+
+/// `scheme://host[:port]` of a normalised URL string, without parsing it
+/// again when it has no user info.
+fn origin_str(url: &str) -> Cow<'_, str> {
+    if let Some(i) = url.find("://") {
+        let rest = &url[i + 3..];
+        let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        if !rest[..end].contains('@') {
+            return Cow::Borrowed(&url[..i + 3 + end]);
+        }
+    }
+    match url::Url::parse(url) {
+        Ok(u) => Cow::Owned(super::origin_of(&u)),
+        Err(_) => Cow::Borrowed(url),
+    }
+}
+
+impl LocalFrontier {
+    /// A frontier held in memory (lost when the process ends).
+    pub fn in_memory(politeness: Politeness, config: FrontierConfig) -> LocalFrontier {
+        LocalFrontier {
+            politeness,
+            keyer: Keyer::new(config.key_mode),
+            seen: Seen::Memory(HashSet::new()),
+            config,
+            queues: HashMap::new(),
+            time: BinaryHeap::new(),
+            ready: BinaryHeap::new(),
+            flight: HashMap::new(),
+            robots: HashMap::new(),
+            seq: 0,
+            total: 0,
+            skipped: Vec::new(),
+            skipped_total: 0,
+            reissued: 0,
+            store: None,
+        }
+    }
+
+    /// Opens (or creates) a frontier stored in the directory `path`.
+    ///
+    /// Reopening after a crash restores every queued URL, puts the URLs
+    /// that were in flight back at their place in the queue (at-least-once;
+    /// counted in [`Stats::reissued`]), and restores each host's politeness
+    /// state, so no delay or backoff starts again from zero.
+    pub fn open(
+        path: &Path,
+        politeness: Politeness,
+        config: FrontierConfig,
+    ) -> Result<LocalFrontier, FrontierError> {
+        let mut store = Store::open(path, config.commit_every)?;
+        let mut f = LocalFrontier::in_memory(politeness, config);
+        for (key, json) in store.scan_hosts()? {
+            let state: HostState =
+                serde_json::from_slice(&json).map_err(|e| FrontierError::Corrupt {
+                    path: store.path().to_owned(),
+                    what: format!("the politeness state of {key}: {e}"),
+                })?;
+            f.politeness.restore(&key, state);
+        }
+        let mut max_seq = store.seq()?;
+        for fl in store.scan_flight()? {
+            store.put_queue(&fl.entry.key, &fl.entry.sort, &fl.entry.url);
+            store.del_flight(fl.lease);
+            max_seq = max_seq.max(fl.lease + 1);
+            f.reissued += 1;
+        }
+        store.commit()?;
+        let window = f.config.window.max(1);
+        store.scan_queue(|e| {
+            max_seq = max_seq.max(sort_seq(&e.sort) + 1);
+            let q = f.queues.entry(e.key.into_boxed_str()).or_default();
+            q.count += 1;
+            if q.window.len() < window {
+                q.window.insert(e.sort, e.url.into_boxed_str());
+            } else if q.rest_low.is_none() {
+                q.rest_low = Some(e.sort);
+            }
+            Ok(())
+        })?;
+        f.seq = max_seq;
+        f.total = f.queues.values().map(|q| q.count).sum();
+        let keys: Vec<Box<str>> = f.queues.keys().cloned().collect();
+        for k in keys {
+            f.schedule(&k, 0);
+        }
+        f.seen = Seen::Disk(if f.config.bloom {
+            let mut bloom = fastbloom::BloomFilter::with_false_pos(0.01).expected_items(
+                usize::try_from(f.config.expected_urls.max(1_000)).unwrap_or(usize::MAX),
+            );
+            store.scan_seen(|fp| {
+                bloom.insert(&fp);
+            })?;
+            Some(bloom)
+        } else {
+            None
+        });
+        f.store = Some(store);
+        Ok(f)
+    }
+
+    /// Every queued URL with its key, in key order then queue order (on
+    /// disk this reads the whole store; meant for inspection and export).
+    pub fn queued_urls(&mut self) -> Result<Vec<(String, String)>, FrontierError> {
+        let mut out = Vec::new();
+        match self.store.as_mut() {
+            Some(store) => {
+                store.commit()?;
+                store.scan_queue(|e| {
+                    out.push((e.key, e.url));
+                    Ok(())
+                })?;
+            }
+            None => {
+                let mut keys: Vec<&Box<str>> = self.queues.keys().collect();
+                keys.sort();
+                for k in keys {
+                    for url in self.queues[k].window.values() {
+                        out.push((k.to_string(), url.to_string()));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The politeness key of a URL.
+    pub fn key_of(&self, url: &str) -> Result<String, KeyError> {
+        self.keyer.key(url)
+    }
+
+    fn schedule(&mut self, key: &str, at: Millis) {
+        let Some(q) = self.queues.get_mut(key) else {
+            return;
+        };
+        if q.ready.is_some() {
+            return; // already waiting in the ready heap
+        }
+        if q.scheduled.is_none_or(|c| at < c) {
+            q.scheduled = Some(at);
+            self.time.push(Reverse((at, key.into())));
+        }
+    }
+
+    fn seen_insert(&mut self, fp: u128) -> Result<bool, FrontierError> {
+        match &mut self.seen {
+            Seen::Memory(set) => Ok(set.insert(fp)),
+            Seen::Disk(bloom) => {
+                let maybe = bloom.as_ref().is_none_or(|b| b.contains(&fp));
+                if maybe {
+                    if let Some(store) = self.store.as_mut() {
+                        if store.seen(fp)? {
+                            return Ok(false);
+                        }
+                    }
+                }
+                if let Some(b) = bloom.as_mut() {
+                    b.insert(&fp);
+                }
+                if let Some(store) = self.store.as_mut() {
+                    store.put_seen(fp);
+                }
+                Ok(true)
+            }
+        }
+    }
+
+    fn save_host(&mut self, key: &str) {
+        if let (Some(store), Some(h)) = (self.store.as_mut(), self.politeness.get(key)) {
+            if let Ok(json) = serde_json::to_vec(h) {
+                store.put_host(key, &json);
+            }
+        }
+    }
+
+    fn end_op(&mut self) -> Result<(), FrontierError> {
+        match self.store.as_mut() {
+            Some(s) => s.end_op(),
+            None => Ok(()),
+        }
+    }
+
+    /// Puts an entry into its key's queue (window or disk).
+    fn insert(&mut self, key: &str, sort: Sort, url: &str) {
+        let disk = self.store.is_some();
+        let window = self.config.window.max(1);
+        let q = self.queues.entry(key.into()).or_default();
+        q.count += 1;
+        self.total += 1;
+        if let Some(store) = self.store.as_mut() {
+            store.put_queue(key, &sort, url);
+        }
+        let all_in_window = q.window.len() as u64 + 1 == q.count;
+        let before_last = q.window.keys().next_back().is_some_and(|last| sort < *last);
+        if !disk || all_in_window || before_last {
+            q.window.insert(sort, url.into());
+            if disk && q.window.len() > window {
+                if let Some((last, _)) = q.window.pop_last() {
+                    q.rest_low = Some(q.rest_low.map_or(last, |r| r.min(last)));
+                }
+            }
+        } else {
+            q.rest_low = Some(q.rest_low.map_or(sort, |r| r.min(sort)));
+        }
+        // A better head may move the key up the ready heap.
+        if let Some(p) = q.ready {
+            let head = q.head_priority();
+            if head > p {
+                q.ready = Some(head);
+                self.ready.push((head, Reverse(0), key.into()));
+            }
+        }
+    }
+
+    /// Takes the head entry of a key's queue, refilling the window from disk.
+    ///
+    /// A refill reads the store, which first commits the pending batch; it
+    /// happens before this operation writes anything, so only whole
+    /// operations are ever committed.
+    fn pop_head(&mut self, key: &str) -> Result<Option<(Sort, Box<str>)>, FrontierError> {
+        let window = self.config.window.max(1);
+        let Some(q) = self.queues.get_mut(key) else {
+            return Ok(None);
+        };
+        let Some(&head) = q.window.keys().next() else {
+            return Ok(None);
+        };
+        let mut refill = None;
+        if let Some(store) = self.store.as_mut() {
+            if q.window.len() == 1 && q.count > 1 {
+                let from = q.rest_low.unwrap_or([0; 9]);
+                refill = Some(store.load(key, &from, window + 1)?);
+            }
+        }
+        let Some(url) = q.window.remove(&head) else {
+            return Ok(None);
+        };
+        q.count -= 1;
+        self.total -= 1;
+        if let Some(store) = self.store.as_mut() {
+            store.del_queue(key, &head);
+            if let Some(loaded) = refill {
+                // Everything else on disk sorts after the head just taken.
+                q.rest_low = None;
+                let loaded: Vec<_> = loaded
+                    .into_iter()
+                    .filter(|e| e.sort > head)
+                    .take(window)
+                    .collect();
+                let last = loaded.last().map(|e| e.sort);
+                for e in loaded {
+                    q.window.insert(e.sort, e.url.into_boxed_str());
+                }
+                if q.window.len() as u64 != q.count {
+                    if let Some(l) = last {
+                        q.rest_low = Some(after(l));
+                    }
+                }
+                if q.window.is_empty() {
+                    return Err(FrontierError::Corrupt {
+                        path: store.path().to_owned(),
+                        what: format!(
+                            "{key} should have {} queued URLs on disk, found none",
+                            q.count
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(Some((head, url)))
+    }
+
+    /// Drops every URL of a skipped key, reporting each.
+    fn drain(&mut self, key: &str, reason: &str) -> Result<(), FrontierError> {
+        while let Some((_, url)) = self.pop_head(key)? {
+            self.skipped_total += 1;
+            self.skipped.push(Skipped {
+                url: url.into(),
+                reason: reason.to_owned(),
+            });
+        }
+        self.queues.remove(key);
+        self.end_op()
+    }
+
+    fn release(&mut self, key: &str, now: Millis) -> Result<Option<Released>, FrontierError> {
+        let Some(q) = self.queues.get(key) else {
+            return Ok(None);
+        };
+        let Some((sort, url)) = q.window.iter().next() else {
+            return Ok(None);
+        };
+        let priority = sort_priority(sort);
+        if self.config.robots_gate {
+            let origin = origin_str(url).into_owned();
+            let entry = self.robots.entry(origin.clone()).or_default();
+            if entry.pending {
+                // Its robots.txt is being fetched; `complete` reschedules.
+                return Ok(None);
+            }
+            if entry.valid_until <= now {
+                entry.pending = true;
+                self.seq += 1;
+                let lease = self.seq;
+                let started = self.politeness.start(key, now);
+                self.flight.insert(
+                    lease,
+                    Flight {
+                        key: key.into(),
+                        kind: Kind::Robots,
+                        sort: [0; 9],
+                        url: "".into(),
+                        origin: Some(origin.clone()),
+                        started,
+                    },
+                );
+                self.save_host(key);
+                self.end_op()?;
+                return Ok(Some(Released {
+                    url: format!("{origin}/robots.txt"),
+                    key: key.to_owned(),
+                    priority,
+                    kind: Kind::Robots,
+                    lease,
+                }));
+            }
+        }
+        let Some((sort, url)) = self.pop_head(key)? else {
+            return Ok(None);
+        };
+        let lease = sort_seq(&sort);
+        let started = self.politeness.start(key, now);
+        if let Some(store) = self.store.as_mut() {
+            store.put_flight(lease, key, &sort, &url);
+        }
+        self.save_host(key);
+        self.end_op()?;
+        self.flight.insert(
+            lease,
+            Flight {
+                key: key.into(),
+                kind: Kind::Page,
+                sort,
+                url: url.clone(),
+                origin: None,
+                started,
+            },
+        );
+        Ok(Some(Released {
+            url: url.into(),
+            key: key.to_owned(),
+            priority,
+            kind: Kind::Page,
+            lease,
+        }))
+    }
+
+    /// After a release or completion: when may this key go again?
+    fn reschedule(&mut self, key: &str, now: Millis) -> Result<(), FrontierError> {
+        if self.queues.get(key).is_none_or(|q| q.count == 0) {
+            return Ok(());
+        }
+        match self.politeness.check(key, now) {
+            Ok(()) => self.schedule(key, now),
+            Err(Wait::Until { at, .. }) => {
+                let limited = self
+                    .politeness
+                    .get(key)
+                    .is_some_and(|h| h.in_flight >= self.politeness.config.max_in_flight);
+                if !limited {
+                    self.schedule(key, at);
+                }
+            }
+            Err(Wait::Skipped { reason }) => self.drain(key, &reason)?,
+        }
+        Ok(())
+    }
+}
+
+impl Frontier for LocalFrontier {
+    fn enqueue(
+        &mut self,
+        url: &str,
+        priority: u8,
+        now: Millis,
+    ) -> Result<Admission, FrontierError> {
+        let parsed = match url::Url::parse(url) {
+            Ok(u) => u,
+            Err(e) => {
+                return Ok(Admission::Skipped {
+                    reason: format!("`{url}` is not an absolute URL: {e}"),
+                })
+            }
+        };
+        let key = match self.keyer.key_of(&parsed) {
+            Ok(k) => k,
+            Err(KeyError::Unresolved { host }) => return Ok(Admission::Unresolved { host }),
+            Err(e) => {
+                return Ok(Admission::Skipped {
+                    reason: e.to_string(),
+                })
+            }
+        };
+        if key.len() > MAX_KEY {
+            return Ok(Admission::Skipped {
+                reason: format!("`{url}`: its politeness key is longer than {MAX_KEY} bytes"),
+            });
+        }
+        if let Err(Wait::Skipped { reason }) = self.politeness.check(&key, now) {
+            return Ok(Admission::Skipped { reason });
+        }
+        let fp = fingerprint(&parsed);
+        // Bounds are checked before the seen-set so a URL pushed back is not
+        // remembered as seen.
+        if self.total >= self.config.max_total {
+            return Ok(Admission::Backpressure {
+                reason: format!(
+                    "the frontier holds {} URLs, its bound",
+                    self.config.max_total
+                ),
+            });
+        }
+        let q = self.queues.get(key.as_str());
+        if q.is_some_and(|q| q.count >= self.config.max_per_key) {
+            return Ok(Admission::Backpressure {
+                reason: format!(
+                    "{key} has {} URLs waiting, its bound",
+                    self.config.max_per_key
+                ),
+            });
+        }
+        if q.is_none() && self.queues.len() as u64 >= self.config.max_keys {
+            return Ok(Admission::Backpressure {
+                reason: format!(
+                    "{} hosts have URLs waiting, the bound",
+                    self.config.max_keys
+                ),
+            });
+        }
+        if !self.seen_insert(fp)? {
+            return Ok(Admission::Duplicate);
+        }
+        self.seq += 1;
+        let sort = sort_key(priority, self.seq);
+        let normal = &parsed[..url::Position::AfterQuery];
+        self.insert(&key, sort, normal);
+        if let Some(store) = self.store.as_mut() {
+            store.put_seq(self.seq + 1);
+        }
+        self.end_op()?;
+        self.schedule(&key, now);
+        Ok(Admission::Queued)
+    }
+
+    fn next(&mut self, now: Millis) -> Result<Next, FrontierError> {
+        // Keys whose time has come move to the ready heap.
+        while let Some(Reverse((at, key))) = self.time.peek().cloned() {
+            if at > now {
+                break;
+            }
+            self.time.pop();
+            let Some(q) = self.queues.get_mut(&key) else {
+                continue;
+            };
+            if q.scheduled != Some(at) {
+                continue; // stale
+            }
+            q.scheduled = None;
+            if q.count == 0 {
+                continue;
+            }
+            let p = q.head_priority();
+            q.ready = Some(p);
+            self.ready.push((p, Reverse(at), key));
+        }
+        while let Some((p, _, key)) = self.ready.pop() {
+            let Some(q) = self.queues.get_mut(&key) else {
+                continue;
+            };
+            if q.ready != Some(p) {
+                continue; // stale
+            }
+            q.ready = None;
+            if q.count == 0 {
+                if q.scheduled.is_none() && !self.flight.values().any(|f| f.key == key) {
+                    self.queues.remove(&key);
+                }
+                continue;
+            }
+            match self.politeness.check(&key, now) {
+                Ok(()) => {
+                    if let Some(r) = self.release(&key, now)? {
+                        self.reschedule(&key, now)?;
+                        return Ok(Next::Fetch(r));
+                    }
+                }
+                Err(Wait::Until { .. }) => self.reschedule(&key, now)?,
+                Err(Wait::Skipped { reason }) => self.drain(&key, &reason)?,
+            }
+        }
+        // Drop stale heads so the wait time is real.
+        while let Some(Reverse((at, key))) = self.time.peek() {
+            if self
+                .queues
+                .get(key)
+                .is_some_and(|q| q.scheduled == Some(*at))
+            {
+                return Ok(Next::Wait { until: *at });
+            }
+            self.time.pop();
+        }
+        Ok(if self.total == 0 {
+            Next::Empty
+        } else {
+            // Every key with URLs waits for an in-flight request.
+            Next::Wait { until: now + 1 }
+        })
+    }
+
+    fn complete(
+        &mut self,
+        released: &Released,
+        outcome: &Outcome,
+        now: Millis,
+        now_unix: u64,
+    ) -> Result<(), FrontierError> {
+        let Some(fl) = self.flight.remove(&released.lease) else {
+            return Err(FrontierError::UnknownLease {
+                lease: released.lease,
+                url: released.url.clone(),
+            });
+        };
+        self.politeness.finish(&fl.key, now, outcome, now_unix);
+        if let Some(origin) = &fl.origin {
+            if let Some(r) = self.robots.get_mut(origin) {
+                r.pending = false;
+            }
+        }
+        if fl.kind == Kind::Page {
+            if let Some(store) = self.store.as_mut() {
+                store.del_flight(released.lease);
+            }
+        }
+        self.save_host(&fl.key);
+        self.end_op()?;
+        self.reschedule(&fl.key, now)
+    }
+
+    fn cancel(&mut self, released: &Released, now: Millis) -> Result<(), FrontierError> {
+        let Some(fl) = self.flight.remove(&released.lease) else {
+            return Err(FrontierError::UnknownLease {
+                lease: released.lease,
+                url: released.url.clone(),
+            });
+        };
+        self.politeness.unstart(&fl.key, &fl.started);
+        if let Some(origin) = &fl.origin {
+            if let Some(r) = self.robots.get_mut(origin) {
+                r.pending = false;
+            }
+        }
+        if fl.kind == Kind::Page {
+            self.insert(&fl.key, fl.sort, &fl.url);
+            if let Some(store) = self.store.as_mut() {
+                store.del_flight(released.lease);
+            }
+        }
+        self.save_host(&fl.key);
+        self.end_op()?;
+        self.reschedule(&fl.key, now)
+    }
+
+    fn robots_known(
+        &mut self,
+        origin: &str,
+        pacing: RobotsPacing,
+        valid_until: Millis,
+        now: Millis,
+    ) -> Result<(), FrontierError> {
+        let origin = match url::Url::parse(origin) {
+            Ok(u) => super::origin_of(&u),
+            Err(_) => origin.to_owned(),
+        };
+        let key = self.keyer.key(&origin).ok();
+        let e = self.robots.entry(origin).or_default();
+        e.valid_until = valid_until;
+        if let Some(key) = key {
+            self.politeness.set_robots(&key, pacing);
+            self.save_host(&key);
+            self.end_op()?;
+            self.reschedule(&key, now)?;
+        }
+        Ok(())
+    }
+
+    fn why_not_now(&self, url: &str, now: Millis) -> Option<String> {
+        let key = match self.keyer.key(url) {
+            Ok(k) => k,
+            Err(e) => return Some(e.to_string()),
+        };
+        if self.config.robots_gate {
+            let origin = origin_str(url);
+            if let Some(r) = self.robots.get(origin.as_ref()) {
+                if r.pending {
+                    return Some(format!("{origin}/robots.txt is being fetched"));
+                }
+            }
+        }
+        self.politeness.why_not_now(&key, now)
+    }
+
+    fn sync(&mut self) -> Result<(), FrontierError> {
+        match self.store.as_mut() {
+            Some(s) => s.sync(),
+            None => Ok(()),
+        }
+    }
+
+    fn stats(&self) -> Stats {
+        Stats {
+            queued: self.total,
+            in_flight: self.flight.len() as u64,
+            keys: self.queues.len() as u64,
+            skipped: self.skipped_total,
+            reissued: self.reissued,
+        }
+    }
+
+    fn take_skipped(&mut self) -> Vec<Skipped> {
+        std::mem::take(&mut self.skipped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::controller::Config;
+
+    fn ok() -> Outcome {
+        Outcome::Status {
+            status: 200,
+            latency: 10,
+            retry_after: None,
+        }
+    }
+
+    fn no_gate() -> FrontierConfig {
+        FrontierConfig {
+            robots_gate: false,
+            ..FrontierConfig::default()
+        }
+    }
+
+    /// Drives the frontier: each request takes 10 ms.
+    fn drain(f: &mut LocalFrontier) -> Vec<(Millis, String)> {
+        let (mut order, mut now) = (Vec::new(), 0);
+        loop {
+            match f.next(now).expect("next") {
+                Next::Fetch(r) => {
+                    order.push((now, r.url.clone()));
+                    if r.kind == Kind::Robots {
+                        let origin = r.url.trim_end_matches("/robots.txt").to_owned();
+                        f.robots_known(&origin, RobotsPacing::default(), 86_400_000, now + 10)
+                            .expect("robots");
+                    }
+                    f.complete(&r, &ok(), now + 10, 0).expect("complete");
+                }
+                Next::Wait { until } => now = until,
+                Next::Empty => return order,
+            }
+        }
+    }
+
+    #[test]
+    fn priorities_within_a_host_and_hosts_interleave() {
+        let mut f = LocalFrontier::in_memory(Politeness::new(Config::default()), no_gate());
+        let q = |f: &mut LocalFrontier, u: &str, p| f.enqueue(u, p, 0).expect("enqueue");
+        assert_eq!(q(&mut f, "https://a.test/low", 1), Admission::Queued);
+        assert_eq!(q(&mut f, "https://a.test/high", 9), Admission::Queued);
+        assert_eq!(q(&mut f, "https://b.test/x", 1), Admission::Queued);
+        assert_eq!(
+            q(&mut f, "https://a.test/high#frag", 9),
+            Admission::Duplicate
+        );
+        let order = drain(&mut f);
+        let want: Vec<(Millis, String)> = vec![
+            (0, "https://a.test/high".into()),
+            (0, "https://b.test/x".into()),
+            (1_000, "https://a.test/low".into()),
+        ];
+        assert_eq!(order, want);
+    }
+
+    #[test]
+    fn ready_hosts_go_in_priority_order() {
+        let mut f = LocalFrontier::in_memory(Politeness::new(Config::default()), no_gate());
+        for (u, p) in [
+            ("https://a.test/", 1),
+            ("https://b.test/", 5),
+            ("https://c.test/", 3),
+        ] {
+            f.enqueue(u, p, 0).expect("enqueue");
+        }
+        let order: Vec<String> = drain(&mut f).into_iter().map(|(_, u)| u).collect();
+        assert_eq!(
+            order,
+            ["https://b.test/", "https://c.test/", "https://a.test/"]
+        );
+    }
+
+    #[test]
+    fn robots_txt_is_fetched_first_and_counts_as_a_request() {
+        let mut f = LocalFrontier::in_memory(
+            Politeness::new(Config::default()),
+            FrontierConfig::default(),
+        );
+        f.enqueue("https://a.test/page", 0, 0).expect("enqueue");
+        f.enqueue("http://a.test/other", 0, 0).expect("enqueue");
+        let order = drain(&mut f);
+        let want: Vec<(Millis, String)> = vec![
+            (0, "https://a.test/robots.txt".into()),
+            (1_000, "https://a.test/page".into()),
+            (2_000, "http://a.test/robots.txt".into()),
+            (3_000, "http://a.test/other".into()),
+        ];
+        assert_eq!(order, want);
+    }
+
+    #[test]
+    fn cancel_hands_the_slot_back() {
+        let mut f = LocalFrontier::in_memory(
+            Politeness::new(Config::default()),
+            FrontierConfig::default(),
+        );
+        f.enqueue("https://a.test/page", 0, 0).expect("enqueue");
+        let Next::Fetch(r) = f.next(0).expect("next") else {
+            panic!("robots first")
+        };
+        assert_eq!(r.kind, Kind::Robots);
+        // The caller's cache knew the rules: no request was made.
+        f.robots_known("https://a.test", RobotsPacing::default(), 60_000, 0)
+            .expect("known");
+        f.cancel(&r, 0).expect("cancel");
+        let Next::Fetch(p) = f.next(0).expect("next") else {
+            panic!("page now")
+        };
+        assert_eq!(p.url, "https://a.test/page");
+        // A page cancelled goes back to the head of its queue.
+        f.cancel(&p, 0).expect("cancel");
+        assert_eq!(f.stats().queued, 1);
+        assert!(matches!(f.next(0).expect("next"), Next::Fetch(r) if r.url == p.url));
+        assert!(matches!(
+            f.complete(&r, &ok(), 5, 0),
+            Err(FrontierError::UnknownLease { .. })
+        ));
+    }
+
+    #[test]
+    fn backpressure_and_skips_are_reported() {
+        let mut f = LocalFrontier::in_memory(
+            Politeness::new(Config::default()),
+            FrontierConfig {
+                max_per_key: 2,
+                max_total: 3,
+                ..no_gate()
+            },
+        );
+        let mut q = |u: &str| f.enqueue(u, 0, 0).expect("enqueue");
+        assert_eq!(q("https://a.test/1"), Admission::Queued);
+        assert_eq!(q("https://a.test/2"), Admission::Queued);
+        assert!(
+            matches!(q("https://a.test/3"), Admission::Backpressure { reason } if reason.contains("a.test has 2 URLs waiting"))
+        );
+        assert_eq!(q("https://b.test/1"), Admission::Queued);
+        assert!(
+            matches!(q("https://c.test/1"), Admission::Backpressure { reason } if reason.contains("holds 3 URLs"))
+        );
+        // Pushed back, not remembered: offered again later, it is queued.
+        assert!(
+            matches!(q("not a url"), Admission::Skipped { reason } if reason.contains("not an absolute URL"))
+        );
+        f.politeness.set_robots(
+            "b.test",
+            RobotsPacing {
+                crawl_delay: Some(3600.0),
+                request_rate: None,
+            },
+        );
+        assert!(matches!(
+            f.enqueue("https://b.test/2", 0, 0).expect("enqueue"),
+            Admission::Skipped { .. }
+        ));
+        // The queued b.test URL is reported when its turn comes.
+        let _ = drain(&mut f);
+        let skipped = f.take_skipped();
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0].url, "https://b.test/1");
+        assert!(skipped[0].reason.contains("3600 s"));
+        assert_eq!(
+            f.enqueue("https://c.test/1", 0, 0).expect("enqueue"),
+            Admission::Queued
+        );
+    }
+
+    #[test]
+    fn origin_without_reparsing() {
+        assert_eq!(origin_str("https://a.test/x?y"), "https://a.test");
+        assert_eq!(origin_str("http://a.test:8080"), "http://a.test:8080");
+        assert_eq!(origin_str("https://u:p@a.test/x"), "https://a.test");
+    }
+}

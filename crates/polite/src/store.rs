@@ -1,0 +1,338 @@
+//! The frontier's durable state on fjall (an LSM tree; see ARCHITECTURE.md
+//! for why fjall over redb and SQLite).
+//!
+//! Keyspaces:
+//! - `queue`: `[key length u16][key][255 - priority][seq u64]` → URL. The
+//!   big-endian tail sorts a key's URLs by priority, then arrival, so a
+//!   key's head is the first entry under its prefix.
+//! - `flight`: `[lease u64]` → `[255 - priority][key length u16][key][URL]`:
+//!   released, not yet completed. Reopening puts these back in `queue`.
+//! - `seen`: `[fingerprint u128]` → empty: the deduplication set.
+//! - `hosts`: `[key]` → the key's politeness state as JSON.
+//! - `meta`: `seq` → the next sequence number.
+//!
+//! Every frontier operation is one write batch, so it lands whole or not
+//! at all (a URL is never "seen" without being queued). A committed batch
+//! is in the OS's buffers, which survive the process being killed; `sync`
+//! adds an fsync for power loss.
+
+use std::path::{Path, PathBuf};
+
+use fjall::{Database, Keyspace, KeyspaceCreateOptions, OwnedWriteBatch, PersistMode};
+
+use crate::frontier::FrontierError;
+
+/// A queue entry's position within its key: `[255 - priority][seq]`.
+pub(crate) type Sort = [u8; 9];
+
+pub(crate) fn sort_key(priority: u8, seq: u64) -> Sort {
+    let mut s = [0u8; 9];
+    s[0] = 255 - priority;
+    s[1..].copy_from_slice(&seq.to_be_bytes());
+    s
+}
+
+pub(crate) fn sort_priority(s: &Sort) -> u8 {
+    255 - s[0]
+}
+
+pub(crate) fn sort_seq(s: &Sort) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&s[1..]);
+    u64::from_be_bytes(b)
+}
+
+fn key_prefix(key: &str) -> Vec<u8> {
+    let len = u16::try_from(key.len()).unwrap_or(u16::MAX);
+    let mut v = Vec::with_capacity(2 + key.len() + 9);
+    v.extend_from_slice(&len.to_be_bytes());
+    v.extend_from_slice(&key.as_bytes()[..usize::from(len)]);
+    v
+}
+
+fn queue_key(key: &str, sort: &Sort) -> Vec<u8> {
+    let mut v = key_prefix(key);
+    v.extend_from_slice(sort);
+    v
+}
+
+/// One queued URL read back.
+pub(crate) struct Entry {
+    pub key: String,
+    pub sort: Sort,
+    pub url: String,
+}
+
+/// One in-flight URL read back.
+pub(crate) struct FlightEntry {
+    pub lease: u64,
+    pub entry: Entry,
+}
+
+pub(crate) struct Store {
+    path: PathBuf,
+    db: Database,
+    queue: Keyspace,
+    flight: Keyspace,
+    seen: Keyspace,
+    hosts: Keyspace,
+    meta: Keyspace,
+    batch: Option<OwnedWriteBatch>,
+    ops: usize,
+    commit_every: usize,
+}
+
+impl Store {
+    fn err(&self, e: impl std::fmt::Display) -> FrontierError {
+        FrontierError::Store {
+            path: self.path.clone(),
+            message: e.to_string(),
+        }
+    }
+
+    fn corrupt(&self, what: impl Into<String>) -> FrontierError {
+        FrontierError::Corrupt {
+            path: self.path.clone(),
+            what: what.into(),
+        }
+    }
+
+    pub fn open(path: &Path, commit_every: usize) -> Result<Store, FrontierError> {
+        let err = |e: fjall::Error| FrontierError::Store {
+            path: path.to_owned(),
+            message: e.to_string(),
+        };
+        let db = Database::builder(path)
+            .cache_size(32 << 20)
+            .open()
+            .map_err(err)?;
+        let ks = |name: &str| {
+            db.keyspace(name, KeyspaceCreateOptions::default)
+                .map_err(err)
+        };
+        Ok(Store {
+            path: path.to_owned(),
+            queue: ks("queue")?,
+            flight: ks("flight")?,
+            seen: ks("seen")?,
+            hosts: ks("hosts")?,
+            meta: ks("meta")?,
+            db,
+            batch: None,
+            ops: 0,
+            commit_every: commit_every.max(1),
+        })
+    }
+
+    fn batch(&mut self) -> &mut OwnedWriteBatch {
+        let db = &self.db;
+        self.batch.get_or_insert_with(|| db.batch())
+    }
+
+    pub fn put_queue(&mut self, key: &str, sort: &Sort, url: &str) {
+        let k = queue_key(key, sort);
+        let ks = self.queue.clone();
+        self.batch().insert(&ks, k, url.as_bytes());
+    }
+
+    pub fn del_queue(&mut self, key: &str, sort: &Sort) {
+        let k = queue_key(key, sort);
+        let ks = self.queue.clone();
+        self.batch().remove(&ks, k);
+    }
+
+    pub fn put_flight(&mut self, lease: u64, key: &str, sort: &Sort, url: &str) {
+        let mut v = vec![sort[0]];
+        v.extend_from_slice(&key_prefix(key));
+        v.extend_from_slice(url.as_bytes());
+        let ks = self.flight.clone();
+        self.batch().insert(&ks, lease.to_be_bytes(), v);
+    }
+
+    pub fn del_flight(&mut self, lease: u64) {
+        let ks = self.flight.clone();
+        self.batch().remove(&ks, lease.to_be_bytes());
+    }
+
+    pub fn put_seen(&mut self, fp: u128) {
+        let ks = self.seen.clone();
+        self.batch().insert(&ks, fp.to_be_bytes(), b"");
+    }
+
+    pub fn put_host(&mut self, key: &str, state: &[u8]) {
+        let ks = self.hosts.clone();
+        self.batch().insert(&ks, key.as_bytes(), state);
+    }
+
+    pub fn put_seq(&mut self, seq: u64) {
+        let ks = self.meta.clone();
+        self.batch().insert(&ks, b"seq", seq.to_be_bytes());
+    }
+
+    /// Ends one frontier operation: commits every `commit_every` operations.
+    pub fn end_op(&mut self) -> Result<(), FrontierError> {
+        self.ops += 1;
+        if self.ops >= self.commit_every {
+            self.commit()?;
+        }
+        Ok(())
+    }
+
+    /// Commits pending operations (they then survive the process dying).
+    pub fn commit(&mut self) -> Result<(), FrontierError> {
+        self.ops = 0;
+        if let Some(b) = self.batch.take() {
+            b.commit().map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Commits and fsyncs (survives power loss).
+    pub fn sync(&mut self) -> Result<(), FrontierError> {
+        self.commit()?;
+        self.db
+            .persist(PersistMode::SyncAll)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Is the fingerprint in the seen-set? Commits first, so the pending
+    /// batch is visible.
+    pub fn seen(&mut self, fp: u128) -> Result<bool, FrontierError> {
+        if self.batch.is_some() {
+            self.commit()?;
+        }
+        self.seen
+            .contains_key(fp.to_be_bytes())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Up to `n` entries of `key` from `from` (inclusive), in order.
+    pub fn load(&mut self, key: &str, from: &Sort, n: usize) -> Result<Vec<Entry>, FrontierError> {
+        if self.batch.is_some() {
+            self.commit()?;
+        }
+        let prefix = key_prefix(key);
+        let start = queue_key(key, from);
+        let mut end = prefix.clone();
+        end.extend_from_slice(&[0xff; 10]);
+        let mut out = Vec::new();
+        for item in self.queue.range(start..end).take(n) {
+            let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
+            out.push(self.decode_queue(&k, &v)?);
+        }
+        Ok(out)
+    }
+
+    fn decode_queue(&self, k: &[u8], v: &[u8]) -> Result<Entry, FrontierError> {
+        let bad = || self.corrupt("a queue entry's key is malformed");
+        let len = usize::from(u16::from_be_bytes([
+            *k.first().ok_or_else(bad)?,
+            *k.get(1).ok_or_else(bad)?,
+        ]));
+        if k.len() != 2 + len + 9 {
+            return Err(bad());
+        }
+        let key = std::str::from_utf8(&k[2..2 + len]).map_err(|_| bad())?;
+        let mut sort = [0u8; 9];
+        sort.copy_from_slice(&k[2 + len..]);
+        let url = std::str::from_utf8(v).map_err(|_| self.corrupt("a queued URL is not UTF-8"))?;
+        Ok(Entry {
+            key: key.to_owned(),
+            sort,
+            url: url.to_owned(),
+        })
+    }
+
+    /// Every queued entry, in key order (for reopening).
+    pub fn scan_queue(
+        &self,
+        mut f: impl FnMut(Entry) -> Result<(), FrontierError>,
+    ) -> Result<(), FrontierError> {
+        for item in self.queue.iter() {
+            let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
+            f(self.decode_queue(&k, &v)?)?;
+        }
+        Ok(())
+    }
+
+    /// Every in-flight entry (for reopening).
+    pub fn scan_flight(&self) -> Result<Vec<FlightEntry>, FrontierError> {
+        let mut out = Vec::new();
+        for item in self.flight.iter() {
+            let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
+            let bad = || self.corrupt("an in-flight entry is malformed");
+            let lease = u64::from_be_bytes(k.as_ref().try_into().map_err(|_| bad())?);
+            let (&inv, rest) = v.split_first().ok_or_else(bad)?;
+            let len = usize::from(u16::from_be_bytes([
+                *rest.first().ok_or_else(bad)?,
+                *rest.get(1).ok_or_else(bad)?,
+            ]));
+            let key = rest.get(2..2 + len).ok_or_else(bad)?;
+            let url = rest.get(2 + len..).ok_or_else(bad)?;
+            let mut sort = [0u8; 9];
+            sort[0] = inv;
+            sort[1..].copy_from_slice(&lease.to_be_bytes());
+            out.push(FlightEntry {
+                lease,
+                entry: Entry {
+                    key: std::str::from_utf8(key).map_err(|_| bad())?.to_owned(),
+                    sort,
+                    url: std::str::from_utf8(url).map_err(|_| bad())?.to_owned(),
+                },
+            });
+        }
+        Ok(out)
+    }
+
+    /// Every fingerprint in the seen-set (for refilling the Bloom filter).
+    pub fn scan_seen(&self, mut f: impl FnMut(u128)) -> Result<(), FrontierError> {
+        for item in self.seen.iter() {
+            let k = item.key().map_err(|e| self.err(e))?;
+            let b: [u8; 16] = k
+                .as_ref()
+                .try_into()
+                .map_err(|_| self.corrupt("a seen-set entry is not 16 bytes"))?;
+            f(u128::from_be_bytes(b));
+        }
+        Ok(())
+    }
+
+    /// Every key's politeness state.
+    pub fn scan_hosts(&self) -> Result<Vec<(String, Vec<u8>)>, FrontierError> {
+        let mut out = Vec::new();
+        for item in self.hosts.iter() {
+            let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
+            let key =
+                std::str::from_utf8(&k).map_err(|_| self.corrupt("a host key is not UTF-8"))?;
+            out.push((key.to_owned(), v.to_vec()));
+        }
+        Ok(out)
+    }
+
+    pub fn seq(&self) -> Result<u64, FrontierError> {
+        match self.meta.get(b"seq").map_err(|e| self.err(e))? {
+            None => Ok(0),
+            Some(v) => Ok(u64::from_be_bytes(v.as_ref().try_into().map_err(|_| {
+                self.corrupt("the stored sequence number is not 8 bytes")
+            })?)),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sort_keys_order_by_priority_then_arrival() {
+        let a = sort_key(9, 5);
+        let b = sort_key(9, 6);
+        let c = sort_key(1, 1);
+        assert!(a < b && b < c);
+        assert_eq!((sort_priority(&a), sort_seq(&a)), (9, 5));
+    }
+}

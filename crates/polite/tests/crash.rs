@@ -1,0 +1,253 @@
+//! Crash tests: a child process writes the on-disk frontier and reports
+//! each operation once it has returned; the parent kills it with SIGKILL at
+//! a random point, reopens the store, and checks that
+//! - every URL reported queued and not reported done is still queued (the
+//!   ones that were in flight come back: at-least-once),
+//! - no URL reported done is queued again,
+//! - no host's politeness state went backward (requests started and the
+//!   next-allowed time never decrease; the delay never falls below the
+//!   minimum).
+//!
+//! The same store is killed and reopened `CRASH_ROUNDS` times (default
+//! 200), so recovery also runs on stores that were themselves recovered.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use mannerly_polite::controller::{Config, Outcome, Politeness};
+use mannerly_polite::frontier::{Admission, Frontier, FrontierConfig, LocalFrontier, Next};
+
+mod common;
+use common::Rng;
+
+const CHILD_ENV: &str = "MANNERLY_CRASH_CHILD";
+
+fn config() -> FrontierConfig {
+    FrontierConfig {
+        robots_gate: false,
+        window: 4,
+        expected_urls: 100_000,
+        ..FrontierConfig::on_disk()
+    }
+}
+
+/// The child's side. It only does something when the parent starts it.
+#[test]
+fn crash_child() {
+    let Ok(spec) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let (dir, round) = spec.split_once('|').expect("dir|round");
+    let round: u64 = round.parse().expect("round");
+    let mut f = LocalFrontier::open(Path::new(dir), Politeness::new(Config::default()), config())
+        .expect("open");
+    let mut rng = Rng(round * 7919 + 1);
+    // A clock that keeps going across rounds.
+    let mut now = round * 1_000_000_000;
+    let mut flying = Vec::new();
+    let mut mine = Vec::new();
+    for step in 0..400u64 {
+        let url = format!("https://h{}.test/r{round}/s{step}", rng.below(20));
+        if f.enqueue(&url, rng.below(4) as u8, now).expect("enqueue") == Admission::Queued {
+            println!("ACK Q {url}");
+        }
+        mine.push(url);
+        // An earlier URL again: the on-disk seen-set must know it.
+        let old = &mine[rng.below(mine.len() as u64) as usize];
+        assert_eq!(
+            f.enqueue(old, 0, now).expect("enqueue"),
+            Admission::Duplicate,
+            "{old}"
+        );
+        for _ in 0..2 {
+            if let Next::Fetch(r) = f.next(now).expect("next") {
+                let h = f.politeness.get(&r.key).expect("state");
+                println!("ACK S {} {} {} {}", r.url, r.key, h.started, h.next_allowed);
+                flying.push(r);
+            }
+        }
+        // Complete most requests; leave some in flight when the kill comes.
+        while flying.len() > 2 || (!flying.is_empty() && rng.below(3) > 0) {
+            if let Some(r) = flying.pop() {
+                let status = if rng.below(5) == 0 { 503 } else { 200 };
+                let outcome = Outcome::Status {
+                    status,
+                    latency: 50,
+                    retry_after: None,
+                };
+                f.complete(&r, &outcome, now + 50, 0).expect("complete");
+                let h = f.politeness.get(&r.key).expect("state");
+                println!("ACK D {} {} {} {}", r.url, r.key, h.started, h.next_allowed);
+            }
+        }
+        now += 1_000;
+    }
+    // Done: wait to be killed, like a crawler waiting for work.
+    println!("ACK END");
+    loop {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    }
+}
+
+#[derive(Default)]
+struct Acked {
+    queued: HashSet<String>,
+    done: HashSet<String>,
+    /// Per key: (requests started, next allowed) last reported.
+    hosts: HashMap<String, (u64, u64)>,
+    /// Released in the last round and not reported done: one of these may
+    /// have completed between its commit and its report.
+    open: HashSet<String>,
+    /// What was reported of each URL (for failure messages).
+    log: HashMap<String, Vec<String>>,
+}
+
+fn run_child(dir: &Path, round: u64, kill_after: usize, acked: &mut Acked) {
+    let exe = std::env::current_exe().expect("test binary");
+    let mut child = Command::new(exe)
+        .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
+        .env(CHILD_ENV, format!("{}|{round}", dir.display()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn child");
+    let out = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(out).lines();
+    let mut seen = 0;
+    let mut killed = false;
+    acked.open.clear();
+    // Read `kill_after` reports, kill, then read what the child wrote
+    // before it died.
+    loop {
+        if seen >= kill_after && !killed {
+            // SIGKILL, wherever the child is (mid-commit included).
+            child.kill().expect("kill");
+            killed = true;
+        }
+        let Some(Ok(line)) = lines.next() else { break };
+        let Some(ack) = line.strip_prefix("ACK ") else {
+            continue;
+        };
+        seen += 1;
+        if ack == "END" {
+            seen = kill_after;
+            continue;
+        }
+        let parts: Vec<&str> = ack.split(' ').collect();
+        if let Some(url) = parts.get(1) {
+            acked
+                .log
+                .entry((*url).to_owned())
+                .or_default()
+                .push(format!("round {round}: {}", parts[0]));
+        }
+        match parts.as_slice() {
+            ["Q", url] => {
+                acked.queued.insert((*url).to_owned());
+            }
+            ["S", url, key, started, next] => {
+                acked.open.insert((*url).to_owned());
+                acked.hosts.insert(
+                    (*key).to_owned(),
+                    (started.parse().expect("n"), next.parse().expect("n")),
+                );
+            }
+            ["D", url, key, started, next] => {
+                acked.done.insert((*url).to_owned());
+                acked.open.remove(*url);
+                acked.hosts.insert(
+                    (*key).to_owned(),
+                    (started.parse().expect("n"), next.parse().expect("n")),
+                );
+            }
+            other => panic!("unexpected line {other:?}"),
+        }
+    }
+    let status = child.wait().expect("wait");
+    assert!(
+        killed && !status.success(),
+        "the child was killed, not finished"
+    );
+}
+
+fn check(dir: &Path, acked: &mut Acked, round: u64) -> u64 {
+    let mut f = LocalFrontier::open(dir, Politeness::new(Config::default()), config())
+        .unwrap_or_else(|e| panic!("round {round}: reopen: {e}"));
+    let queued: HashSet<String> = f
+        .queued_urls()
+        .expect("scan")
+        .into_iter()
+        .map(|(_, u)| u)
+        .collect();
+    let lost: Vec<String> = acked
+        .queued
+        .difference(&acked.done)
+        .filter(|u| !queued.contains(*u))
+        .cloned()
+        .collect();
+    // At most the one completion the kill cut between commit and report.
+    assert!(
+        lost.len() <= 1 && lost.iter().all(|u| acked.open.contains(u)),
+        "round {round}: queued URLs lost: {lost:?}; history {:?}",
+        lost.iter().map(|u| &acked.log[u]).collect::<Vec<_>>()
+    );
+    acked.done.extend(lost);
+    for url in &acked.done {
+        assert!(
+            !queued.contains(url.as_str()),
+            "round {round}: {url} was done and is queued again"
+        );
+    }
+    for (key, (started, next)) in &acked.hosts {
+        let h = f
+            .politeness
+            .get(key)
+            .unwrap_or_else(|| panic!("round {round}: {key}'s state is lost"));
+        assert!(
+            h.started >= *started,
+            "round {round}: {key} started {} < {started}",
+            h.started
+        );
+        assert!(
+            h.next_allowed >= *next,
+            "round {round}: {key} next {} < {next}",
+            h.next_allowed
+        );
+        assert!(
+            h.delay >= 1_000,
+            "round {round}: {key}'s delay reset to {}",
+            h.delay
+        );
+    }
+    assert_eq!(f.stats().queued as usize, queued.len());
+    f.stats().reissued
+}
+
+#[test]
+fn kill_minus_nine_loses_nothing() {
+    let rounds: u64 = std::env::var("CRASH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let mut rng = Rng(0xc4a5);
+    let (mut reissued, mut queued, mut done) = (0, 0, 0);
+    // A fresh store every 25 kills keeps each reopen quick; within a run of
+    // 25 every kill lands on a store that earlier kills left behind.
+    for run in 0..rounds.div_ceil(25) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut acked = Acked::default();
+        for round in run * 25..((run + 1) * 25).min(rounds) {
+            run_child(dir.path(), round, 1 + rng.below(1_200) as usize, &mut acked);
+            reissued += check(dir.path(), &mut acked, round);
+        }
+        queued += acked.queued.len();
+        done += acked.done.len();
+    }
+    assert!(queued > 1_000, "the children did work: {queued}");
+    assert!(reissued > 0, "some kills landed with requests in flight");
+    eprintln!(
+        "{rounds} kills: {queued} URLs acknowledged queued, {done} done, {reissued} in-flight URLs re-issued"
+    );
+}
