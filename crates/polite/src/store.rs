@@ -9,7 +9,7 @@
 //!   released, not yet completed. Reopening puts these back in `queue`.
 //! - `seen`: `[fingerprint u128]` → empty: the deduplication set.
 //! - `hosts`: `[key]` → the key's politeness state as JSON.
-//! - `meta`: `seq` → the next sequence number.
+//! - `robots`: `[origin]` → until when its robots.txt is known (u64).
 //!
 //! Every frontier operation is one write batch, so it lands whole or not
 //! at all (a URL is never "seen" without being queued). A committed batch
@@ -76,7 +76,7 @@ pub(crate) struct Store {
     flight: Keyspace,
     seen: Keyspace,
     hosts: Keyspace,
-    meta: Keyspace,
+    robots: Keyspace,
     batch: Option<OwnedWriteBatch>,
     ops: usize,
     commit_every: usize,
@@ -116,7 +116,7 @@ impl Store {
             flight: ks("flight")?,
             seen: ks("seen")?,
             hosts: ks("hosts")?,
-            meta: ks("meta")?,
+            robots: ks("robots")?,
             db,
             batch: None,
             ops: 0,
@@ -164,9 +164,10 @@ impl Store {
         self.batch().insert(&ks, key.as_bytes(), state);
     }
 
-    pub fn put_seq(&mut self, seq: u64) {
-        let ks = self.meta.clone();
-        self.batch().insert(&ks, b"seq", seq.to_be_bytes());
+    pub fn put_robots(&mut self, origin: &str, valid_until: u64) {
+        let ks = self.robots.clone();
+        self.batch()
+            .insert(&ks, origin.as_bytes(), valid_until.to_be_bytes());
     }
 
     /// Ends one frontier operation: commits every `commit_every` operations.
@@ -309,13 +310,17 @@ impl Store {
         Ok(out)
     }
 
-    pub fn seq(&self) -> Result<u64, FrontierError> {
-        match self.meta.get(b"seq").map_err(|e| self.err(e))? {
-            None => Ok(0),
-            Some(v) => Ok(u64::from_be_bytes(v.as_ref().try_into().map_err(|_| {
-                self.corrupt("the stored sequence number is not 8 bytes")
-            })?)),
+    /// Every origin whose robots.txt is known, with until when.
+    pub fn scan_robots(&self) -> Result<Vec<(String, u64)>, FrontierError> {
+        let mut out = Vec::new();
+        for item in self.robots.iter() {
+            let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
+            let bad = || self.corrupt("a robots.txt entry is malformed");
+            let origin = std::str::from_utf8(&k).map_err(|_| bad())?;
+            let until: [u8; 8] = v.as_ref().try_into().map_err(|_| bad())?;
+            out.push((origin.to_owned(), u64::from_be_bytes(until)));
         }
+        Ok(out)
     }
 
     pub fn path(&self) -> &Path {

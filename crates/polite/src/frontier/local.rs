@@ -164,7 +164,11 @@ impl LocalFrontier {
                 })?;
             f.politeness.restore(&key, state);
         }
-        let mut max_seq = store.seq()?;
+        // Sequence numbers only need to be unique among live entries.
+        let mut max_seq = 0;
+        for (origin, valid_until) in store.scan_robots()? {
+            f.robots.entry(origin).or_default().valid_until = valid_until;
+        }
         for fl in store.scan_flight()? {
             store.put_queue(&fl.entry.key, &fl.entry.sort, &fl.entry.url);
             store.del_flight(fl.lease);
@@ -550,9 +554,6 @@ impl Frontier for LocalFrontier {
         let sort = sort_key(priority, self.seq);
         let normal = &parsed[..url::Position::AfterQuery];
         self.insert(&key, sort, normal);
-        if let Some(store) = self.store.as_mut() {
-            store.put_seq(self.seq + 1);
-        }
         self.end_op()?;
         self.schedule(&key, now);
         Ok(Admission::Queued)
@@ -688,15 +689,20 @@ impl Frontier for LocalFrontier {
             Err(_) => origin.to_owned(),
         };
         let key = self.keyer.key(&origin).ok();
+        if let Some(store) = self.store.as_mut() {
+            store.put_robots(&origin, valid_until);
+        }
         let e = self.robots.entry(origin).or_default();
         e.valid_until = valid_until;
-        if let Some(key) = key {
-            self.politeness.set_robots(&key, pacing);
-            self.save_host(&key);
-            self.end_op()?;
-            self.reschedule(&key, now)?;
+        if let Some(key) = &key {
+            self.politeness.set_robots(key, pacing);
+            self.save_host(key);
         }
-        Ok(())
+        self.end_op()?;
+        match key {
+            Some(key) => self.reschedule(&key, now),
+            None => Ok(()),
+        }
     }
 
     fn why_not_now(&self, url: &str, now: Millis) -> Option<String> {
