@@ -1,13 +1,17 @@
 //! Per-host politeness, sans-IO: time is passed in as milliseconds on the
 //! caller's clock, so simulations and tests never sleep.
 //!
-//! Built so far: the [`controller`] (delays start-to-start, Crawl-delay by
-//! engine profile, Request-rate, Retry-After, multiplicative backoff with
-//! slow recovery, pauses, `why_not_now`) and an in-memory [`frontier`]
-//! (per-key back queues, a min-heap of keys by next-allowed time,
-//! deduplication, backpressure, skip reporting) behind the `Frontier`
-//! trait. Persistence, the bounded on-disk seen-set and the registered-
-//! domain and IP keys come next (issue 6 is not finished).
+//! - [`controller`]: per key, requests in flight (limit 1), delays
+//!   measured start-to-start, Crawl-delay by engine profile, Request-rate,
+//!   Retry-After (capped), multiplicative backoff with slow recovery, pauses
+//!   after repeated failures, and `why_not_now`.
+//! - [`key`]: which URLs share a budget: host, host and port, registered
+//!   domain (public suffix list) or server address.
+//! - [`frontier`]: Mercator's front (priorities) and back (a queue per key,
+//!   a heap of keys by next-allowed time), deduplication, backpressure,
+//!   the robots.txt gate, and [`frontier::LocalFrontier`], in memory or on
+//!   disk (fjall), surviving kill -9: queued URLs are kept, in-flight ones
+//!   re-issued, host state restored.
 //!
 //! ```
 //! use mannerly_polite::controller::{Config, Outcome, Politeness, RobotsPacing};

@@ -589,15 +589,18 @@ impl Frontier for LocalFrontier {
             }
             q.ready = None;
             if q.count == 0 {
-                if q.scheduled.is_none() && !self.flight.values().any(|f| f.key == key) {
-                    self.queues.remove(&key);
-                }
                 continue;
             }
             match self.politeness.check(&key, now) {
                 Ok(()) => {
                     if let Some(r) = self.release(&key, now)? {
-                        self.reschedule(&key, now)?;
+                        if self.queues.get(&key).is_some_and(|q| q.count == 0) {
+                            // Keys without URLs take no memory here (the
+                            // politeness state stays with the controller).
+                            self.queues.remove(&key);
+                        } else {
+                            self.reschedule(&key, now)?;
+                        }
                         return Ok(Next::Fetch(r));
                     }
                 }
@@ -910,6 +913,79 @@ mod tests {
         assert!(skipped[0].reason.contains("3600 s"));
         assert_eq!(
             f.enqueue("https://c.test/1", 0, 0).expect("enqueue"),
+            Admission::Queued
+        );
+    }
+
+    #[test]
+    fn shared_servers_share_one_budget() {
+        use crate::key::KeyMode;
+        let mut f = LocalFrontier::in_memory(
+            Politeness::new(Config::default()),
+            FrontierConfig {
+                key_mode: KeyMode::Ip,
+                ..no_gate()
+            },
+        );
+        assert_eq!(
+            f.enqueue("https://a.test/", 0, 0).expect("enqueue"),
+            Admission::Unresolved {
+                host: "a.test".into()
+            }
+        );
+        let ip = "192.0.2.1".parse().expect("ip");
+        f.keyer.set_address("a.test", ip);
+        f.keyer.set_address("b.test", ip);
+        for u in ["https://a.test/", "https://b.test/"] {
+            assert_eq!(f.enqueue(u, 0, 0).expect("enqueue"), Admission::Queued);
+        }
+        let times: Vec<Millis> = drain(&mut f).into_iter().map(|(t, _)| t).collect();
+        assert_eq!(times, [0, 1_000], "one server, one request per second");
+
+        let mut f = LocalFrontier::in_memory(
+            Politeness::new(Config::default()),
+            FrontierConfig {
+                key_mode: KeyMode::RegisteredDomain,
+                ..no_gate()
+            },
+        );
+        for u in [
+            "https://a.example.com/",
+            "https://b.example.com/",
+            "https://example.org/",
+        ] {
+            assert_eq!(f.enqueue(u, 0, 0).expect("enqueue"), Admission::Queued);
+        }
+        let order = drain(&mut f);
+        assert_eq!(
+            order.iter().filter(|(t, _)| *t == 0).count(),
+            2,
+            "{order:?}"
+        );
+        assert_eq!(order.last().map(|(t, _)| *t), Some(1_000), "{order:?}");
+    }
+
+    #[test]
+    fn key_bound_counts_only_keys_with_urls() {
+        let mut f = LocalFrontier::in_memory(
+            Politeness::new(Config::default()),
+            FrontierConfig {
+                max_keys: 1,
+                ..no_gate()
+            },
+        );
+        assert_eq!(
+            f.enqueue("https://a.test/", 0, 0).expect("enqueue"),
+            Admission::Queued
+        );
+        assert!(matches!(
+            f.enqueue("https://b.test/", 0, 0).expect("enqueue"),
+            Admission::Backpressure { reason } if reason.contains("1 hosts have URLs waiting")
+        ));
+        drain(&mut f);
+        assert_eq!(f.stats().keys, 0);
+        assert_eq!(
+            f.enqueue("https://b.test/", 0, 0).expect("enqueue"),
             Admission::Queued
         );
     }

@@ -27,6 +27,30 @@
 //! the host. The caller reports the rules with [`Frontier::robots_known`];
 //! when its cache answered without a request it calls [`Frontier::cancel`],
 //! which hands the slot back.
+//!
+//! ## Example: on disk, start to finish
+//!
+//! ```
+//! use mannerly_polite::controller::{Config, Outcome, Politeness, RobotsPacing};
+//! use mannerly_polite::frontier::{Admission, Frontier, FrontierConfig, Kind, LocalFrontier, Next};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let mut f = LocalFrontier::open(dir.path(), Politeness::new(Config::default()), FrontierConfig::on_disk())?;
+//! assert_eq!(f.enqueue("https://example.com/a", 5, 0)?, Admission::Queued);
+//! assert_eq!(f.enqueue("https://example.com/a#top", 5, 0)?, Admission::Duplicate);
+//! // robots.txt first: it goes through the host's politeness slot.
+//! let Next::Fetch(robots) = f.next(0)? else { unreachable!() };
+//! assert_eq!((robots.kind, robots.url.as_str()), (Kind::Robots, "https://example.com/robots.txt"));
+//! f.robots_known("https://example.com", RobotsPacing { crawl_delay: Some(2.0), request_rate: None }, 86_400_000, 100)?;
+//! f.complete(&robots, &Outcome::Status { status: 200, latency: 100, retry_after: None }, 100, 0)?;
+//! // The page waits for the Crawl-delay, counted from the robots.txt fetch.
+//! assert_eq!(f.next(100)?, Next::Wait { until: 2_000 });
+//! assert_eq!(f.why_not_now("https://example.com/a", 100).as_deref(),
+//!            Some("example.com: delay of 2 s between requests (start to start); next at +1.9 s"));
+//! let Next::Fetch(page) = f.next(2_000)? else { unreachable!() };
+//! assert_eq!(page.url, "https://example.com/a");
+//! # Ok(()) }
+//! ```
 
 mod local;
 
