@@ -10,6 +10,7 @@
 //! - `seen`: `[fingerprint u128]` → empty: the deduplication set.
 //! - `hosts`: `[key]` → the key's politeness state as JSON.
 //! - `robots`: `[origin]` → until when its robots.txt is known (u64).
+//! - `meta`: `key-mode` → the key mode the store was created with.
 //!
 //! Every frontier operation is one write batch, so it lands whole or not
 //! at all (a URL is never "seen" without being queued). A committed batch
@@ -77,6 +78,7 @@ pub(crate) struct Store {
     seen: Keyspace,
     hosts: Keyspace,
     robots: Keyspace,
+    meta: Keyspace,
     batch: Option<OwnedWriteBatch>,
     ops: usize,
     commit_every: usize,
@@ -117,6 +119,7 @@ impl Store {
             seen: ks("seen")?,
             hosts: ks("hosts")?,
             robots: ks("robots")?,
+            meta: ks("meta")?,
             db,
             batch: None,
             ops: 0,
@@ -308,6 +311,18 @@ impl Store {
             out.push((key.to_owned(), v.to_vec()));
         }
         Ok(out)
+    }
+
+    /// The key mode recorded in the store, recording `mode` if there is none.
+    pub fn key_mode(&mut self, mode: &str) -> Result<String, FrontierError> {
+        if let Some(v) = self.meta.get(b"key-mode").map_err(|e| self.err(e))? {
+            return String::from_utf8(v.to_vec())
+                .map_err(|_| self.corrupt("the recorded key mode is not UTF-8"));
+        }
+        let ks = self.meta.clone();
+        self.batch().insert(&ks, b"key-mode", mode.as_bytes());
+        self.commit()?;
+        Ok(mode.to_owned())
     }
 
     /// Every origin whose robots.txt is known, with until when.

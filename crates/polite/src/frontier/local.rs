@@ -155,6 +155,17 @@ impl LocalFrontier {
         config: FrontierConfig,
     ) -> Result<LocalFrontier, FrontierError> {
         let mut store = Store::open(path, config.commit_every)?;
+        // Keys from another mode would split a host's budget in two.
+        let wanted = serde_json::to_string(&config.key_mode).unwrap_or_default();
+        let wanted = wanted.trim_matches('"');
+        let stored = store.key_mode(wanted)?;
+        if stored != wanted {
+            return Err(FrontierError::KeyMode {
+                path: path.to_owned(),
+                stored,
+                wanted: wanted.to_owned(),
+            });
+        }
         let mut f = LocalFrontier::in_memory(politeness, config);
         for (key, json) in store.scan_hosts()? {
             let state: HostState =
@@ -988,6 +999,31 @@ mod tests {
             f.enqueue("https://b.test/", 0, 0).expect("enqueue"),
             Admission::Queued
         );
+    }
+
+    #[test]
+    fn a_store_keeps_its_key_mode() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let open = |mode| {
+            LocalFrontier::open(
+                dir.path(),
+                Politeness::new(Config::default()),
+                FrontierConfig {
+                    key_mode: mode,
+                    ..FrontierConfig::on_disk()
+                },
+            )
+        };
+        drop(open(crate::key::KeyMode::Host).expect("create"));
+        let err = open(crate::key::KeyMode::RegisteredDomain)
+            .err()
+            .expect("refused");
+        assert!(
+            err.to_string()
+                .contains("it keys URLs by host, not registered-domain"),
+            "{err}"
+        );
+        assert!(open(crate::key::KeyMode::Host).is_ok());
     }
 
     #[test]

@@ -138,6 +138,12 @@ pub enum FrontierError {
     Store { path: PathBuf, message: String },
     #[error("frontier store {}: {what}", path.display())]
     Corrupt { path: PathBuf, what: String },
+    #[error("frontier store {}: it keys URLs by {stored}, not {wanted}; reopen it with key mode {stored}, or start a new store", path.display())]
+    KeyMode {
+        path: PathBuf,
+        stored: String,
+        wanted: String,
+    },
     #[error("lease {lease} ({url}) is not in flight: completed or cancelled twice?")]
     UnknownLease { lease: u64, url: String },
 }
