@@ -61,7 +61,6 @@ fn child(mode: &str, urls: u64) {
         assert_eq!(a, Admission::Queued, "{url}");
     }
     let enqueue = t.elapsed().as_secs_f64();
-    eprintln!("after enqueue: peak {} kB", peak_rss_kb());
     let mut reopen = 0.0;
     if mode == "disk" {
         f.sync().expect("sync");
@@ -69,7 +68,6 @@ fn child(mode: &str, urls: u64) {
         let t = Instant::now();
         f = open(mode, &dir);
         reopen = t.elapsed().as_secs_f64();
-        eprintln!("after reopen: peak {} kB", peak_rss_kb());
     }
     let ok = Outcome::Status {
         status: 200,
