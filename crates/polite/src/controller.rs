@@ -100,6 +100,29 @@ pub struct RobotsPacing {
     pub request_rate: Option<(u32, u64)>,
 }
 
+impl RobotsPacing {
+    /// What a parsed robots.txt says about pacing for `agent`, read the
+    /// way `profile` reads it: the agent's own Crawl-delay and Request-rate;
+    /// for [`CrawlDelayProfile::Window`] (Bing), the `*` group's Crawl-delay
+    /// when the agent's group has none.
+    pub fn from_robots(
+        robots: &mannerly_robots::Robots,
+        agent: &str,
+        profile: CrawlDelayProfile,
+    ) -> RobotsPacing {
+        let mut crawl = robots.crawl_delay(agent);
+        if crawl.is_none() && profile == CrawlDelayProfile::Window {
+            crawl = robots.global_crawl_delay();
+        }
+        RobotsPacing {
+            crawl_delay: crawl.map(|d| d.delay.as_secs_f64()),
+            request_rate: robots
+                .request_rate(agent)
+                .map(|r| (r.requests, r.period.as_secs())),
+        }
+    }
+}
+
 /// How a request ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -634,6 +657,29 @@ mod tests {
         assert_eq!(
             p.get("d").and_then(|h| h.retry_after_until),
             Some(3_600_000)
+        );
+    }
+
+    #[test]
+    fn pacing_from_robots_txt_by_profile() {
+        let robots = mannerly_robots::Robots::parse(
+            "User-agent: bingbot\nDisallow: /private\n\nUser-agent: slowbot\nCrawl-delay: 2.5\nRequest-rate: 1/10\nDisallow: /tmp\n\nUser-agent: *\nCrawl-delay: 7\n".as_bytes(),
+        );
+        let p = |agent, profile| RobotsPacing::from_robots(&robots, agent, profile);
+        // Bing's own group has no Crawl-delay: the window profile takes `*`'s.
+        assert_eq!(
+            p("bingbot", CrawlDelayProfile::Window).crawl_delay,
+            Some(7.0)
+        );
+        assert_eq!(p("bingbot", CrawlDelayProfile::Literal).crawl_delay, None);
+        let slow = p("slowbot", CrawlDelayProfile::Conservative);
+        assert_eq!(
+            (slow.crawl_delay, slow.request_rate),
+            (Some(2.5), Some((1, 10)))
+        );
+        assert_eq!(
+            p("otherbot", CrawlDelayProfile::Literal).crawl_delay,
+            Some(7.0)
         );
     }
 

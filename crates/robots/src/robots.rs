@@ -504,6 +504,17 @@ impl Robots {
             .cloned()
     }
 
+    /// The first valid `Crawl-delay` of the `*` groups, whatever the agent
+    /// (Bing falls back to it when its own group has none).
+    pub fn global_crawl_delay(&self) -> Option<CrawlDelay> {
+        self.groups
+            .iter()
+            .filter(|g| g.global)
+            .flat_map(|g| g.crawl_delays.iter())
+            .min_by_key(|d| d.line)
+            .cloned()
+    }
+
     /// The first valid `Request-rate` of the groups that apply to the agent.
     pub fn request_rate(&self, user_agent: &str) -> Option<RequestRate> {
         self.agent_groups(user_agent)
