@@ -228,6 +228,20 @@ impl Store {
     }
 
     fn decode_queue(&self, k: &[u8], v: &[u8]) -> Result<Entry, FrontierError> {
+        let (key, sort, url) = self.split_queue(k, v)?;
+        Ok(Entry {
+            key: key.to_owned(),
+            sort,
+            url: url.to_owned(),
+        })
+    }
+
+    /// A queue entry's key, position and URL, borrowed from the store's bytes.
+    fn split_queue<'a>(
+        &self,
+        k: &'a [u8],
+        v: &'a [u8],
+    ) -> Result<(&'a str, Sort, &'a str), FrontierError> {
         let bad = || self.corrupt("a queue entry's key is malformed");
         let len = usize::from(u16::from_be_bytes([
             *k.first().ok_or_else(bad)?,
@@ -240,21 +254,32 @@ impl Store {
         let mut sort = [0u8; 9];
         sort.copy_from_slice(&k[2 + len..]);
         let url = std::str::from_utf8(v).map_err(|_| self.corrupt("a queued URL is not UTF-8"))?;
-        Ok(Entry {
-            key: key.to_owned(),
-            sort,
-            url: url.to_owned(),
-        })
+        Ok((key, sort, url))
     }
 
-    /// Every queued entry, in key order (for reopening).
+    /// Every queued entry, in key order (for reopening and export).
     pub fn scan_queue(
         &self,
         mut f: impl FnMut(Entry) -> Result<(), FrontierError>,
     ) -> Result<(), FrontierError> {
+        self.scan_queue_raw(|key, sort, url| {
+            f(Entry {
+                key: key.to_owned(),
+                sort: *sort,
+                url: url.to_owned(),
+            })
+        })
+    }
+
+    /// Every queued entry, borrowed (no allocation per entry).
+    pub fn scan_queue_raw(
+        &self,
+        mut f: impl FnMut(&str, &Sort, &str) -> Result<(), FrontierError>,
+    ) -> Result<(), FrontierError> {
         for item in self.queue.iter() {
             let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
-            f(self.decode_queue(&k, &v)?)?;
+            let (key, sort, url) = self.split_queue(&k, &v)?;
+            f(key, &sort, url)?;
         }
         Ok(())
     }

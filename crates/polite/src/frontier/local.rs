@@ -188,17 +188,29 @@ impl LocalFrontier {
         }
         store.commit()?;
         let window = f.config.window.max(1);
-        store.scan_queue(|e| {
-            max_seq = max_seq.max(sort_seq(&e.sort) + 1);
-            let q = f.queues.entry(e.key.into_boxed_str()).or_default();
-            q.count += 1;
-            if q.window.len() < window {
-                q.window.insert(e.sort, e.url.into_boxed_str());
-            } else if q.rest_low.is_none() {
-                q.rest_low = Some(e.sort);
+        // Entries arrive grouped by key: build each key's queue whole.
+        let mut cur: Option<(Box<str>, KeyQueue)> = None;
+        store.scan_queue_raw(|key, sort, url| {
+            max_seq = max_seq.max(sort_seq(sort) + 1);
+            if cur.as_ref().is_none_or(|(k, _)| &**k != key) {
+                if let Some((k, q)) = cur.take() {
+                    f.queues.insert(k, q);
+                }
+                cur = Some((key.into(), KeyQueue::default()));
+            }
+            if let Some((_, q)) = cur.as_mut() {
+                q.count += 1;
+                if q.window.len() < window {
+                    q.window.insert(*sort, url.into());
+                } else if q.rest_low.is_none() {
+                    q.rest_low = Some(*sort);
+                }
             }
             Ok(())
         })?;
+        if let Some((k, q)) = cur.take() {
+            f.queues.insert(k, q);
+        }
         f.seq = max_seq;
         f.total = f.queues.values().map(|q| q.count).sum();
         let keys: Vec<Box<str>> = f.queues.keys().cloned().collect();
