@@ -61,6 +61,7 @@ fuzz_target!(|data: &[u8]| {
             }
             Next::Wait { until } => now = until.max(now + 1),
             Next::Empty => break,
+            Next::Busy => panic!("busy with nothing in flight"),
         }
     }
     if steps < 10_000 {

@@ -84,6 +84,7 @@ fn child(mode: &str, urls: u64) {
             }
             Next::Wait { until } => now = until,
             Next::Empty => break,
+            Next::Busy => panic!("busy with nothing in flight"),
         }
     }
     let release = t.elapsed().as_secs_f64();

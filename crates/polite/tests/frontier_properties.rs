@@ -74,6 +74,7 @@ fn drain_pages(f: &mut LocalFrontier, mut now: u64) -> Vec<String> {
             }
             Next::Wait { until } => now = until,
             Next::Empty => break,
+            Next::Busy => panic!("busy with nothing in flight"),
         }
     }
     pages.sort();
@@ -168,6 +169,7 @@ proptest! {
                 }
                 Next::Wait { until } => now = until,
                 Next::Empty => break,
+                Next::Busy => panic!("busy with nothing in flight"),
             }
             n += 1;
         }

@@ -137,6 +137,13 @@ fn simulate(f: &mut dyn Frontier, seed: u64) -> u64 {
                 let c = completions.peek().map(|Reverse((t, ..))| *t);
                 now = c.map_or(until, |c| c.min(until)).max(now + 1);
             }
+            Next::Busy => {
+                // Wait for the next completion; there must be one.
+                let Some(Reverse((t, ..))) = completions.peek() else {
+                    panic!("busy with nothing in flight");
+                };
+                now = (*t).max(now);
+            }
             Next::Empty => {
                 if let Some(Reverse((t, ..))) = completions.peek() {
                     now = *t;

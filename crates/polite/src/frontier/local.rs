@@ -645,8 +645,7 @@ impl Frontier for LocalFrontier {
         Ok(if self.total == 0 {
             Next::Empty
         } else {
-            // Every key with URLs waits for an in-flight request.
-            Next::Wait { until: now + 1 }
+            Next::Busy
         })
     }
 
@@ -805,6 +804,7 @@ mod tests {
                 }
                 Next::Wait { until } => now = until,
                 Next::Empty => return order,
+                Next::Busy => panic!("busy with nothing in flight"),
             }
         }
     }

@@ -105,10 +105,13 @@ pub struct Released {
 pub enum Next {
     Fetch(Released),
     /// Nothing may start before this time (or before an in-flight request
-    /// completes).
+    /// completes, if that is sooner).
     Wait {
         until: Millis,
     },
+    /// Every host with queued URLs has as many requests in flight as it
+    /// may: call again after a completion.
+    Busy,
     /// Nothing is queued (in-flight requests may still complete).
     Empty,
 }
