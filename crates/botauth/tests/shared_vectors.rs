@@ -3,28 +3,11 @@
 //! deterministic, reproduced), and negative vectors rejected. Harness-less
 //! so a skip is visible.
 
-use std::path::PathBuf;
 
 use mannerly_botauth::{
     verify, Jwk, KeyPair, Message, Outcome, Response, StaticKeys, VerifyConfig,
 };
 use serde_json::Value;
-
-fn shared() -> Option<PathBuf> {
-    let dir = std::env::var_os("MANNERLY_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "{} is missing: CI must run the shared Web Bot Auth vectors",
-            dir.display()
-        );
-    }
-    None
-}
 
 fn message(v: &Value) -> Message {
     let r = &v["request"];
@@ -171,7 +154,7 @@ fn hex(s: &str) -> Vec<u8> {
 }
 
 fn main() {
-    let Some(dir) = shared() else {
+    let Some(dir) = mannerly_testsupport::shared_dir("the shared Web Bot Auth vectors") else {
         println!("SKIPPED: ../shared not found beside the checkout, so the Web Bot Auth vectors did not run (set MANNERLY_SHARED)");
         println!("shared webbotauth vectors: 0 passed, 0 failed, 1 skipped");
         return;

@@ -20,18 +20,6 @@ use mannerly_polite::frontier::{Admission, Frontier, FrontierConfig, LocalFronti
 
 const HOSTS: u64 = 100_000;
 
-fn peak_rss_kb() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 fn config() -> FrontierConfig {
     FrontierConfig {
         robots_gate: false,
@@ -93,7 +81,10 @@ fn child(mode: &str, urls: u64) {
     drop(f);
     let disk = dir_size(&dir);
     let _ = std::fs::remove_dir_all(&dir);
-    println!("{enqueue} {reopen} {release} {} {disk}", peak_rss_kb());
+    println!(
+        "{enqueue} {reopen} {release} {} {disk}",
+        mannerly_testsupport::peak_rss_kb()
+    );
 }
 
 fn dir_size(p: &std::path::Path) -> u64 {

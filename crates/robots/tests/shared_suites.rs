@@ -13,22 +13,6 @@ use mannerly_robots::report::{self, KeyKind};
 use mannerly_robots::{is_valid_user_agent, path_params_query, pattern, ParseOptions, Robots};
 use serde_json::Value;
 
-fn shared_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("MANNERLY_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "{} is missing: CI must run the shared conformance suites",
-            dir.display()
-        );
-    }
-    None
-}
-
 fn body_of(case: &Value, field: &str) -> Vec<u8> {
     if let Some(s) = case.get(field).and_then(Value::as_str) {
         return s.as_bytes().to_vec();
@@ -309,7 +293,7 @@ fn main() {
         ("google_other_behaviours", google_other_behaviours),
         ("real_world_corpus", real_world_corpus),
     ];
-    let Some(dir) = shared_dir() else {
+    let Some(dir) = mannerly_testsupport::shared_dir("the shared conformance suites") else {
         for (name, _) in &suites {
             println!("test {name} ... SKIPPED");
         }

@@ -35,18 +35,6 @@ fn make_sitemap() -> Vec<u8> {
     enc.finish().expect("gzip")
 }
 
-fn peak_rss_kb() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 /// Runs one engine over the file and prints `entries seconds peak_kb`.
 fn child(engine: &str, path: &str) {
     let bytes = std::fs::read(path).expect("read");
@@ -83,7 +71,7 @@ fn child(engine: &str, path: &str) {
         other => panic!("unknown engine {other}"),
     };
     let secs = start.elapsed().as_secs_f64();
-    println!("{n} {secs} {}", peak_rss_kb());
+    println!("{n} {secs} {}", mannerly_testsupport::peak_rss_kb());
 }
 
 fn main() {

@@ -14,22 +14,6 @@ use mannerly_sitemap::{
 use mannerly_testweb::{Body, HostSpec, Reply, TestWeb, WebConfig};
 use serde_json::Value;
 
-fn shared() -> Option<PathBuf> {
-    let dir = std::env::var_os("MANNERLY_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "{} is missing: CI must run the shared sitemap fixtures",
-            dir.display()
-        );
-    }
-    None
-}
-
 /// Pages per content sitemap (the listed ones and the full count; captures
 /// list at most 10), and the sitemaps refused, from a USP tree.
 fn usp_tree(
@@ -960,7 +944,7 @@ fn robots_fixture(root: &Path, file: &str, expect: &Value) -> Result<String, Str
 }
 
 fn main() {
-    let Some(shared) = shared() else {
+    let Some(shared) = mannerly_testsupport::shared_dir("the shared sitemap fixtures") else {
         println!("SKIPPED: ../shared not found beside the checkout, so the shared sitemap fixtures did not run (set MANNERLY_SHARED)");
         println!("shared sitemap fixtures: 0 passed, 0 failed, 1 skipped");
         return;

@@ -1,0 +1,52 @@
+//! Helpers shared by mannerly's tests and benches (a dev-dependency only).
+//!
+//! - [`shared_dir`]: where the `../shared` suites are, with the project's
+//!   rule for when they are missing: in CI (`CI` set) that is a failure,
+//!   elsewhere the caller prints that it skipped them.
+//! - [`peak_rss_kb`]: this process's peak resident set (`VmHWM`), for
+//!   benches that run each engine in a child process.
+
+use std::path::PathBuf;
+
+/// The `shared/` checkout beside the repository (`MANNERLY_SHARED`
+/// overrides it), or `None` when it is absent outside CI.
+///
+/// # Panics
+///
+/// In CI (`CI` set) when the directory is missing, naming `what` must run.
+pub fn shared_dir(what: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("MANNERLY_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("{} is missing: CI must run {what}", dir.display());
+    }
+    None
+}
+
+/// Peak resident set of this process in KiB (`VmHWM` from
+/// `/proc/self/status`), or 0 where that is unavailable.
+pub fn peak_rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn peak_rss_is_read_on_linux() {
+        if cfg!(target_os = "linux") {
+            assert!(super::peak_rss_kb() > 0);
+        }
+    }
+}
