@@ -3,7 +3,6 @@
 //! deterministic, reproduced), and negative vectors rejected. Harness-less
 //! so a skip is visible.
 
-
 use mannerly_botauth::{
     verify, Jwk, KeyPair, Message, Outcome, Response, StaticKeys, VerifyConfig,
 };

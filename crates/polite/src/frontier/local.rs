@@ -425,14 +425,16 @@ impl LocalFrontier {
         };
         let priority = sort_priority(sort);
         if self.config.robots_gate {
-            let origin = origin_str(url).into_owned();
-            let entry = self.robots.entry(origin.clone()).or_default();
-            if entry.pending {
+            // Borrowed: a release whose rules are known allocates nothing here.
+            let origin = origin_str(url);
+            let known = self.robots.get(origin.as_ref());
+            if known.is_some_and(|e| e.pending) {
                 // Its robots.txt is being fetched; `complete` reschedules.
                 return Ok(None);
             }
-            if entry.valid_until <= now {
-                entry.pending = true;
+            if known.is_none_or(|e| e.valid_until <= now) {
+                let origin = origin.into_owned();
+                self.robots.entry(origin.clone()).or_default().pending = true;
                 self.seq += 1;
                 let lease = self.seq;
                 let started = self.politeness.start(key, now);
