@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use mannerly_fetch::policy::PolicyConfig;
-use mannerly_fetch::time::fmt_time;
 use mannerly_fetch::{
     Access, CacheConfig, Decision, FetchConfig, HttpFetcher, NoStore, Origin, OriginState, Profile,
     RobotsCache, SystemClock,
@@ -116,7 +115,7 @@ pub fn run(args: Args) -> Result<u8> {
             origin: origin.to_string(),
             access: decision.access.kind(),
             reason: &decision.reason,
-            expires_at: fmt_time(decision.expires_at),
+            expires_at: decision.expires_at.to_string(),
             groups,
             rules,
             sitemaps,
@@ -124,7 +123,7 @@ pub fn run(args: Args) -> Result<u8> {
                 .history
                 .iter()
                 .map(|h| JsonHistory {
-                    at: fmt_time(h.at),
+                    at: h.at.to_string(),
                     outcome: &h.outcome,
                     decision: &h.decision,
                 })
@@ -140,13 +139,13 @@ pub fn run(args: Args) -> Result<u8> {
         };
         writeln!(out, "state:    {state_line}")?;
         writeln!(out, "reason:   {}", decision.reason)?;
-        writeln!(out, "expires:  {}", fmt_time(decision.expires_at))?;
+        writeln!(out, "expires:  {}", decision.expires_at)?;
         for s in &sitemaps {
             writeln!(out, "sitemap:  {s}")?;
         }
         writeln!(out, "history:")?;
         for h in &state.history {
-            writeln!(out, "  {}  {}", fmt_time(h.at), h.outcome)?;
+            writeln!(out, "  {}  {}", h.at, h.outcome)?;
         }
     }
     Ok(0)

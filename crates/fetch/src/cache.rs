@@ -1,22 +1,47 @@
 //! [`RobotsCache`]: what crawlers call with a URL.
 
 use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
 
 use mannerly_robots::MatchedRule;
 
-use crate::clock::Clock;
+use mannerly_time::Clock;
+use mannerly_time::UnixMillis;
+
 use crate::http::{Fetcher, Validators};
 use crate::policy::{Access, Decision, OriginState, PolicyConfig, StoredState};
-use crate::{FetchError, Origin};
+use crate::{FetchError, Origin, StoreError};
 
-/// Where origin states are persisted between runs. Calls are synchronous
-/// and should be quick (an embedded store, a file); the cache calls `save`
-/// after every fetch.
+/// A boxed future returned by [`Store`] calls.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// Where origin states are persisted between runs (and, for a fleet,
+/// shared between processes).
+///
+/// Calls are async and fallible, so a store may sit behind a network (a
+/// server shared by many crawlers) without blocking a runtime. The futures
+/// are boxed so a cache can hold any store as `Arc<dyn Store>`; the cache
+/// calls a store once per fetch, not per URL, so that allocation does not
+/// show.
+///
+/// What [`RobotsCache`] does when a call fails:
+/// - a failed **load** is treated as "nothing stored": the origin's
+///   robots.txt is fetched again before any of its URLs is answered. That
+///   is never more permissive than the stored state: if the fetch fails,
+///   a new failure run starts in its first phase, which disallows
+///   everything.
+/// - a failed **save** keeps the new decision in memory and serves it; the
+///   error is counted and kept ([`RobotsCache::store_errors`],
+///   [`RobotsCache::last_store_error`]) so the caller can report it, and the
+///   next save of that origin writes the newer state again.
 pub trait Store: Send + Sync {
-    fn load(&self, origin: &Origin) -> Option<StoredState>;
-    fn save(&self, state: &StoredState);
+    /// The stored state of an origin, if any.
+    fn load<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<StoredState>>;
+    /// Stores an origin's state, replacing what was there.
+    fn save<'a>(&'a self, state: &'a StoredState) -> StoreFuture<'a, ()>;
 }
 
 /// Persists nothing.
@@ -24,10 +49,12 @@ pub trait Store: Send + Sync {
 pub struct NoStore;
 
 impl Store for NoStore {
-    fn load(&self, _: &Origin) -> Option<StoredState> {
-        None
+    fn load<'a>(&'a self, _: &'a Origin) -> StoreFuture<'a, Option<StoredState>> {
+        Box::pin(async { Ok(None) })
     }
-    fn save(&self, _: &StoredState) {}
+    fn save<'a>(&'a self, _: &'a StoredState) -> StoreFuture<'a, ()> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// Keeps states in memory (for tests, and as a model for real stores).
@@ -35,20 +62,28 @@ impl Store for NoStore {
 pub struct MemoryStore(Mutex<HashMap<Origin, StoredState>>);
 
 impl MemoryStore {
+    /// Origins stored.
     pub fn len(&self) -> usize {
         lock(&self.0).len()
     }
+    /// Whether nothing is stored.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+    /// A copy of one origin's stored state, without going through a future.
+    pub fn get(&self, origin: &Origin) -> Option<StoredState> {
+        lock(&self.0).get(origin).cloned()
     }
 }
 
 impl Store for MemoryStore {
-    fn load(&self, origin: &Origin) -> Option<StoredState> {
-        lock(&self.0).get(origin).cloned()
+    fn load<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<StoredState>> {
+        let found = lock(&self.0).get(origin).cloned();
+        Box::pin(async move { Ok(found) })
     }
-    fn save(&self, state: &StoredState) {
+    fn save<'a>(&'a self, state: &'a StoredState) -> StoreFuture<'a, ()> {
         lock(&self.0).insert(state.origin.clone(), state.clone());
+        Box::pin(async { Ok(()) })
     }
 }
 
@@ -89,11 +124,13 @@ pub struct CheckResult {
     pub rule: Option<MatchedRule>,
     /// Why the origin is in this state.
     pub reason: String,
-    pub expires_at: Option<SystemTime>,
+    pub expires_at: Option<UnixMillis>,
 }
 
 struct Slot {
-    state: tokio::sync::Mutex<OriginState>,
+    /// `None` until the stored state was loaded (under this lock, so one
+    /// load per origin even with many callers).
+    state: tokio::sync::Mutex<Option<OriginState>>,
 }
 
 #[derive(Default)]
@@ -123,6 +160,8 @@ pub struct RobotsCache<F> {
     store: Arc<dyn Store>,
     config: CacheConfig,
     lru: Mutex<Lru>,
+    store_errors: AtomicU64,
+    last_store_error: Mutex<Option<String>>,
 }
 
 impl<F: Fetcher> RobotsCache<F> {
@@ -138,6 +177,8 @@ impl<F: Fetcher> RobotsCache<F> {
             store,
             config,
             lru: Mutex::new(Lru::default()),
+            store_errors: AtomicU64::new(0),
+            last_store_error: Mutex::new(None),
         }
     }
 
@@ -160,12 +201,8 @@ impl<F: Fetcher> RobotsCache<F> {
         if let Some(s) = lru.touch(origin) {
             return s;
         }
-        let state = match self.store.load(origin) {
-            Some(stored) => OriginState::restore(stored, &self.config.policy),
-            None => OriginState::new(origin.clone()),
-        };
         let slot = Arc::new(Slot {
-            state: tokio::sync::Mutex::new(state),
+            state: tokio::sync::Mutex::new(None),
         });
         lru.tick += 1;
         let tick = lru.tick;
@@ -202,12 +239,57 @@ impl<F: Fetcher> RobotsCache<F> {
         Self::evict(&mut lru, &self.config, origin);
     }
 
+    /// Store failures since the cache was made (see [`Store`] for what
+    /// the cache does on each).
+    pub fn store_errors(&self) -> u64 {
+        self.store_errors.load(Ordering::Relaxed)
+    }
+
+    /// The most recent store failure, as text.
+    pub fn last_store_error(&self) -> Option<String> {
+        lock(&self.last_store_error).clone()
+    }
+
+    fn store_failed(&self, e: StoreError) {
+        self.store_errors.fetch_add(1, Ordering::Relaxed);
+        *lock(&self.last_store_error) = Some(e.to_string());
+    }
+
+    /// The slot's state, loaded from the store on first use.
+    async fn loaded<'s>(
+        &self,
+        slot: &'s Slot,
+        origin: &Origin,
+    ) -> tokio::sync::MappedMutexGuard<'s, OriginState> {
+        let mut guard = slot.state.lock().await;
+        if guard.is_none() {
+            let state = match self.store.load(origin).await {
+                Ok(Some(stored)) => OriginState::restore(stored, &self.config.policy),
+                Ok(None) => OriginState::new(origin.clone()),
+                Err(e) => {
+                    self.store_failed(e);
+                    OriginState::new(origin.clone())
+                }
+            };
+            *guard = Some(state);
+        }
+        tokio::sync::MutexGuard::map(guard, |s| {
+            s.get_or_insert_with(|| OriginState::new(origin.clone()))
+        })
+    }
+
+    async fn save(&self, state: &OriginState) {
+        if let Err(e) = self.store.save(&state.to_stored()).await {
+            self.store_failed(e);
+        }
+    }
+
     /// The origin's current decision, fetching robots.txt if there is none
     /// or it expired. Concurrent callers for one origin wait for a single
     /// fetch.
     pub async fn decision(&self, origin: &Origin) -> Decision {
         let slot = self.slot(origin);
-        let mut state = slot.state.lock().await;
+        let mut state = self.loaded(&slot, origin).await;
         let now = self.clock.now();
         if let Some(d) = state.decision(now) {
             return d.clone();
@@ -225,7 +307,7 @@ impl<F: Fetcher> RobotsCache<F> {
         let outcome = self.fetcher.fetch(origin, &validators).await;
         let now = self.clock.now();
         let decision = state.apply(&outcome, now, &self.config.policy).clone();
-        self.store.save(&state.to_stored());
+        self.save(&state).await;
         self.account(origin, &state);
         decision
     }
@@ -233,7 +315,7 @@ impl<F: Fetcher> RobotsCache<F> {
     /// A copy of the origin's state (history included), without fetching.
     pub async fn state(&self, origin: &Origin) -> OriginState {
         let slot = self.slot(origin);
-        let state = slot.state.lock().await;
+        let state = self.loaded(&slot, origin).await;
         state.clone()
     }
 
@@ -241,17 +323,17 @@ impl<F: Fetcher> RobotsCache<F> {
     /// [`OriginState::note_host_answered`]).
     pub async fn note_host_answered(&self, origin: &Origin) {
         let slot = self.slot(origin);
-        let mut state = slot.state.lock().await;
+        let mut state = self.loaded(&slot, origin).await;
         state.note_host_answered(self.clock.now());
-        self.store.save(&state.to_stored());
+        self.save(&state).await;
     }
 
     /// May `user_agent` fetch `url`? Fetches the origin's robots.txt when
     /// needed. `/robots.txt` itself is always allowed.
     pub async fn check(&self, url: &str, user_agent: &str) -> Result<CheckResult, FetchError> {
-        let parsed = url::Url::parse(url).map_err(|e| FetchError::BadUrl {
+        let parsed = url::Url::parse(url).map_err(|source| FetchError::UnparsableUrl {
             url: url.to_owned(),
-            reason: e.to_string(),
+            source,
         })?;
         let origin = Origin::of_url(&parsed)?;
         if parsed.path() == "/robots.txt" {

@@ -67,7 +67,7 @@ impl HttpFetcher {
     pub fn new(config: FetchConfig) -> Result<Self, FetchError> {
         let client = Self::client_builder(&config)
             .build()
-            .map_err(|e| FetchError::Client(e.to_string()))?;
+            .map_err(FetchError::Client)?;
         Ok(HttpFetcher { client, config })
     }
 

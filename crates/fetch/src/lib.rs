@@ -39,23 +39,68 @@
 //! ```
 
 pub mod cache;
-pub mod clock;
 pub mod http;
 mod origin;
 pub mod policy;
-pub mod time;
 
-pub use cache::{CacheConfig, CheckResult, MemoryStore, NoStore, RobotsCache, Store};
-pub use clock::{Clock, FakeClock, SystemClock};
+pub use cache::{CacheConfig, CheckResult, MemoryStore, NoStore, RobotsCache, Store, StoreFuture};
 pub use http::{FetchConfig, Fetcher, GetOutcome, HttpFetcher, Validators};
+pub use mannerly_time as time;
+pub use mannerly_time::{Clock, FakeClock, SystemClock, UnixMillis};
 pub use origin::Origin;
 pub use policy::{Access, Decision, FetchOutcome, OriginState, PolicyConfig, Profile};
 
-/// Errors of this crate.
+/// Errors of this crate. Match on the variant: each says what was wrong
+/// with which input, and carries the underlying error as its source.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum FetchError {
-    #[error("'{url}' is not a usable URL: {reason}")]
-    BadUrl { url: String, reason: String },
+    /// The text is not a URL at all.
+    #[error("'{url}' is not a URL: {source}")]
+    UnparsableUrl {
+        /// The text given.
+        url: String,
+        /// What the URL parser said.
+        #[source]
+        source: url::ParseError,
+    },
+    /// A URL, but not one with a robots.txt (RFC 9309 §2.3).
+    #[error("'{url}' is not a usable URL: {problem}")]
+    BadUrl {
+        /// The URL given.
+        url: String,
+        /// Which requirement it fails.
+        problem: UrlProblem,
+    },
+    /// The HTTP client could not be built (TLS roots, proxy settings).
     #[error("cannot build the HTTP client: {0}")]
-    Client(String),
+    Client(#[source] reqwest::Error),
+}
+
+/// Why a URL cannot name a robots.txt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UrlProblem {
+    /// Not `http` or `https`.
+    #[error("only http and https URLs have a robots.txt")]
+    Scheme,
+    /// No host (e.g. `http:/path`).
+    #[error("the URL has no host")]
+    NoHost,
+    /// No port, explicit or known for the scheme.
+    #[error("the URL has no port")]
+    NoPort,
+}
+
+/// A [`Store`] failed to load or save an origin's state.
+#[derive(Debug, thiserror::Error)]
+#[error("robots.txt state store, {op} {origin}: {source}")]
+pub struct StoreError {
+    /// `load` or `save`.
+    pub op: &'static str,
+    /// The origin concerned.
+    pub origin: String,
+    /// What the store's backend said.
+    #[source]
+    pub source: Box<dyn std::error::Error + Send + Sync>,
 }

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::FetchError;
+use crate::{FetchError, UrlProblem};
 
 /// `http://a`, `https://a` and `https://a:8443` are three origins, each with
 /// its own robots.txt (RFC 9309 §2.3).
@@ -19,31 +19,31 @@ pub struct Origin {
 impl Origin {
     /// The origin of an absolute http(s) URL.
     pub fn of(url: &str) -> Result<Origin, FetchError> {
-        let parsed = url::Url::parse(url).map_err(|e| FetchError::BadUrl {
+        let parsed = url::Url::parse(url).map_err(|source| FetchError::UnparsableUrl {
             url: url.to_owned(),
-            reason: e.to_string(),
+            source,
         })?;
         Self::of_url(&parsed)
     }
 
     pub fn of_url(url: &url::Url) -> Result<Origin, FetchError> {
-        let bad = |reason: &str| FetchError::BadUrl {
+        let bad = |problem| FetchError::BadUrl {
             url: url.to_string(),
-            reason: reason.to_owned(),
+            problem,
         };
         let scheme = url.scheme();
         if scheme != "http" && scheme != "https" {
-            return Err(bad("only http and https URLs have a robots.txt"));
+            return Err(bad(UrlProblem::Scheme));
         }
         let host = match url.host() {
             Some(url::Host::Domain(d)) => d.to_ascii_lowercase(),
             Some(url::Host::Ipv4(a)) => a.to_string(),
             Some(url::Host::Ipv6(a)) => format!("[{a}]"),
-            None => return Err(bad("the URL has no host")),
+            None => return Err(bad(UrlProblem::NoHost)),
         };
         let port = url
             .port_or_known_default()
-            .ok_or_else(|| bad("the URL has no port"))?;
+            .ok_or_else(|| bad(UrlProblem::NoPort))?;
         Ok(Origin {
             scheme: scheme.to_owned(),
             host,

@@ -33,12 +33,14 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
+
+use mannerly_time::UnixMillis;
 
 use mannerly_robots::{ParseOptions, Robots};
 
 use crate::origin::Origin;
-use crate::time::{fmt_time, parse_http_date};
+use mannerly_time::parse_http_date;
 
 /// Which rulebook to follow when robots.txt is unreachable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -194,7 +196,7 @@ impl Access {
 pub struct Decision {
     pub access: Access,
     /// Until when this decision holds; after it the crawler refetches.
-    pub expires_at: SystemTime,
+    pub expires_at: UnixMillis,
     /// Why, in words: e.g. `503 since 2026-11-20T10:00Z, phase 1 of 3:
     /// complete disallow`.
     pub reason: String,
@@ -204,7 +206,7 @@ pub struct Decision {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GoodCopy {
     pub body: Vec<u8>,
-    pub fetched_at: SystemTime,
+    pub fetched_at: UnixMillis,
     pub status: u16,
     pub etag: Option<String>,
     pub last_modified: Option<String>,
@@ -215,7 +217,7 @@ pub struct GoodCopy {
 /// The current run of consecutive failures.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FailureRun {
-    pub since: SystemTime,
+    pub since: UnixMillis,
     /// Attempts in this run so far.
     pub attempts: u32,
     /// The last failure, in words (`503`, `timed out`).
@@ -225,7 +227,7 @@ pub struct FailureRun {
 /// One line of an origin's fetch history.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HistoryEntry {
-    pub at: SystemTime,
+    pub at: UnixMillis,
     pub outcome: String,
     pub decision: String,
 }
@@ -236,9 +238,9 @@ pub struct OriginState {
     pub origin: Origin,
     pub good: Option<GoodCopy>,
     pub failure: Option<FailureRun>,
-    pub host_answered_at: Option<SystemTime>,
+    pub host_answered_at: Option<UnixMillis>,
     /// While unreachable: no refetch before this (backoff or Retry-After).
-    pub retry_at: Option<SystemTime>,
+    pub retry_at: Option<UnixMillis>,
     pub history: VecDeque<HistoryEntry>,
     /// The parsed good copy, kept so fallbacks need not re-parse.
     parsed: Option<Arc<Robots>>,
@@ -252,11 +254,11 @@ pub struct StoredState {
     pub origin: Origin,
     pub good: Option<GoodCopy>,
     pub failure: Option<FailureRun>,
-    pub host_answered_at: Option<SystemTime>,
+    pub host_answered_at: Option<UnixMillis>,
     #[serde(default)]
-    pub retry_at: Option<SystemTime>,
+    pub retry_at: Option<UnixMillis>,
     pub history: Vec<HistoryEntry>,
-    pub expires_at: Option<SystemTime>,
+    pub expires_at: Option<UnixMillis>,
 }
 
 impl OriginState {
@@ -313,7 +315,7 @@ impl OriginState {
     }
 
     /// The current decision if it has not expired at `now`.
-    pub fn decision(&self, now: SystemTime) -> Option<&Decision> {
+    pub fn decision(&self, now: UnixMillis) -> Option<&Decision> {
         self.decision.as_ref().filter(|d| now < d.expires_at)
     }
 
@@ -321,7 +323,7 @@ impl OriginState {
     /// (the failure run's backoff or Retry-After is still running), the
     /// decision for `now`'s phase, without fetching. `None` when a fetch
     /// is due.
-    pub fn reevaluate(&mut self, now: SystemTime, config: &PolicyConfig) -> Option<&Decision> {
+    pub fn reevaluate(&mut self, now: UnixMillis, config: &PolicyConfig) -> Option<&Decision> {
         let retry_at = self.retry_at.filter(|r| now < *r)?;
         self.failure.as_ref()?;
         let d = self.recompute(now, retry_at, config);
@@ -342,7 +344,7 @@ impl OriginState {
 
     /// The crawler saw the site answer another request (any HTTP response
     /// other than 5xx or 429). Used by the 30-day fallback.
-    pub fn note_host_answered(&mut self, now: SystemTime) {
+    pub fn note_host_answered(&mut self, now: UnixMillis) {
         self.host_answered_at = Some(now);
     }
 
@@ -350,7 +352,7 @@ impl OriginState {
     pub fn apply(
         &mut self,
         outcome: &FetchOutcome,
-        now: SystemTime,
+        now: UnixMillis,
         config: &PolicyConfig,
     ) -> &Decision {
         let (summary, decision) = self.decide(outcome, now, config);
@@ -368,7 +370,7 @@ impl OriginState {
     fn decide(
         &mut self,
         outcome: &FetchOutcome,
-        now: SystemTime,
+        now: UnixMillis,
         config: &PolicyConfig,
     ) -> (String, Decision) {
         // Only an unreachable outcome sets it again.
@@ -404,8 +406,8 @@ impl OriginState {
                                 expires_at: now + ttl,
                                 reason: format!(
                                     "304 Not Modified at {}: the cached robots.txt is still current; using it until {}",
-                                    fmt_time(now),
-                                    fmt_time(now + ttl)
+                                    now,
+                                    now + ttl
                                 ),
                             }
                         }
@@ -455,8 +457,8 @@ impl OriginState {
                         expires_at: now + ttl,
                         reason: format!(
                             "{what} at {}: robots.txt is unavailable, so everything is allowed (as if 404) until {}",
-                            fmt_time(now),
-                            fmt_time(now + ttl)
+                            now,
+                            now + ttl
                         ),
                     },
                 )
@@ -477,7 +479,7 @@ impl OriginState {
         &mut self,
         response: &HttpResponse,
         redirects: &[Hop],
-        now: SystemTime,
+        now: UnixMillis,
         config: &PolicyConfig,
     ) -> Decision {
         let robots = Arc::new(Robots::parse_with(&response.body, config.parse));
@@ -525,10 +527,10 @@ impl OriginState {
             reason: format!(
                 "{} at {}: {} group(s), {} rule(s){notes}; valid until {}",
                 response.status,
-                fmt_time(now),
+                now,
                 robots.groups().len(),
                 robots.rules().iter().filter(|r| !r.is_derived()).count(),
-                fmt_time(now + ttl)
+                now + ttl
             ),
         }
     }
@@ -538,7 +540,7 @@ impl OriginState {
         &mut self,
         what: String,
         response: &HttpResponse,
-        now: SystemTime,
+        now: UnixMillis,
         config: &PolicyConfig,
     ) -> Decision {
         self.good = None;
@@ -550,8 +552,8 @@ impl OriginState {
             expires_at: now + ttl,
             reason: format!(
                 "{what} at {}: robots.txt is unavailable, so everything is allowed until {}",
-                fmt_time(now),
-                fmt_time(now + ttl)
+                now,
+                now + ttl
             ),
         }
     }
@@ -560,8 +562,8 @@ impl OriginState {
     fn unreachable(
         &mut self,
         what: String,
-        retry_after: Option<SystemTime>,
-        now: SystemTime,
+        retry_after: Option<UnixMillis>,
+        now: UnixMillis,
         config: &PolicyConfig,
     ) -> Decision {
         let run = self.failure.get_or_insert(FailureRun {
@@ -587,7 +589,7 @@ impl OriginState {
     /// good state), with the next refetch at `retry_at`. A failure decision
     /// expires at the next phase boundary or at `retry_at`, whichever comes
     /// first; at a boundary the cache re-evaluates without fetching.
-    fn recompute(&self, now: SystemTime, retry_at: SystemTime, config: &PolicyConfig) -> Decision {
+    fn recompute(&self, now: UnixMillis, retry_at: UnixMillis, config: &PolicyConfig) -> Decision {
         let Some(run) = &self.failure else {
             return match &self.parsed {
                 Some(p) => Decision {
@@ -597,7 +599,7 @@ impl OriginState {
                         "restored copy fetched at {}",
                         self.good
                             .as_ref()
-                            .map_or_else(String::new, |g| fmt_time(g.fetched_at))
+                            .map_or_else(String::new, |g| g.fetched_at.to_string())
                     ),
                 },
                 None => Decision {
@@ -608,10 +610,10 @@ impl OriginState {
             };
         };
         let since = run.since;
-        let head = format!("{} since {}", run.last, fmt_time(since));
+        let head = format!("{} since {}", run.last, since);
         // The phase is judged at the time of the attempt being decided.
-        let age = now.duration_since(since).unwrap_or(Duration::ZERO);
-        let next = format!("next attempt at {}", fmt_time(retry_at));
+        let age = now.duration_since(since);
+        let next = format!("next attempt at {}", retry_at);
         let copy = self
             .parsed
             .clone()
@@ -631,7 +633,7 @@ impl OriginState {
                         Some((p, at)) => Decision {
                             access: Access::Rules(p),
                             expires_at: retry_at.min(phase_end),
-                            reason: format!("{head}, phase 2 of 3: using the last good copy, fetched at {} ({next})", fmt_time(at)),
+                            reason: format!("{head}, phase 2 of 3: using the last good copy, fetched at {} ({next})", at),
                         },
                         None => Decision {
                             access: Access::DisallowAll,
@@ -670,7 +672,7 @@ impl OriginState {
                         Some((p, at)) => Decision {
                             access: Access::Rules(p),
                             expires_at: retry_at,
-                            reason: format!("{head}, phase 2 of 2: unreachable for over 30 days, using the cached copy fetched at {} ({next})", fmt_time(at)),
+                            reason: format!("{head}, phase 2 of 2: unreachable for over 30 days, using the cached copy fetched at {} ({next})", at),
                         },
                         None => Decision {
                             access: Access::DisallowAll,
@@ -685,14 +687,7 @@ impl OriginState {
 }
 
 /// `Retry-After`: delta-seconds or an HTTP-date.
-pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<SystemTime> {
-    let v = value.trim();
-    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
-        let secs: u64 = v.parse().ok()?;
-        return now.checked_add(Duration::from_secs(secs));
-    }
-    parse_http_date(v)
-}
+pub use mannerly_time::parse_retry_after;
 
 fn cache_directive(response: &HttpResponse, directive: &str) -> bool {
     response.header("cache-control").is_some_and(|cc| {
@@ -726,7 +721,7 @@ fn max_age(response: &HttpResponse) -> Option<Duration> {
 /// minimum; `no-store` and `no-cache` give the minimum.
 pub fn ttl_from_headers(
     response: &HttpResponse,
-    now: SystemTime,
+    now: UnixMillis,
     config: &PolicyConfig,
 ) -> Duration {
     if cache_directive(response, "no-store") || cache_directive(response, "no-cache") {
@@ -745,7 +740,7 @@ pub fn ttl_from_headers(
                 .and_then(parse_http_date)
                 .unwrap_or(now);
             parse_http_date(e)
-                .and_then(|t| t.duration_since(base).ok())
+                .map(|t| t.duration_since(base))
                 .unwrap_or(Duration::ZERO)
         }),
     };

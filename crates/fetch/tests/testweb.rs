@@ -177,9 +177,10 @@ async fn retry_after_as_http_date() {
     let at = test_epoch() + Duration::from_secs(600);
     let e = env(vec![(
         "a.test",
-        robots(vec![
-            Reply::status(503).header("Retry-After", httpdate::fmt_http_date(at))
-        ]),
+        robots(vec![Reply::status(503).header(
+            "Retry-After",
+            mannerly_fetch::time::fmt_http_date(at),
+        )]),
     )])
     .await;
     let r = e.check("a.test", "/").await;
@@ -543,11 +544,9 @@ async fn failures_back_off_between_attempts() {
     let mut waits = Vec::new();
     for _ in 0..6 {
         let r = e.check("a.test", "/").await;
-        let wait = r
-            .expires_at
-            .expect("expiry")
-            .duration_since(e.clock_now())
-            .expect("future");
+        let expires = r.expires_at.expect("expiry");
+        assert!(expires > e.clock_now(), "future");
+        let wait = expires.duration_since(e.clock_now());
         waits.push(wait);
         e.clock.advance(wait);
     }
@@ -565,7 +564,7 @@ async fn failures_back_off_between_attempts() {
 }
 
 impl Env {
-    fn clock_now(&self) -> std::time::SystemTime {
+    fn clock_now(&self) -> mannerly_fetch::UnixMillis {
         use mannerly_fetch::Clock;
         self.clock.now()
     }
@@ -584,8 +583,14 @@ async fn cache_expires_after_24_hours_or_sooner_by_cache_control() {
         (
             "c.test",
             robots(vec![Reply::text(RULES)
-                .header("Expires", httpdate::fmt_http_date(test_epoch() + 2 * HOUR))
-                .header("Date", httpdate::fmt_http_date(test_epoch()))]),
+                .header(
+                    "Expires",
+                    mannerly_fetch::time::fmt_http_date(test_epoch() + 2 * HOUR),
+                )
+                .header(
+                    "Date",
+                    mannerly_fetch::time::fmt_http_date(test_epoch()),
+                )]),
         ),
         (
             "d.test",
@@ -640,7 +645,7 @@ async fn no_store_is_kept_in_memory_briefly_and_never_persisted() {
         "{}",
         r.reason
     );
-    let stored = e.store.load(&e.origin("a.test")).expect("state saved");
+    let stored = e.store.get(&e.origin("a.test")).expect("state saved");
     assert!(stored.good.is_none(), "the no-store body is not persisted");
     e.clock.advance(Duration::from_secs(59));
     e.check("a.test", "/").await;
@@ -872,4 +877,73 @@ async fn memory_is_bounded_by_bytes() {
     // ~10 KB bodies counted three times (body, parsed rules, slack): a
     // 100 KiB budget holds only a few origins.
     assert!(cache.len() <= 5, "{} origins kept", cache.len());
+}
+
+/// A store whose every call fails, as a disk that is full or a server that
+/// went away would.
+struct BrokenStore;
+
+impl Store for BrokenStore {
+    fn load<'a>(
+        &'a self,
+        origin: &'a Origin,
+    ) -> mannerly_fetch::StoreFuture<'a, Option<mannerly_fetch::policy::StoredState>> {
+        let origin = origin.to_string();
+        Box::pin(async move {
+            Err(mannerly_fetch::StoreError {
+                op: "load",
+                origin,
+                source: "the disk is on fire".into(),
+            })
+        })
+    }
+    fn save<'a>(
+        &'a self,
+        state: &'a mannerly_fetch::policy::StoredState,
+    ) -> mannerly_fetch::StoreFuture<'a, ()> {
+        Box::pin(async move {
+            Err(mannerly_fetch::StoreError {
+                op: "save",
+                origin: state.origin.to_string(),
+                source: "no space left on device".into(),
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_failing_store_is_reported_and_never_loosens_the_rules() {
+    let web = TestWeb::start(WebConfig {
+        hosts: [(
+            "a.test".to_owned(),
+            robots(vec![Reply::text(RULES), Reply::status(503)]),
+        )]
+        .into(),
+        ..WebConfig::default()
+    })
+    .await
+    .expect("testweb");
+    let fetch = FetchConfig::default();
+    let clock = FakeClock::new(test_epoch());
+    let cache = RobotsCache::new(
+        HttpFetcher::with_client(client_for(&web, &fetch), fetch),
+        Arc::new(clock.clone()),
+        Arc::new(BrokenStore),
+        CacheConfig::default(),
+    );
+    let url = web.url("a.test", "/private/x");
+    let r = cache.check(&url, "MyBot").await.expect("check");
+    // The load failed (fetched anyway) and the save failed (kept in memory).
+    assert!(!r.allowed, "the rules still apply: {r:?}");
+    assert_eq!(r.access, "rules");
+    assert_eq!(cache.store_errors(), 2);
+    let last = cache.last_store_error().expect("kept");
+    assert!(
+        last.contains("save") && last.contains("no space left"),
+        "{last}"
+    );
+    // Served from memory: no second fetch while the rules are fresh.
+    let r = cache.check(&url, "MyBot").await.expect("check");
+    assert!(!r.allowed);
+    assert_eq!(web.count("a.test", "/robots.txt"), 1);
 }

@@ -10,7 +10,6 @@
 use std::collections::{HashSet, VecDeque};
 use std::io::{self, Read};
 use std::sync::Arc;
-use std::time::SystemTime;
 
 use mannerly_fetch::policy::{OriginState, PolicyConfig};
 use mannerly_fetch::{Access, Fetcher, GetOutcome, HttpFetcher, Origin, Validators};
@@ -400,7 +399,11 @@ impl Walker {
         let outcome = self.fetcher.fetch(&origin, &Validators::default()).await;
         let mut state = OriginState::new(origin.clone());
         let decision = state
-            .apply(&outcome, SystemTime::now(), &PolicyConfig::default())
+            .apply(
+                &outcome,
+                mannerly_fetch::UnixMillis::now(),
+                &PolicyConfig::default(),
+            )
             .clone();
         let robots_url = origin.robots_url();
         let base = Url::parse(&robots_url).ok();
