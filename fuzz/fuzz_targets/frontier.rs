@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mannerly_polite::controller::{parse_retry_after, Config, Outcome, Politeness, RobotsPacing};
-use mannerly_polite::frontier::{Admission, Frontier, FrontierConfig, Kind, LocalFrontier, Next};
+use mannerly_polite::controller::{Config, Outcome, Politeness, RobotsPacing, UnixMillis};
+use mannerly_polite::frontier::{Admission, FrontierConfig, Kind, LocalFrontier, Next};
 use mannerly_polite::key::KeyMode;
 
 fuzz_target!(|data: &[u8]| {
@@ -27,18 +27,18 @@ fuzz_target!(|data: &[u8]| {
         },
     );
     let retry = lines.next().unwrap_or("").to_owned();
-    let _ = parse_retry_after(&retry, 1_800_000_000);
+    let _ = mannerly_time::parse_retry_after(&retry, UnixMillis::from_secs(1_800_000_000));
     let mut accepted = 0u64;
     for (i, line) in lines.by_ref().take(64).enumerate() {
         if let Some(host) = line.strip_prefix("ip ") {
             f.keyer.set_address(host, std::net::IpAddr::from([192, 0, 2, (i % 250) as u8]));
             continue;
         }
-        if let Ok(Admission::Queued) = f.enqueue(line, (i % 7) as u8, 0) {
+        if let Ok(Admission::Queued) = f.enqueue(line, (i % 7) as u8, UnixMillis::EPOCH) {
             accepted += 1;
         }
     }
-    let (mut now, mut pages, mut steps) = (0u64, 0u64, 0);
+    let (mut now, mut pages, mut steps) = (UnixMillis::from_secs(1_800_000_000), 0u64, 0);
     while steps < 10_000 {
         steps += 1;
         match f.next(now).expect("memory frontier") {
@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
                     let cd = (retry.len() % 40) as f64;
                     let pacing = RobotsPacing { crawl_delay: Some(cd), request_rate: Some((1, 3)) };
                     let origin = r.url.trim_end_matches("/robots.txt").to_owned();
-                    f.robots_known(&origin, pacing, now + 1_000_000, now).expect("memory frontier");
+                    f.robots_known(&origin, pacing, now.add_millis(1_000_000), now).expect("memory frontier");
                 } else {
                     pages += 1;
                 }
@@ -57,9 +57,9 @@ fuzz_target!(|data: &[u8]| {
                     latency: 10,
                     retry_after: Some(retry.clone()),
                 };
-                f.complete(&r, &outcome, now + 10, 1_800_000_000).expect("memory frontier");
+                f.complete(&r, &outcome, now.add_millis(10)).expect("memory frontier");
             }
-            Next::Wait { until } => now = until.max(now + 1),
+            Next::Wait { until } => now = until.max(now.add_millis(1)),
             Next::Empty => break,
             Next::Busy => panic!("busy with nothing in flight"),
         }

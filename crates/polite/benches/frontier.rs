@@ -9,14 +9,19 @@
 //! per-release figure is the scheduling overhead a crawler pays per fetch:
 //! `next` + `complete`, including the store's write batches on disk.
 //!
+//! Every call goes through the [`Frontier`] trait (its futures driven by
+//! `testing::block_on`), so the figures include what the async contract
+//! costs the in-process backend.
+//!
 //! Run: `cargo bench -p mannerly-polite --bench frontier`
 //! (`MANNERLY_BENCH_SIZES=1000000` for the 1 M runs only).
 
 use std::process::Command;
 use std::time::Instant;
 
-use mannerly_polite::controller::{Config, Outcome, Politeness};
+use mannerly_polite::controller::{Config, Outcome, Politeness, UnixMillis};
 use mannerly_polite::frontier::{Admission, Frontier, FrontierConfig, LocalFrontier, Next};
+use mannerly_polite::testing::block_on;
 
 const HOSTS: u64 = 100_000;
 
@@ -45,13 +50,19 @@ fn child(mode: &str, urls: u64) {
     let t = Instant::now();
     for i in 0..urls {
         let url = format!("https://h{}.example/dir/page-{}.html", i % HOSTS, i / HOSTS);
-        let a = f.enqueue(&url, (i % 4) as u8, 0).expect("enqueue");
+        let a = block_on(Frontier::enqueue(
+            &mut f,
+            &url,
+            (i % 4) as u8,
+            UnixMillis::EPOCH,
+        ))
+        .expect("enqueue");
         assert_eq!(a, Admission::Queued, "{url}");
     }
     let enqueue = t.elapsed().as_secs_f64();
     let mut reopen = 0.0;
     if mode == "disk" {
-        f.sync().expect("sync");
+        block_on(Frontier::sync(&mut f)).expect("sync");
         drop(f);
         let t = Instant::now();
         f = open(mode, &dir);
@@ -63,11 +74,11 @@ fn child(mode: &str, urls: u64) {
         retry_after: None,
     };
     let t = Instant::now();
-    let (mut now, mut released) = (0, 0u64);
+    let (mut now, mut released) = (UnixMillis::EPOCH, 0u64);
     loop {
-        match f.next(now).expect("next") {
+        match block_on(Frontier::next(&mut f, now)).expect("next") {
             Next::Fetch(r) => {
-                f.complete(&r, &ok, now, 0).expect("complete");
+                block_on(Frontier::complete(&mut f, &r, &ok, now)).expect("complete");
                 released += 1;
             }
             Next::Wait { until } => now = until,
@@ -77,7 +88,7 @@ fn child(mode: &str, urls: u64) {
     }
     let release = t.elapsed().as_secs_f64();
     assert_eq!(released, urls);
-    f.sync().expect("sync");
+    block_on(Frontier::sync(&mut f)).expect("sync");
     drop(f);
     let disk = dir_size(&dir);
     let _ = std::fs::remove_dir_all(&dir);

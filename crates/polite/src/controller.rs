@@ -10,7 +10,10 @@
 
 use std::collections::HashMap;
 
-/// Milliseconds on a caller-chosen clock (e.g. since the crawl started).
+pub use mannerly_time::UnixMillis;
+
+/// A duration in milliseconds (delays, latencies). Instants are
+/// [`UnixMillis`].
 pub type Millis = u64;
 
 /// How engines read Crawl-delay; the crawler picks one.
@@ -142,14 +145,14 @@ pub enum Outcome {
 pub struct HostState {
     pub in_flight: u32,
     /// The earliest the next request may start.
-    pub next_allowed: Millis,
+    pub next_allowed: UnixMillis,
     /// The base delay from configuration and robots.txt.
     pub base_delay: Millis,
     /// The current delay (base, raised by backoff).
     pub delay: Millis,
-    pub retry_after_until: Option<Millis>,
+    pub retry_after_until: Option<UnixMillis>,
     pub failures: u32,
-    pub paused_until: Option<Millis>,
+    pub paused_until: Option<UnixMillis>,
     pub pause_reason: Option<String>,
     /// Skipped for good (e.g. Crawl-delay above the maximum).
     pub skip: Option<String>,
@@ -160,22 +163,27 @@ pub struct HostState {
     pub started: u64,
     /// When the last request started.
     #[serde(default)]
-    pub last_start: Option<Millis>,
+    pub last_start: Option<UnixMillis>,
 }
 
 /// What [`Politeness::start`] changed, so [`Politeness::unstart`] can undo it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Started {
-    next_allowed: Millis,
-    last_start: Option<Millis>,
-    after: Millis,
+    next_allowed: UnixMillis,
+    last_start: Option<UnixMillis>,
+    after: UnixMillis,
 }
 
 /// Why a key may not start a request now, and until when.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Wait {
     /// Try again at this time.
-    Until { at: Millis, reason: String },
+    Until {
+        /// The instant to try again.
+        at: UnixMillis,
+        /// Which rule holds the key back.
+        reason: String,
+    },
     /// Never (the host is skipped).
     Skipped { reason: String },
 }
@@ -185,18 +193,6 @@ pub enum Wait {
 pub struct Politeness {
     pub config: Config,
     hosts: HashMap<String, HostState>,
-}
-
-/// Parses Retry-After: delta-seconds or an HTTP-date (against `now_unix`
-/// seconds). Returns the wait in milliseconds.
-pub fn parse_retry_after(value: &str, now_unix: u64) -> Option<Millis> {
-    let v = value.trim();
-    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
-        return v.parse::<u64>().ok().map(|s| s.saturating_mul(1000));
-    }
-    let t = httpdate::parse_http_date(v).ok()?;
-    let secs = t.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
-    Some(secs.saturating_sub(now_unix).saturating_mul(1000))
 }
 
 fn fmt_secs(ms: Millis) -> String {
@@ -295,16 +291,16 @@ impl Politeness {
         // A delay learnt after a request started (typically from the
         // robots.txt that request fetched) applies to that request too.
         if let Some(last) = h.last_start {
-            let mut next = last.saturating_add(h.delay);
-            if let Some(k) = last.checked_div(h.window) {
-                next = next.max((k + 1) * h.window);
+            let mut next = last.add_millis(h.delay);
+            if let Some(k) = last.as_millis().checked_div(h.window) {
+                next = next.max(UnixMillis((k + 1).saturating_mul(h.window)));
             }
             h.next_allowed = h.next_allowed.max(next);
         }
     }
 
     /// May `key` start a request at `now`? `Ok(())` or why not.
-    pub fn check(&self, key: &str, now: Millis) -> Result<(), Wait> {
+    pub fn check(&self, key: &str, now: UnixMillis) -> Result<(), Wait> {
         let Some(h) = self.hosts.get(key) else {
             return Ok(());
         };
@@ -322,12 +318,15 @@ impl Politeness {
         if let Some(r) = h.retry_after_until.filter(|r| now < *r) {
             return Err(Wait::Until {
                 at: r,
-                reason: format!("the server asked to retry after {}", fmt_secs(r - now)),
+                reason: format!(
+                    "the server asked to retry after {}",
+                    fmt_secs(r.millis_since(now))
+                ),
             });
         }
         if h.in_flight >= self.config.max_in_flight {
             return Err(Wait::Until {
-                at: now + 1,
+                at: now.add_millis(1),
                 reason: format!(
                     "{} request(s) already in flight (limit {})",
                     h.in_flight, self.config.max_in_flight
@@ -347,25 +346,25 @@ impl Politeness {
     }
 
     /// Human-readable reason a URL's key is held back, or `None`.
-    pub fn why_not_now(&self, key: &str, now: Millis) -> Option<String> {
+    pub fn why_not_now(&self, key: &str, now: UnixMillis) -> Option<String> {
         match self.check(key, now) {
             Ok(()) => None,
             Err(Wait::Until { at, reason }) => Some(format!(
                 "{key}: {reason}; next at +{}",
-                fmt_secs(at.saturating_sub(now))
+                fmt_secs(at.millis_since(now))
             )),
             Err(Wait::Skipped { reason }) => Some(format!("{key}: {reason}")),
         }
     }
 
     /// Records a request start (call only after `check` said yes).
-    pub fn start(&mut self, key: &str, now: Millis) -> Started {
+    pub fn start(&mut self, key: &str, now: UnixMillis) -> Started {
         let jitter = self.config.jitter;
         let h = self.host(key);
         let token = Started {
             next_allowed: h.next_allowed,
             last_start: h.last_start,
-            after: 0,
+            after: UnixMillis::EPOCH,
         };
         h.in_flight += 1;
         h.started += 1;
@@ -376,10 +375,10 @@ impl Politeness {
             x ^= x >> 29;
             gap += ((x % 1000) as f64 / 1000.0 * jitter * gap as f64) as Millis;
         }
-        let mut next = now + gap;
+        let mut next = now.add_millis(gap);
         // One fetch per window: the next window after this one.
-        if let Some(k) = now.checked_div(h.window) {
-            next = next.max((k + 1) * h.window);
+        if let Some(k) = now.as_millis().checked_div(h.window) {
+            next = next.max(UnixMillis((k + 1).saturating_mul(h.window)));
         }
         h.next_allowed = h.next_allowed.max(next);
         Started {
@@ -401,7 +400,7 @@ impl Politeness {
     }
 
     /// Records how a request ended and adapts the key's pacing.
-    pub fn finish(&mut self, key: &str, now: Millis, outcome: &Outcome, now_unix: u64) {
+    pub fn finish(&mut self, key: &str, now: UnixMillis, outcome: &Outcome) {
         let c = self.config.clone();
         let h = self.host(key);
         h.in_flight = h.in_flight.saturating_sub(1);
@@ -422,7 +421,8 @@ impl Politeness {
                 let retry = if matches!(status, 429 | 503) {
                     retry_after
                         .as_deref()
-                        .and_then(|v| parse_retry_after(v, now_unix))
+                        .and_then(|v| mannerly_time::parse_retry_after(v, now))
+                        .map(|at| at.millis_since(now))
                 } else {
                     None
                 };
@@ -431,8 +431,8 @@ impl Politeness {
             Outcome::Failed { .. } => (true, None),
         };
         if let Some(wait) = retry {
-            let until = now + wait.min(c.retry_after_cap);
-            h.retry_after_until = Some(h.retry_after_until.unwrap_or(0).max(until));
+            let until = now.add_millis(wait.min(c.retry_after_cap));
+            h.retry_after_until = Some(h.retry_after_until.unwrap_or_default().max(until));
             h.next_allowed = h.next_allowed.max(until);
         }
         if bad {
@@ -440,7 +440,7 @@ impl Politeness {
             h.delay = ((h.delay as f64 * c.backoff_factor) as Millis)
                 .clamp(h.base_delay, c.max_delay.max(h.base_delay));
             if h.failures >= c.pause_after {
-                h.paused_until = Some(now + c.pause_for);
+                h.paused_until = Some(now.add_millis(c.pause_for));
                 h.pause_reason = Some(format!(
                     "{} consecutive failures: paused for {}",
                     h.failures,
@@ -463,7 +463,7 @@ impl Politeness {
         }
         // A request that ended badly pushes the next start out by the new delay.
         if bad {
-            h.next_allowed = h.next_allowed.max(now + h.delay);
+            h.next_allowed = h.next_allowed.max(now.add_millis(h.delay));
         }
     }
 }
@@ -475,30 +475,29 @@ mod tests {
     #[test]
     fn start_to_start_delay_and_one_in_flight() {
         let mut p = Politeness::new(Config::default());
-        assert!(p.check("a", 0).is_ok());
-        p.start("a", 0);
+        assert!(p.check("a", UnixMillis(0)).is_ok());
+        p.start("a", UnixMillis(0));
         assert!(
-            matches!(p.check("a", 5_000), Err(Wait::Until { .. })),
+            matches!(p.check("a", UnixMillis(5_000)), Err(Wait::Until { .. })),
             "in flight"
         );
         p.finish(
             "a",
-            300,
+            UnixMillis(300),
             &Outcome::Status {
                 status: 200,
                 latency: 300,
                 retry_after: None,
             },
-            0,
         );
         assert_eq!(
-            p.check("a", 999),
+            p.check("a", UnixMillis(999)),
             Err(Wait::Until {
-                at: 1_000,
+                at: UnixMillis(1_000),
                 reason: "delay of 1 s between requests (start to start)".into()
             })
         );
-        assert!(p.check("a", 1_000).is_ok());
+        assert!(p.check("a", UnixMillis(1_000)).is_ok());
     }
 
     #[test]
@@ -530,7 +529,7 @@ mod tests {
             },
         );
         assert!(
-            matches!(p.check("slow", 0), Err(Wait::Skipped { reason }) if reason.contains("3600 s") && reason.contains("skipped"))
+            matches!(p.check("slow", UnixMillis(0)), Err(Wait::Skipped { reason }) if reason.contains("3600 s") && reason.contains("skipped"))
         );
         let mut p = Politeness::new(Config {
             over_max: OverMax::Cap,
@@ -559,20 +558,19 @@ mod tests {
                 request_rate: None,
             },
         );
-        p.start("b", 7_000);
+        p.start("b", UnixMillis(7_000));
         p.finish(
             "b",
-            7_100,
+            UnixMillis(7_100),
             &Outcome::Status {
                 status: 200,
                 latency: 100,
                 retry_after: None,
             },
-            0,
         );
         assert_eq!(
             p.get("b").map(|h| h.next_allowed),
-            Some(10_000),
+            Some(UnixMillis(10_000)),
             "the next 5 s window"
         );
     }
@@ -583,36 +581,37 @@ mod tests {
             pause_after: 3,
             ..Config::default()
         });
-        p.start("c", 0);
+        p.start("c", UnixMillis(0));
         p.finish(
             "c",
-            100,
+            UnixMillis(100),
             &Outcome::Status {
                 status: 429,
                 latency: 100,
                 retry_after: Some("120".into()),
             },
-            0,
         );
         assert!(matches!(
-            p.check("c", 100_000),
-            Err(Wait::Until { at: 120_100, .. })
+            p.check("c", UnixMillis(100_000)),
+            Err(Wait::Until {
+                at: UnixMillis(120_100),
+                ..
+            })
         ));
         assert_eq!(p.get("c").map(|h| h.delay), Some(2_000), "backoff doubles");
-        p.start("c", 120_100);
-        p.finish("c", 120_200, &Outcome::Failed { latency: 100 }, 0);
-        p.start("c", 125_000);
+        p.start("c", UnixMillis(120_100));
+        p.finish("c", UnixMillis(120_200), &Outcome::Failed { latency: 100 });
+        p.start("c", UnixMillis(125_000));
         p.finish(
             "c",
-            125_100,
+            UnixMillis(125_100),
             &Outcome::Status {
                 status: 503,
                 latency: 100,
                 retry_after: None,
             },
-            0,
         );
-        let w = p.why_not_now("c", 125_200).expect("paused");
+        let w = p.why_not_now("c", UnixMillis(125_200)).expect("paused");
         assert!(
             w.contains("3 consecutive failures: paused for 600 s"),
             "{w}"
@@ -625,16 +624,15 @@ mod tests {
             },
         );
         let before = p.get("c").map(|h| h.delay).expect("delay");
-        p.start("c", 2_000_000);
+        p.start("c", UnixMillis(2_000_000));
         p.finish(
             "c",
-            2_000_100,
+            UnixMillis(2_000_100),
             &Outcome::Status {
                 status: 200,
                 latency: 100,
                 retry_after: None,
             },
-            0,
         );
         let after = p.get("c").map(|h| h.delay).expect("delay");
         assert!(
@@ -643,20 +641,19 @@ mod tests {
         );
         // Retry-After is capped.
         let mut p = Politeness::new(Config::default());
-        p.start("d", 0);
+        p.start("d", UnixMillis(0));
         p.finish(
             "d",
-            0,
+            UnixMillis(0),
             &Outcome::Status {
                 status: 503,
                 latency: 0,
                 retry_after: Some("999999".into()),
             },
-            0,
         );
         assert_eq!(
             p.get("d").and_then(|h| h.retry_after_until),
-            Some(3_600_000)
+            Some(UnixMillis(3_600_000))
         );
     }
 
@@ -684,14 +681,23 @@ mod tests {
     }
 
     #[test]
-    fn retry_after_forms() {
-        assert_eq!(parse_retry_after("120", 0), Some(120_000));
-        let now = 1_800_000_000u64;
-        let date = httpdate::fmt_http_date(
-            std::time::UNIX_EPOCH + std::time::Duration::from_secs(now + 90),
+    fn retry_after_dates_are_read_against_now() {
+        let now = UnixMillis::from_secs(1_800_000_000);
+        let date = mannerly_time::fmt_http_date(now.add_millis(90_000));
+        let mut p = Politeness::new(Config::default());
+        p.start("e", now);
+        p.finish(
+            "e",
+            now,
+            &Outcome::Status {
+                status: 429,
+                latency: 0,
+                retry_after: Some(date),
+            },
         );
-        assert_eq!(parse_retry_after(&date, now), Some(90_000));
-        assert_eq!(parse_retry_after("soon", now), None);
-        assert_eq!(parse_retry_after("-5", now), None);
+        assert_eq!(
+            p.get("e").and_then(|h| h.retry_after_until),
+            Some(now.add_millis(90_000))
+        );
     }
 }

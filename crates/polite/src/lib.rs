@@ -14,13 +14,14 @@
 //!   re-issued, host state restored.
 //!
 //! ```
-//! use mannerly_polite::controller::{Config, Outcome, Politeness, RobotsPacing};
+//! use mannerly_polite::controller::{Config, Outcome, Politeness, RobotsPacing, UnixMillis};
+//! let t0 = UnixMillis::from_secs(1_795_168_800);
 //! let mut p = Politeness::new(Config::default());
 //! p.set_robots("example.com", RobotsPacing { crawl_delay: Some(5.0), request_rate: None });
-//! assert!(p.check("example.com", 0).is_ok());
-//! p.start("example.com", 0);
-//! p.finish("example.com", 800, &Outcome::Status { status: 200, latency: 800, retry_after: None }, 0);
-//! assert_eq!(p.why_not_now("example.com", 1_000).unwrap(),
+//! assert!(p.check("example.com", t0).is_ok());
+//! p.start("example.com", t0);
+//! p.finish("example.com", t0.add_millis(800), &Outcome::Status { status: 200, latency: 800, retry_after: None });
+//! assert_eq!(p.why_not_now("example.com", t0.add_millis(1_000)).unwrap(),
 //!            "example.com: delay of 5 s between requests (start to start); next at +4 s");
 //! ```
 
@@ -28,3 +29,5 @@ pub mod controller;
 pub mod frontier;
 pub mod key;
 mod store;
+#[cfg(feature = "testing")]
+pub mod testing;

@@ -10,7 +10,13 @@
 //! - `seen`: `[fingerprint u128]` → empty: the deduplication set.
 //! - `hosts`: `[key]` → the key's politeness state as JSON.
 //! - `robots`: `[origin]` → until when its robots.txt is known (u64).
-//! - `meta`: `key-mode` → the key mode the store was created with.
+//! - `meta`: `key-mode` → the key mode the store was created with;
+//!   `format` → the layout version (u32, big-endian), [`FORMAT`].
+//!
+//! Format history: 1 recorded no version (the first release); 2 records
+//! it, and its layout is otherwise that of 1, so opening a format-1 store
+//! records 2 and reads on. A store from a newer format is refused, never
+//! guessed at.
 //!
 //! Every frontier operation is one write batch, so it lands whole or not
 //! at all (a URL is never "seen" without being queued). A committed batch
@@ -21,7 +27,11 @@ use std::path::{Path, PathBuf};
 
 use fjall::{Database, Keyspace, KeyspaceCreateOptions, OwnedWriteBatch, PersistMode};
 
+use crate::controller::UnixMillis;
 use crate::frontier::FrontierError;
+
+/// The layout version this code writes, and the newest it reads.
+pub(crate) const FORMAT: u32 = 2;
 
 /// A queue entry's position within its key: `[255 - priority][seq]`.
 pub(crate) type Sort = [u8; 9];
@@ -85,24 +95,25 @@ pub(crate) struct Store {
 }
 
 impl Store {
-    fn err(&self, e: impl std::fmt::Display) -> FrontierError {
+    fn err(&self, e: fjall::Error) -> FrontierError {
         FrontierError::Store {
-            path: self.path.clone(),
-            message: e.to_string(),
+            store: self.path.display().to_string(),
+            source: Box::new(e),
         }
     }
 
     fn corrupt(&self, what: impl Into<String>) -> FrontierError {
         FrontierError::Corrupt {
-            path: self.path.clone(),
+            store: self.path.display().to_string(),
             what: what.into(),
         }
     }
 
+    /// Opens or creates the store, checking (and recording) its format.
     pub fn open(path: &Path, commit_every: usize) -> Result<Store, FrontierError> {
         let err = |e: fjall::Error| FrontierError::Store {
-            path: path.to_owned(),
-            message: e.to_string(),
+            store: path.display().to_string(),
+            source: Box::new(e),
         };
         let db = Database::builder(path)
             .cache_size(32 << 20)
@@ -112,7 +123,7 @@ impl Store {
             db.keyspace(name, KeyspaceCreateOptions::default)
                 .map_err(err)
         };
-        Ok(Store {
+        let mut store = Store {
             path: path.to_owned(),
             queue: ks("queue")?,
             flight: ks("flight")?,
@@ -124,7 +135,47 @@ impl Store {
             batch: None,
             ops: 0,
             commit_every: commit_every.max(1),
-        })
+        };
+        store.check_format()?;
+        Ok(store)
+    }
+
+    /// The store's recorded format: refuses a newer one, upgrades older
+    /// ones, records [`FORMAT`] in a new store.
+    fn check_format(&mut self) -> Result<(), FrontierError> {
+        let found = match self.meta.get(b"format").map_err(|e| self.err(e))? {
+            Some(v) => {
+                let b: [u8; 4] = v
+                    .as_ref()
+                    .try_into()
+                    .map_err(|_| self.corrupt("the recorded format is not 4 bytes"))?;
+                Some(u32::from_be_bytes(b))
+            }
+            // Format 1 recorded a key mode and no format.
+            None if self
+                .meta
+                .get(b"key-mode")
+                .map_err(|e| self.err(e))?
+                .is_some() =>
+            {
+                Some(1)
+            }
+            None => None,
+        };
+        match found {
+            Some(f) if f > FORMAT => Err(FrontierError::NewerFormat {
+                store: self.path.display().to_string(),
+                found: f,
+                supported: FORMAT,
+            }),
+            Some(FORMAT) => Ok(()),
+            // New, or format 1 (whose layout is format 2's): record it.
+            _ => {
+                let ks = self.meta.clone();
+                self.batch().insert(&ks, b"format", FORMAT.to_be_bytes());
+                self.commit()
+            }
+        }
     }
 
     fn batch(&mut self) -> &mut OwnedWriteBatch {
@@ -167,10 +218,13 @@ impl Store {
         self.batch().insert(&ks, key.as_bytes(), state);
     }
 
-    pub fn put_robots(&mut self, origin: &str, valid_until: u64) {
+    pub fn put_robots(&mut self, origin: &str, valid_until: UnixMillis) {
         let ks = self.robots.clone();
-        self.batch()
-            .insert(&ks, origin.as_bytes(), valid_until.to_be_bytes());
+        self.batch().insert(
+            &ks,
+            origin.as_bytes(),
+            valid_until.as_millis().to_be_bytes(),
+        );
     }
 
     /// Ends one frontier operation: commits every `commit_every` operations.
@@ -351,14 +405,14 @@ impl Store {
     }
 
     /// Every origin whose robots.txt is known, with until when.
-    pub fn scan_robots(&self) -> Result<Vec<(String, u64)>, FrontierError> {
+    pub fn scan_robots(&self) -> Result<Vec<(String, UnixMillis)>, FrontierError> {
         let mut out = Vec::new();
         for item in self.robots.iter() {
             let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
             let bad = || self.corrupt("a robots.txt entry is malformed");
             let origin = std::str::from_utf8(&k).map_err(|_| bad())?;
             let until: [u8; 8] = v.as_ref().try_into().map_err(|_| bad())?;
-            out.push((origin.to_owned(), u64::from_be_bytes(until)));
+            out.push((origin.to_owned(), UnixMillis(u64::from_be_bytes(until))));
         }
         Ok(out)
     }

@@ -16,8 +16,8 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use mannerly_polite::controller::{Config, Outcome, Politeness};
-use mannerly_polite::frontier::{Admission, Frontier, FrontierConfig, LocalFrontier, Next};
+use mannerly_polite::controller::{Config, Outcome, Politeness, UnixMillis};
+use mannerly_polite::frontier::{Admission, FrontierConfig, LocalFrontier, Next};
 
 mod common;
 use common::Rng;
@@ -45,7 +45,7 @@ fn crash_child() {
         .expect("open");
     let mut rng = Rng(round * 7919 + 1);
     // A clock that keeps going across rounds.
-    let mut now = round * 1_000_000_000;
+    let mut now = UnixMillis(round * 1_000_000_000);
     let mut flying = Vec::new();
     let mut mine = Vec::new();
     for step in 0..400u64 {
@@ -64,7 +64,13 @@ fn crash_child() {
         for _ in 0..2 {
             if let Next::Fetch(r) = f.next(now).expect("next") {
                 let h = f.politeness.get(&r.key).expect("state");
-                println!("ACK S {} {} {} {}", r.url, r.key, h.started, h.next_allowed);
+                println!(
+                    "ACK S {} {} {} {}",
+                    r.url,
+                    r.key,
+                    h.started,
+                    h.next_allowed.as_millis()
+                );
                 flying.push(r);
             }
         }
@@ -77,12 +83,19 @@ fn crash_child() {
                     latency: 50,
                     retry_after: None,
                 };
-                f.complete(&r, &outcome, now + 50, 0).expect("complete");
+                f.complete(&r, &outcome, now.add_millis(50))
+                    .expect("complete");
                 let h = f.politeness.get(&r.key).expect("state");
-                println!("ACK D {} {} {} {}", r.url, r.key, h.started, h.next_allowed);
+                println!(
+                    "ACK D {} {} {} {}",
+                    r.url,
+                    r.key,
+                    h.started,
+                    h.next_allowed.as_millis()
+                );
             }
         }
-        now += 1_000;
+        now = now.add_millis(1_000);
     }
     // Done: wait to be killed, like a crawler waiting for work.
     println!("ACK END");
@@ -211,9 +224,9 @@ fn check(dir: &Path, acked: &mut Acked, round: u64) -> u64 {
             h.started
         );
         assert!(
-            h.next_allowed >= *next,
+            h.next_allowed.as_millis() >= *next,
             "round {round}: {key} next {} < {next}",
-            h.next_allowed
+            h.next_allowed.as_millis()
         );
         assert!(
             h.delay >= 1_000,

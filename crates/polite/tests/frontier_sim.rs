@@ -8,10 +8,14 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-use mannerly_polite::controller::{Config, Millis, Outcome, Politeness, RobotsPacing};
+use mannerly_polite::controller::{Config, Millis, Outcome, Politeness, RobotsPacing, UnixMillis};
 use mannerly_polite::frontier::{
     Admission, Frontier, FrontierConfig, Kind, LocalFrontier, Next, Released,
 };
+use mannerly_polite::testing::block_on;
+
+/// When the simulation starts (2026-11-20T10:00Z).
+const T0: UnixMillis = UnixMillis::from_secs(1_795_168_800);
 
 mod common;
 use common::Rng;
@@ -22,7 +26,10 @@ struct Host {
     crawl_delay: Option<f64>,
 }
 
-fn simulate(f: &mut dyn Frontier, seed: u64) -> u64 {
+/// Drives any backend through the [`Frontier`] trait; times are
+/// milliseconds since the simulation started.
+fn simulate<F: Frontier>(f: &mut F, seed: u64) -> u64 {
+    let at = |ms: u64| UnixMillis(T0.as_millis() + ms);
     let mut rng = Rng(seed);
     let hosts = 1_000u64;
     let per_host = 15u64;
@@ -44,7 +51,7 @@ fn simulate(f: &mut dyn Frontier, seed: u64) -> u64 {
             },
         );
         for u in 0..per_host {
-            match f.enqueue(&format!("https://{key}/p{u}"), (u % 3) as u8, 0) {
+            match block_on(f.enqueue(&format!("https://{key}/p{u}"), (u % 3) as u8, at(0))) {
                 Ok(Admission::Queued) => queued += 1,
                 other => panic!("{other:?}"),
             }
@@ -99,13 +106,13 @@ fn simulate(f: &mut dyn Frontier, seed: u64) -> u64 {
                     request_rate: None,
                 };
                 let origin = r.url.trim_end_matches("/robots.txt");
-                f.robots_known(origin, pacing, t + 86_400_000, t)
+                block_on(f.robots_known(origin, pacing, at(t + 86_400_000), at(t)))
                     .expect("robots");
             }
             *in_flight.entry(r.key.clone()).or_default() -= 1;
-            f.complete(&r, &outcome, t, 0).expect("complete");
+            block_on(f.complete(&r, &outcome, at(t))).expect("complete");
         }
-        match f.next(now).expect("next") {
+        match block_on(f.next(at(now))).expect("next") {
             Next::Fetch(r) => {
                 let flying = in_flight.entry(r.key.clone()).or_default();
                 assert_eq!(*flying, 0, "{}: two in flight", r.key);
@@ -134,6 +141,7 @@ fn simulate(f: &mut dyn Frontier, seed: u64) -> u64 {
                 pending.insert(seq, r);
             }
             Next::Wait { until } => {
+                let until = until.millis_since(T0);
                 let c = completions.peek().map(|Reverse((t, ..))| *t);
                 now = c.map_or(until, |c| c.min(until)).max(now + 1);
             }
@@ -153,7 +161,7 @@ fn simulate(f: &mut dyn Frontier, seed: u64) -> u64 {
             }
         }
     }
-    let skipped = f.take_skipped();
+    let skipped = block_on(f.take_skipped()).expect("skipped");
     for s in &skipped {
         assert!(s.reason.contains("host skipped"), "{}", s.reason);
     }
@@ -163,7 +171,7 @@ fn simulate(f: &mut dyn Frontier, seed: u64) -> u64 {
         "every queued URL released or skipped"
     );
     assert_eq!(robots_fetches, hosts, "one robots.txt per origin");
-    assert_eq!(f.stats().queued, 0);
+    assert_eq!(block_on(f.stats()).expect("stats").queued, 0);
     assert!(released > 10_000, "{released}");
     released
 }

@@ -6,7 +6,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use mannerly_polite::controller::{
-    Config, CrawlDelayProfile, Millis, Outcome, Politeness, RobotsPacing, Wait,
+    Config, CrawlDelayProfile, Millis, Outcome, Politeness, RobotsPacing, UnixMillis, Wait,
 };
 use proptest::prelude::*;
 
@@ -107,7 +107,7 @@ fn simulate(seed: u64, hosts_n: usize, urls_per_host: u32, profile: CrawlDelayPr
                     retry_after: None,
                 }
             };
-            p.finish(&h.key, now, &outcome, 0);
+            p.finish(&h.key, UnixMillis(now), &outcome);
             *in_flight.entry(i).or_default() -= 1;
             wakeups.push(Reverse((now, i)));
             continue;
@@ -118,12 +118,12 @@ fn simulate(seed: u64, hosts_n: usize, urls_per_host: u32, profile: CrawlDelayPr
         if hosts[i].queue == 0 {
             continue;
         }
-        match p.check(&hosts[i].key, now) {
+        match p.check(&hosts[i].key, UnixMillis(now)) {
             Ok(()) => {
                 // The invariants, checked against ground truth and state.
                 let state = p.get(&hosts[i].key).cloned().unwrap_or_default();
                 assert!(
-                    now >= state.next_allowed,
+                    UnixMillis(now) >= state.next_allowed,
                     "{}: started before next-allowed",
                     hosts[i].key
                 );
@@ -139,14 +139,14 @@ fn simulate(seed: u64, hosts_n: usize, urls_per_host: u32, profile: CrawlDelayPr
                         hosts[i].key
                     );
                 }
-                p.start(&hosts[i].key, now);
+                p.start(&hosts[i].key, UnixMillis(now));
                 *in_flight.entry(i).or_default() += 1;
                 hosts[i].queue -= 1;
                 released += 1;
                 let roll = rng.next();
                 completions.push(Reverse((now + hosts[i].latency, i, roll)));
             }
-            Err(Wait::Until { at, .. }) => wakeups.push(Reverse((at.max(now + 1), i))),
+            Err(Wait::Until { at, .. }) => wakeups.push(Reverse((at.as_millis().max(now + 1), i))),
             Err(Wait::Skipped { reason }) => {
                 skipped.push((hosts[i].key.clone(), reason, hosts[i].queue));
                 hosts[i].queue = 0;
@@ -214,23 +214,22 @@ fn starts(
     let mut now = 0;
     let mut out = Vec::new();
     while out.len() < n {
-        match p.check("h", now) {
+        match p.check("h", UnixMillis(now)) {
             Ok(()) => {
-                p.start("h", now);
+                p.start("h", UnixMillis(now));
                 out.push(now);
                 now += latency;
                 p.finish(
                     "h",
-                    now,
+                    UnixMillis(now),
                     &Outcome::Status {
                         status: 200,
                         latency,
                         retry_after: None,
                     },
-                    0,
                 );
             }
-            Err(Wait::Until { at, .. }) => now = at.max(now + 1),
+            Err(Wait::Until { at, .. }) => now = at.as_millis().max(now + 1),
             Err(Wait::Skipped { .. }) => break,
         }
     }
@@ -285,6 +284,6 @@ proptest! {
 
     #[test]
     fn retry_after_delta_seconds_parse(secs in 0u64..100_000_000) {
-        prop_assert_eq!(mannerly_polite::controller::parse_retry_after(&secs.to_string(), 0), Some(secs * 1000));
+        prop_assert_eq!(mannerly_time::parse_retry_after(&secs.to_string(), UnixMillis::EPOCH), Some(UnixMillis(secs * 1000)));
     }
 }

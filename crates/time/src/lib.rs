@@ -254,7 +254,7 @@ impl FakeClock {
     /// Moves time forward.
     pub fn advance(&self, by: Duration) {
         let mut t = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        *t = *t + by;
+        *t += by;
     }
 
     /// Sets the time (backwards too: a test of a clock that jumps).

@@ -19,7 +19,7 @@ use std::path::Path;
 use super::{
     Admission, Frontier, FrontierConfig, FrontierError, Kind, Next, Released, Skipped, Stats,
 };
-use crate::controller::{HostState, Millis, Outcome, Politeness, RobotsPacing, Started, Wait};
+use crate::controller::{HostState, Outcome, Politeness, RobotsPacing, Started, UnixMillis, Wait};
 use crate::key::{KeyError, Keyer};
 use crate::store::{sort_key, sort_priority, sort_seq, Sort, Store};
 
@@ -35,7 +35,7 @@ struct KeyQueue {
     /// A lower bound of the entries that are on disk only.
     rest_low: Option<Sort>,
     /// The time this key sits in the time heap for.
-    scheduled: Option<Millis>,
+    scheduled: Option<UnixMillis>,
     /// The priority this key sits in the ready heap with.
     ready: Option<u8>,
 }
@@ -46,20 +46,61 @@ impl KeyQueue {
     }
 }
 
-struct Flight {
-    key: Box<str>,
-    kind: Kind,
-    sort: Sort,
-    url: Box<str>,
-    origin: Option<String>,
-    /// What `start` changed, so `cancel` can undo it.
-    started: Started,
+/// A release in flight. Both kinds hold the key's slot; `started` is what
+/// `start` changed, so `cancel` can undo it.
+enum Flight {
+    /// A page, with its place in the queue (a cancel puts it back there).
+    Page {
+        key: Box<str>,
+        sort: Sort,
+        url: Box<str>,
+        started: Started,
+    },
+    /// An origin's robots.txt (not in any queue).
+    Robots {
+        key: Box<str>,
+        origin: String,
+        started: Started,
+    },
 }
 
-#[derive(Default)]
-struct RobotsEntry {
-    valid_until: Millis,
-    pending: bool,
+impl Flight {
+    fn key(&self) -> &str {
+        match self {
+            Flight::Page { key, .. } | Flight::Robots { key, .. } => key,
+        }
+    }
+
+    fn started(&self) -> &Started {
+        match self {
+            Flight::Page { started, .. } | Flight::Robots { started, .. } => started,
+        }
+    }
+}
+
+/// What the gate knows of an origin's robots.txt. An origin with no entry
+/// has never had it fetched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RobotsGate {
+    /// Being fetched; pages wait. `known_until` is set when the caller
+    /// reports the rules before the fetch completes.
+    Fetching { known_until: Option<UnixMillis> },
+    /// Known until this instant; then fetched again.
+    Known { until: UnixMillis },
+}
+
+impl RobotsGate {
+    /// The state once the fetch is over (completed or cancelled): `None`
+    /// when no rules were reported (the next release fetches again).
+    fn settle(self) -> Option<RobotsGate> {
+        match self {
+            RobotsGate::Fetching {
+                known_until: Some(until),
+            } => Some(RobotsGate::Known { until }),
+            RobotsGate::Fetching { known_until: None } => None,
+            known => Some(known),
+        }
+    }
 }
 
 enum Seen {
@@ -75,11 +116,11 @@ pub struct LocalFrontier {
     seen: Seen,
     queues: HashMap<Box<str>, KeyQueue>,
     /// Keys by the time they may next be tried (stale entries skipped).
-    time: BinaryHeap<Reverse<(Millis, Box<str>)>>,
+    time: BinaryHeap<Reverse<(UnixMillis, Box<str>)>>,
     /// Keys that may be tried now, best head priority first, then earliest.
-    ready: BinaryHeap<(u8, Reverse<Millis>, Box<str>)>,
+    ready: BinaryHeap<(u8, Reverse<UnixMillis>, Box<str>)>,
     flight: HashMap<u64, Flight>,
-    robots: HashMap<String, RobotsEntry>,
+    robots: HashMap<String, RobotsGate>,
     seq: u64,
     total: u64,
     skipped: Vec<Skipped>,
@@ -161,7 +202,7 @@ impl LocalFrontier {
         let stored = store.key_mode(wanted)?;
         if stored != wanted {
             return Err(FrontierError::KeyMode {
-                path: path.to_owned(),
+                store: path.display().to_string(),
                 stored,
                 wanted: wanted.to_owned(),
             });
@@ -170,15 +211,15 @@ impl LocalFrontier {
         for (key, json) in store.scan_hosts()? {
             let state: HostState =
                 serde_json::from_slice(&json).map_err(|e| FrontierError::Corrupt {
-                    path: store.path().to_owned(),
+                    store: store.path().display().to_string(),
                     what: format!("the politeness state of {key}: {e}"),
                 })?;
             f.politeness.restore(&key, state);
         }
         // Sequence numbers only need to be unique among live entries.
         let mut max_seq = 0;
-        for (origin, valid_until) in store.scan_robots()? {
-            f.robots.entry(origin).or_default().valid_until = valid_until;
+        for (origin, until) in store.scan_robots()? {
+            f.robots.insert(origin, RobotsGate::Known { until });
         }
         for fl in store.scan_flight()? {
             store.put_queue(&fl.entry.key, &fl.entry.sort, &fl.entry.url);
@@ -215,7 +256,7 @@ impl LocalFrontier {
         f.total = f.queues.values().map(|q| q.count).sum();
         let keys: Vec<Box<str>> = f.queues.keys().cloned().collect();
         for k in keys {
-            f.schedule(&k, 0);
+            f.schedule(&k, UnixMillis::EPOCH);
         }
         f.seen = Seen::Disk(if f.config.bloom {
             let mut bloom = fastbloom::BloomFilter::with_false_pos(0.01).expected_items(
@@ -262,7 +303,7 @@ impl LocalFrontier {
         self.keyer.key(url)
     }
 
-    fn schedule(&mut self, key: &str, at: Millis) {
+    fn schedule(&mut self, key: &str, at: UnixMillis) {
         let Some(q) = self.queues.get_mut(key) else {
             return;
         };
@@ -340,7 +381,8 @@ impl LocalFrontier {
             let head = q.head_priority();
             if head > p {
                 q.ready = Some(head);
-                self.ready.push((head, Reverse(0), key.into()));
+                self.ready
+                    .push((head, Reverse(UnixMillis::EPOCH), key.into()));
             }
         }
     }
@@ -391,7 +433,7 @@ impl LocalFrontier {
                 }
                 if q.window.is_empty() {
                     return Err(FrontierError::Corrupt {
-                        path: store.path().to_owned(),
+                        store: store.path().display().to_string(),
                         what: format!(
                             "{key} should have {} queued URLs on disk, found none",
                             q.count
@@ -416,7 +458,7 @@ impl LocalFrontier {
         self.end_op()
     }
 
-    fn release(&mut self, key: &str, now: Millis) -> Result<Option<Released>, FrontierError> {
+    fn release(&mut self, key: &str, now: UnixMillis) -> Result<Option<Released>, FrontierError> {
         let Some(q) = self.queues.get(key) else {
             return Ok(None);
         };
@@ -427,25 +469,24 @@ impl LocalFrontier {
         if self.config.robots_gate {
             // Borrowed: a release whose rules are known allocates nothing here.
             let origin = origin_str(url);
-            let known = self.robots.get(origin.as_ref());
-            if known.is_some_and(|e| e.pending) {
+            let fetch = match self.robots.get(origin.as_ref()) {
                 // Its robots.txt is being fetched; `complete` reschedules.
-                return Ok(None);
-            }
-            if known.is_none_or(|e| e.valid_until <= now) {
+                Some(RobotsGate::Fetching { .. }) => return Ok(None),
+                Some(RobotsGate::Known { until }) => *until <= now,
+                None => true,
+            };
+            if fetch {
                 let origin = origin.into_owned();
-                self.robots.entry(origin.clone()).or_default().pending = true;
+                self.robots
+                    .insert(origin.clone(), RobotsGate::Fetching { known_until: None });
                 self.seq += 1;
                 let lease = self.seq;
                 let started = self.politeness.start(key, now);
                 self.flight.insert(
                     lease,
-                    Flight {
+                    Flight::Robots {
                         key: key.into(),
-                        kind: Kind::Robots,
-                        sort: [0; 9],
-                        url: "".into(),
-                        origin: Some(origin.clone()),
+                        origin: origin.clone(),
                         started,
                     },
                 );
@@ -472,12 +513,10 @@ impl LocalFrontier {
         self.end_op()?;
         self.flight.insert(
             lease,
-            Flight {
+            Flight::Page {
                 key: key.into(),
-                kind: Kind::Page,
                 sort,
                 url: url.clone(),
-                origin: None,
                 started,
             },
         );
@@ -491,7 +530,7 @@ impl LocalFrontier {
     }
 
     /// After a release or completion: when may this key go again?
-    fn reschedule(&mut self, key: &str, now: Millis) -> Result<(), FrontierError> {
+    fn reschedule(&mut self, key: &str, now: UnixMillis) -> Result<(), FrontierError> {
         if self.queues.get(key).is_none_or(|q| q.count == 0) {
             return Ok(());
         }
@@ -512,12 +551,15 @@ impl LocalFrontier {
     }
 }
 
-impl Frontier for LocalFrontier {
-    fn enqueue(
+/// The frontier calls as plain synchronous methods: what the [`Frontier`]
+/// implementation runs, for callers that hold a `LocalFrontier` directly.
+impl LocalFrontier {
+    /// Offers a URL (see [`Frontier::enqueue`]).
+    pub fn enqueue(
         &mut self,
         url: &str,
         priority: u8,
-        now: Millis,
+        now: UnixMillis,
     ) -> Result<Admission, FrontierError> {
         let parsed = match url::Url::parse(url) {
             Ok(u) => u,
@@ -584,7 +626,8 @@ impl Frontier for LocalFrontier {
         Ok(Admission::Queued)
     }
 
-    fn next(&mut self, now: Millis) -> Result<Next, FrontierError> {
+    /// The next fetch, or how long to wait (see [`Frontier::next`]).
+    pub fn next(&mut self, now: UnixMillis) -> Result<Next, FrontierError> {
         // Keys whose time has come move to the ready heap.
         while let Some(Reverse((at, key))) = self.time.peek().cloned() {
             if at > now {
@@ -651,12 +694,12 @@ impl Frontier for LocalFrontier {
         })
     }
 
-    fn complete(
+    /// Reports how a release ended (see [`Frontier::complete`]).
+    pub fn complete(
         &mut self,
         released: &Released,
         outcome: &Outcome,
-        now: Millis,
-        now_unix: u64,
+        now: UnixMillis,
     ) -> Result<(), FrontierError> {
         let Some(fl) = self.flight.remove(&released.lease) else {
             return Err(FrontierError::UnknownLease {
@@ -664,52 +707,50 @@ impl Frontier for LocalFrontier {
                 url: released.url.clone(),
             });
         };
-        self.politeness.finish(&fl.key, now, outcome, now_unix);
-        if let Some(origin) = &fl.origin {
-            if let Some(r) = self.robots.get_mut(origin) {
-                r.pending = false;
+        self.politeness.finish(fl.key(), now, outcome);
+        match &fl {
+            Flight::Robots { origin, .. } => self.settle_robots(origin),
+            Flight::Page { .. } => {
+                if let Some(store) = self.store.as_mut() {
+                    store.del_flight(released.lease);
+                }
             }
         }
-        if fl.kind == Kind::Page {
-            if let Some(store) = self.store.as_mut() {
-                store.del_flight(released.lease);
-            }
-        }
-        self.save_host(&fl.key);
+        self.save_host(fl.key());
         self.end_op()?;
-        self.reschedule(&fl.key, now)
+        self.reschedule(fl.key(), now)
     }
 
-    fn cancel(&mut self, released: &Released, now: Millis) -> Result<(), FrontierError> {
+    /// Gives back a release that made no request (see [`Frontier::cancel`]).
+    pub fn cancel(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
         let Some(fl) = self.flight.remove(&released.lease) else {
             return Err(FrontierError::UnknownLease {
                 lease: released.lease,
                 url: released.url.clone(),
             });
         };
-        self.politeness.unstart(&fl.key, &fl.started);
-        if let Some(origin) = &fl.origin {
-            if let Some(r) = self.robots.get_mut(origin) {
-                r.pending = false;
+        self.politeness.unstart(fl.key(), fl.started());
+        match &fl {
+            Flight::Robots { origin, .. } => self.settle_robots(origin),
+            Flight::Page { key, sort, url, .. } => {
+                self.insert(key, *sort, url);
+                if let Some(store) = self.store.as_mut() {
+                    store.del_flight(released.lease);
+                }
             }
         }
-        if fl.kind == Kind::Page {
-            self.insert(&fl.key, fl.sort, &fl.url);
-            if let Some(store) = self.store.as_mut() {
-                store.del_flight(released.lease);
-            }
-        }
-        self.save_host(&fl.key);
+        self.save_host(fl.key());
         self.end_op()?;
-        self.reschedule(&fl.key, now)
+        self.reschedule(fl.key(), now)
     }
 
-    fn robots_known(
+    /// An origin's robots.txt is known (see [`Frontier::robots_known`]).
+    pub fn robots_known(
         &mut self,
         origin: &str,
         pacing: RobotsPacing,
-        valid_until: Millis,
-        now: Millis,
+        valid_until: UnixMillis,
+        now: UnixMillis,
     ) -> Result<(), FrontierError> {
         let origin = match url::Url::parse(origin) {
             Ok(u) => super::origin_of(&u),
@@ -719,8 +760,13 @@ impl Frontier for LocalFrontier {
         if let Some(store) = self.store.as_mut() {
             store.put_robots(&origin, valid_until);
         }
-        let e = self.robots.entry(origin).or_default();
-        e.valid_until = valid_until;
+        let known = match self.robots.get(&origin) {
+            Some(RobotsGate::Fetching { .. }) => RobotsGate::Fetching {
+                known_until: Some(valid_until),
+            },
+            _ => RobotsGate::Known { until: valid_until },
+        };
+        self.robots.insert(origin, known);
         if let Some(key) = &key {
             self.politeness.set_robots(key, pacing);
             self.save_host(key);
@@ -732,30 +778,31 @@ impl Frontier for LocalFrontier {
         }
     }
 
-    fn why_not_now(&self, url: &str, now: Millis) -> Option<String> {
+    /// Why a URL waits (see [`Frontier::why_not_now`]).
+    pub fn why_not_now(&self, url: &str, now: UnixMillis) -> Option<String> {
         let key = match self.keyer.key(url) {
             Ok(k) => k,
             Err(e) => return Some(e.to_string()),
         };
         if self.config.robots_gate {
             let origin = origin_str(url);
-            if let Some(r) = self.robots.get(origin.as_ref()) {
-                if r.pending {
-                    return Some(format!("{origin}/robots.txt is being fetched"));
-                }
+            if let Some(RobotsGate::Fetching { .. }) = self.robots.get(origin.as_ref()) {
+                return Some(format!("{origin}/robots.txt is being fetched"));
             }
         }
         self.politeness.why_not_now(&key, now)
     }
 
-    fn sync(&mut self) -> Result<(), FrontierError> {
+    /// Makes everything durable (see [`Frontier::sync`]).
+    pub fn sync(&mut self) -> Result<(), FrontierError> {
         match self.store.as_mut() {
             Some(s) => s.sync(),
             None => Ok(()),
         }
     }
 
-    fn stats(&self) -> Stats {
+    /// Counts (exact here).
+    pub fn stats(&self) -> Stats {
         Stats {
             queued: self.total,
             in_flight: self.flight.len() as u64,
@@ -765,8 +812,77 @@ impl Frontier for LocalFrontier {
         }
     }
 
-    fn take_skipped(&mut self) -> Vec<Skipped> {
+    /// URLs dropped with their host, since the last call.
+    pub fn take_skipped(&mut self) -> Vec<Skipped> {
         std::mem::take(&mut self.skipped)
+    }
+
+    fn settle_robots(&mut self, origin: &str) {
+        if let Some(gate) = self.robots.get(origin).copied() {
+            match gate.settle() {
+                Some(g) => self.robots.insert(origin.to_owned(), g),
+                None => self.robots.remove(origin),
+            };
+        }
+    }
+}
+
+/// Every call answers at once: the future is ready on its first poll.
+impl Frontier for LocalFrontier {
+    async fn enqueue(
+        &mut self,
+        url: &str,
+        priority: u8,
+        now: UnixMillis,
+    ) -> Result<Admission, FrontierError> {
+        LocalFrontier::enqueue(self, url, priority, now)
+    }
+
+    async fn next(&mut self, now: UnixMillis) -> Result<Next, FrontierError> {
+        LocalFrontier::next(self, now)
+    }
+
+    async fn complete(
+        &mut self,
+        released: &Released,
+        outcome: &Outcome,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        LocalFrontier::complete(self, released, outcome, now)
+    }
+
+    async fn cancel(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
+        LocalFrontier::cancel(self, released, now)
+    }
+
+    async fn robots_known(
+        &mut self,
+        origin: &str,
+        pacing: RobotsPacing,
+        valid_until: UnixMillis,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        LocalFrontier::robots_known(self, origin, pacing, valid_until, now)
+    }
+
+    async fn why_not_now(
+        &mut self,
+        url: &str,
+        now: UnixMillis,
+    ) -> Result<Option<String>, FrontierError> {
+        Ok(LocalFrontier::why_not_now(self, url, now))
+    }
+
+    async fn sync(&mut self) -> Result<(), FrontierError> {
+        LocalFrontier::sync(self)
+    }
+
+    async fn stats(&mut self) -> Result<Stats, FrontierError> {
+        Ok(LocalFrontier::stats(self))
+    }
+
+    async fn take_skipped(&mut self) -> Result<Vec<Skipped>, FrontierError> {
+        Ok(LocalFrontier::take_skipped(self))
     }
 }
 
@@ -774,6 +890,8 @@ impl Frontier for LocalFrontier {
 mod tests {
     use super::*;
     use crate::controller::Config;
+
+    const T0: UnixMillis = UnixMillis::EPOCH;
 
     fn ok() -> Outcome {
         Outcome::Status {
@@ -791,18 +909,23 @@ mod tests {
     }
 
     /// Drives the frontier: each request takes 10 ms.
-    fn drain(f: &mut LocalFrontier) -> Vec<(Millis, String)> {
-        let (mut order, mut now) = (Vec::new(), 0);
+    fn drain(f: &mut LocalFrontier) -> Vec<(u64, String)> {
+        let (mut order, mut now) = (Vec::new(), UnixMillis::EPOCH);
         loop {
             match f.next(now).expect("next") {
                 Next::Fetch(r) => {
-                    order.push((now, r.url.clone()));
+                    order.push((now.as_millis(), r.url.clone()));
                     if r.kind == Kind::Robots {
                         let origin = r.url.trim_end_matches("/robots.txt").to_owned();
-                        f.robots_known(&origin, RobotsPacing::default(), 86_400_000, now + 10)
-                            .expect("robots");
+                        f.robots_known(
+                            &origin,
+                            RobotsPacing::default(),
+                            UnixMillis(86_400_000),
+                            now.add_millis(10),
+                        )
+                        .expect("robots");
                     }
-                    f.complete(&r, &ok(), now + 10, 0).expect("complete");
+                    f.complete(&r, &ok(), now.add_millis(10)).expect("complete");
                 }
                 Next::Wait { until } => now = until,
                 Next::Empty => return order,
@@ -814,7 +937,7 @@ mod tests {
     #[test]
     fn priorities_within_a_host_and_hosts_interleave() {
         let mut f = LocalFrontier::in_memory(Politeness::new(Config::default()), no_gate());
-        let q = |f: &mut LocalFrontier, u: &str, p| f.enqueue(u, p, 0).expect("enqueue");
+        let q = |f: &mut LocalFrontier, u: &str, p| f.enqueue(u, p, T0).expect("enqueue");
         assert_eq!(q(&mut f, "https://a.test/low", 1), Admission::Queued);
         assert_eq!(q(&mut f, "https://a.test/high", 9), Admission::Queued);
         assert_eq!(q(&mut f, "https://b.test/x", 1), Admission::Queued);
@@ -823,7 +946,7 @@ mod tests {
             Admission::Duplicate
         );
         let order = drain(&mut f);
-        let want: Vec<(Millis, String)> = vec![
+        let want: Vec<(u64, String)> = vec![
             (0, "https://a.test/high".into()),
             (0, "https://b.test/x".into()),
             (1_000, "https://a.test/low".into()),
@@ -839,7 +962,7 @@ mod tests {
             ("https://b.test/", 5),
             ("https://c.test/", 3),
         ] {
-            f.enqueue(u, p, 0).expect("enqueue");
+            f.enqueue(u, p, T0).expect("enqueue");
         }
         let order: Vec<String> = drain(&mut f).into_iter().map(|(_, u)| u).collect();
         assert_eq!(
@@ -854,10 +977,10 @@ mod tests {
             Politeness::new(Config::default()),
             FrontierConfig::default(),
         );
-        f.enqueue("https://a.test/page", 0, 0).expect("enqueue");
-        f.enqueue("http://a.test/other", 0, 0).expect("enqueue");
+        f.enqueue("https://a.test/page", 0, T0).expect("enqueue");
+        f.enqueue("http://a.test/other", 0, T0).expect("enqueue");
         let order = drain(&mut f);
-        let want: Vec<(Millis, String)> = vec![
+        let want: Vec<(u64, String)> = vec![
             (0, "https://a.test/robots.txt".into()),
             (1_000, "https://a.test/page".into()),
             (2_000, "http://a.test/robots.txt".into()),
@@ -872,25 +995,30 @@ mod tests {
             Politeness::new(Config::default()),
             FrontierConfig::default(),
         );
-        f.enqueue("https://a.test/page", 0, 0).expect("enqueue");
-        let Next::Fetch(r) = f.next(0).expect("next") else {
+        f.enqueue("https://a.test/page", 0, T0).expect("enqueue");
+        let Next::Fetch(r) = f.next(T0).expect("next") else {
             panic!("robots first")
         };
         assert_eq!(r.kind, Kind::Robots);
         // The caller's cache knew the rules: no request was made.
-        f.robots_known("https://a.test", RobotsPacing::default(), 60_000, 0)
-            .expect("known");
-        f.cancel(&r, 0).expect("cancel");
-        let Next::Fetch(p) = f.next(0).expect("next") else {
+        f.robots_known(
+            "https://a.test",
+            RobotsPacing::default(),
+            UnixMillis(60_000),
+            T0,
+        )
+        .expect("known");
+        f.cancel(&r, T0).expect("cancel");
+        let Next::Fetch(p) = f.next(T0).expect("next") else {
             panic!("page now")
         };
         assert_eq!(p.url, "https://a.test/page");
         // A page cancelled goes back to the head of its queue.
-        f.cancel(&p, 0).expect("cancel");
+        f.cancel(&p, T0).expect("cancel");
         assert_eq!(f.stats().queued, 1);
-        assert!(matches!(f.next(0).expect("next"), Next::Fetch(r) if r.url == p.url));
+        assert!(matches!(f.next(T0).expect("next"), Next::Fetch(r) if r.url == p.url));
         assert!(matches!(
-            f.complete(&r, &ok(), 5, 0),
+            f.complete(&r, &ok(), UnixMillis(5)),
             Err(FrontierError::UnknownLease { .. })
         ));
     }
@@ -905,7 +1033,7 @@ mod tests {
                 ..no_gate()
             },
         );
-        let mut q = |u: &str| f.enqueue(u, 0, 0).expect("enqueue");
+        let mut q = |u: &str| f.enqueue(u, 0, T0).expect("enqueue");
         assert_eq!(q("https://a.test/1"), Admission::Queued);
         assert_eq!(q("https://a.test/2"), Admission::Queued);
         assert!(
@@ -927,7 +1055,7 @@ mod tests {
             },
         );
         assert!(matches!(
-            f.enqueue("https://b.test/2", 0, 0).expect("enqueue"),
+            f.enqueue("https://b.test/2", 0, T0).expect("enqueue"),
             Admission::Skipped { .. }
         ));
         // The queued b.test URL is reported when its turn comes.
@@ -937,7 +1065,7 @@ mod tests {
         assert_eq!(skipped[0].url, "https://b.test/1");
         assert!(skipped[0].reason.contains("3600 s"));
         assert_eq!(
-            f.enqueue("https://c.test/1", 0, 0).expect("enqueue"),
+            f.enqueue("https://c.test/1", 0, T0).expect("enqueue"),
             Admission::Queued
         );
     }
@@ -953,7 +1081,7 @@ mod tests {
             },
         );
         assert_eq!(
-            f.enqueue("https://a.test/", 0, 0).expect("enqueue"),
+            f.enqueue("https://a.test/", 0, T0).expect("enqueue"),
             Admission::Unresolved {
                 host: "a.test".into()
             }
@@ -962,9 +1090,9 @@ mod tests {
         f.keyer.set_address("a.test", ip);
         f.keyer.set_address("b.test", ip);
         for u in ["https://a.test/", "https://b.test/"] {
-            assert_eq!(f.enqueue(u, 0, 0).expect("enqueue"), Admission::Queued);
+            assert_eq!(f.enqueue(u, 0, T0).expect("enqueue"), Admission::Queued);
         }
-        let times: Vec<Millis> = drain(&mut f).into_iter().map(|(t, _)| t).collect();
+        let times: Vec<u64> = drain(&mut f).into_iter().map(|(t, _)| t).collect();
         assert_eq!(times, [0, 1_000], "one server, one request per second");
 
         let mut f = LocalFrontier::in_memory(
@@ -979,7 +1107,7 @@ mod tests {
             "https://b.example.com/",
             "https://example.org/",
         ] {
-            assert_eq!(f.enqueue(u, 0, 0).expect("enqueue"), Admission::Queued);
+            assert_eq!(f.enqueue(u, 0, T0).expect("enqueue"), Admission::Queued);
         }
         let order = drain(&mut f);
         assert_eq!(
@@ -1000,17 +1128,17 @@ mod tests {
             },
         );
         assert_eq!(
-            f.enqueue("https://a.test/", 0, 0).expect("enqueue"),
+            f.enqueue("https://a.test/", 0, T0).expect("enqueue"),
             Admission::Queued
         );
         assert!(matches!(
-            f.enqueue("https://b.test/", 0, 0).expect("enqueue"),
+            f.enqueue("https://b.test/", 0, T0).expect("enqueue"),
             Admission::Backpressure { reason } if reason.contains("1 hosts have URLs waiting")
         ));
         drain(&mut f);
         assert_eq!(f.stats().keys, 0);
         assert_eq!(
-            f.enqueue("https://b.test/", 0, 0).expect("enqueue"),
+            f.enqueue("https://b.test/", 0, T0).expect("enqueue"),
             Admission::Queued
         );
     }

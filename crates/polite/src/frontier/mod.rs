@@ -31,34 +31,55 @@
 //! ## Example: on disk, start to finish
 //!
 //! ```
-//! use mannerly_polite::controller::{Config, Outcome, Politeness, RobotsPacing};
-//! use mannerly_polite::frontier::{Admission, Frontier, FrontierConfig, Kind, LocalFrontier, Next};
+//! use mannerly_polite::controller::{Config, Outcome, Politeness, RobotsPacing, UnixMillis};
+//! use mannerly_polite::frontier::{Admission, FrontierConfig, Kind, LocalFrontier, Next};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
+//! let t0 = UnixMillis::from_secs(1_795_168_800); // 2026-11-20T10:00Z
 //! let mut f = LocalFrontier::open(dir.path(), Politeness::new(Config::default()), FrontierConfig::on_disk())?;
-//! assert_eq!(f.enqueue("https://example.com/a", 5, 0)?, Admission::Queued);
-//! assert_eq!(f.enqueue("https://example.com/a#top", 5, 0)?, Admission::Duplicate);
+//! assert_eq!(f.enqueue("https://example.com/a", 5, t0)?, Admission::Queued);
+//! assert_eq!(f.enqueue("https://example.com/a#top", 5, t0)?, Admission::Duplicate);
 //! // robots.txt first: it goes through the host's politeness slot.
-//! let Next::Fetch(robots) = f.next(0)? else { unreachable!() };
+//! let Next::Fetch(robots) = f.next(t0)? else { unreachable!() };
 //! assert_eq!((robots.kind, robots.url.as_str()), (Kind::Robots, "https://example.com/robots.txt"));
-//! f.robots_known("https://example.com", RobotsPacing { crawl_delay: Some(2.0), request_rate: None }, 86_400_000, 100)?;
-//! f.complete(&robots, &Outcome::Status { status: 200, latency: 100, retry_after: None }, 100, 0)?;
+//! let pacing = RobotsPacing { crawl_delay: Some(2.0), request_rate: None };
+//! f.robots_known("https://example.com", pacing, t0.add_millis(86_400_000), t0.add_millis(100))?;
+//! f.complete(&robots, &Outcome::Status { status: 200, latency: 100, retry_after: None }, t0.add_millis(100))?;
 //! // The page waits for the Crawl-delay, counted from the robots.txt fetch.
-//! assert_eq!(f.next(100)?, Next::Wait { until: 2_000 });
-//! assert_eq!(f.why_not_now("https://example.com/a", 100).as_deref(),
+//! assert_eq!(f.next(t0.add_millis(100))?, Next::Wait { until: t0.add_millis(2_000) });
+//! assert_eq!(f.why_not_now("https://example.com/a", t0.add_millis(100)).as_deref(),
 //!            Some("example.com: delay of 2 s between requests (start to start); next at +1.9 s"));
-//! let Next::Fetch(page) = f.next(2_000)? else { unreachable!() };
+//! let Next::Fetch(page) = f.next(t0.add_millis(2_000))? else { unreachable!() };
 //! assert_eq!(page.url, "https://example.com/a");
 //! # Ok(()) }
+//! ```
+//!
+//! The same calls through the trait, as generic code (a crawler) makes
+//! them, with any backend:
+//!
+//! ```
+//! use mannerly_polite::controller::UnixMillis;
+//! use mannerly_polite::frontier::{Admission, Frontier, FrontierError};
+//!
+//! async fn seed<F: Frontier>(f: &mut F, urls: &[&str], now: UnixMillis) -> Result<usize, FrontierError> {
+//!     let mut queued = 0;
+//!     for url in urls {
+//!         if f.enqueue(url, 0, now).await? == Admission::Queued {
+//!             queued += 1;
+//!         }
+//!     }
+//!     Ok(queued)
+//! }
+//! ```
 //! ```
 
 mod local;
 
 pub use local::LocalFrontier;
 
-use std::path::PathBuf;
+use std::future::Future;
 
-use crate::controller::{Millis, Outcome, RobotsPacing};
+use crate::controller::{Outcome, RobotsPacing, UnixMillis};
 use crate::key::KeyMode;
 
 /// What became of an enqueued URL.
@@ -107,7 +128,8 @@ pub enum Next {
     /// Nothing may start before this time (or before an in-flight request
     /// completes, if that is sooner).
     Wait {
-        until: Millis,
+        /// The instant.
+        until: UnixMillis,
     },
     /// Every host with queued URLs has as many requests in flight as it
     /// may: call again after a completion.
@@ -134,58 +156,121 @@ pub struct Stats {
     pub reissued: u64,
 }
 
-/// Why a frontier call failed.
+/// Why a frontier call failed. Match on the variant; the display says
+/// which store and what to do.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum FrontierError {
-    #[error("frontier store {}: {message}", path.display())]
-    Store { path: PathBuf, message: String },
-    #[error("frontier store {}: {what}", path.display())]
-    Corrupt { path: PathBuf, what: String },
-    #[error("frontier store {}: it keys URLs by {stored}, not {wanted}; reopen it with key mode {stored}, or start a new store", path.display())]
+    /// The store's backend failed (disk, server); `source` says how.
+    #[error("frontier store {store}: {source}")]
+    Store {
+        /// The store: a directory, or a server's address.
+        store: String,
+        /// The backend's own error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The store holds something this code cannot have written.
+    #[error("frontier store {store}: {what}")]
+    Corrupt {
+        /// The store.
+        store: String,
+        /// What is malformed.
+        what: String,
+    },
+    /// The store was created under another key mode; using it under this
+    /// one would split a host's budget in two.
+    #[error("frontier store {store}: it keys URLs by {stored}, not {wanted}; reopen it with key mode {stored}, or start a new store")]
     KeyMode {
-        path: PathBuf,
+        /// The store.
+        store: String,
+        /// The mode it was created under.
         stored: String,
+        /// The mode asked for.
         wanted: String,
     },
+    /// The store was written by a newer version of this library.
+    #[error("frontier store {store}: written in format {found}, but this version of mannerly reads formats up to {supported}; upgrade mannerly or start a new store")]
+    NewerFormat {
+        /// The store.
+        store: String,
+        /// The format recorded in the store.
+        found: u32,
+        /// The newest format this code reads.
+        supported: u32,
+    },
+    /// `complete` or `cancel` for a lease that is not in flight.
     #[error("lease {lease} ({url}) is not in flight: completed or cancelled twice?")]
-    UnknownLease { lease: u64, url: String },
+    UnknownLease {
+        /// The lease given.
+        lease: u64,
+        /// Its URL, for the message.
+        url: String,
+    },
 }
 
-/// The interface every frontier backend implements. Times are the
-/// milliseconds the politeness controller uses; across restarts they must
-/// come from a clock that keeps going (e.g. Unix milliseconds).
+/// The interface every frontier backend implements.
+///
+/// Every call is async and fallible, so a backend may live behind a
+/// network (a Redis-protocol server shared by a fleet) without blocking a
+/// runtime; the in-process [`LocalFrontier`] answers at once (its futures
+/// are ready on the first poll) and also offers each call as a plain
+/// synchronous method. Calls that change state take `&mut self`: one
+/// driver owns a frontier handle and makes one decision at a time, which
+/// is what a crawl loop does; a networked backend pipelines inside a call,
+/// and several workers each hold their own handle. The futures are `Send`,
+/// so a driver can run on a multi-threaded runtime.
+///
+/// Times are [`UnixMillis`]: persisted politeness state is read back by
+/// later processes (or other workers), so the clock must keep going across
+/// them.
 pub trait Frontier {
     /// Offers a URL. Never blocks: a full frontier says so.
-    fn enqueue(&mut self, url: &str, priority: u8, now: Millis)
-        -> Result<Admission, FrontierError>;
+    fn enqueue(
+        &mut self,
+        url: &str,
+        priority: u8,
+        now: UnixMillis,
+    ) -> impl Future<Output = Result<Admission, FrontierError>> + Send;
     /// The next fetch whose host may be fetched now, or how long to wait.
-    fn next(&mut self, now: Millis) -> Result<Next, FrontierError>;
+    fn next(&mut self, now: UnixMillis)
+        -> impl Future<Output = Result<Next, FrontierError>> + Send;
     /// Reports how a released fetch ended; adapts the host's pacing.
+    /// Retry-After dates in `outcome` are read against `now`.
     fn complete(
         &mut self,
         released: &Released,
         outcome: &Outcome,
-        now: Millis,
-        now_unix: u64,
-    ) -> Result<(), FrontierError>;
+        now: UnixMillis,
+    ) -> impl Future<Output = Result<(), FrontierError>> + Send;
     /// Gives back a release that made no request: a page goes back to the
     /// head of its queue, and the host's slot and delay are as before.
-    fn cancel(&mut self, released: &Released, now: Millis) -> Result<(), FrontierError>;
+    fn cancel(
+        &mut self,
+        released: &Released,
+        now: UnixMillis,
+    ) -> impl Future<Output = Result<(), FrontierError>> + Send;
     /// An origin's robots.txt is known until `valid_until`, with this pacing.
     fn robots_known(
         &mut self,
         origin: &str,
         pacing: RobotsPacing,
-        valid_until: Millis,
-        now: Millis,
-    ) -> Result<(), FrontierError>;
+        valid_until: UnixMillis,
+        now: UnixMillis,
+    ) -> impl Future<Output = Result<(), FrontierError>> + Send;
     /// Which rule holds this URL back, and until when; `None` if nothing.
-    fn why_not_now(&self, url: &str, now: Millis) -> Option<String>;
+    fn why_not_now(
+        &mut self,
+        url: &str,
+        now: UnixMillis,
+    ) -> impl Future<Output = Result<Option<String>, FrontierError>> + Send;
     /// Makes everything so far durable (a no-op in memory).
-    fn sync(&mut self) -> Result<(), FrontierError>;
-    fn stats(&self) -> Stats;
-    /// URLs dropped because their host was skipped, with the reason.
-    fn take_skipped(&mut self) -> Vec<Skipped>;
+    fn sync(&mut self) -> impl Future<Output = Result<(), FrontierError>> + Send;
+    /// Counts (a distributed backend may give estimates).
+    fn stats(&mut self) -> impl Future<Output = Result<Stats, FrontierError>> + Send;
+    /// URLs dropped because their host was skipped, with the reason, since
+    /// the last call.
+    fn take_skipped(&mut self) -> impl Future<Output = Result<Vec<Skipped>, FrontierError>> + Send;
 }
 
 /// Bounds and choices.

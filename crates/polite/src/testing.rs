@@ -1,0 +1,319 @@
+//! The contract every [`Frontier`] backend must keep, as code any backend
+//! can run (feature `testing`).
+//!
+//! [`check_contract`] plays a sequence of operations ([`Op`]: enqueues
+//! with duplicates and priorities, releases, completions with 200, 404,
+//! 429 and 503, cancellations, clock steps, and reopens) against the
+//! backend under test and against the in-memory [`LocalFrontier`], the
+//! reference, and fails on the first answer that differs. After a reopen
+//! (only for backends that persist, and only with nothing in flight) the
+//! order among hosts may legitimately change, so from then on both are
+//! drained and must release the same pages, each once. [`ops`] generates
+//! sequences for `proptest`.
+//!
+//! ```
+//! use mannerly_polite::frontier::LocalFrontier;
+//! use mannerly_polite::testing::{block_on, check_contract, contract_politeness, Op};
+//!
+//! let ops = [
+//!     Op::Enqueue { host: 0, page: 1, priority: 2 },
+//!     Op::Next,
+//!     Op::Complete { which: 0, status: 200 },
+//!     Op::Advance { ms: 1_500 },
+//!     Op::Next,
+//! ];
+//! let result = block_on(check_contract(&ops, false, |config| async move {
+//!     Ok(LocalFrontier::in_memory(contract_politeness(), config))
+//! }));
+//! assert_eq!(result, Ok(()));
+//! ```
+
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread::Thread;
+
+use proptest::prelude::*;
+
+use crate::controller::{Config, Outcome, Politeness, RobotsPacing, UnixMillis};
+use crate::frontier::{
+    Frontier, FrontierConfig, FrontierError, Kind, LocalFrontier, Next, Released,
+};
+
+/// Runs a future to completion on this thread (no runtime needed). For
+/// tests and benchmarks of backends whose futures need no reactor, such as
+/// [`LocalFrontier`]'s, which are ready at once.
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    struct Unpark(Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    thread_local! {
+        // One waker per thread, so a call allocates nothing.
+        static WAKER: Waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    }
+    WAKER.with(|waker| run(future, waker))
+}
+
+fn run<F: Future>(future: F, waker: &Waker) -> F::Output {
+    let mut cx = Context::from_waker(waker);
+    let mut future = pin!(future);
+    loop {
+        match future.as_mut().poll(&mut cx) {
+            Poll::Ready(v) => return v,
+            Poll::Pending => std::thread::park(),
+        }
+    }
+}
+
+/// One step of a contract run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    /// Enqueue `https://h{host}.test/p{page}` (so duplicates recur).
+    Enqueue {
+        /// Host number.
+        host: u8,
+        /// Page number.
+        page: u8,
+        /// Priority.
+        priority: u8,
+    },
+    /// Ask for the next release.
+    Next,
+    /// Complete one of the releases in flight (`which` modulo their
+    /// number) with this status.
+    Complete {
+        /// Which release.
+        which: u8,
+        /// The HTTP status (429 comes with `Retry-After: 2`).
+        status: u16,
+    },
+    /// Cancel one of the releases in flight.
+    Cancel {
+        /// Which release.
+        which: u8,
+    },
+    /// Move the clock forward.
+    Advance {
+        /// Milliseconds.
+        ms: u16,
+    },
+    /// Close and reopen the backend (skipped for backends that do not
+    /// persist, and while anything is in flight).
+    Reopen,
+}
+
+/// A strategy for one [`Op`], weighted as the original differential test.
+pub fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => (0u8..6, 0u8..40, 0u8..4).prop_map(|(host, page, priority)| Op::Enqueue { host, page, priority }),
+        4 => Just(Op::Next),
+        3 => (any::<u8>(), prop_oneof![Just(200u16), Just(404), Just(429), Just(503)])
+            .prop_map(|(which, status)| Op::Complete { which, status }),
+        1 => any::<u8>().prop_map(|which| Op::Cancel { which }),
+        2 => (0u16..3_000).prop_map(|ms| Op::Advance { ms }),
+        1 => Just(Op::Reopen),
+    ]
+}
+
+/// Sequences of 1 to 250 operations.
+pub fn ops() -> impl Strategy<Value = Vec<Op>> {
+    proptest::collection::vec(op(), 1..250)
+}
+
+/// The configuration the contract runs under. A backend may change its
+/// own tuning (e.g. the on-disk window) but not these bounds.
+pub fn contract_config() -> FrontierConfig {
+    FrontierConfig {
+        max_per_key: 25,
+        ..FrontierConfig::on_disk()
+    }
+}
+
+/// The politeness settings the contract runs under.
+pub fn contract_politeness() -> Politeness {
+    Politeness::new(Config::default())
+}
+
+/// When contract runs start (2026-11-20T10:00Z).
+pub const START: UnixMillis = UnixMillis::from_secs(1_795_168_800);
+
+/// Reports a release's outcome the way every contract run does: for a
+/// robots.txt, the rules first (a Crawl-delay of 0 to 2 s, known for
+/// 20 s); then the completion. Returns the completion's answer as text.
+async fn finish<F: Frontier>(f: &mut F, r: &Released, status: u16, now: UnixMillis) -> String {
+    if r.kind == Kind::Robots {
+        let origin = r.url.trim_end_matches("/robots.txt");
+        let pacing = RobotsPacing {
+            crawl_delay: Some(f64::from(u8::try_from(r.key.len() % 3).unwrap_or(0))),
+            request_rate: None,
+        };
+        if let Err(e) = f
+            .robots_known(origin, pacing, now.add_millis(20_000), now)
+            .await
+        {
+            return format!("robots_known failed: {e}");
+        }
+    }
+    let outcome = Outcome::Status {
+        status,
+        latency: 30,
+        retry_after: (status == 429).then(|| "2".to_owned()),
+    };
+    format!(
+        "{:?}",
+        f.complete(r, &outcome, now)
+            .await
+            .map_err(|e| e.to_string())
+    )
+}
+
+/// Releases and completes everything; the pages released, sorted.
+async fn drain_pages<F: Frontier>(f: &mut F, mut now: UnixMillis) -> Result<Vec<String>, String> {
+    let mut pages = Vec::new();
+    loop {
+        match f.next(now).await.map_err(|e| e.to_string())? {
+            Next::Fetch(r) => {
+                if r.kind == Kind::Page {
+                    pages.push(r.url.clone());
+                }
+                finish(f, &r, 200, now).await;
+            }
+            Next::Wait { until } => now = until,
+            Next::Empty => break,
+            Next::Busy => return Err("busy with nothing in flight".into()),
+        }
+    }
+    pages.sort();
+    Ok(pages)
+}
+
+macro_rules! same {
+    ($a:expr, $b:expr, $($what:tt)+) => {{
+        let (a, b) = (&$a, &$b);
+        if a != b {
+            return Err(format!("{}: the reference answered {:?}, the backend {:?}", format!($($what)+), a, b));
+        }
+    }};
+}
+
+/// Plays `ops` against the backend that `open` opens and against the
+/// reference, and says where they first differ. `open` is called once at
+/// the start and again for every reopen (when `persistent`), with the
+/// contract's configuration; a persistent backend must then come back with
+/// what it held.
+pub async fn check_contract<F, O, Fut>(
+    ops: &[Op],
+    persistent: bool,
+    mut open: O,
+) -> Result<(), String>
+where
+    F: Frontier,
+    O: FnMut(FrontierConfig) -> Fut,
+    Fut: Future<Output = Result<F, FrontierError>>,
+{
+    let err = |e: FrontierError| e.to_string();
+    let mut mem = LocalFrontier::in_memory(contract_politeness(), contract_config());
+    let mut backend = Some(open(contract_config()).await.map_err(err)?);
+    let mut flying: Vec<Released> = Vec::new();
+    let mut now = START;
+    let mut reopened = false;
+    for (i, op) in ops.iter().enumerate() {
+        let Some(d) = backend.as_mut() else {
+            return Err("the backend is closed".into());
+        };
+        match op {
+            Op::Enqueue {
+                host,
+                page,
+                priority,
+            } => {
+                let url = format!("https://h{host}.test/p{page}");
+                let a = mem.enqueue(&url, *priority, now).map_err(err)?;
+                let b = d.enqueue(&url, *priority, now).await.map_err(err)?;
+                same!(a, b, "op {i}: enqueue {url}");
+            }
+            Op::Next => {
+                let a = mem.next(now).map_err(err)?;
+                let b = d.next(now).await.map_err(err)?;
+                same!(a, b, "op {i}: next");
+                if let Next::Fetch(r) = a {
+                    flying.push(r);
+                }
+            }
+            Op::Complete { which, status } => {
+                if !flying.is_empty() {
+                    let r = flying.remove(usize::from(*which) % flying.len());
+                    let a = finish(&mut mem, &r, *status, now).await;
+                    let b = finish(d, &r, *status, now).await;
+                    same!(a, b, "op {i}: complete");
+                }
+            }
+            Op::Cancel { which } => {
+                if !flying.is_empty() {
+                    let r = flying.remove(usize::from(*which) % flying.len());
+                    let a = mem.cancel(&r, now).map_err(err);
+                    let b = d.cancel(&r, now).await.map_err(err);
+                    same!(a, b, "op {i}: cancel");
+                }
+            }
+            Op::Advance { ms } => now = now.add_millis(u64::from(*ms)),
+            Op::Reopen => {
+                // Only with nothing in flight: reopening re-issues
+                // in-flight URLs, which memory cannot mirror. Keys are
+                // rescheduled on reopen, so the order among hosts may
+                // differ from here on; what must hold is checked below.
+                if persistent && flying.is_empty() {
+                    d.sync().await.map_err(err)?;
+                    drop(backend.take());
+                    backend = Some(open(contract_config()).await.map_err(err)?);
+                    reopened = true;
+                }
+            }
+        }
+        if reopened {
+            break;
+        }
+        let Some(d) = backend.as_mut() else {
+            return Err("the backend is closed".into());
+        };
+        let queued = d.stats().await.map_err(err)?.queued;
+        same!(mem.stats().queued, queued, "op {i}: queued");
+    }
+    let Some(d) = backend.as_mut() else {
+        return Err("the backend is closed".into());
+    };
+    for r in flying.drain(..) {
+        finish(&mut mem, &r, 200, now).await;
+        finish(d, &r, 200, now).await;
+    }
+    if reopened {
+        // After a reopen: the same pages, each released once.
+        let a = drain_pages(&mut mem, now).await?;
+        let b = drain_pages(d, now).await?;
+        same!(a, b, "pages drained after a reopen");
+        return Ok(());
+    }
+    let mut n = 0;
+    loop {
+        let a = mem.next(now).map_err(err)?;
+        let b = d.next(now).await.map_err(err)?;
+        same!(a, b, "drain {n}");
+        match a {
+            Next::Fetch(r) => {
+                finish(&mut mem, &r, 200, now).await;
+                finish(d, &r, 200, now).await;
+            }
+            Next::Wait { until } => now = until,
+            Next::Empty => break,
+            Next::Busy => return Err("busy with nothing in flight".into()),
+        }
+        n += 1;
+    }
+    let skipped = d.take_skipped().await.map_err(err)?;
+    same!(mem.take_skipped(), skipped, "skipped URLs");
+    Ok(())
+}

@@ -1,0 +1,119 @@
+//! The store's format version: a store written by the previous format
+//! (format 1, which recorded no version; `tests/fixtures/format1` was
+//! written by that release's code) opens and reads on, and a store from a
+//! newer format is refused with a clear error.
+
+use std::path::Path;
+
+use mannerly_polite::controller::{Config, Outcome, Politeness, UnixMillis};
+use mannerly_polite::frontier::{
+    Admission, FrontierConfig, FrontierError, Kind, LocalFrontier, Next,
+};
+
+/// When the fixture's crawl started (2026-11-20T10:00Z).
+const T0: UnixMillis = UnixMillis(1_795_168_800_000);
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read fixture") {
+        let e = e.expect("entry");
+        let dest = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).expect("copy");
+        }
+    }
+}
+
+fn open(dir: &Path) -> Result<LocalFrontier, FrontierError> {
+    LocalFrontier::open(
+        dir,
+        Politeness::new(Config::default()),
+        FrontierConfig::on_disk(),
+    )
+}
+
+#[test]
+fn a_format_1_store_opens_and_keeps_its_state() {
+    // The fixture's story: five URLs on a.test and b.test, both robots.txt
+    // known with Crawl-delay 2; b.test/x and a.test/1 done; b.test/y in
+    // flight when the process exited without completing it.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/format1"),
+        tmp.path(),
+    );
+    let mut f = open(tmp.path()).expect("a format-1 store opens");
+    let stats = f.stats();
+    assert_eq!((stats.queued, stats.reissued), (3, 1), "{stats:?}");
+    // The seen-set survived: finished URLs are not queued again.
+    assert_eq!(
+        f.enqueue("https://b.test/x", 1, T0).expect("enqueue"),
+        Admission::Duplicate
+    );
+    // robots.txt validity and Crawl-delay survived: pages come without a
+    // robots.txt fetch, 2 s apart per host.
+    let ok = Outcome::Status {
+        status: 200,
+        latency: 50,
+        retry_after: None,
+    };
+    let (mut now, mut pages) = (T0, Vec::new());
+    loop {
+        match f.next(now).expect("next") {
+            Next::Fetch(r) => {
+                assert_eq!(r.kind, Kind::Page, "{}", r.url);
+                pages.push((now.millis_since(T0), r.url.clone()));
+                f.complete(&r, &ok, now).expect("complete");
+            }
+            Next::Wait { until } => now = until,
+            Next::Empty => break,
+            Next::Busy => panic!("busy with nothing in flight"),
+        }
+    }
+    pages.sort();
+    assert_eq!(
+        pages,
+        [
+            (4_000, "https://a.test/2".to_owned()),
+            (6_000, "https://a.test/3".to_owned()),
+            (6_000, "https://b.test/y".to_owned()),
+        ]
+    );
+    drop(f);
+    // Reopened, it is now a current-format store.
+    assert!(open(tmp.path()).is_ok());
+}
+
+#[test]
+fn a_newer_format_is_refused() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    drop(open(tmp.path()).expect("create"));
+    {
+        // Record a future format, as a newer release would.
+        let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
+        let meta = db
+            .keyspace("meta", fjall::KeyspaceCreateOptions::default)
+            .expect("meta");
+        meta.insert(b"format", 99u32.to_be_bytes()).expect("write");
+        db.persist(fjall::PersistMode::SyncAll).expect("sync");
+    }
+    match open(tmp.path()) {
+        Err(FrontierError::NewerFormat {
+            found: 99,
+            supported: 2,
+            ..
+        }) => {}
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("a newer format was opened"),
+    }
+    let msg = open(tmp.path())
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        msg.contains("written in format 99") && msg.contains("upgrade mannerly"),
+        "{msg}"
+    );
+}
