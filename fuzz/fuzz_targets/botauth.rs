@@ -17,6 +17,6 @@ fuzz_target!(|data: &[u8]| {
         .header("Signature", &sig)
         .header("Signature-Agent", &agent);
     let keys = StaticKeys::new(vec![KeyPair::from_seed([1; 32]).public_jwk()]);
-    let outcome = verify_request(&msg, &keys, &VerifyConfig::at(1_800_000_000));
+    let outcome = verify_request(&msg, &keys, &VerifyConfig::at(mannerly_botauth::UnixMillis::from_secs(1_800_000_000)));
     assert!(!matches!(outcome, Outcome::Verified { .. }), "random bytes verified");
 });

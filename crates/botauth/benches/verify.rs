@@ -8,6 +8,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier};
+use mannerly_botauth::UnixMillis;
 use mannerly_botauth::{
     sign_request, verify_request, AgentForm, KeyPair, Message, Outcome, SignConfig, StaticKeys,
     VerifyConfig,
@@ -16,10 +17,15 @@ use mannerly_botauth::{
 const N: usize = 20_000;
 const T: i64 = 1_800_000_000;
 
+/// Unix seconds as the crate's instant type.
+fn secs(s: i64) -> UnixMillis {
+    UnixMillis::from_secs(u64::try_from(s).unwrap_or(0))
+}
+
 fn main() {
     let pair = KeyPair::from_seed([9; 32]);
     let msg = Message::new("GET", "https://example.com/catalog/item?id=42");
-    let mut config = SignConfig::new(T, AgentForm::dictionary("https://crawler.example"));
+    let mut config = SignConfig::new(secs(T), AgentForm::dictionary("https://crawler.example"));
     config.extra_components = vec!["@method".into(), "@path".into()];
     let mut signed = msg.clone();
     signed
@@ -29,7 +35,7 @@ fn main() {
         .headers
         .push(("User-Agent".into(), "ExampleBot/1.0".into()));
     let keys = StaticKeys::new(vec![pair.public_jwk()]);
-    let vc = VerifyConfig::at(T + 1);
+    let vc = VerifyConfig::at(secs(T + 1));
     assert!(matches!(
         verify_request(&signed, &keys, &vc),
         Outcome::Verified { .. }

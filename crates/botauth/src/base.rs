@@ -15,6 +15,32 @@ pub struct Message {
     pub headers: Vec<(String, String)>,
 }
 
+/// Why raw request text could not be read as a [`Message`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequestParseError {
+    /// No text at all.
+    #[error("the request is empty")]
+    Empty,
+    /// Line 1 is not `METHOD TARGET [VERSION]`.
+    #[error("line 1 is not a request line like `GET /path HTTP/1.1`: {0:?}")]
+    RequestLine(String),
+    /// A line of the header block is not `Name: value`.
+    #[error("line {line} is not a header (`Name: value`): {text:?}")]
+    Header {
+        /// 1-based line number.
+        line: usize,
+        /// The line.
+        text: String,
+    },
+    /// An origin-form target and no `Host` header.
+    #[error("the request has no Host header, so its authority is unknown")]
+    NoHost,
+    /// The scheme given for an origin-form target is not http or https.
+    #[error("scheme {0:?} is neither http nor https")]
+    Scheme(String),
+}
+
 /// A response and the request it answers (for `;req` components).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Response {
@@ -31,6 +57,69 @@ impl Message {
         }
     }
 
+    /// Reads a request as raw HTTP/1 text: the request line, then header
+    /// lines up to the first empty line (the body, if any, is not read).
+    /// An origin-form target (`/path`) takes its authority from `Host`
+    /// and the given `scheme` (`http` or `https`, as the connection was);
+    /// an absolute-form target is used as it is. Line endings may be LF
+    /// or CRLF; header values are trimmed.
+    ///
+    /// ```
+    /// use mannerly_botauth::Message;
+    /// let m = Message::parse_http("GET /a?b HTTP/1.1\r\nHost: example.com\r\nSignature: x\r\n\r\n", "https").unwrap();
+    /// assert_eq!(m.target_uri, "https://example.com/a?b");
+    /// assert_eq!(m.headers.len(), 2);
+    /// ```
+    pub fn parse_http(text: &str, scheme: &str) -> Result<Message, RequestParseError> {
+        let mut lines = text.lines();
+        let first = lines
+            .next()
+            .filter(|l| !l.trim().is_empty())
+            .ok_or(RequestParseError::Empty)?;
+        let mut parts = first.split_whitespace();
+        let (Some(method), Some(target)) = (parts.next(), parts.next()) else {
+            return Err(RequestParseError::RequestLine(first.to_owned()));
+        };
+        let mut headers = Vec::new();
+        for (i, line) in lines.enumerate() {
+            if line.trim().is_empty() {
+                break;
+            }
+            let Some((k, v)) = line.split_once(':') else {
+                return Err(RequestParseError::Header {
+                    line: i + 2,
+                    text: line.to_owned(),
+                });
+            };
+            if k.is_empty() || k.trim() != k {
+                return Err(RequestParseError::Header {
+                    line: i + 2,
+                    text: line.to_owned(),
+                });
+            }
+            headers.push((k.to_owned(), v.trim().to_owned()));
+        }
+        let target_uri = if target.starts_with("http://") || target.starts_with("https://") {
+            target.to_owned()
+        } else {
+            if scheme != "http" && scheme != "https" {
+                return Err(RequestParseError::Scheme(scheme.to_owned()));
+            }
+            let host = headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case("host"))
+                .map(|(_, v)| v.clone())
+                .ok_or(RequestParseError::NoHost)?;
+            format!("{scheme}://{host}{target}")
+        };
+        Ok(Message {
+            method: method.to_owned(),
+            target_uri,
+            headers,
+        })
+    }
+
+    /// Adds a header field (builder style).
     pub fn header(mut self, name: &str, value: &str) -> Message {
         self.headers.push((name.to_owned(), value.to_owned()));
         self
@@ -98,8 +187,7 @@ fn component_value(item: &Item, req: &Message, resp: Option<&Response>) -> Resul
         _ => return Err(Error::Field("a covered component is not a string".into())),
     };
     let from_req = item.params.contains_key("req");
-    let url =
-        url::Url::parse(&req.target_uri).map_err(|e| Error::Field(format!("target URI: {e}")))?;
+    let url = url::Url::parse(&req.target_uri).map_err(Error::TargetUri)?;
     let missing = |what: &str| Error::Missing(what.to_owned());
     Ok(match name.as_str() {
         "@method" => req.method.clone(),
@@ -195,4 +283,54 @@ pub fn signature_base(
         serialize_inner_list(covered)?
     ));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_requests_parse_or_say_where_they_are_wrong() {
+        let m = Message::parse_http(
+            "GET http://a.test/x HTTP/1.1\nSignature-Input: sig1=()\n\nbody: not a header",
+            "https",
+        )
+        .expect("absolute form");
+        assert_eq!(
+            (m.method.as_str(), m.target_uri.as_str()),
+            ("GET", "http://a.test/x")
+        );
+        assert_eq!(
+            m.headers,
+            [("Signature-Input".to_owned(), "sig1=()".to_owned())]
+        );
+        assert_eq!(
+            Message::parse_http("", "https"),
+            Err(RequestParseError::Empty)
+        );
+        assert_eq!(
+            Message::parse_http("GET\n", "https"),
+            Err(RequestParseError::RequestLine("GET".into()))
+        );
+        assert_eq!(
+            Message::parse_http("GET / HTTP/1.1\nHost: a\nnot a header\n", "https"),
+            Err(RequestParseError::Header {
+                line: 3,
+                text: "not a header".into()
+            })
+        );
+        // RFC 9112 §5.1: no white space between the name and the colon.
+        assert!(matches!(
+            Message::parse_http("GET / HTTP/1.1\nHost : a\n", "https"),
+            Err(RequestParseError::Header { line: 2, .. })
+        ));
+        assert_eq!(
+            Message::parse_http("GET / HTTP/1.1\n\n", "https"),
+            Err(RequestParseError::NoHost)
+        );
+        assert_eq!(
+            Message::parse_http("GET / HTTP/1.1\nHost: a\n", "ftp"),
+            Err(RequestParseError::Scheme("ftp".into()))
+        );
+    }
 }

@@ -6,8 +6,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::base::Message;
-use crate::directory::{Jwks, DIRECTORY_PATH};
-use crate::verify::{verify, KeyLookup, Outcome, StaticKeys, VerifyConfig};
+use crate::directory::{DirectoryProblem, Jwks, DIRECTORY_PATH};
+use crate::verify::{verify, KeyLookup, Outcome, Rejection, StaticKeys, VerifyConfig};
 use crate::Jwk;
 
 /// Limits for fetching directories.
@@ -37,12 +37,15 @@ impl Default for DirectoryConfig {
     }
 }
 
-/// Why a directory could not be used.
+/// Why a directory could not be used: which one, and the problem.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("key directory {url}: {reason}")]
+#[error("key directory {url}: {problem}")]
 pub struct DirectoryError {
+    /// The directory (or the `Signature-Agent` value that named it).
     pub url: String,
-    pub reason: String,
+    /// What was wrong.
+    #[source]
+    pub problem: DirectoryProblem,
 }
 
 struct Cached {
@@ -86,7 +89,7 @@ impl DirectoryClient {
             .build()
             .map_err(|e| DirectoryError {
                 url: String::new(),
-                reason: e.to_string(),
+                problem: DirectoryProblem::Client(e.to_string()),
             })?;
         Ok(Self::with_client(client, config))
     }
@@ -110,13 +113,14 @@ impl DirectoryClient {
     /// The directory URL for a `Signature-Agent` value: a bare origin gets
     /// the well-known path; a URL with a path is used as it is (the direct
     /// JWKS URL form).
-    pub fn directory_url(agent: &str) -> Result<url::Url, String> {
-        let u = url::Url::parse(agent).map_err(|e| format!("not a URL: {e}"))?;
+    pub fn directory_url(agent: &str) -> Result<url::Url, DirectoryProblem> {
+        let u = url::Url::parse(agent).map_err(|e| DirectoryProblem::NotAUrl(e.to_string()))?;
         if u.scheme() != "https" {
-            return Err("not https: directories are fetched over https only".into());
+            return Err(DirectoryProblem::NotHttps);
         }
         if u.path() == "/" || u.path().is_empty() {
-            u.join(DIRECTORY_PATH).map_err(|e| e.to_string())
+            u.join(DIRECTORY_PATH)
+                .map_err(|e| DirectoryProblem::NotAUrl(e.to_string()))
         } else {
             Ok(u)
         }
@@ -125,9 +129,9 @@ impl DirectoryClient {
     /// The keys of the directory named by `agent`, fetched or cached. A
     /// failed refresh keeps serving the keys it had.
     pub async fn keys(&self, agent: &str) -> Result<Vec<Jwk>, DirectoryError> {
-        let err = |reason: String| DirectoryError {
+        let err = |problem| DirectoryError {
             url: agent.to_owned(),
-            reason,
+            problem,
         };
         let url = Self::directory_url(agent).map_err(err)?;
         let key = url.to_string();
@@ -147,9 +151,9 @@ impl DirectoryClient {
                 );
                 Ok(keys)
             }
-            Err(reason) => match self.lock().get(&key) {
+            Err(problem) => match self.lock().get(&key) {
                 Some(stale) => Ok(stale.keys.clone()),
-                None => Err(DirectoryError { url: key, reason }),
+                None => Err(DirectoryError { url: key, problem }),
             },
         }
     }
@@ -158,22 +162,26 @@ impl DirectoryClient {
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    async fn fetch(&self, url: &url::Url) -> Result<(Vec<Jwk>, Duration), String> {
-        let host = url.host_str().ok_or("no host")?;
+    async fn fetch(&self, url: &url::Url) -> Result<(Vec<Jwk>, Duration), DirectoryProblem> {
+        let host = url.host_str().ok_or(DirectoryProblem::NoHost)?;
         let port = url.port_or_known_default().unwrap_or(443);
         if !self.config.allow_private {
             let addrs: Vec<IpAddr> = match host.parse::<IpAddr>() {
                 Ok(ip) => vec![ip],
                 Err(_) => tokio::net::lookup_host((host, port))
                     .await
-                    .map_err(|e| format!("cannot resolve {host}: {e}"))?
+                    .map_err(|e| DirectoryProblem::Resolve {
+                        host: host.to_owned(),
+                        detail: e.to_string(),
+                    })?
                     .map(|a| a.ip())
                     .collect(),
             };
             if let Some(bad) = addrs.iter().find(|ip| is_private(**ip)) {
-                return Err(format!(
-                    "{host} resolves to {bad}, a private or loopback address: refused"
-                ));
+                return Err(DirectoryProblem::PrivateAddress {
+                    host: host.to_owned(),
+                    addr: *bad,
+                });
             }
         }
         let mut resp = self
@@ -181,15 +189,13 @@ impl DirectoryClient {
             .get(url.clone())
             .send()
             .await
-            .map_err(|e| format!("fetch failed: {e}"))?;
+            .map_err(|e| DirectoryProblem::Fetch(e.to_string()))?;
         let status = resp.status().as_u16();
         if (300..400).contains(&status) {
-            return Err(format!(
-                "HTTP {status}: the directory redirects, and verifiers must not follow redirects"
-            ));
+            return Err(DirectoryProblem::Redirect(status));
         }
         if status != 200 {
-            return Err(format!("HTTP {status}"));
+            return Err(DirectoryProblem::Status(status));
         }
         let ttl = resp
             .headers()
@@ -206,20 +212,23 @@ impl DirectoryClient {
                 Duration::from_secs(s).min(self.config.max_ttl)
             });
         let mut body = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(|e| format!("body: {e}"))? {
+        while let Some(chunk) = resp
+            .chunk()
+            .await
+            .map_err(|e| DirectoryProblem::Fetch(format!("body: {e}")))?
+        {
             body.extend_from_slice(&chunk);
             if body.len() > self.config.max_bytes {
-                return Err(format!("larger than {} bytes", self.config.max_bytes));
+                return Err(DirectoryProblem::TooLarge(self.config.max_bytes));
             }
         }
         let doc: Jwks =
-            serde_json::from_slice(&body).map_err(|e| format!("not a JWKS document: {e}"))?;
+            serde_json::from_slice(&body).map_err(|e| DirectoryProblem::NotJwks(e.to_string()))?;
         if doc.keys.len() > self.config.max_keys {
-            return Err(format!(
-                "{} keys, more than {}",
-                doc.keys.len(),
-                self.config.max_keys
-            ));
+            return Err(DirectoryProblem::TooManyKeys {
+                found: doc.keys.len(),
+                max: self.config.max_keys,
+            });
         }
         Ok((doc.keys, ttl))
     }
@@ -244,13 +253,13 @@ impl DirectoryClient {
         };
         let Some(agent) = agent else {
             return Outcome::Invalid {
-                reason: "no Signature-Agent to find the key directory".into(),
+                reason: Rejection::NoAgent,
             };
         };
         match self.keys(&agent).await {
             Ok(keys) => verify(msg, None, &StaticKeys::new(keys), config),
             Err(e) => Outcome::Invalid {
-                reason: e.to_string(),
+                reason: Rejection::Directory(e),
             },
         }
     }

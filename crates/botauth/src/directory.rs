@@ -9,7 +9,8 @@ use sfv::{BareItem, Dictionary, FieldType, InnerList, Integer, Item, Key, ListEn
 use sha2::{Digest, Sha256};
 
 use crate::base::{signature_base, Message, Response};
-use crate::{Error, Jwk, KeyPair};
+use crate::verify::Rejection;
+use crate::{Error, Jwk, KeyPair, UnixMillis};
 
 /// The well-known path (note the plural "signatures").
 pub const DIRECTORY_PATH: &str = "/.well-known/http-message-signatures-directory";
@@ -50,16 +51,15 @@ fn s(v: &str) -> Result<BareItem, Error> {
 pub fn signed_directory(
     pairs: &[KeyPair],
     origin: &str,
-    created: i64,
+    created: UnixMillis,
     validity: i64,
 ) -> Result<(Response, String), Error> {
+    let created = i64::try_from(created.as_secs()).unwrap_or(i64::MAX);
     if pairs.is_empty() {
-        return Err(Error::Key("a directory needs at least one key".into()));
+        return Err(Error::NoKeys);
     }
     if !(1..=86_400).contains(&validity) {
-        return Err(Error::Field(format!(
-            "validity {validity} s is outside 1..=86400"
-        )));
+        return Err(Error::Validity(validity));
     }
     let body = directory_document(&pairs.iter().map(KeyPair::public_jwk).collect::<Vec<_>>());
     let request = Message::new(
@@ -92,7 +92,7 @@ pub fn signed_directory(
                 .map_err(|e| Error::Field(e.to_string()))
         };
         params.insert(k("created")?, int(created)?);
-        params.insert(k("expires")?, int(created + validity)?);
+        params.insert(k("expires")?, int(created.saturating_add(validity))?);
         params.insert(k("keyid")?, s(&pair.keyid())?);
         params.insert(k("alg")?, s("ed25519")?);
         params.insert(k("tag")?, s("http-message-signatures-directory")?);
@@ -127,6 +127,91 @@ pub struct Jwks {
     pub keys: Vec<Jwk>,
 }
 
+/// Why a fetched key directory was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DirectoryProblem {
+    /// The `Signature-Agent` value is not a URL.
+    #[error("not a URL: {0}")]
+    NotAUrl(String),
+    /// Directories are fetched over https only.
+    #[error("not https: directories are fetched over https only")]
+    NotHttps,
+    /// The URL has no host.
+    #[error("no host")]
+    NoHost,
+    /// The host name did not resolve.
+    #[error("cannot resolve {host}: {detail}")]
+    Resolve {
+        /// The host.
+        host: String,
+        /// The resolver's error.
+        detail: String,
+    },
+    /// The host resolves to an address a verifier must not contact.
+    #[error("{host} resolves to {addr}, a private or loopback address: refused")]
+    PrivateAddress {
+        /// The host.
+        host: String,
+        /// The refused address.
+        addr: std::net::IpAddr,
+    },
+    /// The request failed (connection, TLS, timeout).
+    #[error("fetch failed: {0}")]
+    Fetch(String),
+    /// A redirect: verifiers never follow one.
+    #[error("HTTP {0}: the directory redirects, and verifiers must not follow redirects")]
+    Redirect(u16),
+    /// Any other status than 200.
+    #[error("HTTP {0}")]
+    Status(u16),
+    /// The body is over the size limit.
+    #[error("larger than {0} bytes")]
+    TooLarge(usize),
+    /// The body is not a JWKS document.
+    #[error("not a JWKS document: {0}")]
+    NotJwks(String),
+    /// More keys than the limit.
+    #[error("{found} keys, more than {max}")]
+    TooManyKeys {
+        /// Keys in the document.
+        found: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// No `Content-Digest` header.
+    #[error("the directory response has no Content-Digest")]
+    NoDigest,
+    /// `Content-Digest` does not match the body.
+    #[error("Content-Digest does not match the body")]
+    DigestMismatch,
+    /// No `Signature-Input` or `Signature`.
+    #[error("the directory is not signed")]
+    Unsigned,
+    /// A signature header is not a structured-field dictionary.
+    #[error("{header}: {detail}")]
+    MalformedSignature {
+        /// `Signature-Input` or `Signature`.
+        header: &'static str,
+        /// The parser's error.
+        detail: String,
+    },
+    /// One of the directory's signatures did not verify.
+    #[error("directory signature {label}: {rejection}")]
+    BadSignature {
+        /// The signature's label.
+        label: String,
+        /// Why it was refused.
+        rejection: Box<Rejection>,
+    },
+    /// A listed key did not sign the directory.
+    #[error("key {0} is listed but did not sign the directory")]
+    UnprovenKey(String),
+    /// The HTTP client could not be built.
+    #[error("cannot build the HTTP client: {0}")]
+    Client(String),
+}
+
 /// Checks a fetched directory response: the body's digest, and a valid
 /// `http-message-signatures-directory` signature by every key listed
 /// (proof that the operator holds each key). Returns the keys.
@@ -134,18 +219,18 @@ pub fn verify_directory(
     origin: &str,
     response: &Response,
     body: &[u8],
-    now: i64,
-) -> Result<Vec<Jwk>, String> {
-    let doc: Jwks = serde_json::from_slice(body)
-        .map_err(|e| format!("the directory is not a JWKS document: {e}"))?;
+    now: UnixMillis,
+) -> Result<Vec<Jwk>, DirectoryProblem> {
+    let doc: Jwks =
+        serde_json::from_slice(body).map_err(|e| DirectoryProblem::NotJwks(e.to_string()))?;
     let digest = response
         .headers
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case("content-digest"))
         .map(|(_, v)| v.as_str())
-        .ok_or("the directory response has no Content-Digest")?;
+        .ok_or(DirectoryProblem::NoDigest)?;
     if digest.replace(' ', "") != content_digest(body) {
-        return Err("Content-Digest does not match the body".into());
+        return Err(DirectoryProblem::DigestMismatch);
     }
     let get = |n: &str| {
         response
@@ -154,14 +239,19 @@ pub fn verify_directory(
             .find(|(k, _)| k.eq_ignore_ascii_case(n))
             .map(|(_, v)| v.clone())
     };
+    let malformed = |header: &'static str| {
+        move |e: sfv::Error| DirectoryProblem::MalformedSignature {
+            header,
+            detail: e.to_string(),
+        }
+    };
     let inputs: Dictionary =
-        sfv::Parser::new(&get("signature-input").ok_or("the directory is not signed")?)
+        sfv::Parser::new(&get("signature-input").ok_or(DirectoryProblem::Unsigned)?)
             .parse()
-            .map_err(|e| format!("Signature-Input: {e}"))?;
-    let sigs: Dictionary =
-        sfv::Parser::new(&get("signature").ok_or("the directory is not signed")?)
-            .parse()
-            .map_err(|e| format!("Signature: {e}"))?;
+            .map_err(malformed("Signature-Input"))?;
+    let sigs: Dictionary = sfv::Parser::new(&get("signature").ok_or(DirectoryProblem::Unsigned)?)
+        .parse()
+        .map_err(malformed("Signature"))?;
     let request = Message::new(
         "GET",
         &format!("{}{DIRECTORY_PATH}", origin.trim_end_matches('/')),
@@ -201,17 +291,17 @@ pub fn verify_directory(
         match crate::verify(&request, Some(&r), &keys, &config) {
             crate::Outcome::Verified { keyid, .. } => proven.push(keyid),
             crate::Outcome::Invalid { reason } => {
-                return Err(format!("directory signature {}: {reason}", label.as_str()))
+                return Err(DirectoryProblem::BadSignature {
+                    label: label.as_str().to_owned(),
+                    rejection: Box::new(reason),
+                })
             }
             crate::Outcome::Unsigned => {}
         }
     }
     for k in &doc.keys {
         if !proven.contains(&k.thumbprint()) {
-            return Err(format!(
-                "key {} is listed but did not sign the directory",
-                k.thumbprint()
-            ));
+            return Err(DirectoryProblem::UnprovenKey(k.thumbprint()));
         }
     }
     Ok(doc.keys)
@@ -227,7 +317,7 @@ mod tests {
         let (resp, body) = signed_directory(
             &[old.clone(), new.clone()],
             "https://crawler.example",
-            1_800_000_000,
+            UnixMillis::from_secs(1_800_000_000),
             300,
         )
         .expect("sign");
@@ -237,7 +327,7 @@ mod tests {
             "https://crawler.example",
             &resp,
             body.as_bytes(),
-            1_800_000_010,
+            UnixMillis::from_secs(1_800_000_010),
         )
         .expect("verifies");
         assert_eq!(keys.len(), 2);
@@ -260,28 +350,28 @@ mod tests {
             "https://crawler.example",
             &resp,
             tampered.as_bytes(),
-            1_800_000_010
+            UnixMillis::from_secs(1_800_000_010)
         )
         .is_err());
         assert!(verify_directory(
             "https://impostor.example",
             &resp,
             body.as_bytes(),
-            1_800_000_010
+            UnixMillis::from_secs(1_800_000_010)
         )
         .is_err());
         assert!(verify_directory(
             "https://crawler.example",
             &resp,
             body.as_bytes(),
-            1_800_000_400
+            UnixMillis::from_secs(1_800_000_400)
         )
         .is_err());
         // A listed key that did not sign.
         let (resp1, _) = signed_directory(
             std::slice::from_ref(&old),
             "https://crawler.example",
-            1_800_000_000,
+            UnixMillis::from_secs(1_800_000_000),
             300,
         )
         .expect("sign");
@@ -295,9 +385,10 @@ mod tests {
             "https://crawler.example",
             &r,
             both.as_bytes(),
-            1_800_000_010,
+            UnixMillis::from_secs(1_800_000_010),
         )
         .expect_err("a rewritten digest is refused");
+        let err = err.to_string();
         assert!(
             err.contains("did not sign") || err.contains("does not match"),
             "{err}"

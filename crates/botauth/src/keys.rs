@@ -62,19 +62,18 @@ impl Jwk {
     /// The public key.
     pub fn verifying_key(&self) -> Result<VerifyingKey, Error> {
         if self.kty != "OKP" || self.crv != "Ed25519" {
-            return Err(Error::Key(format!(
-                "not an Ed25519 key: kty {} crv {}",
-                self.kty, self.crv
-            )));
+            return Err(Error::UnsupportedKey {
+                kty: self.kty.clone(),
+                crv: self.crv.clone(),
+            });
         }
         let bytes = URL_SAFE_NO_PAD
             .decode(self.x.trim_end_matches('='))
-            .map_err(|e| Error::Key(format!("x is not base64url: {e}")))?;
+            .map_err(|source| Error::Base64 { field: "x", source })?;
         let arr: [u8; 32] = bytes
             .try_into()
-            .map_err(|_| Error::Key("x is not 32 bytes".into()))?;
-        VerifyingKey::from_bytes(&arr)
-            .map_err(|e| Error::Key(format!("x is not a valid Ed25519 point: {e}")))
+            .map_err(|_| Error::KeyLength { field: "x" })?;
+        VerifyingKey::from_bytes(&arr).map_err(Error::InvalidPoint)
     }
 }
 
@@ -100,19 +99,16 @@ impl KeyPair {
 
     /// From a private JWK (with `d`).
     pub fn from_jwk(jwk: &Jwk) -> Result<KeyPair, Error> {
-        let d = jwk
-            .d
-            .as_deref()
-            .ok_or_else(|| Error::Key("the JWK has no private part (d)".into()))?;
+        let d = jwk.d.as_deref().ok_or(Error::NoPrivateKey)?;
         let bytes = URL_SAFE_NO_PAD
             .decode(d.trim_end_matches('='))
-            .map_err(|e| Error::Key(format!("d is not base64url: {e}")))?;
+            .map_err(|source| Error::Base64 { field: "d", source })?;
         let seed: [u8; 32] = bytes
             .try_into()
-            .map_err(|_| Error::Key("d is not 32 bytes".into()))?;
+            .map_err(|_| Error::KeyLength { field: "d" })?;
         let pair = KeyPair::from_seed(seed);
         if pair.public_jwk().x != jwk.x {
-            return Err(Error::Key("the JWK's x does not belong to its d".into()));
+            return Err(Error::KeyMismatch);
         }
         Ok(pair)
     }
@@ -121,7 +117,7 @@ impl KeyPair {
     pub fn from_pkcs8_pem(pem: &str) -> Result<KeyPair, Error> {
         SigningKey::from_pkcs8_pem(pem)
             .map(|signing| KeyPair { signing })
-            .map_err(|e| Error::Key(format!("not a PKCS#8 Ed25519 private key: {e}")))
+            .map_err(Error::Pkcs8)
     }
 
     /// As PKCS#8 PEM.
@@ -129,7 +125,7 @@ impl KeyPair {
         self.signing
             .to_pkcs8_pem(Default::default())
             .map(|z| z.to_string())
-            .map_err(|e| Error::Key(e.to_string()))
+            .map_err(Error::Pkcs8Encode)
     }
 
     pub fn public_jwk(&self) -> Jwk {

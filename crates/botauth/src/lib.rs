@@ -12,12 +12,14 @@
 //! use mannerly_botauth::{sign_request, verify_request, AgentForm, KeyPair, Message, Outcome, SignConfig, StaticKeys, VerifyConfig};
 //! let key = KeyPair::generate();
 //! let msg = Message::new("GET", "https://example.com/page");
-//! let config = SignConfig::new(1_800_000_000, AgentForm::dictionary("https://crawler.example"));
+//! use mannerly_botauth::UnixMillis;
+//! let now = UnixMillis::from_secs(1_800_000_000);
+//! let config = SignConfig::new(now, AgentForm::dictionary("https://crawler.example"));
 //! let headers = sign_request(&key, &msg, &config).unwrap();
 //! let mut signed = msg.clone();
 //! signed.headers.extend(headers);
 //! let keys = StaticKeys::new(vec![key.public_jwk()]);
-//! let outcome = verify_request(&signed, &keys, &VerifyConfig::at(1_800_000_010));
+//! let outcome = verify_request(&signed, &keys, &VerifyConfig::at(now.add_millis(10_000)));
 //! assert!(matches!(outcome, Outcome::Verified { .. }));
 //! ```
 
@@ -29,20 +31,71 @@ pub mod keys;
 mod sign;
 mod verify;
 
-pub use base::{Message, Response};
+pub use base::{Message, RequestParseError, Response};
 pub use keys::{Jwk, KeyPair};
 pub use sign::{sign_request, sign_reqwest, AgentForm, SignConfig};
 pub use verify::{
-    verify, verify_request, KeyLookup, NonceCache, Outcome, StaticKeys, VerifyConfig,
+    verify, verify_request, KeyLookup, NonceCache, Outcome, Rejection, StaticKeys, VerifyConfig,
 };
 
-/// Errors of this crate.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub use mannerly_time::UnixMillis;
+
+/// Errors of this crate (keys, signing, building a signature base). Match
+/// on the variant; each says what was wrong with which input.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
-    #[error("key: {0}")]
-    Key(String),
+    /// The JWK is not an Ed25519 (`OKP`) key.
+    #[error("key: not an Ed25519 key: kty {kty} crv {crv}")]
+    UnsupportedKey {
+        /// The JWK's `kty`.
+        kty: String,
+        /// The JWK's `crv`.
+        crv: String,
+    },
+    /// A key field is not base64url.
+    #[error("key: {field} is not base64url: {source}")]
+    Base64 {
+        /// `x` or `d`.
+        field: &'static str,
+        /// The decoder's error.
+        #[source]
+        source: base64::DecodeError,
+    },
+    /// A key field does not decode to 32 bytes.
+    #[error("key: {field} is not 32 bytes")]
+    KeyLength {
+        /// `x` or `d`.
+        field: &'static str,
+    },
+    /// `x` is not a point on the curve.
+    #[error("key: x is not a valid Ed25519 point: {0}")]
+    InvalidPoint(#[source] ed25519_dalek::SignatureError),
+    /// A private key was needed, the JWK has no `d`.
+    #[error("key: the JWK has no private part (d)")]
+    NoPrivateKey,
+    /// The JWK's public and private parts do not belong together.
+    #[error("key: the JWK's x does not belong to its d")]
+    KeyMismatch,
+    /// The PEM is not a PKCS#8 Ed25519 private key.
+    #[error("key: not a PKCS#8 Ed25519 private key: {0}")]
+    Pkcs8(#[source] ed25519_dalek::pkcs8::Error),
+    /// The key could not be written as PKCS#8.
+    #[error("key: cannot write PKCS#8: {0}")]
+    Pkcs8Encode(#[source] ed25519_dalek::pkcs8::Error),
+    /// A key directory with no key.
+    #[error("key: a directory needs at least one key")]
+    NoKeys,
+    /// A signature's validity outside 1 s to 24 h.
+    #[error("structured field: validity {0} s is outside 1..=86400")]
+    Validity(i64),
+    /// A value cannot be written or read as a structured field (RFC 9651).
     #[error("structured field: {0}")]
     Field(String),
+    /// A covered component is not in the message.
     #[error("covered component missing from the message: {0}")]
     Missing(String),
+    /// The message's target URI is not a URL.
+    #[error("structured field: target URI: {0}")]
+    TargetUri(#[source] url::ParseError),
 }

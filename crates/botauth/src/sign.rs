@@ -6,7 +6,7 @@ use base64::Engine;
 use sfv::{BareItem, Dictionary, FieldType, InnerList, Integer, Item, Key, ListEntry, Parameters};
 
 use crate::base::{signature_base, Message};
-use crate::{Error, KeyPair};
+use crate::{Error, KeyPair, UnixMillis};
 
 /// How the `Signature-Agent` header names the key directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,8 +38,8 @@ pub struct SignConfig {
     /// Covered components besides `@authority` and the agent:
     /// `@method`, `@path`, `@target-uri`, `content-digest`, ...
     pub extra_components: Vec<String>,
-    /// Unix seconds.
-    pub created: i64,
+    /// When the signature is made (`created`, in whole seconds on the wire).
+    pub created: UnixMillis,
     /// Seconds until `expires` (60; at most 86,400).
     pub validity: i64,
     /// A random 64-byte nonce, base64.
@@ -48,7 +48,9 @@ pub struct SignConfig {
 }
 
 impl SignConfig {
-    pub fn new(created: i64, agent: AgentForm) -> SignConfig {
+    /// Defaults for a signature made at `created`: label `sig1`, 60 s
+    /// validity, a nonce, `tag="web-bot-auth"`.
+    pub fn new(created: UnixMillis, agent: AgentForm) -> SignConfig {
         SignConfig {
             label: "sig1".into(),
             agent,
@@ -86,10 +88,7 @@ pub fn sign_request(
     config: &SignConfig,
 ) -> Result<Vec<(String, String)>, Error> {
     if !(1..=86_400).contains(&config.validity) {
-        return Err(Error::Field(format!(
-            "validity {} s is outside 1..=86400",
-            config.validity
-        )));
+        return Err(Error::Validity(config.validity));
     }
     let mut headers = Vec::new();
     let mut items = vec![Item::new(string("@authority")?)];
@@ -118,8 +117,12 @@ pub fn sign_request(
         items.push(Item::new(string(&c.to_ascii_lowercase())?));
     }
     let mut params = Parameters::new();
-    params.insert(key("created")?, int(config.created)?);
-    params.insert(key("expires")?, int(config.created + config.validity)?);
+    let created = i64::try_from(config.created.as_secs()).unwrap_or(i64::MAX);
+    params.insert(key("created")?, int(created)?);
+    params.insert(
+        key("expires")?,
+        int(created.saturating_add(config.validity))?,
+    );
     params.insert(key("keyid")?, string(&pair.keyid())?);
     params.insert(key("alg")?, string("ed25519")?);
     if config.nonce {

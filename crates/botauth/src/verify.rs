@@ -8,6 +8,7 @@ use sfv::{BareItem, Dictionary, InnerList, ListEntry, Parser};
 
 use crate::base::{signature_base, Message, Response};
 use crate::keys::{Jwk, RFC9421_TEST_KEY_X};
+use crate::UnixMillis;
 
 /// The result of verification. The three outcomes stay distinct.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,9 +21,112 @@ pub enum Outcome {
         label: String,
     },
     /// Signed, but not acceptably: the reason says which check failed.
-    Invalid { reason: String },
+    Invalid {
+        /// Which check failed.
+        reason: Rejection,
+    },
     /// No signature at all.
     Unsigned,
+}
+
+/// Why a signature was refused. Match on the variant (a server maps them
+/// to status codes, bindings to exception classes); the display is the
+/// reason for people.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Rejection {
+    /// One of `Signature-Input` and `Signature` without the other.
+    #[error("{present} without {missing}")]
+    HalfSigned {
+        /// The header present.
+        present: &'static str,
+        /// The header missing.
+        missing: &'static str,
+    },
+    /// A signature header is not what RFC 9421 says it must be.
+    #[error("{header} {detail}")]
+    MalformedHeader {
+        /// The header.
+        header: &'static str,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// No signature with `tag="web-bot-auth"` (or none at all, outside
+    /// the profile).
+    #[error("{}", if *.web_bot_auth { "no signature with tag=\"web-bot-auth\"" } else { "no signature in Signature-Input" })]
+    NoSignature {
+        /// Whether the Web Bot Auth profile was required.
+        web_bot_auth: bool,
+    },
+    /// An algorithm other than Ed25519.
+    #[error("alg {0} is not supported (Ed25519 only)")]
+    UnsupportedAlgorithm(String),
+    /// No `keyid` parameter.
+    #[error("no keyid")]
+    NoKeyId,
+    /// The profile requires `created` and `expires`.
+    #[error("created and expires are required")]
+    MissingTimestamps,
+    /// `created` is later than now (plus the allowed skew).
+    #[error("created {created} is in the future (now {now})")]
+    CreatedInFuture {
+        /// `created`, Unix seconds.
+        created: i64,
+        /// Now, Unix seconds.
+        now: i64,
+    },
+    /// `expires` has passed.
+    #[error("expired at {expires} (now {now})")]
+    Expired {
+        /// `expires`, Unix seconds.
+        expires: i64,
+        /// Now, Unix seconds.
+        now: i64,
+    },
+    /// `expires - created` is longer than allowed.
+    #[error("expires {secs} s after created, more than {max}")]
+    ValidityTooLong {
+        /// The signature's validity.
+        secs: i64,
+        /// The longest accepted.
+        max: i64,
+    },
+    /// `expires` is before `created`.
+    #[error("expires before created")]
+    ExpiresBeforeCreated,
+    /// The `Signature-Agent` header and what the signature covers disagree.
+    #[error("{0}")]
+    SignatureAgent(&'static str),
+    /// The profile requires `@authority` to be covered.
+    #[error("@authority is not covered")]
+    AuthorityNotCovered,
+    /// The signature base could not be built from the message.
+    #[error("{0}")]
+    Base(String),
+    /// No key with this `keyid` (in the directory the agent names).
+    #[error("unknown key {0}")]
+    UnknownKey(String),
+    /// The RFC 9421 test key, refused in production mode.
+    #[error("the RFC 9421 test key is refused in production mode")]
+    TestKey,
+    /// The key found is unusable.
+    #[error("{0}")]
+    BadKey(String),
+    /// The signature is not 64 bytes.
+    #[error("the signature is not 64 bytes")]
+    SignatureLength,
+    /// The signature does not verify.
+    #[error("the signature does not match the signature base")]
+    BadSignature,
+    /// The nonce was seen before.
+    #[error("nonce replayed")]
+    Replayed,
+    /// No `Signature-Agent`, so no directory to find the key in.
+    #[error("no Signature-Agent to find the key directory")]
+    NoAgent,
+    /// The key directory could not be used.
+    #[error("{0}")]
+    Directory(crate::client::DirectoryError),
 }
 
 /// Where verifying keys come from.
@@ -53,8 +157,8 @@ impl KeyLookup for StaticKeys {
 /// The checks to apply.
 #[derive(Debug)]
 pub struct VerifyConfig {
-    /// The current time, unix seconds (pinned in tests).
-    pub now: i64,
+    /// The current time (pinned in tests).
+    pub now: UnixMillis,
     /// How far in the future `created` may be (0).
     pub max_skew: i64,
     /// Longest `expires - created` accepted (86,400).
@@ -68,7 +172,7 @@ pub struct VerifyConfig {
 }
 
 /// Nonce to expiry, and (expiry, nonce) in order for eviction.
-type Nonces = (HashMap<String, i64>, BTreeSet<(i64, String)>);
+type Nonces = (HashMap<String, UnixMillis>, BTreeSet<(UnixMillis, String)>);
 
 /// Nonces seen, each kept until its signature expires (then a replay would
 /// be refused as expired anyway), and at most `capacity` of them.
@@ -87,7 +191,7 @@ impl NonceCache {
     }
 
     /// Records a nonce valid until `expires`; `false` if it was seen.
-    pub fn insert(&self, nonce: &str, expires: i64, now: i64) -> bool {
+    pub fn insert(&self, nonce: &str, expires: UnixMillis, now: UnixMillis) -> bool {
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let (by_nonce, by_time) = &mut *g;
         while let Some((t, n)) = by_time.first().cloned() {
@@ -116,7 +220,7 @@ impl NonceCache {
 
 impl VerifyConfig {
     /// Production defaults at time `now`.
-    pub fn at(now: i64) -> VerifyConfig {
+    pub fn at(now: UnixMillis) -> VerifyConfig {
         VerifyConfig {
             now,
             max_skew: 0,
@@ -128,10 +232,15 @@ impl VerifyConfig {
     }
 }
 
-fn invalid(reason: impl Into<String>) -> Outcome {
-    Outcome::Invalid {
-        reason: reason.into(),
-    }
+fn invalid(reason: Rejection) -> Outcome {
+    Outcome::Invalid { reason }
+}
+
+fn malformed(header: &'static str, detail: impl Into<String>) -> Outcome {
+    invalid(Rejection::MalformedHeader {
+        header,
+        detail: detail.into(),
+    })
 }
 
 /// Verifies a request's Web Bot Auth signature.
@@ -158,23 +267,35 @@ pub fn verify(
     let (input, sig) = match (get("signature-input"), get("signature")) {
         (None, None) => return Outcome::Unsigned,
         (Some(i), Some(s)) => (i, s),
-        (Some(_), None) => return invalid("Signature-Input without Signature"),
-        (None, Some(_)) => return invalid("Signature without Signature-Input"),
+        (Some(_), None) => {
+            return invalid(Rejection::HalfSigned {
+                present: "Signature-Input",
+                missing: "Signature",
+            })
+        }
+        (None, Some(_)) => {
+            return invalid(Rejection::HalfSigned {
+                present: "Signature",
+                missing: "Signature-Input",
+            })
+        }
     };
     let inputs: Dictionary = match Parser::new(&input).parse() {
         Ok(d) => d,
         Err(e) => {
-            return invalid(format!(
-                "Signature-Input is not a structured-field dictionary: {e}"
-            ))
+            return malformed(
+                "Signature-Input",
+                format!("is not a structured-field dictionary: {e}"),
+            )
         }
     };
     let sigs: Dictionary = match Parser::new(&sig).parse() {
         Ok(d) => d,
         Err(e) => {
-            return invalid(format!(
-                "Signature is not a structured-field dictionary: {e}"
-            ))
+            return malformed(
+                "Signature",
+                format!("is not a structured-field dictionary: {e}"),
+            )
         }
     };
     // The Web Bot Auth signature, else the first.
@@ -193,17 +314,18 @@ pub fn verify(
         .find(|(_, il)| !config.web_bot_auth || tag_of(il).as_deref() == Some("web-bot-auth"))
         .map(|(k, il)| (k, il.clone()));
     let Some((label, covered)) = chosen else {
-        return invalid(if config.web_bot_auth {
-            "no signature with tag=\"web-bot-auth\""
-        } else {
-            "no signature in Signature-Input"
+        return invalid(Rejection::NoSignature {
+            web_bot_auth: config.web_bot_auth,
         });
     };
     let Some(ListEntry::Item(sig_item)) = sigs.get(label.as_str()) else {
-        return invalid(format!("Signature has no member {label}"));
+        return malformed("Signature", format!("has no member {label}"));
     };
     let BareItem::ByteSequence(sig_bytes) = &sig_item.bare_item else {
-        return invalid(format!("Signature member {label} is not a byte sequence"));
+        return malformed(
+            "Signature",
+            format!("member {label} is not a byte sequence"),
+        );
     };
     let p = &covered.params;
     let int = |n: &str| p.get(n).and_then(|v| v.as_integer()).map(i64::from);
@@ -214,36 +336,36 @@ pub fn verify(
     };
     if let Some(alg) = string("alg") {
         if alg != "ed25519" {
-            return invalid(format!("alg {alg} is not supported (Ed25519 only)"));
+            return invalid(Rejection::UnsupportedAlgorithm(alg));
         }
     }
     let Some(keyid) = string("keyid") else {
-        return invalid("no keyid");
+        return invalid(Rejection::NoKeyId);
     };
     let created = int("created");
     let expires = int("expires");
     if config.web_bot_auth && (created.is_none() || expires.is_none()) {
-        return invalid("created and expires are required");
+        return invalid(Rejection::MissingTimestamps);
     }
+    let now = i64::try_from(config.now.as_secs()).unwrap_or(i64::MAX);
     if let Some(c) = created {
-        if c > config.now + config.max_skew {
-            return invalid(format!("created {c} is in the future (now {})", config.now));
+        if c > now.saturating_add(config.max_skew) {
+            return invalid(Rejection::CreatedInFuture { created: c, now });
         }
     }
     if let Some(e) = expires {
-        if e < config.now {
-            return invalid(format!("expired at {e} (now {})", config.now));
+        if e < now {
+            return invalid(Rejection::Expired { expires: e, now });
         }
         if let Some(c) = created {
-            if e - c > config.max_validity {
-                return invalid(format!(
-                    "expires {} s after created, more than {}",
-                    e - c,
-                    config.max_validity
-                ));
+            if e.saturating_sub(c) > config.max_validity {
+                return invalid(Rejection::ValidityTooLong {
+                    secs: e.saturating_sub(c),
+                    max: config.max_validity,
+                });
             }
             if e < c {
-                return invalid("expires before created");
+                return invalid(Rejection::ExpiresBeforeCreated);
             }
         }
     }
@@ -278,46 +400,55 @@ pub fn verify(
             match url {
                 Some(u) => Some(u),
                 None => {
-                    return invalid("Signature-Agent does not hold the covered member as a string")
+                    return invalid(Rejection::SignatureAgent(
+                        "Signature-Agent does not hold the covered member as a string",
+                    ))
                 }
             }
         }
-        (Some(_), None) => return invalid("signature-agent is covered but the header is missing"),
+        (Some(_), None) => {
+            return invalid(Rejection::SignatureAgent(
+                "signature-agent is covered but the header is missing",
+            ))
+        }
         (None, Some(_)) if config.web_bot_auth => {
-            return invalid("Signature-Agent is present but not covered by the signature")
+            return invalid(Rejection::SignatureAgent(
+                "Signature-Agent is present but not covered by the signature",
+            ))
         }
         (None, _) => None,
     };
     if config.web_bot_auth && !names.iter().any(|n| n == "@authority") {
-        return invalid("@authority is not covered");
+        return invalid(Rejection::AuthorityNotCovered);
     }
     let base = match signature_base(&covered, msg, resp) {
         Ok(b) => b,
-        Err(e) => return invalid(e.to_string()),
+        Err(e) => return invalid(Rejection::Base(e.to_string())),
     };
     let Some(jwk) = keys.lookup(&keyid, agent.as_deref()) else {
-        return invalid(format!("unknown key {keyid}"));
+        return invalid(Rejection::UnknownKey(keyid));
     };
     if config.reject_test_keys && jwk.x == RFC9421_TEST_KEY_X {
-        return invalid("the RFC 9421 test key is refused in production mode");
+        return invalid(Rejection::TestKey);
     }
     let key: VerifyingKey = match jwk.verifying_key() {
         Ok(k) => k,
-        Err(e) => return invalid(e.to_string()),
+        Err(e) => return invalid(Rejection::BadKey(e.to_string())),
     };
     let Ok(sig_arr) = <[u8; 64]>::try_from(sig_bytes.as_slice()) else {
-        return invalid("the signature is not 64 bytes");
+        return invalid(Rejection::SignatureLength);
     };
     if key
         .verify(base.as_bytes(), &Signature::from_bytes(&sig_arr))
         .is_err()
     {
-        return invalid("the signature does not match the signature base");
+        return invalid(Rejection::BadSignature);
     }
     if let (Some(cache), Some(nonce)) = (&config.replay, string("nonce")) {
-        let until = expires.unwrap_or(config.now + config.max_validity);
+        let until = expires.unwrap_or(now.saturating_add(config.max_validity));
+        let until = UnixMillis::from_secs(u64::try_from(until).unwrap_or(0));
         if !cache.insert(&nonce, until, config.now) {
-            return invalid("nonce replayed");
+            return invalid(Rejection::Replayed);
         }
     }
     Outcome::Verified {

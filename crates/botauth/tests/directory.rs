@@ -2,20 +2,16 @@
 //! https: success, redirects, size, private addresses, unknown keys, and a
 //! failed refresh that keeps the good keys.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use mannerly_botauth::client::{DirectoryClient, DirectoryConfig};
 use mannerly_botauth::directory::{signed_directory, DIRECTORY_PATH};
+use mannerly_botauth::UnixMillis;
 use mannerly_botauth::{
     sign_request, AgentForm, KeyPair, Message, Outcome, SignConfig, VerifyConfig,
 };
 use mannerly_testweb::{Body, HostSpec, Reply, TestWeb, WebConfig};
 
-fn now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
+fn now() -> UnixMillis {
+    UnixMillis::now()
 }
 
 async fn web() -> TestWeb {
@@ -62,7 +58,7 @@ fn signed_by(pair: &KeyPair, agent: &str) -> Message {
 
 fn reason(o: Outcome) -> String {
     match o {
-        Outcome::Invalid { reason } => reason,
+        Outcome::Invalid { reason } => reason.to_string(),
         other => panic!("expected Invalid, got {other:?}"),
     }
 }

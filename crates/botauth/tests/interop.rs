@@ -1,9 +1,10 @@
 //! Interoperability with Cloudflare's `web-bot-auth` crate (0.7), both
 //! ways: our signatures verify with it, its signatures verify with us.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use indexmap::IndexMap;
+use mannerly_botauth::UnixMillis;
 use mannerly_botauth::{
     sign_request, verify_request, AgentForm, KeyPair, Message, Outcome, SignConfig, StaticKeys,
     VerifyConfig,
@@ -18,11 +19,8 @@ use web_bot_auth::WebBotAuthVerifier;
 const SEED: [u8; 32] = [7; 32];
 const AGENT: &str = "https://crawler.example";
 
-fn now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
+fn now() -> UnixMillis {
+    UnixMillis::now()
 }
 
 /// Our message as the other crate sees it.

@@ -1,6 +1,7 @@
 //! Signing and verification, standing without ../shared: round trips, and
 //! each kind of tampering rejected with its own reason.
 
+use mannerly_botauth::UnixMillis;
 use mannerly_botauth::{
     sign_request, verify_request, AgentForm, KeyPair, Message, NonceCache, Outcome, SignConfig,
     StaticKeys, VerifyConfig,
@@ -8,9 +9,14 @@ use mannerly_botauth::{
 
 const T: i64 = 1_800_000_000;
 
+/// Unix seconds as the crate's instant type.
+fn secs(s: i64) -> UnixMillis {
+    UnixMillis::from_secs(u64::try_from(s).unwrap_or(0))
+}
+
 fn signed(key: &KeyPair, agent: AgentForm, extra: &[&str]) -> Message {
     let msg = Message::new("GET", "https://example.com/page?q=1");
-    let mut config = SignConfig::new(T, agent);
+    let mut config = SignConfig::new(secs(T), agent);
     config.extra_components = extra.iter().map(|s| s.to_string()).collect();
     let mut m = msg.clone();
     m.headers
@@ -20,7 +26,7 @@ fn signed(key: &KeyPair, agent: AgentForm, extra: &[&str]) -> Message {
 
 fn reason(o: Outcome) -> String {
     match o {
-        Outcome::Invalid { reason } => reason,
+        Outcome::Invalid { reason } => reason.to_string(),
         other => panic!("expected Invalid, got {other:?}"),
     }
 }
@@ -46,7 +52,7 @@ fn round_trip_in_both_agent_forms() {
         },
     ] {
         let m = signed(&key, agent, &["@method", "@path"]);
-        match verify_request(&m, &keys, &VerifyConfig::at(T + 5)) {
+        match verify_request(&m, &keys, &VerifyConfig::at(secs(T + 5))) {
             Outcome::Verified { agent, keyid, .. } => {
                 assert_eq!(agent.as_deref(), Some("https://crawler.example"));
                 assert_eq!(keyid, key.keyid());
@@ -66,7 +72,7 @@ fn tampering_is_caught_with_its_own_reason() {
     let key = KeyPair::generate();
     let keys = StaticKeys::new(vec![key.public_jwk()]);
     let ok = signed(&key, AgentForm::dictionary("https://crawler.example"), &[]);
-    let at = VerifyConfig::at(T + 5);
+    let at = VerifyConfig::at(secs(T + 5));
 
     let mut m = ok.clone();
     m.target_uri = "https://evil.example/page?q=1".into();
@@ -81,9 +87,13 @@ fn tampering_is_caught_with_its_own_reason() {
     assert!(reason(verify_request(&m, &keys, &at)).contains("does not match"));
 
     assert!(
-        reason(verify_request(&ok, &keys, &VerifyConfig::at(T + 61))).starts_with("expired at")
+        reason(verify_request(&ok, &keys, &VerifyConfig::at(secs(T + 61))))
+            .starts_with("expired at")
     );
-    assert!(reason(verify_request(&ok, &keys, &VerifyConfig::at(T - 1))).contains("in the future"));
+    assert!(
+        reason(verify_request(&ok, &keys, &VerifyConfig::at(secs(T - 1))))
+            .contains("in the future")
+    );
 
     let other = StaticKeys::new(vec![KeyPair::generate().public_jwk()]);
     assert!(reason(verify_request(&ok, &other, &at)).starts_with("unknown key"));
@@ -97,7 +107,7 @@ fn tampering_is_caught_with_its_own_reason() {
 
     let replay = VerifyConfig {
         replay: Some(NonceCache::new(1000)),
-        ..VerifyConfig::at(T + 5)
+        ..VerifyConfig::at(secs(T + 5))
     };
     assert!(matches!(
         verify_request(&ok, &keys, &replay),
@@ -126,7 +136,7 @@ fn tampering_is_caught_with_its_own_reason() {
 fn validity_over_a_day_and_test_keys_are_refused() {
     let key = KeyPair::generate();
     let msg = Message::new("GET", "https://example.com/");
-    let mut config = SignConfig::new(T, AgentForm::None);
+    let mut config = SignConfig::new(secs(T), AgentForm::None);
     config.validity = 86_401;
     assert!(
         sign_request(&key, &msg, &config).is_err(),
@@ -146,10 +156,10 @@ fn validity_over_a_day_and_test_keys_are_refused() {
         &[],
     );
     let keys = StaticKeys::new(vec![test_key.public_jwk()]);
-    assert!(reason(verify_request(&m, &keys, &VerifyConfig::at(T + 1))).contains("test key"));
+    assert!(reason(verify_request(&m, &keys, &VerifyConfig::at(secs(T + 1)))).contains("test key"));
     let lab = VerifyConfig {
         reject_test_keys: false,
-        ..VerifyConfig::at(T + 1)
+        ..VerifyConfig::at(secs(T + 1))
     };
     assert!(matches!(
         verify_request(&m, &keys, &lab),
@@ -164,18 +174,26 @@ fn an_uncovered_signature_agent_is_refused() {
     let mut m = signed(&key, AgentForm::None, &[]);
     m.headers
         .push(("Signature-Agent".into(), "a=\"https://x.example\"".into()));
-    assert!(reason(verify_request(&m, &keys, &VerifyConfig::at(T + 1))).contains("not covered"));
+    assert!(
+        reason(verify_request(&m, &keys, &VerifyConfig::at(secs(T + 1)))).contains("not covered")
+    );
 }
 
 #[test]
 fn the_nonce_cache_forgets_expired_nonces_and_is_bounded() {
     let c = NonceCache::new(2);
-    assert!(c.insert("a", 100, 10));
-    assert!(!c.insert("a", 100, 20), "a replay");
-    assert!(c.insert("b", 200, 20));
-    assert!(c.insert("c", 300, 150), "a (expired at 100) is dropped");
+    assert!(c.insert("a", secs(100), secs(10)));
+    assert!(!c.insert("a", secs(100), secs(20)), "a replay");
+    assert!(c.insert("b", secs(200), secs(20)));
+    assert!(
+        c.insert("c", secs(300), secs(150)),
+        "a (expired at 100) is dropped"
+    );
     assert_eq!(c.len(), 2);
-    assert!(c.insert("d", 400, 150), "at capacity the oldest goes");
+    assert!(
+        c.insert("d", secs(400), secs(150)),
+        "at capacity the oldest goes"
+    );
     assert_eq!(c.len(), 2);
 }
 
@@ -190,13 +208,13 @@ fn signing_a_reqwest_request() {
     mannerly_botauth::sign_reqwest(
         &key,
         &mut req,
-        &SignConfig::new(T, AgentForm::dictionary("https://crawler.example")),
+        &SignConfig::new(secs(T), AgentForm::dictionary("https://crawler.example")),
     )
     .expect("sign");
     let m = Message::from_reqwest(&req);
     let keys = StaticKeys::new(vec![key.public_jwk()]);
     assert!(matches!(
-        verify_request(&m, &keys, &VerifyConfig::at(T + 1)),
+        verify_request(&m, &keys, &VerifyConfig::at(secs(T + 1))),
         Outcome::Verified { .. }
     ));
 }

@@ -8,15 +8,13 @@ use anyhow::{bail, Context, Result};
 use mannerly_botauth::client::{DirectoryClient, DirectoryConfig};
 use mannerly_botauth::directory::signed_directory;
 use mannerly_botauth::fcrdns::{verify_ip, HickoryDns, IpRanges, IpVerdict};
+use mannerly_botauth::UnixMillis;
 use mannerly_botauth::{
     sign_request, AgentForm, Jwk, KeyPair, Message, Outcome, SignConfig, StaticKeys, VerifyConfig,
 };
 
-fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
+fn now() -> UnixMillis {
+    UnixMillis::now()
 }
 
 /// Reads a private key: PKCS#8 PEM or a JWK with `d`.
@@ -168,40 +166,6 @@ pub struct VerifyArgs {
     json: bool,
 }
 
-fn parse_request(text: &str, scheme: &str) -> Result<Message> {
-    let mut lines = text.lines();
-    let first = lines.next().context("the request is empty")?;
-    let mut parts = first.split_whitespace();
-    let (Some(method), Some(target)) = (parts.next(), parts.next()) else {
-        bail!("line 1 is not a request line like `GET /path HTTP/1.1`: {first:?}");
-    };
-    let mut headers = Vec::new();
-    for (i, line) in lines.enumerate() {
-        if line.trim().is_empty() {
-            break;
-        }
-        let Some((k, v)) = line.split_once(':') else {
-            bail!("line {} is not a header (`Name: value`): {line:?}", i + 2);
-        };
-        headers.push((k.trim().to_owned(), v.trim().to_owned()));
-    }
-    let uri = if target.starts_with("http://") || target.starts_with("https://") {
-        target.to_owned()
-    } else {
-        let host = headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("host"))
-            .map(|(_, v)| v.clone())
-            .context("the request has no Host header, so its authority is unknown")?;
-        format!("{scheme}://{host}{target}")
-    };
-    Ok(Message {
-        method: method.to_owned(),
-        target_uri: uri,
-        headers,
-    })
-}
-
 pub fn verify(args: VerifyArgs) -> Result<u8> {
     let mut text = String::new();
     if args.request == "-" {
@@ -212,7 +176,8 @@ pub fn verify(args: VerifyArgs) -> Result<u8> {
         text = std::fs::read_to_string(&args.request)
             .with_context(|| format!("cannot read '{}'", args.request))?;
     }
-    let msg = parse_request(&text, &args.scheme)?;
+    let msg = Message::parse_http(&text, &args.scheme)
+        .with_context(|| format!("'{}' is not an HTTP request", args.request))?;
     let mut config = VerifyConfig::at(now());
     config.reject_test_keys = !args.allow_test_keys;
     let outcome = match &args.key {
@@ -242,7 +207,7 @@ pub fn verify(args: VerifyArgs) -> Result<u8> {
             ),
             0,
         ),
-        Outcome::Invalid { reason } => ("invalid", reason.clone(), 1),
+        Outcome::Invalid { reason } => ("invalid", reason.to_string(), 1),
         Outcome::Unsigned => (
             "unsigned",
             "no Signature-Input or Signature header".into(),
