@@ -8,6 +8,7 @@ use crate::Error;
 /// An HTTP message as the signer or verifier sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
+    /// The method (`GET`).
     pub method: String,
     /// The absolute request URI.
     pub target_uri: String,
@@ -44,11 +45,14 @@ pub enum RequestParseError {
 /// A response and the request it answers (for `;req` components).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Response {
+    /// The status code.
     pub status: u16,
+    /// Header fields in order; names are case-insensitive.
     pub headers: Vec<(String, String)>,
 }
 
 impl Message {
+    /// A message with no headers yet.
     pub fn new(method: &str, target_uri: &str) -> Message {
         Message {
             method: method.to_owned(),

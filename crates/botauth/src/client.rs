@@ -102,6 +102,7 @@ impl DirectoryClient {
             .https_only(true)
     }
 
+    /// A client over a reqwest client you built (start from [`Self::client_builder`], which turns redirects off).
     pub fn with_client(client: reqwest::Client, config: DirectoryConfig) -> Self {
         DirectoryClient {
             client,

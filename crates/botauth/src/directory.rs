@@ -124,6 +124,7 @@ pub fn signed_directory(
 /// A key directory document.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Jwks {
+    /// The keys, public parts only.
     pub keys: Vec<Jwk>,
 }
 

@@ -15,7 +15,9 @@ use hickory_resolver::TokioResolver;
 
 /// DNS lookups FCrDNS needs.
 pub trait Dns: Send + Sync {
+    /// The PTR names of an address.
     fn ptr(&self, ip: IpAddr) -> impl Future<Output = Result<Vec<String>, String>> + Send;
+    /// The addresses a name resolves to (A and AAAA).
     fn addrs(&self, name: &str) -> impl Future<Output = Result<Vec<IpAddr>, String>> + Send;
 }
 
@@ -71,9 +73,12 @@ impl Dns for HickoryDns {
 pub enum IpVerdict {
     /// The IP's PTR name is under an allowed domain and resolves back to it.
     Verified {
+        /// The PTR name that resolved back to the IP.
         name: String,
     },
+    /// Not confirmed, with the reason.
     NotVerified {
+        /// Which step failed.
         reason: String,
     },
 }
@@ -149,6 +154,7 @@ pub struct IpRanges {
 }
 
 impl IpRanges {
+    /// Reads a published IP-range file (`{"prefixes": [{"ipv4Prefix": ...}]}`, as Google and others publish).
     pub fn parse(json: &str) -> Result<IpRanges, String> {
         let v: serde_json::Value =
             serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
@@ -179,6 +185,7 @@ impl IpRanges {
         Ok(IpRanges { prefixes })
     }
 
+    /// Whether an address is inside any of the ranges.
     pub fn contains(&self, ip: IpAddr) -> bool {
         self.prefixes.iter().any(|&(net, len)| match (net, ip) {
             (IpAddr::V4(n), IpAddr::V4(a)) => {

@@ -13,8 +13,10 @@ use crate::Error;
 /// computed and their signatures refused by name.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Jwk {
+    /// The key type: `OKP` for Ed25519.
     pub kty: String,
     #[serde(default)]
+    /// The curve: `Ed25519`.
     pub crv: String,
     /// The public key, unpadded base64url (OKP, EC).
     #[serde(default)]
@@ -26,11 +28,13 @@ pub struct Jwk {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub n: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    /// RSA exponent (kept for thumbprints of other key types).
     pub e: Option<String>,
     /// The private seed, when this is a private key.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub d: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    /// The directory's own key id (informational: keys are matched by thumbprint).
     pub kid: Option<String>,
 }
 
@@ -91,6 +95,7 @@ impl KeyPair {
         }
     }
 
+    /// The key with this 32-byte secret seed.
     pub fn from_seed(seed: [u8; 32]) -> KeyPair {
         KeyPair {
             signing: SigningKey::from_bytes(&seed),
@@ -128,6 +133,7 @@ impl KeyPair {
             .map_err(Error::Pkcs8Encode)
     }
 
+    /// The public key as a JWK (no `d`).
     pub fn public_jwk(&self) -> Jwk {
         Jwk {
             kty: "OKP".into(),
@@ -141,6 +147,7 @@ impl KeyPair {
         }
     }
 
+    /// The private key as a JWK (with `d`): keep it secret.
     pub fn private_jwk(&self) -> Jwk {
         Jwk {
             d: Some(URL_SAFE_NO_PAD.encode(self.signing.to_bytes())),

@@ -23,6 +23,8 @@
 //! assert!(matches!(outcome, Outcome::Verified { .. }));
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod base;
 pub mod client;
 pub mod directory;

@@ -12,9 +12,17 @@ use crate::{Error, KeyPair, UnixMillis};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AgentForm {
     /// `Signature-Agent: <member>="https://crawler.example"` (the default form).
-    Dictionary { member: String, url: String },
+    Dictionary {
+        /// The dictionary member (`agent1`).
+        member: String,
+        /// The key directory's origin or URL.
+        url: String,
+    },
     /// The legacy bare string: `Signature-Agent: "https://crawler.example"`.
-    Legacy { url: String },
+    Legacy {
+        /// The key directory's origin or URL.
+        url: String,
+    },
     /// No `Signature-Agent` header.
     None,
 }
@@ -34,6 +42,7 @@ impl AgentForm {
 pub struct SignConfig {
     /// The signature's label in the dictionaries (`sig1`).
     pub label: String,
+    /// How `Signature-Agent` names the key directory.
     pub agent: AgentForm,
     /// Covered components besides `@authority` and the agent:
     /// `@method`, `@path`, `@target-uri`, `content-digest`, ...
@@ -44,6 +53,7 @@ pub struct SignConfig {
     pub validity: i64,
     /// A random 64-byte nonce, base64.
     pub nonce: bool,
+    /// The `tag` parameter (`web-bot-auth`).
     pub tag: String,
 }
 

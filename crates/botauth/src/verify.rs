@@ -16,8 +16,11 @@ pub enum Outcome {
     /// A valid signature by `keyid`; `agent` is the key directory URL the
     /// `Signature-Agent` header named, if any.
     Verified {
+        /// The key directory URL the `Signature-Agent` header named, if any.
         agent: Option<String>,
+        /// The signature's `keyid`.
         keyid: String,
+        /// The signature's label (`sig1`).
         label: String,
     },
     /// Signed, but not acceptably: the reason says which check failed.
@@ -140,6 +143,7 @@ pub trait KeyLookup {
 pub struct StaticKeys(Vec<Jwk>);
 
 impl StaticKeys {
+    /// Keys to verify with.
     pub fn new(keys: Vec<Jwk>) -> StaticKeys {
         StaticKeys(keys)
     }
@@ -183,6 +187,7 @@ pub struct NonceCache {
 }
 
 impl NonceCache {
+    /// A cache of at most `capacity` nonces (at least 1).
     pub fn new(capacity: usize) -> NonceCache {
         NonceCache {
             inner: Mutex::new((HashMap::new(), BTreeSet::new())),
@@ -209,10 +214,12 @@ impl NonceCache {
         true
     }
 
+    /// Nonces held.
     pub fn len(&self) -> usize {
         self.inner.lock().unwrap_or_else(|p| p.into_inner()).0.len()
     }
 
+    /// Whether no nonce is held.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

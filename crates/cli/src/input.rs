@@ -10,7 +10,7 @@ use mannerly_robots::{Mode, ParseOptions, DEFAULT_MAX_BYTES};
 #[derive(clap::Args)]
 pub struct RobotsArgs {
     /// robots.txt file to read, `-` for standard input, or an http(s) URL
-    /// on the origin to fetch it from (e.g. https://example.com/robots.txt).
+    /// on the origin to fetch it from (e.g. `https://example.com/robots.txt`).
     #[arg(value_name = "ROBOTS")]
     pub robots: String,
     /// Print JSON lines instead of text.

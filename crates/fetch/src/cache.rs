@@ -98,6 +98,7 @@ pub struct CacheConfig {
     pub max_entries: usize,
     /// Approximate bytes of robots.txt bodies and parsed rules kept (256 MiB).
     pub max_bytes: usize,
+    /// How fetch outcomes become decisions.
     pub policy: PolicyConfig,
 }
 
@@ -114,8 +115,11 @@ impl Default for CacheConfig {
 /// The answer for one URL.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CheckResult {
+    /// The URL asked about.
     pub url: String,
+    /// Its origin (`https://example.com`).
     pub origin: String,
+    /// Whether the agent may fetch it.
     pub allowed: bool,
     /// `rules`, `allow-all` or `disallow-all`; `robots-txt` for the
     /// robots.txt URL itself.
@@ -124,6 +128,7 @@ pub struct CheckResult {
     pub rule: Option<MatchedRule>,
     /// Why the origin is in this state.
     pub reason: String,
+    /// When the origin's decision expires (`None` for robots.txt itself).
     pub expires_at: Option<UnixMillis>,
 }
 
@@ -165,6 +170,7 @@ pub struct RobotsCache<F> {
 }
 
 impl<F: Fetcher> RobotsCache<F> {
+    /// A cache over `fetcher`, with time from `clock`, persisting through `store`.
     pub fn new(
         fetcher: F,
         clock: Arc<dyn Clock>,
@@ -187,6 +193,7 @@ impl<F: Fetcher> RobotsCache<F> {
         lock(&self.lru).map.len()
     }
 
+    /// Whether no origin is held.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

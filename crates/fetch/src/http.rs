@@ -13,13 +13,16 @@ use crate::{FetchError, Origin};
 /// Conditional-request validators from the cached copy.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Validators {
+    /// The stored copy's ETag (sent as `If-None-Match`).
     pub etag: Option<String>,
+    /// The stored copy's Last-Modified (sent as `If-Modified-Since`).
     pub last_modified: Option<String>,
 }
 
 /// Something that fetches an origin's robots.txt. [`HttpFetcher`] is the
 /// real one; tests may script their own.
 pub trait Fetcher: Send + Sync + 'static {
+    /// Fetches an origin's robots.txt, conditionally when validators are given. Never fails: failures are outcomes.
     fn fetch(
         &self,
         origin: &Origin,
@@ -160,24 +163,36 @@ impl HttpFetcher {
 /// there is none.
 #[derive(Debug)]
 pub enum GetOutcome {
+    /// A response, its body not read yet.
     Response {
         /// The URL that answered, after redirects.
         final_url: url::Url,
+        /// The redirects followed.
         redirects: Vec<Hop>,
+        /// The response, to stream.
         response: reqwest::Response,
     },
+    /// More than the redirect limit, or a loop.
     TooManyRedirects {
+        /// The redirects followed.
         redirects: Vec<Hop>,
+        /// Whether a URL came back.
         is_loop: bool,
     },
     /// A redirect pointed at a URL the caller asked not to fetch.
     Stopped {
+        /// The URL not fetched.
         at: url::Url,
+        /// The redirects followed before it.
         redirects: Vec<Hop>,
     },
+    /// No answer: the network failed.
     Network {
+        /// Which kind of failure.
         error: NetworkError,
+        /// The underlying error, for people.
         detail: String,
+        /// The redirects followed before the failure.
         redirects: Vec<Hop>,
     },
 }

@@ -38,6 +38,8 @@
 //! assert!(d.reason.contains("phase 2 of 3: no good copy"));
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod cache;
 pub mod http;
 mod origin;

@@ -10,9 +10,11 @@ use crate::{FetchError, UrlProblem};
     Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
 pub struct Origin {
+    /// `http` or `https`.
     pub scheme: String,
     /// Lower-case host (IPv6 in brackets).
     pub host: String,
+    /// The port, explicit or the scheme's default.
     pub port: u16,
 }
 
@@ -26,6 +28,7 @@ impl Origin {
         Self::of_url(&parsed)
     }
 
+    /// The origin of a parsed http(s) URL.
     pub fn of_url(url: &url::Url) -> Result<Origin, FetchError> {
         let bad = |problem| FetchError::BadUrl {
             url: url.to_string(),

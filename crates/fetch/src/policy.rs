@@ -56,6 +56,7 @@ pub enum Profile {
 /// Tunables of the policy. The defaults are the standards' numbers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolicyConfig {
+    /// How the failure phases are read: Google's (12 hours, then 30 days) or RFC 9309's.
     pub profile: Profile,
     /// Longest a fetched robots.txt is used before refetching (24 h).
     pub max_ttl: Duration,
@@ -103,17 +104,24 @@ impl Default for PolicyConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum NetworkError {
+    /// The name did not resolve.
     Dns,
+    /// The TCP connection failed or was refused.
     Connect,
+    /// The TLS handshake failed (certificate, protocol).
     Tls,
+    /// No answer within the time allowed.
     Timeout,
+    /// The connection was reset or closed mid-response.
     Reset,
     /// The connection closed before the body was complete.
     TruncatedBody,
+    /// Anything else (including a redirect the fetcher did not follow).
     Other,
 }
 
 impl NetworkError {
+    /// A short phrase for messages (`DNS failure`, `timeout`, ...).
     pub fn describe(self) -> &'static str {
         match self {
             NetworkError::Dns => "DNS lookup failed",
@@ -130,13 +138,16 @@ impl NetworkError {
 /// One redirect followed.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Hop {
+    /// The URL that answered, after redirects.
     pub url: String,
+    /// The HTTP status.
     pub status: u16,
 }
 
 /// The final HTTP response of a fetch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpResponse {
+    /// The redirect's status (301, 302, 303, 307 or 308).
     pub status: u16,
     /// Header names lower-cased.
     pub headers: Vec<(String, String)>,
@@ -149,6 +160,7 @@ pub struct HttpResponse {
 }
 
 impl HttpResponse {
+    /// The first header with this name (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -160,15 +172,28 @@ impl HttpResponse {
 /// What one attempt to fetch `/robots.txt` produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FetchOutcome {
+    /// An answer arrived (any status).
     Response {
+        /// The final response.
         response: HttpResponse,
+        /// The redirects followed to get there.
         redirects: Vec<Hop>,
     },
     /// More redirects than allowed, or a loop.
-    TooManyRedirects { redirects: Vec<Hop>, is_loop: bool },
+    /// More than the redirect limit, or a loop (`is_loop`).
+    TooManyRedirects {
+        /// The redirects followed.
+        redirects: Vec<Hop>,
+        /// Whether a URL came back (a loop) rather than the limit being reached.
+        is_loop: bool,
+    },
+    /// No answer: the network failed.
     Network {
+        /// Which kind of failure.
         error: NetworkError,
+        /// The underlying error, for people.
         detail: String,
+        /// The redirects followed before the failure.
         redirects: Vec<Hop>,
     },
 }
@@ -176,12 +201,16 @@ pub enum FetchOutcome {
 /// What the crawler may do on the origin.
 #[derive(Debug, Clone)]
 pub enum Access {
+    /// The parsed rules apply.
     Rules(Arc<Robots>),
+    /// No usable robots.txt (4xx): everything is allowed.
     AllowAll,
+    /// The site could not be asked (5xx, 429, network): nothing is allowed.
     DisallowAll,
 }
 
 impl Access {
+    /// `rules`, `allow-all` or `disallow-all`.
     pub fn kind(&self) -> &'static str {
         match self {
             Access::Rules(_) => "rules",
@@ -194,6 +223,7 @@ impl Access {
 /// The origin's robots state at a point in time.
 #[derive(Debug, Clone)]
 pub struct Decision {
+    /// What applies to the origin's URLs.
     pub access: Access,
     /// Until when this decision holds; after it the crawler refetches.
     pub expires_at: UnixMillis,
@@ -205,10 +235,15 @@ pub struct Decision {
 /// A fetched robots.txt that can stand in while the origin is unreachable.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GoodCopy {
+    /// The robots.txt body, as fetched (at most the size limit).
     pub body: Vec<u8>,
+    /// When it was fetched.
     pub fetched_at: UnixMillis,
+    /// The status it came with (200, or 304 on a refresh).
     pub status: u16,
+    /// Its ETag, for conditional refreshes.
     pub etag: Option<String>,
+    /// Its Last-Modified, for conditional refreshes.
     pub last_modified: Option<String>,
     /// Served with `Cache-Control: no-store`: never persisted.
     pub no_store: bool,
@@ -217,6 +252,7 @@ pub struct GoodCopy {
 /// The current run of consecutive failures.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FailureRun {
+    /// When the first failure of the run happened.
     pub since: UnixMillis,
     /// Attempts in this run so far.
     pub attempts: u32,
@@ -227,20 +263,28 @@ pub struct FailureRun {
 /// One line of an origin's fetch history.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HistoryEntry {
+    /// When.
     pub at: UnixMillis,
+    /// What the fetch gave, for people.
     pub outcome: String,
+    /// What was decided, for people.
     pub decision: String,
 }
 
 /// Everything remembered about one origin, and the state machine over it.
 #[derive(Debug, Clone)]
 pub struct OriginState {
+    /// The origin.
     pub origin: Origin,
+    /// The last good copy, kept for the failure phases that may use it.
     pub good: Option<GoodCopy>,
+    /// The ongoing failure run, if the last fetch failed.
     pub failure: Option<FailureRun>,
+    /// When the site last answered any request (for the 30-day rule).
     pub host_answered_at: Option<UnixMillis>,
     /// While unreachable: no refetch before this (backoff or Retry-After).
     pub retry_at: Option<UnixMillis>,
+    /// The latest fetches, newest last (bounded).
     pub history: VecDeque<HistoryEntry>,
     /// The parsed good copy, kept so fallbacks need not re-parse.
     parsed: Option<Arc<Robots>>,
@@ -251,17 +295,25 @@ pub struct OriginState {
 /// `no-store` are left out).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StoredState {
+    /// The origin.
     pub origin: Origin,
+    /// The last good copy (absent when it may not be stored: `no-store`).
     pub good: Option<GoodCopy>,
+    /// The ongoing failure run.
     pub failure: Option<FailureRun>,
+    /// When the site last answered any request.
     pub host_answered_at: Option<UnixMillis>,
     #[serde(default)]
+    /// No refetch before this (backoff or Retry-After).
     pub retry_at: Option<UnixMillis>,
+    /// The latest fetches.
     pub history: Vec<HistoryEntry>,
+    /// When the stored decision expires.
     pub expires_at: Option<UnixMillis>,
 }
 
 impl OriginState {
+    /// The state of an origin never fetched.
     pub fn new(origin: Origin) -> Self {
         OriginState {
             origin,

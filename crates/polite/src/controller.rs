@@ -52,9 +52,11 @@ pub struct Config {
     /// Random-looking (deterministic) extra delay, as a fraction of the
     /// delay (0.0 = none).
     pub jitter: f64,
+    /// How Crawl-delay is read (conservative).
     pub profile: CrawlDelayProfile,
     /// Crawl-delay above this is skipped or capped (30 s).
     pub max_crawl_delay: Millis,
+    /// What a Crawl-delay above `max_crawl_delay` does (skip the host).
     pub over_max: OverMax,
     /// Longest Retry-After honoured (1 h); longer values are capped.
     pub retry_after_cap: Millis,
@@ -70,6 +72,7 @@ pub struct Config {
     pub latency_factor: f64,
     /// Consecutive failures that pause the host (10), and for how long (10 min).
     pub pause_after: u32,
+    /// How long a pause lasts (10 min).
     pub pause_for: Millis,
 }
 
@@ -131,18 +134,24 @@ impl RobotsPacing {
 pub enum Outcome {
     /// An HTTP response (a robots.txt fetch counts too).
     Status {
+        /// The HTTP status.
         status: u16,
+        /// How long the request took.
         latency: Millis,
         /// The raw Retry-After value, if any.
         retry_after: Option<String>,
     },
     /// A timeout or connection failure.
-    Failed { latency: Millis },
+    Failed {
+        /// How long until it failed.
+        latency: Millis,
+    },
 }
 
 /// The state of one key.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct HostState {
+    /// Requests in flight now.
     pub in_flight: u32,
     /// The earliest the next request may start.
     pub next_allowed: UnixMillis,
@@ -150,12 +159,17 @@ pub struct HostState {
     pub base_delay: Millis,
     /// The current delay (base, raised by backoff).
     pub delay: Millis,
+    /// Until when the server asked us to wait (Retry-After).
     pub retry_after_until: Option<UnixMillis>,
+    /// Consecutive failures (429, 5xx, timeouts).
     pub failures: u32,
+    /// Until when the host is paused after repeated failures.
     pub paused_until: Option<UnixMillis>,
+    /// Why it is paused.
     pub pause_reason: Option<String>,
     /// Skipped for good (e.g. Crawl-delay above the maximum).
     pub skip: Option<String>,
+    /// Moving average of response time, milliseconds.
     pub ewma_latency: Option<f64>,
     /// Window profile: window length (ms), 0 when not in use.
     pub window: Millis,
@@ -185,12 +199,16 @@ pub enum Wait {
         reason: String,
     },
     /// Never (the host is skipped).
-    Skipped { reason: String },
+    Skipped {
+        /// Why.
+        reason: String,
+    },
 }
 
 /// The controller over every key.
 #[derive(Debug, Clone, Default)]
 pub struct Politeness {
+    /// The settings every key is paced by.
     pub config: Config,
     hosts: HashMap<String, HostState>,
 }
@@ -204,6 +222,7 @@ fn fmt_secs(ms: Millis) -> String {
 }
 
 impl Politeness {
+    /// A controller with no key known yet.
     pub fn new(config: Config) -> Politeness {
         Politeness {
             config,
@@ -223,6 +242,7 @@ impl Politeness {
             })
     }
 
+    /// The state of a key, if it was ever used.
     pub fn get(&self, key: &str) -> Option<&HostState> {
         self.hosts.get(key)
     }
@@ -234,6 +254,7 @@ impl Politeness {
         self.hosts.insert(key.to_owned(), s);
     }
 
+    /// Every key with its state.
     pub fn keys(&self) -> impl Iterator<Item = (&String, &HostState)> {
         self.hosts.iter()
     }

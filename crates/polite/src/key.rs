@@ -19,32 +19,53 @@ use std::net::IpAddr;
 #[serde(rename_all = "kebab-case")]
 pub enum KeyMode {
     #[default]
+    /// The URL's host: `a.example.com` (the default).
     Host,
+    /// Host and port: `a.example.com:8443`.
     HostPort,
+    /// The registered domain (public suffix list): `example.com` for `a.example.com` and `b.example.com`.
     RegisteredDomain,
+    /// The server's address, resolved by the caller.
     Ip,
 }
 
 /// Why a URL has no key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum KeyError {
+    /// The URL does not parse.
     #[error("`{url}` is not an absolute URL: {reason}")]
-    BadUrl { url: String, reason: String },
+    BadUrl {
+        /// The text.
+        url: String,
+        /// What the parser said.
+        reason: String,
+    },
+    /// The URL has no host (`mailto:`, `data:`).
     #[error("`{url}` has no host")]
-    NoHost { url: String },
+    NoHost {
+        /// The URL.
+        url: String,
+    },
+    /// IP keys: the host's address is not known yet.
     #[error("the address of {host} is not known yet (IP keys): resolve it and call set_address")]
-    Unresolved { host: String },
+    Unresolved {
+        /// The host to resolve.
+        host: String,
+    },
 }
 
 /// Maps URLs to keys; holds the addresses the caller resolved for
 /// [`KeyMode::Ip`].
 #[derive(Debug, Clone, Default)]
 pub struct Keyer {
+    /// The mode.
     pub mode: KeyMode,
     addresses: HashMap<String, IpAddr>,
 }
 
 impl Keyer {
+    /// A keyer for this mode (no addresses known).
     pub fn new(mode: KeyMode) -> Keyer {
         Keyer {
             mode,

@@ -25,6 +25,8 @@
 //!            "example.com: delay of 5 s between requests (start to start); next at +4 s");
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod controller;
 pub mod frontier;
 pub mod key;

@@ -33,6 +33,7 @@ pub struct Diagnostic {
     pub line: u32,
     /// 1-based byte column within the line (0 for the whole line or file).
     pub column: u32,
+    /// How serious.
     pub severity: Severity,
     /// A stable identifier, one of [`codes`](crate::codes).
     pub code: &'static str,

@@ -12,6 +12,7 @@ use std::time::Duration;
 pub struct Sitemap {
     /// The URL as written; bytes that are not UTF-8 are percent-encoded.
     pub url: String,
+    /// The line it is on (1-based).
     pub line: u32,
 }
 
@@ -22,6 +23,7 @@ pub struct CrawlDelay {
     pub delay: Duration,
     /// The value as written.
     pub raw: String,
+    /// The line it is on (1-based).
     pub line: u32,
 }
 
@@ -29,10 +31,15 @@ pub struct CrawlDelay {
 /// within a daily UTC window.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct RequestRate {
+    /// Requests allowed per period.
     pub requests: u32,
+    /// The period.
     pub period: Duration,
+    /// The time of day it applies in, if given (UTC).
     pub window: Option<TimeWindow>,
+    /// The value as written.
     pub raw: String,
+    /// The line it is on (1-based).
     pub line: u32,
 }
 
@@ -47,7 +54,9 @@ impl RequestRate {
 /// past midnight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct TimeWindow {
+    /// Start, minutes after midnight UTC.
     pub start_minute: u16,
+    /// End, minutes after midnight UTC (before the start when the window wraps midnight).
     pub end_minute: u16,
 }
 
@@ -65,8 +74,11 @@ impl TimeWindow {
 /// A `Visit-time:` value.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct VisitTime {
+    /// The window.
     pub window: TimeWindow,
+    /// The value as written.
     pub raw: String,
+    /// The line it is on (1-based).
     pub line: u32,
 }
 
@@ -75,8 +87,11 @@ pub struct VisitTime {
 pub struct HostDirective {
     /// Scheme if one was given (`https`), else `None`.
     pub scheme: Option<String>,
+    /// The host name.
     pub host: String,
+    /// The port, if given.
     pub port: Option<u16>,
+    /// The line it is on (1-based).
     pub line: u32,
 }
 
@@ -84,8 +99,11 @@ pub struct HostDirective {
 /// the page, optionally only under a path prefix.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct CleanParam {
+    /// Query parameters that do not change the page.
     pub params: Vec<String>,
+    /// The path prefix the rule applies to, if given.
     pub path_prefix: Option<String>,
+    /// The line it is on (1-based).
     pub line: u32,
 }
 
@@ -126,7 +144,9 @@ impl Preference {
 /// Preferences for the two categories of draft-ietf-aipref-vocab-07.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub struct UsagePreferences {
+    /// Training of AI models (`train-ai`).
     pub train_ai: Preference,
+    /// Search (`search`).
     pub search: Preference,
 }
 
@@ -180,14 +200,18 @@ pub struct ContentUsageRule {
     pub effective_path: Option<String>,
     /// The statement of preference as written.
     pub preference: String,
+    /// The preferences it states.
     pub preferences: UsagePreferences,
+    /// The line it is on (1-based).
     pub line: u32,
 }
 
 /// The usage preferences that apply to one URL.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct ContentUsage {
+    /// Training of AI models (`train-ai`).
     pub train_ai: Preference,
+    /// Search (`search`).
     pub search: Preference,
     /// Lines of the Content-Usage rules that decided (empty when none
     /// matched and everything is unknown).

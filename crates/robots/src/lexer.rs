@@ -88,9 +88,13 @@ impl Iterator for Lines<'_> {
 /// The directive a key names, as the reference classifies it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KeyKind {
+    /// `User-agent`.
     UserAgent,
+    /// `Allow`.
     Allow,
+    /// `Disallow`.
     Disallow,
+    /// `Sitemap`.
     Sitemap,
     /// Any other key (extensions such as Crawl-delay are recognised later).
     Other,

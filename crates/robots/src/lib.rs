@@ -124,6 +124,7 @@
 //! limit is configurable through [`ParseOptions`] but never below 500 KiB.
 //! (The reference library itself has no limit.)
 
+#![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod diagnostic;
@@ -169,6 +170,7 @@ pub mod report {
     /// What the reference reports about one line.
     #[derive(Debug, Clone, PartialEq, Eq)]
     pub struct LineReport {
+        /// The line (1-based).
         pub line: u32,
         /// The directive, for lines that have one.
         pub kind: Option<KeyKind>,
@@ -176,12 +178,19 @@ pub mod report {
         pub key: String,
         /// The value as written (after trimming).
         pub value: Vec<u8>,
+        /// The key was accepted as a typo of a known one (`disalow`).
         pub is_typo: bool,
+        /// The line is empty.
         pub is_empty: bool,
+        /// The line has a comment.
         pub has_comment: bool,
+        /// The line is only a comment.
         pub is_comment: bool,
+        /// The line holds a key and value.
         pub has_directive: bool,
+        /// The line was longer than the reference reads and was cut.
         pub is_line_too_long: bool,
+        /// The key and value are separated by white space, not a colon.
         pub is_missing_colon_separator: bool,
     }
 

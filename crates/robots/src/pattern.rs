@@ -2,7 +2,7 @@
 //!
 //! # Worst-case bound
 //!
-//! [`matches`] runs in `O(|pattern| + |path|)` time and constant extra
+//! [`matches()`] runs in `O(|pattern| + |path|)` time and constant extra
 //! space, whatever the input. The reference library keeps a set of every
 //! position the pattern could have reached, which costs
 //! `O(|pattern| × |path|)`: ten thousand `*` against a 100 KiB URL is a

@@ -32,6 +32,7 @@ pub enum Mode {
 /// How to parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParseOptions {
+    /// Google's behaviour or strict RFC 9309.
     pub mode: Mode,
     /// Bytes of the body to read; content past the last complete line
     /// within the limit is ignored, with a diagnostic. Values below
@@ -63,7 +64,9 @@ impl ParseOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RuleKind {
+    /// `Allow`.
     Allow,
+    /// `Disallow`.
     Disallow,
 }
 
@@ -80,6 +83,7 @@ impl RuleKind {
 /// One Allow or Disallow line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
+    /// Allow or Disallow.
     pub kind: RuleKind,
     /// 1-based line number.
     pub line: u32,
@@ -174,6 +178,7 @@ impl Rule {
 /// One user-agent line of a group.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct AgentLine {
+    /// The line (1-based).
     pub line: u32,
     /// 1-based byte column where the value starts.
     pub column: u32,
@@ -190,12 +195,17 @@ pub struct AgentLine {
 /// to the next user-agent line that comes after a rule.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
+    /// The `User-agent` lines that open the group.
     pub agents: Vec<AgentLine>,
     pub(crate) rules: Range<usize>,
     pub(crate) global: bool,
+    /// `Crawl-delay` lines in the group.
     pub crawl_delays: Vec<CrawlDelay>,
+    /// `Request-rate` lines in the group.
     pub request_rates: Vec<RequestRate>,
+    /// `Visit-time` lines in the group.
     pub visit_times: Vec<VisitTime>,
+    /// `Content-Usage` lines in the group.
     pub content_usage: Vec<ContentUsageRule>,
 }
 
@@ -252,6 +262,7 @@ pub enum AgentMatch {
 pub struct MatchedRule {
     /// 1-based line of the rule in the file.
     pub line: u32,
+    /// Allow or Disallow.
     pub kind: RuleKind,
     /// The pattern as written in the file.
     pub pattern: String,
@@ -265,6 +276,7 @@ pub struct MatchedRule {
 /// The answer to "may this agent fetch this URL?", with the reason.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Verdict {
+    /// Whether the URL may be fetched.
     pub allowed: bool,
     /// The deciding rule: the line the reference reports as matching. `None`
     /// when no rule matched. (An empty `Disallow:` that matched is reported,

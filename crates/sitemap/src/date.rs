@@ -5,12 +5,14 @@
 /// seconds since the epoch; a date without a time is its midnight UTC).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct LastMod {
+    /// The value as written.
     pub raw: String,
     /// `None` when the value is not a valid date: "unknown".
     pub unix: Option<i64>,
 }
 
 impl LastMod {
+    /// A W3C datetime (`2026-11-20`, `2026-11-20T10:00:00+01:00`), parsed if valid.
     pub fn w3c(raw: &str) -> LastMod {
         LastMod {
             raw: raw.to_owned(),
@@ -18,6 +20,7 @@ impl LastMod {
         }
     }
 
+    /// An RFC 822 date (RSS `pubDate`), parsed if valid.
     pub fn rfc822(raw: &str) -> LastMod {
         LastMod {
             raw: raw.to_owned(),

@@ -63,6 +63,8 @@
 //!   pages are read.
 //! - Two root elements in one file are both read (noted in the summary).
 
+#![deny(missing_docs)]
+
 mod date;
 mod location;
 mod parser;
@@ -105,10 +107,15 @@ impl Default for Options {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
+    /// `<urlset>`: page entries.
     UrlSet,
+    /// `<sitemapindex>`: references to other sitemaps.
     Index,
+    /// One URL per line.
     Text,
+    /// An RSS 2.0 feed (`<item><link>`).
     Rss,
+    /// An Atom feed (`<entry><link href>`).
     Atom,
 }
 
@@ -127,6 +134,7 @@ pub enum Stop {
 /// What a parse saw and did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Summary {
+    /// The format, once recognised (`None` if nothing was read).
     pub kind: Option<Kind>,
     /// Entries emitted.
     pub entries: usize,
@@ -201,12 +209,19 @@ impl Summary {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ChangeFreq {
+    /// Changes on every access.
     Always,
+    /// Hourly.
     Hourly,
+    /// Daily.
     Daily,
+    /// Weekly.
     Weekly,
+    /// Monthly.
     Monthly,
+    /// Yearly.
     Yearly,
+    /// Archived: never changes.
     Never,
 }
 
@@ -229,60 +244,90 @@ impl ChangeFreq {
 /// Google's image extension.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Image {
+    /// `<image:loc>`.
     pub loc: String,
+    /// `<image:caption>`.
     pub caption: Option<String>,
+    /// `<image:title>`.
     pub title: Option<String>,
+    /// `<image:geo_location>`.
     pub geo_location: Option<String>,
+    /// `<image:license>`.
     pub license: Option<String>,
 }
 
 /// Google's video extension (the common fields).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Video {
+    /// `<video:thumbnail_loc>`.
     pub thumbnail_loc: Option<String>,
+    /// `<video:title>`.
     pub title: Option<String>,
+    /// `<video:description>`.
     pub description: Option<String>,
+    /// `<video:content_loc>`.
     pub content_loc: Option<String>,
+    /// `<video:player_loc>`.
     pub player_loc: Option<String>,
     /// Seconds.
     pub duration: Option<u32>,
+    /// `<video:publication_date>`.
     pub publication_date: Option<LastMod>,
+    /// `<video:tag>` values (bounded in number and length).
     pub tags: Vec<String>,
+    /// `<video:category>`.
     pub category: Option<String>,
+    /// `<video:family_friendly>`.
     pub family_friendly: Option<bool>,
 }
 
 /// Google's news extension.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct News {
+    /// `<news:name>` of the publication.
     pub name: Option<String>,
+    /// `<news:language>` of the publication.
     pub language: Option<String>,
+    /// `<news:publication_date>`.
     pub publication_date: Option<LastMod>,
+    /// `<news:title>`.
     pub title: Option<String>,
+    /// `<news:keywords>`, split at commas.
     pub keywords: Vec<String>,
 }
 
 /// An `xhtml:link rel="alternate"` (hreflang).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Alternate {
+    /// `hreflang`, if given.
     pub hreflang: Option<String>,
+    /// The alternate page's URL.
     pub href: String,
 }
 
 /// A page listed in a sitemap or feed.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct UrlEntry {
+    /// The page's URL (`<loc>`), at most 2,048 characters.
     pub loc: String,
+    /// `<lastmod>`, as written and parsed.
     pub lastmod: Option<LastMod>,
+    /// `<changefreq>`.
     pub changefreq: Option<ChangeFreq>,
+    /// `<priority>`, 0.0 to 1.0.
     pub priority: Option<f32>,
+    /// Image extension entries.
     pub images: Vec<Image>,
+    /// Video extension entries.
     pub videos: Vec<Video>,
+    /// The news extension entry.
     pub news: Option<News>,
+    /// `xhtml:link` alternates (hreflang).
     pub alternates: Vec<Alternate>,
 }
 
 impl UrlEntry {
+    /// An entry with only its location.
     pub fn new(loc: String) -> UrlEntry {
         UrlEntry {
             loc,
@@ -300,7 +345,9 @@ impl UrlEntry {
 /// A sitemap listed in a sitemap index.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct SitemapRef {
+    /// The child sitemap's URL.
     pub loc: String,
+    /// `<lastmod>`, as written and parsed.
     pub lastmod: Option<LastMod>,
 }
 
@@ -312,11 +359,14 @@ pub struct SitemapRef {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum Entry {
+    /// A page.
     Url(UrlEntry),
+    /// A child sitemap (from an index).
     Sitemap(SitemapRef),
 }
 
 impl Entry {
+    /// The URL, whichever kind.
     pub fn loc(&self) -> &str {
         match self {
             Entry::Url(u) => &u.loc,
@@ -324,6 +374,7 @@ impl Entry {
         }
     }
 
+    /// The last modification, whichever kind.
     pub fn lastmod(&self) -> Option<&LastMod> {
         match self {
             Entry::Url(u) => u.lastmod.as_ref(),

@@ -21,6 +21,7 @@ use crate::{Entry, Kind, LocationRule, Options, SitemapParser, Summary, UrlEntry
 /// How far to walk.
 #[derive(Debug, Clone)]
 pub struct WalkConfig {
+    /// Parser limits for each sitemap.
     pub options: Options,
     /// Sitemaps named by robots.txt (or given) are depth 0; an index's
     /// children are one deeper. Deeper than this is not fetched (5).
@@ -57,9 +58,13 @@ pub enum Start {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Via {
+    /// Given by the caller.
     Given,
+    /// Named by a Sitemap line in robots.txt.
     Robots,
+    /// Listed in a sitemap index.
     Index,
+    /// Tried at a well-known path (`/sitemap.xml`).
     KnownPath,
 }
 
@@ -67,9 +72,21 @@ pub enum Via {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "result", rename_all = "kebab-case")]
 pub enum VisitResult {
-    Parsed { summary: Summary },
-    Skipped { reason: String },
-    Failed { reason: String },
+    /// Fetched and parsed.
+    Parsed {
+        /// What the parse saw.
+        summary: Summary,
+    },
+    /// Not fetched.
+    Skipped {
+        /// Why.
+        reason: String,
+    },
+    /// Fetched, but it failed.
+    Failed {
+        /// Why.
+        reason: String,
+    },
 }
 
 /// One sitemap of the walk.
@@ -79,27 +96,34 @@ pub struct Visited {
     pub url: String,
     /// The URL that answered, after redirects.
     pub final_url: Option<String>,
+    /// How many index levels down (0 for a root).
     pub depth: usize,
     /// The robots.txt or index that listed it.
     pub parent: Option<String>,
+    /// How it was found.
     pub via: Via,
     #[serde(flatten)]
+    /// What became of it.
     pub result: VisitResult,
 }
 
 /// The robots.txt the walk started from.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct RobotsNote {
+    /// The robots.txt URL.
     pub url: String,
     /// The robots state's reason (e.g. `404 at …: robots.txt is unavailable…`).
     pub reason: String,
+    /// Its Sitemap lines.
     pub sitemaps: Vec<String>,
 }
 
 /// Everything a walk did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct WalkReport {
+    /// The robots.txt read for discovery, if any.
     pub robots: Option<RobotsNote>,
+    /// Every sitemap visited or skipped.
     pub sitemaps: Vec<Visited>,
 }
 
@@ -108,6 +132,7 @@ pub struct WalkReport {
 pub struct Found {
     /// The final URL of the sitemap that listed it.
     pub sitemap: String,
+    /// The page entry.
     pub entry: UrlEntry,
 }
 
@@ -162,6 +187,7 @@ pub struct Walker {
 }
 
 impl Walker {
+    /// A walker fetching through `fetcher`.
     pub fn new(fetcher: HttpFetcher, config: WalkConfig) -> Walker {
         Walker {
             fetcher: Arc::new(fetcher),

@@ -27,6 +27,8 @@
 //! # Ok(()) }
 //! ```
 
+#![deny(missing_docs)]
+
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::net::SocketAddr;
@@ -49,13 +51,33 @@ mod tls;
 
 /// Errors starting the simulated web or reading its configuration.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TestWebError {
+    /// A port could not be bound.
     #[error("cannot bind 127.0.0.1:{port}: {source}")]
-    Bind { port: u16, source: io::Error },
+    Bind {
+        /// The port.
+        port: u16,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// The config file could not be read.
     #[error("cannot read config {path}: {source}")]
-    ReadConfig { path: String, source: io::Error },
+    ReadConfig {
+        /// The file.
+        path: String,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// The config file is not valid TOML for a [`WebConfig`].
     #[error("config {path} is not valid: {message}")]
-    BadConfig { path: String, message: String },
+    BadConfig {
+        /// The file.
+        path: String,
+        /// What the TOML reader said.
+        message: String,
+    },
+    /// The test CA could not be made.
     #[error("cannot make the test TLS certificate authority: {0}")]
     Tls(String),
 }
@@ -65,27 +87,58 @@ pub enum TestWebError {
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Body {
     /// Exactly this text.
-    Text { text: String },
+    Text {
+        /// The text.
+        text: String,
+    },
     /// Exactly these bytes (for replaying captured responses).
-    Binary { bytes: Vec<u8> },
+    Binary {
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
     /// This text, gzip-compressed, sent with `Content-Encoding: gzip`.
-    Gzip { text: String },
+    Gzip {
+        /// The text before compression.
+        text: String,
+    },
     /// `decoded_bytes` of `a`, gzip-compressed (a few KB on the wire).
-    GzipBomb { decoded_bytes: u64 },
+    GzipBomb {
+        /// Bytes after decompression.
+        decoded_bytes: u64,
+    },
     /// `line` repeated until the client hangs up.
-    Endless { line: String },
+    Endless {
+        /// The repeated line.
+        line: String,
+    },
     /// `line` repeated up to `bytes` bytes.
-    Huge { bytes: u64, line: String },
+    Huge {
+        /// Total size.
+        bytes: u64,
+        /// The repeated line.
+        line: String,
+    },
     /// `text` in chunks of `chunk_bytes`, `delay_ms` apart.
     Slow {
+        /// The text.
         text: String,
+        /// Bytes per chunk.
         chunk_bytes: usize,
+        /// Wait between chunks, milliseconds.
         delay_ms: u64,
     },
     /// Declares `Content-Length: declared` but sends only `text`, then closes.
-    Truncated { text: String, declared: u64 },
+    Truncated {
+        /// What is sent.
+        text: String,
+        /// The Content-Length claimed.
+        declared: u64,
+    },
     /// Sends `text`, then resets the connection.
-    ResetAfter { text: String },
+    ResetAfter {
+        /// What is sent first.
+        text: String,
+    },
 }
 
 impl Default for Body {
@@ -100,8 +153,11 @@ impl Default for Body {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Reply {
+    /// The status code.
     pub status: u16,
+    /// Header fields.
     pub headers: Vec<(String, String)>,
+    /// The body.
     pub body: Body,
     /// Wait this long before answering.
     pub latency_ms: u64,
@@ -154,16 +210,19 @@ impl Reply {
         }
     }
 
+    /// Adds a header.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Reply {
         self.headers.push((name.into(), value.into()));
         self
     }
 
+    /// Answers after `ms` milliseconds.
     pub fn latency(mut self, ms: u64) -> Reply {
         self.latency_ms = ms;
         self
     }
 
+    /// Another status.
     pub fn with_status(mut self, status: u16) -> Reply {
         self.status = status;
         self
@@ -202,6 +261,7 @@ pub struct HostSpec {
 }
 
 impl HostSpec {
+    /// Scripts the replies to a path: one per request, the last repeated.
     pub fn route(mut self, path: impl Into<String>, replies: Vec<Reply>) -> HostSpec {
         self.routes.insert(path.into(), replies);
         self
@@ -212,6 +272,7 @@ impl HostSpec {
         self.route("/robots.txt", vec![Reply::text(robots)])
     }
 
+    /// Generated HTML pages: `pages` of them, each linking to `links` others.
     pub fn pages(mut self, pages: u32, links: u32) -> HostSpec {
         self.generated_pages = pages;
         self.generated_links = links;
@@ -223,12 +284,17 @@ impl HostSpec {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Generated {
+    /// Host names start with this.
     pub prefix: String,
+    /// Host names end with this.
     pub suffix: String,
+    /// How many hosts.
     pub count: u32,
     /// robots.txt of every generated host.
     pub robots: String,
+    /// HTML pages per host.
     pub pages_per_host: u32,
+    /// Links per page.
     pub links_per_page: u32,
     /// Links that go to other generated hosts, out of `links_per_page`.
     pub cross_host_links: u32,
@@ -254,16 +320,19 @@ impl Default for Generated {
 pub struct WebConfig {
     /// Fixed ports to listen on; empty: `port_count` free ports.
     pub ports: Vec<u16>,
+    /// Free ports to listen on when `ports` is empty (2).
     pub port_count: usize,
     /// Ports that speak https (TLS with a test CA, see
     /// [`TestWeb::ca_der`]); fixed, or `tls_port_count` free ones.
     pub tls_ports: Vec<u16>,
+    /// Free https ports when `tls_ports` is empty (1).
     pub tls_port_count: usize,
     /// Hosts by name (`a.test`), or by name and port (`a.test:8080`) for a
     /// spec that applies to one port only.
     pub hosts: HashMap<String, HostSpec>,
     /// Names the resolver fails to resolve (DNS errors).
     pub dns_failures: HashSet<String>,
+    /// Hosts generated by the thousand.
     pub generated: Generated,
     /// Print one line per request to stderr.
     pub log: bool,
@@ -307,10 +376,13 @@ impl WebConfig {
 pub struct RequestRecord {
     /// Host header without the port, lower-cased.
     pub host: String,
+    /// The port it came in on.
     pub port: u16,
+    /// The method.
     pub method: String,
     /// Path and query.
     pub path: String,
+    /// The User-Agent header, if any.
     pub user_agent: Option<String>,
     /// The request carried If-None-Match or If-Modified-Since.
     pub conditional: bool,
@@ -415,6 +487,7 @@ impl TestWeb {
         self.ports[0]
     }
 
+    /// The ports listened on (http first, then https).
     pub fn ports(&self) -> &[u16] {
         &self.ports
     }
@@ -469,6 +542,7 @@ impl TestWeb {
             .unwrap_or(0)
     }
 
+    /// Forgets the requests recorded so far.
     pub fn clear_records(&self) {
         lock(&self.state.records).clear();
         lock(&self.state.max_in_flight).clear();

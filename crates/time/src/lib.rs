@@ -29,7 +29,7 @@
 //! assert_eq!(parse_retry_after(date, now).map(|t| t.millis_since(now)), Some(210_000));
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};

@@ -108,9 +108,12 @@ enum Seen {
     Disk(Option<fastbloom::BloomFilter>),
 }
 
-/// The frontier in one process. See the [module docs](self).
+/// The frontier in one process, in memory or on disk (see the
+/// [`frontier`](crate::frontier) docs).
 pub struct LocalFrontier {
+    /// The per-key controller (its settings and every key's state).
     pub politeness: Politeness,
+    /// Maps URLs to politeness keys (and holds resolved addresses in IP mode).
     pub keyer: Keyer,
     config: FrontierConfig,
     seen: Seen,

@@ -71,7 +71,6 @@
 //!     Ok(queued)
 //! }
 //! ```
-//! ```
 
 mod local;
 
@@ -85,19 +84,23 @@ use crate::key::KeyMode;
 /// What became of an enqueued URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Admission {
+    /// Queued.
     Queued,
     /// Seen before (queued, in flight or done).
     Duplicate,
     /// Not queued now: try later (the reason says which bound).
     Backpressure {
+        /// Which bound.
         reason: String,
     },
     /// Never: the host is skipped, or the URL is unusable.
     Skipped {
+        /// Why.
         reason: String,
     },
     /// IP keys: resolve this host, tell the keyer, and enqueue again.
     Unresolved {
+        /// The host to resolve.
         host: String,
     },
 }
@@ -105,6 +108,7 @@ pub enum Admission {
 /// What a released fetch is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// A page.
     Page,
     /// The origin's robots.txt, released before its pages.
     Robots,
@@ -113,9 +117,13 @@ pub enum Kind {
 /// A URL released for fetching.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Released {
+    /// The URL to fetch.
     pub url: String,
+    /// Its politeness key.
     pub key: String,
+    /// Its priority (a robots.txt takes the priority of the page that needed it).
     pub priority: u8,
+    /// Page or robots.txt.
     pub kind: Kind,
     /// Identifies this release to `complete` and `cancel`.
     pub lease: u64,
@@ -124,6 +132,7 @@ pub struct Released {
 /// What the crawler should do next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Next {
+    /// Fetch this now.
     Fetch(Released),
     /// Nothing may start before this time (or before an in-flight request
     /// completes, if that is sooner).
@@ -141,16 +150,22 @@ pub enum Next {
 /// A URL dropped with the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
+    /// The URL.
     pub url: String,
+    /// Why it was dropped.
     pub reason: String,
 }
 
 /// Counts (a distributed backend may give estimates).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Stats {
+    /// URLs queued.
     pub queued: u64,
+    /// Releases not yet completed or cancelled.
     pub in_flight: u64,
+    /// Keys with queued URLs.
     pub keys: u64,
+    /// URLs dropped because their host was skipped, in all.
     pub skipped: u64,
     /// In-flight URLs put back in the queue when the store was reopened.
     pub reissued: u64,
@@ -276,6 +291,7 @@ pub trait Frontier {
 /// Bounds and choices.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrontierConfig {
+    /// Which URLs share a politeness budget (host).
     pub key_mode: KeyMode,
     /// URLs queued per key before admission pushes back (100,000).
     pub max_per_key: u64,
@@ -293,6 +309,7 @@ pub struct FrontierConfig {
     /// On disk: a Bloom filter in front of the seen-set (true), sized for
     /// `expected_urls` at 1% false positives.
     pub bloom: bool,
+    /// How many URLs the on-disk Bloom filter is sized for (10,000,000).
     pub expected_urls: u64,
 }
 
