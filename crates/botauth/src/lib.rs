@@ -22,6 +22,20 @@
 //! let outcome = verify_request(&signed, &keys, &VerifyConfig::at(now.add_millis(10_000)));
 //! assert!(matches!(outcome, Outcome::Verified { .. }));
 //! ```
+//!
+//! # Design notes
+//!
+//! - **Never echo the wire.** `Signature-Input` is parsed with `sfv`, and
+//!   `@signature-params` is re-serialised from the parsed inner list, as are
+//!   `;key=` members. What is verified is what the parser understood.
+//! - **One verifier, two key sources.** `verify` takes a `KeyLookup`.
+//!   `DirectoryClient::verify_request` first runs it with a lookup that only
+//!   records which keyid and agent the signature needs, then fetches that
+//!   directory and verifies for real.
+//! - **Directory safety.** Only https. Redirects are refused, not followed.
+//!   The address is resolved and refused if it is loopback, private,
+//!   link-local or CGNAT, unless a test allows it. Bodies and key counts are
+//!   capped, and a failed refresh serves the last good keys.
 
 #![deny(missing_docs)]
 

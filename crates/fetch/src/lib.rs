@@ -37,6 +37,27 @@
 //! let d = state.apply(&status(503), t0 + Duration::from_secs(13 * 3600), &config);
 //! assert!(d.reason.contains("phase 2 of 3: no good copy"));
 //! ```
+//!
+//! # Design notes
+//!
+//! - **Decision vs. retry.** A failure decision expires at the next phase
+//!   boundary (12 h, 30 days) so the switch happens on time. The next fetch is
+//!   tracked separately (`retry_at`, from backoff or Retry-After). The cache
+//!   re-evaluates the phase without fetching until `retry_at`, so a
+//!   Retry-After that reaches past a boundary is still honoured.
+//! - **The redirect chain is ours.** reqwest's automatic redirects are off.
+//!   `http.rs` follows up to 5 hops across hosts and schemes, detects loops,
+//!   and returns the chain. The cache files the result under the origin that
+//!   was asked, never under the target's origin.
+//! - **Reading less.** The body is read to the limit plus one byte, then the
+//!   response is dropped, which closes the connection. Decompression happens in
+//!   the stream, so a gzip bomb costs 500 KiB of decoded bytes.
+//! - **Deterministic jitter.** Backoff jitter comes from a hash of the origin
+//!   and the attempt number. Retries spread out across origins, and tests stay
+//!   exact.
+//! - **no-store.** A body sent with `Cache-Control: no-store` is used from
+//!   memory for `min_ttl` (60 s), so the crawler does not refetch robots.txt
+//!   for every URL, and it is never handed to the `Store`.
 
 #![deny(missing_docs)]
 

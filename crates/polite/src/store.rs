@@ -1,5 +1,5 @@
-//! The frontier's durable state on fjall (an LSM tree; see ARCHITECTURE.md
-//! for why fjall over redb and SQLite).
+//! The frontier's durable state on fjall (an LSM tree; the crate's design
+//! notes say why fjall over redb and SQLite).
 //!
 //! Keyspaces:
 //! - `queue`: `[key length u16][key][255 - priority][seq u64]` → URL. The

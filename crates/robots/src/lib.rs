@@ -123,6 +123,34 @@
 //! cut after the last complete line within them; a diagnostic says so. The
 //! limit is configurable through [`ParseOptions`] but never below 500 KiB.
 //! (The reference library itself has no limit.)
+//!
+//! # Design notes
+//!
+//! - **Faithful lexing.** `lexer.rs` reproduces the reference parser's byte
+//!   handling: `\n`, `\r` or `\r\n` end a line; a BOM prefix is skipped; lines are
+//!   cut at 16,663 bytes; NUL ends the content; key prefix and typo acceptance;
+//!   missing-colon lines. Everything afterwards works on this output.
+//! - **Groups as data.** The reference decides inside a streaming callback
+//!   (`seen_separator_`, `ever_seen_specific_agent_`). Here the same state
+//!   machine builds `Group`s once, and matching selects groups per agent. The
+//!   differential property test in `tests/properties.rs` keeps the two models
+//!   equal.
+//! - **Decision and deciding line.** The best Allow and the best Disallow
+//!   (longest effective pattern, earliest line on ties) decide, with Allow
+//!   winning ties. This includes the reference's quirk of reporting a matched
+//!   empty `Disallow:` line as the deciding line.
+//! - **Linear matching.** The reference keeps a set of reachable positions,
+//!   which costs O(pattern × path). Here `pattern::matches` places the literal
+//!   pieces between stars leftmost, which is exact when `*` is the only
+//!   wildcard, so it is O(pattern + path). `AgentRules` sorts the rules once
+//!   into decision order, so the first match decides. It buckets rules by the
+//!   first three bytes of their literal prefix, and skips a wildcard rule
+//!   whenever the path lacks one of the bytes that rule requires (a 64-bit byte
+//!   mask).
+//! - **Size limit.** Parsing reads at most 500 KiB by default, cut after the
+//!   last complete line. The limit is configurable but never lower. The
+//!   reference has no limit, so the corpus test raises it for the four corpus
+//!   files above 500 KiB.
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]

@@ -62,6 +62,21 @@
 //! - Google's retired mobile extension and PageMaps are skipped; their
 //!   pages are read.
 //! - Two root elements in one file are both read (noted in the summary).
+//!
+//! # Design notes
+//!
+//! - **One pass, bounded.** Decoding stacks up to two gzip layers, which are
+//!   detected by their magic bytes. A counting reader cuts at the decoded
+//!   limit and tells a cut from a real end by peeking one byte further.
+//!   quick-xml events drive a small state machine: entries leave as soon as
+//!   their end tag, or the next entry, is seen.
+//! - **Refuse, do not sanitise.** A DOCTYPE stops the parse. Without a DTD,
+//!   quick-xml defines no entities, and any undefined entity invalidates the
+//!   value that holds it.
+//! - **Tests replay real sites.** The ultimate-sitemap-parser captures are
+//!   served by `testweb` acting as an HTTP proxy, so their portless URLs work
+//!   unchanged. The walk's pages per sitemap are then compared with the tree
+//!   that parser produced.
 
 #![deny(missing_docs)]
 
