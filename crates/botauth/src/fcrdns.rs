@@ -21,6 +21,11 @@ pub trait Dns: Send + Sync {
     fn addrs(&self, name: &str) -> impl Future<Output = Result<Vec<IpAddr>, String>> + Send;
 }
 
+/// The system's resolver configuration could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read the system's resolver configuration: {0}")]
+pub struct ResolverConfigError(#[source] pub Box<dyn std::error::Error + Send + Sync>);
+
 /// DNS through hickory-resolver.
 pub struct HickoryDns {
     resolver: TokioResolver,
@@ -28,12 +33,12 @@ pub struct HickoryDns {
 
 impl HickoryDns {
     /// The system's resolver configuration.
-    pub fn system() -> Result<HickoryDns, String> {
+    pub fn system() -> Result<HickoryDns, ResolverConfigError> {
         TokioResolver::builder_tokio()
             .map(|b| HickoryDns {
                 resolver: b.build(),
             })
-            .map_err(|e| format!("cannot read the system's resolver configuration: {e}"))
+            .map_err(|e| ResolverConfigError(Box::new(e)))
     }
 
     /// One name server (tests run theirs on 127.0.0.1).
@@ -78,8 +83,109 @@ pub enum IpVerdict {
     },
     /// Not confirmed, with the reason.
     NotVerified {
-        /// Which step failed.
-        reason: String,
+        /// Which step failed (serialised as its text).
+        #[serde(serialize_with = "as_text")]
+        reason: IpRejection,
+    },
+}
+
+fn as_text<S: serde::Serializer>(r: &IpRejection, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(r)
+}
+
+/// Why an IP was not confirmed. [`IpRejection::is_transient`] tells a
+/// DNS failure (ask again later) from an answer (the IP is not the
+/// crawler's).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IpRejection {
+    /// The address has no PTR record.
+    #[error("{ip} has no PTR record")]
+    NoPtr {
+        /// The address.
+        ip: IpAddr,
+    },
+    /// The reverse lookup failed.
+    #[error("reverse lookup of {ip} failed: {detail}")]
+    ReverseLookupFailed {
+        /// The address.
+        ip: IpAddr,
+        /// The resolver's error.
+        detail: String,
+    },
+    /// No PTR name is under an allowed domain.
+    #[error("{ip} reverses to {}, not under {}", names.join(", "), domains.join(" or "))]
+    NotUnderDomain {
+        /// The address.
+        ip: IpAddr,
+        /// Its PTR names.
+        names: Vec<String>,
+        /// The allowed domains.
+        domains: Vec<String>,
+    },
+    /// No PTR name under an allowed domain resolves back to the address.
+    #[error("{}", checks.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Unconfirmed {
+        /// What each candidate name gave.
+        checks: Vec<ForwardCheck>,
+    },
+}
+
+impl IpRejection {
+    /// Whether a DNS lookup failed (rather than answered): the verdict may
+    /// change if asked again.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            IpRejection::ReverseLookupFailed { .. } => true,
+            IpRejection::Unconfirmed { checks } => checks
+                .iter()
+                .any(|c| matches!(c, ForwardCheck::LookupFailed { .. })),
+            _ => false,
+        }
+    }
+}
+
+/// The forward lookup of one PTR name that did not confirm the address.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ForwardCheck {
+    /// The name resolves, but not to the address: a spoofed PTR record.
+    #[error("{name} resolves to {}, not {ip} (a spoofed PTR record)", addrs.iter().map(IpAddr::to_string).collect::<Vec<_>>().join(", "))]
+    Spoofed {
+        /// The PTR name.
+        name: String,
+        /// The address checked.
+        ip: IpAddr,
+        /// What the name resolves to.
+        addrs: Vec<IpAddr>,
+    },
+    /// The forward lookup failed.
+    #[error("forward lookup of {name} failed: {detail}")]
+    LookupFailed {
+        /// The PTR name.
+        name: String,
+        /// The resolver's error.
+        detail: String,
+    },
+}
+
+/// A published IP-range file that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IpRangesError {
+    /// Not JSON at all.
+    #[error("not JSON: {0}")]
+    Json(String),
+    /// No `prefixes` array.
+    #[error("no \"prefixes\" array")]
+    NoPrefixes,
+    /// One prefix is unusable.
+    #[error("prefix {index} {problem}")]
+    Prefix {
+        /// Its position in the array (0-based).
+        index: usize,
+        /// What is wrong, with the value.
+        problem: String,
     },
 }
 
@@ -99,12 +205,12 @@ pub async fn verify_ip(ip: IpAddr, domains: &[String], dns: &impl Dns) -> IpVerd
         Ok(n) if !n.is_empty() => n,
         Ok(_) => {
             return IpVerdict::NotVerified {
-                reason: format!("{ip} has no PTR record"),
+                reason: IpRejection::NoPtr { ip },
             }
         }
-        Err(e) => {
+        Err(detail) => {
             return IpVerdict::NotVerified {
-                reason: format!("reverse lookup of {ip} failed: {e}"),
+                reason: IpRejection::ReverseLookupFailed { ip, detail },
             }
         }
     };
@@ -114,14 +220,14 @@ pub async fn verify_ip(ip: IpAddr, domains: &[String], dns: &impl Dns) -> IpVerd
         .collect();
     if candidates.is_empty() {
         return IpVerdict::NotVerified {
-            reason: format!(
-                "{ip} reverses to {}, not under {}",
-                names.join(", "),
-                domains.join(" or ")
-            ),
+            reason: IpRejection::NotUnderDomain {
+                ip,
+                names,
+                domains: domains.to_vec(),
+            },
         };
     }
-    let mut why = Vec::new();
+    let mut checks = Vec::new();
     for name in candidates {
         match dns.addrs(name).await {
             Ok(addrs) if addrs.contains(&ip) => {
@@ -129,20 +235,19 @@ pub async fn verify_ip(ip: IpAddr, domains: &[String], dns: &impl Dns) -> IpVerd
                     name: name.trim_end_matches('.').to_owned(),
                 }
             }
-            Ok(addrs) => why.push(format!(
-                "{} resolves to {}, not {ip} (a spoofed PTR record)",
-                name.trim_end_matches('.'),
-                addrs
-                    .iter()
-                    .map(IpAddr::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-            Err(e) => why.push(format!("forward lookup of {name} failed: {e}")),
+            Ok(addrs) => checks.push(ForwardCheck::Spoofed {
+                name: name.trim_end_matches('.').to_owned(),
+                ip,
+                addrs,
+            }),
+            Err(detail) => checks.push(ForwardCheck::LookupFailed {
+                name: name.clone(),
+                detail,
+            }),
         }
     }
     IpVerdict::NotVerified {
-        reason: why.join("; "),
+        reason: IpRejection::Unconfirmed { checks },
     }
 }
 
@@ -155,30 +260,31 @@ pub struct IpRanges {
 
 impl IpRanges {
     /// Reads a published IP-range file (`{"prefixes": [{"ipv4Prefix": ...}]}`, as Google and others publish).
-    pub fn parse(json: &str) -> Result<IpRanges, String> {
+    pub fn parse(json: &str) -> Result<IpRanges, IpRangesError> {
         let v: serde_json::Value =
-            serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
-        let list = v["prefixes"].as_array().ok_or("no \"prefixes\" array")?;
+            serde_json::from_str(json).map_err(|e| IpRangesError::Json(e.to_string()))?;
+        let list = v["prefixes"].as_array().ok_or(IpRangesError::NoPrefixes)?;
+        let bad = |index: usize, problem: String| IpRangesError::Prefix { index, problem };
         let mut prefixes = Vec::new();
         for (i, p) in list.iter().enumerate() {
             let Some(cidr) = p["ipv4Prefix"]
                 .as_str()
                 .or_else(|| p["ipv6Prefix"].as_str())
             else {
-                return Err(format!("prefix {i} has neither ipv4Prefix nor ipv6Prefix"));
+                return Err(bad(i, "has neither ipv4Prefix nor ipv6Prefix".into()));
             };
             let (addr, len) = cidr
                 .split_once('/')
-                .ok_or_else(|| format!("prefix {i} `{cidr}` is not CIDR"))?;
+                .ok_or_else(|| bad(i, format!("`{cidr}` is not CIDR")))?;
             let addr: IpAddr = addr
                 .parse()
-                .map_err(|_| format!("prefix {i} `{cidr}` has a bad address"))?;
+                .map_err(|_| bad(i, format!("`{cidr}` has a bad address")))?;
             let len: u8 = len
                 .parse()
-                .map_err(|_| format!("prefix {i} `{cidr}` has a bad length"))?;
+                .map_err(|_| bad(i, format!("`{cidr}` has a bad length")))?;
             let max = if addr.is_ipv4() { 32 } else { 128 };
             if len > max {
-                return Err(format!("prefix {i} `{cidr}` is longer than {max} bits"));
+                return Err(bad(i, format!("`{cidr}` is longer than {max} bits")));
             }
             prefixes.push((addr, len));
         }

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use hickory_proto::op::{Message, MessageType, ResponseCode};
 use hickory_proto::rr::rdata::{A, AAAA, PTR};
 use hickory_proto::rr::{Name, RData, Record, RecordType};
-use mannerly_botauth::fcrdns::{verify_ip, HickoryDns, IpVerdict};
+use mannerly_botauth::fcrdns::{verify_ip, HickoryDns, IpRejection, IpVerdict};
 
 /// Answers PTR, A and AAAA from tables; NXDOMAIN otherwise.
 async fn dns_server(
@@ -120,7 +120,7 @@ async fn fcrdns_verifies_real_crawlers_and_catches_spoofs() {
         }
     );
     let reason = |v: IpVerdict| match v {
-        IpVerdict::NotVerified { reason } => reason,
+        IpVerdict::NotVerified { reason } => reason.to_string(),
         other => panic!("{other:?}"),
     };
     assert!(reason(verify_ip(spoofer, &domains, &dns).await).contains("a spoofed PTR record"));
@@ -129,4 +129,11 @@ async fn fcrdns_verifies_real_crawlers_and_catches_spoofs() {
     assert!(reason(verify_ip(suffix2, &domains, &dns).await).contains("not under"));
     let r = reason(verify_ip(no_ptr, &domains, &dns).await);
     assert!(r.contains("reverse lookup") || r.contains("no PTR"), "{r}");
+    // The typed reasons: a spoofed PTR is an answer, not a DNS failure.
+    match verify_ip(spoofer, &domains, &dns).await {
+        IpVerdict::NotVerified {
+            reason: reason @ IpRejection::Unconfirmed { .. },
+        } => assert!(!reason.is_transient(), "{reason}"),
+        other => panic!("{other:?}"),
+    }
 }
