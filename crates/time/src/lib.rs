@@ -117,6 +117,21 @@ impl UnixMillis {
         self.0.checked_add(ms).map(UnixMillis)
     }
 
+    /// RFC 3339 in UTC with milliseconds: `2026-11-20T10:00:00.123Z` (the
+    /// form WARC 1.1 and JSON logs use).
+    pub fn to_rfc3339_millis(self) -> String {
+        let secs = self.as_secs();
+        let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+        let rem = secs % 86_400;
+        format!(
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+            rem / 3600,
+            rem % 3600 / 60,
+            rem % 60,
+            self.0 % 1000
+        )
+    }
+
     /// The same instant as a [`SystemTime`].
     pub fn to_system_time(self) -> SystemTime {
         UNIX_EPOCH + Duration::from_millis(self.0)
@@ -290,6 +305,18 @@ mod tests {
         assert_eq!(
             UnixMillis::from_secs(951_782_400).to_string(),
             "2000-02-29T00:00Z"
+        );
+    }
+
+    #[test]
+    fn rfc3339_with_milliseconds() {
+        assert_eq!(
+            UnixMillis(1_795_168_861_005).to_rfc3339_millis(),
+            "2026-11-20T10:01:01.005Z"
+        );
+        assert_eq!(
+            UnixMillis::EPOCH.to_rfc3339_millis(),
+            "1970-01-01T00:00:00.000Z"
         );
     }
 

@@ -1,0 +1,294 @@
+//! Outlinks and robots directives from a page, pure: bytes in, a
+//! [`PageLinks`] out. HTML is read by `lol_html`, a streaming parser, so a
+//! page is never held as a tree, and the number of links kept is bounded.
+//!
+//! Links come from `a[href]`, `area[href]`, `link[href]`, `frame[src]` and
+//! `iframe[src]`, resolved against the first `<base href>` (which applies
+//! to the whole document, links before it included, as in HTML) or the
+//! page's URL. `javascript:`, `mailto:`, `data:` and other non-http links
+//! are dropped. `rel="nofollow"` on `a` and `area` skips the link unless
+//! the crawl follows them.
+//!
+//! Robots directives: `<meta name="robots">` and `<meta name="TOKEN">` for
+//! the crawler's own token, and the `X-Robots-Tag` header, in both its
+//! global form (`noindex, nofollow`) and its per-crawler form
+//! (`TOKEN: nofollow`). `none` means `noindex, nofollow`.
+
+use std::cell::RefCell;
+
+use crate::normalize::CrawlUrl;
+
+/// The most links kept from one page; the rest are counted.
+pub const MAX_LINKS: usize = 10_000;
+
+/// Robots directives that apply to the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Directives {
+    /// Do not follow this page's links.
+    pub nofollow: bool,
+    /// Do not index this page (recorded; a crawler still stores it).
+    pub noindex: bool,
+}
+
+impl Directives {
+    fn apply(&mut self, list: &str) {
+        for d in list.split(',') {
+            match d.trim().to_ascii_lowercase().as_str() {
+                "nofollow" => self.nofollow = true,
+                "noindex" => self.noindex = true,
+                "none" => {
+                    self.nofollow = true;
+                    self.noindex = true;
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// What a page links to, and what it says about following.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageLinks {
+    /// Crawlable links, normalised, in document order, without repeats.
+    pub links: Vec<CrawlUrl>,
+    /// `rel=nofollow` links skipped (when they are not followed).
+    pub rel_nofollow: Vec<CrawlUrl>,
+    /// Links dropped: not http(s), or not a URL.
+    pub dropped: usize,
+    /// Links past [`MAX_LINKS`], not kept.
+    pub over_limit: usize,
+    /// From meta tags and `X-Robots-Tag`.
+    pub directives: Directives,
+}
+
+/// Reads `X-Robots-Tag` values for the crawler with product token `agent`.
+pub fn x_robots_tag<'a>(values: impl IntoIterator<Item = &'a str>, agent: &str) -> Directives {
+    // Directives that carry a value after a colon; anything else before a
+    // colon is a crawler's token.
+    const VALUED: [&str; 4] = [
+        "unavailable_after",
+        "max-snippet",
+        "max-image-preview",
+        "max-video-preview",
+    ];
+    let mut d = Directives::default();
+    for v in values {
+        match v.split_once(':') {
+            Some((who, rest)) => {
+                let who = who.trim();
+                if VALUED.iter().any(|k| who.eq_ignore_ascii_case(k)) {
+                    d.apply(v);
+                } else if who.eq_ignore_ascii_case(agent) {
+                    d.apply(rest);
+                }
+            }
+            None => d.apply(v),
+        }
+    }
+    d
+}
+
+/// Extracts links and directives from an HTML page fetched from `page`.
+/// `html` may be cut (a capped body): what was read is used.
+pub fn extract(html: &[u8], page: &url::Url, agent: &str, follow_rel_nofollow: bool) -> PageLinks {
+    struct Raw {
+        links: Vec<(String, bool)>,
+        base: Option<String>,
+        over: usize,
+        directives: Directives,
+    }
+    let raw = RefCell::new(Raw {
+        links: Vec::new(),
+        base: None,
+        over: 0,
+        directives: Directives::default(),
+    });
+    let push = |href: String, nofollow: bool| {
+        let mut r = raw.borrow_mut();
+        if r.links.len() < MAX_LINKS {
+            r.links.push((href, nofollow));
+        } else {
+            r.over += 1;
+        }
+    };
+    {
+        use lol_html::{element, HtmlRewriter, Settings};
+        let settings = Settings::new()
+            .append_element_content_handler(element!("a[href], area[href]", |el| {
+                if let Some(h) = el.get_attribute("href") {
+                    let nofollow = el.get_attribute("rel").is_some_and(|r| {
+                        r.split_ascii_whitespace()
+                            .any(|t| t.eq_ignore_ascii_case("nofollow"))
+                    });
+                    push(h, nofollow);
+                }
+                Ok(())
+            }))
+            .append_element_content_handler(element!("link[href]", |el| {
+                if let Some(h) = el.get_attribute("href") {
+                    push(h, false);
+                }
+                Ok(())
+            }))
+            .append_element_content_handler(element!("frame[src], iframe[src]", |el| {
+                if let Some(h) = el.get_attribute("src") {
+                    push(h, false);
+                }
+                Ok(())
+            }))
+            .append_element_content_handler(element!("base[href]", |el| {
+                let mut r = raw.borrow_mut();
+                if r.base.is_none() {
+                    r.base = el.get_attribute("href");
+                }
+                Ok(())
+            }))
+            .append_element_content_handler(element!("meta[name][content]", |el| {
+                let name = el.get_attribute("name").unwrap_or_default();
+                if name.eq_ignore_ascii_case("robots") || name.eq_ignore_ascii_case(agent) {
+                    if let Some(c) = el.get_attribute("content") {
+                        raw.borrow_mut().directives.apply(&c);
+                    }
+                }
+                Ok(())
+            }));
+        let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+        // A parse error (bad encoding, memory limit) keeps what was read.
+        let _ = rewriter.write(html).and_then(|()| rewriter.end());
+    }
+    let raw = raw.into_inner();
+    let base = raw
+        .base
+        .and_then(|b| page.join(b.trim()).ok())
+        .unwrap_or_else(|| page.clone());
+    let mut out = PageLinks {
+        over_limit: raw.over,
+        directives: raw.directives,
+        ..PageLinks::default()
+    };
+    let mut seen = std::collections::HashSet::new();
+    for (href, nofollow) in raw.links {
+        match CrawlUrl::join(Some(&base), &href) {
+            Ok(u) => {
+                if !seen.insert(u.as_str().to_owned()) {
+                    continue;
+                }
+                if nofollow && !follow_rel_nofollow {
+                    out.rel_nofollow.push(u);
+                } else {
+                    out.links.push(u);
+                }
+            }
+            Err(_) => out.dropped += 1,
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page() -> url::Url {
+        url::Url::parse("https://a.example/dir/page.html").expect("url")
+    }
+
+    fn urls(v: &[CrawlUrl]) -> Vec<&str> {
+        v.iter().map(CrawlUrl::as_str).collect()
+    }
+
+    #[test]
+    fn every_kind_of_link_resolved_and_deduplicated() {
+        let html = br#"<html><head><link rel="stylesheet" href="/s.css">
+            <base href="https://cdn.example/base/"></head><body>
+            <a href="one.html">1</a> <a href="ONE.html#x">dup?</a> <a href="one.html#y">dup</a>
+            <area href="/map"> <iframe src="frame.html"></iframe> <frame src="//b.example/f">
+            <a href="javascript:void(0)">js</a> <a href="mailto:x@y.example">m</a>
+            <a href="data:text/plain,x">d</a> <a href="http://[bad">bad</a>
+            <a href="nf" rel="external NoFollow">nf</a></body></html>"#;
+        let l = extract(html, &page(), "mannerly", false);
+        assert_eq!(
+            urls(&l.links),
+            [
+                "https://cdn.example/s.css",
+                "https://cdn.example/base/one.html",
+                "https://cdn.example/base/ONE.html",
+                "https://cdn.example/map",
+                "https://cdn.example/base/frame.html",
+                "https://b.example/f",
+            ]
+        );
+        assert_eq!(urls(&l.rel_nofollow), ["https://cdn.example/base/nf"]);
+        assert_eq!(l.dropped, 4);
+        assert_eq!(l.directives, Directives::default());
+        let l = extract(html, &page(), "mannerly", true);
+        assert!(urls(&l.links).contains(&"https://cdn.example/base/nf"));
+    }
+
+    #[test]
+    fn meta_robots_for_everyone_and_for_our_token() {
+        let d = |html: &str, agent| extract(html.as_bytes(), &page(), agent, false).directives;
+        let both = Directives {
+            nofollow: true,
+            noindex: true,
+        };
+        let noindex = Directives {
+            nofollow: false,
+            noindex: true,
+        };
+        assert_eq!(
+            d(r#"<meta name="ROBOTS" content="noindex">"#, "mannerly"),
+            noindex
+        );
+        assert!(
+            d(
+                r#"<meta name="mannerly" content="nofollow"><a href=x>x</a>"#,
+                "Mannerly"
+            )
+            .nofollow
+        );
+        assert_eq!(
+            d(r#"<meta name="otherbot" content="none">"#, "mannerly"),
+            Directives::default()
+        );
+        assert_eq!(
+            d(r#"<meta name="robots" content="none">"#, "mannerly"),
+            both
+        );
+    }
+
+    #[test]
+    fn x_robots_tag_forms() {
+        assert!(x_robots_tag(["noindex, nofollow"], "mannerly").nofollow);
+        assert!(x_robots_tag(["mannerly: nofollow"], "Mannerly").nofollow);
+        assert!(!x_robots_tag(["googlebot: nofollow"], "mannerly").nofollow);
+        let d = x_robots_tag(
+            ["unavailable_after: 25 Jun 2010 15:00:00 PST", "noindex"],
+            "mannerly",
+        );
+        assert_eq!(
+            d,
+            Directives {
+                nofollow: false,
+                noindex: true
+            }
+        );
+        assert!(x_robots_tag(["googlebot: noindex", "mannerly: none"], "mannerly").nofollow);
+    }
+
+    #[test]
+    fn links_are_bounded_and_cut_pages_keep_what_was_read() {
+        let many: String = (0..MAX_LINKS + 5)
+            .map(|i| format!("<a href=/p{i}>"))
+            .collect();
+        let l = extract(many.as_bytes(), &page(), "mannerly", false);
+        assert_eq!((l.links.len(), l.over_limit), (MAX_LINKS, 5));
+        let l = extract(
+            b"<a href=/one>1</a><a href=\"/tw",
+            &page(),
+            "mannerly",
+            false,
+        );
+        assert_eq!(urls(&l.links), ["https://a.example/one"]);
+    }
+}

@@ -1,0 +1,461 @@
+//! WARC 1.1 output: one gzip member per record, files rotated at a size,
+//! each opened by a `warcinfo` record, and a cut record found and removed
+//! when a crawl resumes after a kill.
+//!
+//! Records carry `WARC-Record-ID` (a random UUID URN), `WARC-Date` (UTC,
+//! milliseconds), `WARC-Target-URI`, `WARC-IP-Address` when known,
+//! `WARC-Block-Digest` and, for responses, `WARC-Payload-Digest` (both
+//! SHA-1 in base32, the form web archives use), `WARC-Truncated: length`
+//! when the body was cut at the crawl's cap, and `WARC-Concurrent-To` on a
+//! request, naming its response.
+//!
+//! The HTTP block of a response is its status line and header fields as
+//! received (`Transfer-Encoding` removed: the body is stored de-chunked),
+//! then the body exactly as sent (still compressed when the server
+//! compressed it), so the payload digest is over the bytes on the wire.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use sha1::{Digest, Sha1};
+
+use mannerly_time::UnixMillis;
+
+/// Why writing WARC failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WarcError {
+    /// A file could not be created, written or read.
+    #[error("WARC file {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// RFC 4648 base32 (upper case, padded), as WARC digests are written.
+pub fn base32(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let mut out = String::with_capacity(bytes.len().div_ceil(5) * 8);
+    for chunk in bytes.chunks(5) {
+        let mut buf = [0u8; 5];
+        buf[..chunk.len()].copy_from_slice(chunk);
+        let v = buf.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
+        let chars = (chunk.len() * 8).div_ceil(5);
+        for i in 0..8 {
+            if i < chars {
+                let idx = ((v >> (35 - i * 5)) & 31) as usize;
+                out.push(ALPHABET[idx] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// `sha1:BASE32` of some bytes.
+pub fn sha1_digest(parts: &[&[u8]]) -> String {
+    let mut h = Sha1::new();
+    for p in parts {
+        h.update(p);
+    }
+    format!("sha1:{}", base32(&h.finalize()))
+}
+
+/// `2026-11-22T21:00:00.123Z`: WARC 1.1 dates, to the millisecond.
+pub fn warc_date(t: UnixMillis) -> String {
+    t.to_rfc3339_millis()
+}
+
+/// A new record id.
+pub fn record_id() -> String {
+    format!("<urn:uuid:{}>", uuid::Uuid::new_v4())
+}
+
+/// One exchange to archive.
+#[derive(Debug, Clone)]
+pub struct Exchange<'a> {
+    /// The URL fetched.
+    pub url: &'a str,
+    /// When the request was sent.
+    pub date: UnixMillis,
+    /// The server's address, when known.
+    pub ip: Option<std::net::IpAddr>,
+    /// The request as sent: request line and header fields, ending with the
+    /// empty line.
+    pub request_head: &'a [u8],
+    /// The response's status line and header fields, ending with the empty
+    /// line.
+    pub response_head: &'a [u8],
+    /// The body as received (possibly cut).
+    pub body: &'a [u8],
+    /// The body was cut at the size cap.
+    pub truncated: bool,
+}
+
+/// Writes records to rotating `.warc.gz` files in a directory.
+pub struct WarcWriter {
+    dir: PathBuf,
+    prefix: String,
+    max_size: u64,
+    software: String,
+    file: Option<(File, PathBuf, u64)>,
+    serial: u32,
+    info_id: String,
+    records: u64,
+}
+
+impl WarcWriter {
+    /// A writer into `dir`, files named `PREFIX-NNNNN.warc.gz`, a new one
+    /// after `max_size` bytes. Existing files are kept: numbering goes on
+    /// after the highest, and the last one is checked first (see
+    /// [`repair`]).
+    pub fn open(
+        dir: &Path,
+        prefix: &str,
+        max_size: u64,
+        software: &str,
+    ) -> Result<WarcWriter, WarcError> {
+        let io = |source| WarcError::Io {
+            path: dir.to_owned(),
+            source,
+        };
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let mut serial = 0;
+        let mut last: Option<PathBuf> = None;
+        for e in std::fs::read_dir(dir).map_err(io)? {
+            let e = e.map_err(io)?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(n) = name
+                .strip_prefix(&format!("{prefix}-"))
+                .and_then(|r| r.strip_suffix(".warc.gz"))
+                .and_then(|n| n.parse::<u32>().ok())
+            {
+                if n >= serial {
+                    serial = n + 1;
+                    last = Some(e.path());
+                }
+            }
+        }
+        if let Some(path) = last {
+            repair(&path)?;
+        }
+        Ok(WarcWriter {
+            dir: dir.to_owned(),
+            prefix: prefix.to_owned(),
+            max_size: max_size.max(1),
+            software: software.to_owned(),
+            file: None,
+            serial,
+            info_id: String::new(),
+            records: 0,
+        })
+    }
+
+    /// Records written by this writer.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// The files in the directory, in order.
+    pub fn files(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn io(&self, path: &Path) -> impl Fn(io::Error) -> WarcError + '_ {
+        let path = path.to_owned();
+        move |source| WarcError::Io {
+            path: path.clone(),
+            source,
+        }
+    }
+
+    fn ensure_file(&mut self, now: UnixMillis) -> Result<(), WarcError> {
+        if self
+            .file
+            .as_ref()
+            .is_some_and(|(_, _, size)| *size < self.max_size)
+        {
+            return Ok(());
+        }
+        let name = format!("{}-{:05}.warc.gz", self.prefix, self.serial);
+        self.serial += 1;
+        let path = self.dir.join(&name);
+        let file = OpenOptions::new()
+            .create_new(true)
+            .write(true)
+            .open(&path)
+            .map_err(self.io(&path))?;
+        self.file = Some((file, path, 0));
+        self.info_id = record_id();
+        let fields = format!(
+            "software: {}\r\nformat: WARC File Format 1.1\r\nconformsTo: https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n",
+            self.software
+        );
+        let id = self.info_id.clone();
+        let headers = vec![
+            ("WARC-Type", "warcinfo".to_owned()),
+            ("WARC-Record-ID", id),
+            ("WARC-Date", warc_date(now)),
+            ("WARC-Filename", name),
+            ("Content-Type", "application/warc-fields".to_owned()),
+        ];
+        self.write_record(&headers, &[fields.as_bytes()])
+    }
+
+    fn write_record(
+        &mut self,
+        headers: &[(&str, String)],
+        block: &[&[u8]],
+    ) -> Result<(), WarcError> {
+        let len: usize = block.iter().map(|b| b.len()).sum();
+        let mut head = String::from("WARC/1.1\r\n");
+        for (k, v) in headers {
+            head.push_str(k);
+            head.push_str(": ");
+            head.push_str(v);
+            head.push_str("\r\n");
+        }
+        head.push_str(&format!("Content-Length: {len}\r\n\r\n"));
+        let mut gz = GzEncoder::new(Vec::with_capacity(len / 2 + 256), Compression::fast());
+        let write_all = |gz: &mut GzEncoder<Vec<u8>>| -> io::Result<()> {
+            gz.write_all(head.as_bytes())?;
+            for b in block {
+                gz.write_all(b)?;
+            }
+            gz.write_all(b"\r\n\r\n")
+        };
+        let Some((file, path, size)) = self.file.as_mut() else {
+            return Ok(());
+        };
+        let path = path.clone();
+        let err = |source| WarcError::Io {
+            path: path.clone(),
+            source,
+        };
+        write_all(&mut gz).map_err(err)?;
+        let bytes = gz.finish().map_err(err)?;
+        // One write of a whole member: a kill leaves at most one cut member
+        // at the end, which `repair` removes.
+        file.write_all(&bytes).map_err(err)?;
+        *size += bytes.len() as u64;
+        self.records += 1;
+        Ok(())
+    }
+
+    /// Archives one HTTP exchange: a `response` record and its `request`.
+    pub fn exchange(&mut self, x: &Exchange<'_>) -> Result<(), WarcError> {
+        self.ensure_file(x.date)?;
+        let response_id = record_id();
+        let mut headers = vec![
+            ("WARC-Type", "response".to_owned()),
+            ("WARC-Record-ID", response_id.clone()),
+            ("WARC-Warcinfo-ID", self.info_id.clone()),
+            ("WARC-Date", warc_date(x.date)),
+            ("WARC-Target-URI", x.url.to_owned()),
+        ];
+        if let Some(ip) = x.ip {
+            headers.push(("WARC-IP-Address", ip.to_string()));
+        }
+        headers.push(("WARC-Block-Digest", sha1_digest(&[x.response_head, x.body])));
+        headers.push(("WARC-Payload-Digest", sha1_digest(&[x.body])));
+        if x.truncated {
+            headers.push(("WARC-Truncated", "length".to_owned()));
+        }
+        headers.push((
+            "Content-Type",
+            "application/http;msgtype=response".to_owned(),
+        ));
+        self.write_record(&headers, &[x.response_head, x.body])?;
+        let mut headers = vec![
+            ("WARC-Type", "request".to_owned()),
+            ("WARC-Record-ID", record_id()),
+            ("WARC-Warcinfo-ID", self.info_id.clone()),
+            ("WARC-Date", warc_date(x.date)),
+            ("WARC-Target-URI", x.url.to_owned()),
+            ("WARC-Concurrent-To", response_id),
+        ];
+        if let Some(ip) = x.ip {
+            headers.push(("WARC-IP-Address", ip.to_string()));
+        }
+        headers.push(("WARC-Block-Digest", sha1_digest(&[x.request_head])));
+        headers.push((
+            "Content-Type",
+            "application/http;msgtype=request".to_owned(),
+        ));
+        self.write_record(&headers, &[x.request_head])
+    }
+
+    /// Flushes and fsyncs the current file.
+    pub fn sync(&mut self) -> Result<(), WarcError> {
+        if let Some((file, path, _)) = self.file.as_mut() {
+            let path = path.clone();
+            file.sync_data()
+                .map_err(|source| WarcError::Io { path, source })?;
+        }
+        Ok(())
+    }
+}
+
+/// Checks a `.warc.gz` file member by member and cuts it after the last
+/// whole member, so a record cut by a kill leaves no unreadable tail.
+/// Returns the bytes removed.
+pub fn repair(path: &Path) -> Result<u64, WarcError> {
+    let io = |source| WarcError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let file = File::open(path).map_err(io)?;
+    let total = file.metadata().map_err(io)?.len();
+    let mut reader = CountingReader {
+        inner: BufReader::new(file),
+        pos: 0,
+    };
+    let mut good = 0u64;
+    loop {
+        if reader.pos >= total {
+            break;
+        }
+        // A member: decode it whole; its end is where the decoder stopped.
+        let mut dec = flate2::bufread::GzDecoder::new(&mut reader);
+        let ok = io::copy(&mut dec, &mut io::sink()).is_ok();
+        drop(dec);
+        if !ok {
+            break;
+        }
+        good = reader.pos;
+    }
+    let cut = total - good;
+    if cut > 0 {
+        let f = OpenOptions::new().write(true).open(path).map_err(io)?;
+        f.set_len(good).map_err(io)?;
+        f.sync_all().map_err(io)?;
+    }
+    Ok(cut)
+}
+
+/// Counts the bytes consumed through `BufRead`, so a gzip member's end is
+/// known exactly.
+struct CountingReader<R> {
+    inner: R,
+    pos: u64,
+}
+
+impl<R: Read> Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: io::BufRead> io::BufRead for CountingReader<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, amt: usize) {
+        self.pos += amt as u64;
+        self.inner.consume(amt);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base32_matches_rfc_4648() {
+        assert_eq!(base32(b""), "");
+        assert_eq!(base32(b"f"), "MY======");
+        assert_eq!(base32(b"fo"), "MZXQ====");
+        assert_eq!(base32(b"foo"), "MZXW6===");
+        assert_eq!(base32(b"foob"), "MZXW6YQ=");
+        assert_eq!(base32(b"fooba"), "MZXW6YTB");
+        assert_eq!(base32(b"foobar"), "MZXW6YTBOI======");
+        // The SHA-1 of nothing, as web archives write it.
+        assert_eq!(sha1_digest(&[b""]), "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ");
+    }
+
+    #[test]
+    fn dates_have_milliseconds() {
+        assert_eq!(
+            warc_date(UnixMillis(1_795_168_800_123)),
+            "2026-11-20T10:00:00.123Z"
+        );
+        assert_eq!(
+            warc_date(UnixMillis(1_795_168_861_005)),
+            "2026-11-20T10:01:01.005Z"
+        );
+    }
+
+    fn exchange(url: &str) -> Exchange<'_> {
+        Exchange {
+            url,
+            date: UnixMillis(1_795_168_800_000),
+            ip: Some("127.0.0.1".parse().expect("ip")),
+            request_head: b"GET / HTTP/1.1\r\nHost: a.example\r\n\r\n",
+            response_head: b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
+            body: b"<a href=/x>x</a>",
+            truncated: false,
+        }
+    }
+
+    #[test]
+    fn files_rotate_and_each_opens_with_warcinfo() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut w = WarcWriter::open(dir.path(), "t", 600, "mannerly-test").expect("open");
+        for i in 0..4 {
+            w.exchange(&exchange(&format!("https://a.example/{i}")))
+                .expect("write");
+        }
+        let files = w.files();
+        assert!(files.len() >= 2, "{files:?}");
+        for f in &files {
+            let mut text = String::new();
+            flate2::read::MultiGzDecoder::new(File::open(f).expect("file"))
+                .read_to_string(&mut text)
+                .expect("gzip");
+            assert!(
+                text.starts_with("WARC/1.1\r\nWARC-Type: warcinfo\r\n"),
+                "{text}"
+            );
+            assert!(text.contains("WARC-Type: response") && text.contains("WARC-Type: request"));
+        }
+    }
+
+    #[test]
+    fn a_cut_record_is_removed_and_writing_goes_on_in_a_new_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut w = WarcWriter::open(dir.path(), "t", 1 << 30, "mannerly-test").expect("open");
+        w.exchange(&exchange("https://a.example/1")).expect("write");
+        drop(w);
+        let file = dir.path().join("t-00000.warc.gz");
+        let whole = std::fs::metadata(&file).expect("meta").len();
+        // A kill in the middle of a write: half a member at the end.
+        let mut f = OpenOptions::new().append(true).open(&file).expect("append");
+        let mut half = GzEncoder::new(Vec::new(), Compression::fast());
+        half.write_all(&[b'x'; 4096]).expect("gz");
+        let half = half.finish().expect("gz");
+        f.write_all(&half[..half.len() / 2]).expect("write");
+        drop(f);
+        let mut w = WarcWriter::open(dir.path(), "t", 1 << 30, "mannerly-test").expect("reopen");
+        assert_eq!(std::fs::metadata(&file).expect("meta").len(), whole);
+        w.exchange(&exchange("https://a.example/2")).expect("write");
+        assert_eq!(w.files().len(), 2, "a new file after a resume");
+    }
+}
