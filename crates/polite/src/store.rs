@@ -2,21 +2,24 @@
 //! notes say why fjall over redb and SQLite).
 //!
 //! Keyspaces:
-//! - `queue`: `[key length u16][key][255 - priority][seq u64]` → URL. The
-//!   big-endian tail sorts a key's URLs by priority, then arrival, so a
-//!   key's head is the first entry under its prefix.
-//! - `flight`: `[lease u64]` → `[255 - priority][key length u16][key][URL]`:
-//!   released, not yet completed. Reopening puts these back in `queue`.
+//! - `queue`: `[key length u16][key][255 - priority][seq u64]` →
+//!   `[tag u32][URL]`. The big-endian tail sorts a key's URLs by priority,
+//!   then arrival, so a key's head is the first entry under its prefix. The
+//!   tag is the caller's (a crawler keeps depth and retry counts in it).
+//! - `flight`: `[lease u64]` → `[255 - priority][key length u16][key][tag
+//!   u32][URL]`: released, not yet completed. Reopening puts these back in
+//!   `queue`.
 //! - `seen`: `[fingerprint u128]` → empty: the deduplication set.
 //! - `hosts`: `[key]` → the key's politeness state as JSON.
 //! - `robots`: `[origin]` → until when its robots.txt is known (u64).
 //! - `meta`: `key-mode` → the key mode the store was created with;
 //!   `format` → the layout version (u32, big-endian), [`FORMAT`].
 //!
-//! Format history: 1 recorded no version (the first release); 2 records
-//! it, and its layout is otherwise that of 1, so opening a format-1 store
-//! records 2 and reads on. A store from a newer format is refused, never
-//! guessed at.
+//! Format history: 1 recorded no version (the first release); 2 recorded
+//! it, with 1's layout; 3 added the tag before each queued and in-flight
+//! URL. Opening a format-1 or format-2 store rewrites its queue and flight
+//! entries with tag 0, in one batch, and records 3. A store from a newer
+//! format is refused, never guessed at.
 //!
 //! Every frontier operation is one write batch, so it lands whole or not
 //! at all (a URL is never "seen" without being queued). A committed batch
@@ -31,7 +34,7 @@ use crate::controller::UnixMillis;
 use crate::frontier::FrontierError;
 
 /// The layout version this code writes, and the newest it reads.
-pub(crate) const FORMAT: u32 = 2;
+pub(crate) const FORMAT: u32 = 3;
 
 /// A queue entry's position within its key: `[255 - priority][seq]`.
 pub(crate) type Sort = [u8; 9];
@@ -67,10 +70,17 @@ fn queue_key(key: &str, sort: &Sort) -> Vec<u8> {
     v
 }
 
+/// `[tag u32][rest]` split.
+fn split_tag(v: &[u8]) -> Option<(u32, &[u8])> {
+    let (tag, rest) = v.split_first_chunk::<4>()?;
+    Some((u32::from_be_bytes(*tag), rest))
+}
+
 /// One queued URL read back.
 pub(crate) struct Entry {
     pub key: String,
     pub sort: Sort,
+    pub tag: u32,
     pub url: String,
 }
 
@@ -169,8 +179,37 @@ impl Store {
                 supported: FORMAT,
             }),
             Some(FORMAT) => Ok(()),
-            // New, or format 1 (whose layout is format 2's): record it.
-            _ => {
+            None => {
+                let ks = self.meta.clone();
+                self.batch().insert(&ks, b"format", FORMAT.to_be_bytes());
+                self.commit()
+            }
+            // Formats 1 and 2 stored bare URLs: add tag 0 to each entry.
+            Some(_) => {
+                let mut rewrites: Vec<(Keyspace, Vec<u8>, Vec<u8>)> = Vec::new();
+                for item in self.queue.iter() {
+                    let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
+                    let mut nv = 0u32.to_be_bytes().to_vec();
+                    nv.extend_from_slice(&v);
+                    rewrites.push((self.queue.clone(), k.to_vec(), nv));
+                }
+                for item in self.flight.iter() {
+                    let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
+                    let bad = || self.corrupt("an in-flight entry is malformed");
+                    let len = usize::from(u16::from_be_bytes([
+                        *v.get(1).ok_or_else(bad)?,
+                        *v.get(2).ok_or_else(bad)?,
+                    ]));
+                    let split = 3 + len;
+                    let head = v.get(..split).ok_or_else(bad)?;
+                    let mut nv = head.to_vec();
+                    nv.extend_from_slice(&0u32.to_be_bytes());
+                    nv.extend_from_slice(&v[split..]);
+                    rewrites.push((self.flight.clone(), k.to_vec(), nv));
+                }
+                for (ks, k, v) in rewrites {
+                    self.batch().insert(&ks, k, v);
+                }
                 let ks = self.meta.clone();
                 self.batch().insert(&ks, b"format", FORMAT.to_be_bytes());
                 self.commit()
@@ -183,10 +222,13 @@ impl Store {
         self.batch.get_or_insert_with(|| db.batch())
     }
 
-    pub fn put_queue(&mut self, key: &str, sort: &Sort, url: &str) {
+    pub fn put_queue(&mut self, key: &str, sort: &Sort, tag: u32, url: &str) {
         let k = queue_key(key, sort);
+        let mut v = Vec::with_capacity(4 + url.len());
+        v.extend_from_slice(&tag.to_be_bytes());
+        v.extend_from_slice(url.as_bytes());
         let ks = self.queue.clone();
-        self.batch().insert(&ks, k, url.as_bytes());
+        self.batch().insert(&ks, k, v);
     }
 
     pub fn del_queue(&mut self, key: &str, sort: &Sort) {
@@ -195,9 +237,10 @@ impl Store {
         self.batch().remove(&ks, k);
     }
 
-    pub fn put_flight(&mut self, lease: u64, key: &str, sort: &Sort, url: &str) {
+    pub fn put_flight(&mut self, lease: u64, key: &str, sort: &Sort, tag: u32, url: &str) {
         let mut v = vec![sort[0]];
         v.extend_from_slice(&key_prefix(key));
+        v.extend_from_slice(&tag.to_be_bytes());
         v.extend_from_slice(url.as_bytes());
         let ks = self.flight.clone();
         self.batch().insert(&ks, lease.to_be_bytes(), v);
@@ -282,20 +325,22 @@ impl Store {
     }
 
     fn decode_queue(&self, k: &[u8], v: &[u8]) -> Result<Entry, FrontierError> {
-        let (key, sort, url) = self.split_queue(k, v)?;
+        let (key, sort, tag, url) = self.split_queue(k, v)?;
         Ok(Entry {
             key: key.to_owned(),
             sort,
+            tag,
             url: url.to_owned(),
         })
     }
 
-    /// A queue entry's key, position and URL, borrowed from the store's bytes.
+    /// A queue entry's key, position, tag and URL, borrowed from the
+    /// store's bytes.
     fn split_queue<'a>(
         &self,
         k: &'a [u8],
         v: &'a [u8],
-    ) -> Result<(&'a str, Sort, &'a str), FrontierError> {
+    ) -> Result<(&'a str, Sort, u32, &'a str), FrontierError> {
         let bad = || self.corrupt("a queue entry's key is malformed");
         let len = usize::from(u16::from_be_bytes([
             *k.first().ok_or_else(bad)?,
@@ -307,8 +352,10 @@ impl Store {
         let key = std::str::from_utf8(&k[2..2 + len]).map_err(|_| bad())?;
         let mut sort = [0u8; 9];
         sort.copy_from_slice(&k[2 + len..]);
-        let url = std::str::from_utf8(v).map_err(|_| self.corrupt("a queued URL is not UTF-8"))?;
-        Ok((key, sort, url))
+        let (tag, url) = split_tag(v).ok_or_else(|| self.corrupt("a queue entry has no tag"))?;
+        let url =
+            std::str::from_utf8(url).map_err(|_| self.corrupt("a queued URL is not UTF-8"))?;
+        Ok((key, sort, tag, url))
     }
 
     /// Every queued entry, in key order (for reopening and export).
@@ -316,10 +363,11 @@ impl Store {
         &self,
         mut f: impl FnMut(Entry) -> Result<(), FrontierError>,
     ) -> Result<(), FrontierError> {
-        self.scan_queue_raw(|key, sort, url| {
+        self.scan_queue_raw(|key, sort, tag, url| {
             f(Entry {
                 key: key.to_owned(),
                 sort: *sort,
+                tag,
                 url: url.to_owned(),
             })
         })
@@ -328,12 +376,12 @@ impl Store {
     /// Every queued entry, borrowed (no allocation per entry).
     pub fn scan_queue_raw(
         &self,
-        mut f: impl FnMut(&str, &Sort, &str) -> Result<(), FrontierError>,
+        mut f: impl FnMut(&str, &Sort, u32, &str) -> Result<(), FrontierError>,
     ) -> Result<(), FrontierError> {
         for item in self.queue.iter() {
             let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
-            let (key, sort, url) = self.split_queue(&k, &v)?;
-            f(key, &sort, url)?;
+            let (key, sort, tag, url) = self.split_queue(&k, &v)?;
+            f(key, &sort, tag, url)?;
         }
         Ok(())
     }
@@ -351,7 +399,7 @@ impl Store {
                 *rest.get(1).ok_or_else(bad)?,
             ]));
             let key = rest.get(2..2 + len).ok_or_else(bad)?;
-            let url = rest.get(2 + len..).ok_or_else(bad)?;
+            let (tag, url) = rest.get(2 + len..).and_then(split_tag).ok_or_else(bad)?;
             let mut sort = [0u8; 9];
             sort[0] = inv;
             sort[1..].copy_from_slice(&lease.to_be_bytes());
@@ -360,6 +408,7 @@ impl Store {
                 entry: Entry {
                     key: std::str::from_utf8(key).map_err(|_| bad())?.to_owned(),
                     sort,
+                    tag,
                     url: std::str::from_utf8(url).map_err(|_| bad())?.to_owned(),
                 },
             });

@@ -96,6 +96,33 @@ pub enum Op {
         /// Which release.
         which: u8,
     },
+    /// Requeue one of the releases in flight (a retry) with this status
+    /// and a new tag.
+    Requeue {
+        /// Which release.
+        which: u8,
+        /// The HTTP status of the failed attempt.
+        status: u16,
+    },
+    /// Discard one of the releases in flight (no request, never fetched).
+    Discard {
+        /// Which release.
+        which: u8,
+    },
+    /// Report `https://h{host}.test`'s robots.txt unavailable for `ms`.
+    Unavailable {
+        /// Host number.
+        host: u8,
+        /// For how long.
+        ms: u16,
+    },
+    /// Ask why a URL waits.
+    WhyNotNow {
+        /// Host number.
+        host: u8,
+        /// Page number.
+        page: u8,
+    },
     /// Move the clock forward.
     Advance {
         /// Milliseconds.
@@ -114,6 +141,11 @@ pub fn op() -> impl Strategy<Value = Op> {
         3 => (any::<u8>(), prop_oneof![Just(200u16), Just(404), Just(429), Just(503)])
             .prop_map(|(which, status)| Op::Complete { which, status }),
         1 => any::<u8>().prop_map(|which| Op::Cancel { which }),
+        1 => (any::<u8>(), prop_oneof![Just(429u16), Just(503), Just(500)])
+            .prop_map(|(which, status)| Op::Requeue { which, status }),
+        1 => any::<u8>().prop_map(|which| Op::Discard { which }),
+        1 => (0u8..6, 0u16..5_000).prop_map(|(host, ms)| Op::Unavailable { host, ms }),
+        1 => (0u8..6, 0u8..40).prop_map(|(host, page)| Op::WhyNotNow { host, page }),
         2 => (0u16..3_000).prop_map(|ms| Op::Advance { ms }),
         1 => Just(Op::Reopen),
     ]
@@ -232,8 +264,12 @@ where
                 priority,
             } => {
                 let url = format!("https://h{host}.test/p{page}");
-                let a = mem.enqueue(&url, *priority, now).map_err(err)?;
-                let b = d.enqueue(&url, *priority, now).await.map_err(err)?;
+                let tag = u32::from(*host) * 1_000 + u32::from(*page);
+                let a = mem.enqueue_tagged(&url, *priority, tag, now).map_err(err)?;
+                let b = d
+                    .enqueue_tagged(&url, *priority, tag, now)
+                    .await
+                    .map_err(err)?;
                 same!(a, b, "op {i}: enqueue {url}");
             }
             Op::Next => {
@@ -259,6 +295,50 @@ where
                     let b = d.cancel(&r, now).await.map_err(err);
                     same!(a, b, "op {i}: cancel");
                 }
+            }
+            Op::Requeue { which, status } => {
+                if !flying.is_empty() {
+                    let r = flying.remove(usize::from(*which) % flying.len());
+                    let outcome = Outcome::Status {
+                        status: *status,
+                        latency: 30,
+                        retry_after: (*status == 429).then(|| "1".to_owned()),
+                    };
+                    let tag = r.tag.wrapping_add(1_000_000);
+                    let a = mem.requeue(&r, &outcome, tag, now).map_err(err);
+                    let b = d.requeue(&r, &outcome, tag, now).await.map_err(err);
+                    same!(a, b, "op {i}: requeue");
+                    if a.is_err() {
+                        // A robots.txt release: it is still in flight.
+                        flying.push(r);
+                    }
+                }
+            }
+            Op::Discard { which } => {
+                if !flying.is_empty() {
+                    let r = flying.remove(usize::from(*which) % flying.len());
+                    let a = mem.discard(&r, now).map_err(err);
+                    let b = d.discard(&r, now).await.map_err(err);
+                    same!(a, b, "op {i}: discard");
+                }
+            }
+            Op::Unavailable { host, ms } => {
+                let origin = format!("https://h{host}.test");
+                let until = now.add_millis(u64::from(*ms));
+                let a = mem
+                    .robots_unavailable(&origin, until, "503 since now", now)
+                    .map_err(err);
+                let b = d
+                    .robots_unavailable(&origin, until, "503 since now", now)
+                    .await
+                    .map_err(err);
+                same!(a, b, "op {i}: robots_unavailable");
+            }
+            Op::WhyNotNow { host, page } => {
+                let url = format!("https://h{host}.test/p{page}");
+                let a = mem.why_not_now(&url, now);
+                let b = d.why_not_now(&url, now).await.map_err(err)?;
+                same!(a, b, "op {i}: why_not_now {url}");
             }
             Op::Advance { ms } => now = now.add_millis(u64::from(*ms)),
             Op::Reopen => {

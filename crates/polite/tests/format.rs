@@ -1,6 +1,7 @@
 //! The store's format version: a store written by the previous format
 //! (format 1, which recorded no version; `tests/fixtures/format1` was
-//! written by that release's code) opens and reads on, and a store from a
+//! written by that release's code) opens, its entries are rewritten to
+//! the current layout, and it reads on, and a store from a
 //! newer format is refused with a clear error.
 
 use std::path::Path;
@@ -102,7 +103,7 @@ fn a_newer_format_is_refused() {
     match open(tmp.path()) {
         Err(FrontierError::NewerFormat {
             found: 99,
-            supported: 2,
+            supported: 3,
             ..
         }) => {}
         Err(e) => panic!("wrong error: {e}"),

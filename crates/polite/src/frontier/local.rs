@@ -26,10 +26,17 @@ use crate::store::{sort_key, sort_priority, sort_seq, Sort, Store};
 /// Longest politeness key accepted (host names are at most 253 bytes).
 const MAX_KEY: usize = 1024;
 
+/// A queued URL with the caller's tag.
+#[derive(Debug, Clone)]
+struct Queued {
+    tag: u32,
+    url: Box<str>,
+}
+
 #[derive(Default)]
 struct KeyQueue {
     /// The key's first URLs (all of them in memory mode).
-    window: BTreeMap<Sort, Box<str>>,
+    window: BTreeMap<Sort, Queued>,
     /// URLs queued for this key, in the window or only on disk.
     count: u64,
     /// A lower bound of the entries that are on disk only.
@@ -53,7 +60,7 @@ enum Flight {
     Page {
         key: Box<str>,
         sort: Sort,
-        url: Box<str>,
+        queued: Queued,
         started: Started,
     },
     /// An origin's robots.txt (not in any queue).
@@ -80,13 +87,16 @@ impl Flight {
 
 /// What the gate knows of an origin's robots.txt. An origin with no entry
 /// has never had it fetched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum RobotsGate {
     /// Being fetched; pages wait. `known_until` is set when the caller
     /// reports the rules before the fetch completes.
     Fetching { known_until: Option<UnixMillis> },
     /// Known until this instant; then fetched again.
     Known { until: UnixMillis },
+    /// Could not be had (5xx, 429, network): pages wait until `until`, then
+    /// robots.txt is fetched again.
+    Unavailable { until: UnixMillis, reason: Box<str> },
 }
 
 impl RobotsGate {
@@ -98,7 +108,7 @@ impl RobotsGate {
                 known_until: Some(until),
             } => Some(RobotsGate::Known { until }),
             RobotsGate::Fetching { known_until: None } => None,
-            known => Some(known),
+            other => Some(other),
         }
     }
 }
@@ -124,6 +134,9 @@ pub struct LocalFrontier {
     ready: BinaryHeap<(u8, Reverse<UnixMillis>, Box<str>)>,
     flight: HashMap<u64, Flight>,
     robots: HashMap<String, RobotsGate>,
+    /// `robots_unavailable` reported while the origin's fetch was in
+    /// flight: the gate's state once that fetch settles.
+    unavailable_after_fetch: HashMap<String, RobotsGate>,
     seq: u64,
     total: u64,
     skipped: Vec<Skipped>,
@@ -178,6 +191,7 @@ impl LocalFrontier {
             ready: BinaryHeap::new(),
             flight: HashMap::new(),
             robots: HashMap::new(),
+            unavailable_after_fetch: HashMap::new(),
             seq: 0,
             total: 0,
             skipped: Vec::new(),
@@ -225,7 +239,7 @@ impl LocalFrontier {
             f.robots.insert(origin, RobotsGate::Known { until });
         }
         for fl in store.scan_flight()? {
-            store.put_queue(&fl.entry.key, &fl.entry.sort, &fl.entry.url);
+            store.put_queue(&fl.entry.key, &fl.entry.sort, fl.entry.tag, &fl.entry.url);
             store.del_flight(fl.lease);
             max_seq = max_seq.max(fl.lease + 1);
             f.reissued += 1;
@@ -234,7 +248,7 @@ impl LocalFrontier {
         let window = f.config.window.max(1);
         // Entries arrive grouped by key: build each key's queue whole.
         let mut cur: Option<(Box<str>, KeyQueue)> = None;
-        store.scan_queue_raw(|key, sort, url| {
+        store.scan_queue_raw(|key, sort, tag, url| {
             max_seq = max_seq.max(sort_seq(sort) + 1);
             if cur.as_ref().is_none_or(|(k, _)| &**k != key) {
                 if let Some((k, q)) = cur.take() {
@@ -245,7 +259,13 @@ impl LocalFrontier {
             if let Some((_, q)) = cur.as_mut() {
                 q.count += 1;
                 if q.window.len() < window {
-                    q.window.insert(*sort, url.into());
+                    q.window.insert(
+                        *sort,
+                        Queued {
+                            tag,
+                            url: url.into(),
+                        },
+                    );
                 } else if q.rest_low.is_none() {
                     q.rest_low = Some(*sort);
                 }
@@ -292,8 +312,8 @@ impl LocalFrontier {
                 let mut keys: Vec<&Box<str>> = self.queues.keys().collect();
                 keys.sort();
                 for k in keys {
-                    for url in self.queues[k].window.values() {
-                        out.push((k.to_string(), url.to_string()));
+                    for q in self.queues[k].window.values() {
+                        out.push((k.to_string(), q.url.to_string()));
                     }
                 }
             }
@@ -358,19 +378,25 @@ impl LocalFrontier {
     }
 
     /// Puts an entry into its key's queue (window or disk).
-    fn insert(&mut self, key: &str, sort: Sort, url: &str) {
+    fn insert(&mut self, key: &str, sort: Sort, tag: u32, url: &str) {
         let disk = self.store.is_some();
         let window = self.config.window.max(1);
         let q = self.queues.entry(key.into()).or_default();
         q.count += 1;
         self.total += 1;
         if let Some(store) = self.store.as_mut() {
-            store.put_queue(key, &sort, url);
+            store.put_queue(key, &sort, tag, url);
         }
         let all_in_window = q.window.len() as u64 + 1 == q.count;
         let before_last = q.window.keys().next_back().is_some_and(|last| sort < *last);
         if !disk || all_in_window || before_last {
-            q.window.insert(sort, url.into());
+            q.window.insert(
+                sort,
+                Queued {
+                    tag,
+                    url: url.into(),
+                },
+            );
             if disk && q.window.len() > window {
                 if let Some((last, _)) = q.window.pop_last() {
                     q.rest_low = Some(q.rest_low.map_or(last, |r| r.min(last)));
@@ -395,7 +421,7 @@ impl LocalFrontier {
     /// A refill reads the store, which first commits the pending batch; it
     /// happens before this operation writes anything, so only whole
     /// operations are ever committed.
-    fn pop_head(&mut self, key: &str) -> Result<Option<(Sort, Box<str>)>, FrontierError> {
+    fn pop_head(&mut self, key: &str) -> Result<Option<(Sort, Queued)>, FrontierError> {
         let window = self.config.window.max(1);
         let Some(q) = self.queues.get_mut(key) else {
             return Ok(None);
@@ -427,7 +453,13 @@ impl LocalFrontier {
                     .collect();
                 let last = loaded.last().map(|e| e.sort);
                 for e in loaded {
-                    q.window.insert(e.sort, e.url.into_boxed_str());
+                    q.window.insert(
+                        e.sort,
+                        Queued {
+                            tag: e.tag,
+                            url: e.url.into_boxed_str(),
+                        },
+                    );
                 }
                 if q.window.len() as u64 != q.count {
                     if let Some(l) = last {
@@ -450,10 +482,10 @@ impl LocalFrontier {
 
     /// Drops every URL of a skipped key, reporting each.
     fn drain(&mut self, key: &str, reason: &str) -> Result<(), FrontierError> {
-        while let Some((_, url)) = self.pop_head(key)? {
+        while let Some((_, q)) = self.pop_head(key)? {
             self.skipped_total += 1;
             self.skipped.push(Skipped {
-                url: url.into(),
+                url: q.url.into(),
                 reason: reason.to_owned(),
             });
         }
@@ -465,18 +497,23 @@ impl LocalFrontier {
         let Some(q) = self.queues.get(key) else {
             return Ok(None);
         };
-        let Some((sort, url)) = q.window.iter().next() else {
+        let Some((sort, head)) = q.window.iter().next() else {
             return Ok(None);
         };
         let priority = sort_priority(sort);
         if self.config.robots_gate {
             // Borrowed: a release whose rules are known allocates nothing here.
-            let origin = origin_str(url);
+            let origin = origin_str(&head.url);
             let fetch = match self.robots.get(origin.as_ref()) {
                 // Its robots.txt is being fetched; `complete` reschedules.
                 Some(RobotsGate::Fetching { .. }) => return Ok(None),
                 Some(RobotsGate::Known { until }) => *until <= now,
-                None => true,
+                Some(RobotsGate::Unavailable { until, .. }) if now < *until => {
+                    let until = *until;
+                    self.schedule(key, until);
+                    return Ok(None);
+                }
+                Some(RobotsGate::Unavailable { .. }) | None => true,
             };
             if fetch {
                 let origin = origin.into_owned();
@@ -500,36 +537,39 @@ impl LocalFrontier {
                     key: key.to_owned(),
                     priority,
                     kind: Kind::Robots,
+                    tag: 0,
                     lease,
                 }));
             }
         }
-        let Some((sort, url)) = self.pop_head(key)? else {
+        let Some((sort, queued)) = self.pop_head(key)? else {
             return Ok(None);
         };
         let lease = sort_seq(&sort);
         let started = self.politeness.start(key, now);
         if let Some(store) = self.store.as_mut() {
-            store.put_flight(lease, key, &sort, &url);
+            store.put_flight(lease, key, &sort, queued.tag, &queued.url);
         }
         self.save_host(key);
         self.end_op()?;
+        let released = Released {
+            url: queued.url.to_string(),
+            key: key.to_owned(),
+            priority,
+            kind: Kind::Page,
+            tag: queued.tag,
+            lease,
+        };
         self.flight.insert(
             lease,
             Flight::Page {
                 key: key.into(),
                 sort,
-                url: url.clone(),
+                queued,
                 started,
             },
         );
-        Ok(Some(Released {
-            url: url.into(),
-            key: key.to_owned(),
-            priority,
-            kind: Kind::Page,
-            lease,
-        }))
+        Ok(Some(released))
     }
 
     /// After a release or completion: when may this key go again?
@@ -557,11 +597,23 @@ impl LocalFrontier {
 /// The frontier calls as plain synchronous methods: what the [`Frontier`]
 /// implementation runs, for callers that hold a `LocalFrontier` directly.
 impl LocalFrontier {
-    /// Offers a URL (see [`Frontier::enqueue`]).
+    /// Offers a URL with tag 0 (see [`Frontier::enqueue`]).
     pub fn enqueue(
         &mut self,
         url: &str,
         priority: u8,
+        now: UnixMillis,
+    ) -> Result<Admission, FrontierError> {
+        self.enqueue_tagged(url, priority, 0, now)
+    }
+
+    /// Offers a URL with a tag the frontier keeps and hands back in
+    /// [`Released::tag`] (see [`Frontier::enqueue_tagged`]).
+    pub fn enqueue_tagged(
+        &mut self,
+        url: &str,
+        priority: u8,
+        tag: u32,
         now: UnixMillis,
     ) -> Result<Admission, FrontierError> {
         let parsed = match url::Url::parse(url) {
@@ -623,7 +675,7 @@ impl LocalFrontier {
         self.seq += 1;
         let sort = sort_key(priority, self.seq);
         let normal = &parsed[..url::Position::AfterQuery];
-        self.insert(&key, sort, normal);
+        self.insert(&key, sort, tag, normal);
         self.end_op()?;
         self.schedule(&key, now);
         Ok(Admission::Queued)
@@ -735,8 +787,10 @@ impl LocalFrontier {
         self.politeness.unstart(fl.key(), fl.started());
         match &fl {
             Flight::Robots { origin, .. } => self.settle_robots(origin),
-            Flight::Page { key, sort, url, .. } => {
-                self.insert(key, *sort, url);
+            Flight::Page {
+                key, sort, queued, ..
+            } => {
+                self.insert(key, *sort, queued.tag, &queued.url);
                 if let Some(store) = self.store.as_mut() {
                     store.del_flight(released.lease);
                 }
@@ -789,8 +843,17 @@ impl LocalFrontier {
         };
         if self.config.robots_gate {
             let origin = origin_str(url);
-            if let Some(RobotsGate::Fetching { .. }) = self.robots.get(origin.as_ref()) {
-                return Some(format!("{origin}/robots.txt is being fetched"));
+            match self.robots.get(origin.as_ref()) {
+                Some(RobotsGate::Fetching { .. }) => {
+                    return Some(format!("{origin}/robots.txt is being fetched"));
+                }
+                Some(RobotsGate::Unavailable { until, reason }) if now < *until => {
+                    return Some(format!(
+                        "{origin}/robots.txt: {reason}; fetched again at +{} s",
+                        until.millis_since(now).div_ceil(1000)
+                    ));
+                }
+                _ => {}
             }
         }
         self.politeness.why_not_now(&key, now)
@@ -820,8 +883,106 @@ impl LocalFrontier {
         std::mem::take(&mut self.skipped)
     }
 
+    /// Reports a fetch that will be tried again: the host's pacing adapts
+    /// to `outcome` as in [`complete`](Self::complete), and the page goes
+    /// back to the head of its queue with `tag` (see [`Frontier::requeue`]).
+    pub fn requeue(
+        &mut self,
+        released: &Released,
+        outcome: &Outcome,
+        tag: u32,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        if released.kind != Kind::Page {
+            return Err(FrontierError::NotAPage {
+                lease: released.lease,
+                url: released.url.clone(),
+            });
+        }
+        let Some(fl) = self.flight.remove(&released.lease) else {
+            return Err(FrontierError::UnknownLease {
+                lease: released.lease,
+                url: released.url.clone(),
+            });
+        };
+        self.politeness.finish(fl.key(), now, outcome);
+        if let Flight::Page {
+            key, sort, queued, ..
+        } = &fl
+        {
+            self.insert(key, *sort, tag, &queued.url);
+            if let Some(store) = self.store.as_mut() {
+                store.del_flight(released.lease);
+            }
+        }
+        self.save_host(fl.key());
+        self.end_op()?;
+        self.reschedule(fl.key(), now)
+    }
+
+    /// Gives back a release that made no request and will not be made
+    /// (see [`Frontier::discard`]).
+    pub fn discard(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
+        let Some(fl) = self.flight.remove(&released.lease) else {
+            return Err(FrontierError::UnknownLease {
+                lease: released.lease,
+                url: released.url.clone(),
+            });
+        };
+        self.politeness.unstart(fl.key(), fl.started());
+        match &fl {
+            Flight::Robots { origin, .. } => self.settle_robots(origin),
+            Flight::Page { .. } => {
+                if let Some(store) = self.store.as_mut() {
+                    store.del_flight(released.lease);
+                }
+            }
+        }
+        self.save_host(fl.key());
+        self.end_op()?;
+        self.reschedule(fl.key(), now)
+    }
+
+    /// An origin's robots.txt could not be had (see
+    /// [`Frontier::robots_unavailable`]).
+    pub fn robots_unavailable(
+        &mut self,
+        origin: &str,
+        until: UnixMillis,
+        reason: &str,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        let origin = match url::Url::parse(origin) {
+            Ok(u) => super::origin_of(&u),
+            Err(_) => origin.to_owned(),
+        };
+        let key = self.keyer.key(&origin).ok();
+        let gate = RobotsGate::Unavailable {
+            until,
+            reason: reason.into(),
+        };
+        // While its fetch is in flight the gate stays `Fetching`; the
+        // outcome takes over when the fetch settles.
+        match self.robots.get_mut(&origin) {
+            Some(RobotsGate::Fetching { .. }) => {
+                self.unavailable_after_fetch.insert(origin, gate);
+            }
+            _ => {
+                self.robots.insert(origin, gate);
+            }
+        }
+        match key {
+            Some(key) => self.reschedule(&key, now),
+            None => Ok(()),
+        }
+    }
+
     fn settle_robots(&mut self, origin: &str) {
-        if let Some(gate) = self.robots.get(origin).copied() {
+        if let Some(gate) = self.unavailable_after_fetch.remove(origin) {
+            self.robots.insert(origin.to_owned(), gate);
+            return;
+        }
+        if let Some(gate) = self.robots.get(origin).cloned() {
             match gate.settle() {
                 Some(g) => self.robots.insert(origin.to_owned(), g),
                 None => self.robots.remove(origin),
@@ -841,8 +1002,42 @@ impl Frontier for LocalFrontier {
         LocalFrontier::enqueue(self, url, priority, now)
     }
 
+    async fn enqueue_tagged(
+        &mut self,
+        url: &str,
+        priority: u8,
+        tag: u32,
+        now: UnixMillis,
+    ) -> Result<Admission, FrontierError> {
+        LocalFrontier::enqueue_tagged(self, url, priority, tag, now)
+    }
+
     async fn next(&mut self, now: UnixMillis) -> Result<Next, FrontierError> {
         LocalFrontier::next(self, now)
+    }
+
+    async fn requeue(
+        &mut self,
+        released: &Released,
+        outcome: &Outcome,
+        tag: u32,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        LocalFrontier::requeue(self, released, outcome, tag, now)
+    }
+
+    async fn discard(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
+        LocalFrontier::discard(self, released, now)
+    }
+
+    async fn robots_unavailable(
+        &mut self,
+        origin: &str,
+        until: UnixMillis,
+        reason: &str,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        LocalFrontier::robots_unavailable(self, origin, until, reason, now)
     }
 
     async fn complete(
@@ -1169,6 +1364,134 @@ mod tests {
             "{err}"
         );
         assert!(open(crate::key::KeyMode::Host).is_ok());
+    }
+
+    #[test]
+    fn tags_round_trip_through_disk_and_requeue() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let open = || {
+            LocalFrontier::open(
+                dir.path(),
+                Politeness::new(Config::default()),
+                FrontierConfig {
+                    window: 1,
+                    ..no_gate()
+                },
+            )
+            .expect("open")
+        };
+        let mut f = open();
+        for (i, u) in ["https://a.test/1", "https://a.test/2"].iter().enumerate() {
+            f.enqueue_tagged(u, 0, 40 + i as u32, T0).expect("enqueue");
+        }
+        let Next::Fetch(r) = f.next(T0).expect("next") else {
+            panic!("a page")
+        };
+        assert_eq!((r.url.as_str(), r.tag), ("https://a.test/1", 40));
+        // A 503: the page goes back to the head with a new tag, and the
+        // host backs off (the delay doubles from 1 s).
+        let failed = Outcome::Status {
+            status: 503,
+            latency: 10,
+            retry_after: None,
+        };
+        f.requeue(&r, &failed, 41, T0.add_millis(10))
+            .expect("requeue");
+        assert_eq!(f.stats().queued, 2);
+        assert_eq!(f.politeness.get("a.test").map(|h| h.delay), Some(2_000));
+        drop(f);
+        let mut f = open();
+        assert_eq!(
+            f.next(T0.add_millis(10)).expect("next"),
+            Next::Wait {
+                until: T0.add_millis(2_010)
+            }
+        );
+        let Next::Fetch(r) = f.next(T0.add_millis(2_010)).expect("next") else {
+            panic!("the retry")
+        };
+        assert_eq!((r.url.as_str(), r.tag), ("https://a.test/1", 41));
+        assert!(matches!(
+            f.requeue(&r, &failed, 0, T0)
+                .and(f.requeue(&r, &failed, 0, T0)),
+            Err(FrontierError::UnknownLease { .. })
+        ));
+    }
+
+    #[test]
+    fn discard_drops_the_page_and_hands_the_slot_back() {
+        let mut f = LocalFrontier::in_memory(Politeness::new(Config::default()), no_gate());
+        f.enqueue("https://a.test/1", 0, T0).expect("enqueue");
+        f.enqueue("https://a.test/2", 0, T0).expect("enqueue");
+        let Next::Fetch(r) = f.next(T0).expect("next") else {
+            panic!("a page")
+        };
+        f.discard(&r, T0).expect("discard");
+        // No request was made: the next page may go at once.
+        let Next::Fetch(n) = f.next(T0).expect("next") else {
+            panic!("the next page at once")
+        };
+        assert_eq!(n.url, "https://a.test/2");
+        assert_eq!(f.stats().queued, 0);
+        assert_eq!(
+            f.enqueue("https://a.test/1", 0, T0).expect("enqueue"),
+            Admission::Duplicate,
+            "a discarded URL stays seen"
+        );
+    }
+
+    #[test]
+    fn an_unavailable_robots_txt_holds_its_pages_then_is_fetched_again() {
+        let mut f = LocalFrontier::in_memory(
+            Politeness::new(Config::default()),
+            FrontierConfig::default(),
+        );
+        f.enqueue("https://a.test/page", 0, T0).expect("enqueue");
+        let Next::Fetch(r) = f.next(T0).expect("next") else {
+            panic!("robots first")
+        };
+        assert_eq!(r.kind, Kind::Robots);
+        let hold = T0.add_millis(3_600_000);
+        f.robots_unavailable(
+            "https://a.test",
+            hold,
+            "503 since 10:00, complete disallow",
+            T0,
+        )
+        .expect("unavailable");
+        f.complete(
+            &r,
+            &Outcome::Status {
+                status: 503,
+                latency: 10,
+                retry_after: None,
+            },
+            T0.add_millis(10),
+        )
+        .expect("complete");
+        // The page waits for the hold, not just the host's delay.
+        assert_eq!(
+            f.next(T0.add_millis(60_000)).expect("next"),
+            Next::Wait { until: hold }
+        );
+        let why = f
+            .why_not_now("https://a.test/page", T0.add_millis(60_000))
+            .expect("held");
+        assert!(
+            why.contains("503 since 10:00") && why.contains("+3540 s"),
+            "{why}"
+        );
+        let Next::Fetch(again) = f.next(hold).expect("next") else {
+            panic!("robots.txt again")
+        };
+        assert_eq!(
+            (again.kind, again.url.as_str()),
+            (Kind::Robots, "https://a.test/robots.txt")
+        );
+        assert!(matches!(
+            f.requeue(&again, &ok(), 0, hold),
+            Err(FrontierError::NotAPage { .. })
+        ));
     }
 
     #[test]

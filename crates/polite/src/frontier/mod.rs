@@ -125,6 +125,8 @@ pub struct Released {
     pub priority: u8,
     /// Page or robots.txt.
     pub kind: Kind,
+    /// The tag given at enqueue (or requeue); 0 for a robots.txt.
+    pub tag: u32,
     /// Identifies this release to `complete` and `cancel`.
     pub lease: u64,
 }
@@ -214,6 +216,15 @@ pub enum FrontierError {
         /// The newest format this code reads.
         supported: u32,
     },
+    /// `requeue` of a robots.txt release (robots.txt is retried by the
+    /// robots.txt cache, not the queue).
+    #[error("lease {lease} ({url}) is a robots.txt fetch, not a page: it cannot be requeued")]
+    NotAPage {
+        /// The lease given.
+        lease: u64,
+        /// Its URL, for the message.
+        url: String,
+    },
     /// `complete` or `cancel` for a lease that is not in flight.
     #[error("lease {lease} ({url}) is not in flight: completed or cancelled twice?")]
     UnknownLease {
@@ -240,11 +251,23 @@ pub enum FrontierError {
 /// later processes (or other workers), so the clock must keep going across
 /// them.
 pub trait Frontier {
-    /// Offers a URL. Never blocks: a full frontier says so.
+    /// Offers a URL with tag 0. Never blocks: a full frontier says so.
     fn enqueue(
         &mut self,
         url: &str,
         priority: u8,
+        now: UnixMillis,
+    ) -> impl Future<Output = Result<Admission, FrontierError>> + Send {
+        self.enqueue_tagged(url, priority, 0, now)
+    }
+    /// Offers a URL with a tag the frontier keeps beside it (persisted with
+    /// it) and hands back in [`Released::tag`]: a crawler keeps the URL's
+    /// depth, redirect hops and retries there.
+    fn enqueue_tagged(
+        &mut self,
+        url: &str,
+        priority: u8,
+        tag: u32,
         now: UnixMillis,
     ) -> impl Future<Output = Result<Admission, FrontierError>> + Send;
     /// The next fetch whose host may be fetched now, or how long to wait.
@@ -256,6 +279,36 @@ pub trait Frontier {
         &mut self,
         released: &Released,
         outcome: &Outcome,
+        now: UnixMillis,
+    ) -> impl Future<Output = Result<(), FrontierError>> + Send;
+    /// Reports a request that failed and will be tried again (429, 5xx,
+    /// a timeout): the host's pacing adapts to `outcome` as in
+    /// [`complete`](Frontier::complete), and the page goes back to the head
+    /// of its queue with `tag`, so the retry waits its turn like any
+    /// request. Only pages: a robots.txt release is an error.
+    fn requeue(
+        &mut self,
+        released: &Released,
+        outcome: &Outcome,
+        tag: u32,
+        now: UnixMillis,
+    ) -> impl Future<Output = Result<(), FrontierError>> + Send;
+    /// Gives back a release that made no request and never will (the page
+    /// turned out disallowed or out of bounds): the host's slot and delay
+    /// are as before, and the URL is done.
+    fn discard(
+        &mut self,
+        released: &Released,
+        now: UnixMillis,
+    ) -> impl Future<Output = Result<(), FrontierError>> + Send;
+    /// An origin's robots.txt could not be had (5xx, 429, network: a
+    /// complete disallow): its pages wait until `until`, when its
+    /// robots.txt is released again; `reason` is what `why_not_now` says.
+    fn robots_unavailable(
+        &mut self,
+        origin: &str,
+        until: UnixMillis,
+        reason: &str,
         now: UnixMillis,
     ) -> impl Future<Output = Result<(), FrontierError>> + Send;
     /// Gives back a release that made no request: a page goes back to the
