@@ -138,16 +138,16 @@ impl NetworkError {
 /// One redirect followed.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Hop {
-    /// The URL that answered, after redirects.
+    /// The URL that answered with the redirect.
     pub url: String,
-    /// The HTTP status.
+    /// The redirect's status (301, 302, 303, 307 or 308).
     pub status: u16,
 }
 
 /// The final HTTP response of a fetch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpResponse {
-    /// The redirect's status (301, 302, 303, 307 or 308).
+    /// The HTTP status.
     pub status: u16,
     /// Header names lower-cased.
     pub headers: Vec<(String, String)>,
