@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod botauth;
 mod check;
+mod crawl;
 mod fetch;
 mod input;
 mod lint;
@@ -56,6 +57,22 @@ enum Command {
     /// everything was read, 1 when anything was dropped, cut, refused or
     /// failed, 2 on usage or input errors.
     Sitemap(sitemap::Args),
+    /// Crawl politely from seed URLs, writing WARC files and a log.
+    ///
+    /// Every request waits its host's turn: robots.txt first on every
+    /// origin (an unavailable one holds the origin's pages), one request in
+    /// flight per host, --min-delay start to start (Crawl-delay and
+    /// backoff only raise it), Retry-After honoured, nofollow obeyed. There
+    /// is no switch to ignore robots.txt. Exit status: 0 when the crawl
+    /// ended, 130 after Ctrl-C, 2 on usage or input errors.
+    #[command(after_help = "Examples:\n  \
+        mannerly crawl https://example.com/ --out crawl/ --max-pages 100\n  \
+        mannerly crawl --seeds seeds.txt --out crawl/ --user-agent 'MyBot/1.0 (+https://example.com/bot)'\n  \
+        mannerly crawl --resume crawl/")]
+    Crawl(crawl::Args),
+    /// Crawl a simulated web of a few hundred hosts on 127.0.0.1 (no
+    /// network needed) and audit the crawl from the server's own log.
+    Demo(crawl::DemoArgs),
     /// Run the simulated multi-host web from a TOML file, until Ctrl-C.
     Testweb(testweb::Args),
     /// Web Bot Auth keys: generate one, or print a signed key directory.
@@ -80,6 +97,8 @@ fn main() -> ExitCode {
         Command::Fetch(args) => fetch::run(args),
         Command::Sitemap(args) => sitemap::run(args),
         Command::Testweb(args) => testweb::run(args),
+        Command::Crawl(args) => crawl::run(args),
+        Command::Demo(args) => crawl::demo(args),
         Command::Keys(cmd) => botauth::keys(cmd),
         Command::Sign(args) => botauth::sign(args),
         Command::Verify(args) => botauth::verify(args),

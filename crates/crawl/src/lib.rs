@@ -28,6 +28,8 @@
 
 #![deny(missing_docs)]
 
+pub mod engine;
 pub mod links;
 pub mod normalize;
+pub mod tag;
 pub mod warc;

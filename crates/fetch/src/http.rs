@@ -44,6 +44,10 @@ pub struct FetchConfig {
     pub max_bytes: usize,
     /// Redirect hops to follow (5, as RFC 9309 §2.3.1.2 asks at least).
     pub max_redirects: usize,
+    /// Wait between a redirect and the next request when both go to the
+    /// same host (zero by default). A crawler sets its per-host delay here,
+    /// so the hops of one robots.txt fetch are spaced like any requests.
+    pub redirect_gap: Duration,
 }
 
 impl Default for FetchConfig {
@@ -54,6 +58,7 @@ impl Default for FetchConfig {
             connect_timeout: Duration::from_secs(10),
             max_bytes: DEFAULT_MAX_BYTES,
             max_redirects: 5,
+            redirect_gap: Duration::ZERO,
         }
     }
 }
@@ -274,6 +279,9 @@ impl HttpFetcher {
                             at: next,
                             redirects,
                         };
+                    }
+                    if !self.config.redirect_gap.is_zero() && next.host_str() == url.host_str() {
+                        tokio::time::sleep(self.config.redirect_gap).await;
                     }
                     url = next;
                     continue;

@@ -5,7 +5,9 @@
 //! failures, a pause, and an EWMA of response time. Delays are measured
 //! start-to-start: the next request may start `delay` after the previous
 //! one started, whatever it took, so a slow host is not hit faster because
-//! its responses are slow (and `latency_factor` can additionally slow down
+//! its responses are slow. A request's start is its release, or, when
+//! [`Politeness::finish`] learns from `now - latency` that it went out
+//! later, that later instant (and `latency_factor` can additionally slow down
 //! for slow hosts).
 
 use std::collections::HashMap;
@@ -432,6 +434,14 @@ impl Politeness {
             Some(e) => 0.8 * e + 0.2 * latency as f64,
             None => latency as f64,
         });
+        // The request went out `latency` before `now`. When that is later
+        // than the start recorded at release (the caller's queue held it
+        // back), the delay counts from when it really went out.
+        let sent = now.sub_millis(latency);
+        if h.last_start.is_some_and(|s| sent > s) {
+            h.last_start = Some(sent);
+            h.next_allowed = h.next_allowed.max(sent.add_millis(h.delay));
+        }
         let (bad, retry) = match outcome {
             Outcome::Status {
                 status,
@@ -698,6 +708,26 @@ mod tests {
         assert_eq!(
             p("otherbot", CrawlDelayProfile::Literal).crawl_delay,
             Some(7.0)
+        );
+    }
+
+    #[test]
+    fn the_delay_counts_from_when_the_request_really_went_out() {
+        let mut p = Politeness::new(Config::default());
+        p.start("late", UnixMillis(0));
+        // Released at 0, sent at 400 (the caller was busy), done at 500.
+        p.finish(
+            "late",
+            UnixMillis(500),
+            &Outcome::Status {
+                status: 200,
+                latency: 100,
+                retry_after: None,
+            },
+        );
+        assert_eq!(
+            p.get("late").map(|h| h.next_allowed),
+            Some(UnixMillis(1_400))
         );
     }
 

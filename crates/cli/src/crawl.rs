@@ -1,0 +1,538 @@
+//! `mannerly crawl` and `mannerly demo`: thin over `mannerly-crawl`.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use mannerly_crawl::engine::{crawl, CrawlConfig, Ending, Progress, Summary};
+use mannerly_crawl::normalize::ScopeMode;
+use mannerly_testweb::{Generated, HostSpec, Reply, TestWeb, WebConfig};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Seed URLs.
+    #[arg(value_name = "URL")]
+    urls: Vec<String>,
+    /// Read seed URLs from a file, one per line (`-` for stdin).
+    #[arg(long, value_name = "FILE")]
+    seeds: Option<String>,
+    /// Where the crawl keeps everything: the frontier store, WARC files,
+    /// log.jsonl. An existing crawl there is resumed.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Go on with the crawl in DIR (after Ctrl-C or a crash).
+    #[arg(long, value_name = "DIR", conflicts_with = "out")]
+    resume: Option<PathBuf>,
+    /// The User-Agent header (should carry a contact URL).
+    #[arg(long, value_name = "STRING")]
+    user_agent: Option<String>,
+    /// The product token matched against robots.txt [default: from the User-Agent].
+    #[arg(long, value_name = "TOKEN")]
+    agent: Option<String>,
+    /// Seconds between two requests to one host, start to start;
+    /// Crawl-delay and backoff only raise it.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    min_delay: f64,
+    /// Requests in flight across all hosts.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    concurrency: usize,
+    /// Body bytes kept per response; longer ones are cut and marked truncated.
+    #[arg(long, value_name = "BYTES", default_value_t = 8 << 20)]
+    max_bytes: usize,
+    /// Stop after this many pages.
+    #[arg(long, value_name = "N")]
+    max_pages: Option<u64>,
+    /// Links followed from a seed.
+    #[arg(long, value_name = "N")]
+    max_depth: Option<u32>,
+    /// Which hosts to enter: the seeds' hosts, their registered domains, or any.
+    #[arg(long, value_enum, default_value = "host")]
+    scope: Scope,
+    /// Only URLs matching this regex (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    include: Vec<String>,
+    /// No URL matching this regex (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    exclude: Vec<String>,
+    /// Follow links marked rel=nofollow.
+    #[arg(long)]
+    follow_rel_nofollow: bool,
+    /// Retries of a 429, 5xx or timeout.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    retries: u8,
+    /// End when every URL left waits longer than this (seconds).
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    give_up_after: u64,
+    /// Rotate WARC files after this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
+    warc_max_size: u64,
+    /// Send every request through this proxy (otherwise HTTP_PROXY,
+    /// HTTPS_PROXY and NO_PROXY are read).
+    #[arg(long, value_name = "URL")]
+    proxy: Option<String>,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Scope {
+    Host,
+    Domain,
+    Any,
+}
+
+/// The product token of a User-Agent: its first word, up to `/`.
+fn token_of(user_agent: &str) -> String {
+    user_agent
+        .split(['/', ' ', '('])
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .collect()
+}
+
+fn read_seeds(args: &Args) -> Result<Vec<String>> {
+    let mut seeds = args.urls.clone();
+    if let Some(f) = &args.seeds {
+        let text = if f == "-" {
+            std::io::read_to_string(std::io::stdin()).context("cannot read seeds from stdin")?
+        } else {
+            std::fs::read_to_string(f).with_context(|| format!("cannot read seeds from '{f}'"))?
+        };
+        seeds.extend(
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(str::to_owned),
+        );
+    }
+    Ok(seeds)
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let seeds = read_seeds(&args)?;
+    let (out, resuming) = match (&args.out, &args.resume) {
+        (Some(o), None) => (o.clone(), false),
+        (None, Some(r)) => {
+            if !r.join("frontier").exists() {
+                bail!(
+                    "--resume {}: no crawl there (no frontier store)",
+                    r.display()
+                );
+            }
+            (r.clone(), true)
+        }
+        _ => bail!("say where the crawl goes: --out DIR (or --resume DIR)"),
+    };
+    if seeds.is_empty() && !resuming {
+        bail!("no seed URL: give URLs, or --seeds FILE");
+    }
+    if !(args.min_delay.is_finite() && args.min_delay >= 0.0) {
+        bail!("--min-delay {} is not a number of seconds", args.min_delay);
+    }
+    let mut config = CrawlConfig::default();
+    if let Some(ua) = &args.user_agent {
+        if !ua.contains("http://") && !ua.contains("https://") && !ua.contains('@') {
+            eprintln!(
+                "mannerly: warning: --user-agent has no contact URL; site owners cannot reach you"
+            );
+        }
+        config.user_agent = ua.clone();
+        config.agent = token_of(ua);
+    }
+    if let Some(a) = &args.agent {
+        config.agent = a.clone();
+    }
+    if config.agent.is_empty() {
+        bail!("--agent: no product token (give --agent TOKEN)");
+    }
+    config.min_delay = Duration::from_secs_f64(args.min_delay);
+    config.concurrency = args.concurrency.max(1);
+    config.max_bytes = args.max_bytes;
+    config.max_pages = args.max_pages;
+    config.max_depth = args.max_depth;
+    config.scope = match args.scope {
+        Scope::Host => ScopeMode::Host,
+        Scope::Domain => ScopeMode::Domain,
+        Scope::Any => ScopeMode::Any,
+    };
+    config.include = args.include.clone();
+    config.exclude = args.exclude.clone();
+    config.follow_rel_nofollow = args.follow_rel_nofollow;
+    config.retries = args.retries;
+    config.give_up_after = Duration::from_secs(args.give_up_after);
+    config.warc_max_size = args.warc_max_size;
+    config.proxy = args.proxy.clone();
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let (summary, stopped) = runtime.block_on(run_crawl(config, seeds, &out))?;
+    report(&summary, &out, args.json)?;
+    Ok(if stopped { 130 } else { 0 })
+}
+
+/// Runs the crawl with Ctrl-C handling: the first stops gracefully, a
+/// second exits at once.
+async fn run_crawl(config: CrawlConfig, seeds: Vec<String>, out: &Path) -> Result<(Summary, bool)> {
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!(
+                "\nmannerly: stopping (in-flight requests get 5 s; Ctrl-C again to quit now)"
+            );
+            let _ = stop_tx.send(true);
+            if tokio::signal::ctrl_c().await.is_ok() {
+                std::process::exit(130);
+            }
+        }
+    });
+    let tty = std::io::stderr().is_terminal();
+    let mut last = std::time::Instant::now();
+    let summary = crawl(config, &seeds, out, stop.clone(), |p: &Progress| {
+        let line = format!(
+            "{} pages, {:.1} pages/s, {} KiB, {} in flight, {} queued, {} errors",
+            p.pages,
+            p.pages as f64 / p.seconds.max(0.001),
+            p.bytes / 1024,
+            p.in_flight,
+            p.queued,
+            p.errors
+        );
+        if tty {
+            eprint!("\r\x1b[K{line}");
+        } else if last.elapsed() >= Duration::from_secs(5) {
+            last = std::time::Instant::now();
+            eprintln!("{line}");
+        }
+    })
+    .await?;
+    if tty {
+        eprintln!();
+    }
+    let stopped = summary.ending == Ending::Stopped;
+    Ok((summary, stopped))
+}
+
+fn report(summary: &Summary, out: &Path, json: bool) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer(&mut stdout, summary)?;
+        writeln!(stdout)?;
+        return Ok(());
+    }
+    let pages: u64 = summary.pages_by_status.values().sum();
+    writeln!(
+        stdout,
+        "crawl {}: {pages} pages in {:.1} s, {} hosts, {} robots.txt requests, {} KiB",
+        match summary.ending {
+            Ending::Done => "done",
+            Ending::GaveUp => "ended (what is left waits too long)",
+            Ending::MaxPages => "ended at --max-pages",
+            Ending::Stopped => "stopped",
+        },
+        summary.seconds,
+        summary.hosts,
+        summary.robots_requests,
+        summary.bytes / 1024
+    )?;
+    let by_status: Vec<String> = summary
+        .pages_by_status
+        .iter()
+        .map(|(s, n)| format!("{s}: {n}"))
+        .collect();
+    writeln!(stdout, "  pages by status: {}", by_status.join(", "))?;
+    if summary.page_errors > 0 || summary.retries > 0 {
+        writeln!(
+            stdout,
+            "  fetch errors: {}, retries: {}",
+            summary.page_errors, summary.retries
+        )?;
+    }
+    if !summary.skipped.is_empty() {
+        let s: Vec<String> = summary
+            .skipped
+            .iter()
+            .map(|(k, n)| format!("{k}: {n}"))
+            .collect();
+        writeln!(stdout, "  not fetched: {}", s.join(", "))?;
+    }
+    if summary.deferred > 0 {
+        writeln!(
+            stdout,
+            "  deferred (still queued, resume later): {}",
+            summary.deferred
+        )?;
+    }
+    for (origin, why) in &summary.unavailable {
+        writeln!(stdout, "  {origin}/robots.txt unavailable: {why}")?;
+    }
+    writeln!(
+        stdout,
+        "  WARC: {} records in {}; log: {}",
+        summary.warc_records,
+        out.join("warc").display(),
+        out.join("log.jsonl").display()
+    )?;
+    Ok(())
+}
+
+#[derive(clap::Args)]
+pub struct DemoArgs {
+    /// Generated hosts.
+    #[arg(long, default_value_t = 300)]
+    hosts: u32,
+    /// Where the demo crawl's output goes [default: a temporary directory].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Seconds between requests to a host.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    min_delay: f64,
+}
+
+/// `mannerly demo`: a simulated web on 127.0.0.1, crawled politely, then
+/// audited from the server's own log.
+pub fn demo(args: DemoArgs) -> Result<u8> {
+    let tmp;
+    let out = match &args.out {
+        Some(o) => o.clone(),
+        None => {
+            tmp = std::env::temp_dir().join(format!("mannerly-demo-{}", std::process::id()));
+            tmp
+        }
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let mut web_config = WebConfig {
+            generated: Generated {
+                prefix: "site".into(),
+                suffix: ".test".into(),
+                count: args.hosts,
+                robots: "User-agent: *\nDisallow: /p7.html\n".into(),
+                pages_per_host: 9,
+                links_per_page: 4,
+                cross_host_links: 1,
+            },
+            ..WebConfig::default()
+        };
+        let scripted: Vec<(&str, HostSpec, &str)> = vec![
+            (
+                "down.test",
+                HostSpec::default().route("/robots.txt", vec![Reply::status(503)]),
+                "robots.txt answers 503",
+            ),
+            (
+                "busy.test",
+                HostSpec::default().route(
+                    "/robots.txt",
+                    vec![Reply::status(429).header("Retry-After", "3600")],
+                ),
+                "robots.txt answers 429",
+            ),
+            (
+                "gone.test",
+                HostSpec::default()
+                    .route("/robots.txt", vec![Reply::status(404)])
+                    .pages(4, 2),
+                "no robots.txt (404)",
+            ),
+            (
+                "slowpoke.test",
+                HostSpec::default()
+                    .robots("User-agent: *\nCrawl-delay: 2\n")
+                    .pages(4, 2),
+                "Crawl-delay: 2",
+            ),
+            (
+                "storm.test",
+                HostSpec::default()
+                    .robots("User-agent: *\nAllow: /\n")
+                    .route(
+                        "/",
+                        vec![
+                            Reply::status(429).header("Retry-After", "2"),
+                            Reply::status(429).header("Retry-After", "1"),
+                            Reply::text("<a href=/p1.html>p1</a>")
+                                .header("Content-Type", "text/html"),
+                        ],
+                    )
+                    .pages(3, 2),
+                "429 storm with Retry-After",
+            ),
+            (
+                "loop.test",
+                HostSpec::default()
+                    .robots("User-agent: *\n")
+                    .route("/", vec![Reply::redirect(302, "/a")])
+                    .route("/a", vec![Reply::redirect(302, "/b")])
+                    .route("/b", vec![Reply::redirect(302, "/a")]),
+                "redirect loop",
+            ),
+            (
+                "hop.test",
+                HostSpec::default()
+                    .route(
+                        "/robots.txt",
+                        vec![Reply::redirect(301, "/real-robots.txt")],
+                    )
+                    .route(
+                        "/real-robots.txt",
+                        vec![Reply::text("User-agent: *\nDisallow: /p2.html\n")],
+                    )
+                    .pages(4, 3),
+                "robots.txt redirects",
+            ),
+            (
+                "slow.test",
+                HostSpec {
+                    latency_ms: 800,
+                    ..HostSpec::default().robots("User-agent: *\n").pages(3, 2)
+                },
+                "slow host (800 ms)",
+            ),
+        ];
+        for (name, spec, _) in &scripted {
+            web_config.hosts.insert((*name).to_owned(), spec.clone());
+        }
+        let web = TestWeb::start(web_config).await?;
+        let port = web.port();
+        // testweb is also the crawl's HTTP proxy, so every host keeps its
+        // plain name (`http://site3.test/`), as on the real web.
+        let mut seeds: Vec<String> = (0..args.hosts)
+            .map(|i| format!("http://site{i}.test/"))
+            .collect();
+        seeds.extend(scripted.iter().map(|(n, _, _)| format!("http://{n}/")));
+        eprintln!(
+            "demo: a simulated web on 127.0.0.1:{port}: {} generated hosts and {} with quirks:",
+            args.hosts,
+            scripted.len()
+        );
+        for (n, _, what) in &scripted {
+            eprintln!("  {n}: {what}");
+        }
+        let ca = reqwest::Certificate::from_der(&web.ca_der()).context("the test CA")?;
+        let config = CrawlConfig {
+            min_delay: Duration::from_secs_f64(args.min_delay.max(0.0)),
+            give_up_after: Duration::from_secs(20),
+            proxy: Some(format!("http://127.0.0.1:{port}")),
+            client_hook: Some(Arc::new(move |b: reqwest::ClientBuilder| {
+                b.add_root_certificate(ca.clone())
+            })),
+            ..CrawlConfig::default()
+        };
+        let (summary, stopped) = run_crawl(config, seeds, &out).await?;
+        report(&summary, &out, false)?;
+        let audit = audit(&web, args.min_delay);
+        println!(
+            "politeness audit (from the server's own request log, {} requests):",
+            audit.requests
+        );
+        println!(
+            "  hosts with more than one request in flight: {}",
+            audit.concurrent
+        );
+        println!(
+            "  requests sooner than the host's delay after the previous one: {}",
+            audit.too_soon
+        );
+        println!(
+            "  requests to paths robots.txt disallows: {}",
+            audit.disallowed
+        );
+        println!(
+            "  hosts whose first request was not robots.txt: {}",
+            audit.robots_not_first
+        );
+        println!(
+            "  page requests to hosts whose robots.txt was unavailable: {}",
+            audit.unavailable_pages
+        );
+        let violations = audit.concurrent
+            + audit.too_soon
+            + audit.disallowed
+            + audit.robots_not_first
+            + audit.unavailable_pages;
+        println!("  violations: {violations}");
+        for e in &audit.examples {
+            println!("    {e}");
+        }
+        anyhow::Ok(if violations > 0 {
+            1
+        } else if stopped {
+            130
+        } else {
+            0
+        })
+    })
+}
+
+struct Audit {
+    /// The first violations, described.
+    examples: Vec<String>,
+    requests: usize,
+    concurrent: usize,
+    too_soon: usize,
+    disallowed: usize,
+    robots_not_first: usize,
+    unavailable_pages: usize,
+}
+
+/// Counts politeness violations from testweb's log: its own timestamps,
+/// not the crawler's claims.
+fn audit(web: &TestWeb, min_delay: f64) -> Audit {
+    let requests = web.requests();
+    let mut by_host: std::collections::BTreeMap<String, Vec<_>> = Default::default();
+    for r in &requests {
+        by_host.entry(r.host.clone()).or_default().push(r);
+    }
+    // Server-side jitter allowed on a gap (the request's trip, scheduling).
+    let jitter = Duration::from_millis(15);
+    let mut a = Audit {
+        examples: Vec::new(),
+        requests: requests.len(),
+        concurrent: 0,
+        too_soon: 0,
+        disallowed: 0,
+        robots_not_first: 0,
+        unavailable_pages: 0,
+    };
+    for (host, mut reqs) in by_host {
+        reqs.sort_by_key(|r| r.started);
+        if web.max_in_flight(&host) > 1 {
+            a.concurrent += 1;
+        }
+        if reqs.first().is_some_and(|r| r.path != "/robots.txt") {
+            a.robots_not_first += 1;
+        }
+        let delay = Duration::from_secs_f64(match host.as_str() {
+            "slowpoke.test" => 2.0f64.max(min_delay),
+            _ => min_delay,
+        });
+        for w in reqs.windows(2) {
+            let gap = w[1].started.saturating_sub(w[0].started);
+            if gap + jitter < delay {
+                a.too_soon += 1;
+                if a.examples.len() < 5 {
+                    a.examples.push(format!(
+                        "{host}: {} {:?} after {}",
+                        w[1].path, gap, w[0].path
+                    ));
+                }
+            }
+        }
+        let disallowed: &[&str] = match host.as_str() {
+            "hop.test" => &["/p2.html"],
+            h if h.starts_with("site") => &["/p7.html"],
+            _ => &[],
+        };
+        a.disallowed += reqs
+            .iter()
+            .filter(|r| disallowed.contains(&r.path.as_str()))
+            .count();
+        if host == "down.test" || host == "busy.test" {
+            a.unavailable_pages += reqs.iter().filter(|r| r.path != "/robots.txt").count();
+        }
+    }
+    a
+}

@@ -1,0 +1,73 @@
+//! `mannerly crawl` and `mannerly demo` end to end: the demo's politeness
+//! audit (computed from the simulated web's own request log) finds no
+//! violation, and usage errors exit 2 with a message.
+
+use std::process::Command;
+
+fn mannerly(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_mannerly"))
+        .args(args)
+        .output()
+        .expect("run mannerly")
+}
+
+#[test]
+fn the_demo_crawl_is_polite_by_the_servers_own_log() {
+    let out = std::env::temp_dir().join(format!("mannerly-demo-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let o = mannerly(&[
+        "demo",
+        "--hosts",
+        "25",
+        "--min-delay",
+        "0.2",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("violations: 0"), "{stdout}");
+    assert!(
+        stdout.contains("hosts whose first request was not robots.txt: 0"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("down.test/robots.txt unavailable: 503"),
+        "{stdout}"
+    );
+    assert!(out.join("log.jsonl").exists() && out.join("warc").is_dir());
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn crawl_usage_errors_say_what_is_missing() {
+    let o = mannerly(&["crawl", "https://example.com/"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--out DIR"),
+        "{o:?}"
+    );
+    let dir = std::env::temp_dir().join(format!("mannerly-no-crawl-{}", std::process::id()));
+    let o = mannerly(&["crawl", "--resume", dir.to_str().expect("utf-8")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("no crawl there"),
+        "{o:?}"
+    );
+    let o = mannerly(&[
+        "crawl",
+        "--out",
+        dir.to_str().expect("utf-8"),
+        "mailto:x@example.com",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("only http and https"),
+        "{o:?}"
+    );
+    assert!(
+        !dir.exists(),
+        "nothing is created for a crawl that cannot start"
+    );
+}

@@ -1,0 +1,1198 @@
+//! The crawl loop: one task owns the frontier and makes every decision;
+//! fetches run concurrently and report back over a channel.
+//!
+//! ```text
+//!   seeds ─► frontier.enqueue ─┐
+//!                              ▼
+//!   ┌──────────── frontier.next(now) ────────────┐
+//!   │ Fetch(robots.txt) ─► RobotsCache::decision │  robots_known / robots_unavailable,
+//!   │                                            │  then complete (a request was made)
+//!   │                                            │  or cancel (the cache answered)
+//!   │ Fetch(page) ─► robots check ─► HTTP GET ───┤  complete / requeue (retry) / discard,
+//!   │                                            │  WARC, log, links ─► enqueue
+//!   │ Wait { until } ─► sleep until then, or until a fetch reports back
+//!   │ Busy ─► wait for a fetch to report back
+//!   └ Empty ─► done when nothing is in flight
+//! ```
+//!
+//! Invariants: the engine never sleeps for pacing of its own and has no
+//! rate limiter: every delay is the frontier's `Wait`. Every release is
+//! completed, requeued, discarded or cancelled exactly once.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mannerly_fetch::policy::{Access, FetchOutcome};
+use mannerly_fetch::{
+    CacheConfig, Clock, FetchConfig, Fetcher, HttpFetcher, NoStore, Origin, RobotsCache,
+    SystemClock, Validators,
+};
+use mannerly_polite::controller::{
+    Config as PoliteConfig, CrawlDelayProfile, Outcome, Politeness, RobotsPacing,
+};
+use mannerly_polite::frontier::{
+    Admission, Frontier, FrontierConfig, FrontierError, Kind, LocalFrontier, Next, Released,
+};
+use mannerly_time::UnixMillis;
+use tokio::sync::mpsc;
+
+use crate::links;
+use crate::normalize::{CrawlUrl, Scope, ScopeMode};
+use crate::tag::Tag;
+use crate::warc::{Exchange, WarcError, WarcWriter};
+
+/// Adjusts the HTTP clients (tests add a resolver and a test CA).
+pub type ClientHook = Arc<dyn Fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder + Send + Sync>;
+
+/// What a crawl does, and its bounds.
+#[derive(Clone)]
+pub struct CrawlConfig {
+    /// The User-Agent header.
+    pub user_agent: String,
+    /// The product token matched against robots.txt.
+    pub agent: String,
+    /// Requests in flight across all hosts (64).
+    pub concurrency: usize,
+    /// Smallest delay between two requests to a host, start to start (1 s).
+    pub min_delay: Duration,
+    /// How Crawl-delay is read.
+    pub profile: CrawlDelayProfile,
+    /// Body bytes kept per response (8 MiB); a longer body is cut and
+    /// marked truncated.
+    pub max_bytes: usize,
+    /// Retries of a 429, 5xx or timeout (2).
+    pub retries: u8,
+    /// Redirect hops followed per chain (5).
+    pub max_redirects: u8,
+    /// The crawl ends when every URL left waits longer than this (600 s).
+    pub give_up_after: Duration,
+    /// Which hosts to enter.
+    pub scope: ScopeMode,
+    /// Only URLs matching one of these (regex crate syntax).
+    pub include: Vec<String>,
+    /// No URL matching one of these.
+    pub exclude: Vec<String>,
+    /// Links followed from a seed.
+    pub max_depth: Option<u32>,
+    /// Pages fetched in all.
+    pub max_pages: Option<u64>,
+    /// Follow `rel=nofollow` links.
+    pub follow_rel_nofollow: bool,
+    /// Rotate WARC files after this many bytes (1 GiB).
+    pub warc_max_size: u64,
+    /// Whole-request limit (30 s).
+    pub timeout: Duration,
+    /// Connection set-up limit (10 s).
+    pub connect_timeout: Duration,
+    /// Until the response head arrives (15 s).
+    pub first_byte_timeout: Duration,
+    /// A proxy for every request (`HTTP_PROXY` and friends are read
+    /// otherwise).
+    pub proxy: Option<String>,
+    /// Adjusts the HTTP clients.
+    pub client_hook: Option<ClientHook>,
+}
+
+impl Default for CrawlConfig {
+    fn default() -> Self {
+        CrawlConfig {
+            user_agent: format!(
+                "mannerly/{} (+https://example.invalid/mannerly)",
+                env!("CARGO_PKG_VERSION")
+            ),
+            agent: "mannerly".into(),
+            concurrency: 64,
+            min_delay: Duration::from_secs(1),
+            profile: CrawlDelayProfile::default(),
+            max_bytes: 8 << 20,
+            retries: 2,
+            max_redirects: 5,
+            give_up_after: Duration::from_secs(600),
+            scope: ScopeMode::Host,
+            include: Vec::new(),
+            exclude: Vec::new(),
+            max_depth: None,
+            max_pages: None,
+            follow_rel_nofollow: false,
+            warc_max_size: 1 << 30,
+            timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+            first_byte_timeout: Duration::from_secs(15),
+            proxy: None,
+            client_hook: None,
+        }
+    }
+}
+
+/// Why a crawl could not run or go on.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CrawlError {
+    /// No seed is a crawlable URL.
+    #[error("no usable seed: {0}")]
+    NoSeeds(String),
+    /// An `--include` or `--exclude` pattern does not compile.
+    #[error("bad pattern: {0}")]
+    Pattern(#[from] regex::Error),
+    /// The frontier failed.
+    #[error(transparent)]
+    Frontier(#[from] FrontierError),
+    /// Writing WARC failed.
+    #[error(transparent)]
+    Warc(#[from] WarcError),
+    /// The output directory or the log.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An HTTP client could not be built (proxy URL, TLS).
+    #[error("cannot build the HTTP client: {0}")]
+    Client(String),
+}
+
+/// How a crawl ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ending {
+    /// Nothing was left to fetch.
+    Done,
+    /// Every URL left waits longer than `give_up_after`.
+    GaveUp,
+    /// `max_pages` was reached.
+    MaxPages,
+    /// Stopped from outside (Ctrl-C).
+    Stopped,
+}
+
+/// What a crawl did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Summary {
+    /// How it ended.
+    pub ending: Ending,
+    /// Page responses by status.
+    pub pages_by_status: BTreeMap<u16, u64>,
+    /// Page fetches that got no response.
+    pub page_errors: u64,
+    /// robots.txt requests made.
+    pub robots_requests: u64,
+    /// Body bytes received.
+    pub bytes: u64,
+    /// URLs not fetched, by reason.
+    pub skipped: BTreeMap<String, u64>,
+    /// Retries scheduled.
+    pub retries: u64,
+    /// URLs still queued at the end (deferred: they stay in the store).
+    pub deferred: u64,
+    /// Origins whose robots.txt was unavailable at the end, with why.
+    pub unavailable: BTreeMap<String, String>,
+    /// Hosts that answered.
+    pub hosts: u64,
+    /// WARC records written.
+    pub warc_records: u64,
+    /// Seconds the crawl ran.
+    pub seconds: f64,
+}
+
+/// A snapshot for a progress display.
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    /// Pages fetched.
+    pub pages: u64,
+    /// Body bytes received.
+    pub bytes: u64,
+    /// Requests in flight.
+    pub in_flight: usize,
+    /// URLs queued.
+    pub queued: u64,
+    /// Fetch errors.
+    pub errors: u64,
+    /// Seconds since the start.
+    pub seconds: f64,
+}
+
+/// A robots.txt fetch the cache made, as the recording fetcher saw it.
+struct RobotsFetch {
+    /// Its latency counts to the end of the fetch (see `paced`).
+    outcome: Outcome,
+    done_at: Instant,
+    /// The network error, when there was no response.
+    error: Option<String>,
+}
+
+/// Wraps the robots.txt fetcher: archives every fetch and tells the engine
+/// whether the cache made a request.
+struct RecordingFetcher {
+    inner: HttpFetcher,
+    user_agent: String,
+    made: Arc<Mutex<HashMap<Origin, RobotsFetch>>>,
+    warc: Arc<Mutex<WarcWriter>>,
+}
+
+impl Fetcher for RecordingFetcher {
+    async fn fetch(&self, origin: &Origin, validators: &Validators) -> FetchOutcome {
+        let start = Instant::now();
+        let date = UnixMillis::now();
+        let outcome = self.inner.fetch(origin, validators).await;
+        let latency = start.elapsed().as_millis() as u64;
+        let polite = match &outcome {
+            FetchOutcome::Response { response, .. } => Outcome::Status {
+                status: response.status,
+                latency,
+                retry_after: response.header("retry-after").map(str::to_owned),
+            },
+            FetchOutcome::TooManyRedirects { redirects, .. } => Outcome::Status {
+                status: redirects.last().map_or(310, |h| h.status),
+                latency,
+                retry_after: None,
+            },
+            FetchOutcome::Network { .. } => Outcome::Failed { latency },
+        };
+        if let FetchOutcome::Response { response, .. } = &outcome {
+            // The body is stored decoded: the head says so by dropping
+            // Content-Encoding and giving the stored length.
+            let mut head = format!(
+                "HTTP/1.1 {} {}\r\n",
+                response.status,
+                reason(response.status)
+            );
+            for (k, v) in &response.headers {
+                if k == "content-encoding" || k == "content-length" || k == "transfer-encoding" {
+                    continue;
+                }
+                head.push_str(&format!("{k}: {v}\r\n"));
+            }
+            head.push_str(&format!("content-length: {}\r\n\r\n", response.body.len()));
+            let request = request_head(&response.url, &self.user_agent);
+            if let Ok(mut w) = self.warc.lock() {
+                // A failed write is reported when the engine next writes.
+                let _ = w.exchange(&Exchange {
+                    url: &response.url,
+                    date,
+                    ip: None,
+                    request_head: request.as_bytes(),
+                    response_head: head.as_bytes(),
+                    body: &response.body,
+                    truncated: response.body_cut,
+                });
+            }
+        }
+        if let Ok(mut m) = self.made.lock() {
+            let error = match &outcome {
+                FetchOutcome::Network { error, detail, .. } => {
+                    Some(format!("{}: {detail}", error.describe()))
+                }
+                _ => None,
+            };
+            m.insert(
+                origin.clone(),
+                RobotsFetch {
+                    outcome: polite,
+                    done_at: Instant::now(),
+                    error,
+                },
+            );
+        }
+        outcome
+    }
+}
+
+fn reason(status: u16) -> &'static str {
+    reqwest::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("")
+}
+
+fn request_head(url: &str, user_agent: &str) -> String {
+    let (host, target) = match url::Url::parse(url) {
+        Ok(u) => (
+            u[url::Position::BeforeHost..url::Position::AfterPort].to_owned(),
+            u[url::Position::BeforePath..url::Position::AfterQuery].to_owned(),
+        ),
+        Err(_) => (String::new(), url.to_owned()),
+    };
+    format!(
+        "GET {target} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: {user_agent}\r\nAccept: */*\r\n\r\n"
+    )
+}
+
+/// The outcome as the frontier paces by it: `latency` becomes the time
+/// since `since`, so the frontier takes the request as sent then (a
+/// response head's arrival is the latest moment a request can have
+/// reached the server, so the host's delay counts from there at the
+/// earliest, whatever connection set-up or queueing came before).
+fn paced(outcome: &Outcome, since: Instant) -> Outcome {
+    let latency = since.elapsed().as_millis() as u64;
+    match outcome {
+        Outcome::Status {
+            status,
+            retry_after,
+            ..
+        } => Outcome::Status {
+            status: *status,
+            latency,
+            retry_after: retry_after.clone(),
+        },
+        Outcome::Failed { .. } => Outcome::Failed { latency },
+    }
+}
+
+/// What one page fetch gave.
+struct PageDone {
+    released: Released,
+    date: UnixMillis,
+    latency: u64,
+    /// When the response head arrived (or the fetch failed): the latest the
+    /// request can have reached the server.
+    head_at: Instant,
+    result: Result<PageResponse, String>,
+    timed_out: bool,
+}
+
+struct PageResponse {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    truncated: bool,
+    ip: Option<std::net::IpAddr>,
+}
+
+impl PageResponse {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+async fn fetch_page(
+    client: reqwest::Client,
+    released: Released,
+    config: Arc<CrawlConfig>,
+) -> PageDone {
+    let start = Instant::now();
+    let date = UnixMillis::now();
+    let mut head_at = None;
+    let done = |result, timed_out, head_at: Option<Instant>| PageDone {
+        head_at: head_at.unwrap_or_else(Instant::now),
+        latency: start.elapsed().as_millis() as u64,
+        released: released.clone(),
+        date,
+        result,
+        timed_out,
+    };
+    let send = client.get(&released.url).send();
+    let mut resp = match tokio::time::timeout(config.first_byte_timeout, send).await {
+        Err(_) => {
+            return done(
+                Err("no response head within the first-byte timeout".into()),
+                true,
+                None,
+            )
+        }
+        Ok(Err(e)) => return done(Err(e.to_string()), e.is_timeout(), None),
+        Ok(Ok(r)) => r,
+    };
+    head_at = head_at.or(Some(Instant::now()));
+    let status = resp.status().as_u16();
+    let ip = resp.remote_addr().map(|a| a.ip());
+    let headers: Vec<(String, String)> = resp
+        .headers()
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    let mut body = Vec::new();
+    let mut truncated = false;
+    loop {
+        match resp.chunk().await {
+            Ok(Some(c)) => {
+                let room = config.max_bytes.saturating_sub(body.len());
+                if c.len() > room {
+                    body.extend_from_slice(&c[..room]);
+                    truncated = true;
+                    break;
+                }
+                body.extend_from_slice(&c);
+            }
+            Ok(None) => break,
+            Err(e) => {
+                // A body cut by the server (reset, short): kept, marked cut.
+                if body.is_empty() {
+                    return done(Err(format!("body: {e}")), e.is_timeout(), head_at);
+                }
+                truncated = true;
+                break;
+            }
+        }
+    }
+    done(
+        Ok(PageResponse {
+            status,
+            headers,
+            body,
+            truncated,
+            ip,
+        }),
+        false,
+        head_at,
+    )
+}
+
+enum Done {
+    Robots {
+        released: Released,
+        origin: Origin,
+        decision: mannerly_fetch::Decision,
+    },
+    Page(Box<PageDone>),
+}
+
+/// One JSON line of `log.jsonl`.
+#[derive(serde::Serialize)]
+struct LogLine<'a> {
+    time: String,
+    kind: &'a str,
+    url: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retry: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+}
+
+struct Log {
+    out: std::io::BufWriter<std::fs::File>,
+    path: PathBuf,
+}
+
+impl Log {
+    fn line(&mut self, line: &LogLine<'_>) -> Result<(), CrawlError> {
+        use std::io::Write;
+        let io = |source| CrawlError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        serde_json::to_writer(&mut self.out, line).map_err(|e| io(e.into()))?;
+        self.out.write_all(b"\n").map_err(io)
+    }
+
+    fn flush(&mut self) -> Result<(), CrawlError> {
+        use std::io::Write;
+        self.out.flush().map_err(|source| CrawlError::Io {
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
+fn http_client(
+    config: &CrawlConfig,
+    builder: reqwest::ClientBuilder,
+) -> Result<reqwest::Client, CrawlError> {
+    let mut b = builder;
+    if let Some(p) = &config.proxy {
+        b = b.proxy(
+            reqwest::Proxy::all(p).map_err(|e| CrawlError::Client(format!("--proxy {p}: {e}")))?,
+        );
+    }
+    if let Some(hook) = &config.client_hook {
+        b = hook(b);
+    }
+    b.build().map_err(|e| CrawlError::Client(e.to_string()))
+}
+
+/// Runs a crawl from `seeds` with everything under `out`: the frontier
+/// store (`out/frontier`), WARC files (`out/warc`) and `out/log.jsonl`.
+/// A directory that holds a crawl already is resumed: its queue, its
+/// hosts' politeness state and its WARC numbering go on.
+pub async fn crawl(
+    config: CrawlConfig,
+    seeds: &[String],
+    out: &Path,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+    mut progress: impl FnMut(&Progress),
+) -> Result<Summary, CrawlError> {
+    let started = Instant::now();
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| CrawlError::Io { path, source }
+    };
+    let mut seed_urls = Vec::new();
+    let mut bad = Vec::new();
+    for s in seeds {
+        match CrawlUrl::parse(s) {
+            Ok(u) => seed_urls.push(u),
+            Err(e) => bad.push(e.to_string()),
+        }
+    }
+    if seed_urls.is_empty() && !out.join("frontier").exists() {
+        return Err(CrawlError::NoSeeds(if bad.is_empty() {
+            "none given".into()
+        } else {
+            bad.join("; ")
+        }));
+    }
+    std::fs::create_dir_all(out).map_err(io(out))?;
+    let scope = Scope::new(
+        config.scope,
+        &seed_urls,
+        &config.include,
+        &config.exclude,
+        config.max_depth,
+    )?;
+    let config = Arc::new(config);
+    let warc = Arc::new(Mutex::new(WarcWriter::open(
+        &out.join("warc"),
+        "mannerly",
+        config.warc_max_size,
+        &config.user_agent,
+    )?));
+    let log_path = out.join("log.jsonl");
+    let log_file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
+        .map_err(io(&log_path))?;
+    let mut log = Log {
+        out: std::io::BufWriter::new(log_file),
+        path: log_path,
+    };
+    let fetch_config = FetchConfig {
+        user_agent: config.user_agent.clone(),
+        timeout: config.timeout,
+        connect_timeout: config.connect_timeout,
+        // Hops of a robots.txt redirect to the same host are spaced by the
+        // minimum delay (a Crawl-delay is not known before the file is).
+        redirect_gap: config.min_delay,
+        ..FetchConfig::default()
+    };
+    let robots_client = http_client(&config, HttpFetcher::client_builder(&fetch_config))?;
+    let page_client = http_client(
+        &config,
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_gzip()
+            .no_brotli()
+            .no_deflate()
+            .user_agent(&config.user_agent)
+            .timeout(config.timeout)
+            .connect_timeout(config.connect_timeout),
+    )?;
+    let made = Arc::new(Mutex::new(HashMap::new()));
+    let cache = Arc::new(RobotsCache::new(
+        RecordingFetcher {
+            inner: HttpFetcher::with_client(robots_client, fetch_config),
+            user_agent: config.user_agent.clone(),
+            made: made.clone(),
+            warc: warc.clone(),
+        },
+        Arc::new(SystemClock),
+        Arc::new(NoStore),
+        CacheConfig::default(),
+    ));
+    let politeness = Politeness::new(PoliteConfig {
+        min_delay: config.min_delay.as_millis() as u64,
+        profile: config.profile,
+        ..PoliteConfig::default()
+    });
+    let mut frontier =
+        LocalFrontier::open(&out.join("frontier"), politeness, FrontierConfig::on_disk())?;
+    let clock = SystemClock;
+    for u in &seed_urls {
+        let _ = Frontier::enqueue_tagged(
+            &mut frontier,
+            u.as_str(),
+            255,
+            Tag::default().pack(),
+            clock.now(),
+        )
+        .await?;
+    }
+    let mut summary = Summary {
+        ending: Ending::Done,
+        pages_by_status: BTreeMap::new(),
+        page_errors: 0,
+        robots_requests: 0,
+        bytes: 0,
+        skipped: BTreeMap::new(),
+        retries: 0,
+        deferred: 0,
+        unavailable: BTreeMap::new(),
+        hosts: 0,
+        warc_records: 0,
+        seconds: 0.0,
+    };
+    let mut hosts_answered = std::collections::HashSet::new();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Done>();
+    let mut in_flight = 0usize;
+    let mut pages_started = 0u64;
+    let mut last_progress = Instant::now();
+    let mut stopping = false;
+    let mut grace_deadline: Option<Instant> = None;
+    loop {
+        // Reports first: they free slots and may unblock hosts.
+        while let Ok(done) = rx.try_recv() {
+            in_flight -= 1;
+            handle(
+                done,
+                &config,
+                &scope,
+                &mut frontier,
+                &cache,
+                &made,
+                &warc,
+                &mut log,
+                &mut summary,
+                &mut hosts_answered,
+            )
+            .await?;
+        }
+        if last_progress.elapsed() >= Duration::from_millis(500) {
+            last_progress = Instant::now();
+            progress(&Progress {
+                pages: summary.pages_by_status.values().sum(),
+                bytes: summary.bytes,
+                in_flight,
+                queued: Frontier::stats(&mut frontier).await?.queued,
+                errors: summary.page_errors,
+                seconds: started.elapsed().as_secs_f64(),
+            });
+        }
+        if *stop.borrow() && !stopping {
+            stopping = true;
+            summary.ending = Ending::Stopped;
+            grace_deadline = Some(Instant::now() + Duration::from_secs(5));
+        }
+        if stopping {
+            if in_flight == 0 || grace_deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            if let Some(done) = tokio::time::timeout(Duration::from_millis(100), rx.recv())
+                .await
+                .ok()
+                .flatten()
+            {
+                in_flight -= 1;
+                handle(
+                    done,
+                    &config,
+                    &scope,
+                    &mut frontier,
+                    &cache,
+                    &made,
+                    &warc,
+                    &mut log,
+                    &mut summary,
+                    &mut hosts_answered,
+                )
+                .await?;
+            }
+            continue;
+        }
+        let max_reached = config.max_pages.is_some_and(|m| pages_started >= m);
+        let mut wait: Option<UnixMillis> = None;
+        if in_flight < config.concurrency.max(1) && !max_reached {
+            let now = clock.now();
+            match Frontier::next(&mut frontier, now).await? {
+                Next::Fetch(r) => {
+                    match r.kind {
+                        Kind::Robots => {
+                            let origin = match Origin::of(&r.url) {
+                                Ok(o) => o,
+                                Err(_) => {
+                                    Frontier::discard(&mut frontier, &r, now).await?;
+                                    continue;
+                                }
+                            };
+                            let cache = cache.clone();
+                            let tx = tx.clone();
+                            in_flight += 1;
+                            tokio::spawn(async move {
+                                let decision = cache.decision(&origin).await;
+                                let _ = tx.send(Done::Robots {
+                                    released: r,
+                                    origin,
+                                    decision,
+                                });
+                            });
+                        }
+                        Kind::Page => {
+                            if admit_page(
+                                &config,
+                                &mut frontier,
+                                &cache,
+                                &mut log,
+                                &mut summary,
+                                &r,
+                            )
+                            .await?
+                            {
+                                pages_started += 1;
+                                in_flight += 1;
+                                let client = page_client.clone();
+                                let tx = tx.clone();
+                                let config = config.clone();
+                                tokio::spawn(async move {
+                                    let done = fetch_page(client, r, config).await;
+                                    let _ = tx.send(Done::Page(Box::new(done)));
+                                });
+                            }
+                        }
+                    }
+                    continue;
+                }
+                Next::Wait { until } => wait = Some(until),
+                Next::Busy => {}
+                Next::Empty => {
+                    if in_flight == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        if max_reached && in_flight == 0 {
+            summary.ending = Ending::MaxPages;
+            break;
+        }
+        if let (Some(until), 0) = (wait, in_flight) {
+            if until.duration_since(clock.now()) > config.give_up_after {
+                summary.ending = Ending::GaveUp;
+                break;
+            }
+        }
+        let sleep_for = wait.map_or(Duration::from_millis(500), |u| {
+            u.duration_since(clock.now())
+                .clamp(Duration::from_millis(1), Duration::from_millis(500))
+        });
+        tokio::select! {
+            done = rx.recv() => {
+                if let Some(done) = done {
+                    in_flight -= 1;
+                    handle(
+                        done, &config, &scope, &mut frontier, &cache, &made, &warc, &mut log, &mut summary,
+                        &mut hosts_answered,
+                    )
+                    .await?;
+                }
+            }
+            _ = tokio::time::sleep(sleep_for) => {}
+            _ = stop.changed() => {}
+        }
+    }
+    let stats = Frontier::stats(&mut frontier).await?;
+    summary.deferred = stats.queued;
+    summary.hosts = hosts_answered.len() as u64;
+    Frontier::sync(&mut frontier).await?;
+    log.flush()?;
+    if let Ok(mut w) = warc.lock() {
+        w.sync()?;
+        summary.warc_records = w.records();
+    }
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// Until when an origin whose robots.txt is unavailable holds its pages:
+/// the cache's next attempt (backoff or Retry-After), within the
+/// decision's life, and at least 1 s on.
+async fn hold_until(
+    cache: &RobotsCache<RecordingFetcher>,
+    origin: &Origin,
+    expires: &UnixMillis,
+    now: UnixMillis,
+) -> UnixMillis {
+    let state = cache.state(origin).await;
+    state
+        .retry_at
+        .map_or(*expires, |r| r.min(*expires))
+        .max(now.add_millis(1_000))
+}
+
+/// Checks a released page against robots.txt before any request; returns
+/// whether to fetch it.
+async fn admit_page(
+    config: &CrawlConfig,
+    frontier: &mut LocalFrontier,
+    cache: &RobotsCache<RecordingFetcher>,
+    log: &mut Log,
+    summary: &mut Summary,
+    r: &Released,
+) -> Result<bool, CrawlError> {
+    let now = UnixMillis::now();
+    let check = match cache.check(&r.url, &config.agent).await {
+        Ok(c) => c,
+        Err(e) => {
+            skip(log, summary, &r.url, "unusable-url", &e.to_string())?;
+            Frontier::discard(frontier, r, now).await?;
+            return Ok(false);
+        }
+    };
+    if check.allowed {
+        return Ok(true);
+    }
+    if check.access == "disallow-all" {
+        // robots.txt unavailable: the page waits, it is not dropped.
+        let expires = check.expires_at.unwrap_or(now.add_millis(60_000));
+        let until = match Origin::of(&check.origin) {
+            Ok(origin) => hold_until(cache, &origin, &expires, now).await,
+            Err(_) => expires,
+        };
+        Frontier::robots_unavailable(frontier, &check.origin, until, &check.reason, now).await?;
+        Frontier::cancel(frontier, r, now).await?;
+        return Ok(false);
+    }
+    let why = match &check.rule {
+        Some(rule) => format!("robots.txt line {}: {}", rule.line, rule.pattern),
+        None => check.reason.clone(),
+    };
+    skip(log, summary, &r.url, "disallowed", &why)?;
+    Frontier::discard(frontier, r, now).await?;
+    Ok(false)
+}
+
+fn skip(
+    log: &mut Log,
+    summary: &mut Summary,
+    url: &str,
+    what: &str,
+    why: &str,
+) -> Result<(), CrawlError> {
+    *summary.skipped.entry(what.to_owned()).or_default() += 1;
+    log.line(&LogLine {
+        time: UnixMillis::now().to_rfc3339_millis(),
+        kind: "skipped",
+        url,
+        status: None,
+        bytes: None,
+        ms: None,
+        retry: None,
+        error: None,
+        reason: Some(&format!("{what}: {why}")),
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn handle(
+    done: Done,
+    config: &CrawlConfig,
+    scope: &Scope,
+    frontier: &mut LocalFrontier,
+    cache: &RobotsCache<RecordingFetcher>,
+    made: &Mutex<HashMap<Origin, RobotsFetch>>,
+    warc: &Mutex<WarcWriter>,
+    log: &mut Log,
+    summary: &mut Summary,
+    hosts_answered: &mut std::collections::HashSet<String>,
+) -> Result<(), CrawlError> {
+    let now = UnixMillis::now();
+    match done {
+        Done::Robots {
+            released,
+            origin,
+            decision,
+        } => {
+            let o = origin.to_string();
+            match &decision.access {
+                Access::DisallowAll => {
+                    summary
+                        .unavailable
+                        .insert(o.clone(), decision.reason.clone());
+                    // Held until the fetch policy's next attempt (backoff or
+                    // Retry-After), not the phase's end: then robots.txt is
+                    // released again and the cache decides whether to fetch.
+                    let until = hold_until(cache, &origin, &decision.expires_at, now).await;
+                    Frontier::robots_unavailable(frontier, &o, until, &decision.reason, now)
+                        .await?;
+                }
+                access => {
+                    summary.unavailable.remove(&o);
+                    let pacing = match access {
+                        Access::Rules(robots) => {
+                            RobotsPacing::from_robots(robots, &config.agent, config.profile)
+                        }
+                        _ => RobotsPacing::default(),
+                    };
+                    Frontier::robots_known(frontier, &o, pacing, decision.expires_at, now).await?;
+                }
+            }
+            let fetched = made.lock().ok().and_then(|mut m| m.remove(&origin));
+            match fetched {
+                Some(f) => {
+                    summary.robots_requests += 1;
+                    log.line(&LogLine {
+                        time: now.to_rfc3339_millis(),
+                        kind: "robots",
+                        url: &released.url,
+                        status: match &f.outcome {
+                            Outcome::Status { status, .. } => Some(*status),
+                            Outcome::Failed { .. } => None,
+                        },
+                        bytes: None,
+                        ms: match &f.outcome {
+                            Outcome::Status { latency, .. } | Outcome::Failed { latency } => {
+                                Some(*latency)
+                            }
+                        },
+                        retry: None,
+                        error: f.error.as_deref(),
+                        reason: Some(&decision.reason),
+                    })?;
+                    let outcome = paced(&f.outcome, f.done_at);
+                    Frontier::complete(frontier, &released, &outcome, now).await?;
+                }
+                None => Frontier::cancel(frontier, &released, now).await?,
+            }
+        }
+        Done::Page(p) => {
+            let PageDone {
+                released,
+                date,
+                latency,
+                head_at,
+                result,
+                timed_out,
+            } = *p;
+            let tag = Tag::unpack(released.tag);
+            match result {
+                Err(error) => {
+                    summary.page_errors += 1;
+                    let outcome = paced(&Outcome::Failed { latency }, head_at);
+                    let retry = tag.retries < config.retries;
+                    log.line(&LogLine {
+                        time: now.to_rfc3339_millis(),
+                        kind: "page",
+                        url: &released.url,
+                        status: None,
+                        bytes: None,
+                        ms: Some(latency),
+                        retry: Some(tag.retries),
+                        error: Some(&error),
+                        reason: timed_out.then_some("timeout"),
+                    })?;
+                    if retry {
+                        summary.retries += 1;
+                        let next = Tag {
+                            retries: tag.retries + 1,
+                            ..tag
+                        };
+                        Frontier::requeue(frontier, &released, &outcome, next.pack(), now).await?;
+                    } else {
+                        Frontier::complete(frontier, &released, &outcome, now).await?;
+                    }
+                }
+                Ok(resp) => {
+                    if let Ok(origin) = Origin::of(&released.url) {
+                        cache.note_host_answered(&origin).await;
+                        hosts_answered.insert(origin.host.clone());
+                    }
+                    let mut head = format!("HTTP/1.1 {} {}\r\n", resp.status, reason(resp.status));
+                    for (k, v) in &resp.headers {
+                        if k.eq_ignore_ascii_case("transfer-encoding") {
+                            continue;
+                        }
+                        head.push_str(&format!("{k}: {v}\r\n"));
+                    }
+                    head.push_str("\r\n");
+                    let request = request_head(&released.url, &config.user_agent);
+                    warc.lock()
+                        .map_err(|_| CrawlError::Client("the WARC writer was poisoned".into()))?
+                        .exchange(&Exchange {
+                            url: &released.url,
+                            date,
+                            ip: resp.ip,
+                            request_head: request.as_bytes(),
+                            response_head: head.as_bytes(),
+                            body: &resp.body,
+                            truncated: resp.truncated,
+                        })?;
+                    *summary.pages_by_status.entry(resp.status).or_default() += 1;
+                    summary.bytes += resp.body.len() as u64;
+                    let outcome = paced(
+                        &Outcome::Status {
+                            status: resp.status,
+                            latency,
+                            retry_after: resp.header("retry-after").map(str::to_owned),
+                        },
+                        head_at,
+                    );
+                    log.line(&LogLine {
+                        time: now.to_rfc3339_millis(),
+                        kind: "page",
+                        url: &released.url,
+                        status: Some(resp.status),
+                        bytes: Some(resp.body.len() as u64),
+                        ms: Some(latency),
+                        retry: Some(tag.retries),
+                        error: None,
+                        reason: resp.truncated.then_some("truncated"),
+                    })?;
+                    let retryable = matches!(resp.status, 429 | 500 | 502 | 503 | 504);
+                    if retryable && tag.retries < config.retries {
+                        summary.retries += 1;
+                        let next = Tag {
+                            retries: tag.retries + 1,
+                            ..tag
+                        };
+                        Frontier::requeue(frontier, &released, &outcome, next.pack(), now).await?;
+                        return Ok(());
+                    }
+                    Frontier::complete(frontier, &released, &outcome, now).await?;
+                    let page = match url::Url::parse(&released.url) {
+                        Ok(u) => u,
+                        Err(_) => return Ok(()),
+                    };
+                    if (300..400).contains(&resp.status) {
+                        if let Some(loc) = resp.header("location") {
+                            if tag.hops >= config.max_redirects {
+                                skip(
+                                    log,
+                                    summary,
+                                    loc,
+                                    "redirect-limit",
+                                    &format!("more than {} redirects", config.max_redirects),
+                                )?;
+                            } else {
+                                let next = Tag {
+                                    hops: tag.hops + 1,
+                                    retries: 0,
+                                    ..tag
+                                };
+                                follow(
+                                    frontier,
+                                    scope,
+                                    log,
+                                    summary,
+                                    &page,
+                                    loc,
+                                    next,
+                                    u32::from(tag.depth),
+                                )
+                                .await?;
+                            }
+                        }
+                        return Ok(());
+                    }
+                    let html = resp
+                        .header("content-type")
+                        .is_some_and(|t| t.to_ascii_lowercase().contains("html"));
+                    let encoded = resp
+                        .header("content-encoding")
+                        .is_some_and(|e| !e.eq_ignore_ascii_case("identity"));
+                    if !(200..300).contains(&resp.status) || !html || encoded {
+                        return Ok(());
+                    }
+                    let x_robots = links::x_robots_tag(
+                        resp.headers
+                            .iter()
+                            .filter(|(k, _)| k.eq_ignore_ascii_case("x-robots-tag"))
+                            .map(|(_, v)| v.as_str()),
+                        &config.agent,
+                    );
+                    let found = links::extract(
+                        &resp.body,
+                        &page,
+                        &config.agent,
+                        config.follow_rel_nofollow,
+                    );
+                    for l in &found.rel_nofollow {
+                        skip(
+                            log,
+                            summary,
+                            l.as_str(),
+                            "rel-nofollow",
+                            "the link has rel=nofollow",
+                        )?;
+                    }
+                    if found.directives.nofollow || x_robots.nofollow {
+                        for l in &found.links {
+                            skip(
+                                log,
+                                summary,
+                                l.as_str(),
+                                "nofollow",
+                                &format!("{} says nofollow", released.url),
+                            )?;
+                        }
+                        return Ok(());
+                    }
+                    let depth = u32::from(tag.depth) + 1;
+                    let next = Tag {
+                        depth: u16::try_from(depth).unwrap_or(u16::MAX),
+                        hops: 0,
+                        retries: 0,
+                    };
+                    for l in found.links {
+                        follow(
+                            frontier,
+                            scope,
+                            log,
+                            summary,
+                            &page,
+                            l.as_str(),
+                            next,
+                            depth,
+                        )
+                        .await?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn follow(
+    frontier: &mut LocalFrontier,
+    scope: &Scope,
+    log: &mut Log,
+    summary: &mut Summary,
+    page: &url::Url,
+    link: &str,
+    tag: Tag,
+    depth: u32,
+) -> Result<(), CrawlError> {
+    let url = match CrawlUrl::join(Some(page), link) {
+        Ok(u) => u,
+        Err(e) => return skip(log, summary, link, "unusable-url", &e.to_string()),
+    };
+    if let Err(why) = scope.check(&url, depth) {
+        return skip(log, summary, url.as_str(), "out-of-scope", &why.to_string());
+    }
+    let priority = 255u8.saturating_sub(u8::try_from(depth).unwrap_or(255));
+    match Frontier::enqueue_tagged(
+        frontier,
+        url.as_str(),
+        priority,
+        tag.pack(),
+        UnixMillis::now(),
+    )
+    .await?
+    {
+        Admission::Queued | Admission::Duplicate => Ok(()),
+        Admission::Backpressure { reason } => {
+            skip(log, summary, url.as_str(), "backpressure", &reason)
+        }
+        Admission::Skipped { reason } => skip(log, summary, url.as_str(), "host-skipped", &reason),
+        Admission::Unresolved { host } => skip(log, summary, url.as_str(), "unresolved", &host),
+    }
+}

@@ -1,0 +1,208 @@
+//! A crawl of a small simulated web on 127.0.0.1, judged from the server's
+//! own request log: robots.txt first on every origin, nothing disallowed
+//! requested, nothing but robots.txt from a host whose robots.txt answers
+//! 503, one request in flight per host, start-to-start gaps of at least
+//! the host's delay, Retry-After honoured, redirects followed, nofollow
+//! obeyed, and every response in the WARC files.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mannerly_crawl::engine::{crawl, CrawlConfig, Ending};
+use mannerly_testweb::{HostSpec, Reply, TestWeb, WebConfig};
+
+fn html(body: &str) -> Reply {
+    Reply::text(body).header("Content-Type", "text/html")
+}
+
+/// Server-side clock jitter allowed on a start-to-start gap.
+const JITTER: Duration = Duration::from_millis(15);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_polite_crawl_of_a_small_web() {
+    let mut config = WebConfig::default();
+    config.hosts.insert(
+        "b.test".into(),
+        HostSpec::default().route("/robots.txt", vec![Reply::status(503)]),
+    );
+    config.hosts.insert(
+        "c.test".into(),
+        HostSpec::default()
+            .robots("User-agent: *\nAllow: /\n")
+            .route(
+                "/",
+                vec![
+                    Reply::status(429).header("Retry-After", "1"),
+                    html(r#"<a href="/x">x</a>"#),
+                ],
+            )
+            .route("/x", vec![html("x")]),
+    );
+    let web = TestWeb::start(config).await.expect("testweb");
+    let port = web.port();
+    // a.test's links name the port the web listens on.
+    web.set_host(
+        "a.test",
+        HostSpec::default()
+            .robots("User-agent: *\nDisallow: /private/\nCrawl-delay: 0.3\n")
+            .route(
+                "/",
+                vec![html(&format!(
+                    r#"<a href="/one">1</a> <a href="/private/secret">no</a>
+                       <a href="/nofollow">nf</a> <a href="/moved">r</a>
+                       <a href="/loop1">loop</a> <a rel="nofollow" href="/relnf">rel</a>
+                       <a href="http://c.test:{port}/">c</a> <a href="http://b.test:{port}/">b</a>
+                       <a href="http://elsewhere.test:{port}/">out of scope</a>"#
+                ))],
+            )
+            .route("/one", vec![html("<p>one</p>")])
+            .route(
+                "/nofollow",
+                vec![html(
+                    r#"<meta name="robots" content="nofollow"><a href="/never">never</a>"#,
+                )],
+            )
+            .route("/moved", vec![Reply::redirect(301, "/one?from=moved")])
+            .route("/one?from=moved", vec![html("<p>moved here</p>")])
+            .route("/loop1", vec![Reply::redirect(302, "/loop2")])
+            .route("/loop2", vec![Reply::redirect(302, "/loop1")]),
+    );
+    let resolver = web.resolver();
+    let ca = reqwest::Certificate::from_der(&web.ca_der()).expect("CA");
+    let out = tempfile::tempdir().expect("tempdir");
+    let crawl_config = CrawlConfig {
+        min_delay: Duration::from_millis(100),
+        give_up_after: Duration::from_secs(5),
+        concurrency: 8,
+        client_hook: Some(Arc::new(move |b: reqwest::ClientBuilder| {
+            b.dns_resolver(resolver.clone())
+                .add_root_certificate(ca.clone())
+        })),
+        ..CrawlConfig::default()
+    };
+    let seeds = vec![
+        web.url("a.test", "/"),
+        web.url("b.test", "/"),
+        web.url("c.test", "/"),
+    ];
+    let (_stop_tx, stop) = tokio::sync::watch::channel(false);
+    let summary = tokio::time::timeout(
+        Duration::from_secs(60),
+        crawl(crawl_config, &seeds, out.path(), stop, |_| {}),
+    )
+    .await
+    .expect("the crawl ends")
+    .expect("crawl");
+    eprintln!("{summary:?}");
+    let requests = web.requests();
+    let mut by_host: HashMap<String, Vec<_>> = HashMap::new();
+    for r in &requests {
+        by_host.entry(r.host.clone()).or_default().push(r.clone());
+    }
+    for (host, reqs) in &by_host {
+        let mut reqs = reqs.clone();
+        reqs.sort_by_key(|r| r.started);
+        assert_eq!(
+            reqs[0].path, "/robots.txt",
+            "{host}: robots.txt first: {reqs:?}"
+        );
+        assert!(
+            web.max_in_flight(host) <= 1,
+            "{host}: more than one request in flight"
+        );
+        let delay = if host == "a.test" {
+            Duration::from_millis(300)
+        } else {
+            Duration::from_millis(100)
+        };
+        for w in reqs.windows(2) {
+            let gap = w[1].started.saturating_sub(w[0].started);
+            assert!(
+                gap + JITTER >= delay,
+                "{host}: {} then {} only {gap:?} apart",
+                w[0].path,
+                w[1].path
+            );
+        }
+    }
+    let paths = |h: &str| -> Vec<String> {
+        by_host
+            .get(h)
+            .map(|v| v.iter().map(|r| r.path.clone()).collect())
+            .unwrap_or_default()
+    };
+    let a = paths("a.test");
+    assert!(
+        !a.iter().any(|p| p.starts_with("/private/")),
+        "a disallowed path was requested: {a:?}"
+    );
+    assert!(
+        !a.contains(&"/never".to_owned()),
+        "a nofollow page's link was followed: {a:?}"
+    );
+    assert!(
+        !a.contains(&"/relnf".to_owned()),
+        "a rel=nofollow link was followed: {a:?}"
+    );
+    assert!(
+        a.contains(&"/one?from=moved".to_owned()),
+        "the redirect was followed: {a:?}"
+    );
+    assert!(
+        a.contains(&"/loop2".to_owned()) && a.iter().filter(|p| *p == "/loop1").count() == 1,
+        "the loop ends: {a:?}"
+    );
+    assert!(
+        !by_host.contains_key("elsewhere.test"),
+        "out of scope was fetched"
+    );
+    assert_eq!(
+        paths("b.test"),
+        ["/robots.txt"],
+        "b.test's robots.txt is unavailable: nothing else"
+    );
+    // c.test: the 429's Retry-After (1 s) is honoured before the retry.
+    let c: Vec<_> = by_host["c.test"].iter().filter(|r| r.path == "/").collect();
+    assert_eq!(c.len(), 2, "one retry of the 429");
+    assert!(
+        c[1].started.saturating_sub(c[0].started) + JITTER >= Duration::from_secs(1),
+        "Retry-After: {c:?}"
+    );
+    assert!(paths("c.test").contains(&"/x".to_owned()));
+    assert_eq!(
+        summary.ending,
+        Ending::GaveUp,
+        "b.test's page waits for its robots.txt: {summary:?}"
+    );
+    assert!(summary.deferred >= 1);
+    assert!(
+        summary.unavailable.keys().any(|o| o.contains("b.test")),
+        "{summary:?}"
+    );
+    // Every request's response is in the WARC files.
+    let mut responses = 0;
+    for e in std::fs::read_dir(out.path().join("warc")).expect("warc dir") {
+        let mut text = Vec::new();
+        flate2::read::MultiGzDecoder::new(
+            std::fs::File::open(e.expect("entry").path()).expect("file"),
+        )
+        .read_to_end(&mut text)
+        .expect("gzip");
+        responses += String::from_utf8_lossy(&text)
+            .matches("WARC-Type: response")
+            .count();
+    }
+    // b.test's robots.txt 503 is archived too; nothing unanswered was sent.
+    assert_eq!(responses, requests.len(), "{summary:?}");
+    let log = std::fs::read_to_string(out.path().join("log.jsonl")).expect("log");
+    assert!(
+        log.lines()
+            .any(|l| l.contains("\"disallowed: robots.txt line 2")),
+        "{log}"
+    );
+    for line in log.lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("one JSON document per line");
+    }
+}
