@@ -26,8 +26,8 @@ use std::time::{Duration, Instant};
 
 use mannerly_fetch::policy::{Access, FetchOutcome};
 use mannerly_fetch::{
-    CacheConfig, Clock, FetchConfig, Fetcher, HttpFetcher, NoStore, Origin, RobotsCache,
-    SystemClock, Validators,
+    CacheConfig, Clock, FetchConfig, Fetcher, HttpFetcher, Origin, RobotsCache, SystemClock,
+    Validators,
 };
 use mannerly_polite::controller::{
     Config as PoliteConfig, CrawlDelayProfile, Outcome, Politeness, RobotsPacing,
@@ -40,6 +40,7 @@ use tokio::sync::mpsc;
 
 use crate::links;
 use crate::normalize::{CrawlUrl, Scope, ScopeMode};
+use crate::robots_store::FileStore;
 use crate::tag::Tag;
 use crate::warc::{Exchange, WarcError, WarcWriter};
 
@@ -154,6 +155,16 @@ pub enum CrawlError {
     /// An HTTP client could not be built (proxy URL, TLS).
     #[error("cannot build the HTTP client: {0}")]
     Client(String),
+}
+
+/// The settings that make a crawl what it is, kept in `out/crawl.json`.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct CrawlFile {
+    seeds: Vec<String>,
+    scope: ScopeMode,
+    include: Vec<String>,
+    exclude: Vec<String>,
+    max_depth: Option<u32>,
 }
 
 /// How a crawl ended.
@@ -504,6 +515,39 @@ impl Log {
     }
 }
 
+/// A kill can leave the log's last line half written: cut it, so every
+/// line stays one JSON document.
+fn cut_partial_line(path: &Path) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = match std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let len = f.metadata()?.len();
+    let mut end = len;
+    let mut buf = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(buf.len() as u64);
+        let n = (end - start) as usize;
+        f.seek(SeekFrom::Start(start))?;
+        f.read_exact(&mut buf[..n])?;
+        if let Some(i) = buf[..n].iter().rposition(|&b| b == b'\n') {
+            let keep = start + i as u64 + 1;
+            if keep < len {
+                f.set_len(keep)?;
+            }
+            return Ok(());
+        }
+        end = start;
+    }
+    f.set_len(0)
+}
+
 fn http_client(
     config: &CrawlConfig,
     builder: reqwest::ClientBuilder,
@@ -552,12 +596,46 @@ pub async fn crawl(
         }));
     }
     std::fs::create_dir_all(out).map_err(io(out))?;
+    // What makes the crawl this crawl (its seeds and scope) is kept in
+    // `crawl.json`, so `--resume` goes on with the same scope.
+    let settings_path = out.join("crawl.json");
+    let mut settings = match std::fs::read(&settings_path) {
+        Ok(bytes) => serde_json::from_slice::<CrawlFile>(&bytes).map_err(|e| CrawlError::Io {
+            path: settings_path.clone(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => CrawlFile {
+            seeds: Vec::new(),
+            scope: config.scope,
+            include: config.include.clone(),
+            exclude: config.exclude.clone(),
+            max_depth: config.max_depth,
+        },
+        Err(e) => return Err(io(&settings_path)(e)),
+    };
+    for u in &seed_urls {
+        if !settings.seeds.iter().any(|s| s == u.as_str()) {
+            settings.seeds.push(u.as_str().to_owned());
+        }
+    }
+    let tmp = out.join("crawl.json.tmp");
+    std::fs::write(
+        &tmp,
+        serde_json::to_vec_pretty(&settings).map_err(|e| io(&tmp)(e.into()))?,
+    )
+    .map_err(io(&tmp))?;
+    std::fs::rename(&tmp, &settings_path).map_err(io(&settings_path))?;
+    let scope_seeds: Vec<CrawlUrl> = settings
+        .seeds
+        .iter()
+        .filter_map(|s| CrawlUrl::parse(s).ok())
+        .collect();
     let scope = Scope::new(
-        config.scope,
-        &seed_urls,
-        &config.include,
-        &config.exclude,
-        config.max_depth,
+        settings.scope,
+        &scope_seeds,
+        &settings.include,
+        &settings.exclude,
+        settings.max_depth,
     )?;
     let config = Arc::new(config);
     let warc = Arc::new(Mutex::new(WarcWriter::open(
@@ -567,6 +645,7 @@ pub async fn crawl(
         &config.user_agent,
     )?));
     let log_path = out.join("log.jsonl");
+    cut_partial_line(&log_path).map_err(io(&log_path))?;
     let log_file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -606,7 +685,7 @@ pub async fn crawl(
             warc: warc.clone(),
         },
         Arc::new(SystemClock),
-        Arc::new(NoStore),
+        Arc::new(FileStore::open(&out.join("robots")).map_err(io(&out.join("robots")))?),
         CacheConfig::default(),
     ));
     let politeness = Politeness::new(PoliteConfig {
@@ -1055,107 +1134,122 @@ async fn handle(
                         Frontier::requeue(frontier, &released, &outcome, next.pack(), now).await?;
                         return Ok(());
                     }
+                    // Outlinks are queued before the page is recorded done: a
+                    // kill in between fetches the page again (at least once),
+                    // never loses its links.
+                    outlinks(config, scope, frontier, log, summary, &released, tag, &resp).await?;
                     Frontier::complete(frontier, &released, &outcome, now).await?;
-                    let page = match url::Url::parse(&released.url) {
-                        Ok(u) => u,
-                        Err(_) => return Ok(()),
-                    };
-                    if (300..400).contains(&resp.status) {
-                        if let Some(loc) = resp.header("location") {
-                            if tag.hops >= config.max_redirects {
-                                skip(
-                                    log,
-                                    summary,
-                                    loc,
-                                    "redirect-limit",
-                                    &format!("more than {} redirects", config.max_redirects),
-                                )?;
-                            } else {
-                                let next = Tag {
-                                    hops: tag.hops + 1,
-                                    retries: 0,
-                                    ..tag
-                                };
-                                follow(
-                                    frontier,
-                                    scope,
-                                    log,
-                                    summary,
-                                    &page,
-                                    loc,
-                                    next,
-                                    u32::from(tag.depth),
-                                )
-                                .await?;
-                            }
-                        }
-                        return Ok(());
-                    }
-                    let html = resp
-                        .header("content-type")
-                        .is_some_and(|t| t.to_ascii_lowercase().contains("html"));
-                    let encoded = resp
-                        .header("content-encoding")
-                        .is_some_and(|e| !e.eq_ignore_ascii_case("identity"));
-                    if !(200..300).contains(&resp.status) || !html || encoded {
-                        return Ok(());
-                    }
-                    let x_robots = links::x_robots_tag(
-                        resp.headers
-                            .iter()
-                            .filter(|(k, _)| k.eq_ignore_ascii_case("x-robots-tag"))
-                            .map(|(_, v)| v.as_str()),
-                        &config.agent,
-                    );
-                    let found = links::extract(
-                        &resp.body,
-                        &page,
-                        &config.agent,
-                        config.follow_rel_nofollow,
-                    );
-                    for l in &found.rel_nofollow {
-                        skip(
-                            log,
-                            summary,
-                            l.as_str(),
-                            "rel-nofollow",
-                            "the link has rel=nofollow",
-                        )?;
-                    }
-                    if found.directives.nofollow || x_robots.nofollow {
-                        for l in &found.links {
-                            skip(
-                                log,
-                                summary,
-                                l.as_str(),
-                                "nofollow",
-                                &format!("{} says nofollow", released.url),
-                            )?;
-                        }
-                        return Ok(());
-                    }
-                    let depth = u32::from(tag.depth) + 1;
-                    let next = Tag {
-                        depth: u16::try_from(depth).unwrap_or(u16::MAX),
-                        hops: 0,
-                        retries: 0,
-                    };
-                    for l in found.links {
-                        follow(
-                            frontier,
-                            scope,
-                            log,
-                            summary,
-                            &page,
-                            l.as_str(),
-                            next,
-                            depth,
-                        )
-                        .await?;
-                    }
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// Queues what a page leads to: its redirect's target, or its links
+/// (scope, nofollow and rel=nofollow applied).
+#[allow(clippy::too_many_arguments)]
+async fn outlinks(
+    config: &CrawlConfig,
+    scope: &Scope,
+    frontier: &mut LocalFrontier,
+    log: &mut Log,
+    summary: &mut Summary,
+    released: &Released,
+    tag: Tag,
+    resp: &PageResponse,
+) -> Result<(), CrawlError> {
+    let page = match url::Url::parse(&released.url) {
+        Ok(u) => u,
+        Err(_) => return Ok(()),
+    };
+    if (300..400).contains(&resp.status) {
+        if let Some(loc) = resp.header("location") {
+            if tag.hops >= config.max_redirects {
+                skip(
+                    log,
+                    summary,
+                    loc,
+                    "redirect-limit",
+                    &format!("more than {} redirects", config.max_redirects),
+                )?;
+            } else {
+                let next = Tag {
+                    hops: tag.hops + 1,
+                    retries: 0,
+                    ..tag
+                };
+                follow(
+                    frontier,
+                    scope,
+                    log,
+                    summary,
+                    &page,
+                    loc,
+                    next,
+                    u32::from(tag.depth),
+                )
+                .await?;
+            }
+        }
+        return Ok(());
+    }
+    let html = resp
+        .header("content-type")
+        .is_some_and(|t| t.to_ascii_lowercase().contains("html"));
+    let encoded = resp
+        .header("content-encoding")
+        .is_some_and(|e| !e.eq_ignore_ascii_case("identity"));
+    if !(200..300).contains(&resp.status) || !html || encoded {
+        return Ok(());
+    }
+    let x_robots = links::x_robots_tag(
+        resp.headers
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case("x-robots-tag"))
+            .map(|(_, v)| v.as_str()),
+        &config.agent,
+    );
+    let found = links::extract(&resp.body, &page, &config.agent, config.follow_rel_nofollow);
+    for l in &found.rel_nofollow {
+        skip(
+            log,
+            summary,
+            l.as_str(),
+            "rel-nofollow",
+            "the link has rel=nofollow",
+        )?;
+    }
+    if found.directives.nofollow || x_robots.nofollow {
+        for l in &found.links {
+            skip(
+                log,
+                summary,
+                l.as_str(),
+                "nofollow",
+                &format!("{} says nofollow", released.url),
+            )?;
+        }
+        return Ok(());
+    }
+    let depth = u32::from(tag.depth) + 1;
+    let next = Tag {
+        depth: u16::try_from(depth).unwrap_or(u16::MAX),
+        hops: 0,
+        retries: 0,
+    };
+    for l in found.links {
+        follow(
+            frontier,
+            scope,
+            log,
+            summary,
+            &page,
+            l.as_str(),
+            next,
+            depth,
+        )
+        .await?;
     }
     Ok(())
 }

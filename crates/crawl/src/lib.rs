@@ -31,5 +31,6 @@
 pub mod engine;
 pub mod links;
 pub mod normalize;
+pub mod robots_store;
 pub mod tag;
 pub mod warc;
