@@ -72,6 +72,16 @@ pub struct Args {
     /// HTTPS_PROXY and NO_PROXY are read).
     #[arg(long, value_name = "URL")]
     proxy: Option<String>,
+    /// Do not queue the sitemaps robots.txt names.
+    #[arg(long)]
+    no_sitemaps: bool,
+    /// Sign every request with Web Bot Auth using this private key
+    /// (PKCS#8 PEM, as `mannerly keys generate` writes).
+    #[arg(long, value_name = "PEM", requires = "signature_agent")]
+    sign_key: Option<PathBuf>,
+    /// The URL of the crawler's key directory, sent as Signature-Agent.
+    #[arg(long, value_name = "URL", requires = "sign_key")]
+    signature_agent: Option<String>,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -167,6 +177,17 @@ pub fn run(args: Args) -> Result<u8> {
     config.give_up_after = Duration::from_secs(args.give_up_after);
     config.warc_max_size = args.warc_max_size;
     config.proxy = args.proxy.clone();
+    config.sitemaps = !args.no_sitemaps;
+    if let (Some(key), Some(agent)) = (&args.sign_key, &args.signature_agent) {
+        let pem = std::fs::read_to_string(key)
+            .with_context(|| format!("cannot read --sign-key '{}'", key.display()))?;
+        let pair = mannerly_botauth::KeyPair::from_pkcs8_pem(&pem)
+            .with_context(|| format!("--sign-key '{}'", key.display()))?;
+        if !agent.starts_with("https://") {
+            bail!("--signature-agent {agent}: key directories are served over https");
+        }
+        config.signing = Some((pair, agent.clone()));
+    }
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let (summary, stopped) = runtime.block_on(run_crawl(config, seeds, &out))?;
     report(&summary, &out, args.json)?;

@@ -94,6 +94,11 @@ pub struct CrawlConfig {
     pub proxy: Option<String>,
     /// Adjusts the HTTP clients.
     pub client_hook: Option<ClientHook>,
+    /// Queue the sitemaps robots.txt names (true).
+    pub sitemaps: bool,
+    /// Sign every request with Web Bot Auth: the key and the URL of the
+    /// crawler's key directory (`Signature-Agent`).
+    pub signing: Option<(mannerly_botauth::KeyPair, String)>,
 }
 
 impl Default for CrawlConfig {
@@ -123,6 +128,8 @@ impl Default for CrawlConfig {
             first_byte_timeout: Duration::from_secs(15),
             proxy: None,
             client_hook: None,
+            sitemaps: true,
+            signing: None,
         }
     }
 }
@@ -204,6 +211,8 @@ pub struct Summary {
     pub unavailable: BTreeMap<String, String>,
     /// Hosts that answered.
     pub hosts: u64,
+    /// Entries read from sitemaps.
+    pub sitemap_entries: u64,
     /// WARC records written.
     pub warc_records: u64,
     /// Seconds the crawl ran.
@@ -362,6 +371,8 @@ struct PageDone {
     /// When the response head arrived (or the fetch failed): the latest the
     /// request can have reached the server.
     head_at: Instant,
+    /// The robots.txt Content-Usage rule for the URL (AIPREF), as text.
+    content_usage_rule: String,
     result: Result<PageResponse, String>,
     timed_out: bool,
 }
@@ -392,6 +403,7 @@ async fn fetch_page(
     let date = UnixMillis::now();
     let mut head_at = None;
     let done = |result, timed_out, head_at: Option<Instant>| PageDone {
+        content_usage_rule: String::new(),
         head_at: head_at.unwrap_or_else(Instant::now),
         latency: start.elapsed().as_millis() as u64,
         released: released.clone(),
@@ -399,7 +411,20 @@ async fn fetch_page(
         result,
         timed_out,
     };
-    let send = client.get(&released.url).send();
+    let mut request = match client.get(&released.url).build() {
+        Ok(r) => r,
+        Err(e) => return done(Err(e.to_string()), false, None),
+    };
+    if let Some((key, agent)) = &config.signing {
+        let sign = mannerly_botauth::SignConfig::new(
+            UnixMillis::now(),
+            mannerly_botauth::AgentForm::dictionary(agent),
+        );
+        if let Err(e) = mannerly_botauth::sign_reqwest(key, &mut request, &sign) {
+            return done(Err(format!("cannot sign the request: {e}")), false, None);
+        }
+    }
+    let send = client.execute(request);
     let mut resp = match tokio::time::timeout(config.first_byte_timeout, send).await {
         Err(_) => {
             return done(
@@ -488,6 +513,12 @@ struct LogLine<'a> {
     error: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<&'a str>,
+    /// The page's `Content-Usage` header (AIPREF), as sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_usage: Option<&'a str>,
+    /// The robots.txt `Content-Usage` rule that applies to the page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_usage_rule: Option<&'a str>,
 }
 
 struct Log {
@@ -717,6 +748,7 @@ pub async fn crawl(
         deferred: 0,
         unavailable: BTreeMap::new(),
         hosts: 0,
+        sitemap_entries: 0,
         warc_records: 0,
         seconds: 0.0,
     };
@@ -815,7 +847,7 @@ pub async fn crawl(
                             });
                         }
                         Kind::Page => {
-                            if admit_page(
+                            if let Some(usage) = admit_page(
                                 &config,
                                 &mut frontier,
                                 &cache,
@@ -831,7 +863,8 @@ pub async fn crawl(
                                 let tx = tx.clone();
                                 let config = config.clone();
                                 tokio::spawn(async move {
-                                    let done = fetch_page(client, r, config).await;
+                                    let mut done = fetch_page(client, r, config).await;
+                                    done.content_usage_rule = usage;
                                     let _ = tx.send(Done::Page(Box::new(done)));
                                 });
                             }
@@ -906,6 +939,39 @@ async fn hold_until(
         .max(now.add_millis(1_000))
 }
 
+/// The robots.txt `Content-Usage` rule (AIPREF) that applies to a URL, as
+/// text: `train-ai=n, search=y (line 4)`, or `none`.
+async fn content_usage_rule(
+    cache: &RobotsCache<RecordingFetcher>,
+    agent: &str,
+    url: &str,
+) -> String {
+    let Ok(origin) = Origin::of(url) else {
+        return "none".into();
+    };
+    let Access::Rules(robots) = cache.decision(&origin).await.access else {
+        return "none".into();
+    };
+    let word = |p: mannerly_robots::Preference| match p {
+        mannerly_robots::Preference::Allowed => "y",
+        mannerly_robots::Preference::Disallowed => "n",
+        _ => "unknown",
+    };
+    match robots.content_usage(agent, url) {
+        Some(u) if !u.lines.is_empty() => format!(
+            "train-ai={}, search={} (line {})",
+            word(u.train_ai),
+            word(u.search),
+            u.lines
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => "none".into(),
+    }
+}
+
 /// Checks a released page against robots.txt before any request; returns
 /// whether to fetch it.
 async fn admit_page(
@@ -915,18 +981,18 @@ async fn admit_page(
     log: &mut Log,
     summary: &mut Summary,
     r: &Released,
-) -> Result<bool, CrawlError> {
+) -> Result<Option<String>, CrawlError> {
     let now = UnixMillis::now();
     let check = match cache.check(&r.url, &config.agent).await {
         Ok(c) => c,
         Err(e) => {
             skip(log, summary, &r.url, "unusable-url", &e.to_string())?;
             Frontier::discard(frontier, r, now).await?;
-            return Ok(false);
+            return Ok(None);
         }
     };
     if check.allowed {
-        return Ok(true);
+        return Ok(Some(content_usage_rule(cache, &config.agent, &r.url).await));
     }
     if check.access == "disallow-all" {
         // robots.txt unavailable: the page waits, it is not dropped.
@@ -937,7 +1003,7 @@ async fn admit_page(
         };
         Frontier::robots_unavailable(frontier, &check.origin, until, &check.reason, now).await?;
         Frontier::cancel(frontier, r, now).await?;
-        return Ok(false);
+        return Ok(None);
     }
     let why = match &check.rule {
         Some(rule) => format!("robots.txt line {}: {}", rule.line, rule.pattern),
@@ -945,7 +1011,7 @@ async fn admit_page(
     };
     skip(log, summary, &r.url, "disallowed", &why)?;
     Frontier::discard(frontier, r, now).await?;
-    Ok(false)
+    Ok(None)
 }
 
 fn skip(
@@ -966,6 +1032,8 @@ fn skip(
         retry: None,
         error: None,
         reason: Some(&format!("{what}: {why}")),
+        content_usage: None,
+        content_usage_rule: None,
     })
 }
 
@@ -1004,6 +1072,19 @@ async fn handle(
                 }
                 access => {
                     summary.unavailable.remove(&o);
+                    if let (Access::Rules(robots), true) = (access, config.sitemaps) {
+                        for sm in robots.sitemaps() {
+                            let tag = Tag {
+                                sitemap: true,
+                                ..Tag::default()
+                            };
+                            let from = url::Url::parse(&released.url).ok();
+                            if let Some(page) = from {
+                                follow(frontier, scope, log, summary, &page, &sm.url, tag, 0)
+                                    .await?;
+                            }
+                        }
+                    }
                     let pacing = match access {
                         Access::Rules(robots) => {
                             RobotsPacing::from_robots(robots, &config.agent, config.profile)
@@ -1034,6 +1115,8 @@ async fn handle(
                         retry: None,
                         error: f.error.as_deref(),
                         reason: Some(&decision.reason),
+                        content_usage: None,
+                        content_usage_rule: None,
                     })?;
                     let outcome = paced(&f.outcome, f.done_at);
                     Frontier::complete(frontier, &released, &outcome, now).await?;
@@ -1049,6 +1132,7 @@ async fn handle(
                 head_at,
                 result,
                 timed_out,
+                content_usage_rule,
             } = *p;
             let tag = Tag::unpack(released.tag);
             match result {
@@ -1066,6 +1150,8 @@ async fn handle(
                         retry: Some(tag.retries),
                         error: Some(&error),
                         reason: timed_out.then_some("timeout"),
+                        content_usage: None,
+                        content_usage_rule: None,
                     })?;
                     if retry {
                         summary.retries += 1;
@@ -1123,6 +1209,8 @@ async fn handle(
                         retry: Some(tag.retries),
                         error: None,
                         reason: resp.truncated.then_some("truncated"),
+                        content_usage: resp.header("content-usage"),
+                        content_usage_rule: Some(&content_usage_rule),
                     })?;
                     let retryable = matches!(resp.status, 429 | 500 | 502 | 503 | 504);
                     if retryable && tag.retries < config.retries {
@@ -1159,6 +1247,9 @@ async fn outlinks(
     tag: Tag,
     resp: &PageResponse,
 ) -> Result<(), CrawlError> {
+    if tag.sitemap && (200..300).contains(&resp.status) {
+        return sitemap_entries(scope, frontier, log, summary, released, tag, resp).await;
+    }
     let page = match url::Url::parse(&released.url) {
         Ok(u) => u,
         Err(_) => return Ok(()),
@@ -1235,8 +1326,7 @@ async fn outlinks(
     let depth = u32::from(tag.depth) + 1;
     let next = Tag {
         depth: u16::try_from(depth).unwrap_or(u16::MAX),
-        hops: 0,
-        retries: 0,
+        ..Tag::default()
     };
     for l in found.links {
         follow(
@@ -1250,6 +1340,45 @@ async fn outlinks(
             depth,
         )
         .await?;
+    }
+    Ok(())
+}
+
+/// Queues a fetched sitemap's entries: pages, and the sitemaps an index
+/// lists (bounded by `mannerly-sitemap`'s limits; the location rule
+/// applies).
+#[allow(clippy::too_many_arguments)]
+async fn sitemap_entries(
+    scope: &Scope,
+    frontier: &mut LocalFrontier,
+    log: &mut Log,
+    summary: &mut Summary,
+    released: &Released,
+    tag: Tag,
+    resp: &PageResponse,
+) -> Result<(), CrawlError> {
+    let Ok(base) = url::Url::parse(&released.url) else {
+        return Ok(());
+    };
+    let rule = mannerly_sitemap::LocationRule::new(&base);
+    let parser = mannerly_sitemap::SitemapParser::from_bytes(
+        &resp.body,
+        mannerly_sitemap::Options::default(),
+        Some(rule),
+    );
+    let depth = u32::from(tag.depth) + 1;
+    for entry in parser {
+        let (loc, sitemap) = match &entry {
+            mannerly_sitemap::Entry::Url(u) => (u.loc.clone(), false),
+            mannerly_sitemap::Entry::Sitemap(s) => (s.loc.clone(), true),
+        };
+        let next = Tag {
+            depth: u16::try_from(depth).unwrap_or(u16::MAX),
+            sitemap,
+            ..Tag::default()
+        };
+        follow(frontier, scope, log, summary, &base, &loc, next, depth).await?;
+        summary.sitemap_entries += 1;
     }
     Ok(())
 }

@@ -46,18 +46,39 @@ async fn a_polite_crawl_of_a_small_web() {
     web.set_host(
         "a.test",
         HostSpec::default()
-            .robots("User-agent: *\nDisallow: /private/\nCrawl-delay: 0.3\n")
+            .robots(format!(
+                "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.3\nContent-Usage: train-ai=n\nSitemap: http://a.test:{port}/sitemap.xml\n"
+            ))
+            .route(
+                "/sitemap.xml",
+                vec![Reply::text(format!(
+                    "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>http://a.test:{port}/from-sitemap</loc><lastmod>2026-11-01</lastmod></url></urlset>"
+                ))
+                .header("Content-Type", "application/xml")],
+            )
+            .route("/from-sitemap", vec![html("<p>listed</p>")])
+            .route(
+                "/big",
+                vec![Reply::body(mannerly_testweb::Body::Huge {
+                    bytes: 200_000,
+                    line: "0123456789abcdef\n".into(),
+                })
+                .header("Content-Type", "text/plain")],
+            )
             .route(
                 "/",
                 vec![html(&format!(
                     r#"<a href="/one">1</a> <a href="/private/secret">no</a>
                        <a href="/nofollow">nf</a> <a href="/moved">r</a>
-                       <a href="/loop1">loop</a> <a rel="nofollow" href="/relnf">rel</a>
+                       <a href="/loop1">loop</a> <a rel="nofollow" href="/relnf">rel</a> <a href="/big">big</a>
                        <a href="http://c.test:{port}/">c</a> <a href="http://b.test:{port}/">b</a>
                        <a href="http://elsewhere.test:{port}/">out of scope</a>"#
                 ))],
             )
-            .route("/one", vec![html("<p>one</p>")])
+            .route(
+                "/one",
+                vec![html("<p>one</p>").header("Content-Usage", "train-ai=n, search=y")],
+            )
             .route(
                 "/nofollow",
                 vec![html(
@@ -76,6 +97,7 @@ async fn a_polite_crawl_of_a_small_web() {
         min_delay: Duration::from_millis(100),
         give_up_after: Duration::from_secs(5),
         concurrency: 8,
+        max_bytes: 10_000,
         client_hook: Some(Arc::new(move |b: reqwest::ClientBuilder| {
             b.dns_resolver(resolver.clone())
                 .add_root_certificate(ca.clone())
@@ -158,6 +180,12 @@ async fn a_polite_crawl_of_a_small_web() {
         !by_host.contains_key("elsewhere.test"),
         "out of scope was fetched"
     );
+    // robots.txt's Sitemap line: the sitemap is fetched, its page too.
+    assert!(
+        a.contains(&"/sitemap.xml".to_owned()) && a.contains(&"/from-sitemap".to_owned()),
+        "{a:?}"
+    );
+    assert_eq!(summary.sitemap_entries, 1);
     assert_eq!(
         paths("b.test"),
         ["/robots.txt"],
@@ -196,7 +224,37 @@ async fn a_polite_crawl_of_a_small_web() {
     }
     // b.test's robots.txt 503 is archived too; nothing unanswered was sent.
     assert_eq!(responses, requests.len(), "{summary:?}");
+    // The body over the cap is cut, stored, and marked truncated.
+    let mut truncated = 0;
+    for e in std::fs::read_dir(out.path().join("warc")).expect("warc dir") {
+        let mut text = Vec::new();
+        flate2::read::MultiGzDecoder::new(
+            std::fs::File::open(e.expect("entry").path()).expect("file"),
+        )
+        .read_to_end(&mut text)
+        .expect("gzip");
+        truncated += String::from_utf8_lossy(&text)
+            .matches("WARC-Truncated: length")
+            .count();
+    }
+    assert_eq!(
+        truncated, 1,
+        "the 200,000-byte body over the 10,000-byte cap"
+    );
     let log = std::fs::read_to_string(out.path().join("log.jsonl")).expect("log");
+    // AIPREF: the header and the robots.txt rule are recorded per page.
+    let one = log
+        .lines()
+        .find(|l| l.contains("\"url\":\"http://a.test") && l.contains("/one\""))
+        .expect("/one logged");
+    assert!(
+        one.contains("\"content_usage\":\"train-ai=n, search=y\""),
+        "{one}"
+    );
+    assert!(
+        one.contains("\"content_usage_rule\":\"train-ai=n, search=unknown (line 4)\""),
+        "{one}"
+    );
     assert!(
         log.lines()
             .any(|l| l.contains("\"disallowed: robots.txt line 2")),
