@@ -25,6 +25,9 @@ pub struct Args {
     /// Go on with the crawl in DIR (after Ctrl-C or a crash).
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     resume: Option<PathBuf>,
+    /// Show the state of the crawl in DIR (readable while it runs).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "resume"])]
+    status: Option<PathBuf>,
     /// The User-Agent header (should carry a contact URL).
     #[arg(long, value_name = "STRING")]
     user_agent: Option<String>,
@@ -123,7 +126,60 @@ fn read_seeds(args: &Args) -> Result<Vec<String>> {
     Ok(seeds)
 }
 
+/// `--status DIR`: what the crawl there last wrote of itself.
+fn status(dir: &Path, json: bool) -> Result<u8> {
+    let path = dir.join("status.json");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("--status {}: no crawl status there", dir.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a crawl status", path.display()))?;
+    if json {
+        println!("{v}");
+        return Ok(0);
+    }
+    let pid = v["pid"].as_u64().unwrap_or(0);
+    let alive = v["running"].as_bool() == Some(true) && Path::new(&format!("/proc/{pid}")).exists();
+    println!(
+        "crawl in {}: {} (as of {})",
+        dir.display(),
+        if alive {
+            format!("running, pid {pid}")
+        } else if v["running"].as_bool() == Some(true) {
+            "not running (it stopped without finishing: --resume it)".to_owned()
+        } else {
+            format!("ended: {}", v["ending"].as_str().unwrap_or("?"))
+        },
+        v["updated"].as_str().unwrap_or("?")
+    );
+    println!(
+        "  {} pages, {} KiB, {} in flight, {} queued, {} errors, {} retries, {:.0} s",
+        v["pages"],
+        v["bytes"].as_u64().unwrap_or(0) / 1024,
+        v["in_flight"],
+        v["queued"],
+        v["errors"],
+        v["retries"],
+        v["seconds"].as_f64().unwrap_or(0.0)
+    );
+    if let Some(m) = v["skipped"].as_object().filter(|m| !m.is_empty()) {
+        let s: Vec<String> = m.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+        println!("  not fetched: {}", s.join(", "));
+    }
+    if let Some(m) = v["robots_unavailable"].as_object() {
+        for (origin, why) in m {
+            println!(
+                "  waiting: {origin}/robots.txt unavailable: {}",
+                why.as_str().unwrap_or("")
+            );
+        }
+    }
+    Ok(0)
+}
+
 pub fn run(args: Args) -> Result<u8> {
+    if let Some(dir) = &args.status {
+        return status(dir, args.json);
+    }
     let seeds = read_seeds(&args)?;
     let (out, resuming) = match (&args.out, &args.resume) {
         (Some(o), None) => (o.clone(), false),
@@ -210,27 +266,40 @@ async fn run_crawl(config: CrawlConfig, seeds: Vec<String>, out: &Path) -> Resul
         }
     });
     let tty = std::io::stderr().is_terminal();
+    let bar = tty.then(|| {
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        b.enable_steady_tick(Duration::from_millis(200));
+        b
+    });
     let mut last = std::time::Instant::now();
     let summary = crawl(config, &seeds, out, stop.clone(), |p: &Progress| {
         let line = format!(
-            "{} pages, {:.1} pages/s, {} KiB, {} in flight, {} queued, {} errors",
+            "{} pages, {:.1} pages/s, {} KiB, {} in flight, {} queued, {} hosts blocked, {} errors",
             p.pages,
             p.pages as f64 / p.seconds.max(0.001),
             p.bytes / 1024,
             p.in_flight,
             p.queued,
+            p.hosts_blocked,
             p.errors
         );
-        if tty {
-            eprint!("\r\x1b[K{line}");
-        } else if last.elapsed() >= Duration::from_secs(5) {
-            last = std::time::Instant::now();
-            eprintln!("{line}");
+        match &bar {
+            Some(b) => b.set_message(line),
+            None => {
+                if last.elapsed() >= Duration::from_secs(5) {
+                    last = std::time::Instant::now();
+                    eprintln!("{line}");
+                }
+            }
         }
     })
     .await?;
-    if tty {
-        eprintln!();
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
     let stopped = summary.ending == Ending::Stopped;
     Ok((summary, stopped))

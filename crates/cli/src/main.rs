@@ -69,7 +69,7 @@ enum Command {
         mannerly crawl https://example.com/ --out crawl/ --max-pages 100\n  \
         mannerly crawl --seeds seeds.txt --out crawl/ --user-agent 'MyBot/1.0 (+https://example.com/bot)'\n  \
         mannerly crawl --resume crawl/")]
-    Crawl(crawl::Args),
+    Crawl(Box<crawl::Args>),
     /// Crawl a simulated web of a few hundred hosts on 127.0.0.1 (no
     /// network needed) and audit the crawl from the server's own log.
     Demo(crawl::DemoArgs),
@@ -97,7 +97,7 @@ fn main() -> ExitCode {
         Command::Fetch(args) => fetch::run(args),
         Command::Sitemap(args) => sitemap::run(args),
         Command::Testweb(args) => testweb::run(args),
-        Command::Crawl(args) => crawl::run(args),
+        Command::Crawl(args) => crawl::run(*args),
         Command::Demo(args) => crawl::demo(args),
         Command::Keys(cmd) => botauth::keys(cmd),
         Command::Sign(args) => botauth::sign(args),

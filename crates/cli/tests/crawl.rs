@@ -37,6 +37,14 @@ fn the_demo_crawl_is_polite_by_the_servers_own_log() {
         "{stdout}"
     );
     assert!(out.join("log.jsonl").exists() && out.join("warc").is_dir());
+    // --status reads what the crawl wrote of itself.
+    let st = mannerly(&["crawl", "--status", out.to_str().expect("utf-8 path")]);
+    let text = String::from_utf8_lossy(&st.stdout);
+    assert_eq!(st.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("ended: gave-up") && text.contains("down.test/robots.txt unavailable"),
+        "{text}"
+    );
     let _ = std::fs::remove_dir_all(&out);
 }
 

@@ -234,6 +234,8 @@ pub struct Progress {
     pub errors: u64,
     /// Seconds since the start.
     pub seconds: f64,
+    /// Origins whose robots.txt is unavailable (their pages wait).
+    pub hosts_blocked: usize,
 }
 
 /// A robots.txt fetch the cache made, as the recording fetcher saw it.
@@ -779,14 +781,17 @@ pub async fn crawl(
         }
         if last_progress.elapsed() >= Duration::from_millis(500) {
             last_progress = Instant::now();
-            progress(&Progress {
+            let snapshot = Progress {
                 pages: summary.pages_by_status.values().sum(),
                 bytes: summary.bytes,
                 in_flight,
                 queued: Frontier::stats(&mut frontier).await?.queued,
                 errors: summary.page_errors,
                 seconds: started.elapsed().as_secs_f64(),
-            });
+                hosts_blocked: summary.unavailable.len(),
+            };
+            progress(&snapshot);
+            write_status(out, &snapshot, &summary, false);
         }
         if *stop.borrow() && !stopping {
             stopping = true;
@@ -920,7 +925,43 @@ pub async fn crawl(
         summary.warc_records = w.records();
     }
     summary.seconds = started.elapsed().as_secs_f64();
+    let last = Progress {
+        pages: summary.pages_by_status.values().sum(),
+        bytes: summary.bytes,
+        in_flight: 0,
+        queued: summary.deferred,
+        errors: summary.page_errors,
+        seconds: summary.seconds,
+        hosts_blocked: summary.unavailable.len(),
+    };
+    write_status(out, &last, &summary, true);
     Ok(summary)
+}
+
+/// `out/status.json`, for `mannerly crawl --status` while a crawl runs
+/// (the frontier store is the running crawl's alone). Best effort: a
+/// failed write is retried at the next snapshot.
+fn write_status(out: &Path, p: &Progress, summary: &Summary, ended: bool) {
+    let status = serde_json::json!({
+        "pid": std::process::id(),
+        "updated": UnixMillis::now().to_rfc3339_millis(),
+        "running": !ended,
+        "ending": if ended { Some(summary.ending) } else { None },
+        "pages": p.pages,
+        "bytes": p.bytes,
+        "in_flight": p.in_flight,
+        "queued": p.queued,
+        "errors": p.errors,
+        "retries": summary.retries,
+        "seconds": p.seconds,
+        "pages_by_status": summary.pages_by_status,
+        "skipped": summary.skipped,
+        "robots_unavailable": summary.unavailable,
+    });
+    let tmp = out.join("status.json.tmp");
+    if std::fs::write(&tmp, status.to_string()).is_ok() {
+        let _ = std::fs::rename(&tmp, out.join("status.json"));
+    }
 }
 
 /// Until when an origin whose robots.txt is unavailable holds its pages:
