@@ -40,7 +40,7 @@ use tokio::sync::mpsc;
 
 use crate::links;
 use crate::normalize::{CrawlUrl, Scope, ScopeMode};
-use crate::robots_store::FileStore;
+use crate::robots_store::FjallStore;
 use crate::tag::Tag;
 use crate::warc::{Exchange, WarcError, WarcWriter};
 
@@ -718,7 +718,12 @@ pub async fn crawl(
             warc: warc.clone(),
         },
         Arc::new(SystemClock),
-        Arc::new(FileStore::open(&out.join("robots")).map_err(io(&out.join("robots")))?),
+        Arc::new(
+            FjallStore::open(&out.join("robots")).map_err(|e| CrawlError::Io {
+                path: out.join("robots"),
+                source: std::io::Error::other(e),
+            })?,
+        ),
         CacheConfig::default(),
     ));
     let politeness = Politeness::new(PoliteConfig {

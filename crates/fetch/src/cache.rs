@@ -328,11 +328,20 @@ impl<F: Fetcher> RobotsCache<F> {
 
     /// Tells the cache the site answered another request (see
     /// [`OriginState::note_host_answered`]).
+    ///
+    /// The 30-day rule counts in days, so the store is written at most once
+    /// a minute per origin for this (a crawler calls it for every page).
     pub async fn note_host_answered(&self, origin: &Origin) {
         let slot = self.slot(origin);
         let mut state = self.loaded(&slot, origin).await;
-        state.note_host_answered(self.clock.now());
-        self.save(&state).await;
+        let now = self.clock.now();
+        let stale = state
+            .host_answered_at
+            .is_none_or(|t| now.millis_since(t) >= 60_000);
+        state.note_host_answered(now);
+        if stale {
+            self.save(&state).await;
+        }
     }
 
     /// May `user_agent` fetch `url`? Fetches the origin's robots.txt when

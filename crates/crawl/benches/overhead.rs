@@ -1,0 +1,193 @@
+//! What the polite engine costs over a bare fetch loop: the same URLs,
+//! the same concurrency, the same simulated web (testweb with many hosts
+//! and no delay configured), in the same run. The engine does everything
+//! a crawl does (robots.txt, the frontier on disk, politeness bookkeeping,
+//! link extraction, WARC, the log); the bare loop only fetches the list of
+//! URLs the engine fetched, with reqwest and a semaphore. Each runs in a
+//! child process of this binary, so CPU time (user + system) and peak RSS
+//! are its own; testweb runs in the parent.
+//!
+//! Run: `cargo bench -p mannerly-crawl --bench overhead`
+//! (`MANNERLY_BENCH_HOSTS=N`, default 10,000; 3 pages per host).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mannerly_crawl::engine::{crawl, CrawlConfig};
+use mannerly_testweb::{Generated, TestWeb, WebConfig};
+
+const CONCURRENCY: usize = 64;
+
+/// User + system CPU seconds of this process, from /proc/self/stat.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 of stat: 12 and 13 after the
+    // name, counted from 1 (indices 11 and 12 here).
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+fn engine(port: u16, hosts: u32, dir: &Path) {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let seeds: Vec<String> = (0..hosts).map(|i| format!("http://h{i}.test/")).collect();
+    let config = CrawlConfig {
+        min_delay: Duration::ZERO,
+        concurrency: CONCURRENCY,
+        proxy: Some(format!("http://127.0.0.1:{port}")),
+        give_up_after: Duration::from_secs(5),
+        sitemaps: false,
+        ..CrawlConfig::default()
+    };
+    let (_tx, stop) = tokio::sync::watch::channel(false);
+    let cpu0 = cpu_seconds();
+    let t = Instant::now();
+    let summary = rt
+        .block_on(crawl(config, &seeds, &dir.join("out"), stop, |_| {}))
+        .expect("crawl");
+    let wall = t.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu0;
+    // The URLs it fetched, for the bare loop.
+    let log = std::fs::read_to_string(dir.join("out/log.jsonl")).expect("log");
+    let mut urls = Vec::new();
+    for line in log.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("json");
+        if matches!(v["kind"].as_str(), Some("page" | "robots")) && v["status"].is_number() {
+            if let Some(u) = v["url"].as_str() {
+                urls.push(u.to_owned());
+            }
+        }
+    }
+    std::fs::write(dir.join("urls.txt"), urls.join("\n")).expect("urls");
+    let requests: u64 = summary.pages_by_status.values().sum::<u64>() + summary.robots_requests;
+    println!(
+        "{requests} {wall} {cpu} {}",
+        mannerly_testsupport::peak_rss_kb()
+    );
+}
+
+fn bare(port: u16, dir: &Path) {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let urls: Vec<String> = std::fs::read_to_string(dir.join("urls.txt"))
+        .expect("urls")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let client = reqwest::Client::builder()
+        .proxy(reqwest::Proxy::all(format!("http://127.0.0.1:{port}")).expect("proxy"))
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    let cpu0 = cpu_seconds();
+    let t = Instant::now();
+    let fetched = rt.block_on(async {
+        let sem = Arc::new(tokio::sync::Semaphore::new(CONCURRENCY));
+        let mut tasks = tokio::task::JoinSet::new();
+        for u in urls {
+            let permit = sem.clone().acquire_owned().await.expect("semaphore");
+            let client = client.clone();
+            tasks.spawn(async move {
+                let _permit = permit;
+                match client.get(&u).send().await {
+                    Ok(r) => r.bytes().await.is_ok(),
+                    Err(_) => false,
+                }
+            });
+        }
+        let mut n = 0u64;
+        while let Some(ok) = tasks.join_next().await {
+            n += u64::from(ok.unwrap_or(false));
+        }
+        n
+    });
+    let wall = t.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu0;
+    println!(
+        "{fetched} {wall} {cpu} {}",
+        mannerly_testsupport::peak_rss_kb()
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--child") {
+        let what = args[i + 1].as_str();
+        let port: u16 = args[i + 2].parse().expect("port");
+        let hosts: u32 = args[i + 3].parse().expect("hosts");
+        let dir = PathBuf::from(&args[i + 4]);
+        match what {
+            "engine" => engine(port, hosts, &dir),
+            _ => bare(port, &dir),
+        }
+        return;
+    }
+    if args.iter().any(|a| a == "--list") {
+        return;
+    }
+    let hosts: u32 = std::env::var("MANNERLY_BENCH_HOSTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let web = rt
+        .block_on(TestWeb::start(WebConfig {
+            generated: Generated {
+                prefix: "h".into(),
+                suffix: ".test".into(),
+                count: hosts,
+                robots: "User-agent: *\nDisallow: /private/\n".into(),
+                pages_per_host: 3,
+                links_per_page: 2,
+                cross_host_links: 0,
+            },
+            record: false,
+            ..WebConfig::default()
+        }))
+        .expect("testweb");
+    let port = web.port();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let exe = std::env::current_exe().expect("exe");
+    let run = |what: &str| -> Vec<f64> {
+        let out = Command::new(&exe)
+            .args(["--child", what, &port.to_string(), &hosts.to_string()])
+            .arg(dir.path())
+            .output()
+            .expect("child");
+        assert!(
+            out.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .collect()
+    };
+    println!(
+        "overhead: {hosts} hosts, 3 pages each, no delay, concurrency {CONCURRENCY}, through testweb as a proxy"
+    );
+    let e = run("engine");
+    let b = run("bare");
+    println!(
+        "{:<20} {:>9} {:>9} {:>11} {:>15} {:>9}",
+        "", "requests", "seconds", "requests/s", "CPU s/1000 req", "peak MiB"
+    );
+    for (name, v) in [("mannerly engine", &e), ("bare reqwest loop", &b)] {
+        println!(
+            "{name:<20} {:>9.0} {:>9.2} {:>11.0} {:>15.3} {:>9.0}",
+            v[0],
+            v[1],
+            v[0] / v[1],
+            v[2] / v[0] * 1000.0,
+            v[3] / 1024.0
+        );
+    }
+    println!(
+        "engine / bare: {:.0}% of the requests/s, {:.2}x the CPU per request",
+        (e[0] / e[1]) / (b[0] / b[1]) * 100.0,
+        (e[2] / e[0]) / (b[2] / b[0])
+    );
+}
