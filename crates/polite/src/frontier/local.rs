@@ -85,6 +85,20 @@ impl Flight {
     }
 }
 
+/// How a release ends (see `LocalFrontier::settle`).
+#[derive(Clone, Copy)]
+enum Settle<'a> {
+    /// A request was made: pacing learns from it; a page is done.
+    Done(&'a Outcome),
+    /// A request was made and will be tried again: a page goes back to
+    /// the head of its queue with a new tag.
+    Retry(&'a Outcome, u32),
+    /// No request was made: a page goes back as it was.
+    Cancel,
+    /// No request was made and none will be: a page is done.
+    Drop,
+}
+
 /// What the gate knows of an origin's robots.txt. An origin with no entry
 /// has never had it fetched.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -756,49 +770,12 @@ impl LocalFrontier {
         outcome: &Outcome,
         now: UnixMillis,
     ) -> Result<(), FrontierError> {
-        let Some(fl) = self.flight.remove(&released.lease) else {
-            return Err(FrontierError::UnknownLease {
-                lease: released.lease,
-                url: released.url.clone(),
-            });
-        };
-        self.politeness.finish(fl.key(), now, outcome);
-        match &fl {
-            Flight::Robots { origin, .. } => self.settle_robots(origin),
-            Flight::Page { .. } => {
-                if let Some(store) = self.store.as_mut() {
-                    store.del_flight(released.lease);
-                }
-            }
-        }
-        self.save_host(fl.key());
-        self.end_op()?;
-        self.reschedule(fl.key(), now)
+        self.settle(released, now, Settle::Done(outcome))
     }
 
     /// Gives back a release that made no request (see [`Frontier::cancel`]).
     pub fn cancel(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
-        let Some(fl) = self.flight.remove(&released.lease) else {
-            return Err(FrontierError::UnknownLease {
-                lease: released.lease,
-                url: released.url.clone(),
-            });
-        };
-        self.politeness.unstart(fl.key(), fl.started());
-        match &fl {
-            Flight::Robots { origin, .. } => self.settle_robots(origin),
-            Flight::Page {
-                key, sort, queued, ..
-            } => {
-                self.insert(key, *sort, queued.tag, &queued.url);
-                if let Some(store) = self.store.as_mut() {
-                    store.del_flight(released.lease);
-                }
-            }
-        }
-        self.save_host(fl.key());
-        self.end_op()?;
-        self.reschedule(fl.key(), now)
+        self.settle(released, now, Settle::Cancel)
     }
 
     /// An origin's robots.txt is known (see [`Frontier::robots_known`]).
@@ -899,40 +876,49 @@ impl LocalFrontier {
                 url: released.url.clone(),
             });
         }
-        let Some(fl) = self.flight.remove(&released.lease) else {
-            return Err(FrontierError::UnknownLease {
-                lease: released.lease,
-                url: released.url.clone(),
-            });
-        };
-        self.politeness.finish(fl.key(), now, outcome);
-        if let Flight::Page {
-            key, sort, queued, ..
-        } = &fl
-        {
-            self.insert(key, *sort, tag, &queued.url);
-            if let Some(store) = self.store.as_mut() {
-                store.del_flight(released.lease);
-            }
-        }
-        self.save_host(fl.key());
-        self.end_op()?;
-        self.reschedule(fl.key(), now)
+        self.settle(released, now, Settle::Retry(outcome, tag))
     }
 
     /// Gives back a release that made no request and will not be made
     /// (see [`Frontier::discard`]).
     pub fn discard(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
+        self.settle(released, now, Settle::Drop)
+    }
+
+    /// Ends a release, one way or another: the one place a lease leaves
+    /// flight, so every ending updates pacing, the robots.txt gate, the
+    /// queue and the store alike, in one write batch.
+    fn settle(
+        &mut self,
+        released: &Released,
+        now: UnixMillis,
+        how: Settle<'_>,
+    ) -> Result<(), FrontierError> {
         let Some(fl) = self.flight.remove(&released.lease) else {
             return Err(FrontierError::UnknownLease {
                 lease: released.lease,
                 url: released.url.clone(),
             });
         };
-        self.politeness.unstart(fl.key(), fl.started());
+        match how {
+            Settle::Done(outcome) | Settle::Retry(outcome, _) => {
+                self.politeness.finish(fl.key(), now, outcome)
+            }
+            Settle::Cancel | Settle::Drop => self.politeness.unstart(fl.key(), fl.started()),
+        }
         match &fl {
             Flight::Robots { origin, .. } => self.settle_robots(origin),
-            Flight::Page { .. } => {
+            Flight::Page {
+                key, sort, queued, ..
+            } => {
+                let back = match how {
+                    Settle::Retry(_, tag) => Some(tag),
+                    Settle::Cancel => Some(queued.tag),
+                    Settle::Done(_) | Settle::Drop => None,
+                };
+                if let Some(tag) = back {
+                    self.insert(key, *sort, tag, &queued.url);
+                }
                 if let Some(store) = self.store.as_mut() {
                     store.del_flight(released.lease);
                 }
