@@ -47,6 +47,9 @@ pub struct Args {
     /// Stop after this many pages.
     #[arg(long, value_name = "N")]
     max_pages: Option<u64>,
+    /// Stop fetching a host after this many pages.
+    #[arg(long, value_name = "N")]
+    max_pages_per_host: Option<u64>,
     /// Links followed from a seed.
     #[arg(long, value_name = "N")]
     max_depth: Option<u32>,
@@ -220,6 +223,7 @@ pub fn run(args: Args) -> Result<u8> {
     config.concurrency = args.concurrency.max(1);
     config.max_bytes = args.max_bytes;
     config.max_pages = args.max_pages;
+    config.max_pages_per_host = args.max_pages_per_host;
     config.max_depth = args.max_depth;
     config.scope = match args.scope {
         Scope::Host => ScopeMode::Host,

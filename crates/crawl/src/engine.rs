@@ -77,8 +77,10 @@ pub struct CrawlConfig {
     pub exclude: Vec<String>,
     /// Links followed from a seed.
     pub max_depth: Option<u32>,
-    /// Pages fetched in all.
+    /// Pages fetched in all (a resumed crawl counts what it fetched before).
     pub max_pages: Option<u64>,
+    /// Pages fetched per host.
+    pub max_pages_per_host: Option<u64>,
     /// Follow `rel=nofollow` links.
     pub follow_rel_nofollow: bool,
     /// Rotate WARC files after this many bytes (1 GiB).
@@ -121,6 +123,7 @@ impl Default for CrawlConfig {
             exclude: Vec::new(),
             max_depth: None,
             max_pages: None,
+            max_pages_per_host: None,
             follow_rel_nofollow: false,
             warc_max_size: 1 << 30,
             timeout: Duration::from_secs(30),
@@ -548,6 +551,32 @@ impl Log {
     }
 }
 
+/// Pages a crawl fetched before (from its log): in all, and per host.
+fn count_pages(log: &Path) -> (u64, HashMap<String, u64>) {
+    let mut per_host: HashMap<String, u64> = HashMap::new();
+    let mut total = 0;
+    let Ok(text) = std::fs::read_to_string(log) else {
+        return (0, per_host);
+    };
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if v["kind"] != "page" || !v["status"].is_number() {
+            continue;
+        }
+        total += 1;
+        if let Some(host) = v["url"]
+            .as_str()
+            .and_then(|u| url::Url::parse(u).ok())
+            .and_then(|u| u.host_str().map(str::to_owned))
+        {
+            *per_host.entry(host).or_default() += 1;
+        }
+    }
+    (total, per_host)
+}
+
 /// A kill can leave the log's last line half written: cut it, so every
 /// line stays one JSON document.
 fn cut_partial_line(path: &Path) -> std::io::Result<()> {
@@ -762,7 +791,9 @@ pub async fn crawl(
     let mut hosts_answered = std::collections::HashSet::new();
     let (tx, mut rx) = mpsc::unbounded_channel::<Done>();
     let mut in_flight = 0usize;
-    let mut pages_started = 0u64;
+    // A resumed crawl's page counts come from its log, the record of what
+    // it fetched.
+    let (mut pages_started, mut per_host) = count_pages(&log.path);
     let mut last_progress = Instant::now();
     let mut stopping = false;
     let mut grace_deadline: Option<Instant> = None;
@@ -857,6 +888,23 @@ pub async fn crawl(
                             });
                         }
                         Kind::Page => {
+                            let host = url::Url::parse(&r.url)
+                                .ok()
+                                .and_then(|u| u.host_str().map(str::to_owned))
+                                .unwrap_or_default();
+                            if let Some(max) = config.max_pages_per_host {
+                                if per_host.get(&host).is_some_and(|n| *n >= max) {
+                                    skip(
+                                        &mut log,
+                                        &mut summary,
+                                        &r.url,
+                                        "max-pages-per-host",
+                                        &format!("{host} has had its {max} pages"),
+                                    )?;
+                                    Frontier::discard(&mut frontier, &r, clock.now()).await?;
+                                    continue;
+                                }
+                            }
                             if let Some(usage) = admit_page(
                                 &config,
                                 &mut frontier,
@@ -868,6 +916,7 @@ pub async fn crawl(
                             .await?
                             {
                                 pages_started += 1;
+                                *per_host.entry(host).or_default() += 1;
                                 in_flight += 1;
                                 let client = page_client.clone();
                                 let tx = tx.clone();

@@ -289,3 +289,66 @@ async fn a_polite_crawl_of_a_small_web() {
         serde_json::from_str::<serde_json::Value>(line).expect("one JSON document per line");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn page_bounds_hold_and_survive_a_resume() {
+    let mut config = WebConfig::default();
+    config.hosts.insert(
+        "many.test".into(),
+        HostSpec::default().robots("User-agent: *\n").pages(20, 5),
+    );
+    let web = TestWeb::start(config).await.expect("testweb");
+    let resolver = web.resolver();
+    let out = tempfile::tempdir().expect("tempdir");
+    let run = |max: u64| {
+        let resolver = resolver.clone();
+        CrawlConfig {
+            min_delay: Duration::from_millis(20),
+            max_pages_per_host: Some(max),
+            client_hook: Some(Arc::new(move |b: reqwest::ClientBuilder| {
+                b.dns_resolver(resolver.clone())
+            })),
+            ..CrawlConfig::default()
+        }
+    };
+    let seeds = vec![web.url("many.test", "/")];
+    let (_tx, stop) = tokio::sync::watch::channel(false);
+    let first = crawl(run(3), &seeds, out.path(), stop.clone(), |_| {})
+        .await
+        .expect("crawl");
+    let pages = |web: &TestWeb| {
+        web.requests()
+            .iter()
+            .filter(|r| r.path != "/robots.txt")
+            .count()
+    };
+    assert_eq!(pages(&web), 3, "{first:?}");
+    assert!(first
+        .skipped
+        .get("max-pages-per-host")
+        .is_some_and(|n| *n > 0));
+    // Pages over the bound are done, not queued. A resume counts what the
+    // log says was fetched: a new URL of the host stays over a bound of 3,
+    // and goes under a bound of 4.
+    let _ = crawl(
+        run(3),
+        &[web.url("many.test", "/extra")],
+        out.path(),
+        stop.clone(),
+        |_| {},
+    )
+    .await
+    .expect("resume");
+    assert_eq!(pages(&web), 3);
+    let _ = crawl(
+        run(4),
+        &[web.url("many.test", "/extra2")],
+        out.path(),
+        stop,
+        |_| {},
+    )
+    .await
+    .expect("resume");
+    assert_eq!(pages(&web), 4);
+    assert!(web.requests().iter().any(|r| r.path == "/extra2"));
+}
