@@ -797,9 +797,11 @@ pub async fn crawl(
     let mut last_progress = Instant::now();
     let mut stopping = false;
     let mut grace_deadline: Option<Instant> = None;
+    // A report the loop waited for, handled at the top with the rest.
+    let mut received: Option<Done> = None;
     loop {
         // Reports first: they free slots and may unblock hosts.
-        while let Ok(done) = rx.try_recv() {
+        while let Some(done) = received.take().or_else(|| rx.try_recv().ok()) {
             in_flight -= 1;
             handle(
                 done,
@@ -838,26 +840,10 @@ pub async fn crawl(
             if in_flight == 0 || grace_deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
-            if let Some(done) = tokio::time::timeout(Duration::from_millis(100), rx.recv())
+            received = tokio::time::timeout(Duration::from_millis(100), rx.recv())
                 .await
                 .ok()
-                .flatten()
-            {
-                in_flight -= 1;
-                handle(
-                    done,
-                    &config,
-                    &scope,
-                    &mut frontier,
-                    &cache,
-                    &made,
-                    &warc,
-                    &mut log,
-                    &mut summary,
-                    &mut hosts_answered,
-                )
-                .await?;
-            }
+                .flatten();
             continue;
         }
         let max_reached = config.max_pages.is_some_and(|m| pages_started >= m);
@@ -955,16 +941,7 @@ pub async fn crawl(
                 .clamp(Duration::from_millis(1), Duration::from_millis(500))
         });
         tokio::select! {
-            done = rx.recv() => {
-                if let Some(done) = done {
-                    in_flight -= 1;
-                    handle(
-                        done, &config, &scope, &mut frontier, &cache, &made, &warc, &mut log, &mut summary,
-                        &mut hosts_answered,
-                    )
-                    .await?;
-                }
-            }
+            done = rx.recv() => received = done,
             _ = tokio::time::sleep(sleep_for) => {}
             _ = stop.changed() => {}
         }
