@@ -9,8 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use mannerly_testweb::{Generated, TestWeb, WebConfig};
@@ -18,60 +17,8 @@ use mannerly_testweb::{Generated, TestWeb, WebConfig};
 const HOSTS: u32 = 200;
 const KILLS: usize = 20;
 
-fn crawl_cmd(port: u16, seeds: &Path, out: &Path, resume: bool) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mannerly"));
-    c.arg("crawl");
-    if resume {
-        c.arg("--resume").arg(out);
-    } else {
-        c.arg("--seeds").arg(seeds).arg("--out").arg(out);
-    }
-    c.args([
-        "--proxy",
-        &format!("http://127.0.0.1:{port}"),
-        "--min-delay",
-        "1",
-        "--concurrency",
-        "32",
-        "--give-up-after",
-        "5",
-    ])
-    .stdout(Stdio::null())
-    .stderr(Stdio::null());
-    c
-}
-
-/// Page requests (not robots.txt) as (host, path), with their counts.
-fn pages(web: &TestWeb) -> HashMap<(String, String), usize> {
-    let mut m = HashMap::new();
-    for r in web.requests() {
-        if r.path != "/robots.txt" {
-            *m.entry((r.host.clone(), r.path.clone())).or_default() += 1;
-        }
-    }
-    m
-}
-
-fn check_outputs(out: &Path) {
-    for e in std::fs::read_dir(out.join("warc")).expect("warc dir") {
-        let path = e.expect("entry").path();
-        let mut all = Vec::new();
-        flate2::read::MultiGzDecoder::new(std::fs::File::open(&path).expect("open"))
-            .read_to_end(&mut all)
-            .unwrap_or_else(|e| panic!("{} does not read back: {e}", path.display()));
-        let text = String::from_utf8_lossy(&all);
-        assert!(
-            text.starts_with("WARC/1.1\r\nWARC-Type: warcinfo"),
-            "{}",
-            path.display()
-        );
-    }
-    let log = std::fs::read_to_string(out.join("log.jsonl")).expect("log");
-    for (i, line) in log.lines().enumerate() {
-        serde_json::from_str::<serde_json::Value>(line)
-            .unwrap_or_else(|e| panic!("log line {}: {e}: {line}", i + 1));
-    }
-}
+mod common;
+use common::{check_outputs, crawl_cmd, pages};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_and_resume_lose_nothing_and_repeat_only_what_was_in_flight() {
@@ -191,7 +138,7 @@ async fn kill_9_and_resume_lose_nothing_and_repeat_only_what_was_in_flight() {
                 // for the response's trip and the write).
                 let in_flight_at_kill = kills
                     .iter()
-                    .any(|k| first.started <= *k && *k <= first.started + Duration::from_secs(2));
+                    .any(|k| first.started <= *k && *k <= first.started + Duration::from_secs(3));
                 assert!(
                     in_flight_at_kill,
                     "{} {} fetched again though no kill followed its first fetch ({:?})",
@@ -212,61 +159,4 @@ async fn kill_9_and_resume_lose_nothing_and_repeat_only_what_was_in_flight() {
         kills.len(),
         got_set.len()
     );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ctrl_c_stops_gracefully_with_130_and_the_crawl_resumes() {
-    let web = TestWeb::start(WebConfig {
-        generated: Generated {
-            prefix: "h".into(),
-            suffix: ".test".into(),
-            count: 50,
-            robots: "User-agent: *\n".into(),
-            pages_per_host: 10,
-            links_per_page: 3,
-            cross_host_links: 0,
-        },
-        ..WebConfig::default()
-    })
-    .await
-    .expect("testweb");
-    let port = web.port();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let seeds = dir.path().join("seeds.txt");
-    let list: String = (0..50).map(|i| format!("http://h{i}.test/\n")).collect();
-    std::fs::write(&seeds, list).expect("seeds");
-    let out = dir.path().join("out");
-    let child = crawl_cmd(port, &seeds, &out, false)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
-    let sent = Command::new("kill")
-        .args(["-s", "INT", &child.id().to_string()])
-        .status()
-        .expect("kill -INT");
-    assert!(sent.success());
-    let stopped = tokio::task::spawn_blocking(move || child.wait_with_output())
-        .await
-        .expect("join")
-        .expect("wait");
-    let said = String::from_utf8_lossy(&stopped.stdout);
-    assert_eq!(stopped.status.code(), Some(130), "{said}");
-    assert!(said.starts_with("crawl stopped:"), "{said}");
-    let before = pages(&web).len();
-    assert!(before > 0);
-    let resumed = tokio::task::spawn_blocking({
-        let mut c = crawl_cmd(port, &seeds, &out, true);
-        move || c.status()
-    })
-    .await
-    .expect("join")
-    .expect("run");
-    assert!(resumed.success(), "{resumed:?}");
-    let after = pages(&web);
-    assert!(after.len() > before, "the resume went on");
-    // A graceful stop waits for what is in flight: nothing is fetched twice.
-    let twice: Vec<_> = after.iter().filter(|(_, n)| **n > 1).collect();
-    assert!(twice.is_empty(), "fetched twice after Ctrl-C: {twice:?}");
-    check_outputs(&out);
 }

@@ -1,0 +1,64 @@
+//! Helpers for the crawl process tests: the `mannerly crawl` command
+//! line, page counts from testweb's log, and the output checks.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use mannerly_testweb::TestWeb;
+
+pub fn crawl_cmd(port: u16, seeds: &Path, out: &Path, resume: bool) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mannerly"));
+    c.arg("crawl");
+    if resume {
+        c.arg("--resume").arg(out);
+    } else {
+        c.arg("--seeds").arg(seeds).arg("--out").arg(out);
+    }
+    c.args([
+        "--proxy",
+        &format!("http://127.0.0.1:{port}"),
+        "--min-delay",
+        "1",
+        "--concurrency",
+        "32",
+        "--give-up-after",
+        "5",
+    ])
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    c
+}
+
+/// Page requests (not robots.txt) as (host, path), with their counts.
+pub fn pages(web: &TestWeb) -> HashMap<(String, String), usize> {
+    let mut m = HashMap::new();
+    for r in web.requests() {
+        if r.path != "/robots.txt" {
+            *m.entry((r.host.clone(), r.path.clone())).or_default() += 1;
+        }
+    }
+    m
+}
+
+pub fn check_outputs(out: &Path) {
+    for e in std::fs::read_dir(out.join("warc")).expect("warc dir") {
+        let path = e.expect("entry").path();
+        let mut all = Vec::new();
+        flate2::read::MultiGzDecoder::new(std::fs::File::open(&path).expect("open"))
+            .read_to_end(&mut all)
+            .unwrap_or_else(|e| panic!("{} does not read back: {e}", path.display()));
+        let text = String::from_utf8_lossy(&all);
+        assert!(
+            text.starts_with("WARC/1.1\r\nWARC-Type: warcinfo"),
+            "{}",
+            path.display()
+        );
+    }
+    let log = std::fs::read_to_string(out.join("log.jsonl")).expect("log");
+    for (i, line) in log.lines().enumerate() {
+        serde_json::from_str::<serde_json::Value>(line)
+            .unwrap_or_else(|e| panic!("log line {}: {e}: {line}", i + 1));
+    }
+}

@@ -1,0 +1,68 @@
+//! Ctrl-C stops a crawl gracefully (exit 130, the summary printed), the
+//! crawl resumes, and nothing is fetched twice. Its own test binary, so it
+//! never runs beside the kill test (whose timing windows load would skew).
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use mannerly_testweb::{Generated, TestWeb, WebConfig};
+
+mod common;
+use common::{check_outputs, crawl_cmd, pages};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_stops_gracefully_with_130_and_the_crawl_resumes() {
+    let web = TestWeb::start(WebConfig {
+        generated: Generated {
+            prefix: "h".into(),
+            suffix: ".test".into(),
+            count: 50,
+            robots: "User-agent: *\n".into(),
+            pages_per_host: 10,
+            links_per_page: 3,
+            cross_host_links: 0,
+        },
+        ..WebConfig::default()
+    })
+    .await
+    .expect("testweb");
+    let port = web.port();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let seeds = dir.path().join("seeds.txt");
+    let list: String = (0..50).map(|i| format!("http://h{i}.test/\n")).collect();
+    std::fs::write(&seeds, list).expect("seeds");
+    let out = dir.path().join("out");
+    let child = crawl_cmd(port, &seeds, &out, false)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let sent = Command::new("kill")
+        .args(["-s", "INT", &child.id().to_string()])
+        .status()
+        .expect("kill -INT");
+    assert!(sent.success());
+    let stopped = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .expect("join")
+        .expect("wait");
+    let said = String::from_utf8_lossy(&stopped.stdout);
+    assert_eq!(stopped.status.code(), Some(130), "{said}");
+    assert!(said.starts_with("crawl stopped:"), "{said}");
+    let before = pages(&web).len();
+    assert!(before > 0);
+    let resumed = tokio::task::spawn_blocking({
+        let mut c = crawl_cmd(port, &seeds, &out, true);
+        move || c.status()
+    })
+    .await
+    .expect("join")
+    .expect("run");
+    assert!(resumed.success(), "{resumed:?}");
+    let after = pages(&web);
+    assert!(after.len() > before, "the resume went on");
+    // A graceful stop waits for what is in flight: nothing is fetched twice.
+    let twice: Vec<_> = after.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "fetched twice after Ctrl-C: {twice:?}");
+    check_outputs(&out);
+}
