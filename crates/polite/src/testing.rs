@@ -38,7 +38,7 @@ use proptest::prelude::*;
 
 use crate::controller::{Config, Outcome, Politeness, RobotsPacing, UnixMillis};
 use crate::frontier::{
-    Frontier, FrontierConfig, FrontierError, Kind, LocalFrontier, Next, Released,
+    Frontier, FrontierConfig, FrontierError, KeyLoad, Kind, LocalFrontier, Next, Released,
 };
 
 /// Runs a future to completion on this thread (no runtime needed). For
@@ -116,6 +116,16 @@ pub enum Op {
         /// For how long.
         ms: u16,
     },
+    /// A request to `https://h{host}.test` the frontier did not release
+    /// (a robots.txt redirect from another host), `latency` ms ago.
+    NoteRequest {
+        /// Host number.
+        host: u8,
+        /// Its latency.
+        latency: u16,
+    },
+    /// Ask which keys hold the most URLs.
+    Busiest,
     /// Ask why a URL waits.
     WhyNotNow {
         /// Host number.
@@ -146,6 +156,8 @@ pub fn op() -> impl Strategy<Value = Op> {
         1 => any::<u8>().prop_map(|which| Op::Discard { which }),
         1 => (0u8..6, 0u16..5_000).prop_map(|(host, ms)| Op::Unavailable { host, ms }),
         1 => (0u8..6, 0u8..40).prop_map(|(host, page)| Op::WhyNotNow { host, page }),
+        1 => (0u8..6, 0u16..2_000).prop_map(|(host, latency)| Op::NoteRequest { host, latency }),
+        1 => Just(Op::Busiest),
         2 => (0u16..3_000).prop_map(|ms| Op::Advance { ms }),
         1 => Just(Op::Reopen),
     ]
@@ -333,6 +345,26 @@ where
                     .await
                     .map_err(err);
                 same!(a, b, "op {i}: robots_unavailable");
+            }
+            Op::NoteRequest { host, latency } => {
+                let url = format!("https://h{host}.test/robots.txt");
+                let outcome = Outcome::Status {
+                    status: 200,
+                    latency: u64::from(*latency),
+                    retry_after: None,
+                };
+                let a = mem.note_request(&url, &outcome, now).map_err(err);
+                let b = d.note_request(&url, &outcome, now).await.map_err(err);
+                same!(a, b, "op {i}: note_request {url}");
+            }
+            Op::Busiest => {
+                // The counts must agree; the head URL is the backend's to
+                // give or not.
+                let counts =
+                    |v: Vec<KeyLoad>| v.into_iter().map(|l| (l.key, l.queued)).collect::<Vec<_>>();
+                let a = counts(mem.busiest(3));
+                let b = counts(d.busiest(3).await.map_err(err)?);
+                same!(a, b, "op {i}: busiest");
             }
             Op::WhyNotNow { host, page } => {
                 let url = format!("https://h{host}.test/p{page}");

@@ -17,7 +17,8 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
 use std::path::Path;
 
 use super::{
-    Admission, Frontier, FrontierConfig, FrontierError, Kind, Next, Released, Skipped, Stats,
+    Admission, Frontier, FrontierConfig, FrontierError, KeyLoad, Kind, Next, Released, Skipped,
+    Stats,
 };
 use crate::controller::{HostState, Outcome, Politeness, RobotsPacing, Started, UnixMillis, Wait};
 use crate::key::{KeyError, Keyer};
@@ -963,6 +964,76 @@ impl LocalFrontier {
         }
     }
 
+    /// Counts a request this frontier did not release (see
+    /// [`Frontier::note_request`]).
+    pub fn note_request(
+        &mut self,
+        url: &str,
+        outcome: &Outcome,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        // A URL without a usable key names no host this frontier paces.
+        let Ok(key) = self.keyer.key(url) else {
+            return Ok(());
+        };
+        let latency = match outcome {
+            Outcome::Status { latency, .. } | Outcome::Failed { latency } => *latency,
+        };
+        // Counted as started when it went out, but never before the key's
+        // last recorded start: its pacing only moves forward.
+        let last = self.politeness.get(&key).and_then(|h| h.last_start);
+        let sent = now
+            .sub_millis(latency)
+            .max(last.unwrap_or(UnixMillis::EPOCH));
+        self.politeness.start(&key, sent);
+        self.politeness.finish(&key, now, outcome);
+        self.save_host(&key);
+        self.end_op()?;
+        self.reschedule(&key, now)
+    }
+
+    /// The `n` keys holding the most queued URLs, most first (ties by key),
+    /// each with its count and the URL at its head (see
+    /// [`Frontier::busiest`]).
+    pub fn busiest(&self, n: usize) -> Vec<KeyLoad> {
+        let mut all: Vec<(&Box<str>, &KeyQueue)> =
+            self.queues.iter().filter(|(_, q)| q.count > 0).collect();
+        all.sort_by(|a, b| b.1.count.cmp(&a.1.count).then_with(|| a.0.cmp(b.0)));
+        all.into_iter()
+            .take(n)
+            .map(|(k, q)| KeyLoad {
+                key: k.to_string(),
+                queued: q.count,
+                head: q.window.values().next().map(|e| e.url.to_string()),
+            })
+            .collect()
+    }
+
+    /// Calls `f` with every queued URL and its key, in key order then
+    /// queue order, without holding them all in memory (on disk this reads
+    /// the whole store; meant for reports at the end of a crawl).
+    pub fn for_each_queued(
+        &mut self,
+        mut f: impl FnMut(&str, &str) -> Result<(), FrontierError>,
+    ) -> Result<(), FrontierError> {
+        match self.store.as_mut() {
+            Some(store) => {
+                store.commit()?;
+                store.scan_queue_raw(|key, _, _, url| f(key, url))
+            }
+            None => {
+                let mut keys: Vec<&Box<str>> = self.queues.keys().collect();
+                keys.sort();
+                for k in keys {
+                    for q in self.queues[k].window.values() {
+                        f(k, &q.url)?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
     fn settle_robots(&mut self, origin: &str) {
         if let Some(gate) = self.unavailable_after_fetch.remove(origin) {
             self.robots.insert(origin.to_owned(), gate);
@@ -1049,6 +1120,19 @@ impl Frontier for LocalFrontier {
         LocalFrontier::robots_known(self, origin, pacing, valid_until, now)
     }
 
+    async fn note_request(
+        &mut self,
+        url: &str,
+        outcome: &Outcome,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        LocalFrontier::note_request(self, url, outcome, now)
+    }
+
+    async fn busiest(&mut self, n: usize) -> Result<Vec<KeyLoad>, FrontierError> {
+        Ok(LocalFrontier::busiest(self, n))
+    }
+
     async fn why_not_now(
         &mut self,
         url: &str,
@@ -1090,6 +1174,66 @@ mod tests {
             robots_gate: false,
             ..FrontierConfig::default()
         }
+    }
+
+    #[test]
+    fn a_request_made_elsewhere_counts_in_the_host_pacing() {
+        let mut f = LocalFrontier::in_memory(
+            Politeness::new(Config {
+                min_delay: 1_000,
+                ..Config::default()
+            }),
+            no_gate(),
+        );
+        let t = T0.add_millis(10_000);
+        f.enqueue("https://b.test/page", 1, t).expect("enqueue");
+        // A robots.txt fetch of a.test was redirected to b.test; it
+        // answered 50 ms ago, after 50 ms on the wire.
+        let answered = Outcome::Status {
+            status: 200,
+            latency: 50,
+            retry_after: None,
+        };
+        f.note_request("https://b.test/robots.txt", &answered, t)
+            .expect("note");
+        assert_eq!(
+            f.next(t).expect("next"),
+            Next::Wait {
+                until: t.add_millis(950)
+            },
+            "b.test's next request waits its delay from the redirected one"
+        );
+        assert!(matches!(
+            f.next(t.add_millis(950)).expect("next"),
+            Next::Fetch(_)
+        ));
+        // A URL with no host is nothing to pace.
+        f.note_request("not a url", &answered, t).expect("ignored");
+        let load = f.busiest(5);
+        assert!(load.is_empty(), "{load:?}");
+    }
+
+    #[test]
+    fn busiest_lists_keys_by_queued_urls() {
+        let mut f = LocalFrontier::in_memory(Politeness::new(Config::default()), no_gate());
+        for (host, n) in [("a", 1), ("b", 3), ("c", 2)] {
+            for i in 0..n {
+                f.enqueue(&format!("https://{host}.test/{i}"), 1, T0)
+                    .expect("enqueue");
+            }
+        }
+        let load = f.busiest(2);
+        let got: Vec<(&str, u64)> = load.iter().map(|l| (l.key.as_str(), l.queued)).collect();
+        assert_eq!(got, [("b.test", 3), ("c.test", 2)]);
+        assert_eq!(load[0].head.as_deref(), Some("https://b.test/0"));
+        let mut all = Vec::new();
+        f.for_each_queued(|k, u| {
+            all.push(format!("{k} {u}"));
+            Ok(())
+        })
+        .expect("scan");
+        assert_eq!(all.len(), 6);
+        assert_eq!(all[0], "a.test https://a.test/0");
     }
 
     /// Drives the frontier: each request takes 10 ms.

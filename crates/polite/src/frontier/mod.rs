@@ -158,6 +158,18 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// A key and how much it holds (see [`Frontier::busiest`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyLoad {
+    /// The politeness key.
+    pub key: String,
+    /// URLs queued for it.
+    pub queued: u64,
+    /// The URL at the head of its queue, when the backend has it at hand
+    /// (ask [`Frontier::why_not_now`] about it).
+    pub head: Option<String>,
+}
+
 /// Counts (a distributed backend may give estimates).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Stats {
@@ -326,6 +338,23 @@ pub trait Frontier {
         valid_until: UnixMillis,
         now: UnixMillis,
     ) -> impl Future<Output = Result<(), FrontierError>> + Send;
+    /// Counts a request the frontier did not release against the pacing
+    /// of `url`'s host: a robots.txt redirect that went on to another
+    /// host. The request is taken as sent `latency` before `now` (never
+    /// before the host's last recorded start), and the host's next request
+    /// waits its delay from then. A URL without a usable key is ignored.
+    fn note_request(
+        &mut self,
+        url: &str,
+        outcome: &Outcome,
+        now: UnixMillis,
+    ) -> impl Future<Output = Result<(), FrontierError>> + Send;
+    /// The `n` keys holding the most queued URLs, most first (a distributed
+    /// backend may answer from estimates).
+    fn busiest(
+        &mut self,
+        n: usize,
+    ) -> impl Future<Output = Result<Vec<KeyLoad>, FrontierError>> + Send;
     /// Which rule holds this URL back, and until when; `None` if nothing.
     fn why_not_now(
         &mut self,
