@@ -65,6 +65,11 @@ pub struct Args {
     /// Follow links marked rel=nofollow.
     #[arg(long)]
     follow_rel_nofollow: bool,
+    /// Keep only pages of these media types (comma-separated; `type/*`
+    /// for a whole type, e.g. `text/html,application/pdf,image/*`); other
+    /// pages are not downloaded past their head [default: every type].
+    #[arg(long, value_name = "TYPES", value_delimiter = ',', value_parser = media_range)]
+    content_types: Vec<String>,
     /// Retries of a 429, 5xx or timeout.
     #[arg(long, value_name = "N", default_value_t = 2)]
     retries: u8,
@@ -98,6 +103,22 @@ enum Scope {
     Host,
     Domain,
     Any,
+}
+
+/// A `--content-types` entry: `type/subtype` or `type/*`.
+fn media_range(s: &str) -> Result<String, String> {
+    let t = s.trim().to_ascii_lowercase();
+    let token = |p: &str| {
+        !p.is_empty()
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "!#$&-^_.+".contains(c))
+    };
+    match t.split_once('/') {
+        Some((top, sub)) if token(top) && (sub == "*" || token(sub)) => Ok(t),
+        _ => Err(format!(
+            "'{s}' is not a media type (type/subtype, or type/* for a whole type)"
+        )),
+    }
 }
 
 /// The product token of a User-Agent: its first word, up to `/`.
@@ -176,6 +197,21 @@ fn status(dir: &Path, json: bool) -> Result<u8> {
             );
         }
     }
+    if let Some(hosts) = v["busiest"].as_array().filter(|h| !h.is_empty()) {
+        println!("  hosts holding the most URLs:");
+        for h in hosts {
+            println!(
+                "    {:>8} queued  {}: {}",
+                h["queued"],
+                h["host"].as_str().unwrap_or("?"),
+                h["waiting"].as_str().map_or("may be fetched now", |w| {
+                    w.strip_prefix(h["host"].as_str().unwrap_or(""))
+                        .and_then(|w| w.strip_prefix(": "))
+                        .unwrap_or(w)
+                })
+            );
+        }
+    }
     Ok(0)
 }
 
@@ -233,6 +269,7 @@ pub fn run(args: Args) -> Result<u8> {
     config.include = args.include.clone();
     config.exclude = args.exclude.clone();
     config.follow_rel_nofollow = args.follow_rel_nofollow;
+    config.content_types = args.content_types.clone();
     config.retries = args.retries;
     config.give_up_after = Duration::from_secs(args.give_up_after);
     config.warc_max_size = args.warc_max_size;
@@ -358,6 +395,9 @@ fn report(summary: &Summary, out: &Path, json: bool) -> Result<()> {
             "  deferred (still queued, resume later): {}",
             summary.deferred
         )?;
+        for (why, n) in &summary.deferred_by_reason {
+            writeln!(stdout, "    {n} waiting on {why} (each in the log)")?;
+        }
     }
     for (origin, why) in &summary.unavailable {
         writeln!(stdout, "  {origin}/robots.txt unavailable: {why}")?;

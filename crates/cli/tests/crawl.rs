@@ -45,6 +45,19 @@ fn the_demo_crawl_is_polite_by_the_servers_own_log() {
         text.contains("ended: gave-up") && text.contains("down.test/robots.txt unavailable"),
         "{text}"
     );
+    // The hosts holding the most URLs, each with why it waits.
+    let busiest = text
+        .split("hosts holding the most URLs:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no busiest hosts: {text}"));
+    assert!(
+        busiest.contains("down.test") && busiest.contains("robots.txt: 503"),
+        "{text}"
+    );
+    assert!(
+        stdout.contains("waiting on robots.txt unavailable (each in the log)"),
+        "{stdout}"
+    );
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -72,6 +85,19 @@ fn crawl_usage_errors_say_what_is_missing() {
     assert_eq!(o.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("only http and https"),
+        "{o:?}"
+    );
+    let o = mannerly(&[
+        "crawl",
+        "--out",
+        dir.to_str().expect("utf-8"),
+        "--content-types",
+        "text/html,pdf",
+        "https://example.com/",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("'pdf' is not a media type"),
         "{o:?}"
     );
     assert!(

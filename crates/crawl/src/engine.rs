@@ -26,14 +26,14 @@ use std::time::{Duration, Instant};
 
 use mannerly_fetch::policy::{Access, FetchOutcome};
 use mannerly_fetch::{
-    CacheConfig, Clock, FetchConfig, Fetcher, HttpFetcher, Origin, RobotsCache, SystemClock,
-    Validators,
+    CacheConfig, Clock, FetchConfig, Fetcher, HopGate, HttpFetcher, Origin, RobotsCache,
+    SystemClock, Validators,
 };
 use mannerly_polite::controller::{
     Config as PoliteConfig, CrawlDelayProfile, Outcome, Politeness, RobotsPacing,
 };
 use mannerly_polite::frontier::{
-    Admission, Frontier, FrontierConfig, FrontierError, Kind, LocalFrontier, Next, Released,
+    Admission, Begin, Frontier, FrontierConfig, FrontierError, Kind, LocalFrontier, Next, Released,
 };
 use mannerly_time::UnixMillis;
 use tokio::sync::mpsc;
@@ -83,6 +83,11 @@ pub struct CrawlConfig {
     pub max_pages_per_host: Option<u64>,
     /// Follow `rel=nofollow` links.
     pub follow_rel_nofollow: bool,
+    /// Media types kept (`text/html`, `image/*`); empty keeps every type.
+    /// A 2xx page of another type is not downloaded past its head, not
+    /// stored, and logged as such (robots.txt and sitemaps are always
+    /// kept).
+    pub content_types: Vec<String>,
     /// Rotate WARC files after this many bytes (1 GiB).
     pub warc_max_size: u64,
     /// Whole-request limit (30 s).
@@ -125,6 +130,7 @@ impl Default for CrawlConfig {
             max_pages: None,
             max_pages_per_host: None,
             follow_rel_nofollow: false,
+            content_types: Vec::new(),
             warc_max_size: 1 << 30,
             timeout: Duration::from_secs(30),
             connect_timeout: Duration::from_secs(10),
@@ -210,6 +216,9 @@ pub struct Summary {
     pub retries: u64,
     /// URLs still queued at the end (deferred: they stay in the store).
     pub deferred: u64,
+    /// Deferred URLs by what holds them back (when the crawl gave up on
+    /// them; each is in the log with its host's full reason).
+    pub deferred_by_reason: BTreeMap<String, u64>,
     /// Origins whose robots.txt was unavailable at the end, with why.
     pub unavailable: BTreeMap<String, String>,
     /// Hosts that answered.
@@ -278,6 +287,36 @@ impl Fetcher for RecordingFetcher {
             },
             FetchOutcome::Network { .. } => Outcome::Failed { latency },
         };
+        let hops = match &outcome {
+            FetchOutcome::Response { redirects, .. }
+            | FetchOutcome::TooManyRedirects { redirects, .. }
+            | FetchOutcome::Network { redirects, .. } => redirects.as_slice(),
+        };
+        for hop in hops {
+            // A redirect's body is not read: the head is what there is.
+            let mut head = format!("HTTP/1.1 {} {}\r\n", hop.status, reason(hop.status));
+            for (k, v) in &hop.headers {
+                if k != "transfer-encoding" {
+                    head.push_str(&format!("{k}: {v}\r\n"));
+                }
+            }
+            head.push_str("\r\n");
+            let has_body = hop.headers.iter().any(|(k, v)| {
+                k == "transfer-encoding" || (k == "content-length" && v.trim() != "0")
+            });
+            let request = request_head(&hop.url, &self.user_agent);
+            if let Ok(mut w) = self.warc.lock() {
+                let _ = w.exchange(&Exchange {
+                    url: &hop.url,
+                    date,
+                    ip: None,
+                    request_head: request.as_bytes(),
+                    response_head: head.as_bytes(),
+                    body: &[],
+                    truncated: has_body,
+                });
+            }
+        }
         if let FetchOutcome::Response { response, .. } = &outcome {
             // The body is stored decoded: the head says so by dropping
             // Content-Encoding and giving the stored length.
@@ -368,6 +407,110 @@ fn paced(outcome: &Outcome, since: Instant) -> Outcome {
     }
 }
 
+/// A robots.txt fetch's hop to another host, asking the loop (which owns
+/// the frontier) for that host's slot, or giving it back.
+enum GateMsg {
+    Enter {
+        from: String,
+        to: String,
+        reply: tokio::sync::oneshot::Sender<Begin>,
+    },
+    Leave {
+        from: String,
+        to: String,
+        outcome: Outcome,
+    },
+}
+
+/// Holds a robots.txt redirect to another host to that host's pacing, as
+/// the frontier keeps it: a hop goes out only when the frontier says the
+/// host may be fetched, and takes the host's slot while it is out. A hop
+/// that cannot go out within `patience` is not sent (the robots.txt fetch
+/// then fails closed, and is tried again later).
+struct LoopGate {
+    tx: mpsc::UnboundedSender<GateMsg>,
+    patience: Duration,
+}
+
+impl HopGate for LoopGate {
+    fn enter<'a>(
+        &'a self,
+        from: &'a url::Url,
+        to: &'a url::Url,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send + 'a>> {
+        Box::pin(async move {
+            let deadline = Instant::now() + self.patience;
+            loop {
+                let (reply, answer) = tokio::sync::oneshot::channel();
+                let asked = GateMsg::Enter {
+                    from: from.to_string(),
+                    to: to.to_string(),
+                    reply,
+                };
+                if self.tx.send(asked).is_err() {
+                    return false;
+                }
+                match answer.await {
+                    Ok(Begin::Started) => return true,
+                    Ok(Begin::Wait { until }) => {
+                        // The frontier's own wait, not a delay of ours.
+                        let wait = until
+                            .duration_since(UnixMillis::now())
+                            .max(Duration::from_millis(5));
+                        if Instant::now() + wait > deadline {
+                            return false;
+                        }
+                        tokio::time::sleep(wait).await;
+                    }
+                    Ok(Begin::Refused { .. }) | Err(_) => return false,
+                }
+            }
+        })
+    }
+
+    fn leave(&self, from: &url::Url, to: &url::Url, status: Option<u16>, latency: Duration) {
+        let latency = latency.as_millis() as u64;
+        let outcome = match status {
+            Some(status) => Outcome::Status {
+                status,
+                latency,
+                retry_after: None,
+            },
+            None => Outcome::Failed { latency },
+        };
+        let _ = self.tx.send(GateMsg::Leave {
+            from: from.to_string(),
+            to: to.to_string(),
+            outcome,
+        });
+    }
+}
+
+/// Answers a robots.txt fetch's hop to another host (see [`LoopGate`]).
+/// A hop that stays within the politeness key of the robots.txt being
+/// fetched (another host of one registered domain, in domain mode) is
+/// already covered by that release's slot.
+async fn gate(frontier: &mut LocalFrontier, msg: GateMsg) -> Result<(), CrawlError> {
+    let now = UnixMillis::now();
+    let same_key = |f: &LocalFrontier, from: &str, to: &str| matches!((f.key_of(from), f.key_of(to)), (Ok(a), Ok(b)) if a == b);
+    match msg {
+        GateMsg::Enter { from, to, reply } => {
+            let answer = if same_key(frontier, &from, &to) {
+                Begin::Started
+            } else {
+                Frontier::begin_request(frontier, &to, now).await?
+            };
+            let _ = reply.send(answer);
+        }
+        GateMsg::Leave { from, to, outcome } => {
+            if !same_key(frontier, &from, &to) {
+                Frontier::end_request(frontier, &to, &outcome, now).await?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// What one page fetch gave.
 struct PageDone {
     released: Released,
@@ -388,6 +531,9 @@ struct PageResponse {
     body: Vec<u8>,
     truncated: bool,
     ip: Option<std::net::IpAddr>,
+    /// The media type, when `content_types` does not want it (the body
+    /// was not read).
+    unwanted: Option<String>,
 }
 
 impl PageResponse {
@@ -454,6 +600,31 @@ async fn fetch_page(
             )
         })
         .collect();
+    let media = media_type(
+        headers
+            .iter()
+            .find(|(k, _)| k == "content-type")
+            .map(|(_, v)| v.as_str()),
+    );
+    let tag = Tag::unpack(released.tag);
+    if (200..300).contains(&status)
+        && !tag.sitemap
+        && !content_type_wanted(&config.content_types, &media)
+    {
+        // Not downloaded past the head: the connection is dropped.
+        return done(
+            Ok(PageResponse {
+                status,
+                headers,
+                body: Vec::new(),
+                truncated: false,
+                ip,
+                unwanted: Some(media),
+            }),
+            false,
+            head_at,
+        );
+    }
     let mut body = Vec::new();
     let mut truncated = false;
     loop {
@@ -485,10 +656,39 @@ async fn fetch_page(
             body,
             truncated,
             ip,
+            unwanted: None,
         }),
         false,
         head_at,
     )
+}
+
+/// The media type of a `Content-Type` value, lower-cased, without
+/// parameters; `application/octet-stream` when there is none (RFC 9110
+/// §8.3).
+fn media_type(header: Option<&str>) -> String {
+    let t = header
+        .and_then(|v| v.split(';').next())
+        .map(str::trim)
+        .unwrap_or("");
+    if t.is_empty() {
+        "application/octet-stream".into()
+    } else {
+        t.to_ascii_lowercase()
+    }
+}
+
+/// Whether `--content-types` keeps a media type: an empty list keeps all;
+/// `type/*` keeps a whole type.
+fn content_type_wanted(wanted: &[String], media: &str) -> bool {
+    wanted.is_empty()
+        || wanted.iter().any(|w| {
+            let w = w.trim().to_ascii_lowercase();
+            match w.strip_suffix("/*") {
+                Some(top) => media.split('/').next() == Some(top),
+                None => w == media,
+            }
+        })
 }
 
 enum Done {
@@ -501,7 +701,7 @@ enum Done {
 }
 
 /// One JSON line of `log.jsonl`.
-#[derive(serde::Serialize)]
+#[derive(serde::Serialize, Default)]
 struct LogLine<'a> {
     time: String,
     kind: &'a str,
@@ -524,6 +724,12 @@ struct LogLine<'a> {
     /// The robots.txt `Content-Usage` rule that applies to the page.
     #[serde(skip_serializing_if = "Option::is_none")]
     content_usage_rule: Option<&'a str>,
+    /// A sitemap entry's `<lastmod>`, as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lastmod: Option<&'a str>,
+    /// Where a URL was found (the sitemap of a sitemap entry).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from: Option<&'a str>,
 }
 
 struct Log {
@@ -739,9 +945,14 @@ pub async fn crawl(
             .connect_timeout(config.connect_timeout),
     )?;
     let made = Arc::new(Mutex::new(HashMap::new()));
+    let (gate_tx, mut gate_rx) = mpsc::unbounded_channel::<GateMsg>();
+    let hop_gate = Arc::new(LoopGate {
+        tx: gate_tx,
+        patience: config.timeout,
+    });
     let cache = Arc::new(RobotsCache::new(
         RecordingFetcher {
-            inner: HttpFetcher::with_client(robots_client, fetch_config),
+            inner: HttpFetcher::with_client(robots_client, fetch_config).with_gate(hop_gate),
             user_agent: config.user_agent.clone(),
             made: made.clone(),
             warc: warc.clone(),
@@ -782,6 +993,7 @@ pub async fn crawl(
         skipped: BTreeMap::new(),
         retries: 0,
         deferred: 0,
+        deferred_by_reason: BTreeMap::new(),
         unavailable: BTreeMap::new(),
         hosts: 0,
         sitemap_entries: 0,
@@ -800,7 +1012,11 @@ pub async fn crawl(
     // A report the loop waited for, handled at the top with the rest.
     let mut received: Option<Done> = None;
     loop {
-        // Reports first: they free slots and may unblock hosts.
+        // Hops of robots.txt fetches to other hosts ask for those hosts'
+        // slots; then reports: they free slots and may unblock hosts.
+        while let Ok(m) = gate_rx.try_recv() {
+            gate(&mut frontier, m).await?;
+        }
         while let Some(done) = received.take().or_else(|| rx.try_recv().ok()) {
             in_flight -= 1;
             handle(
@@ -829,7 +1045,8 @@ pub async fn crawl(
                 hosts_blocked: summary.unavailable.len(),
             };
             progress(&snapshot);
-            write_status(out, &snapshot, &summary, false);
+            let busiest = busiest_hosts(&frontier, clock.now());
+            write_status(out, &snapshot, &summary, &busiest, false);
         }
         if *stop.borrow() && !stopping {
             stopping = true;
@@ -850,7 +1067,19 @@ pub async fn crawl(
         let mut wait: Option<UnixMillis> = None;
         if in_flight < config.concurrency.max(1) && !max_reached {
             let now = clock.now();
-            match Frontier::next(&mut frontier, now).await? {
+            let next = Frontier::next(&mut frontier, now).await?;
+            // URLs the frontier dropped with their host (a Crawl-delay over
+            // the maximum delay): each is logged.
+            for dropped in Frontier::take_skipped(&mut frontier).await? {
+                skip(
+                    &mut log,
+                    &mut summary,
+                    &dropped.url,
+                    "host-skipped",
+                    &dropped.reason,
+                )?;
+            }
+            match next {
                 Next::Fetch(r) => {
                     match r.kind {
                         Kind::Robots => {
@@ -942,12 +1171,16 @@ pub async fn crawl(
         });
         tokio::select! {
             done = rx.recv() => received = done,
+            Some(m) = gate_rx.recv() => gate(&mut frontier, m).await?,
             _ = tokio::time::sleep(sleep_for) => {}
             _ = stop.changed() => {}
         }
     }
     let stats = Frontier::stats(&mut frontier).await?;
     summary.deferred = stats.queued;
+    if summary.ending == Ending::GaveUp {
+        log_deferred(&mut frontier, &mut log, &mut summary, clock.now())?;
+    }
     summary.hosts = hosts_answered.len() as u64;
     Frontier::sync(&mut frontier).await?;
     log.flush()?;
@@ -965,14 +1198,84 @@ pub async fn crawl(
         seconds: summary.seconds,
         hosts_blocked: summary.unavailable.len(),
     };
-    write_status(out, &last, &summary, true);
+    let busiest = busiest_hosts(&frontier, clock.now());
+    write_status(out, &last, &summary, &busiest, true);
     Ok(summary)
+}
+
+/// Logs every URL left queued when the crawl gave up on them, with what
+/// holds it back, and counts them by kind of reason.
+fn log_deferred(
+    frontier: &mut LocalFrontier,
+    log: &mut Log,
+    summary: &mut Summary,
+    now: UnixMillis,
+) -> Result<(), CrawlError> {
+    let mut failed = None;
+    let time = now.to_rfc3339_millis();
+    frontier.for_each_queued(|f, _, url| {
+        let why = LocalFrontier::why_not_now(f, url, now)
+            .unwrap_or_else(|| "nothing: it may be fetched now".into());
+        *summary
+            .deferred_by_reason
+            .entry(hold_kind(&why).to_owned())
+            .or_default() += 1;
+        if let Err(e) = log.line(&LogLine {
+            time: time.clone(),
+            kind: "deferred",
+            url,
+            reason: Some(&why),
+            ..LogLine::default()
+        }) {
+            failed = Some(e);
+        }
+        Ok(())
+    })?;
+    failed.map_or(Ok(()), Err)
+}
+
+/// The kind of hold a `why_not_now` answer describes, for the summary's
+/// counts (the log keeps the full text).
+fn hold_kind(why: &str) -> &'static str {
+    if why.contains("/robots.txt") {
+        "robots.txt unavailable"
+    } else if why.contains("retry after") {
+        "Retry-After"
+    } else if why.contains("in flight") {
+        "requests in flight"
+    } else if why.contains("delay of") {
+        "host delay (Crawl-delay or backoff)"
+    } else {
+        "other"
+    }
+}
+
+/// The hosts holding the most queued URLs, with why each waits (for
+/// `status.json`).
+fn busiest_hosts(frontier: &LocalFrontier, now: UnixMillis) -> Vec<serde_json::Value> {
+    LocalFrontier::busiest(frontier, 10)
+        .into_iter()
+        .map(|l| {
+            let why = l
+                .head
+                .as_deref()
+                .and_then(|u| LocalFrontier::why_not_now(frontier, u, now))
+                .or_else(|| frontier.politeness.why_not_now(&l.key, now));
+            serde_json::json!({"host": l.key, "queued": l.queued, "waiting": why})
+        })
+        .collect()
 }
 
 /// `out/status.json`, for `mannerly crawl --status` while a crawl runs
 /// (the frontier store is the running crawl's alone). Best effort: a
 /// failed write is retried at the next snapshot.
-fn write_status(out: &Path, p: &Progress, summary: &Summary, ended: bool) {
+fn write_status(
+    out: &Path,
+    p: &Progress,
+    summary: &Summary,
+    busiest: &[serde_json::Value],
+    ended: bool,
+) {
     let status = serde_json::json!({
         "pid": std::process::id(),
         "updated": UnixMillis::now().to_rfc3339_millis(),
@@ -988,6 +1291,8 @@ fn write_status(out: &Path, p: &Progress, summary: &Summary, ended: bool) {
         "pages_by_status": summary.pages_by_status,
         "skipped": summary.skipped,
         "robots_unavailable": summary.unavailable,
+        "deferred_by_reason": summary.deferred_by_reason,
+        "busiest": busiest,
     });
     let tmp = out.join("status.json.tmp");
     if std::fs::write(&tmp, status.to_string()).is_ok() {
@@ -1106,6 +1411,7 @@ fn skip(
         reason: Some(&format!("{what}: {why}")),
         content_usage: None,
         content_usage_rule: None,
+        ..LogLine::default()
     })
 }
 
@@ -1189,6 +1495,7 @@ async fn handle(
                         reason: Some(&decision.reason),
                         content_usage: None,
                         content_usage_rule: None,
+                        ..LogLine::default()
                     })?;
                     let outcome = paced(&f.outcome, f.done_at);
                     Frontier::complete(frontier, &released, &outcome, now).await?;
@@ -1224,6 +1531,7 @@ async fn handle(
                         reason: timed_out.then_some("timeout"),
                         content_usage: None,
                         content_usage_rule: None,
+                        ..LogLine::default()
                     })?;
                     if retry {
                         summary.retries += 1;
@@ -1240,6 +1548,33 @@ async fn handle(
                     if let Ok(origin) = Origin::of(&released.url) {
                         cache.note_host_answered(&origin).await;
                         hosts_answered.insert(origin.host.clone());
+                    }
+                    if let Some(media) = &resp.unwanted {
+                        *summary.pages_by_status.entry(resp.status).or_default() += 1;
+                        *summary.skipped.entry("content-type".into()).or_default() += 1;
+                        log.line(&LogLine {
+                            time: now.to_rfc3339_millis(),
+                            kind: "page",
+                            url: &released.url,
+                            status: Some(resp.status),
+                            bytes: Some(0),
+                            ms: Some(latency),
+                            retry: Some(tag.retries),
+                            reason: Some(&format!(
+                                "content-type: {media} is not among --content-types; not downloaded"
+                            )),
+                            ..LogLine::default()
+                        })?;
+                        let outcome = paced(
+                            &Outcome::Status {
+                                status: resp.status,
+                                latency,
+                                retry_after: None,
+                            },
+                            head_at,
+                        );
+                        Frontier::complete(frontier, &released, &outcome, now).await?;
+                        return Ok(());
                     }
                     let mut head = format!("HTTP/1.1 {} {}\r\n", resp.status, reason(resp.status));
                     for (k, v) in &resp.headers {
@@ -1283,6 +1618,7 @@ async fn handle(
                         reason: resp.truncated.then_some("truncated"),
                         content_usage: resp.header("content-usage"),
                         content_usage_rule: Some(&content_usage_rule),
+                        ..LogLine::default()
                     })?;
                     let retryable = matches!(resp.status, 429 | 500 | 502 | 503 | 504);
                     if retryable && tag.retries < config.retries {
@@ -1440,16 +1776,26 @@ async fn sitemap_entries(
     );
     let depth = u32::from(tag.depth) + 1;
     for entry in parser {
-        let (loc, sitemap) = match &entry {
-            mannerly_sitemap::Entry::Url(u) => (u.loc.clone(), false),
-            mannerly_sitemap::Entry::Sitemap(s) => (s.loc.clone(), true),
+        let (loc, sitemap, lastmod) = match &entry {
+            mannerly_sitemap::Entry::Url(u) => (&u.loc, false, &u.lastmod),
+            mannerly_sitemap::Entry::Sitemap(s) => (&s.loc, true, &s.lastmod),
         };
+        // The entry as the sitemap gave it, its lastmod kept in the log.
+        log.line(&LogLine {
+            time: UnixMillis::now().to_rfc3339_millis(),
+            kind: "sitemap-entry",
+            url: loc,
+            lastmod: lastmod.as_ref().map(|l| l.raw.as_str()),
+            from: Some(&released.url),
+            reason: sitemap.then_some("a sitemap listed by an index"),
+            ..LogLine::default()
+        })?;
         let next = Tag {
             depth: u16::try_from(depth).unwrap_or(u16::MAX),
             sitemap,
             ..Tag::default()
         };
-        follow(frontier, scope, log, summary, &base, &loc, next, depth).await?;
+        follow(frontier, scope, log, summary, &base, loc, next, depth).await?;
         summary.sitemap_entries += 1;
     }
     Ok(())
@@ -1489,5 +1835,63 @@ async fn follow(
         }
         Admission::Skipped { reason } => skip(log, summary, url.as_str(), "host-skipped", &reason),
         Admission::Unresolved { host } => skip(log, summary, url.as_str(), "unresolved", &host),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn media_types_are_read_and_matched_as_ranges() {
+        assert_eq!(media_type(Some("Text/HTML; charset=utf-8")), "text/html");
+        assert_eq!(media_type(None), "application/octet-stream");
+        assert_eq!(media_type(Some(" ; x=1")), "application/octet-stream");
+        let wanted = vec!["text/html".to_owned(), "image/*".to_owned()];
+        assert!(content_type_wanted(&wanted, "text/html"));
+        assert!(content_type_wanted(&wanted, "image/png"));
+        assert!(!content_type_wanted(&wanted, "text/plain"));
+        assert!(!content_type_wanted(&wanted, "imagex/png"));
+        assert!(content_type_wanted(&[], "anything/at-all"));
+    }
+
+    #[test]
+    fn holds_are_counted_by_kind() {
+        let mut f = LocalFrontier::in_memory(
+            Politeness::new(PoliteConfig {
+                min_delay: 5_000,
+                ..PoliteConfig::default()
+            }),
+            FrontierConfig::default(),
+        );
+        let t = UnixMillis::from_secs(1_000);
+        f.enqueue("https://a.test/1", 1, t).expect("enqueue");
+        f.enqueue("https://b.test/1", 1, t).expect("enqueue");
+        f.robots_unavailable("https://b.test", t.add_millis(60_000), "503", t)
+            .expect("unavailable");
+        let Next::Fetch(r) = f.next(t).expect("next") else {
+            panic!("a.test's robots.txt first")
+        };
+        f.robots_known(
+            "https://a.test",
+            RobotsPacing::default(),
+            t.add_millis(1 << 30),
+            t,
+        )
+        .expect("known");
+        f.complete(
+            &r,
+            &Outcome::Status {
+                status: 200,
+                latency: 0,
+                retry_after: None,
+            },
+            t,
+        )
+        .expect("complete");
+        let a = f.why_not_now("https://a.test/1", t).expect("a.test waits");
+        let b = f.why_not_now("https://b.test/1", t).expect("b.test waits");
+        assert_eq!(hold_kind(&a), "host delay (Crawl-delay or backoff)", "{a}");
+        assert_eq!(hold_kind(&b), "robots.txt unavailable", "{b}");
     }
 }

@@ -42,6 +42,15 @@ async fn a_polite_crawl_of_a_small_web() {
     );
     let web = TestWeb::start(config).await.expect("testweb");
     let port = web.port();
+    // d.test's robots.txt redirects to c.test's: a request to c.test,
+    // held to c.test's slot and delay like any other.
+    web.set_host(
+        "d.test",
+        HostSpec::default().route(
+            "/robots.txt",
+            vec![Reply::redirect(301, web.url("c.test", "/robots.txt"))],
+        ),
+    );
     // a.test's links name the port the web listens on.
     web.set_host(
         "a.test",
@@ -71,6 +80,7 @@ async fn a_polite_crawl_of_a_small_web() {
                     r#"<a href="/one">1</a> <a href="/private/secret">no</a>
                        <a href="/nofollow">nf</a> <a href="/moved">r</a>
                        <a href="/loop1">loop</a> <a rel="nofollow" href="/relnf">rel</a> <a href="/big">big</a>
+                       <a href="/picture">not a wanted type</a>
                        <a href="http://c.test:{port}/">c</a> <a href="http://b.test:{port}/">b</a>
                        <a href="http://elsewhere.test:{port}/">out of scope</a>"#
                 ))],
@@ -87,6 +97,10 @@ async fn a_polite_crawl_of_a_small_web() {
             )
             .route("/moved", vec![Reply::redirect(301, "/one?from=moved")])
             .route("/one?from=moved", vec![html("<p>moved here</p>")])
+            .route(
+                "/picture",
+                vec![Reply::text("not really a PNG").header("Content-Type", "image/png")],
+            )
             .route("/loop1", vec![Reply::redirect(302, "/loop2")])
             .route("/loop2", vec![Reply::redirect(302, "/loop1")]),
     );
@@ -98,6 +112,7 @@ async fn a_polite_crawl_of_a_small_web() {
         give_up_after: Duration::from_secs(5),
         concurrency: 8,
         max_bytes: 10_000,
+        content_types: vec!["text/html".into(), "text/*".into()],
         client_hook: Some(Arc::new(move |b: reqwest::ClientBuilder| {
             b.dns_resolver(resolver.clone())
                 .add_root_certificate(ca.clone())
@@ -108,6 +123,7 @@ async fn a_polite_crawl_of_a_small_web() {
         web.url("a.test", "/"),
         web.url("b.test", "/"),
         web.url("c.test", "/"),
+        web.url("d.test", "/"),
     ];
     let (_stop_tx, stop) = tokio::sync::watch::channel(false);
     let summary = tokio::time::timeout(
@@ -221,8 +237,16 @@ async fn a_polite_crawl_of_a_small_web() {
         warc_text.push_str(&String::from_utf8_lossy(&bytes));
     }
     let responses = warc_text.matches("WARC-Type: response").count();
-    // b.test's robots.txt 503 is archived too; nothing unanswered was sent.
-    assert_eq!(responses, requests.len(), "{summary:?}");
+    // b.test's robots.txt 503 is archived too; nothing unanswered was
+    // sent; only /picture (image/png, not among the content types) is
+    // not stored.
+    assert!(a.contains(&"/picture".to_owned()));
+    assert_eq!(responses, requests.len() - 1, "{summary:?}");
+    assert!(!warc_text.contains("not really a PNG"));
+    assert_eq!(summary.skipped.get("content-type"), Some(&1), "{summary:?}");
+    // c.test's robots.txt was asked for twice: once as its own, once at
+    // the end of d.test's redirect (the gap check above held for both).
+    assert_eq!(web.count("c.test", "/robots.txt"), 2);
     // The body over the cap is cut, stored, and marked truncated.
     let truncated = warc_text.matches("WARC-Truncated: length").count();
     assert_eq!(
@@ -276,6 +300,31 @@ async fn a_polite_crawl_of_a_small_web() {
     for line in log.lines() {
         serde_json::from_str::<serde_json::Value>(line).expect("one JSON document per line");
     }
+    // The sitemap entry's lastmod is kept.
+    assert!(
+        log.lines().any(|l| l.contains("\"kind\":\"sitemap-entry\"")
+            && l.contains("/from-sitemap\"")
+            && l.contains("\"lastmod\":\"2026-11-01\"")),
+        "{log}"
+    );
+    // The URL the crawl gave up on is logged with what holds it back.
+    let deferred = log
+        .lines()
+        .find(|l| l.contains("\"kind\":\"deferred\""))
+        .expect("a deferred line");
+    assert!(
+        deferred.contains("b.test") && deferred.contains("robots.txt"),
+        "{deferred}"
+    );
+    assert_eq!(
+        summary.deferred_by_reason.get("robots.txt unavailable"),
+        Some(&summary.deferred),
+        "{summary:?}"
+    );
+    assert!(
+        log.contains("image/png is not among --content-types"),
+        "{log}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3,7 +3,9 @@
 use std::collections::HashSet;
 use std::error::Error as _;
 use std::future::Future;
-use std::time::Duration;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use mannerly_robots::DEFAULT_MAX_BYTES;
 
@@ -63,11 +65,41 @@ impl Default for FetchConfig {
     }
 }
 
+/// Paces the redirect hops of a fetch that leave the host it started on
+/// (`a.example/robots.txt` redirected to `b.example/robots.txt`): such a
+/// hop is a request to another host, so a crawler holds it to that host's
+/// politeness like any request. Hops within the starting host are spaced
+/// by [`FetchConfig::redirect_gap`] instead.
+pub trait HopGate: Send + Sync {
+    /// Resolves to `true` once a request to `to` (reached from the fetch
+    /// that started at `from`) may go out, the gate having taken its
+    /// host's slot; `false` when it must not be sent (the fetch then fails
+    /// as a network error would, which fails closed).
+    fn enter<'a>(
+        &'a self,
+        from: &'a url::Url,
+        to: &'a url::Url,
+    ) -> Pin<Box<dyn Future<Output = bool> + Send + 'a>>;
+    /// The request `enter` let through ended: its status, or `None` when no
+    /// answer came, `latency` after it was sent. Called once per `true`.
+    fn leave(&self, from: &url::Url, to: &url::Url, status: Option<u16>, latency: Duration);
+}
+
 /// Fetches robots.txt with reqwest.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HttpFetcher {
     client: reqwest::Client,
     config: FetchConfig,
+    gate: Option<Arc<dyn HopGate>>,
+}
+
+impl std::fmt::Debug for HttpFetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpFetcher")
+            .field("config", &self.config)
+            .field("gate", &self.gate.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl HttpFetcher {
@@ -76,7 +108,11 @@ impl HttpFetcher {
         let client = Self::client_builder(&config)
             .build()
             .map_err(FetchError::Client)?;
-        Ok(HttpFetcher { client, config })
+        Ok(HttpFetcher {
+            client,
+            config,
+            gate: None,
+        })
     }
 
     /// The client settings this crate relies on (no automatic redirects,
@@ -95,7 +131,17 @@ impl HttpFetcher {
 
     /// A fetcher over a client built from [`client_builder`](Self::client_builder).
     pub fn with_client(client: reqwest::Client, config: FetchConfig) -> Self {
-        HttpFetcher { client, config }
+        HttpFetcher {
+            client,
+            config,
+            gate: None,
+        }
+    }
+
+    /// Holds every hop to another host to `gate` (see [`HopGate`]).
+    pub fn with_gate(mut self, gate: Arc<dyn HopGate>) -> Self {
+        self.gate = Some(gate);
+        self
     }
 
     /// One robots.txt fetch: redirects followed by hand (conditional
@@ -115,16 +161,7 @@ impl HttpFetcher {
                 response,
             } => {
                 let status = response.status().as_u16();
-                let headers = response
-                    .headers()
-                    .iter()
-                    .map(|(k, v)| {
-                        (
-                            k.as_str().to_owned(),
-                            String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                        )
-                    })
-                    .collect();
+                let headers = header_pairs(response.headers());
                 match read_capped(response, self.config.max_bytes).await {
                     Ok((body, body_cut)) => FetchOutcome::Response {
                         response: HttpResponse {
@@ -225,11 +262,28 @@ impl HttpFetcher {
         validators: Option<&Validators>,
         stop: impl Fn(&url::Url) -> bool,
     ) -> GetOutcome {
+        let start = url.clone();
         let mut url = url.clone();
         let mut redirects = Vec::new();
         let mut seen = HashSet::new();
         seen.insert(url.clone());
         loop {
+            let gate = self
+                .gate
+                .as_ref()
+                .filter(|_| url.host_str() != start.host_str());
+            if let Some(g) = gate {
+                if !g.enter(&start, &url).await {
+                    return GetOutcome::Network {
+                        error: NetworkError::Other,
+                        detail: format!(
+                            "the redirect to {url} was not sent: its host could not be fetched politely"
+                        ),
+                        redirects,
+                    };
+                }
+            }
+            let sent = Instant::now();
             let mut req = self.client.get(url.clone());
             if let Some(v) = validators {
                 if let Some(etag) = &v.etag {
@@ -239,7 +293,12 @@ impl HttpFetcher {
                     req = req.header(reqwest::header::IF_MODIFIED_SINCE, lm);
                 }
             }
-            let resp = match req.send().await {
+            let answer = req.send().await;
+            if let Some(g) = gate {
+                let status = answer.as_ref().ok().map(|r| r.status().as_u16());
+                g.leave(&start, &url, status, sent.elapsed());
+            }
+            let resp = match answer {
                 Ok(r) => r,
                 Err(e) => {
                     return GetOutcome::Network {
@@ -261,6 +320,7 @@ impl HttpFetcher {
                     redirects.push(Hop {
                         url: url.to_string(),
                         status,
+                        headers: header_pairs(resp.headers()),
                     });
                     if !seen.insert(next.clone()) {
                         return GetOutcome::TooManyRedirects {
@@ -304,6 +364,19 @@ impl Fetcher for HttpFetcher {
     ) -> impl Future<Output = FetchOutcome> + Send {
         self.run(origin, validators)
     }
+}
+
+/// Header names (lower-case) and values, as text.
+fn header_pairs(headers: &reqwest::header::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect()
 }
 
 /// Reads at most `max + 1` decoded bytes; then stops (dropping the

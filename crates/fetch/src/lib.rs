@@ -67,7 +67,7 @@ mod origin;
 pub mod policy;
 
 pub use cache::{CacheConfig, CheckResult, MemoryStore, NoStore, RobotsCache, Store, StoreFuture};
-pub use http::{FetchConfig, Fetcher, GetOutcome, HttpFetcher, Validators};
+pub use http::{FetchConfig, Fetcher, GetOutcome, HopGate, HttpFetcher, Validators};
 pub use mannerly_time as time;
 pub use mannerly_time::{Clock, FakeClock, SystemClock, UnixMillis};
 pub use origin::Origin;

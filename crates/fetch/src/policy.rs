@@ -142,6 +142,10 @@ pub struct Hop {
     pub url: String,
     /// The redirect's status (301, 302, 303, 307 or 308).
     pub status: u16,
+    /// The redirect's headers, names lower-cased (its body is not read).
+    /// Not stored with the cache's state.
+    #[serde(skip)]
+    pub headers: Vec<(String, String)>,
 }
 
 /// The final HTTP response of a fetch.

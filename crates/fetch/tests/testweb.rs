@@ -947,3 +947,80 @@ async fn a_failing_store_is_reported_and_never_loosens_the_rules() {
     assert!(!r.allowed);
     assert_eq!(web.count("a.test", "/robots.txt"), 1);
 }
+
+/// Records what a crawler's gate would see, and lets through or refuses.
+struct Gate {
+    allow: bool,
+    seen: std::sync::Mutex<Vec<String>>,
+}
+
+impl mannerly_fetch::HopGate for Gate {
+    fn enter<'a>(
+        &'a self,
+        from: &'a url::Url,
+        to: &'a url::Url,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send + 'a>> {
+        self.seen.lock().expect("lock").push(format!(
+            "enter {} -> {}",
+            from.host_str().unwrap_or(""),
+            to.path()
+        ));
+        Box::pin(async move { self.allow })
+    }
+
+    fn leave(&self, _from: &url::Url, to: &url::Url, status: Option<u16>, _latency: Duration) {
+        self.seen.lock().expect("lock").push(format!(
+            "leave {} {}",
+            to.host_str().unwrap_or(""),
+            status.map_or("-".into(), |s| s.to_string())
+        ));
+    }
+}
+
+#[tokio::test]
+async fn hops_to_another_host_go_through_the_gate() {
+    for allow in [true, false] {
+        let e = env(vec![
+            ("a.test", HostSpec::default()),
+            ("b.test", HostSpec::default()),
+        ])
+        .await;
+        let target = e.url("b.test", "/robots.txt");
+        // a.test -> a.test/moved (same host: no gate) -> b.test/robots.txt.
+        e.web.set_host(
+            "a.test",
+            robots(vec![Reply::redirect(301, "/moved")])
+                .route("/moved", vec![Reply::redirect(301, target.as_str())]),
+        );
+        e.web.set_host("b.test", HostSpec::default().robots(RULES));
+        let gate = Arc::new(Gate {
+            allow,
+            seen: std::sync::Mutex::new(Vec::new()),
+        });
+        let fetch = FetchConfig::default();
+        let fetcher =
+            HttpFetcher::with_client(client_for(&e.web, &fetch), fetch).with_gate(gate.clone());
+        let outcome = mannerly_fetch::Fetcher::fetch(
+            &fetcher,
+            &e.origin("a.test"),
+            &mannerly_fetch::Validators::default(),
+        )
+        .await;
+        let seen = gate.seen.lock().expect("lock").clone();
+        if allow {
+            assert_eq!(seen, ["enter a.test -> /robots.txt", "leave b.test 200"]);
+            assert!(
+                matches!(outcome, mannerly_fetch::FetchOutcome::Response { .. }),
+                "{outcome:?}"
+            );
+            assert_eq!(e.web.count("b.test", "/robots.txt"), 1);
+        } else {
+            assert_eq!(seen, ["enter a.test -> /robots.txt"]);
+            assert!(
+                matches!(outcome, mannerly_fetch::FetchOutcome::Network { .. }),
+                "a refused hop fails closed: {outcome:?}"
+            );
+            assert_eq!(e.web.count("b.test", "/robots.txt"), 0, "never sent");
+        }
+    }
+}

@@ -38,7 +38,7 @@ use proptest::prelude::*;
 
 use crate::controller::{Config, Outcome, Politeness, RobotsPacing, UnixMillis};
 use crate::frontier::{
-    Frontier, FrontierConfig, FrontierError, KeyLoad, Kind, LocalFrontier, Next, Released,
+    Begin, Frontier, FrontierConfig, FrontierError, KeyLoad, Kind, LocalFrontier, Next, Released,
 };
 
 /// Runs a future to completion on this thread (no runtime needed). For
@@ -116,13 +116,16 @@ pub enum Op {
         /// For how long.
         ms: u16,
     },
-    /// A request to `https://h{host}.test` the frontier did not release
-    /// (a robots.txt redirect from another host), `latency` ms ago.
-    NoteRequest {
+    /// Begin a request to `https://h{host}.test` the frontier did not
+    /// release (a robots.txt redirect from another host).
+    BeginRequest {
         /// Host number.
         host: u8,
-        /// Its latency.
-        latency: u16,
+    },
+    /// End one of the requests begun (`which` modulo their number).
+    EndRequest {
+        /// Which request.
+        which: u8,
     },
     /// Ask which keys hold the most URLs.
     Busiest,
@@ -156,7 +159,8 @@ pub fn op() -> impl Strategy<Value = Op> {
         1 => any::<u8>().prop_map(|which| Op::Discard { which }),
         1 => (0u8..6, 0u16..5_000).prop_map(|(host, ms)| Op::Unavailable { host, ms }),
         1 => (0u8..6, 0u8..40).prop_map(|(host, page)| Op::WhyNotNow { host, page }),
-        1 => (0u8..6, 0u16..2_000).prop_map(|(host, latency)| Op::NoteRequest { host, latency }),
+        1 => (0u8..6).prop_map(|host| Op::BeginRequest { host }),
+        1 => any::<u8>().prop_map(|which| Op::EndRequest { which }),
         1 => Just(Op::Busiest),
         2 => (0u16..3_000).prop_map(|ms| Op::Advance { ms }),
         1 => Just(Op::Reopen),
@@ -263,6 +267,7 @@ where
     let mut mem = LocalFrontier::in_memory(contract_politeness(), contract_config());
     let mut backend = Some(open(contract_config()).await.map_err(err)?);
     let mut flying: Vec<Released> = Vec::new();
+    let mut begun: Vec<String> = Vec::new();
     let mut now = START;
     let mut reopened = false;
     for (i, op) in ops.iter().enumerate() {
@@ -346,16 +351,27 @@ where
                     .map_err(err);
                 same!(a, b, "op {i}: robots_unavailable");
             }
-            Op::NoteRequest { host, latency } => {
+            Op::BeginRequest { host } => {
                 let url = format!("https://h{host}.test/robots.txt");
-                let outcome = Outcome::Status {
-                    status: 200,
-                    latency: u64::from(*latency),
-                    retry_after: None,
-                };
-                let a = mem.note_request(&url, &outcome, now).map_err(err);
-                let b = d.note_request(&url, &outcome, now).await.map_err(err);
-                same!(a, b, "op {i}: note_request {url}");
+                let a = mem.begin_request(&url, now);
+                let b = d.begin_request(&url, now).await.map_err(err)?;
+                same!(a, b, "op {i}: begin_request {url}");
+                if a == Begin::Started {
+                    begun.push(url);
+                }
+            }
+            Op::EndRequest { which } => {
+                if !begun.is_empty() {
+                    let url = begun.remove(usize::from(*which) % begun.len());
+                    let outcome = Outcome::Status {
+                        status: 200,
+                        latency: 30,
+                        retry_after: None,
+                    };
+                    let a = mem.end_request(&url, &outcome, now).map_err(err);
+                    let b = d.end_request(&url, &outcome, now).await.map_err(err);
+                    same!(a, b, "op {i}: end_request {url}");
+                }
             }
             Op::Busiest => {
                 // The counts must agree; the head URL is the backend's to
@@ -378,7 +394,7 @@ where
                 // in-flight URLs, which memory cannot mirror. Keys are
                 // rescheduled on reopen, so the order among hosts may
                 // differ from here on; what must hold is checked below.
-                if persistent && flying.is_empty() {
+                if persistent && flying.is_empty() && begun.is_empty() {
                     d.sync().await.map_err(err)?;
                     drop(backend.take());
                     backend = Some(open(contract_config()).await.map_err(err)?);
@@ -401,6 +417,16 @@ where
     for r in flying.drain(..) {
         finish(&mut mem, &r, 200, now).await;
         finish(d, &r, 200, now).await;
+    }
+    let ok = Outcome::Status {
+        status: 200,
+        latency: 30,
+        retry_after: None,
+    };
+    for url in begun.drain(..) {
+        let a = mem.end_request(&url, &ok, now).map_err(err);
+        let b = d.end_request(&url, &ok, now).await.map_err(err);
+        same!(a, b, "end_request {url}");
     }
     if reopened {
         // After a reopen: the same pages, each released once.

@@ -17,8 +17,8 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
 use std::path::Path;
 
 use super::{
-    Admission, Frontier, FrontierConfig, FrontierError, KeyLoad, Kind, Next, Released, Skipped,
-    Stats,
+    Admission, Begin, Frontier, FrontierConfig, FrontierError, KeyLoad, Kind, Next, Released,
+    Skipped, Stats,
 };
 use crate::controller::{HostState, Outcome, Politeness, RobotsPacing, Started, UnixMillis, Wait};
 use crate::key::{KeyError, Keyer};
@@ -964,28 +964,38 @@ impl LocalFrontier {
         }
     }
 
-    /// Counts a request this frontier did not release (see
-    /// [`Frontier::note_request`]).
-    pub fn note_request(
+    /// Takes a host's slot for a request this frontier did not release
+    /// (see [`Frontier::begin_request`]).
+    pub fn begin_request(&mut self, url: &str, now: UnixMillis) -> Begin {
+        let key = match self.keyer.key(url) {
+            Ok(k) => k,
+            Err(e) => {
+                return Begin::Refused {
+                    reason: e.to_string(),
+                }
+            }
+        };
+        match self.politeness.check(&key, now) {
+            Ok(()) => {
+                self.politeness.start(&key, now);
+                Begin::Started
+            }
+            Err(Wait::Until { at, .. }) => Begin::Wait { until: at },
+            Err(Wait::Skipped { reason }) => Begin::Refused { reason },
+        }
+    }
+
+    /// Ends a request [`begin_request`](Self::begin_request) started (see
+    /// [`Frontier::end_request`]).
+    pub fn end_request(
         &mut self,
         url: &str,
         outcome: &Outcome,
         now: UnixMillis,
     ) -> Result<(), FrontierError> {
-        // A URL without a usable key names no host this frontier paces.
         let Ok(key) = self.keyer.key(url) else {
             return Ok(());
         };
-        let latency = match outcome {
-            Outcome::Status { latency, .. } | Outcome::Failed { latency } => *latency,
-        };
-        // Counted as started when it went out, but never before the key's
-        // last recorded start: its pacing only moves forward.
-        let last = self.politeness.get(&key).and_then(|h| h.last_start);
-        let sent = now
-            .sub_millis(latency)
-            .max(last.unwrap_or(UnixMillis::EPOCH));
-        self.politeness.start(&key, sent);
         self.politeness.finish(&key, now, outcome);
         self.save_host(&key);
         self.end_op()?;
@@ -1009,24 +1019,26 @@ impl LocalFrontier {
             .collect()
     }
 
-    /// Calls `f` with every queued URL and its key, in key order then
-    /// queue order, without holding them all in memory (on disk this reads
-    /// the whole store; meant for reports at the end of a crawl).
+    /// Calls `f` with the frontier (to ask [`why_not_now`](Self::why_not_now))
+    /// and every queued URL with its key, in key order then queue order,
+    /// without holding them all in memory (on disk this reads the whole
+    /// store; meant for reports at the end of a crawl).
     pub fn for_each_queued(
         &mut self,
-        mut f: impl FnMut(&str, &str) -> Result<(), FrontierError>,
+        mut f: impl FnMut(&LocalFrontier, &str, &str) -> Result<(), FrontierError>,
     ) -> Result<(), FrontierError> {
-        match self.store.as_mut() {
-            Some(store) => {
-                store.commit()?;
-                store.scan_queue_raw(|key, _, _, url| f(key, url))
-            }
+        if let Some(store) = self.store.as_mut() {
+            store.commit()?;
+        }
+        let this = &*self;
+        match this.store.as_ref() {
+            Some(store) => store.scan_queue_raw(|key, _, _, url| f(this, key, url)),
             None => {
-                let mut keys: Vec<&Box<str>> = self.queues.keys().collect();
+                let mut keys: Vec<&Box<str>> = this.queues.keys().collect();
                 keys.sort();
                 for k in keys {
-                    for q in self.queues[k].window.values() {
-                        f(k, &q.url)?;
+                    for q in this.queues[k].window.values() {
+                        f(this, k, &q.url)?;
                     }
                 }
                 Ok(())
@@ -1120,13 +1132,17 @@ impl Frontier for LocalFrontier {
         LocalFrontier::robots_known(self, origin, pacing, valid_until, now)
     }
 
-    async fn note_request(
+    async fn begin_request(&mut self, url: &str, now: UnixMillis) -> Result<Begin, FrontierError> {
+        Ok(LocalFrontier::begin_request(self, url, now))
+    }
+
+    async fn end_request(
         &mut self,
         url: &str,
         outcome: &Outcome,
         now: UnixMillis,
     ) -> Result<(), FrontierError> {
-        LocalFrontier::note_request(self, url, outcome, now)
+        LocalFrontier::end_request(self, url, outcome, now)
     }
 
     async fn busiest(&mut self, n: usize) -> Result<Vec<KeyLoad>, FrontierError> {
@@ -1177,7 +1193,7 @@ mod tests {
     }
 
     #[test]
-    fn a_request_made_elsewhere_counts_in_the_host_pacing() {
+    fn a_request_made_elsewhere_takes_the_host_slot_and_delay() {
         let mut f = LocalFrontier::in_memory(
             Politeness::new(Config {
                 min_delay: 1_000,
@@ -1187,30 +1203,42 @@ mod tests {
         );
         let t = T0.add_millis(10_000);
         f.enqueue("https://b.test/page", 1, t).expect("enqueue");
-        // A robots.txt fetch of a.test was redirected to b.test; it
-        // answered 50 ms ago, after 50 ms on the wire.
+        // A robots.txt fetch of a.test is redirected to b.test.
+        assert_eq!(
+            f.begin_request("https://b.test/robots.txt", t),
+            Begin::Started
+        );
+        assert_eq!(
+            f.next(t).expect("next"),
+            Next::Busy,
+            "b.test's slot is taken while the redirected request is out"
+        );
+        assert!(matches!(
+            f.begin_request("https://b.test/other", t),
+            Begin::Wait { .. }
+        ));
         let answered = Outcome::Status {
             status: 200,
             latency: 50,
             retry_after: None,
         };
-        f.note_request("https://b.test/robots.txt", &answered, t)
-            .expect("note");
+        f.end_request("https://b.test/robots.txt", &answered, t.add_millis(50))
+            .expect("end");
         assert_eq!(
-            f.next(t).expect("next"),
+            f.next(t.add_millis(50)).expect("next"),
             Next::Wait {
-                until: t.add_millis(950)
+                until: t.add_millis(1_000)
             },
             "b.test's next request waits its delay from the redirected one"
         );
         assert!(matches!(
-            f.next(t.add_millis(950)).expect("next"),
+            f.next(t.add_millis(1_000)).expect("next"),
             Next::Fetch(_)
         ));
-        // A URL with no host is nothing to pace.
-        f.note_request("not a url", &answered, t).expect("ignored");
-        let load = f.busiest(5);
-        assert!(load.is_empty(), "{load:?}");
+        assert!(matches!(
+            f.begin_request("not a url", t),
+            Begin::Refused { .. }
+        ));
     }
 
     #[test]
@@ -1227,7 +1255,7 @@ mod tests {
         assert_eq!(got, [("b.test", 3), ("c.test", 2)]);
         assert_eq!(load[0].head.as_deref(), Some("https://b.test/0"));
         let mut all = Vec::new();
-        f.for_each_queued(|k, u| {
+        f.for_each_queued(|_, k, u| {
             all.push(format!("{k} {u}"));
             Ok(())
         })

@@ -158,6 +158,24 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// The answer to [`Frontier::begin_request`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Begin {
+    /// The host's slot is taken: send the request, then call
+    /// [`Frontier::end_request`].
+    Started,
+    /// Not before this instant: ask again then.
+    Wait {
+        /// The instant.
+        until: UnixMillis,
+    },
+    /// Never: the host is skipped, or the URL names none.
+    Refused {
+        /// Why.
+        reason: String,
+    },
+}
+
 /// A key and how much it holds (see [`Frontier::busiest`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyLoad {
@@ -338,12 +356,20 @@ pub trait Frontier {
         valid_until: UnixMillis,
         now: UnixMillis,
     ) -> impl Future<Output = Result<(), FrontierError>> + Send;
-    /// Counts a request the frontier did not release against the pacing
-    /// of `url`'s host: a robots.txt redirect that went on to another
-    /// host. The request is taken as sent `latency` before `now` (never
-    /// before the host's last recorded start), and the host's next request
-    /// waits its delay from then. A URL without a usable key is ignored.
-    fn note_request(
+    /// A request the frontier did not release is about to go to `url`'s
+    /// host (a robots.txt redirect that leaves its origin's host): if the
+    /// host's pacing allows a request now, its slot is taken
+    /// ([`Begin::Started`]) until [`end_request`](Frontier::end_request);
+    /// otherwise the answer says until when to wait, or that the host is
+    /// not to be fetched at all.
+    fn begin_request(
+        &mut self,
+        url: &str,
+        now: UnixMillis,
+    ) -> impl Future<Output = Result<Begin, FrontierError>> + Send;
+    /// Ends a request [`begin_request`](Frontier::begin_request) started:
+    /// the host's pacing learns from `outcome` as from a completion.
+    fn end_request(
         &mut self,
         url: &str,
         outcome: &Outcome,
