@@ -2,13 +2,11 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use mannerly_crawl::engine::{crawl, CrawlConfig, Ending, Progress, Summary};
 use mannerly_crawl::normalize::ScopeMode;
-use mannerly_testweb::{Generated, HostSpec, Reply, TestWeb, WebConfig};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -293,7 +291,11 @@ pub fn run(args: Args) -> Result<u8> {
 
 /// Runs the crawl with Ctrl-C handling: the first stops gracefully, a
 /// second exits at once.
-async fn run_crawl(config: CrawlConfig, seeds: Vec<String>, out: &Path) -> Result<(Summary, bool)> {
+pub(crate) async fn run_crawl(
+    config: CrawlConfig,
+    seeds: Vec<String>,
+    out: &Path,
+) -> Result<(Summary, bool)> {
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
@@ -346,7 +348,7 @@ async fn run_crawl(config: CrawlConfig, seeds: Vec<String>, out: &Path) -> Resul
     Ok((summary, stopped))
 }
 
-fn report(summary: &Summary, out: &Path, json: bool) -> Result<()> {
+pub(crate) fn report(summary: &Summary, out: &Path, json: bool) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     if json {
         serde_json::to_writer(&mut stdout, summary)?;
@@ -410,263 +412,4 @@ fn report(summary: &Summary, out: &Path, json: bool) -> Result<()> {
         out.join("log.jsonl").display()
     )?;
     Ok(())
-}
-
-#[derive(clap::Args)]
-pub struct DemoArgs {
-    /// Generated hosts.
-    #[arg(long, default_value_t = 300)]
-    hosts: u32,
-    /// Where the demo crawl's output goes [default: a temporary directory].
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// Seconds between requests to a host.
-    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
-    min_delay: f64,
-}
-
-/// `mannerly demo`: a simulated web on 127.0.0.1, crawled politely, then
-/// audited from the server's own log.
-pub fn demo(args: DemoArgs) -> Result<u8> {
-    let tmp;
-    let out = match &args.out {
-        Some(o) => o.clone(),
-        None => {
-            tmp = std::env::temp_dir().join(format!("mannerly-demo-{}", std::process::id()));
-            tmp
-        }
-    };
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    runtime.block_on(async {
-        let mut web_config = WebConfig {
-            generated: Generated {
-                prefix: "site".into(),
-                suffix: ".test".into(),
-                count: args.hosts,
-                robots: "User-agent: *\nDisallow: /p7.html\n".into(),
-                pages_per_host: 9,
-                links_per_page: 4,
-                cross_host_links: 1,
-            },
-            ..WebConfig::default()
-        };
-        let scripted: Vec<(&str, HostSpec, &str)> = vec![
-            (
-                "down.test",
-                HostSpec::default().route("/robots.txt", vec![Reply::status(503)]),
-                "robots.txt answers 503",
-            ),
-            (
-                "busy.test",
-                HostSpec::default().route(
-                    "/robots.txt",
-                    vec![Reply::status(429).header("Retry-After", "3600")],
-                ),
-                "robots.txt answers 429",
-            ),
-            (
-                "gone.test",
-                HostSpec::default()
-                    .route("/robots.txt", vec![Reply::status(404)])
-                    .pages(4, 2),
-                "no robots.txt (404)",
-            ),
-            (
-                "slowpoke.test",
-                HostSpec::default()
-                    .robots("User-agent: *\nCrawl-delay: 2\n")
-                    .pages(4, 2),
-                "Crawl-delay: 2",
-            ),
-            (
-                "storm.test",
-                HostSpec::default()
-                    .robots("User-agent: *\nAllow: /\n")
-                    .route(
-                        "/",
-                        vec![
-                            Reply::status(429).header("Retry-After", "2"),
-                            Reply::status(429).header("Retry-After", "1"),
-                            Reply::text("<a href=/p1.html>p1</a>")
-                                .header("Content-Type", "text/html"),
-                        ],
-                    )
-                    .pages(3, 2),
-                "429 storm with Retry-After",
-            ),
-            (
-                "loop.test",
-                HostSpec::default()
-                    .robots("User-agent: *\n")
-                    .route("/", vec![Reply::redirect(302, "/a")])
-                    .route("/a", vec![Reply::redirect(302, "/b")])
-                    .route("/b", vec![Reply::redirect(302, "/a")]),
-                "redirect loop",
-            ),
-            (
-                "hop.test",
-                HostSpec::default()
-                    .route(
-                        "/robots.txt",
-                        vec![Reply::redirect(301, "/real-robots.txt")],
-                    )
-                    .route(
-                        "/real-robots.txt",
-                        vec![Reply::text("User-agent: *\nDisallow: /p2.html\n")],
-                    )
-                    .pages(4, 3),
-                "robots.txt redirects",
-            ),
-            (
-                "slow.test",
-                HostSpec {
-                    latency_ms: 800,
-                    ..HostSpec::default().robots("User-agent: *\n").pages(3, 2)
-                },
-                "slow host (800 ms)",
-            ),
-        ];
-        for (name, spec, _) in &scripted {
-            web_config.hosts.insert((*name).to_owned(), spec.clone());
-        }
-        let web = TestWeb::start(web_config).await?;
-        let port = web.port();
-        // testweb is also the crawl's HTTP proxy, so every host keeps its
-        // plain name (`http://site3.test/`), as on the real web.
-        let mut seeds: Vec<String> = (0..args.hosts)
-            .map(|i| format!("http://site{i}.test/"))
-            .collect();
-        seeds.extend(scripted.iter().map(|(n, _, _)| format!("http://{n}/")));
-        eprintln!(
-            "demo: a simulated web on 127.0.0.1:{port}: {} generated hosts and {} with quirks:",
-            args.hosts,
-            scripted.len()
-        );
-        for (n, _, what) in &scripted {
-            eprintln!("  {n}: {what}");
-        }
-        let ca = reqwest::Certificate::from_der(&web.ca_der()).context("the test CA")?;
-        let config = CrawlConfig {
-            min_delay: Duration::from_secs_f64(args.min_delay.max(0.0)),
-            give_up_after: Duration::from_secs(20),
-            proxy: Some(format!("http://127.0.0.1:{port}")),
-            client_hook: Some(Arc::new(move |b: reqwest::ClientBuilder| {
-                b.add_root_certificate(ca.clone())
-            })),
-            ..CrawlConfig::default()
-        };
-        let (summary, stopped) = run_crawl(config, seeds, &out).await?;
-        report(&summary, &out, false)?;
-        let audit = audit(&web, args.min_delay);
-        println!(
-            "politeness audit (from the server's own request log, {} requests):",
-            audit.requests
-        );
-        println!(
-            "  hosts with more than one request in flight: {}",
-            audit.concurrent
-        );
-        println!(
-            "  requests sooner than the host's delay after the previous one: {}",
-            audit.too_soon
-        );
-        println!(
-            "  requests to paths robots.txt disallows: {}",
-            audit.disallowed
-        );
-        println!(
-            "  hosts whose first request was not robots.txt: {}",
-            audit.robots_not_first
-        );
-        println!(
-            "  page requests to hosts whose robots.txt was unavailable: {}",
-            audit.unavailable_pages
-        );
-        let violations = audit.concurrent
-            + audit.too_soon
-            + audit.disallowed
-            + audit.robots_not_first
-            + audit.unavailable_pages;
-        println!("  violations: {violations}");
-        for e in &audit.examples {
-            println!("    {e}");
-        }
-        anyhow::Ok(if violations > 0 {
-            1
-        } else if stopped {
-            130
-        } else {
-            0
-        })
-    })
-}
-
-struct Audit {
-    /// The first violations, described.
-    examples: Vec<String>,
-    requests: usize,
-    concurrent: usize,
-    too_soon: usize,
-    disallowed: usize,
-    robots_not_first: usize,
-    unavailable_pages: usize,
-}
-
-/// Counts politeness violations from testweb's log: its own timestamps,
-/// not the crawler's claims.
-fn audit(web: &TestWeb, min_delay: f64) -> Audit {
-    let requests = web.requests();
-    let mut by_host: std::collections::BTreeMap<String, Vec<_>> = Default::default();
-    for r in &requests {
-        by_host.entry(r.host.clone()).or_default().push(r);
-    }
-    // Server-side jitter allowed on a gap (the request's trip, scheduling).
-    let jitter = Duration::from_millis(15);
-    let mut a = Audit {
-        examples: Vec::new(),
-        requests: requests.len(),
-        concurrent: 0,
-        too_soon: 0,
-        disallowed: 0,
-        robots_not_first: 0,
-        unavailable_pages: 0,
-    };
-    for (host, mut reqs) in by_host {
-        reqs.sort_by_key(|r| r.started);
-        if web.max_in_flight(&host) > 1 {
-            a.concurrent += 1;
-        }
-        if reqs.first().is_some_and(|r| r.path != "/robots.txt") {
-            a.robots_not_first += 1;
-        }
-        let delay = Duration::from_secs_f64(match host.as_str() {
-            "slowpoke.test" => 2.0f64.max(min_delay),
-            _ => min_delay,
-        });
-        for w in reqs.windows(2) {
-            let gap = w[1].started.saturating_sub(w[0].started);
-            if gap + jitter < delay {
-                a.too_soon += 1;
-                if a.examples.len() < 5 {
-                    a.examples.push(format!(
-                        "{host}: {} {:?} after {}",
-                        w[1].path, gap, w[0].path
-                    ));
-                }
-            }
-        }
-        let disallowed: &[&str] = match host.as_str() {
-            "hop.test" => &["/p2.html"],
-            h if h.starts_with("site") => &["/p7.html"],
-            _ => &[],
-        };
-        a.disallowed += reqs
-            .iter()
-            .filter(|r| disallowed.contains(&r.path.as_str()))
-            .count();
-        if host == "down.test" || host == "busy.test" {
-            a.unavailable_pages += reqs.iter().filter(|r| r.path != "/robots.txt").count();
-        }
-    }
-    a
 }

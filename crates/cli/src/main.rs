@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod botauth;
 mod check;
 mod crawl;
+mod demo;
 mod fetch;
 mod input;
 mod lint;
@@ -72,7 +73,7 @@ enum Command {
     Crawl(Box<crawl::Args>),
     /// Crawl a simulated web of a few hundred hosts on 127.0.0.1 (no
     /// network needed) and audit the crawl from the server's own log.
-    Demo(crawl::DemoArgs),
+    Demo(demo::DemoArgs),
     /// Run the simulated multi-host web from a TOML file, until Ctrl-C.
     Testweb(testweb::Args),
     /// Web Bot Auth keys: generate one, or print a signed key directory.
@@ -98,7 +99,7 @@ fn main() -> ExitCode {
         Command::Sitemap(args) => sitemap::run(args),
         Command::Testweb(args) => testweb::run(args),
         Command::Crawl(args) => crawl::run(*args),
-        Command::Demo(args) => crawl::demo(args),
+        Command::Demo(args) => demo::demo(args),
         Command::Keys(cmd) => botauth::keys(cmd),
         Command::Sign(args) => botauth::sign(args),
         Command::Verify(args) => botauth::verify(args),

@@ -105,3 +105,50 @@ fn crawl_usage_errors_say_what_is_missing() {
         "nothing is created for a crawl that cannot start"
     );
 }
+
+#[test]
+fn the_demo_audits_another_crawler_from_the_servers_log() {
+    let bin = env!("CARGO_BIN_EXE_mannerly");
+    let dir = std::env::temp_dir().join(format!("mannerly-demo-ext-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.to_str().expect("utf-8 path");
+    // A rude client: straight to a disallowed page, no robots.txt first.
+    let rude = "import os, urllib.request as u\n\
+        o = u.build_opener(u.ProxyHandler({'http': os.environ['MANNERLY_DEMO_PROXY']}))\n\
+        o.open('http://site0.test/p7.html').read()\n";
+    let o = mannerly(&[
+        "demo", "--hosts", "3", "--json", "--out", out, "--", "python3", "-c", rude,
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "violations exit 1: {text}");
+    let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON document");
+    assert_eq!(v["disallowed"], 1, "{v}");
+    assert_eq!(v["robots_not_first"], 1, "{v}");
+    assert_eq!(v["external"]["exit"], 0, "{v}");
+    // This crawler, run the same way, breaks no rule.
+    let crawl_out = dir.join("crawl");
+    let o = mannerly(&[
+        "demo",
+        "--hosts",
+        "3",
+        "--min-delay",
+        "0.2",
+        "--json",
+        "--out",
+        out,
+        "--",
+        "sh",
+        "-c",
+        "exec \"$0\" crawl --proxy \"$MANNERLY_DEMO_PROXY\" --seeds \"$MANNERLY_DEMO_SEEDS\" \
+         --min-delay \"$MANNERLY_DEMO_DELAY\" --give-up-after 1 --out \"$1\" >/dev/null",
+        bin,
+        crawl_out.to_str().expect("utf-8 path"),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON document");
+    assert_eq!(v["violations"], 0, "{v}");
+    assert!(v["pages"].as_u64().is_some_and(|p| p > 10), "{v}");
+    assert!(v["external"]["cpu_seconds"].as_f64().is_some(), "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

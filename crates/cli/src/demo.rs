@@ -1,0 +1,470 @@
+//! `mannerly demo`: a simulated web of a few hundred hosts on 127.0.0.1,
+//! crawled (by this crawler, or by another with `--external`), then audited
+//! from the server's own request log.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use mannerly_crawl::engine::CrawlConfig;
+use mannerly_testweb::{Generated, HostSpec, Reply, TestWeb, WebConfig};
+
+use crate::crawl::{report, run_crawl};
+
+#[derive(clap::Args)]
+pub struct DemoArgs {
+    /// Generated hosts.
+    #[arg(long, default_value_t = 300)]
+    hosts: u32,
+    /// Where the demo crawl's output goes [default: a temporary directory].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Seconds between requests to a host.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    min_delay: f64,
+    /// Requests in flight across all hosts.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    concurrency: usize,
+    /// Print the audit as one JSON document on stdout.
+    #[arg(long)]
+    json: bool,
+    /// After `--`: audit another crawler instead. The command runs against
+    /// the simulated web and is judged from the server's log. It gets
+    /// MANNERLY_DEMO_PROXY (the HTTP proxy to use), MANNERLY_DEMO_SEEDS (a
+    /// file of seed URLs), MANNERLY_DEMO_DELAY (seconds), and
+    /// MANNERLY_DEMO_CONCURRENCY; its CPU time and peak RSS are measured
+    /// (Linux, sampled from /proc every 20 ms).
+    #[arg(value_name = "CMD", num_args = 1.., last = true)]
+    external: Vec<String>,
+}
+
+/// `mannerly demo`: a simulated web on 127.0.0.1, crawled politely, then
+/// audited from the server's own log.
+pub fn demo(args: DemoArgs) -> Result<u8> {
+    let tmp;
+    let out = match &args.out {
+        Some(o) => o.clone(),
+        None => {
+            tmp = std::env::temp_dir().join(format!("mannerly-demo-{}", std::process::id()));
+            tmp
+        }
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let mut web_config = WebConfig {
+            generated: Generated {
+                prefix: "site".into(),
+                suffix: ".test".into(),
+                count: args.hosts,
+                robots: "User-agent: *\nDisallow: /p7.html\n".into(),
+                pages_per_host: 9,
+                links_per_page: 4,
+                cross_host_links: 1,
+            },
+            ..WebConfig::default()
+        };
+        let scripted: Vec<(&str, HostSpec, &str)> = vec![
+            (
+                "down.test",
+                HostSpec::default().route("/robots.txt", vec![Reply::status(503)]),
+                "robots.txt answers 503",
+            ),
+            (
+                "busy.test",
+                HostSpec::default().route(
+                    "/robots.txt",
+                    vec![Reply::status(429).header("Retry-After", "3600")],
+                ),
+                "robots.txt answers 429",
+            ),
+            (
+                "gone.test",
+                HostSpec::default()
+                    .route("/robots.txt", vec![Reply::status(404)])
+                    .pages(4, 2),
+                "no robots.txt (404)",
+            ),
+            (
+                "slowpoke.test",
+                HostSpec::default()
+                    .robots("User-agent: *\nCrawl-delay: 2\n")
+                    .pages(4, 2),
+                "Crawl-delay: 2",
+            ),
+            (
+                "storm.test",
+                HostSpec::default()
+                    .robots("User-agent: *\nAllow: /\n")
+                    .route(
+                        "/",
+                        vec![
+                            Reply::status(429).header("Retry-After", "2"),
+                            Reply::status(429).header("Retry-After", "1"),
+                            Reply::text("<a href=/p1.html>p1</a>")
+                                .header("Content-Type", "text/html"),
+                        ],
+                    )
+                    .pages(3, 2),
+                "429 storm with Retry-After",
+            ),
+            (
+                "loop.test",
+                HostSpec::default()
+                    .robots("User-agent: *\n")
+                    .route("/", vec![Reply::redirect(302, "/a")])
+                    .route("/a", vec![Reply::redirect(302, "/b")])
+                    .route("/b", vec![Reply::redirect(302, "/a")]),
+                "redirect loop",
+            ),
+            (
+                "hop.test",
+                HostSpec::default()
+                    .route(
+                        "/robots.txt",
+                        vec![Reply::redirect(301, "/real-robots.txt")],
+                    )
+                    .route(
+                        "/real-robots.txt",
+                        vec![Reply::text("User-agent: *\nDisallow: /p2.html\n")],
+                    )
+                    .pages(4, 3),
+                "robots.txt redirects",
+            ),
+            (
+                "nofollow.test",
+                HostSpec::default()
+                    .robots("User-agent: *\n")
+                    .route(
+                        "/",
+                        vec![Reply::text(
+                            "<a href=/stop.html>stop</a> <a rel=nofollow href=/sponsored.html>ad</a>",
+                        )
+                        .header("Content-Type", "text/html")],
+                    )
+                    .route(
+                        "/stop.html",
+                        vec![Reply::text(
+                            "<meta name=robots content=nofollow><a href=/never.html>never</a>",
+                        )
+                        .header("Content-Type", "text/html")],
+                    ),
+                "nofollow page and rel=nofollow link",
+            ),
+            (
+                "slow.test",
+                HostSpec {
+                    latency_ms: 800,
+                    ..HostSpec::default().robots("User-agent: *\n").pages(3, 2)
+                },
+                "slow host (800 ms)",
+            ),
+        ];
+        for (name, spec, _) in &scripted {
+            web_config.hosts.insert((*name).to_owned(), spec.clone());
+        }
+        let web = TestWeb::start(web_config).await?;
+        let port = web.port();
+        // testweb is also the crawl's HTTP proxy, so every host keeps its
+        // plain name (`http://site3.test/`), as on the real web.
+        let mut seeds: Vec<String> = (0..args.hosts)
+            .map(|i| format!("http://site{i}.test/"))
+            .collect();
+        seeds.extend(scripted.iter().map(|(n, _, _)| format!("http://{n}/")));
+        eprintln!(
+            "demo: a simulated web on 127.0.0.1:{port}: {} generated hosts and {} with quirks:",
+            args.hosts,
+            scripted.len()
+        );
+        for (n, _, what) in &scripted {
+            eprintln!("  {n}: {what}");
+        }
+        let (stopped, usage) = if args.external.is_empty() {
+            let ca = reqwest::Certificate::from_der(&web.ca_der()).context("the test CA")?;
+            let config = CrawlConfig {
+                min_delay: Duration::from_secs_f64(args.min_delay.max(0.0)),
+                concurrency: args.concurrency.max(1),
+                give_up_after: Duration::from_secs(20),
+                proxy: Some(format!("http://127.0.0.1:{port}")),
+                client_hook: Some(Arc::new(move |b: reqwest::ClientBuilder| {
+                    b.add_root_certificate(ca.clone())
+                })),
+                ..CrawlConfig::default()
+            };
+            let (summary, stopped) = run_crawl(config, seeds, &out).await?;
+            if !args.json {
+                report(&summary, &out, false)?;
+            }
+            (stopped, None)
+        } else {
+            std::fs::create_dir_all(&out)
+                .with_context(|| format!("cannot create {}", out.display()))?;
+            let seeds_file = out.join("seeds.txt");
+            std::fs::write(&seeds_file, seeds.join("\n") + "\n")
+                .with_context(|| format!("cannot write {}", seeds_file.display()))?;
+            let env = [
+                ("MANNERLY_DEMO_PROXY", format!("http://127.0.0.1:{port}")),
+                ("MANNERLY_DEMO_SEEDS", seeds_file.display().to_string()),
+                ("MANNERLY_DEMO_DELAY", args.min_delay.to_string()),
+                ("MANNERLY_DEMO_CONCURRENCY", args.concurrency.to_string()),
+            ];
+            let usage = run_external(&args.external, &env).await?;
+            (false, Some(usage))
+        };
+        let audit = audit(&web, args.min_delay);
+        let violations = audit.concurrent
+            + audit.too_soon
+            + audit.retry_after
+            + audit.disallowed
+            + audit.robots_not_first
+            + audit.unavailable_pages
+            + audit.nofollow;
+        if args.json {
+            let mut v = serde_json::json!({
+                "requests": audit.requests,
+                "pages": audit.pages,
+                "hosts_concurrent": audit.concurrent,
+                "too_soon": audit.too_soon,
+                "too_soon_by_over_100ms": audit.too_soon_far,
+                "retry_after_ignored": audit.retry_after,
+                "disallowed": audit.disallowed,
+                "robots_not_first": audit.robots_not_first,
+                "pages_while_robots_unavailable": audit.unavailable_pages,
+                "nofollow_followed": audit.nofollow,
+                "violations": violations,
+                "examples": audit.examples,
+            });
+            if let Some(u) = &usage {
+                v["external"] = serde_json::json!({
+                    "exit": u.exit,
+                    "seconds": u.seconds,
+                    "cpu_seconds": u.cpu_seconds,
+                    "peak_rss_kib": u.peak_rss_kib,
+                    "pages_per_cpu_second": audit.pages as f64 / u.cpu_seconds.max(0.001),
+                });
+            }
+            println!("{v}");
+            return anyhow::Ok(if violations > 0 { 1 } else { 0 });
+        }
+        if let Some(u) = &usage {
+            println!(
+                "external crawler ({}): exit {}, {:.1} s, {:.2} CPU s, peak RSS {} MiB, {} pages ({:.0} pages per CPU second)",
+                args.external.join(" "),
+                u.exit.map_or("by a signal".to_owned(), |c| c.to_string()),
+                u.seconds,
+                u.cpu_seconds,
+                u.peak_rss_kib / 1024,
+                audit.pages,
+                audit.pages as f64 / u.cpu_seconds.max(0.001)
+            );
+        }
+        println!(
+            "politeness audit (from the server's own request log, {} requests):",
+            audit.requests
+        );
+        println!(
+            "  hosts with more than one request in flight: {}",
+            audit.concurrent
+        );
+        println!(
+            "  requests sooner than the host's delay after the previous one: {} ({} by more than 100 ms)",
+            audit.too_soon, audit.too_soon_far
+        );
+        println!(
+            "  requests sooner than the server's Retry-After allowed: {}",
+            audit.retry_after
+        );
+        println!(
+            "  requests to paths robots.txt disallows: {}",
+            audit.disallowed
+        );
+        println!(
+            "  hosts whose first request was not robots.txt: {}",
+            audit.robots_not_first
+        );
+        println!(
+            "  page requests to hosts whose robots.txt was unavailable: {}",
+            audit.unavailable_pages
+        );
+        println!(
+            "  requests to links of a nofollow page or rel=nofollow links: {}",
+            audit.nofollow
+        );
+        println!("  violations: {violations}");
+        for e in &audit.examples {
+            println!("    {e}");
+        }
+        anyhow::Ok(if violations > 0 {
+            1
+        } else if stopped {
+            130
+        } else {
+            0
+        })
+    })
+}
+
+struct Audit {
+    /// The first violations, described.
+    examples: Vec<String>,
+    requests: usize,
+    /// Requests other than robots.txt.
+    pages: usize,
+    concurrent: usize,
+    too_soon: usize,
+    /// Of `too_soon`, those more than 100 ms short of the delay.
+    too_soon_far: usize,
+    retry_after: usize,
+    nofollow: usize,
+    disallowed: usize,
+    robots_not_first: usize,
+    unavailable_pages: usize,
+}
+
+/// Counts politeness violations from testweb's log: its own timestamps,
+/// not the crawler's claims.
+fn audit(web: &TestWeb, min_delay: f64) -> Audit {
+    let requests = web.requests();
+    let mut by_host: std::collections::BTreeMap<String, Vec<_>> = Default::default();
+    for r in &requests {
+        by_host.entry(r.host.clone()).or_default().push(r);
+    }
+    // Server-side jitter allowed on a gap (the request's trip, scheduling).
+    let jitter = Duration::from_millis(15);
+    let mut a = Audit {
+        examples: Vec::new(),
+        requests: requests.len(),
+        pages: requests.iter().filter(|r| r.path != "/robots.txt").count(),
+        concurrent: 0,
+        too_soon: 0,
+        too_soon_far: 0,
+        retry_after: 0,
+        nofollow: 0,
+        disallowed: 0,
+        robots_not_first: 0,
+        unavailable_pages: 0,
+    };
+    for (host, mut reqs) in by_host {
+        reqs.sort_by_key(|r| r.started);
+        if web.max_in_flight(&host) > 1 {
+            a.concurrent += 1;
+        }
+        if reqs.first().is_some_and(|r| r.path != "/robots.txt") {
+            a.robots_not_first += 1;
+        }
+        let delay = Duration::from_secs_f64(match host.as_str() {
+            "slowpoke.test" => 2.0f64.max(min_delay),
+            _ => min_delay,
+        });
+        for w in reqs.windows(2) {
+            let gap = w[1].started.saturating_sub(w[0].started);
+            if gap + jitter < delay {
+                a.too_soon += 1;
+                if gap + Duration::from_millis(100) < delay {
+                    a.too_soon_far += 1;
+                }
+                if a.examples.len() < 5 {
+                    a.examples.push(format!(
+                        "{host}: {} {:?} after {}",
+                        w[1].path, gap, w[0].path
+                    ));
+                }
+            }
+        }
+        let disallowed: &[&str] = match host.as_str() {
+            "hop.test" => &["/p2.html"],
+            h if h.starts_with("site") => &["/p7.html"],
+            _ => &[],
+        };
+        a.disallowed += reqs
+            .iter()
+            .filter(|r| disallowed.contains(&r.path.as_str()))
+            .count();
+        if host == "down.test" || host == "busy.test" {
+            a.unavailable_pages += reqs.iter().filter(|r| r.path != "/robots.txt").count();
+        }
+        // Retry-After: storm.test's "/" answers 429 with 2 s, then 1 s;
+        // busy.test's robots.txt answers 429 with an hour.
+        let waits: &[(&str, f64)] = match host.as_str() {
+            "storm.test" => &[("/", 2.0), ("/", 1.0)],
+            "busy.test" => &[("/robots.txt", 3600.0)],
+            _ => &[],
+        };
+        if let Some((path, _)) = waits.first() {
+            let asked: Vec<_> = reqs.iter().filter(|r| r.path == *path).collect();
+            for (w, (_, secs)) in asked.windows(2).zip(waits.iter()) {
+                let gap = w[1].started.saturating_sub(w[0].started);
+                if gap + jitter < Duration::from_secs_f64(*secs) {
+                    a.retry_after += 1;
+                    if a.examples.len() < 5 {
+                        a.examples.push(format!(
+                            "{host}: {path} again {gap:?} after a 429 asking for {secs} s"
+                        ));
+                    }
+                }
+            }
+        }
+        if host == "nofollow.test" {
+            a.nofollow += reqs
+                .iter()
+                .filter(|r| r.path == "/never.html" || r.path == "/sponsored.html")
+                .count();
+        }
+    }
+    a
+}
+
+/// What an external crawler cost.
+struct Usage {
+    exit: Option<i32>,
+    seconds: f64,
+    cpu_seconds: f64,
+    peak_rss_kib: u64,
+}
+
+/// Runs `cmd` with `env` added, sampling its CPU time and peak RSS from
+/// /proc until it exits.
+async fn run_external(cmd: &[String], env: &[(&str, String)]) -> Result<Usage> {
+    let (program, rest) = cmd.split_first().context("no command after --")?;
+    let started = std::time::Instant::now();
+    let mut child = tokio::process::Command::new(program)
+        .args(rest)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .spawn()
+        .with_context(|| format!("cannot run '{program}'"))?;
+    let pid = child.id().context("the command after -- ended at once")?;
+    let (mut cpu, mut rss) = (0.0, 0);
+    let status = loop {
+        if let Some((c, r)) = proc_usage(pid) {
+            cpu = c;
+            rss = rss.max(r);
+        }
+        tokio::select! {
+            status = child.wait() => break status.context("waiting for the command after --")?,
+            _ = tokio::time::sleep(Duration::from_millis(20)) => {}
+        }
+    };
+    Ok(Usage {
+        exit: status.code(),
+        seconds: started.elapsed().as_secs_f64(),
+        cpu_seconds: cpu,
+        peak_rss_kib: rss,
+    })
+}
+
+/// User + system CPU seconds and peak RSS (KiB) of a live process.
+fn proc_usage(pid: u32) -> Option<(f64, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok());
+    // utime and stime (fields 14 and 15), in clock ticks of 1/100 s on
+    // Linux.
+    let cpu = (ticks(11)? + ticks(12)?) / 100.0;
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let rss = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0);
+    Some((cpu, rss))
+}
