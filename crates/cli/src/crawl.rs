@@ -283,10 +283,29 @@ pub fn run(args: Args) -> Result<u8> {
         }
         config.signing = Some((pair, agent.clone()));
     }
+    raise_open_file_limit();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let (summary, stopped) = runtime.block_on(run_crawl(config, seeds, &out))?;
     report(&summary, &out, args.json)?;
     Ok(if stopped { 130 } else { 0 })
+}
+
+/// A crawl keeps a connection per recently fetched host: with thousands
+/// of hosts the usual soft limit of 1,024 open files is too low, so it is
+/// raised to the hard limit (as Go's runtime does for every program). A
+/// failure leaves the limit as it was.
+pub(crate) fn raise_open_file_limit() {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let limit = getrlimit(Resource::Nofile);
+    if limit.current < limit.maximum {
+        let _ = setrlimit(
+            Resource::Nofile,
+            Rlimit {
+                current: limit.maximum,
+                maximum: limit.maximum,
+            },
+        );
+    }
 }
 
 /// Runs the crawl with Ctrl-C handling: the first stops gracefully, a

@@ -50,6 +50,7 @@ pub fn demo(args: DemoArgs) -> Result<u8> {
             tmp
         }
     };
+    crate::crawl::raise_open_file_limit();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
         let mut web_config = WebConfig {

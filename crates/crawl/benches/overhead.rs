@@ -8,7 +8,11 @@
 //! are its own; testweb runs in the parent.
 //!
 //! Run: `cargo bench -p mannerly-crawl --bench overhead`
-//! (`MANNERLY_BENCH_HOSTS=N`, default 10,000; 3 pages per host).
+//! (`MANNERLY_BENCH_HOSTS=N`, default 10,000; `MANNERLY_BENCH_PAGES=N`
+//! pages per host, default 3). With `MANNERLY_BENCH_SEED_ALL=1` every page
+//! is a seed, so the frontier holds hosts × pages URLs at the start: the
+//! peak-RSS run of 1 M URLs over 10,000 hosts is
+//! `MANNERLY_BENCH_HOSTS=10000 MANNERLY_BENCH_PAGES=100 MANNERLY_BENCH_SEED_ALL=1`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,7 +37,13 @@ fn cpu_seconds() -> f64 {
 
 fn engine(port: u16, hosts: u32, dir: &Path) {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let seeds: Vec<String> = (0..hosts).map(|i| format!("http://h{i}.test/")).collect();
+    let seeds: Vec<String> = if seed_all() {
+        (0..pages())
+            .flat_map(|p| (0..hosts).map(move |i| format!("http://h{i}.test/p{p}.html")))
+            .collect()
+    } else {
+        (0..hosts).map(|i| format!("http://h{i}.test/")).collect()
+    };
     let config = CrawlConfig {
         min_delay: Duration::ZERO,
         concurrency: CONCURRENCY,
@@ -50,23 +60,27 @@ fn engine(port: u16, hosts: u32, dir: &Path) {
         .expect("crawl");
     let wall = t.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu0;
-    // The URLs it fetched, for the bare loop.
-    let log = std::fs::read_to_string(dir.join("out/log.jsonl")).expect("log");
-    let mut urls = Vec::new();
+    // The crawl's peak, before this bench reads the log back.
+    let peak = mannerly_testsupport::peak_rss_kb();
+    drop(seeds);
+    // The URLs it fetched, for the bare loop (streamed: the log of a large
+    // run is hundreds of MB).
+    use std::io::{BufRead, Write};
+    let log = std::io::BufReader::new(std::fs::File::open(dir.join("out/log.jsonl")).expect("log"));
+    let mut urls =
+        std::io::BufWriter::new(std::fs::File::create(dir.join("urls.txt")).expect("urls"));
     for line in log.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).expect("json");
+        let line = line.expect("log line");
+        let v: serde_json::Value = serde_json::from_str(&line).expect("json");
         if matches!(v["kind"].as_str(), Some("page" | "robots")) && v["status"].is_number() {
             if let Some(u) = v["url"].as_str() {
-                urls.push(u.to_owned());
+                writeln!(urls, "{u}").expect("urls");
             }
         }
     }
-    std::fs::write(dir.join("urls.txt"), urls.join("\n")).expect("urls");
+    urls.flush().expect("urls");
     let requests: u64 = summary.pages_by_status.values().sum::<u64>() + summary.robots_requests;
-    println!(
-        "{requests} {wall} {cpu} {}",
-        mannerly_testsupport::peak_rss_kb()
-    );
+    println!("{requests} {wall} {cpu} {peak}");
 }
 
 fn bare(port: u16, dir: &Path) {
@@ -86,7 +100,13 @@ fn bare(port: u16, dir: &Path) {
     let fetched = rt.block_on(async {
         let sem = Arc::new(tokio::sync::Semaphore::new(CONCURRENCY));
         let mut tasks = tokio::task::JoinSet::new();
+        let mut n = 0u64;
         for u in urls {
+            // Finished tasks are collected as the loop goes, so memory
+            // stays bounded by the concurrency, not the URL count.
+            while let Some(ok) = tasks.try_join_next() {
+                n += u64::from(ok.unwrap_or(false));
+            }
             let permit = sem.clone().acquire_owned().await.expect("semaphore");
             let client = client.clone();
             tasks.spawn(async move {
@@ -97,7 +117,6 @@ fn bare(port: u16, dir: &Path) {
                 }
             });
         }
-        let mut n = 0u64;
         while let Some(ok) = tasks.join_next().await {
             n += u64::from(ok.unwrap_or(false));
         }
@@ -109,6 +128,17 @@ fn bare(port: u16, dir: &Path) {
         "{fetched} {wall} {cpu} {}",
         mannerly_testsupport::peak_rss_kb()
     );
+}
+
+fn pages() -> u32 {
+    std::env::var("MANNERLY_BENCH_PAGES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3)
+}
+
+fn seed_all() -> bool {
+    std::env::var_os("MANNERLY_BENCH_SEED_ALL").is_some_and(|v| v == "1")
 }
 
 fn main() {
@@ -139,7 +169,7 @@ fn main() {
                 suffix: ".test".into(),
                 count: hosts,
                 robots: "User-agent: *\nDisallow: /private/\n".into(),
-                pages_per_host: 3,
+                pages_per_host: pages(),
                 links_per_page: 2,
                 cross_host_links: 0,
             },
@@ -167,7 +197,9 @@ fn main() {
             .collect()
     };
     println!(
-        "overhead: {hosts} hosts, 3 pages each, no delay, concurrency {CONCURRENCY}, through testweb as a proxy"
+        "overhead: {hosts} hosts, {} pages each{}, no delay, concurrency {CONCURRENCY}, through testweb as a proxy",
+        pages(),
+        if seed_all() { ", every page a seed" } else { "" }
     );
     let e = run("engine");
     let b = run("bare");

@@ -852,7 +852,8 @@ pub async fn crawl(
     let mut bad = Vec::new();
     for s in seeds {
         match CrawlUrl::parse(s) {
-            Ok(u) => seed_urls.push(u),
+            // Kept as text: a seed list can hold millions.
+            Ok(u) => seed_urls.push(String::from(u.as_str())),
             Err(e) => bad.push(e.to_string()),
         }
     }
@@ -881,23 +882,34 @@ pub async fn crawl(
         },
         Err(e) => return Err(io(&settings_path)(e)),
     };
-    for u in &seed_urls {
-        if !settings.seeds.iter().any(|s| s == u.as_str()) {
-            settings.seeds.push(u.as_str().to_owned());
-        }
-    }
+    // A set, not a scan per seed: a seed file can hold millions.
+    let mut known: std::collections::HashSet<&str> =
+        settings.seeds.iter().map(String::as_str).collect();
+    let added: Vec<String> = seed_urls
+        .iter()
+        .filter(|u| known.insert(u.as_str()))
+        .cloned()
+        .collect();
+    drop(known);
+    settings.seeds.extend(added);
     let tmp = out.join("crawl.json.tmp");
-    std::fs::write(
-        &tmp,
-        serde_json::to_vec_pretty(&settings).map_err(|e| io(&tmp)(e.into()))?,
-    )
-    .map_err(io(&tmp))?;
+    {
+        use std::io::Write;
+        let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+        let mut w = std::io::BufWriter::new(file);
+        serde_json::to_writer_pretty(&mut w, &settings).map_err(|e| io(&tmp)(e.into()))?;
+        w.flush().map_err(io(&tmp))?;
+    }
     std::fs::rename(&tmp, &settings_path).map_err(io(&settings_path))?;
+    // The scope needs one seed per host.
+    let mut scope_hosts = std::collections::HashSet::new();
     let scope_seeds: Vec<CrawlUrl> = settings
         .seeds
         .iter()
         .filter_map(|s| CrawlUrl::parse(s).ok())
+        .filter(|u| scope_hosts.insert(u.host().to_owned()))
         .collect();
+    drop(scope_hosts);
     let scope = Scope::new(
         settings.scope,
         &scope_seeds,
@@ -905,6 +917,8 @@ pub async fn crawl(
         &settings.exclude,
         settings.max_depth,
     )?;
+    drop(scope_seeds);
+    drop(settings);
     let config = Arc::new(config);
     let warc = Arc::new(Mutex::new(WarcWriter::open(
         &out.join("warc"),
@@ -932,7 +946,16 @@ pub async fn crawl(
         redirect_gap: config.min_delay,
         ..FetchConfig::default()
     };
-    let robots_client = http_client(&config, HttpFetcher::client_builder(&fetch_config))?;
+    // Sockets are bounded: robots.txt is one request per origin a day, so
+    // its connections are not kept; a page connection is kept (one per
+    // host) only while the host's next request may come. A crawl of many
+    // thousand hosts otherwise holds a socket per host it has seen, and
+    // runs out of file descriptors.
+    let keep_alive = (config.min_delay * 2 + Duration::from_secs(2)).min(Duration::from_secs(90));
+    let robots_client = http_client(
+        &config,
+        HttpFetcher::client_builder(&fetch_config).pool_max_idle_per_host(0),
+    )?;
     let page_client = http_client(
         &config,
         reqwest::Client::builder()
@@ -942,7 +965,9 @@ pub async fn crawl(
             .no_deflate()
             .user_agent(&config.user_agent)
             .timeout(config.timeout)
-            .connect_timeout(config.connect_timeout),
+            .connect_timeout(config.connect_timeout)
+            .pool_max_idle_per_host(1)
+            .pool_idle_timeout(keep_alive),
     )?;
     let made = Arc::new(Mutex::new(HashMap::new()));
     let (gate_tx, mut gate_rx) = mpsc::unbounded_channel::<GateMsg>();
@@ -974,15 +999,10 @@ pub async fn crawl(
     let mut frontier =
         LocalFrontier::open(&out.join("frontier"), politeness, FrontierConfig::on_disk())?;
     let clock = SystemClock;
-    for u in &seed_urls {
-        let _ = Frontier::enqueue_tagged(
-            &mut frontier,
-            u.as_str(),
-            255,
-            Tag::default().pack(),
-            clock.now(),
-        )
-        .await?;
+    for u in std::mem::take(&mut seed_urls) {
+        let _ =
+            Frontier::enqueue_tagged(&mut frontier, &u, 255, Tag::default().pack(), clock.now())
+                .await?;
     }
     let mut summary = Summary {
         ending: Ending::Done,
