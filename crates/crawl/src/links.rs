@@ -88,6 +88,33 @@ pub fn x_robots_tag<'a>(values: impl IntoIterator<Item = &'a str>, agent: &str) 
     d
 }
 
+/// The selectors, parsed once: parsing them for every page cost more than
+/// reading a small page.
+static SELECTORS: std::sync::LazyLock<[lol_html::Selector; 5]> = std::sync::LazyLock::new(|| {
+    [
+        "a[href], area[href]",
+        "link[href]",
+        "frame[src], iframe[src]",
+        "base[href]",
+        "meta[name][content]",
+    ]
+    .map(|s| s.parse().expect("a constant, valid selector"))
+});
+
+/// An element handler on a pre-parsed selector.
+fn on<'s, 'h>(
+    selector: &'s lol_html::Selector,
+    handler: impl FnMut(&mut lol_html::html_content::Element<'_, '_>) -> lol_html::HandlerResult + 'h,
+) -> (
+    std::borrow::Cow<'s, lol_html::Selector>,
+    lol_html::ElementContentHandlers<'h>,
+) {
+    (
+        std::borrow::Cow::Borrowed(selector),
+        lol_html::ElementContentHandlers::default().element(handler),
+    )
+}
+
 /// Extracts links and directives from an HTML page fetched from `page`.
 /// `html` may be cut (a capped body): what was read is used.
 pub fn extract(html: &[u8], page: &url::Url, agent: &str, follow_rel_nofollow: bool) -> PageLinks {
@@ -112,9 +139,10 @@ pub fn extract(html: &[u8], page: &url::Url, agent: &str, follow_rel_nofollow: b
         }
     };
     {
-        use lol_html::{element, HtmlRewriter, Settings};
+        use lol_html::{HtmlRewriter, Settings};
+        let sel = &*SELECTORS;
         let settings = Settings::new()
-            .append_element_content_handler(element!("a[href], area[href]", |el| {
+            .append_element_content_handler(on(&sel[0], |el| {
                 if let Some(h) = el.get_attribute("href") {
                     let nofollow = el.get_attribute("rel").is_some_and(|r| {
                         r.split_ascii_whitespace()
@@ -124,26 +152,26 @@ pub fn extract(html: &[u8], page: &url::Url, agent: &str, follow_rel_nofollow: b
                 }
                 Ok(())
             }))
-            .append_element_content_handler(element!("link[href]", |el| {
+            .append_element_content_handler(on(&sel[1], |el| {
                 if let Some(h) = el.get_attribute("href") {
                     push(h, false);
                 }
                 Ok(())
             }))
-            .append_element_content_handler(element!("frame[src], iframe[src]", |el| {
+            .append_element_content_handler(on(&sel[2], |el| {
                 if let Some(h) = el.get_attribute("src") {
                     push(h, false);
                 }
                 Ok(())
             }))
-            .append_element_content_handler(element!("base[href]", |el| {
+            .append_element_content_handler(on(&sel[3], |el| {
                 let mut r = raw.borrow_mut();
                 if r.base.is_none() {
                     r.base = el.get_attribute("href");
                 }
                 Ok(())
             }))
-            .append_element_content_handler(element!("meta[name][content]", |el| {
+            .append_element_content_handler(on(&sel[4], |el| {
                 let name = el.get_attribute("name").unwrap_or_default();
                 if name.eq_ignore_ascii_case("robots") || name.eq_ignore_ascii_case(agent) {
                     if let Some(c) = el.get_attribute("content") {
