@@ -125,12 +125,17 @@ impl KeyPair {
             .map_err(Error::Pkcs8)
     }
 
-    /// As PKCS#8 PEM.
+    /// As PKCS#8 PEM, in the v1 form (RFC 5208: the private key alone),
+    /// which OpenSSL 3 and Python's `cryptography` read; the v2 form with
+    /// the public key beside it is refused by both.
     pub fn to_pkcs8_pem(&self) -> Result<String, Error> {
-        self.signing
-            .to_pkcs8_pem(Default::default())
-            .map(|z| z.to_string())
-            .map_err(Error::Pkcs8Encode)
+        ed25519_dalek::pkcs8::KeypairBytes {
+            secret_key: self.signing.to_bytes(),
+            public_key: None,
+        }
+        .to_pkcs8_pem(Default::default())
+        .map(|z| z.to_string())
+        .map_err(Error::Pkcs8Encode)
     }
 
     /// The public key as a JWK (no `d`).
@@ -204,6 +209,9 @@ mod tests {
         let again = KeyPair::from_jwk(&k.private_jwk()).expect("jwk");
         assert_eq!(again.keyid(), k.keyid());
         let pem = k.to_pkcs8_pem().expect("pem");
+        // PKCS#8 v1: version 0 and no public key ([1]) after the key.
+        assert!(pem.starts_with("-----BEGIN PRIVATE KEY-----\n"), "{pem}");
+        assert_eq!(pem.lines().count(), 3, "48 bytes of DER, one line: {pem}");
         assert_eq!(
             KeyPair::from_pkcs8_pem(&pem).expect("pem").keyid(),
             k.keyid()

@@ -167,15 +167,29 @@ pub struct VerifyArgs {
 }
 
 pub fn verify(args: VerifyArgs) -> Result<u8> {
-    let mut text = String::new();
+    // A request is read up to 1 MiB (and one byte to know it went on):
+    // never the whole of an endless input.
+    const MAX_REQUEST: u64 = 1 << 20;
+    let mut bytes = Vec::new();
     if args.request == "-" {
         std::io::stdin()
-            .read_to_string(&mut text)
+            .lock()
+            .take(MAX_REQUEST + 1)
+            .read_to_end(&mut bytes)
             .context("cannot read the request from stdin")?;
     } else {
-        text = std::fs::read_to_string(&args.request)
+        std::fs::File::open(&args.request)
+            .and_then(|f| f.take(MAX_REQUEST + 1).read_to_end(&mut bytes))
             .with_context(|| format!("cannot read '{}'", args.request))?;
     }
+    if bytes.len() as u64 > MAX_REQUEST {
+        bail!(
+            "'{}' is longer than {MAX_REQUEST} bytes: not a request to verify",
+            args.request
+        );
+    }
+    let text = String::from_utf8(bytes)
+        .with_context(|| format!("'{}' is not UTF-8 text", args.request))?;
     let msg = Message::parse_http(&text, &args.scheme)
         .with_context(|| format!("'{}' is not an HTTP request", args.request))?;
     let mut config = VerifyConfig::at(now());

@@ -41,7 +41,7 @@ pub fn run(args: Args) -> Result<u8> {
             Access::DisallowAll => return fixed_verdicts(&args, false, &decision.reason),
         }
     } else {
-        let source = read_robots(&src.robots)?;
+        let source = read_robots(&src.robots, src.max_bytes)?;
         (
             Arc::new(Robots::parse_with(&source.body, options)),
             source.name,

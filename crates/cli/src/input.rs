@@ -58,22 +58,37 @@ pub fn is_url(arg: &str) -> bool {
     lower.starts_with("http://") || lower.starts_with("https://")
 }
 
-pub fn read_robots(arg: &str) -> Result<Source> {
-    if arg == "-" {
+/// Reads the ROBOTS argument: at most `max_bytes` and one more (so the
+/// parser and the linter see that the file went on), never the whole of
+/// an endless input such as `/dev/zero` or `yes |`. A cut is said on
+/// stderr.
+pub fn read_robots(arg: &str, max_bytes: usize) -> Result<Source> {
+    let limit = u64::try_from(max_bytes)
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
+    let (name, read) = if arg == "-" {
         let mut body = Vec::new();
-        std::io::stdin()
+        let read = std::io::stdin()
             .lock()
+            .take(limit)
             .read_to_end(&mut body)
-            .context("cannot read robots.txt from standard input")?;
-        return Ok(Source {
-            name: "<stdin>".into(),
-            body,
-        });
+            .map(|_| body)
+            .context("cannot read robots.txt from standard input");
+        ("<stdin>".to_owned(), read)
+    } else {
+        let read = std::fs::File::open(arg)
+            .and_then(|f| {
+                let mut body = Vec::new();
+                f.take(limit).read_to_end(&mut body).map(|_| body)
+            })
+            .with_context(|| format!("cannot read robots.txt file '{arg}'"));
+        (arg.to_owned(), read)
+    };
+    let body = read?;
+    if body.len() > max_bytes {
+        eprintln!(
+            "mannerly: {name}: longer than {max_bytes} bytes; only those are read and parsed, as a crawler would"
+        );
     }
-    let body =
-        std::fs::read(arg).with_context(|| format!("cannot read robots.txt file '{arg}'"))?;
-    Ok(Source {
-        name: arg.to_owned(),
-        body,
-    })
+    Ok(Source { name, body })
 }

@@ -32,7 +32,7 @@ pub fn run(args: Args) -> Result<u8> {
             body: good.body,
         }
     } else {
-        read_robots(&args.robots)?
+        read_robots(&args.robots, args.max_bytes)?
     };
     let diags = lint_with(&source.body, options);
     let mut out = BufWriter::new(io::stdout().lock());

@@ -49,6 +49,7 @@ fn generate_sign_verify_and_tamper() {
     );
     let key = dir.join("private.pem");
     let jwk = dir.join("public.jwk.json");
+    other_tools_read_the_key(&key);
     let o = run(
         &[
             "sign",
@@ -119,4 +120,41 @@ fn generate_sign_verify_and_tamper() {
         "{out}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The private key file is one OpenSSL 3 and Python's `cryptography` read
+/// (PKCS#8 v1; the v2 form was refused by both). OpenSSL is required in
+/// CI (`.ci/run` installs it); `cryptography` runs where `MANNERLY_PYTHON`
+/// names the CI venv.
+fn other_tools_read_the_key(key: &std::path::Path) {
+    match Command::new("openssl")
+        .args(["pkey", "-noout", "-in"])
+        .arg(key)
+        .output()
+    {
+        Ok(o) => assert!(
+            o.status.success(),
+            "openssl pkey: {}",
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(_) if std::env::var_os("CI").is_none() => {
+            eprintln!("SKIPPED: openssl is not installed")
+        }
+        Err(e) => panic!("CI must check the key with openssl: {e}"),
+    }
+    if let Some(python) = std::env::var_os("MANNERLY_PYTHON") {
+        let o = Command::new(python)
+            .args([
+                "-c",
+                "import sys; from cryptography.hazmat.primitives.serialization import load_pem_private_key as l; l(open(sys.argv[1], 'rb').read(), None)",
+            ])
+            .arg(key)
+            .output()
+            .expect("python");
+        assert!(
+            o.status.success(),
+            "cryptography: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
 }

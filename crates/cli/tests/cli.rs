@@ -220,3 +220,45 @@ fn example_in_the_repo_is_clean_and_checks() {
     assert!(stdout(&o)
         .contains("allowed\t/shop/\tline 12: Allow: /shop/index.html (which also allows /shop/)"));
 }
+
+/// Runs mannerly with stdin fed endlessly (as `yes |` would) until it
+/// exits; the feeder stops when mannerly closes the pipe.
+fn mannerly_endless_stdin(args: &[&str], line: &'static [u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mannerly"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mannerly");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let feeder = std::thread::spawn(move || {
+        let block = line.repeat(4096);
+        // Stops with a broken pipe once mannerly has read what it uses.
+        while stdin.write_all(&block).is_ok() {}
+    });
+    let out = child.wait_with_output().expect("wait");
+    feeder.join().expect("feeder");
+    out
+}
+
+#[test]
+fn endless_input_is_read_only_as_far_as_it_is_used() {
+    // Before: the whole input was read before the cut, so `/dev/zero` or
+    // `yes |` grew without bound until memory ran out.
+    let o = mannerly(&["lint", "/dev/zero"], b"");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("/dev/zero: longer than 512000 bytes; only those are read"),
+        "{err}"
+    );
+    let o = mannerly_endless_stdin(&["check", "-", "--agent", "a", "/x"], b"Disallow: /x\n");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("<stdin>: longer than 512000 bytes"), "{err}");
+    assert!(stdout(&o).contains("/x"), "{}", stdout(&o));
+    // The same for a request to verify.
+    let o = mannerly(&["verify", "/dev/zero"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("longer than 1048576 bytes"), "{err}");
+}

@@ -1008,4 +1008,15 @@ fn main() {
     if failed > 0 {
         std::process::exit(1);
     }
+    // An emptied or truncated suite must not pass by running nothing.
+    if passed + failed != EXPECTED_CASES {
+        println!(
+            "shared sitemap fixtures: expected {EXPECTED_CASES} cases, ran {}: the suite's files are missing cases",
+            passed + failed
+        );
+        std::process::exit(1);
+    }
 }
+
+/// The cases the shared suite holds; a different count fails the run.
+const EXPECTED_CASES: usize = 90;
