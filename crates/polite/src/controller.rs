@@ -284,8 +284,10 @@ impl Politeness {
                 }
             }
             CrawlDelayProfile::Literal => {
+                // The file's value, but never below the crawler's own
+                // minimum: `Crawl-delay: 0` must not undo `min_delay`.
                 if let Some(d) = crawl {
-                    base = d;
+                    base = d.max(c.min_delay);
                 }
             }
             CrawlDelayProfile::Conservative => {
@@ -502,6 +504,47 @@ impl Politeness {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_profile_and_no_recovery_goes_below_the_minimum_delay() {
+        for profile in [
+            CrawlDelayProfile::Ignore,
+            CrawlDelayProfile::Window,
+            CrawlDelayProfile::Literal,
+            CrawlDelayProfile::Conservative,
+        ] {
+            let mut p = Politeness::new(Config {
+                min_delay: 1_000,
+                profile,
+                ..Config::default()
+            });
+            p.set_robots(
+                "a",
+                RobotsPacing {
+                    crawl_delay: Some(0.0),
+                    request_rate: None,
+                },
+            );
+            let mut now = UnixMillis(0);
+            let statuses = [503, 503].into_iter().chain(std::iter::repeat_n(200, 200));
+            for status in statuses {
+                p.start("a", now);
+                now = now.add_millis(50);
+                p.finish(
+                    "a",
+                    now,
+                    &Outcome::Status {
+                        status,
+                        latency: 50,
+                        retry_after: None,
+                    },
+                );
+                let h = p.get("a").expect("state");
+                assert!(h.delay >= 1_000, "{profile:?}: delay {} ms", h.delay);
+                now = h.next_allowed.max(now);
+            }
+        }
+    }
 
     #[test]
     fn start_to_start_delay_and_one_in_flight() {

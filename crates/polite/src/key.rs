@@ -75,7 +75,8 @@ impl Keyer {
 
     /// Records the address a host resolved to (IP keys).
     pub fn set_address(&mut self, host: &str, ip: IpAddr) {
-        self.addresses.insert(host.to_ascii_lowercase(), ip);
+        self.addresses
+            .insert(host.trim_end_matches('.').to_ascii_lowercase(), ip);
     }
 
     /// The key of a parsed URL.
@@ -88,8 +89,13 @@ impl Keyer {
                 })
             }
         };
-        // `url` already lower-cases domains and brackets IPv6 literals.
-        let name = host.to_string();
+        // `url` already lower-cases domains and brackets IPv6 literals. A
+        // fully qualified name's trailing dot names the same server:
+        // `example.com.` and `example.com` share one key (one budget).
+        let name = match host {
+            url::Host::Domain(d) => d.trim_end_matches('.').to_owned(),
+            _ => host.to_string(),
+        };
         Ok(match self.mode {
             KeyMode::Host => name,
             KeyMode::HostPort => format!("{name}:{}", url.port_or_known_default().unwrap_or(0)),
@@ -102,7 +108,7 @@ impl Keyer {
             KeyMode::Ip => match host {
                 url::Host::Ipv4(ip) => format!("ip:{ip}"),
                 url::Host::Ipv6(ip) => format!("ip:{ip}"),
-                url::Host::Domain(d) => match self.addresses.get(d) {
+                url::Host::Domain(d) => match self.addresses.get(d.trim_end_matches('.')) {
                     Some(ip) => format!("ip:{ip}"),
                     None => return Err(KeyError::Unresolved { host: name }),
                 },
@@ -123,6 +129,25 @@ impl Keyer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trailing_dot_names_the_same_host() {
+        for mode in [KeyMode::Host, KeyMode::HostPort, KeyMode::RegisteredDomain] {
+            let k = Keyer::new(mode);
+            assert_eq!(
+                k.key("https://www.example.com./a"),
+                k.key("https://www.example.com/b"),
+                "{mode:?}"
+            );
+        }
+        let mut ip = Keyer::new(KeyMode::Ip);
+        ip.set_address("example.com.", "192.0.2.1".parse().expect("ip"));
+        assert_eq!(ip.key("http://example.com/").as_deref(), Ok("ip:192.0.2.1"));
+        assert_eq!(
+            ip.key("http://example.com./").as_deref(),
+            Ok("ip:192.0.2.1")
+        );
+    }
 
     #[test]
     fn each_mode() {

@@ -664,9 +664,32 @@ fn gzip(data: &[u8]) -> Vec<u8> {
     enc.finish().unwrap_or_default()
 }
 
+static BOMBS: std::sync::LazyLock<Mutex<HashMap<u64, Bytes>>> =
+    std::sync::LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// How many distinct gzip bombs this process has compressed (each size is
+/// compressed once, then shared).
+pub fn gzip_bombs_made() -> usize {
+    lock(&BOMBS).len()
+}
+
+/// A gzip bomb of `decoded` bytes, compressed once per size (on a blocking
+/// thread) and shared by every request for it after that.
+async fn cached_gzip_bomb(decoded: u64) -> Bytes {
+    if let Some(b) = lock(&BOMBS).get(&decoded) {
+        return b.clone();
+    }
+    let z = tokio::task::spawn_blocking(move || Bytes::from(gzip_bomb(decoded)))
+        .await
+        .unwrap_or_default();
+    lock(&BOMBS).entry(decoded).or_insert(z).clone()
+}
+
 fn gzip_bomb(decoded: u64) -> Vec<u8> {
-    // Fast compression: a run of one byte still shrinks about 1000:1.
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    // The default level: a run of one byte shrinks about 1000:1 (the
+    // fastest level of zlib-rs keeps only about 100:1). Each size is
+    // compressed once (`cached_gzip_bomb`).
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     let chunk = vec![b'a'; 64 * 1024];
     let mut left = decoded;
     while left > 0 {
@@ -876,15 +899,22 @@ async fn handle(
             })
         }
         Body::GzipBomb { decoded_bytes } => {
-            let z = gzip_bomb(decoded_bytes);
+            let z = cached_gzip_bomb(decoded_bytes).await;
             content_length = Some(z.len() as u64);
             builder = builder.header("Content-Encoding", "gzip");
             Box::pin(async move {
-                let _ = tx.send(Ok(Bytes::from(z))).await;
+                let _ = tx.send(Ok(z)).await;
             })
         }
         Body::Endless { line } => {
-            let chunk = Bytes::from(line.repeat((16 * 1024 / line.len().max(1)).max(1)));
+            // An empty line would make empty chunks forever (a busy loop
+            // that sends nothing): it stands for blank lines.
+            let line = if line.is_empty() {
+                "\n".to_owned()
+            } else {
+                line
+            };
+            let chunk = Bytes::from(line.repeat((16 * 1024 / line.len()).max(1)));
             Box::pin(async move { while tx.send(Ok(chunk.clone())).await.is_ok() {} })
         }
         Body::Huge { bytes, line } => {

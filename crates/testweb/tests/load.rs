@@ -134,3 +134,83 @@ fn config_files_parse_and_errors_name_the_problem() {
     let err = WebConfig::from_toml_file("/no/such/file.toml").expect_err("missing");
     assert!(err.to_string().contains("/no/such/file.toml"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_body_of_empty_lines_still_sends_bytes() {
+    // Before: an empty line made empty chunks forever, a busy loop that
+    // never sent a byte.
+    let mut config = WebConfig::default();
+    config.hosts.insert(
+        "blank.test".into(),
+        HostSpec::default().route(
+            "/",
+            vec![Reply::body(Body::Endless {
+                line: String::new(),
+            })],
+        ),
+    );
+    let web = TestWeb::start(config).await.expect("start");
+    let client = reqwest::Client::builder()
+        .dns_resolver(web.resolver())
+        .build()
+        .expect("client");
+    let mut resp = client
+        .get(web.url("blank.test", "/"))
+        .send()
+        .await
+        .expect("send");
+    let mut got = 0;
+    while got < 100_000 {
+        let chunk = tokio::time::timeout(std::time::Duration::from_secs(10), resp.chunk())
+            .await
+            .expect("bytes keep coming")
+            .expect("chunk")
+            .expect("an endless body");
+        assert!(chunk.iter().all(|b| *b == b'\n'));
+        got += chunk.len();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gzip_bomb_is_compressed_once_and_shared() {
+    let mut config = WebConfig::default();
+    config.hosts.insert(
+        "bomb.test".into(),
+        HostSpec::default().route(
+            "/",
+            vec![Reply::body(Body::GzipBomb {
+                decoded_bytes: 3_000_001,
+            })],
+        ),
+    );
+    let web = TestWeb::start(config).await.expect("start");
+    let client = reqwest::Client::builder()
+        .dns_resolver(web.resolver())
+        .no_gzip()
+        .build()
+        .expect("client");
+    let mut bodies = Vec::new();
+    for _ in 0..2 {
+        let r = client
+            .get(web.url("bomb.test", "/"))
+            .send()
+            .await
+            .expect("send");
+        assert_eq!(
+            r.headers().get("content-encoding").map(|v| v.as_bytes()),
+            Some(&b"gzip"[..])
+        );
+        bodies.push(r.bytes().await.expect("body"));
+    }
+    assert_eq!(bodies[0], bodies[1]);
+    assert!(
+        bodies[0].len() < 10_000,
+        "{} bytes on the wire",
+        bodies[0].len()
+    );
+    assert_eq!(
+        mannerly_testweb::gzip_bombs_made(),
+        1,
+        "the second request reused the first one's compression"
+    );
+}
