@@ -290,7 +290,7 @@ pub fn verify_directory(
         config.web_bot_auth = false;
         config.reject_test_keys = false;
         match crate::verify(&request, Some(&r), &keys, &config) {
-            crate::Outcome::Verified { keyid, .. } => proven.push(keyid),
+            crate::Outcome::Verified { thumbprint, .. } => proven.push(thumbprint),
             crate::Outcome::Invalid { reason } => {
                 return Err(DirectoryProblem::BadSignature {
                     label: label.as_str().to_owned(),

@@ -20,6 +20,9 @@ pub enum Outcome {
         agent: Option<String>,
         /// The signature's `keyid`.
         keyid: String,
+        /// The RFC 7638 thumbprint of the key that verified the signature,
+        /// computed from the key (what identifies the signer).
+        thumbprint: String,
         /// The signature's label (`sig1`).
         label: String,
     },
@@ -140,20 +143,44 @@ pub trait KeyLookup {
 
 /// A fixed set of keys, found by thumbprint.
 #[derive(Debug, Clone, Default)]
-pub struct StaticKeys(Vec<Jwk>);
+pub struct StaticKeys {
+    keys: Vec<Jwk>,
+    by_label: bool,
+}
 
 impl StaticKeys {
-    /// Keys to verify with.
+    /// Keys to verify with, found by their RFC 7638 thumbprint only, which
+    /// is computed from the key itself. A key's `kid` is only its
+    /// publisher's claim: a directory could label its own key with another
+    /// crawler's thumbprint, so `kid` is never used to find a key here.
     pub fn new(keys: Vec<Jwk>) -> StaticKeys {
-        StaticKeys(keys)
+        StaticKeys {
+            keys,
+            by_label: false,
+        }
+    }
+
+    /// Keys the verifier labelled itself (RFC 9421's `test-key-ed25519`):
+    /// found by thumbprint, or by their `kid`. Never for keys that came
+    /// from someone else, such as a key directory.
+    pub fn labelled(keys: Vec<Jwk>) -> StaticKeys {
+        StaticKeys {
+            keys,
+            by_label: true,
+        }
     }
 }
 
 impl KeyLookup for StaticKeys {
     fn lookup(&self, keyid: &str, _agent: Option<&str>) -> Option<Jwk> {
-        self.0
+        self.keys
             .iter()
-            .find(|k| k.thumbprint() == keyid || k.kid.as_deref() == Some(keyid))
+            .find(|k| k.thumbprint() == keyid)
+            .or_else(|| {
+                self.keys
+                    .iter()
+                    .find(|k| self.by_label && k.kid.as_deref() == Some(keyid))
+            })
             .cloned()
     }
 }
@@ -435,13 +462,15 @@ pub fn verify(
     let Some(jwk) = keys.lookup(&keyid, agent.as_deref()) else {
         return invalid(Rejection::UnknownKey(keyid));
     };
-    if config.reject_test_keys && jwk.x == RFC9421_TEST_KEY_X {
-        return invalid(Rejection::TestKey);
-    }
     let key: VerifyingKey = match jwk.verifying_key() {
         Ok(k) => k,
         Err(e) => return invalid(Rejection::BadKey(e.to_string())),
     };
+    // Compared as key bytes, not text: `x` with `=` padding or other
+    // spellings decodes to the same key.
+    if config.reject_test_keys && Some(key.as_bytes()) == rfc9421_test_key().as_ref() {
+        return invalid(Rejection::TestKey);
+    }
     let Ok(sig_arr) = <[u8; 64]>::try_from(sig_bytes.as_slice()) else {
         return invalid(Rejection::SignatureLength);
     };
@@ -461,6 +490,17 @@ pub fn verify(
     Outcome::Verified {
         agent,
         keyid,
+        thumbprint: jwk.thumbprint(),
         label,
     }
+}
+
+/// The public key of RFC 9421's test key pair, as bytes.
+fn rfc9421_test_key() -> Option<[u8; 32]> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(RFC9421_TEST_KEY_X)
+        .ok()?
+        .try_into()
+        .ok()
 }

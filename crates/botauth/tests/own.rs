@@ -3,8 +3,8 @@
 
 use mannerly_botauth::UnixMillis;
 use mannerly_botauth::{
-    sign_request, verify_request, AgentForm, KeyPair, Message, NonceCache, Outcome, SignConfig,
-    StaticKeys, VerifyConfig,
+    sign_request, verify_request, AgentForm, Jwk, KeyPair, Message, NonceCache, Outcome,
+    SignConfig, StaticKeys, VerifyConfig,
 };
 
 const T: i64 = 1_800_000_000;
@@ -98,12 +98,30 @@ fn tampering_is_caught_with_its_own_reason() {
     let other = StaticKeys::new(vec![KeyPair::generate().public_jwk()]);
     assert!(reason(verify_request(&ok, &other, &at)).starts_with("unknown key"));
 
-    let mut wrong = KeyPair::generate().public_jwk();
-    wrong.kid = Some(key.keyid());
+    // A key whose `kid` claims the signer's thumbprint is not the signer's
+    // key: it is not even found (before, it was found by its `kid`, and a
+    // directory could make `verify` report another crawler's keyid).
+    let mut impostor = KeyPair::generate().public_jwk();
+    impostor.kid = Some(key.keyid());
     assert!(
-        reason(verify_request(&ok, &StaticKeys::new(vec![wrong]), &at)).contains("does not match"),
-        "a wrong key"
+        reason(verify_request(
+            &ok,
+            &StaticKeys::new(vec![impostor.clone()]),
+            &at
+        ))
+        .starts_with("unknown key"),
+        "a key labelled with another's thumbprint"
     );
+    // What verified is reported by the thumbprint of the key that did.
+    match verify_request(&ok, &StaticKeys::new(vec![key.public_jwk()]), &at) {
+        Outcome::Verified {
+            thumbprint, keyid, ..
+        } => {
+            assert_eq!(thumbprint, key.keyid());
+            assert_eq!(keyid, key.keyid());
+        }
+        other => panic!("{other:?}"),
+    }
 
     let replay = VerifyConfig {
         replay: Some(NonceCache::new(1000)),
@@ -157,6 +175,20 @@ fn validity_over_a_day_and_test_keys_are_refused() {
     );
     let keys = StaticKeys::new(vec![test_key.public_jwk()]);
     assert!(reason(verify_request(&m, &keys, &VerifyConfig::at(secs(T + 1)))).contains("test key"));
+    // The same key spelled with base64 padding is the same key (before, the
+    // refusal compared text and let it through).
+    let mut padded = test_key.public_jwk();
+    padded.x.push('=');
+    let keys_padded = StaticKeys::labelled(vec![Jwk {
+        kid: Some(test_key.keyid()),
+        ..padded
+    }]);
+    assert!(reason(verify_request(
+        &m,
+        &keys_padded,
+        &VerifyConfig::at(secs(T + 1))
+    ))
+    .contains("test key"));
     let lab = VerifyConfig {
         reject_test_keys: false,
         ..VerifyConfig::at(secs(T + 1))

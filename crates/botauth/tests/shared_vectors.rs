@@ -66,7 +66,7 @@ fn case(keys: &Value, v: &Value) -> Result<String, String> {
         None => msg.headers.extend(fields),
     }
     let jwk: Jwk = serde_json::from_value(key["jwk_public"].clone()).map_err(|e| e.to_string())?;
-    let keyset = StaticKeys::new(vec![Jwk {
+    let keyset = StaticKeys::labelled(vec![Jwk {
         kid: Some("test-key-ed25519".into()),
         ..jwk.clone()
     }]);

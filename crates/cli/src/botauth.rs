@@ -200,7 +200,7 @@ pub fn verify(args: VerifyArgs) -> Result<u8> {
                 &std::fs::read_to_string(path).with_context(|| format!("cannot read '{path}'"))?,
             )
             .with_context(|| format!("'{path}' is not a JWK"))?;
-            mannerly_botauth::verify_request(&msg, &StaticKeys::new(vec![jwk]), &config)
+            mannerly_botauth::verify_request(&msg, &StaticKeys::labelled(vec![jwk]), &config)
         }
         None => {
             let client = DirectoryClient::new(DirectoryConfig::default())?;
@@ -211,12 +211,15 @@ pub fn verify(args: VerifyArgs) -> Result<u8> {
     let (word, detail, code) = match &outcome {
         Outcome::Verified {
             agent,
-            keyid,
+            thumbprint,
             label,
+            ..
         } => (
             "verified",
+            // The thumbprint of the key that verified, not the keyid the
+            // signature claims.
             format!(
-                "keyid {keyid}, label {label}, agent {}",
+                "key {thumbprint}, label {label}, agent {}",
                 agent.as_deref().unwrap_or("-")
             ),
             0,
