@@ -40,6 +40,67 @@ pub fn rfc_normalize(src: &[u8]) -> Cow<'_, [u8]> {
     Cow::Owned(percent_normalize(src, true))
 }
 
+/// A URL path for the strict mode: [`rfc_normalize`], then a literal `*`
+/// or `$` is written `%2A` / `%24`. RFC 9309 §2.2.3: in a pattern those
+/// escapes stand for the characters themselves (never a wildcard or an
+/// anchor), so `/a-%2A` must match the path `/a-*`; with both sides in
+/// escaped form, that is a plain comparison.
+///
+/// In the query (after the first `?`), the general delimiters `:` `/` `?`
+/// `@` `[` `]` are data, and are written percent-encoded on both sides, so
+/// `Disallow: /foo/bar?baz=https://foo.bar` meets the URL
+/// `/foo/bar?baz=https%3A%2F%2Ffoo.bar` (RFC 9309 §2.2.2, Figure 4).
+pub fn rfc_normalize_path(src: &[u8]) -> Cow<'_, [u8]> {
+    let normal = rfc_normalize(src);
+    let query = memchr::memchr(b'?', &normal);
+    let special = |i: usize, b: u8| {
+        b == b'*' || b == b'$' || query.is_some_and(|q| i > q && is_query_delim(b))
+    };
+    if !normal.iter().enumerate().any(|(i, &b)| special(i, b)) {
+        return normal;
+    }
+    let mut out = Vec::with_capacity(normal.len() + 8);
+    for (i, &b) in normal.iter().enumerate() {
+        if special(i, b) {
+            out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]]);
+        } else {
+            out.push(b);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A general delimiter (RFC 3986 §2.2) other than `#`, which in a query is
+/// data.
+fn is_query_delim(b: u8) -> bool {
+    matches!(b, b':' | b'/' | b'?' | b'@' | b'[' | b']')
+}
+
+/// A pattern for the strict mode: [`rfc_normalize`] (which keeps `%2A`
+/// and `%24` escaped, so they stay literal), and a `$` anywhere but at the
+/// end, which is no anchor, written `%24` to meet the path's form (see
+/// [`rfc_normalize_path`]).
+pub fn rfc_normalize_pattern(src: &[u8]) -> Cow<'_, [u8]> {
+    let normal = rfc_normalize(src);
+    let last = normal.len().saturating_sub(1);
+    let query = memchr::memchr(b'?', &normal);
+    let special = |i: usize, b: u8| {
+        (b == b'$' && i != last) || query.is_some_and(|q| i > q && is_query_delim(b))
+    };
+    if !normal.iter().enumerate().any(|(i, &b)| special(i, b)) {
+        return normal;
+    }
+    let mut out = Vec::with_capacity(normal.len() + 8);
+    for (i, &b) in normal.iter().enumerate() {
+        if special(i, b) {
+            out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]]);
+        } else {
+            out.push(b);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// The shared loop: upper-case `%xx`, encode bytes ≥ 0x80, and (for the
 /// RFC mode) decode escapes of unreserved characters.
 fn percent_normalize(src: &[u8], decode_unreserved: bool) -> Vec<u8> {

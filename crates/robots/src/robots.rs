@@ -11,7 +11,9 @@ use crate::extensions::{
     Sitemap, VisitTime,
 };
 use crate::lexer::{self, KeyKind, Lines};
-use crate::pattern::{self, escape_pattern, path_params_query, rfc_normalize};
+use crate::pattern::{
+    self, escape_pattern, path_params_query, rfc_normalize_path, rfc_normalize_pattern,
+};
 
 /// The smallest size limit a crawler may apply (RFC 9309 §2.5): 500 KiB.
 pub const DEFAULT_MAX_BYTES: usize = 500 * 1024;
@@ -420,8 +422,10 @@ impl Robots {
         match (self.mode, path) {
             (Mode::Google, Cow::Borrowed(p)) => Cow::Borrowed(p.as_bytes()),
             (Mode::Google, Cow::Owned(p)) => Cow::Owned(p.into_bytes()),
-            (Mode::Rfc9309, Cow::Borrowed(p)) => rfc_normalize(p.as_bytes()),
-            (Mode::Rfc9309, Cow::Owned(p)) => Cow::Owned(rfc_normalize(p.as_bytes()).into_owned()),
+            (Mode::Rfc9309, Cow::Borrowed(p)) => rfc_normalize_path(p.as_bytes()),
+            (Mode::Rfc9309, Cow::Owned(p)) => {
+                Cow::Owned(rfc_normalize_path(p.as_bytes()).into_owned())
+            }
         }
     }
 
@@ -1014,7 +1018,7 @@ impl Parser {
         self.seen_rule = true;
         let effective: Vec<u8> = match self.options.mode {
             Mode::Google => escape_pattern(value).into_owned(),
-            Mode::Rfc9309 => rfc_normalize(value).into_owned(),
+            Mode::Rfc9309 => rfc_normalize_pattern(value).into_owned(),
         };
         // Escaping leaves only ASCII, so this never replaces anything.
         let effective = String::from_utf8(effective)
@@ -1093,7 +1097,7 @@ impl Parser {
             "content-usage" => {
                 let escape: fn(&[u8]) -> Cow<'_, [u8]> = match self.options.mode {
                     Mode::Google => escape_pattern,
-                    Mode::Rfc9309 => rfc_normalize,
+                    Mode::Rfc9309 => rfc_normalize_pattern,
                 };
                 let (rule, err) = extensions::parse_content_usage(value, line, escape);
                 if let Some(why) = err {
