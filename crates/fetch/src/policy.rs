@@ -357,8 +357,12 @@ impl OriginState {
         s
     }
 
-    /// What to persist.
+    /// What to persist. A `no-store` copy is left out, and then so is the
+    /// decision it made: restored without its body, the entry would read as
+    /// "robots.txt was unavailable" (allow all) where the file may say
+    /// `Disallow: /`. Such an origin is fetched again instead.
     pub fn to_stored(&self) -> StoredState {
+        let unstored = self.good.as_ref().is_some_and(|g| g.no_store);
         StoredState {
             origin: self.origin.clone(),
             good: self.good.clone().filter(|g| !g.no_store),
@@ -366,7 +370,11 @@ impl OriginState {
             host_answered_at: self.host_answered_at,
             retry_at: self.retry_at,
             history: self.history.iter().cloned().collect(),
-            expires_at: self.decision.as_ref().map(|d| d.expires_at),
+            expires_at: if unstored && self.failure.is_none() {
+                None
+            } else {
+                self.decision.as_ref().map(|d| d.expires_at)
+            },
         }
     }
 

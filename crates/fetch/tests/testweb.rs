@@ -656,6 +656,39 @@ async fn no_store_is_kept_in_memory_briefly_and_never_persisted() {
 }
 
 #[tokio::test]
+async fn a_restored_no_store_entry_is_never_more_permissive_than_the_file() {
+    // Before: the body was dropped but the decision's expiry kept, so a
+    // restart (or an LRU eviction) read "robots.txt was unavailable" and
+    // allowed everything, though the file says Disallow: /.
+    let e = env(vec![(
+        "a.test",
+        robots(vec![
+            Reply::text("User-agent: *\nDisallow: /\n").header("Cache-Control", "no-store")
+        ]),
+    )])
+    .await;
+    assert!(!e.check("a.test", "/page").await.allowed);
+    // A new cache over the same store, as after a restart.
+    let fetch = FetchConfig::default();
+    let restarted = RobotsCache::new(
+        HttpFetcher::with_client(client_for(&e.web, &fetch), fetch),
+        Arc::new(e.clock.clone()),
+        e.store.clone(),
+        CacheConfig::default(),
+    );
+    let r = restarted
+        .check(&e.url("a.test", "/page"), "mannerly")
+        .await
+        .expect("check");
+    assert!(!r.allowed, "{}", r.reason);
+    assert_eq!(
+        e.web.count("a.test", "/robots.txt"),
+        2,
+        "fetched again rather than trusted without its body"
+    );
+}
+
+#[tokio::test]
 async fn not_modified_renews_the_cached_rules() {
     let e = env(vec![(
         "a.test",
