@@ -237,7 +237,7 @@ pub fn verify(args: VerifyArgs) -> Result<u8> {
             serde_json::json!({ "outcome": word, "detail": detail })
         );
     } else {
-        println!("{word}: {detail}");
+        println!("{word}: {}", crate::text::clean(&detail));
     }
     Ok(code)
 }

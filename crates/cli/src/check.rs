@@ -9,6 +9,7 @@ use mannerly_robots::{is_valid_user_agent, AgentMatch, Robots, Severity, Verdict
 
 use crate::fetch::fetch_origin;
 use crate::input::{is_url, read_robots, RobotsArgs};
+use crate::text::clean;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -157,7 +158,12 @@ fn fixed_verdicts(args: &Args, allowed: bool, reason: &str) -> Result<u8> {
             serde_json::to_writer(&mut *out, &json)?;
             writeln!(out)?;
         } else {
-            writeln!(out, "{word}\t{url}\trobots.txt: {reason}")?;
+            writeln!(
+                out,
+                "{word}\t{}\trobots.txt: {}",
+                clean(url),
+                clean(&reason)
+            )?;
         }
         Ok(())
     })?;
@@ -199,5 +205,5 @@ fn text_line(url: &str, v: &Verdict) -> String {
             _ => "no rule matched".to_owned(),
         },
     };
-    format!("{word}\t{url}\t{why}")
+    format!("{word}\t{}\t{}", clean(url), clean(&why))
 }

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::text::clean;
 use anyhow::{Context, Result};
 use mannerly_fetch::policy::PolicyConfig;
 use mannerly_fetch::{
@@ -138,14 +139,14 @@ pub fn run(args: Args) -> Result<u8> {
             _ => decision.access.kind().to_owned(),
         };
         writeln!(out, "state:    {state_line}")?;
-        writeln!(out, "reason:   {}", decision.reason)?;
+        writeln!(out, "reason:   {}", clean(&decision.reason))?;
         writeln!(out, "expires:  {}", decision.expires_at)?;
         for s in &sitemaps {
-            writeln!(out, "sitemap:  {s}")?;
+            writeln!(out, "sitemap:  {}", clean(s))?;
         }
         writeln!(out, "history:")?;
         for h in &state.history {
-            writeln!(out, "  {}  {}", h.at, h.outcome)?;
+            writeln!(out, "  {}  {}", h.at, clean(&h.outcome))?;
         }
     }
     Ok(0)

@@ -7,6 +7,7 @@ use mannerly_robots::{lint_with, Severity};
 
 use crate::fetch::fetch_origin;
 use crate::input::{is_url, read_robots, RobotsArgs, Source};
+use crate::text::clean;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -56,10 +57,15 @@ pub fn run(args: Args) -> Result<u8> {
             writeln!(
                 out,
                 "{}:{}:{}: {}[{}]: {}",
-                source.name, d.line, d.column, d.severity, d.code, d.message
+                clean(&source.name),
+                d.line,
+                d.column,
+                d.severity,
+                d.code,
+                clean(&d.message)
             )?;
             if let Some(s) = &d.suggestion {
-                writeln!(out, "    suggestion: {s}")?;
+                writeln!(out, "    suggestion: {}", clean(s))?;
             }
         }
     }

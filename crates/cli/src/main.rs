@@ -14,6 +14,7 @@ mod input;
 mod lint;
 mod sitemap;
 mod testweb;
+mod text;
 
 /// Tools for polite, accountable web crawling.
 #[derive(Parser)]

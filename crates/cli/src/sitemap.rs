@@ -8,6 +8,7 @@ use mannerly_sitemap::walk::{Found, Start, VisitResult, WalkConfig, Walker};
 use mannerly_sitemap::{Entry, LocationRule, Options, SitemapParser, Stop, Summary};
 
 use crate::input::is_url;
+use crate::text::clean;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -48,16 +49,18 @@ fn text_line(e: &Entry, source: &str) -> String {
     let dash = |s: Option<String>| s.unwrap_or_else(|| "-".into());
     match e {
         Entry::Url(u) => format!(
-            "{}\t{}\t{}\t{}\t{source}",
-            u.loc,
-            dash(u.lastmod.as_ref().map(|l| l.raw.clone())),
+            "{}\t{}\t{}\t{}\t{}",
+            clean(&u.loc),
+            dash(u.lastmod.as_ref().map(|l| clean(&l.raw).into_owned())),
             dash(u.changefreq.map(|c| format!("{c:?}").to_ascii_lowercase())),
             dash(u.priority.map(|p| p.to_string())),
+            clean(source),
         ),
         Entry::Sitemap(s) => format!(
-            "sitemap\t{}\t{}\t{source}",
-            s.loc,
-            dash(s.lastmod.as_ref().map(|l| l.raw.clone()))
+            "sitemap\t{}\t{}\t{}",
+            clean(&s.loc),
+            dash(s.lastmod.as_ref().map(|l| clean(&l.raw).into_owned())),
+            clean(source)
         ),
     }
 }

@@ -253,3 +253,48 @@ fn sitemap_file_with_and_without_base() {
         .expect("run");
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn text_from_a_file_cannot_forge_lines_or_reach_the_terminal() {
+    // Before: the raw <loc> text was printed after the parsed URL was
+    // validated, so `&#10;` started a second, fake line (a URL outside the
+    // sitemap's location, with a fake lastmod) and ESC reached the terminal.
+    let dir = std::env::temp_dir();
+    let path = dir.join(format!("mannerly-sm-inject-{}.xml", std::process::id()));
+    std::fs::write(
+        &path,
+        "<urlset><url><loc>https://e.com/x/a&#10;https://evil.example/\t2026-01-01</loc>\
+         <lastmod>2026-11-01&#27;[31m&#10;fake</lastmod></url></urlset>",
+    )
+    .expect("write");
+    let o = Command::new(BIN)
+        .args([
+            "sitemap",
+            path.to_str().expect("path"),
+            "--base",
+            "https://e.com/x/sitemap.xml",
+        ])
+        .output()
+        .expect("run");
+    let _ = std::fs::remove_file(&path);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(!out.contains('\u{1b}'), "{out}");
+    let fields: Vec<&str> = out.trim_end().split('\t').collect();
+    assert_eq!(fields.len(), 5, "{out}");
+    assert!(fields[0].starts_with("https://e.com/x/a"), "{out}");
+    assert!(
+        fields[1].contains("\\u{1b}") && fields[1].contains("\\n"),
+        "{out}"
+    );
+    // A robots.txt's bytes in lint's text output are escaped too.
+    let robots = dir.join(format!("mannerly-lint-inject-{}.txt", std::process::id()));
+    std::fs::write(&robots, "User-agent: *\nDisalow: /\u{1b}[2J\n").expect("write");
+    let o = Command::new(BIN)
+        .args(["lint", robots.to_str().expect("path")])
+        .output()
+        .expect("run");
+    let _ = std::fs::remove_file(&robots);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!out.contains('\u{1b}') && out.contains("\\u{1b}"), "{out}");
+}

@@ -236,7 +236,7 @@ impl SitemapParser {
     }
 
     /// Validates a location and applies the limits; `Some` to emit.
-    fn accept(&mut self, entry: Entry) -> Option<Entry> {
+    fn accept(&mut self, mut entry: Entry) -> Option<Entry> {
         let loc = entry.loc();
         if loc.is_empty() {
             self.drop_entry("no <loc>");
@@ -270,6 +270,14 @@ impl SitemapParser {
             return None;
         }
         self.summary.entries += 1;
+        // The URL as parsed, not the raw text: the parser drops tabs and
+        // newlines (a `&#10;` in <loc> could otherwise start a second,
+        // fake line in line-based output) and escapes control bytes.
+        let normal = String::from(parsed);
+        match &mut entry {
+            Entry::Url(u) => u.loc = normal,
+            Entry::Sitemap(s) => s.loc = normal,
+        }
         Some(entry)
     }
 

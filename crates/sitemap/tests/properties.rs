@@ -36,7 +36,13 @@ proptest! {
     #[test]
     fn every_entry_comes_back(paths in prop::collection::vec("[a-z0-9/&?=_.-]{0,20}", 0..40), gzip in any::<bool>()) {
         let (got, s) = locs(&doc(&paths, gzip));
-        let want: Vec<String> = paths.iter().map(|p| format!("https://e.com/{p}")).collect();
+        // Each comes back as the URL parser reads it (dot segments
+        // resolved), which is what is emitted.
+        let want: Vec<String> = paths
+            .iter()
+            .filter_map(|p| url::Url::parse(&format!("https://e.com/{p}")).ok())
+            .map(String::from)
+            .collect();
         prop_assert_eq!(got, want);
         prop_assert!(!s.truncated && s.stop.is_none());
     }
