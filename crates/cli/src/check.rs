@@ -162,7 +162,7 @@ fn fixed_verdicts(args: &Args, allowed: bool, reason: &str) -> Result<u8> {
                 out,
                 "{word}\t{}\trobots.txt: {}",
                 clean(url),
-                clean(&reason)
+                clean(reason)
             )?;
         }
         Ok(())
