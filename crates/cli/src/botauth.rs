@@ -265,7 +265,14 @@ pub fn verify_ip_cmd(args: VerifyIpArgs) -> Result<u8> {
             std::fs::read_to_string(path).with_context(|| format!("cannot read '{path}'"))?;
         let ranges = IpRanges::parse(&text).map_err(|e| anyhow::anyhow!("'{path}': {e}"))?;
         if ranges.contains(ip) {
-            println!("verified: {ip} is in a published range of {path}");
+            if args.json {
+                println!(
+                    "{}",
+                    serde_json::json!({"result": "verified", "range": path})
+                );
+            } else {
+                println!("verified: {ip} is in a published range of {path}");
+            }
             return Ok(0);
         }
     }

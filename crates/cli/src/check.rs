@@ -33,13 +33,17 @@ pub fn run(args: Args) -> Result<u8> {
     let options = src.options()?;
     let mut stderr = io::stderr();
     warn_about_agent(&args.agent, &mut stderr)?;
-    let (robots, name): (Arc<Robots>, String) = if is_url(&src.robots) {
-        let origin = Origin::of(&src.robots)?;
-        let (decision, _) = fetch_origin(&origin, src.rfc, None, 30)?;
+    let origin = if is_url(&src.robots) {
+        Some(Origin::of(&src.robots)?)
+    } else {
+        None
+    };
+    let (robots, name): (Arc<Robots>, String) = if let Some(origin) = &origin {
+        let (decision, _) = fetch_origin(origin, src.rfc, None, 30, src.max_bytes)?;
         match decision.access {
             Access::Rules(r) => (r, origin.robots_url()),
-            Access::AllowAll => return fixed_verdicts(&args, true, &decision.reason),
-            Access::DisallowAll => return fixed_verdicts(&args, false, &decision.reason),
+            Access::AllowAll => return fixed_verdicts(&args, origin, true, &decision.reason),
+            Access::DisallowAll => return fixed_verdicts(&args, origin, false, &decision.reason),
         }
     } else {
         let source = read_robots(&src.robots, src.max_bytes)?;
@@ -62,7 +66,7 @@ pub fn run(args: Args) -> Result<u8> {
     }
     let view = robots.for_agent(&args.agent);
     let mut any_disallowed = false;
-    for_each_url(&args, |url, out| {
+    let foreign = for_each_url(&args, origin.as_ref(), |url, out| {
         let verdict = view.explain(url);
         any_disallowed |= !verdict.allowed;
         if args.source.json {
@@ -80,7 +84,17 @@ pub fn run(args: Args) -> Result<u8> {
         }
         Ok(())
     })?;
-    Ok(u8::from(any_disallowed))
+    Ok(exit_code(any_disallowed, foreign))
+}
+
+/// 1 when a URL is disallowed; 2 when some were not checked (another
+/// origin's), which is a usage error.
+fn exit_code(any_disallowed: bool, foreign: usize) -> u8 {
+    if foreign > 0 {
+        2
+    } else {
+        u8::from(any_disallowed)
+    }
 }
 
 fn warn_about_agent(agent: &str, stderr: &mut io::Stderr) -> Result<()> {
@@ -104,11 +118,29 @@ fn warn_about_agent(agent: &str, stderr: &mut io::Stderr) -> Result<()> {
 }
 
 /// Calls `f` for each URL: the arguments, or the lines of standard input.
+/// When robots.txt came from `origin`, a full URL of another origin is not
+/// checked (that origin's own robots.txt rules it): it is named on stderr
+/// and counted, and the count returned.
 fn for_each_url(
     args: &Args,
+    origin: Option<&Origin>,
     mut f: impl FnMut(&str, &mut BufWriter<io::StdoutLock<'_>>) -> Result<()>,
-) -> Result<()> {
+) -> Result<usize> {
     let mut out = BufWriter::new(io::stdout().lock());
+    let mut foreign = 0;
+    let mut f = |url: &str, out: &mut BufWriter<io::StdoutLock<'_>>| -> Result<()> {
+        if let Some(o) = origin {
+            if is_url(url) && Origin::of(url).ok().as_ref() != Some(o) {
+                foreign += 1;
+                eprintln!(
+                    "mannerly: {}: not checked: it is not on {o}, and a robots.txt rules only its own origin",
+                    crate::text::clean(url)
+                );
+                return Ok(());
+            }
+        }
+        f(url, out)
+    };
     if args.urls.is_empty() {
         let stdin = io::stdin();
         for (i, line) in stdin.lock().split(b'\n').enumerate() {
@@ -128,12 +160,12 @@ fn for_each_url(
         }
     }
     out.flush()?;
-    Ok(())
+    Ok(foreign)
 }
 
 /// Every URL gets the same answer: robots.txt was unavailable (allow-all)
 /// or unreachable (disallow-all). The reason says which and why.
-fn fixed_verdicts(args: &Args, allowed: bool, reason: &str) -> Result<u8> {
+fn fixed_verdicts(args: &Args, origin: &Origin, allowed: bool, reason: &str) -> Result<u8> {
     #[derive(serde::Serialize)]
     struct Json<'a> {
         url: &'a str,
@@ -145,7 +177,7 @@ fn fixed_verdicts(args: &Args, allowed: bool, reason: &str) -> Result<u8> {
     }
     let word = if allowed { "allowed" } else { "disallowed" };
     let access = if allowed { "allow-all" } else { "disallow-all" };
-    for_each_url(args, |url, out| {
+    let foreign = for_each_url(args, Some(origin), |url, out| {
         if args.source.json {
             let json = Json {
                 url,
@@ -158,16 +190,11 @@ fn fixed_verdicts(args: &Args, allowed: bool, reason: &str) -> Result<u8> {
             serde_json::to_writer(&mut *out, &json)?;
             writeln!(out)?;
         } else {
-            writeln!(
-                out,
-                "{word}\t{}\trobots.txt: {}",
-                clean(url),
-                clean(reason)
-            )?;
+            writeln!(out, "{word}\t{}\trobots.txt: {}", clean(url), clean(reason))?;
         }
         Ok(())
     })?;
-    Ok(u8::from(!allowed))
+    Ok(exit_code(!allowed, foreign))
 }
 
 #[derive(serde::Serialize)]

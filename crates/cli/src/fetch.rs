@@ -39,9 +39,11 @@ pub fn fetch_origin(
     rfc: bool,
     user_agent: Option<&str>,
     timeout: u64,
+    max_bytes: usize,
 ) -> Result<(Decision, OriginState)> {
     let mut config = FetchConfig {
         timeout: Duration::from_secs(timeout.max(1)),
+        max_bytes,
         ..FetchConfig::default()
     };
     if let Some(ua) = user_agent {
@@ -56,7 +58,7 @@ pub fn fetch_origin(
         },
         parse: ParseOptions {
             mode: if rfc { Mode::Rfc9309 } else { Mode::Google },
-            ..ParseOptions::default()
+            max_bytes,
         },
         ..PolicyConfig::default()
     };
@@ -100,8 +102,13 @@ struct JsonHistory<'a> {
 
 pub fn run(args: Args) -> Result<u8> {
     let origin = Origin::of(&args.url)?;
-    let (decision, state) =
-        fetch_origin(&origin, args.rfc, args.user_agent.as_deref(), args.timeout)?;
+    let (decision, state) = fetch_origin(
+        &origin,
+        args.rfc,
+        args.user_agent.as_deref(),
+        args.timeout,
+        mannerly_robots::DEFAULT_MAX_BYTES,
+    )?;
     let (groups, rules, sitemaps) = match &decision.access {
         Access::Rules(r) => (
             Some(r.groups().len()),
@@ -130,7 +137,8 @@ pub fn run(args: Args) -> Result<u8> {
                 })
                 .collect(),
         };
-        serde_json::to_writer_pretty(&mut out, &json)?;
+        // One JSON document per line, like every other --json.
+        serde_json::to_writer(&mut out, &json)?;
         writeln!(out)?;
     } else {
         writeln!(out, "origin:   {origin}")?;

@@ -20,7 +20,7 @@ pub fn run(args: Args) -> Result<u8> {
     let options = args.options()?;
     let source = if is_url(&args.robots) {
         let origin = mannerly_fetch::Origin::of(&args.robots)?;
-        let (decision, state) = fetch_origin(&origin, args.rfc, None, 30)?;
+        let (decision, state) = fetch_origin(&origin, args.rfc, None, 30, args.max_bytes)?;
         let Some(good) = state.good else {
             anyhow::bail!(
                 "{} has no robots.txt to lint: {}",

@@ -158,3 +158,28 @@ fn other_tools_read_the_key(key: &std::path::Path) {
         );
     }
 }
+
+#[test]
+fn verify_ip_json_inside_a_published_range_is_json() {
+    // Before: an IP inside --ranges printed text even with --json.
+    let path = std::env::temp_dir().join(format!("mannerly-ranges-{}.json", std::process::id()));
+    std::fs::write(&path, r#"{"prefixes": [{"ipv4Prefix": "192.0.2.0/24"}]}"#).expect("write");
+    let ranges = path.to_str().expect("path");
+    let o = run(
+        &[
+            "verify-ip",
+            "192.0.2.7",
+            "--domain",
+            "googlebot.com",
+            "--ranges",
+            ranges,
+            "--json",
+        ],
+        "",
+    );
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    assert_eq!(v["result"], "verified");
+    assert_eq!(v["range"], ranges);
+}

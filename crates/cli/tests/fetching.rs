@@ -52,6 +52,14 @@ async fn fetch_prints_state_reason_expiry_and_history() {
     assert!(out.contains("history:\n  "), "{out}");
 
     let o = run(s(&["fetch", "--json", &base])).await;
+    // One JSON document on one line, like every other --json (it was
+    // pretty-printed over many).
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).lines().count(),
+        1,
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert_eq!(v["access"], "rules");
     assert_eq!(v["history"].as_array().map(Vec::len), Some(1));
@@ -78,6 +86,48 @@ async fn check_fetches_when_given_a_url() {
     assert_eq!(
         String::from_utf8_lossy(&o.stdout),
         "disallowed\t/private/a\tline 2: Disallow: /private/\nallowed\t/ok\tno rule matched\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_with_a_robots_url_keeps_to_its_origin_and_its_max_bytes() {
+    // A rule past the 500 KiB default, inside --max-bytes 600000.
+    let mut body = String::from("User-agent: *\n");
+    while body.len() < 520_000 {
+        body.push_str("# padding padding padding padding padding padding padding\n");
+    }
+    body.push_str("Disallow: /late\n");
+    let w = web(HostSpec::default().robots(body)).await;
+    let robots = format!("http://127.0.0.1:{}/robots.txt", w.port());
+    let o = run(s(&["check", &robots, "--agent", "bot", "/late"])).await;
+    assert_eq!(o.status.code(), Some(0), "cut at 500 KiB by default");
+    let o = run(s(&[
+        "check",
+        &robots,
+        "--agent",
+        "bot",
+        "--max-bytes",
+        "600000",
+        "/late",
+    ]))
+    .await;
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "--max-bytes reaches the fetch too (it was ignored): {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    // A URL of another origin is not judged by this origin's robots.txt
+    // (before: checked against it without a word).
+    let other = "http://elsewhere.example/late";
+    let o = run(s(&["check", &robots, "--agent", "bot", other, "/ok"])).await;
+    assert_eq!(o.status.code(), Some(2));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(out, "allowed\t/ok\tno rule matched\n");
+    assert!(
+        err.contains("http://elsewhere.example/late: not checked: it is not on http://127.0.0.1:"),
+        "{err}"
     );
 }
 
