@@ -127,6 +127,13 @@ pub enum Rejection {
     /// The nonce was seen before.
     #[error("nonce replayed")]
     Replayed,
+    /// Replay protection is on and the signature has no nonce.
+    #[error("no nonce: replay protection is on, and a signature without one could be replayed until it expires")]
+    NoNonce,
+    /// The nonce cache is full of live nonces (overall, or this key's
+    /// share): the signature is refused rather than a live nonce forgotten.
+    #[error("the replay cache is full of nonces still valid; refused rather than forget one (try again when they expire)")]
+    ReplayCacheFull,
     /// No `Signature-Agent`, so no directory to find the key in.
     #[error("no Signature-Agent to find the key directory")]
     NoAgent,
@@ -198,52 +205,121 @@ pub struct VerifyConfig {
     pub web_bot_auth: bool,
     /// Refuse the RFC 9421 test keys (production mode).
     pub reject_test_keys: bool,
-    /// Remember nonces and refuse a second use.
+    /// Remember nonces and refuse a second use (see [`NonceCache`] for
+    /// the policy).
     pub replay: Option<NonceCache>,
+    /// With `replay` set, accept signatures without a nonce (they can be
+    /// replayed until they expire); off by default.
+    pub allow_nonceless: bool,
 }
 
-/// Nonce to expiry, and (expiry, nonce) in order for eviction.
-type Nonces = (HashMap<String, UnixMillis>, BTreeSet<(UnixMillis, String)>);
+/// What the nonce cache holds: (key, nonce) to expiry, the same in
+/// expiry order, and nonces held per key.
+#[derive(Debug, Default)]
+struct Nonces {
+    by_nonce: HashMap<(String, String), UnixMillis>,
+    by_time: BTreeSet<(UnixMillis, String, String)>,
+    per_key: HashMap<String, usize>,
+}
 
-/// Nonces seen, each kept until its signature expires (then a replay would
-/// be refused as expired anyway), and at most `capacity` of them.
+/// Nonces seen, per key, each kept until its signature expires (then a
+/// replay is refused as expired anyway).
+///
+/// # Policy
+///
+/// - A nonce is remembered per signing key (its thumbprint): one key's
+///   nonces never collide with, or push out, another's.
+/// - A live nonce is never forgotten. When the cache holds `capacity` live
+///   nonces, or a key holds its share (`per_key`), a new signature is
+///   refused ([`NonceCheck::Full`], [`Rejection::ReplayCacheFull`]) until
+///   some expire: an attacker with a valid key of their own can fill only
+///   their own share, never evict a victim's nonce to replay it.
+/// - A signature without a nonce cannot be replay-checked: with replay
+///   protection on it is refused ([`Rejection::NoNonce`]) unless
+///   [`VerifyConfig::allow_nonceless`] is set, in which case it may be
+///   replayed until it expires (60 s for signatures this crate makes).
 #[derive(Debug)]
 pub struct NonceCache {
     inner: Mutex<Nonces>,
     capacity: usize,
+    per_key: usize,
+}
+
+/// The answer of [`NonceCache::insert`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NonceCheck {
+    /// Not seen before: remembered until it expires.
+    Fresh,
+    /// Seen before, for the same key, and not expired: a replay.
+    Replayed,
+    /// No room without forgetting a live nonce: refuse the signature.
+    Full,
 }
 
 impl NonceCache {
-    /// A cache of at most `capacity` nonces (at least 1).
+    /// A cache of at most `capacity` live nonces (at least 1), each key
+    /// holding at most an eighth of them (at least 1).
     pub fn new(capacity: usize) -> NonceCache {
+        let capacity = capacity.max(1);
+        NonceCache::with_per_key(capacity, capacity / 8)
+    }
+
+    /// A cache of at most `capacity` live nonces, at most `per_key` of them
+    /// for any one key.
+    pub fn with_per_key(capacity: usize, per_key: usize) -> NonceCache {
         NonceCache {
-            inner: Mutex::new((HashMap::new(), BTreeSet::new())),
+            inner: Mutex::new(Nonces::default()),
             capacity: capacity.max(1),
+            per_key: per_key.max(1),
         }
     }
 
-    /// Records a nonce valid until `expires`; `false` if it was seen.
-    pub fn insert(&self, nonce: &str, expires: UnixMillis, now: UnixMillis) -> bool {
+    /// Records `key`'s nonce, valid until `expires`: whether it is fresh,
+    /// a replay, or refused for want of room (see the policy above).
+    pub fn insert(
+        &self,
+        key: &str,
+        nonce: &str,
+        expires: UnixMillis,
+        now: UnixMillis,
+    ) -> NonceCheck {
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        let (by_nonce, by_time) = &mut *g;
-        while let Some((t, n)) = by_time.first().cloned() {
-            if t >= now && by_nonce.len() < self.capacity {
+        let n = &mut *g;
+        // Only expired nonces go.
+        while let Some((t, k, v)) = n.by_time.first().cloned() {
+            if t >= now {
                 break;
             }
-            by_time.remove(&(t, n.clone()));
-            by_nonce.remove(&n);
+            n.by_time.remove(&(t, k.clone(), v.clone()));
+            n.by_nonce.remove(&(k.clone(), v));
+            if let Some(c) = n.per_key.get_mut(&k) {
+                *c -= 1;
+                if *c == 0 {
+                    n.per_key.remove(&k);
+                }
+            }
         }
-        if by_nonce.contains_key(nonce) {
-            return false;
+        let id = (key.to_owned(), nonce.to_owned());
+        if n.by_nonce.contains_key(&id) {
+            return NonceCheck::Replayed;
         }
-        by_nonce.insert(nonce.to_owned(), expires);
-        by_time.insert((expires, nonce.to_owned()));
-        true
+        let held = n.per_key.get(key).copied().unwrap_or(0);
+        if n.by_nonce.len() >= self.capacity || held >= self.per_key {
+            return NonceCheck::Full;
+        }
+        n.by_time.insert((expires, id.0.clone(), id.1.clone()));
+        n.by_nonce.insert(id, expires);
+        *n.per_key.entry(key.to_owned()).or_default() += 1;
+        NonceCheck::Fresh
     }
 
     /// Nonces held.
     pub fn len(&self) -> usize {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner()).0.len()
+        self.inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .by_nonce
+            .len()
     }
 
     /// Whether no nonce is held.
@@ -262,6 +338,7 @@ impl VerifyConfig {
             web_bot_auth: true,
             reject_test_keys: true,
             replay: None,
+            allow_nonceless: false,
         }
     }
 }
@@ -480,17 +557,26 @@ pub fn verify(
     {
         return invalid(Rejection::BadSignature);
     }
-    if let (Some(cache), Some(nonce)) = (&config.replay, string("nonce")) {
-        let until = expires.unwrap_or(now.saturating_add(config.max_validity));
-        let until = UnixMillis::from_secs(u64::try_from(until).unwrap_or(0));
-        if !cache.insert(&nonce, until, config.now) {
-            return invalid(Rejection::Replayed);
+    let thumbprint = jwk.thumbprint();
+    if let Some(cache) = &config.replay {
+        match string("nonce") {
+            Some(nonce) => {
+                let until = expires.unwrap_or(now.saturating_add(config.max_validity));
+                let until = UnixMillis::from_secs(u64::try_from(until).unwrap_or(0));
+                match cache.insert(&thumbprint, &nonce, until, config.now) {
+                    NonceCheck::Fresh => {}
+                    NonceCheck::Replayed => return invalid(Rejection::Replayed),
+                    NonceCheck::Full => return invalid(Rejection::ReplayCacheFull),
+                }
+            }
+            None if config.allow_nonceless => {}
+            None => return invalid(Rejection::NoNonce),
         }
     }
     Outcome::Verified {
         agent,
         keyid,
-        thumbprint: jwk.thumbprint(),
+        thumbprint,
         label,
     }
 }

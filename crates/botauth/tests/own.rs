@@ -3,8 +3,8 @@
 
 use mannerly_botauth::UnixMillis;
 use mannerly_botauth::{
-    sign_request, verify_request, AgentForm, Jwk, KeyPair, Message, NonceCache, Outcome,
-    SignConfig, StaticKeys, VerifyConfig,
+    sign_request, verify_request, AgentForm, Jwk, KeyPair, Message, NonceCache, NonceCheck,
+    Outcome, SignConfig, StaticKeys, VerifyConfig,
 };
 
 const T: i64 = 1_800_000_000;
@@ -213,20 +213,98 @@ fn an_uncovered_signature_agent_is_refused() {
 
 #[test]
 fn the_nonce_cache_forgets_expired_nonces_and_is_bounded() {
-    let c = NonceCache::new(2);
-    assert!(c.insert("a", secs(100), secs(10)));
-    assert!(!c.insert("a", secs(100), secs(20)), "a replay");
-    assert!(c.insert("b", secs(200), secs(20)));
-    assert!(
-        c.insert("c", secs(300), secs(150)),
-        "a (expired at 100) is dropped"
+    let c = NonceCache::with_per_key(3, 2);
+    assert_eq!(c.insert("k1", "a", secs(100), secs(10)), NonceCheck::Fresh);
+    assert_eq!(
+        c.insert("k1", "a", secs(100), secs(20)),
+        NonceCheck::Replayed
     );
-    assert_eq!(c.len(), 2);
-    assert!(
-        c.insert("d", secs(400), secs(150)),
-        "at capacity the oldest goes"
+    // Nonces are per key: another key's "a" is its own.
+    assert_eq!(c.insert("k2", "a", secs(100), secs(20)), NonceCheck::Fresh);
+    assert_eq!(c.insert("k1", "b", secs(200), secs(20)), NonceCheck::Fresh);
+    // k1 holds its share: it cannot push anything out.
+    assert_eq!(c.insert("k1", "c", secs(300), secs(20)), NonceCheck::Full);
+    assert_eq!(
+        c.insert("k1", "a", secs(100), secs(30)),
+        NonceCheck::Replayed
     );
-    assert_eq!(c.len(), 2);
+    // Full overall: a new key is refused too, and nothing live is lost.
+    assert_eq!(c.insert("k3", "x", secs(300), secs(30)), NonceCheck::Full);
+    assert_eq!(c.len(), 3);
+    // Once k1's "a" and k2's "a" expire (at 100), there is room again.
+    assert_eq!(c.insert("k3", "x", secs(300), secs(150)), NonceCheck::Fresh);
+    assert_eq!(c.insert("k1", "c", secs(300), secs(150)), NonceCheck::Fresh);
+    assert_eq!(c.len(), 3);
+}
+
+#[test]
+fn a_flood_of_nonces_cannot_evict_a_victims_nonce() {
+    // Before: when the cache was full the oldest nonces went, live or not,
+    // and nonces were not scoped per key, so an attacker with a valid key
+    // of their own could flood nonces to evict a victim's, then replay it.
+    let victim = KeyPair::generate();
+    let attacker = KeyPair::generate();
+    let keys = StaticKeys::new(vec![victim.public_jwk(), attacker.public_jwk()]);
+    let config = VerifyConfig {
+        replay: Some(NonceCache::with_per_key(64, 16)),
+        ..VerifyConfig::at(secs(T + 1))
+    };
+    let victim_request = signed(&victim, AgentForm::None, &[]);
+    assert!(matches!(
+        verify_request(&victim_request, &keys, &config),
+        Outcome::Verified { .. }
+    ));
+    let mut refused = 0;
+    for _ in 0..200 {
+        let m = signed(&attacker, AgentForm::None, &[]);
+        if let Outcome::Invalid { reason } = verify_request(&m, &keys, &config) {
+            assert!(
+                reason.to_string().contains("replay cache is full"),
+                "{reason}"
+            );
+            refused += 1;
+        }
+    }
+    assert_eq!(refused, 200 - 16, "the attacker fills only its own share");
+    assert!(reason(verify_request(&victim_request, &keys, &config)).contains("replayed"));
+    // Other keys still get in.
+    let other = KeyPair::generate();
+    let keys2 = StaticKeys::new(vec![victim.public_jwk(), other.public_jwk()]);
+    assert!(matches!(
+        verify_request(&signed(&other, AgentForm::None, &[]), &keys2, &config),
+        Outcome::Verified { .. }
+    ));
+}
+
+#[test]
+fn without_a_nonce_replay_protection_refuses_unless_allowed() {
+    let key = KeyPair::generate();
+    let keys = StaticKeys::new(vec![key.public_jwk()]);
+    let msg = Message::new("GET", "https://example.com/page?q=1");
+    let mut sign = SignConfig::new(secs(T), AgentForm::None);
+    sign.nonce = false;
+    let mut m = msg.clone();
+    m.headers
+        .extend(sign_request(&key, &msg, &sign).expect("sign"));
+    let strict = VerifyConfig {
+        replay: Some(NonceCache::new(100)),
+        ..VerifyConfig::at(secs(T + 1))
+    };
+    assert!(reason(verify_request(&m, &keys, &strict)).starts_with("no nonce"));
+    let lenient = VerifyConfig {
+        replay: Some(NonceCache::new(100)),
+        allow_nonceless: true,
+        ..VerifyConfig::at(secs(T + 1))
+    };
+    assert!(matches!(
+        verify_request(&m, &keys, &lenient),
+        Outcome::Verified { .. }
+    ));
+    // Without replay protection nonces are not looked at.
+    assert!(matches!(
+        verify_request(&m, &keys, &VerifyConfig::at(secs(T + 1))),
+        Outcome::Verified { .. }
+    ));
 }
 
 #[test]
