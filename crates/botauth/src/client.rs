@@ -9,6 +9,7 @@ use crate::base::Message;
 use crate::directory::{DirectoryProblem, Jwks, DIRECTORY_PATH};
 use crate::verify::{verify, KeyLookup, Outcome, Rejection, StaticKeys, VerifyConfig};
 use crate::Jwk;
+use mannerly_time::UnixMillis;
 
 /// Limits for fetching directories.
 #[derive(Debug, Clone)]
@@ -23,6 +24,12 @@ pub struct DirectoryConfig {
     pub max_ttl: Duration,
     /// Allow loopback and private addresses (tests only).
     pub allow_private: bool,
+    /// Directories (and failures) remembered at once (10,000); past that
+    /// the entry that goes stale first is dropped.
+    pub max_cached: usize,
+    /// How long a failed fetch is remembered, so requests naming a broken
+    /// or hostile directory do not each cost an outbound fetch (60 s).
+    pub failure_ttl: Duration,
 }
 
 impl Default for DirectoryConfig {
@@ -33,6 +40,8 @@ impl Default for DirectoryConfig {
             timeout: Duration::from_secs(5),
             max_ttl: Duration::from_secs(24 * 3600),
             allow_private: false,
+            max_cached: 10_000,
+            failure_ttl: Duration::from_secs(60),
         }
     }
 }
@@ -49,7 +58,8 @@ pub struct DirectoryError {
 }
 
 struct Cached {
-    keys: Vec<Jwk>,
+    /// The keys, or the last fetch's failure (remembered briefly).
+    keys: Result<Vec<Jwk>, DirectoryProblem>,
     fresh_until: Instant,
 }
 
@@ -60,25 +70,81 @@ pub struct DirectoryClient {
     cache: Mutex<HashMap<String, Cached>>,
 }
 
-/// Addresses a verifier must not be made to contact.
+/// Addresses a verifier must not be made to contact: anything not a
+/// public unicast address (loopback, private, link-local, shared, multicast,
+/// reserved, documentation and benchmarking ranges, and IPv6 forms that
+/// embed such an IPv4 address).
 fn is_private(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(a) => {
+            let o = a.octets();
             a.is_loopback()
                 || a.is_private()
                 || a.is_link_local()
                 || a.is_unspecified()
                 || a.is_broadcast()
-                || a.octets()[0] == 100 && (a.octets()[1] & 0xC0) == 64
+                || a.is_multicast()
+                || a.is_documentation()
+                || o[0] == 0 // "this network"
+                || o[0] >= 240 // reserved
+                || o[0] == 100 && (o[1] & 0xC0) == 64 // shared (CGNAT)
+                || o[0] == 192 && o[1] == 0 && o[2] == 0 // IETF assignments
+                || o[0] == 198 && (o[1] & 0xFE) == 18 // benchmarking
         }
         IpAddr::V6(a) => {
+            let s = a.segments();
+            let embedded = |v4: std::net::Ipv4Addr| is_private(IpAddr::V4(v4));
             a.is_loopback()
                 || a.is_unspecified()
-                || (a.segments()[0] & 0xfe00) == 0xfc00
-                || (a.segments()[0] & 0xffc0) == 0xfe80
-                || a.to_ipv4_mapped()
-                    .is_some_and(|v4| is_private(IpAddr::V4(v4)))
+                || a.is_multicast()
+                || (s[0] & 0xfe00) == 0xfc00 // unique local
+                || (s[0] & 0xffc0) == 0xfe80 // link-local
+                || (s[0] & 0xffc0) == 0xfec0 // site-local (deprecated)
+                || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation
+                || (s[0] == 0x0100 && s[1] == 0 && s[2] == 0 && s[3] == 0) // discard
+                || a.to_ipv4_mapped().is_some_and(embedded)
+                // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) reach IPv4.
+                || (s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0, 0, 0, 0])
+                    && embedded(std::net::Ipv4Addr::new(
+                        (s[6] >> 8) as u8,
+                        s[6] as u8,
+                        (s[7] >> 8) as u8,
+                        s[7] as u8,
+                    ))
+                || s[0] == 0x2002
+                    && embedded(std::net::Ipv4Addr::new(
+                        (s[1] >> 8) as u8,
+                        s[1] as u8,
+                        (s[2] >> 8) as u8,
+                        s[2] as u8,
+                    ))
         }
+    }
+}
+
+/// Resolves names for the directory client and refuses any name with an
+/// address a verifier must not contact. The connection is made only to
+/// the addresses this resolver returned and checked, so a name cannot pass
+/// a check and then resolve elsewhere (DNS rebinding).
+struct CheckedResolver;
+
+impl reqwest::dns::Resolve for CheckedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        Box::pin(async move {
+            let host = name.as_str().to_owned();
+            let addrs: Vec<std::net::SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if let Some(bad) = addrs.iter().find(|a| is_private(a.ip())) {
+                let e: Box<dyn std::error::Error + Send + Sync> =
+                    Box::new(DirectoryProblem::PrivateAddress {
+                        host,
+                        addr: bad.ip(),
+                    });
+                return Err(e);
+            }
+            let addrs: reqwest::dns::Addrs = Box::new(addrs.into_iter());
+            Ok(addrs)
+        })
     }
 }
 
@@ -94,12 +160,20 @@ impl DirectoryClient {
         Ok(Self::with_client(client, config))
     }
 
-    /// The settings the client relies on; add roots or a resolver for tests.
+    /// The settings the client relies on; add roots or a resolver for
+    /// tests. Unless `allow_private`, names resolve through a resolver that
+    /// refuses private and reserved addresses, so the address checked is
+    /// the address connected to.
     pub fn client_builder(config: &DirectoryConfig) -> reqwest::ClientBuilder {
-        reqwest::Client::builder()
+        let b = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(config.timeout)
-            .https_only(true)
+            .https_only(true);
+        if config.allow_private {
+            b
+        } else {
+            b.dns_resolver(std::sync::Arc::new(CheckedResolver))
+        }
     }
 
     /// A client over a reqwest client you built (start from [`Self::client_builder`], which turns redirects off).
@@ -138,25 +212,61 @@ impl DirectoryClient {
         let key = url.to_string();
         if let Some(c) = self.lock().get(&key) {
             if Instant::now() < c.fresh_until {
-                return Ok(c.keys.clone());
+                return c
+                    .keys
+                    .clone()
+                    .map_err(|problem| DirectoryError { url: key, problem });
             }
         }
         match self.fetch(&url).await {
             Ok((keys, ttl)) => {
-                self.lock().insert(
-                    key,
-                    Cached {
-                        keys: keys.clone(),
-                        fresh_until: Instant::now() + ttl,
-                    },
-                );
+                self.remember(key, Ok(keys.clone()), ttl);
                 Ok(keys)
             }
-            Err(problem) => match self.lock().get(&key) {
-                Some(stale) => Ok(stale.keys.clone()),
-                None => Err(DirectoryError { url: key, problem }),
-            },
+            Err(problem) => {
+                // A failed refresh keeps serving the keys it had; a
+                // failure with nothing to fall back on is remembered
+                // briefly.
+                let stale = match self.lock().get(&key) {
+                    Some(Cached { keys: Ok(k), .. }) => Some(k.clone()),
+                    _ => None,
+                };
+                match stale {
+                    Some(keys) => Ok(keys),
+                    None => {
+                        self.remember(key.clone(), Err(problem.clone()), self.config.failure_ttl);
+                        Err(DirectoryError { url: key, problem })
+                    }
+                }
+            }
         }
+    }
+
+    /// Keeps an answer, dropping the entry that goes stale first when the
+    /// cache is full.
+    fn remember(&self, key: String, keys: Result<Vec<Jwk>, DirectoryProblem>, ttl: Duration) {
+        let mut cache = self.lock();
+        if !cache.contains_key(&key) && cache.len() >= self.config.max_cached.max(1) {
+            if let Some(oldest) = cache
+                .iter()
+                .min_by_key(|(_, c)| c.fresh_until)
+                .map(|(k, _)| k.clone())
+            {
+                cache.remove(&oldest);
+            }
+        }
+        cache.insert(
+            key,
+            Cached {
+                keys,
+                fresh_until: Instant::now() + ttl,
+            },
+        );
+    }
+
+    /// Directories (and remembered failures) held.
+    pub fn cached(&self) -> usize {
+        self.lock().len()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Cached>> {
@@ -167,9 +277,17 @@ impl DirectoryClient {
         let host = url.host_str().ok_or(DirectoryProblem::NoHost)?;
         let port = url.port_or_known_default().unwrap_or(443);
         if !self.config.allow_private {
-            let addrs: Vec<IpAddr> = match host.parse::<IpAddr>() {
-                Ok(ip) => vec![ip],
-                Err(_) => tokio::net::lookup_host((host, port))
+            // An IP literal (IPv6 in brackets in `host_str`) is checked as
+            // itself; a name is checked here for a clear error, and again by
+            // the resolver the connection uses.
+            let literal = match url.host() {
+                Some(url::Host::Ipv4(a)) => Some(IpAddr::V4(a)),
+                Some(url::Host::Ipv6(a)) => Some(IpAddr::V6(a)),
+                _ => None,
+            };
+            let addrs: Vec<IpAddr> = match literal {
+                Some(ip) => vec![ip],
+                None => tokio::net::lookup_host((host, port))
                     .await
                     .map_err(|e| DirectoryProblem::Resolve {
                         host: host.to_owned(),
@@ -192,6 +310,16 @@ impl DirectoryClient {
             .await
             .map_err(|e| DirectoryProblem::Fetch(e.to_string()))?;
         let status = resp.status().as_u16();
+        let headers: Vec<(String, String)> = resp
+            .headers()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_owned(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
         if (300..400).contains(&status) {
             return Err(DirectoryProblem::Redirect(status));
         }
@@ -230,6 +358,18 @@ impl DirectoryClient {
                 found: doc.keys.len(),
                 max: self.config.max_keys,
             });
+        }
+        // A directory that signs itself is held to its signature: every
+        // key listed must have signed it (and the digest must match).
+        if headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("signature-input"))
+        {
+            let response = crate::base::Response { status, headers };
+            let origin = url.origin().ascii_serialization();
+            let keys =
+                crate::directory::verify_directory(&origin, &response, &body, UnixMillis::now())?;
+            return Ok((keys, ttl));
         }
         Ok((doc.keys, ttl))
     }
@@ -284,11 +424,55 @@ mod tests {
             "fd00::1",
             "fe80::1",
             "::ffff:10.0.0.1",
+            // Missed before: multicast, reserved, documentation,
+            // benchmarking, and IPv6 forms that embed a private IPv4.
+            "224.0.0.1",
+            "239.255.255.250",
+            "240.0.0.1",
+            "255.255.255.255",
+            "192.0.2.1",
+            "198.18.0.1",
+            "0.1.2.3",
+            "ff02::1",
+            "2001:db8::1",
+            "64:ff9b::a00:1",
+            "2002:a00:1::",
+            "fec0::1",
         ] {
             assert!(is_private(ip.parse().expect("ip")), "{ip}");
         }
         for ip in ["8.8.8.8", "1.1.1.1", "2001:4860::8888"] {
             assert!(!is_private(ip.parse().expect("ip")), "{ip}");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_connecting_resolver_refuses_private_answers() {
+        // The resolver the connection uses checks what it returns, so a
+        // name that passed the pre-check cannot rebind to a private one.
+        use reqwest::dns::Resolve;
+        let name: reqwest::dns::Name = "localhost".parse().expect("name");
+        match CheckedResolver.resolve(name).await {
+            Ok(_) => panic!("localhost resolved for a verifier"),
+            Err(e) => assert!(e.to_string().contains("refused"), "{e}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn ip_literals_are_checked_as_addresses() {
+        // Before: an IPv6 literal kept its brackets and failed to resolve,
+        // whatever its address.
+        let c = DirectoryClient::new(DirectoryConfig::default()).expect("client");
+        for agent in [
+            "https://[::1]",
+            "https://[fe80::1]:8443",
+            "https://224.0.0.1",
+        ] {
+            let e = c.keys(agent).await.expect_err("refused");
+            assert!(
+                matches!(e.problem, DirectoryProblem::PrivateAddress { .. }),
+                "{agent}: {e}"
+            );
         }
     }
 

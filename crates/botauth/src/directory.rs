@@ -150,7 +150,7 @@ pub enum DirectoryProblem {
         detail: String,
     },
     /// The host resolves to an address a verifier must not contact.
-    #[error("{host} resolves to {addr}, a private or loopback address: refused")]
+    #[error("{host} resolves to {addr}, not a public address a verifier may contact: refused")]
     PrivateAddress {
         /// The host.
         host: String,

@@ -137,7 +137,7 @@ async fn redirecting_oversized_and_private_directories_are_refused() {
             .verify_request(&signed_by(&pair, &local), &VerifyConfig::at(now()))
             .await
     )
-    .contains("private or loopback address: refused"));
+    .contains("not a public address a verifier may contact: refused"));
     let plain = w.url("crawler.test", "");
     assert!(reason(
         strict
@@ -145,4 +145,90 @@ async fn redirecting_oversized_and_private_directories_are_refused() {
             .await
     )
     .contains("https only"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signed_directory_is_held_to_its_signature() {
+    // Before: a directory's own signature was never checked when fetched.
+    let w = web().await;
+    let pair = KeyPair::generate();
+    let stranger = KeyPair::generate();
+    let origin = w.https_url("crawler.test", "").expect("tls");
+    // The body changed after signing: its digest no longer matches.
+    let (resp, body) =
+        signed_directory(std::slice::from_ref(&pair), &origin, now(), 300).expect("directory");
+    let tampered = body.replace("\"keys\"", "\"keys\" ");
+    let mut bad = Reply::text(tampered);
+    for (k, v) in &resp.headers {
+        bad = bad.header(k, v);
+    }
+    w.set_host(
+        "crawler.test",
+        HostSpec::default().route(DIRECTORY_PATH, vec![bad]),
+    );
+    let c = client(&w, true);
+    let e = c.keys(&origin).await.expect_err("refused");
+    assert!(e.to_string().contains("Content-Digest"), "{e}");
+    // A key added to a signed directory.
+    let (resp, body) =
+        signed_directory(std::slice::from_ref(&pair), &origin, now(), 300).expect("directory");
+    let mut doc: serde_json::Value = serde_json::from_str(&body).expect("json");
+    doc["keys"]
+        .as_array_mut()
+        .expect("keys")
+        .push(serde_json::to_value(stranger.public_jwk()).expect("jwk"));
+    let body = doc.to_string();
+    let mut r = Reply::text(body.clone());
+    for (k, v) in &resp.headers {
+        if !k.eq_ignore_ascii_case("content-digest") {
+            r = r.header(k, v);
+        }
+    }
+    let r = r.header(
+        "Content-Digest",
+        mannerly_botauth::directory::content_digest(body.as_bytes()),
+    );
+    w.set_host(
+        "other.test",
+        HostSpec::default().route(DIRECTORY_PATH, vec![r]),
+    );
+    let origin2 = w.https_url("other.test", "").expect("tls");
+    // (Its signature covers the digest, so adding a key breaks it too.)
+    let e = c.keys(&origin2).await.expect_err("refused");
+    assert!(
+        e.to_string().contains("did not sign") || e.to_string().contains("directory signature"),
+        "{e}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failures_are_remembered_briefly_and_the_cache_is_bounded() {
+    // Before: failures were not cached (each request naming a failing
+    // agent cost an outbound fetch) and the cache never shrank.
+    let w = web().await;
+    w.set_host(
+        "broken.test",
+        HostSpec::default().route(DIRECTORY_PATH, vec![Reply::status(500)]),
+    );
+    let config = DirectoryConfig {
+        allow_private: true,
+        max_cached: 2,
+        ..DirectoryConfig::default()
+    };
+    let ca = reqwest::Certificate::from_der(&w.ca_der()).expect("ca");
+    let rc = DirectoryClient::client_builder(&config)
+        .dns_resolver(w.resolver())
+        .add_root_certificate(ca)
+        .build()
+        .expect("client");
+    let c = DirectoryClient::with_client(rc, config);
+    let broken = w.https_url("broken.test", "").expect("tls");
+    for _ in 0..3 {
+        assert!(c.keys(&broken).await.is_err());
+    }
+    assert_eq!(w.count("broken.test", DIRECTORY_PATH), 1, "one fetch");
+    for host in ["a.test", "b.test", "c.test"] {
+        let _ = c.keys(&w.https_url(host, "").expect("tls")).await;
+    }
+    assert_eq!(c.cached(), 2);
 }
