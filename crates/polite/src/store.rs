@@ -280,10 +280,17 @@ impl Store {
     }
 
     /// Commits pending operations (they then survive the process dying).
+    /// fjall keeps its journal in a userspace buffer until that fills, so a
+    /// committed batch is also handed to the OS here (a write, not an
+    /// fsync): without it a kill -9 lost the last operations, and a crawl
+    /// fetched pages again that it had recorded done seconds before.
     pub fn commit(&mut self) -> Result<(), FrontierError> {
         self.ops = 0;
         if let Some(b) = self.batch.take() {
             b.commit().map_err(|e| self.err(e))?;
+            self.db
+                .persist(PersistMode::Buffer)
+                .map_err(|e| self.err(e))?;
         }
         Ok(())
     }
