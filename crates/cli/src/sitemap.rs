@@ -151,6 +151,14 @@ pub fn run(args: Args) -> Result<u8> {
                 v.depth
             );
         }
+        if !report.skipped.is_empty() {
+            let counts: Vec<String> = report
+                .skipped
+                .iter()
+                .map(|(why, n)| format!("{n} {why}"))
+                .collect();
+            eprintln!("sitemaps not fetched: {}", counts.join(", "));
+        }
         return Ok(u8::from(problems));
     }
     // A local file.

@@ -37,8 +37,13 @@ pub trait Fetcher: Send + Sync + 'static {
 pub struct FetchConfig {
     /// Sent as the User-Agent header.
     pub user_agent: String,
-    /// Whole-request limit, body included (30 s).
+    /// Whole-request limit, body included (30 s), for each request of a
+    /// redirect chain.
     pub timeout: Duration,
+    /// The whole fetch's limit, every redirect hop and the body included
+    /// (60 s): without it, six hops of 30 s each could hold one robots.txt
+    /// fetch for three minutes.
+    pub total_timeout: Duration,
     /// Connection set-up limit (10 s).
     pub connect_timeout: Duration,
     /// Bytes of (decoded) body to read; one more is read to learn that the
@@ -57,6 +62,7 @@ impl Default for FetchConfig {
         FetchConfig {
             user_agent: concat!("mannerly/", env!("CARGO_PKG_VERSION")).to_owned(),
             timeout: Duration::from_secs(30),
+            total_timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(10),
             max_bytes: DEFAULT_MAX_BYTES,
             max_redirects: 5,
@@ -147,6 +153,18 @@ impl HttpFetcher {
     /// One robots.txt fetch: redirects followed by hand (conditional
     /// headers on every hop), the body read up to the limit.
     async fn run(&self, origin: &Origin, validators: &Validators) -> FetchOutcome {
+        let total = self.config.total_timeout;
+        match tokio::time::timeout(total, self.run_inner(origin, validators)).await {
+            Ok(outcome) => outcome,
+            Err(_) => FetchOutcome::Network {
+                error: NetworkError::Timeout,
+                detail: deadline_detail(total),
+                redirects: Vec::new(),
+            },
+        }
+    }
+
+    async fn run_inner(&self, origin: &Origin, validators: &Validators) -> FetchOutcome {
         let Ok(url) = url::Url::parse(&origin.robots_url()) else {
             return FetchOutcome::Network {
                 error: NetworkError::Other,
@@ -250,8 +268,18 @@ impl HttpFetcher {
     /// Like [`get`](Self::get), but a redirect to a URL for which `stop`
     /// is true is not followed ([`GetOutcome::Stopped`]): a walker that
     /// already visited the target saves the request.
+    /// The redirect chain is held to [`FetchConfig::total_timeout`]; the
+    /// body, read by the caller, to the last request's `timeout`.
     pub async fn get_unless(&self, url: &url::Url, stop: impl Fn(&url::Url) -> bool) -> GetOutcome {
-        self.follow(url, None, stop).await
+        let total = self.config.total_timeout;
+        match tokio::time::timeout(total, self.follow(url, None, stop)).await {
+            Ok(outcome) => outcome,
+            Err(_) => GetOutcome::Network {
+                error: NetworkError::Timeout,
+                detail: deadline_detail(total),
+                redirects: Vec::new(),
+            },
+        }
     }
 
     /// The redirect loop both kinds of fetch share: up to `max_redirects`
@@ -364,6 +392,13 @@ impl Fetcher for HttpFetcher {
     ) -> impl Future<Output = FetchOutcome> + Send {
         self.run(origin, validators)
     }
+}
+
+fn deadline_detail(total: Duration) -> String {
+    format!(
+        "no complete answer within the fetch's total deadline of {} s (redirects included)",
+        total.as_secs_f64()
+    )
 }
 
 /// Header names (lower-case) and values, as text.

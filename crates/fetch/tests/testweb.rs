@@ -1057,3 +1057,26 @@ async fn hops_to_another_host_go_through_the_gate() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_redirect_chain_is_held_to_one_total_deadline() {
+    // Before: every hop had its own 30 s, so one robots.txt fetch could
+    // take six times that. Five slow hops (400 ms each) against a 1 s
+    // total: the fetch fails as a timeout, with the deadline named.
+    let mut spec = robots(vec![Reply::redirect(301, "/h1").latency(400)]);
+    for i in 1..5 {
+        spec = spec.route(
+            format!("/h{i}"),
+            vec![Reply::redirect(301, format!("/h{}", i + 1)).latency(400)],
+        );
+    }
+    spec = spec.route("/h5", vec![Reply::text(RULES)]);
+    let fetch = FetchConfig {
+        total_timeout: Duration::from_secs(1),
+        ..FetchConfig::default()
+    };
+    let e = env_with(vec![("a.test", spec)], PolicyConfig::default(), fetch).await;
+    let r = e.check("a.test", "/public").await;
+    assert!(!r.allowed, "unreachable: complete disallow");
+    assert!(r.reason.starts_with("timed out since"), "{}", r.reason);
+}

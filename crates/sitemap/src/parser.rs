@@ -45,6 +45,96 @@ impl<R: Read> Read for Capped<R> {
 
 type Source = Box<dyn BufRead>;
 
+/// The longest run of text, or of markup (a tag with its attributes), the
+/// XML reader is given; the rest of a longer run is dropped before it. No
+/// valid sitemap has one (a `loc` is under 2,048 characters), and without
+/// this cap one text node of 50 MB of whitespace is buffered whole.
+pub const MAX_RUN: usize = 16 * 1024;
+
+/// The longest value kept for one element (a `loc`, a title, a caption):
+/// longer values are cut here and counted.
+pub const MAX_FIELD: usize = 8 * 1024;
+
+/// Extension data (images, videos, alternates, tags) kept per entry; past
+/// it, further items of the entry are dropped and counted.
+pub const MAX_EXTENSION_BYTES: usize = 256 * 1024;
+
+/// Reads one line, keeping at most `cap` bytes of it (the rest is read
+/// and dropped): a text sitemap's 50 MB line is never held. Returns the
+/// bytes consumed.
+fn read_line_capped(src: &mut Source, line: &mut Vec<u8>, cap: usize) -> io::Result<usize> {
+    let mut total = 0;
+    loop {
+        let buf = src.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(total);
+        }
+        let (take, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        let room = cap.saturating_sub(line.len());
+        line.extend_from_slice(&buf[..take.min(room)]);
+        src.consume(take);
+        total += take;
+        if done {
+            return Ok(total);
+        }
+    }
+}
+
+/// Cuts runs of text or markup at [`MAX_RUN`] bytes, counting the runs cut.
+struct RunCap {
+    inner: Source,
+    in_markup: bool,
+    run: usize,
+    cut: Rc<Cell<u64>>,
+}
+
+impl Read for RunCap {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let chunk = self.inner.fill_buf()?;
+            if chunk.is_empty() {
+                return Ok(0);
+            }
+            let mut n = 0;
+            let mut used = 0;
+            for &b in chunk {
+                if n == buf.len() {
+                    break;
+                }
+                used += 1;
+                match b {
+                    b'<' => {
+                        self.in_markup = true;
+                        self.run = 0;
+                    }
+                    b'>' => {
+                        self.in_markup = false;
+                        self.run = 0;
+                    }
+                    _ => {
+                        self.run += 1;
+                        if self.run == MAX_RUN + 1 {
+                            self.cut.set(self.cut.get() + 1);
+                        }
+                        if self.run > MAX_RUN {
+                            continue;
+                        }
+                    }
+                }
+                buf[n] = b;
+                n += 1;
+            }
+            self.inner.consume(used);
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+        }
+    }
+}
+
 /// Peels gzip layers (detected by the magic bytes 1F 8B, up to
 /// `max_layers`), then caps the decoded size.
 fn decode(
@@ -117,6 +207,21 @@ struct UrlBuilder {
     alternates: Vec<Alternate>,
     /// RSS `<guid>`, the location when an item has no `<link>`.
     guid: Option<String>,
+    /// Extension bytes kept so far (see [`MAX_EXTENSION_BYTES`]).
+    extension_bytes: usize,
+}
+
+impl UrlBuilder {
+    /// Whether `size` more bytes of extension data fit this entry's budget
+    /// (and takes them if so).
+    fn budget(&mut self, size: usize) -> bool {
+        let after = self.extension_bytes.saturating_add(size.max(1));
+        if after > MAX_EXTENSION_BYTES {
+            return false;
+        }
+        self.extension_bytes = after;
+        true
+    }
 }
 
 /// A streaming sitemap parser: an iterator of [`Entry`]s. Problems never
@@ -129,6 +234,8 @@ pub struct SitemapParser {
     rule: Option<LocationRule>,
     read: Rc<Cell<u64>>,
     hit: Rc<Cell<bool>>,
+    /// Runs cut at [`MAX_RUN`].
+    runs_cut: Rc<Cell<u64>>,
     done: bool,
 }
 
@@ -146,11 +253,37 @@ struct XmlState {
     text: String,
     /// The current leaf value contains an entity we refuse to expand.
     bad_entity: bool,
+    /// The current value was cut at [`MAX_FIELD`].
+    text_cut: bool,
     url: Option<UrlBuilder>,
     image: Option<Image>,
     video: Option<Video>,
     in_news: bool,
     pending: Vec<Entry>,
+    /// Values cut at [`MAX_FIELD`].
+    fields_cut: u64,
+    /// Extension items dropped at [`MAX_EXTENSION_BYTES`].
+    extensions_dropped: u64,
+}
+
+impl XmlState {
+    /// Adds to the current value, up to [`MAX_FIELD`] bytes.
+    fn push_text(&mut self, s: &str) {
+        let room = MAX_FIELD.saturating_sub(self.text.len());
+        if s.len() <= room {
+            self.text.push_str(s);
+            return;
+        }
+        let mut end = room;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.text.push_str(&s[..end]);
+        if !self.text_cut {
+            self.fields_cut += 1;
+            self.text_cut = true;
+        }
+    }
 }
 
 impl SitemapParser {
@@ -164,13 +297,23 @@ impl SitemapParser {
     ) -> SitemapParser {
         let read = Rc::new(Cell::new(0));
         let hit = Rc::new(Cell::new(false));
+        let runs_cut = Rc::new(Cell::new(0));
         let mut summary = Summary::default();
         let inner = match decode(Box::new(reader), &options, read.clone(), hit.clone()) {
             Ok((mut src, layers)) => {
                 summary.gzip_layers = layers;
                 match sniff(&mut src) {
                     Ok(true) => {
-                        let mut reader = Reader::from_reader(src);
+                        let capped: Source = Box::new(BufReader::with_capacity(
+                            64 * 1024,
+                            RunCap {
+                                inner: src,
+                                in_markup: false,
+                                run: 0,
+                                cut: runs_cut.clone(),
+                            },
+                        ));
+                        let mut reader = Reader::from_reader(capped);
                         let cfg = reader.config_mut();
                         cfg.check_end_names = false;
                         cfg.allow_unmatched_ends = true;
@@ -182,11 +325,14 @@ impl SitemapParser {
                             stack: Vec::new(),
                             text: String::new(),
                             bad_entity: false,
+                            text_cut: false,
                             url: None,
                             image: None,
                             video: None,
                             in_news: false,
                             pending: Vec::new(),
+                            fields_cut: 0,
+                            extensions_dropped: 0,
                         }))
                     }
                     Ok(false) => {
@@ -211,6 +357,7 @@ impl SitemapParser {
             rule,
             read,
             hit,
+            runs_cut,
             done: false,
         }
     }
@@ -284,6 +431,23 @@ impl SitemapParser {
     fn finish_stream(&mut self, truncated: bool) {
         self.done = true;
         self.summary.bytes = self.read.get();
+        let mut count = |what: &str, n: u64| {
+            if n > 0 {
+                *self.summary.dropped.entry(what.to_owned()).or_insert(0) +=
+                    usize::try_from(n).unwrap_or(usize::MAX);
+            }
+        };
+        count(
+            "a run of text or markup over 16 KiB (the rest skipped)",
+            self.runs_cut.get(),
+        );
+        if let Inner::Xml(x) = &self.inner {
+            count("a value over 8 KiB (cut)", x.fields_cut);
+            count(
+                "extension data past 256 KiB in one entry (images, videos, alternates, tags)",
+                x.extensions_dropped,
+            );
+        }
         if self.hit.get() {
             if self.summary.stop.is_none() {
                 self.summary.stop = Some(Stop::MaxBytes(self.options.max_bytes));
@@ -299,7 +463,7 @@ impl SitemapParser {
                 return None;
             };
             let mut line = Vec::new();
-            match src.read_until(b'\n', &mut line) {
+            match read_line_capped(src, &mut line, MAX_RUN) {
                 Ok(0) => {
                     let junk = self
                         .summary
@@ -445,24 +609,24 @@ impl SitemapParser {
             }
             Event::Text(t) => {
                 if let Ok(s) = t.decode() {
-                    x.text.push_str(&s);
+                    x.push_text(&s);
                 }
             }
             Event::CData(c) => {
                 if let Ok(s) = c.decode() {
-                    x.text.push_str(&s);
+                    x.push_text(&s);
                 }
             }
             Event::GeneralRef(r) => {
                 if let Ok(Some(ch)) = r.resolve_char_ref() {
-                    x.text.push(ch);
+                    x.push_text(ch.encode_utf8(&mut [0; 4]));
                 } else {
                     match r.as_ref() {
-                        b"amp" => x.text.push('&'),
-                        b"lt" => x.text.push('<'),
-                        b"gt" => x.text.push('>'),
-                        b"quot" => x.text.push('"'),
-                        b"apos" => x.text.push('\''),
+                        b"amp" => x.push_text("&"),
+                        b"lt" => x.push_text("<"),
+                        b"gt" => x.push_text(">"),
+                        b"quot" => x.push_text("\""),
+                        b"apos" => x.push_text("'"),
                         _ => x.bad_entity = true,
                     }
                 }
@@ -596,10 +760,15 @@ fn empty(x: &mut XmlState, summary: &Summary, name: &[u8], e: &BytesStart<'_>) {
         }
         Some(Kind::UrlSet) if attr(e, b"rel").as_deref() == Some("alternate") => {
             if let Some(href) = attr(e, b"href") {
-                u.alternates.push(Alternate {
+                let alt = Alternate {
                     hreflang: attr(e, b"hreflang"),
                     href: clean(&href),
-                });
+                };
+                if u.budget(alt.href.len() + alt.hreflang.as_ref().map_or(0, String::len)) {
+                    u.alternates.push(alt);
+                } else {
+                    x.extensions_dropped += 1;
+                }
             }
         }
         _ => {}
@@ -616,6 +785,7 @@ fn clean(s: &str) -> String {
 fn end(x: &mut XmlState, summary: &Summary, name: &[u8]) {
     let text = clean(&std::mem::take(&mut x.text));
     let bad = std::mem::take(&mut x.bad_entity);
+    x.text_cut = false;
     let kind = summary.kind;
     if let Some(img) = x.image.as_mut() {
         match name {
@@ -626,7 +796,16 @@ fn end(x: &mut XmlState, summary: &Summary, name: &[u8]) {
             b"license" => img.license = Some(text),
             b"image" => {
                 if let (Some(img), Some(u)) = (x.image.take(), x.url.as_mut()) {
-                    u.images.push(img);
+                    let size = img.loc.len()
+                        + [&img.caption, &img.title, &img.geo_location, &img.license]
+                            .iter()
+                            .map(|f| f.as_ref().map_or(0, String::len))
+                            .sum::<usize>();
+                    if u.budget(size) {
+                        u.images.push(img);
+                    } else {
+                        x.extensions_dropped += 1;
+                    }
                 }
             }
             _ => {}
@@ -642,12 +821,30 @@ fn end(x: &mut XmlState, summary: &Summary, name: &[u8]) {
             b"player_loc" => v.player_loc = Some(text),
             b"duration" => v.duration = text.parse().ok(),
             b"publication_date" => v.publication_date = Some(LastMod::w3c(&text)),
-            b"tag" => v.tags.push(text),
+            // The video's own budget is checked when it closes.
+            b"tag" if v.tags.len() < 32 => v.tags.push(text),
+            b"tag" => x.extensions_dropped += 1,
             b"category" => v.category = Some(text),
             b"family_friendly" => v.family_friendly = Some(text.eq_ignore_ascii_case("yes")),
             b"video" => {
                 if let (Some(v), Some(u)) = (x.video.take(), x.url.as_mut()) {
-                    u.videos.push(v);
+                    let size = [
+                        &v.thumbnail_loc,
+                        &v.title,
+                        &v.description,
+                        &v.content_loc,
+                        &v.player_loc,
+                        &v.category,
+                    ]
+                    .iter()
+                    .map(|f| f.as_ref().map_or(0, String::len))
+                    .sum::<usize>()
+                        + v.tags.iter().map(String::len).sum::<usize>();
+                    if u.budget(size) {
+                        u.videos.push(v);
+                    } else {
+                        x.extensions_dropped += 1;
+                    }
                 }
             }
             _ => {}

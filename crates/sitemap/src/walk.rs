@@ -32,6 +32,10 @@ pub struct WalkConfig {
     /// that robots.txt does not name. Off by default: it costs a dozen
     /// requests per host.
     pub probe_known_paths: bool,
+    /// The whole walk's time limit (300 s): what is left then is skipped,
+    /// and a fetch or parse under way is cut. Each fetch also has its own
+    /// total deadline (`FetchConfig::total_timeout`).
+    pub deadline: std::time::Duration,
 }
 
 impl Default for WalkConfig {
@@ -41,6 +45,7 @@ impl Default for WalkConfig {
             max_depth: 5,
             max_sitemaps: 1_000,
             probe_known_paths: false,
+            deadline: std::time::Duration::from_secs(300),
         }
     }
 }
@@ -119,12 +124,46 @@ pub struct RobotsNote {
 }
 
 /// Everything a walk did.
+///
+/// # Memory bound
+///
+/// Whatever the sites serve, a walk holds at most `max_sitemaps` queued or
+/// fetched sitemaps (each URL under 2,048 characters, twice over with the
+/// URL it redirected to), one [`Visited`] per fetched sitemap, at most
+/// [`MAX_SKIPS_LISTED`] skipped ones (every skip is counted in
+/// [`skipped`](Self::skipped)), and one sitemap being parsed (the parser's
+/// own bound). With the defaults that is a few megabytes, however many
+/// children the indexes list: children are deduplicated and dropped at the
+/// limit as they are read, never queued past it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct WalkReport {
     /// The robots.txt read for discovery, if any.
     pub robots: Option<RobotsNote>,
-    /// Every sitemap visited or skipped.
+    /// Every sitemap fetched, and the first [`MAX_SKIPS_LISTED`] skipped.
     pub sitemaps: Vec<Visited>,
+    /// Sitemaps not fetched, counted by why.
+    pub skipped: std::collections::BTreeMap<String, u64>,
+}
+
+/// Skipped sitemaps listed one by one in a [`WalkReport`]; the rest are
+/// only counted.
+pub const MAX_SKIPS_LISTED: usize = 100;
+
+impl WalkReport {
+    /// Counts a skip, and lists it while fewer than [`MAX_SKIPS_LISTED`]
+    /// are.
+    fn skip(&mut self, mut visit: Visited, kind: &str, reason: String) {
+        *self.skipped.entry(kind.to_owned()).or_default() += 1;
+        let listed = self
+            .sitemaps
+            .iter()
+            .filter(|v| matches!(v.result, VisitResult::Skipped { .. }))
+            .count();
+        if listed < MAX_SKIPS_LISTED {
+            visit.result = VisitResult::Skipped { reason };
+            self.sitemaps.push(visit);
+        }
+    }
 }
 
 /// A page found in a sitemap.
@@ -171,6 +210,16 @@ impl Read for ChannelReader {
     }
 }
 
+/// A walk under way.
+#[derive(Default)]
+struct WalkState {
+    report: WalkReport,
+    queue: VecDeque<Job>,
+    /// Sitemaps queued or fetched (as listed and as redirected to).
+    known: HashSet<String>,
+    fetched: usize,
+}
+
 struct Job {
     url: Url,
     depth: usize,
@@ -199,51 +248,69 @@ impl Walker {
     /// parsed (the walk slows down if the receiver does; it stops sending if
     /// the receiver is dropped).
     pub async fn walk(&self, start: Start, found: mpsc::Sender<Found>) -> WalkReport {
-        let mut report = WalkReport::default();
-        let mut queue: VecDeque<Job> = VecDeque::new();
+        let deadline = tokio::time::Instant::now() + self.config.deadline;
+        let mut w = WalkState::default();
         match start {
             Start::Sitemaps(urls) => {
                 for url in urls {
-                    queue.push_back(Job {
-                        url,
-                        depth: 0,
-                        parent: None,
-                        via: Via::Given,
-                        cross: Vec::new(),
-                    });
+                    self.offer(
+                        &mut w,
+                        Job {
+                            url,
+                            depth: 0,
+                            parent: None,
+                            via: Via::Given,
+                            cross: Vec::new(),
+                        },
+                    );
                 }
             }
             Start::Robots(site) => {
-                let (note, listed) = self.discover(&site).await;
+                let discovered = tokio::time::timeout_at(deadline, self.discover(&site)).await;
+                let (note, listed) = discovered.unwrap_or_else(|_| {
+                    (
+                        RobotsNote {
+                            url: site.to_string(),
+                            reason: "the walk's deadline passed while robots.txt was fetched"
+                                .into(),
+                            sitemaps: Vec::new(),
+                        },
+                        Vec::new(),
+                    )
+                });
                 let robots_url = Url::parse(&note.url).ok();
                 for url in listed {
-                    queue.push_back(Job {
-                        url,
-                        depth: 0,
-                        parent: Some(note.url.clone()),
-                        via: Via::Robots,
-                        cross: robots_url.iter().cloned().collect(),
-                    });
+                    self.offer(
+                        &mut w,
+                        Job {
+                            url,
+                            depth: 0,
+                            parent: Some(note.url.clone()),
+                            via: Via::Robots,
+                            cross: robots_url.iter().cloned().collect(),
+                        },
+                    );
                 }
                 if self.config.probe_known_paths {
                     for path in KNOWN_PATHS {
                         if let Ok(url) = site.join(path) {
-                            queue.push_back(Job {
-                                url,
-                                depth: 0,
-                                parent: None,
-                                via: Via::KnownPath,
-                                cross: Vec::new(),
-                            });
+                            self.offer(
+                                &mut w,
+                                Job {
+                                    url,
+                                    depth: 0,
+                                    parent: None,
+                                    via: Via::KnownPath,
+                                    cross: Vec::new(),
+                                },
+                            );
                         }
                     }
                 }
-                report.robots = Some(note);
+                w.report.robots = Some(note);
             }
         }
-        let mut seen: HashSet<String> = HashSet::new();
-        let mut fetched = 0usize;
-        while let Some(job) = queue.pop_front() {
+        while let Some(job) = w.queue.pop_front() {
             let listed = job.url.to_string();
             let mut visit = Visited {
                 url: listed.clone(),
@@ -255,59 +322,38 @@ impl Walker {
                     reason: String::new(),
                 },
             };
-            if seen.contains(&listed) {
-                if job.via == Via::KnownPath {
-                    continue;
-                }
-                visit.result = VisitResult::Skipped {
-                    reason: "already visited: a cycle or a duplicate listing".into(),
-                };
-                report.sitemaps.push(visit);
+            if tokio::time::Instant::now() >= deadline {
+                let reason = format!(
+                    "the walk's deadline of {} s passed",
+                    self.config.deadline.as_secs()
+                );
+                w.report.skip(visit, "deadline", reason);
                 continue;
             }
-            if job.url.path() == "/robots.txt" && job.via == Via::Index {
-                visit.result = VisitResult::Skipped {
-                    reason: "robots.txt is not a sitemap (an index pointing back at robots.txt)"
-                        .into(),
+            w.fetched += 1;
+            let known = &w.known;
+            let got = tokio::time::timeout_at(
+                deadline,
+                self.fetcher
+                    .get_unless(&job.url, |next| known.contains(next.as_str())),
+            )
+            .await;
+            let Ok(outcome) = got else {
+                visit.result = VisitResult::Failed {
+                    reason: "the walk's deadline passed during the fetch".into(),
                 };
-                report.sitemaps.push(visit);
+                w.report.sitemaps.push(visit);
                 continue;
-            }
-            if job.depth > self.config.max_depth {
-                visit.result = VisitResult::Skipped {
-                    reason: format!("index nesting deeper than {}", self.config.max_depth),
-                };
-                report.sitemaps.push(visit);
-                continue;
-            }
-            if fetched >= self.config.max_sitemaps {
-                visit.result = VisitResult::Skipped {
-                    reason: format!(
-                        "the walk's limit of {} sitemaps was reached",
-                        self.config.max_sitemaps
-                    ),
-                };
-                report.sitemaps.push(visit);
-                continue;
-            }
-            seen.insert(listed.clone());
-            fetched += 1;
-            let outcome = self
-                .fetcher
-                .get_unless(&job.url, |next| seen.contains(next.as_str()))
-                .await;
+            };
             let (final_url, response) = match outcome {
                 GetOutcome::Stopped { at, .. } => {
                     if job.via == Via::KnownPath {
                         continue;
                     }
                     visit.final_url = Some(at.to_string());
-                    visit.result = VisitResult::Skipped {
-                        reason: format!(
-                            "redirected to {at}, already visited: a cycle or a duplicate"
-                        ),
-                    };
-                    report.sitemaps.push(visit);
+                    let reason =
+                        format!("redirected to {at}, already visited: a cycle or a duplicate");
+                    w.report.skip(visit, "duplicate", reason);
                     continue;
                 }
                 GetOutcome::Response {
@@ -326,7 +372,7 @@ impl Walker {
                             format!("more than {} redirects", redirects.len().saturating_sub(1))
                         },
                     };
-                    report.sitemaps.push(visit);
+                    w.report.sitemaps.push(visit);
                     continue;
                 }
                 GetOutcome::Network { error, detail, .. } => {
@@ -336,22 +382,19 @@ impl Walker {
                     visit.result = VisitResult::Failed {
                         reason: format!("{}: {detail}", error.describe()),
                     };
-                    report.sitemaps.push(visit);
+                    w.report.sitemaps.push(visit);
                     continue;
                 }
             };
             let final_s = final_url.to_string();
             visit.final_url = Some(final_s.clone());
-            if final_s != listed && !seen.insert(final_s.clone()) {
+            if final_s != listed && !w.known.insert(final_s.clone()) {
                 if job.via == Via::KnownPath {
                     continue;
                 }
-                visit.result = VisitResult::Skipped {
-                    reason: format!(
-                        "redirected to {final_s}, already visited: a cycle or a duplicate"
-                    ),
-                };
-                report.sitemaps.push(visit);
+                let reason =
+                    format!("redirected to {final_s}, already visited: a cycle or a duplicate");
+                w.report.skip(visit, "duplicate", reason);
                 continue;
             }
             let status = response.status().as_u16();
@@ -362,36 +405,101 @@ impl Walker {
                 visit.result = VisitResult::Failed {
                     reason: format!("HTTP {status}"),
                 };
-                report.sitemaps.push(visit);
+                w.report.sitemaps.push(visit);
                 continue;
             }
             let mut rule = LocationRule::new(&final_url);
             for r in &job.cross {
                 rule = rule.cross_submitted_by(r);
             }
-            let (summary, children) = self
-                .parse_streaming(response, rule, final_s.clone(), found.clone())
-                .await;
+            // Children are kept only while the walk has room for them.
+            let room = self
+                .config
+                .max_sitemaps
+                .saturating_sub(w.fetched + w.queue.len());
+            let parsed = tokio::time::timeout_at(
+                deadline,
+                self.parse_streaming(response, rule, final_s.clone(), found.clone(), room),
+            )
+            .await;
+            let Ok((summary, children, over)) = parsed else {
+                visit.result = VisitResult::Failed {
+                    reason: "the walk's deadline passed while the sitemap was read".into(),
+                };
+                w.report.sitemaps.push(visit);
+                continue;
+            };
             if job.via == Via::KnownPath && summary.kind.is_none() {
                 continue;
             }
-            if summary.kind == Some(Kind::Index) {
+            let is_index = summary.kind == Some(Kind::Index);
+            visit.result = VisitResult::Parsed { summary };
+            w.report.sitemaps.push(visit);
+            if is_index {
+                if over > 0 {
+                    *w.report.skipped.entry("limit".into()).or_default() += over as u64;
+                }
                 for child in children {
                     if let Ok(url) = Url::parse(&child) {
-                        queue.push_back(Job {
-                            url,
-                            depth: job.depth + 1,
-                            parent: Some(final_s.clone()),
-                            via: Via::Index,
-                            cross: job.cross.clone(),
-                        });
+                        self.offer(
+                            &mut w,
+                            Job {
+                                url,
+                                depth: job.depth + 1,
+                                parent: Some(final_s.clone()),
+                                via: Via::Index,
+                                cross: job.cross.clone(),
+                            },
+                        );
                     }
                 }
             }
-            visit.result = VisitResult::Parsed { summary };
-            report.sitemaps.push(visit);
         }
-        report
+        w.report
+    }
+
+    /// Queues a sitemap unless it is a duplicate, too deep, robots.txt, or
+    /// past the walk's limit (then it is counted as skipped).
+    fn offer(&self, w: &mut WalkState, job: Job) {
+        let listed = job.url.to_string();
+        let visit = Visited {
+            url: listed.clone(),
+            final_url: None,
+            depth: job.depth,
+            parent: job.parent.clone(),
+            via: job.via,
+            result: VisitResult::Skipped {
+                reason: String::new(),
+            },
+        };
+        if w.known.contains(&listed) {
+            if job.via != Via::KnownPath {
+                let reason = "already visited: a cycle or a duplicate listing".to_owned();
+                w.report.skip(visit, "duplicate", reason);
+            }
+            return;
+        }
+        if job.url.path() == "/robots.txt" && job.via == Via::Index {
+            let reason =
+                "robots.txt is not a sitemap (an index pointing back at robots.txt)".to_owned();
+            w.report.skip(visit, "robots.txt", reason);
+            return;
+        }
+        if job.depth > self.config.max_depth {
+            let reason = format!("index nesting deeper than {}", self.config.max_depth);
+            w.report.skip(visit, "depth", reason);
+            return;
+        }
+        if w.fetched + w.queue.len() >= self.config.max_sitemaps {
+            let reason = format!(
+                "the walk's limit of {} sitemaps was reached",
+                self.config.max_sitemaps
+            );
+            w.report.skip(visit, "limit", reason);
+            return;
+        }
+        w.known.insert(listed);
+        w.queue.push_back(job);
     }
 
     /// Walks and collects every page (for tests and small sites).
@@ -464,7 +572,8 @@ impl Walker {
         rule: LocationRule,
         sitemap: String,
         found: mpsc::Sender<Found>,
-    ) -> (Summary, Vec<String>) {
+        room: usize,
+    ) -> (Summary, Vec<String>, usize) {
         let (tx, rx) = mpsc::channel::<bytes::Bytes>(16);
         let options = self.config.options.clone();
         let parse = tokio::task::spawn_blocking(move || {
@@ -474,6 +583,8 @@ impl Walker {
             };
             let mut parser = SitemapParser::new(reader, options, Some(rule));
             let mut children = Vec::new();
+            let mut listed = HashSet::new();
+            let mut over = 0usize;
             let mut receiver_gone = false;
             for entry in parser.by_ref() {
                 match entry {
@@ -486,10 +597,17 @@ impl Walker {
                             receiver_gone = found.blocking_send(f).is_err();
                         }
                     }
-                    Entry::Sitemap(s) => children.push(s.loc),
+                    // Kept only while the walk has room (a child listed
+                    // twice once); the rest counted.
+                    Entry::Sitemap(s) if listed.contains(&s.loc) => {}
+                    Entry::Sitemap(s) if children.len() < room => {
+                        listed.insert(s.loc.clone());
+                        children.push(s.loc);
+                    }
+                    Entry::Sitemap(_) => over += 1,
                 }
             }
-            (parser.finish(), children)
+            (parser.finish(), children, over)
         });
         let mut network_error = None;
         loop {
@@ -507,17 +625,17 @@ impl Walker {
             }
         }
         drop(tx);
-        let (mut summary, children) = parse.await.unwrap_or_else(|e| {
+        let (mut summary, children, over) = parse.await.unwrap_or_else(|e| {
             let s = Summary {
                 stop: Some(crate::Stop::Error(format!("parser task failed: {e}"))),
                 ..Summary::default()
             };
-            (s, Vec::new())
+            (s, Vec::new(), 0)
         });
         if let Some(e) = network_error {
             summary.truncated = true;
             summary.error = Some(e);
         }
-        (summary, children)
+        (summary, children, over)
     }
 }

@@ -300,3 +300,35 @@ async fn failures_are_reported_not_fatal() {
         VisitResult::Parsed { .. }
     ));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_walk_is_held_to_its_deadline() {
+    // Before: a walk had no deadline at all (1,000 sitemaps x 30 s).
+    let w = web(vec![]).await;
+    let u = |p: &str| w.url("a.test", p);
+    let children: Vec<String> = (0..6).map(|i| u(&format!("/s{i}.xml"))).collect();
+    let mut spec = HostSpec::default().route("/index.xml", vec![Reply::text(index(&children))]);
+    for i in 0..6 {
+        spec = spec.route(
+            format!("/s{i}.xml"),
+            vec![Reply::text("<urlset></urlset>").latency(400)],
+        );
+    }
+    w.set_host("a.test", spec);
+    let config = WalkConfig {
+        deadline: std::time::Duration::from_secs(1),
+        ..WalkConfig::default()
+    };
+    let (report, _) = walker(&w, config)
+        .walk_collect(Start::Sitemaps(vec![
+            url::Url::parse(&u("/index.xml")).expect("url")
+        ]))
+        .await;
+    let late = report.skipped.get("deadline").copied().unwrap_or(0)
+        + report
+            .sitemaps
+            .iter()
+            .filter(|v| matches!(&v.result, VisitResult::Failed { reason } if reason.contains("deadline")))
+            .count() as u64;
+    assert!(late >= 3, "{:?}", reasons(&report));
+}

@@ -250,6 +250,8 @@ impl Reply {
 #[serde(default, deny_unknown_fields)]
 pub struct HostSpec {
     /// Path (with query) to the replies for it, in order; the last repeats.
+    /// A request whose path and query match no route is served the route of
+    /// its path alone, if there is one.
     pub routes: HashMap<String, Vec<Reply>>,
     /// Paths not in `routes` get a generated page with this many links to
     /// other pages of the host (0: a 404 instead).
@@ -762,10 +764,19 @@ fn pick_reply(state: &State, host: &str, port: u16, path: &str) -> Reply {
     let Some(spec) = spec else {
         return Reply::status(404).header("Content-Type", "text/plain");
     };
-    let mut reply = if let Some(replies) = spec.routes.get(path).filter(|r| !r.is_empty()) {
+    // A path with a query falls back to the route of its path alone.
+    let route = spec
+        .routes
+        .get_key_value(path)
+        .or_else(|| {
+            path.split_once('?')
+                .and_then(|(p, _)| spec.routes.get_key_value(p))
+        })
+        .filter(|(_, r)| !r.is_empty());
+    let mut reply = if let Some((key, replies)) = route {
         let mut counters = lock(&state.counters);
         let n = counters
-            .entry((host.to_owned(), port, path.to_owned()))
+            .entry((host.to_owned(), port, key.clone()))
             .or_insert(0);
         let reply = replies[(*n).min(replies.len() - 1)].clone();
         *n += 1;
