@@ -105,10 +105,14 @@ fn warn_about_agent(agent: &str, stderr: &mut io::Stderr) -> Result<()> {
         .chars()
         .take_while(|c| c.is_ascii_alphabetic() || *c == '-' || *c == '_')
         .collect();
-    let hint = if token.is_empty() {
-        String::new()
-    } else {
+    // A version after the name: the name is what to give. A name with
+    // digits (`MJ12bot`) or words (`Offline Explorer`) is a real crawler's
+    // name: no rename.
+    let rest = &agent[token.len()..];
+    let hint = if !token.is_empty() && rest.starts_with('/') {
         format!(" Did you mean --agent {token}?")
+    } else {
+        String::new()
     };
     writeln!(
         stderr,

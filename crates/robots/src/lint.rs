@@ -164,6 +164,21 @@ fn user_agents(robots: &Robots, out: &mut Vec<Diagnostic>) {
                     codes::USER_AGENT_MATCHES_NOTHING,
                     "the User-agent line is empty, so it names no crawler",
                 ));
+            } else if a.token.is_empty() && is_name(&a.value) {
+                // `008`, `360Spider`: Google's parser cuts the name at its
+                // first digit, so it names no Google crawler; a crawler
+                // matching its own full name still obeys the group. No
+                // rename is offered: any would change who obeys it.
+                out.push(Diagnostic::new(
+                    a.line,
+                    a.column,
+                    Severity::Warning,
+                    codes::INVALID_USER_AGENT,
+                    format!(
+                        "Google's parser reads `{}` as an empty name (it stops at the first character outside letters, `-` and `_`), so no Google crawler obeys this group; a crawler that matches its own full name, `{}`, does",
+                        a.value, a.value
+                    ),
+                ));
             } else if a.token.is_empty() {
                 out.push(
                     Diagnostic::new(
@@ -179,22 +194,50 @@ fn user_agents(robots: &Robots, out: &mut Vec<Diagnostic>) {
                     .suggest("name each crawler on its own User-agent line, or use `User-agent: *`"),
                 );
             } else if a.token.len() != a.value.len() {
-                out.push(
-                    Diagnostic::new(
+                let rest = &a.value[a.token.len()..];
+                if rest.starts_with('/') {
+                    // `Googlebot/2.1`: a version after the name. Google
+                    // reads the name; so does the suggested line, for
+                    // everyone. (After a space, the rest may be part of a
+                    // name, as in `Offline Explorer`: no rename then.)
+                    out.push(
+                        Diagnostic::new(
+                            a.line,
+                            a.column,
+                            Severity::Warning,
+                            codes::INVALID_USER_AGENT,
+                            format!(
+                                "`{}` is a product token with a version after it; crawlers compare the name alone, `{}`",
+                                a.value, a.token
+                            ),
+                        )
+                        .suggest(format!("User-agent: {}", a.token)),
+                    );
+                } else {
+                    // `MJ12bot`: Google's parser reads `MJ`; Majestic's
+                    // crawler matches its own full name, digits included.
+                    // Renaming either way would change who obeys the group.
+                    out.push(Diagnostic::new(
                         a.line,
                         a.column,
                         Severity::Warning,
                         codes::INVALID_USER_AGENT,
                         format!(
-                            "`{}` is not a product token; Google reads it as `{}` (the part before the first character outside letters, `-` and `_`), other crawlers may not match it at all",
-                            a.value, a.token
+                            "Google's parser reads `{}` as `{}` (it stops at the first character outside letters, `-` and `_`), so under Google's rules this group is for crawlers named `{}`; a crawler that matches its own full name, `{}`, obeys it too",
+                            a.value, a.token, a.token, a.value
                         ),
-                    )
-                    .suggest(format!("User-agent: {}", a.token)),
-                );
+                    ));
+                }
             }
         }
     }
+}
+
+/// A crawler name with digits: letters, digits, `-` and `_` only.
+fn is_name(value: &str) -> bool {
+    value
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 fn patterns(robots: &Robots, out: &mut Vec<Diagnostic>) {
@@ -438,6 +481,39 @@ fn empty_last_group(robots: &Robots, out: &mut Vec<Diagnostic>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn user_agent_advice_never_re_aims_a_group() {
+        let one = |v: &str| {
+            let d = lint(format!("User-agent: {v}\nDisallow: /x\n").as_bytes());
+            d.into_iter()
+                .find(|d| d.line == 1)
+                .unwrap_or_else(|| panic!("no diagnostic for {v}"))
+        };
+        // Majestic's crawler matches its own full name: no rename offered.
+        let mj = one("MJ12bot");
+        assert_eq!(mj.severity, Severity::Warning);
+        assert!(mj.suggestion.is_none(), "{mj:?}");
+        assert!(
+            mj.message.contains("reads `MJ12bot` as `MJ`"),
+            "{}",
+            mj.message
+        );
+        // A name that starts with a digit: a warning, not "matches nothing".
+        let zero = one("008");
+        assert_eq!(zero.severity, Severity::Warning);
+        assert!(zero.suggestion.is_none());
+        assert!(zero.message.contains("`008`, does"), "{}", zero.message);
+        // Words after a space may be part of the name.
+        assert!(one("Offline Explorer").suggestion.is_none());
+        // A version after the name: the name is the fix, for everyone.
+        assert_eq!(
+            one("Googlebot/2.1").suggestion.as_deref(),
+            Some("User-agent: Googlebot")
+        );
+        // Still an error: nothing can match a wildcard pattern.
+        assert_eq!(one("*bot").severity, Severity::Error);
+    }
 
     fn codes_of(body: &str) -> Vec<(&'static str, u32)> {
         lint(body.as_bytes())
