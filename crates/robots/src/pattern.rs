@@ -53,9 +53,14 @@ pub fn rfc_normalize(src: &[u8]) -> Cow<'_, [u8]> {
 pub fn rfc_normalize_path(src: &[u8]) -> Cow<'_, [u8]> {
     let normal = rfc_normalize(src);
     let query = memchr::memchr(b'?', &normal);
-    let special = |i: usize, b: u8| {
+    escape_where(normal, |i, b| {
         b == b'*' || b == b'$' || query.is_some_and(|q| i > q && is_query_delim(b))
-    };
+    })
+}
+
+/// `normal` with every byte for which `special(index, byte)` holds written
+/// `%XX`; borrowed as it was when there is none.
+fn escape_where(normal: Cow<'_, [u8]>, special: impl Fn(usize, u8) -> bool) -> Cow<'_, [u8]> {
     if !normal.iter().enumerate().any(|(i, &b)| special(i, b)) {
         return normal;
     }
@@ -84,21 +89,9 @@ pub fn rfc_normalize_pattern(src: &[u8]) -> Cow<'_, [u8]> {
     let normal = rfc_normalize(src);
     let last = normal.len().saturating_sub(1);
     let query = memchr::memchr(b'?', &normal);
-    let special = |i: usize, b: u8| {
+    escape_where(normal, |i, b| {
         (b == b'$' && i != last) || query.is_some_and(|q| i > q && is_query_delim(b))
-    };
-    if !normal.iter().enumerate().any(|(i, &b)| special(i, b)) {
-        return normal;
-    }
-    let mut out = Vec::with_capacity(normal.len() + 8);
-    for (i, &b) in normal.iter().enumerate() {
-        if special(i, b) {
-            out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]]);
-        } else {
-            out.push(b);
-        }
-    }
-    Cow::Owned(out)
+    })
 }
 
 /// The shared loop: upper-case `%xx`, encode bytes ≥ 0x80, and (for the

@@ -220,6 +220,22 @@ struct WalkState {
     fetched: usize,
 }
 
+impl Job {
+    /// Its entry in the report, before anything is known of it.
+    fn visit(&self) -> Visited {
+        Visited {
+            url: self.url.to_string(),
+            final_url: None,
+            depth: self.depth,
+            parent: self.parent.clone(),
+            via: self.via,
+            result: VisitResult::Skipped {
+                reason: String::new(),
+            },
+        }
+    }
+}
+
 struct Job {
     url: Url,
     depth: usize,
@@ -311,17 +327,8 @@ impl Walker {
             }
         }
         while let Some(job) = w.queue.pop_front() {
-            let listed = job.url.to_string();
-            let mut visit = Visited {
-                url: listed.clone(),
-                final_url: None,
-                depth: job.depth,
-                parent: job.parent.clone(),
-                via: job.via,
-                result: VisitResult::Skipped {
-                    reason: String::new(),
-                },
-            };
+            let mut visit = job.visit();
+            let listed = visit.url.clone();
             if tokio::time::Instant::now() >= deadline {
                 let reason = format!(
                     "the walk's deadline of {} s passed",
@@ -462,32 +469,22 @@ impl Walker {
     /// past the walk's limit (then it is counted as skipped).
     fn offer(&self, w: &mut WalkState, job: Job) {
         let listed = job.url.to_string();
-        let visit = Visited {
-            url: listed.clone(),
-            final_url: None,
-            depth: job.depth,
-            parent: job.parent.clone(),
-            via: job.via,
-            result: VisitResult::Skipped {
-                reason: String::new(),
-            },
-        };
         if w.known.contains(&listed) {
             if job.via != Via::KnownPath {
                 let reason = "already visited: a cycle or a duplicate listing".to_owned();
-                w.report.skip(visit, "duplicate", reason);
+                w.report.skip(job.visit(), "duplicate", reason);
             }
             return;
         }
         if job.url.path() == "/robots.txt" && job.via == Via::Index {
             let reason =
                 "robots.txt is not a sitemap (an index pointing back at robots.txt)".to_owned();
-            w.report.skip(visit, "robots.txt", reason);
+            w.report.skip(job.visit(), "robots.txt", reason);
             return;
         }
         if job.depth > self.config.max_depth {
             let reason = format!("index nesting deeper than {}", self.config.max_depth);
-            w.report.skip(visit, "depth", reason);
+            w.report.skip(job.visit(), "depth", reason);
             return;
         }
         if w.fetched + w.queue.len() >= self.config.max_sitemaps {
@@ -495,7 +492,7 @@ impl Walker {
                 "the walk's limit of {} sitemaps was reached",
                 self.config.max_sitemaps
             );
-            w.report.skip(visit, "limit", reason);
+            w.report.skip(job.visit(), "limit", reason);
             return;
         }
         w.known.insert(listed);
