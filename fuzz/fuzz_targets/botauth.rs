@@ -8,7 +8,9 @@ use libfuzzer_sys::fuzz_target;
 use mannerly_botauth::{verify_request, KeyPair, Message, Outcome, StaticKeys, VerifyConfig};
 
 fuzz_target!(|data: &[u8]| {
-    let mut parts = data.split(|&b| b == 0xFF).map(|p| String::from_utf8_lossy(p).into_owned());
+    let mut parts = data
+        .split(|&b| b == 0xFF)
+        .map(|p| String::from_utf8_lossy(p).into_owned());
     let input = parts.next().unwrap_or_default();
     let sig = parts.next().unwrap_or_default();
     let agent = parts.next().unwrap_or_default();
@@ -17,6 +19,13 @@ fuzz_target!(|data: &[u8]| {
         .header("Signature", &sig)
         .header("Signature-Agent", &agent);
     let keys = StaticKeys::new(vec![KeyPair::from_seed([1; 32]).public_jwk()]);
-    let outcome = verify_request(&msg, &keys, &VerifyConfig::at(mannerly_botauth::UnixMillis::from_secs(1_800_000_000)));
-    assert!(!matches!(outcome, Outcome::Verified { .. }), "random bytes verified");
+    let outcome = verify_request(
+        &msg,
+        &keys,
+        &VerifyConfig::at(mannerly_botauth::UnixMillis::from_secs(1_800_000_000)),
+    );
+    assert!(
+        !matches!(outcome, Outcome::Verified { .. }),
+        "random bytes verified"
+    );
 });

@@ -31,7 +31,8 @@ fuzz_target!(|data: &[u8]| {
     let mut accepted = 0u64;
     for (i, line) in lines.by_ref().take(64).enumerate() {
         if let Some(host) = line.strip_prefix("ip ") {
-            f.keyer.set_address(host, std::net::IpAddr::from([192, 0, 2, (i % 250) as u8]));
+            f.keyer
+                .set_address(host, std::net::IpAddr::from([192, 0, 2, (i % 250) as u8]));
             continue;
         }
         if let Ok(Admission::Queued) = f.enqueue(line, (i % 7) as u8, UnixMillis::EPOCH) {
@@ -45,9 +46,13 @@ fuzz_target!(|data: &[u8]| {
             Next::Fetch(r) => {
                 if r.kind == Kind::Robots {
                     let cd = (retry.len() % 40) as f64;
-                    let pacing = RobotsPacing { crawl_delay: Some(cd), request_rate: Some((1, 3)) };
+                    let pacing = RobotsPacing {
+                        crawl_delay: Some(cd),
+                        request_rate: Some((1, 3)),
+                    };
                     let origin = r.url.trim_end_matches("/robots.txt").to_owned();
-                    f.robots_known(&origin, pacing, now.add_millis(1_000_000), now).expect("memory frontier");
+                    f.robots_known(&origin, pacing, now.add_millis(1_000_000), now)
+                        .expect("memory frontier");
                 } else {
                     pages += 1;
                 }
@@ -57,7 +62,8 @@ fuzz_target!(|data: &[u8]| {
                     latency: 10,
                     retry_after: Some(retry.clone()),
                 };
-                f.complete(&r, &outcome, now.add_millis(10)).expect("memory frontier");
+                f.complete(&r, &outcome, now.add_millis(10))
+                    .expect("memory frontier");
             }
             Next::Wait { until } => now = until.max(now.add_millis(1)),
             Next::Empty => break,

@@ -18,10 +18,19 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = x_robots_tag(text.lines().take(4), "mannerly");
     let page = url::Url::parse("https://example.com/dir/page.html").expect("static URL");
-    let found = extract(data, &page, "mannerly", data.first().is_some_and(|b| b % 2 == 0));
+    let found = extract(
+        data,
+        &page,
+        "mannerly",
+        data.first().is_some_and(|b| b % 2 == 0),
+    );
     assert!(found.links.len() + found.rel_nofollow.len() <= MAX_LINKS);
     for l in found.links.iter().chain(&found.rel_nofollow) {
         assert!(l.as_str().starts_with("http://") || l.as_str().starts_with("https://"));
-        assert_eq!(CrawlUrl::parse(l.as_str()).as_ref(), Ok(l), "links come out normalised");
+        assert_eq!(
+            CrawlUrl::parse(l.as_str()).as_ref(),
+            Ok(l),
+            "links come out normalised"
+        );
     }
 });

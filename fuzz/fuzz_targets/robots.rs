@@ -21,8 +21,26 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(a.allowed, b.allowed, "explain and for_agent disagree");
         assert_eq!(a.rule.map(|r| r.line), b.rule.map(|r| r.line));
         assert_eq!(robots.is_allowed(&agent, &url), a.allowed);
-        let _ = robots.content_usage(&agent, &url);
-        let _ = (robots.crawl_delay(&agent), robots.request_rate(&agent), robots.visit_time(&agent));
+        let usage = robots.content_usage(&agent, &url);
+        let header = [url.as_bytes(), agent.as_bytes()];
+        let combined = robots.content_usage_with_header(&agent, &url, header);
+        assert_eq!(
+            usage.is_some(),
+            combined.is_some(),
+            "the header changed crawlability"
+        );
+        // Every AIPREF group is a run of the file's own groups' lines.
+        let agents =
+            |gs: &[mannerly_robots::Group]| gs.iter().map(|g| g.agents.len()).sum::<usize>();
+        assert_eq!(agents(robots.aipref_groups()), agents(robots.groups()));
+        for g in robots.aipref_groups() {
+            let _ = robots.group_rules(g);
+        }
+        let _ = (
+            robots.crawl_delay(&agent),
+            robots.request_rate(&agent),
+            robots.visit_time(&agent),
+        );
         let _ = (robots.sitemaps(), robots.host(), robots.clean_params());
     }
     let _ = lint(body);

@@ -57,7 +57,12 @@ fuzz_target!(|data: &[u8]| {
         "hostile.test",
         HostSpec::default()
             .robots(format!("User-agent: *\nSitemap: {base}/s.xml\n"))
-            .route("/s.xml", vec![Reply::body(Body::Binary { bytes: bytes.clone() })])
+            .route(
+                "/s.xml",
+                vec![Reply::body(Body::Binary {
+                    bytes: bytes.clone(),
+                })],
+            )
             .route("/i.xml", vec![Reply::body(Body::Binary { bytes })]),
     );
     let fetch = FetchConfig {
@@ -87,6 +92,9 @@ fuzz_target!(|data: &[u8]| {
         .iter()
         .filter(|v| !matches!(v.result, VisitResult::Skipped { .. }))
         .count();
-    assert!(fetched <= LIMIT, "{fetched} sitemaps fetched, limit {LIMIT}");
+    assert!(
+        fetched <= LIMIT,
+        "{fetched} sitemaps fetched, limit {LIMIT}"
+    );
     assert!(report.sitemaps.len() <= LIMIT + MAX_SKIPS_LISTED);
 });

@@ -144,6 +144,11 @@ pub mod codes {
     pub const CLEAN_PARAM_INVALID: &str = "clean-param-invalid";
     /// A Content-Usage value that is not a valid preference dictionary.
     pub const CONTENT_USAGE_INVALID: &str = "content-usage-invalid";
+    /// A User-agent line that Google keeps in the group above while AIPREF
+    /// (Content-Usage is a rule) starts a new group with it.
+    pub const CONTENT_USAGE_GROUPING: &str = "content-usage-grouping";
+    /// A Content-Usage line without its colon, which AIPREF requires.
+    pub const CONTENT_USAGE_NO_COLON: &str = "content-usage-no-colon";
     /// A Sitemap value that is not an absolute http(s) URL.
     pub const SITEMAP_NOT_ABSOLUTE: &str = "sitemap-not-absolute";
     /// A directive that appears twice where only one counts.

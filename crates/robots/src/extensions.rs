@@ -142,7 +142,10 @@ impl Preference {
 }
 
 /// Preferences for the two categories of draft-ietf-aipref-vocab-07.
+///
+/// Non-exhaustive: a later vocabulary may add categories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[non_exhaustive]
 pub struct UsagePreferences {
     /// Training of AI models (`train-ai`).
     pub train_ai: Preference,
@@ -207,15 +210,21 @@ pub struct ContentUsageRule {
 }
 
 /// The usage preferences that apply to one URL.
+///
+/// Non-exhaustive: a later vocabulary may add categories.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[non_exhaustive]
 pub struct ContentUsage {
     /// Training of AI models (`train-ai`).
     pub train_ai: Preference,
     /// Search (`search`).
     pub search: Preference,
-    /// Lines of the Content-Usage rules that decided (empty when none
-    /// matched and everything is unknown).
+    /// Lines of the robots.txt Content-Usage rules that decided (empty
+    /// when none matched).
     pub lines: Vec<u32>,
+    /// Whether a `Content-Usage` header field was combined in
+    /// ([`Robots::content_usage_with_header`](crate::Robots::content_usage_with_header)).
+    pub from_header: bool,
 }
 
 pub(crate) fn combine_usage(rules: &[&ContentUsageRule]) -> ContentUsage {
@@ -227,6 +236,7 @@ pub(crate) fn combine_usage(rules: &[&ContentUsageRule]) -> ContentUsage {
         train_ai: prefs.train_ai,
         search: prefs.search,
         lines: rules.iter().map(|r| r.line).collect(),
+        from_header: false,
     }
 }
 

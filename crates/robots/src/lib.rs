@@ -69,6 +69,15 @@
 //! assert_eq!(robots.content_usage("bot", "/never/test"), None);
 //! ```
 //!
+//! `Content-Usage` is a rule in the draft, so it ends a group: a
+//! `User-agent` line after it starts a new group. Google's parser ends
+//! groups only after Allow/Disallow; the default mode keeps Google's
+//! grouping for crawlability, while `content_usage` always reads the
+//! draft's ([`Robots::aipref_groups`]), and the linter flags files where
+//! the two differ (`content-usage-grouping`). Strict RFC mode follows the
+//! draft for everything. [`Robots::content_usage_with_header`] combines the
+//! robots.txt rule with a response's `Content-Usage` header field.
+//!
 //! # The reference's behaviour, reproduced
 //!
 //! - Lines end at `\n`, `\r` or `\r\n`; a (prefix of a) UTF-8 BOM at the

@@ -237,6 +237,9 @@ impl Group {
 pub struct Robots {
     mode: Mode,
     groups: Vec<Group>,
+    /// The AIPREF grouping where it differs from `groups` (empty when the
+    /// two agree, always in strict mode).
+    aipref_groups: Vec<Group>,
     rules: Vec<Rule>,
     sitemaps: Vec<Sitemap>,
     hosts: Vec<HostDirective>,
@@ -330,6 +333,25 @@ impl Robots {
         &self.groups
     }
 
+    /// The groups as AIPREF (draft-ietf-aipref-attach-05 §3) reads the
+    /// file, which [`content_usage`](Robots::content_usage) uses.
+    ///
+    /// The draft makes `Content-Usage` a rule, and RFC 9309 ends a group at
+    /// the first user-agent line after a rule. Google's parser ends a group
+    /// only after Allow or Disallow, so in a file parsed in
+    /// [`Mode::Google`] a `User-agent` line right after a `Content-Usage`
+    /// line continues the group for Google and starts a new one for
+    /// AIPREF. Where that happens the two groupings differ (the linter says
+    /// so, code `content-usage-grouping`); otherwise, and always in
+    /// [`Mode::Rfc9309`], this is [`groups`](Robots::groups).
+    pub fn aipref_groups(&self) -> &[Group] {
+        if self.aipref_groups.is_empty() {
+            &self.groups
+        } else {
+            &self.aipref_groups
+        }
+    }
+
     /// Every Allow and Disallow rule inside a group, in file order
     /// (including rules derived from Google's `index.htm` rule).
     pub fn rules(&self) -> &[Rule] {
@@ -372,19 +394,20 @@ impl Robots {
     /// case-insensitively with each group's (cut) user-agent value: pass
     /// `Googlebot`, not a full User-Agent header.
     pub fn is_allowed(&self, user_agent: &str, url: &str) -> bool {
-        self.explain_inner(user_agent, url, false).allowed
+        self.explain_inner(&self.groups, user_agent, url, false)
+            .allowed
     }
 
     /// Like [`is_allowed`](Robots::is_allowed), and says why.
     pub fn explain(&self, user_agent: &str, url: &str) -> Verdict {
-        self.explain_inner(user_agent, url, true)
+        self.explain_inner(&self.groups, user_agent, url, true)
     }
 
     /// A view of the file for one crawler, precompiled for checking many
     /// URLs. It gives the same answers as [`is_allowed`](Robots::is_allowed)
     /// and [`explain`](Robots::explain).
     pub fn for_agent(&self, user_agent: &str) -> AgentRules<'_> {
-        let (agent_match, groups) = self.select_groups(user_agent);
+        let (agent_match, groups) = select_groups(&self.groups, user_agent);
         let mut order: Vec<usize> = groups
             .iter()
             .flat_map(|&g| self.groups[g].rules.clone())
@@ -399,24 +422,6 @@ impl Robots {
         AgentRules::new(self, agent_match, groups, order)
     }
 
-    /// Groups that apply to `agent`: those naming it, else the `*` groups.
-    fn select_groups(&self, agent: &str) -> (AgentMatch, Vec<usize>) {
-        let specific: Vec<usize> = (0..self.groups.len())
-            .filter(|&g| self.groups[g].names(agent))
-            .collect();
-        if !specific.is_empty() {
-            return (AgentMatch::Specific, specific);
-        }
-        let global: Vec<usize> = (0..self.groups.len())
-            .filter(|&g| self.groups[g].global)
-            .collect();
-        if global.is_empty() {
-            (AgentMatch::None, global)
-        } else {
-            (AgentMatch::Global, global)
-        }
-    }
-
     pub(crate) fn normalized_path<'u>(&self, url: &'u str) -> Cow<'u, [u8]> {
         let path = path_params_query(url);
         match (self.mode, path) {
@@ -429,14 +434,16 @@ impl Robots {
         }
     }
 
-    fn explain_inner(&self, agent: &str, url: &str, full: bool) -> Verdict {
-        let (agent_match, groups) = self.select_groups(agent);
+    /// The verdict under one grouping of the file (`self.groups`, or the
+    /// AIPREF grouping).
+    fn explain_inner(&self, grouping: &[Group], agent: &str, url: &str, full: bool) -> Verdict {
+        let (agent_match, groups) = select_groups(grouping, agent);
         let path = self.normalized_path(url);
         let mut allow = Best::NONE;
         let mut disallow = Best::NONE;
         let mask = byte_mask(&path);
         for &g in &groups {
-            for i in self.groups[g].rules.clone() {
+            for i in grouping[g].rules.clone() {
                 let rule = &self.rules[i];
                 let best = match rule.kind {
                     RuleKind::Allow => &mut allow,
@@ -461,11 +468,12 @@ impl Robots {
         } else {
             allow.rule
         };
-        self.verdict(allowed, deciding, agent_match, &groups, full)
+        self.verdict(grouping, allowed, deciding, agent_match, &groups, full)
     }
 
     fn verdict(
         &self,
+        grouping: &[Group],
         allowed: bool,
         rule: Option<usize>,
         agent_match: AgentMatch,
@@ -495,7 +503,7 @@ impl Robots {
             rule,
             agent_match,
             groups: if full {
-                groups.iter().map(|&g| self.groups[g].line()).collect()
+                groups.iter().map(|&g| grouping[g].line()).collect()
             } else {
                 Vec::new()
             },
@@ -504,7 +512,7 @@ impl Robots {
 
     /// Groups (by index) whose extensions apply to `agent`.
     fn agent_groups(&self, agent: &str) -> impl Iterator<Item = &Group> {
-        self.select_groups(agent)
+        select_groups(&self.groups, agent)
             .1
             .into_iter()
             .map(|g| &self.groups[g])
@@ -552,21 +560,26 @@ impl Robots {
     /// the URL may not be crawled at all (preferences apply only to
     /// crawlable resources).
     ///
-    /// Among the `Content-Usage` rules of the groups that apply, those whose
-    /// path matches the URL and have the longest path win (a rule without a
-    /// path matches everything with the lowest priority); preferences of
-    /// rules tied on length combine, the most restrictive winning per
-    /// category (`n` over `y` over unknown).
+    /// The file is read with the draft's grouping
+    /// ([`aipref_groups`](Robots::aipref_groups)), in every mode: which
+    /// groups apply, and whether the URL is crawlable, are decided there,
+    /// whatever Google's grouping says. Among the `Content-Usage` rules of
+    /// the groups that apply, those whose path matches the URL and have the
+    /// longest path win (a rule without a path matches everything with the
+    /// lowest priority); preferences of rules tied on length combine, the
+    /// most restrictive winning per category (`n` over `y` over unknown).
     pub fn content_usage(&self, user_agent: &str, url: &str) -> Option<ContentUsage> {
-        if !self.is_allowed(user_agent, url) {
+        let grouping = self.aipref_groups();
+        if !self.explain_inner(grouping, user_agent, url, false).allowed {
             return None;
         }
         let path = self.normalized_path(url);
         let mut best: isize = -1;
         let mut winners: Vec<&ContentUsageRule> = Vec::new();
-        for rule in self
-            .agent_groups(user_agent)
-            .flat_map(|g| g.content_usage.iter())
+        let (_, groups) = select_groups(grouping, user_agent);
+        for rule in groups
+            .iter()
+            .flat_map(|&g| grouping[g].content_usage.iter())
         {
             let pat = rule.effective_path.as_deref().unwrap_or("");
             if !pattern::matches(pat.as_bytes(), &path) {
@@ -582,6 +595,71 @@ impl Robots {
             }
         }
         Some(extensions::combine_usage(&winners))
+    }
+
+    /// The usage preferences for a response: the robots.txt rule for its URL
+    /// ([`content_usage`](Robots::content_usage)) combined with the
+    /// response's `Content-Usage` header field, the most restrictive
+    /// statement winning per category (vocab-07 §7.1). `header_lines` are
+    /// the field's lines in the order received; they are joined with `, `
+    /// into one value and parsed as one dictionary, as RFC 9651 §4.2 says
+    /// (so a key repeated on a later line overrides an earlier one, and a
+    /// value that does not parse makes the header's statement unknown).
+    ///
+    /// `None` when robots.txt does not let the agent crawl the URL: a
+    /// resource that may not be crawled carries no preferences.
+    ///
+    /// ```
+    /// use mannerly_robots::{Preference, Robots};
+    ///
+    /// let robots = Robots::parse(b"User-agent: *\nContent-Usage: search=y\n");
+    /// let usage = robots
+    ///     .content_usage_with_header("bot", "/page", [&b"train-ai=y"[..], b"train-ai=n"])
+    ///     .unwrap();
+    /// assert_eq!(usage.train_ai, Preference::Disallowed); // the later line wins
+    /// assert_eq!(usage.search, Preference::Allowed); // from robots.txt
+    /// assert!(usage.from_header);
+    /// ```
+    pub fn content_usage_with_header<'h>(
+        &self,
+        user_agent: &str,
+        url: &str,
+        header_lines: impl IntoIterator<Item = &'h [u8]>,
+    ) -> Option<ContentUsage> {
+        let mut usage = self.content_usage(user_agent, url)?;
+        let mut joined: Vec<u8> = Vec::new();
+        let mut any = false;
+        for line in header_lines {
+            if any {
+                joined.extend_from_slice(b", ");
+            }
+            joined.extend_from_slice(line);
+            any = true;
+        }
+        if any {
+            let (header, _) = extensions::UsagePreferences::parse(&joined);
+            usage.train_ai = usage.train_ai.combine(header.train_ai);
+            usage.search = usage.search.combine(header.search);
+            usage.from_header = true;
+        }
+        Some(usage)
+    }
+}
+
+/// Groups of `groups` that apply to `agent`: those naming it, else the `*`
+/// groups.
+fn select_groups(groups: &[Group], agent: &str) -> (AgentMatch, Vec<usize>) {
+    let specific: Vec<usize> = (0..groups.len())
+        .filter(|&g| groups[g].names(agent))
+        .collect();
+    if !specific.is_empty() {
+        return (AgentMatch::Specific, specific);
+    }
+    let global: Vec<usize> = (0..groups.len()).filter(|&g| groups[g].global).collect();
+    if global.is_empty() {
+        (AgentMatch::None, global)
+    } else {
+        (AgentMatch::Global, global)
     }
 }
 
@@ -694,8 +772,14 @@ impl<'r> AgentRules<'r> {
     pub fn explain(&self, url: &str) -> Verdict {
         let path = self.robots.normalized_path(url);
         let (allowed, rule) = self.decide(&path);
-        self.robots
-            .verdict(allowed, rule, self.agent_match, &self.groups, true)
+        self.robots.verdict(
+            &self.robots.groups,
+            allowed,
+            rule,
+            self.agent_match,
+            &self.groups,
+            true,
+        )
     }
 
     fn try_rule(&self, i: usize, path: &[u8], mask: u64) -> Option<(bool, Option<usize>)> {
@@ -758,6 +842,13 @@ struct Parser {
     current: Option<usize>,
     /// A rule was seen since the last user-agent line.
     seen_rule: bool,
+    /// Google mode: the line of the first `Content-Usage` rule read since
+    /// the current group's last user-agent line. A user-agent line that
+    /// comes while this is set starts a new group for AIPREF only.
+    usage_since_agents: Option<u32>,
+    /// Where the AIPREF grouping splits a group: (group, index of the
+    /// user-agent line that starts the AIPREF group).
+    aipref_splits: Vec<(usize, usize)>,
 }
 
 const UNSUPPORTED: &[&str] = &[
@@ -792,6 +883,7 @@ impl Parser {
             robots: Robots {
                 mode: options.mode,
                 groups: Vec::new(),
+                aipref_groups: Vec::new(),
                 rules: Vec::new(),
                 sitemaps: Vec::new(),
                 hosts: Vec::new(),
@@ -803,6 +895,8 @@ impl Parser {
             },
             current: None,
             seen_rule: false,
+            usage_since_agents: None,
+            aipref_splits: Vec::new(),
         }
     }
 
@@ -852,8 +946,55 @@ impl Parser {
             self.line(body, raw);
         }
         self.robots.lines = last_line;
+        self.build_aipref_groups();
         self.robots.diagnostics.sort_by_key(|d| d.line);
         self.robots
+    }
+
+    /// Cuts the groups where AIPREF's grouping starts a new one. Groups are
+    /// runs of lines, so each piece takes the lines (rules, extensions)
+    /// from its first user-agent line up to the next piece's.
+    fn build_aipref_groups(&mut self) {
+        if self.aipref_splits.is_empty() {
+            return;
+        }
+        let splits = std::mem::take(&mut self.aipref_splits);
+        let mut out = Vec::with_capacity(self.robots.groups.len() + splits.len());
+        for (g, group) in self.robots.groups.iter().enumerate() {
+            let mut starts = vec![0];
+            starts.extend(splits.iter().filter(|s| s.0 == g).map(|s| s.1));
+            for (k, &first) in starts.iter().enumerate() {
+                let last = starts.get(k + 1).copied().unwrap_or(group.agents.len());
+                let from = group.agents.get(first).map_or(0, |a| a.line);
+                let to = starts
+                    .get(k + 1)
+                    .and_then(|&i| group.agents.get(i))
+                    .map_or(u32::MAX, |a| a.line);
+                let within = |line: u32| from <= line && line < to;
+                let rules = group.rules.clone();
+                let lo = rules.start
+                    + self.robots.rules[rules.clone()]
+                        .iter()
+                        .take_while(|r| r.line < from)
+                        .count();
+                let hi = lo
+                    + self.robots.rules[lo..rules.end]
+                        .iter()
+                        .take_while(|r| r.line < to)
+                        .count();
+                let agents = group.agents.get(first..last).unwrap_or_default().to_vec();
+                out.push(Group {
+                    global: agents.iter().any(|a| a.global),
+                    agents,
+                    rules: lo..hi,
+                    crawl_delays: keep(&group.crawl_delays, |d| within(d.line)),
+                    request_rates: keep(&group.request_rates, |d| within(d.line)),
+                    visit_times: keep(&group.visit_times, |d| within(d.line)),
+                    content_usage: keep(&group.content_usage, |d| within(d.line)),
+                });
+            }
+        }
+        self.robots.aipref_groups = out;
     }
 
     fn line(&mut self, body: &[u8], raw: lexer::RawLine) {
@@ -900,6 +1041,21 @@ impl Parser {
         let mut kind = d.kind;
         if self.strict() && (d.typo || d.key_is_prefix || d.missing_colon) {
             kind = KeyKind::Other;
+        }
+        if d.missing_colon && key.eq_ignore_ascii_case(b"content-usage") {
+            // AIPREF's grammar requires the colon, and Google has no
+            // behaviour of its own to copy here: the line is not read.
+            self.diag(
+                Diagnostic::new(
+                    n,
+                    col(d.key.1),
+                    Severity::Error,
+                    codes::CONTENT_USAGE_NO_COLON,
+                    "the colon after Content-Usage is missing; AIPREF (draft-ietf-aipref-attach-05) requires it, so this line is not read",
+                )
+                .suggest(format!("Content-Usage: {}", String::from_utf8_lossy(value))),
+            );
+            return;
         }
         if d.missing_colon {
             let key_s = String::from_utf8_lossy(key);
@@ -962,6 +1118,10 @@ impl Parser {
     }
 
     fn user_agent(&mut self, line: u32, value: &[u8], column: u32) {
+        let usage_line = self.usage_since_agents.take();
+        if let (Some(g), Some(usage_line), false) = (self.current, usage_line, self.seen_rule) {
+            self.aipref_group_split(g, line, usage_line);
+        }
         if self.current.is_none() || self.seen_rule {
             self.robots.groups.push(Group {
                 agents: Vec::new(),
@@ -996,6 +1156,29 @@ impl Parser {
             g.global |= global;
             g.agents.push(agent);
         }
+    }
+
+    /// A user-agent line that continues group `g` for Google but starts a
+    /// new group for AIPREF, because of the Content-Usage rule on
+    /// `usage_line`.
+    fn aipref_group_split(&mut self, g: usize, line: u32, usage_line: u32) {
+        let Some(group) = self.robots.groups.get(g) else {
+            return;
+        };
+        self.aipref_splits.push((g, group.agents.len()));
+        let opened = group.line();
+        self.diag(
+            Diagnostic::new(
+                line,
+                1,
+                Severity::Warning,
+                codes::CONTENT_USAGE_GROUPING,
+                format!(
+                    "crawlers disagree on which group this User-agent line opens: Google reads it as part of the group of line {opened}, because only Allow and Disallow end a group for it; AIPREF (draft-ietf-aipref-attach-05) makes the Content-Usage line {usage_line} a rule, so for crawlers that read Content-Usage a new group starts here, and the Allow/Disallow and Content-Usage rules that follow apply only to this line's crawlers"
+                ),
+            )
+            .suggest("if these crawlers share the group, move every User-agent line of the group above its first Content-Usage line; if they need their own rules, put an Allow or Disallow line in the group above, before this User-agent line"),
+        );
     }
 
     fn rule(&mut self, line: u32, kind: RuleKind, value: &[u8], col: u32) {
@@ -1105,7 +1288,17 @@ impl Parser {
                         .suggest("write a preference dictionary, e.g. `Content-Usage: train-ai=n` or `Content-Usage: /docs/ train-ai=y, search=y`"));
                 }
                 match group {
-                    Some(g) => self.robots.groups[g].content_usage.push(rule),
+                    Some(g) => {
+                        self.robots.groups[g].content_usage.push(rule);
+                        // A rule (attach-05 §3): in strict mode it ends the
+                        // group like Allow/Disallow; in Google mode only the
+                        // AIPREF grouping ends there.
+                        if self.strict() {
+                            self.seen_rule = true;
+                        } else if self.usage_since_agents.is_none() {
+                            self.usage_since_agents = Some(line);
+                        }
+                    }
                     None => self.diag(outside("Content-Usage")),
                 }
             }
@@ -1167,6 +1360,11 @@ impl Parser {
             }
         }
     }
+}
+
+/// The items of `items` that `f` keeps.
+fn keep<T: Clone>(items: &[T], f: impl Fn(&T) -> bool) -> Vec<T> {
+    items.iter().filter(|&t| f(t)).cloned().collect()
 }
 
 fn canonical_name(lower: &str) -> &'static str {
