@@ -70,83 +70,7 @@ pub struct DirectoryClient {
     cache: Mutex<HashMap<String, Cached>>,
 }
 
-/// Addresses a verifier must not be made to contact: anything not a
-/// public unicast address (loopback, private, link-local, shared, multicast,
-/// reserved, documentation and benchmarking ranges, and IPv6 forms that
-/// embed such an IPv4 address).
-fn is_private(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(a) => {
-            let o = a.octets();
-            a.is_loopback()
-                || a.is_private()
-                || a.is_link_local()
-                || a.is_unspecified()
-                || a.is_broadcast()
-                || a.is_multicast()
-                || a.is_documentation()
-                || o[0] == 0 // "this network"
-                || o[0] >= 240 // reserved
-                || o[0] == 100 && (o[1] & 0xC0) == 64 // shared (CGNAT)
-                || o[0] == 192 && o[1] == 0 && o[2] == 0 // IETF assignments
-                || o[0] == 198 && (o[1] & 0xFE) == 18 // benchmarking
-        }
-        IpAddr::V6(a) => {
-            let s = a.segments();
-            let embedded = |v4: std::net::Ipv4Addr| is_private(IpAddr::V4(v4));
-            a.is_loopback()
-                || a.is_unspecified()
-                || a.is_multicast()
-                || (s[0] & 0xfe00) == 0xfc00 // unique local
-                || (s[0] & 0xffc0) == 0xfe80 // link-local
-                || (s[0] & 0xffc0) == 0xfec0 // site-local (deprecated)
-                || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation
-                || (s[0] == 0x0100 && s[1] == 0 && s[2] == 0 && s[3] == 0) // discard
-                || a.to_ipv4_mapped().is_some_and(embedded)
-                // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) reach IPv4.
-                || (s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0, 0, 0, 0])
-                    && embedded(std::net::Ipv4Addr::new(
-                        (s[6] >> 8) as u8,
-                        s[6] as u8,
-                        (s[7] >> 8) as u8,
-                        s[7] as u8,
-                    ))
-                || s[0] == 0x2002
-                    && embedded(std::net::Ipv4Addr::new(
-                        (s[1] >> 8) as u8,
-                        s[1] as u8,
-                        (s[2] >> 8) as u8,
-                        s[2] as u8,
-                    ))
-        }
-    }
-}
-
-/// Resolves names for the directory client and refuses any name with an
-/// address a verifier must not contact. The connection is made only to
-/// the addresses this resolver returned and checked, so a name cannot pass
-/// a check and then resolve elsewhere (DNS rebinding).
-struct CheckedResolver;
-
-impl reqwest::dns::Resolve for CheckedResolver {
-    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        Box::pin(async move {
-            let host = name.as_str().to_owned();
-            let addrs: Vec<std::net::SocketAddr> =
-                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            if let Some(bad) = addrs.iter().find(|a| is_private(a.ip())) {
-                let e: Box<dyn std::error::Error + Send + Sync> =
-                    Box::new(DirectoryProblem::PrivateAddress {
-                        host,
-                        addr: bad.ip(),
-                    });
-                return Err(e);
-            }
-            let addrs: reqwest::dns::Addrs = Box::new(addrs.into_iter());
-            Ok(addrs)
-        })
-    }
-}
+use mannerly_fetch::guard::is_forbidden as is_private;
 
 impl DirectoryClient {
     /// A client with its own reqwest client (redirects off).
@@ -172,7 +96,9 @@ impl DirectoryClient {
         if config.allow_private {
             b
         } else {
-            b.dns_resolver(std::sync::Arc::new(CheckedResolver))
+            // The connecting resolver checks what it returns, so a name that
+            // passed the pre-check cannot rebind to a private address.
+            b.dns_resolver(std::sync::Arc::new(mannerly_fetch::guard::PublicResolver))
         }
     }
 
@@ -452,7 +378,7 @@ mod tests {
         // name that passed the pre-check cannot rebind to a private one.
         use reqwest::dns::Resolve;
         let name: reqwest::dns::Name = "localhost".parse().expect("name");
-        match CheckedResolver.resolve(name).await {
+        match mannerly_fetch::guard::PublicResolver.resolve(name).await {
             Ok(_) => panic!("localhost resolved for a verifier"),
             Err(e) => assert!(e.to_string().contains("refused"), "{e}"),
         }

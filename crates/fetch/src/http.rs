@@ -97,6 +97,9 @@ pub struct HttpFetcher {
     client: reqwest::Client,
     config: FetchConfig,
     gate: Option<Arc<dyn HopGate>>,
+    /// Refuse IP-literal hosts that [`crate::guard::is_forbidden`] names
+    /// (names are checked by the client's resolver).
+    public_only: bool,
 }
 
 impl std::fmt::Debug for HttpFetcher {
@@ -118,7 +121,29 @@ impl HttpFetcher {
             client,
             config,
             gate: None,
+            public_only: false,
         })
+    }
+
+    /// A fetcher for a server that fetches on strangers' behalf: it never
+    /// connects to a loopback, private, link-local or reserved address, on
+    /// any hop of a redirect chain (names resolve through
+    /// [`crate::guard::PublicResolver`]; IP literals are checked before
+    /// each request). A refused hop fails as a connection failure would.
+    pub fn public_only(config: FetchConfig) -> Result<Self, FetchError> {
+        let client = Self::client_builder(&config)
+            .dns_resolver(Arc::new(crate::guard::PublicResolver))
+            .build()
+            .map_err(FetchError::Client)?;
+        Ok(Self::with_client(client, config).refuse_private_literals())
+    }
+
+    /// Refuses every hop whose host is a loopback, private, link-local or
+    /// reserved IP literal (a literal never reaches the resolver; names are
+    /// the client's resolver's job, see [`public_only`](Self::public_only)).
+    pub fn refuse_private_literals(mut self) -> Self {
+        self.public_only = true;
+        self
     }
 
     /// The client settings this crate relies on (no automatic redirects,
@@ -141,6 +166,7 @@ impl HttpFetcher {
             client,
             config,
             gate: None,
+            public_only: false,
         }
     }
 
@@ -296,6 +322,15 @@ impl HttpFetcher {
         let mut seen = HashSet::new();
         seen.insert(url.clone());
         loop {
+            if let Some(refused) =
+                crate::guard::forbidden_literal(&url).filter(|_| self.public_only)
+            {
+                return GetOutcome::Network {
+                    error: NetworkError::Connect,
+                    detail: refused.to_string(),
+                    redirects,
+                };
+            }
             let gate = self
                 .gate
                 .as_ref()

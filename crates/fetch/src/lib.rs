@@ -62,6 +62,7 @@
 #![deny(missing_docs)]
 
 pub mod cache;
+pub mod guard;
 pub mod http;
 mod origin;
 pub mod policy;
