@@ -768,6 +768,16 @@ impl<'r> AgentRules<'r> {
         self.decide(&path).0
     }
 
+    /// Whether the agent may fetch `url`, and the deciding rule (borrowed
+    /// from the file): what [`explain`](Self::explain) says, without
+    /// building a [`Verdict`] (no allocation), for servers that answer
+    /// many URLs.
+    pub fn lookup(&self, url: &str) -> (bool, Option<&'r Rule>) {
+        let path = self.robots.normalized_path(url);
+        let (allowed, rule) = self.decide(&path);
+        (allowed, rule.and_then(|i| self.robots.rules.get(i)))
+    }
+
     /// Whether the agent may fetch `url`, and why.
     pub fn explain(&self, url: &str) -> Verdict {
         let path = self.robots.normalized_path(url);

@@ -230,6 +230,9 @@ proptest! {
             let (want_allowed, want_line) = oracle(&body, agent, url);
             let w = view.explain(url);
             prop_assert_eq!(w.allowed, want_allowed, "url {}", url);
+            let (allowed, rule) = view.lookup(url);
+            prop_assert_eq!(allowed, want_allowed);
+            prop_assert_eq!(rule.map(|r| (r.line, r.kind, r.pattern())), w.rule.as_ref().map(|r| (r.line, r.kind, r.pattern.as_str())));
             prop_assert_eq!(w.rule.map_or(0, |r| r.line), want_line, "url {}", url);
             prop_assert_eq!(robots.is_allowed(agent, url), want_allowed);
         }
