@@ -12,6 +12,7 @@ mod demo;
 mod fetch;
 mod input;
 mod lint;
+mod serve;
 mod sitemap;
 mod testweb;
 mod text;
@@ -75,6 +76,12 @@ enum Command {
     /// Crawl a simulated web of a few hundred hosts on 127.0.0.1 (no
     /// network needed) and audit the crawl from the server's own log.
     Demo(demo::DemoArgs),
+    /// Serve the robots.txt tester page and the robots decision API (JSON,
+    /// described at /api/openapi.json), until Ctrl-C.
+    #[command(after_help = "Examples:\n  \
+        mannerly serve\n  \
+        mannerly serve --listen 0.0.0.0:8080 --rate-limit 20")]
+    Serve(serve::Args),
     /// Run the simulated multi-host web from a TOML file, until Ctrl-C.
     Testweb(testweb::Args),
     /// Web Bot Auth keys: generate one, or print a signed key directory.
@@ -99,6 +106,7 @@ fn main() -> ExitCode {
         Command::Fetch(args) => fetch::run(args),
         Command::Sitemap(args) => sitemap::run(args),
         Command::Testweb(args) => testweb::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Crawl(args) => crawl::run(*args),
         Command::Demo(args) => demo::demo(args),
         Command::Keys(cmd) => botauth::keys(cmd),

@@ -1,0 +1,49 @@
+//! `mannerly serve`: the tester page and the decision API.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use mannerly_serve::ServeConfig;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Address and port to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR:PORT")]
+    listen: String,
+    /// Also fetch robots.txt from loopback, private and link-local
+    /// addresses (off: a public server must not reach into its own network).
+    #[arg(long)]
+    allow_private: bool,
+    /// Requests per second each client IP may make (burst: twice this).
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    rate_limit: u32,
+    /// Largest request body, in bytes.
+    #[arg(long, default_value_t = 2 << 20, value_name = "BYTES")]
+    max_body: usize,
+    /// Deadline of each request, in seconds.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    timeout: u64,
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let config = ServeConfig {
+        allow_private: args.allow_private,
+        rate_limit: args.rate_limit,
+        max_body: args.max_body,
+        timeout: Duration::from_secs(args.timeout.max(1)),
+        ..ServeConfig::default()
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let addr = listener.local_addr().context("reading the bound address")?;
+        eprintln!("mannerly serve: the tester at http://{addr}/, the API described at http://{addr}/api/openapi.json");
+        tokio::select! {
+            r = mannerly_serve::serve(listener, config) => r.context("serving")?,
+            r = tokio::signal::ctrl_c() => r.context("waiting for Ctrl-C")?,
+        }
+        anyhow::Ok(0)
+    })
+}

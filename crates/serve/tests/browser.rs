@@ -1,0 +1,364 @@
+//! The tester page end to end in a real browser: Debian's chromium driven
+//! through chromedriver (WebDriver, with `fantoccini`). Pastes a file,
+//! types URLs, reads the verdicts and the highlighted line, reads a lint
+//! finding under its line, runs a change-impact comparison, and saves a
+//! screenshot (`target/ci-artifacts/serve-tester.png`, or
+//! `$MANNERLY_ARTIFACTS`).
+//!
+//! Needs `/usr/bin/chromium` and `/usr/bin/chromedriver` (`.ci/run`
+//! installs both with apt-get): in CI their absence fails the test,
+//! elsewhere it says SKIPPED.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use fantoccini::{ClientBuilder, Locator};
+use mannerly_serve::{router, ServeConfig};
+use serde_json::json;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+fn artifacts() -> PathBuf {
+    std::env::var_os("MANNERLY_ARTIFACTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/ci-artifacts"))
+}
+
+const FILE: &str = "User-agent: *\nDisallow: /private/\nAllow: /private/ok\nDisalow: /typo\n\nUser-agent: GPTBot\nDisallow: /\n";
+const EDITED: &str = "User-agent: *\nDisallow: /\n";
+
+#[tokio::test]
+async fn the_tester_page_works_in_chromium() {
+    if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run the browser test: {CHROMIUM} and {CHROMEDRIVER} are missing (apt-get install chromium chromium-driver)"
+        );
+        eprintln!("SKIPPED: the browser test needs {CHROMIUM} and {CHROMEDRIVER}");
+        return;
+    }
+    // fantoccini speaks plain HTTP to chromedriver here, but its client
+    // wants a process-wide TLS provider chosen.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    // The server.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let app = router(ServeConfig::default()).expect("router");
+    tokio::spawn(async move {
+        let _ = axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .await;
+    });
+    // chromedriver, and a client that waits for it.
+    let port = free_port();
+    let _driver = Driver(
+        Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts"),
+    );
+    let profile = tempfile::tempdir().expect("profile dir");
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": CHROMIUM,
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--window-size=1200,1600",
+                format!("--user-data-dir={}", profile.path().display()),
+            ]
+        }),
+    );
+    let mut client = None;
+    for _ in 0..100 {
+        match ClientBuilder::rustls()
+            .expect("tls")
+            .capabilities(caps.clone())
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+        {
+            Ok(c) => {
+                client = Some(c);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    let c = client.expect("a WebDriver session with chromium");
+    let result = drive(&c, &format!("http://{addr}/")).await;
+    // The screenshot, whatever happened.
+    if let Ok(png) = c.screenshot().await {
+        let dir = artifacts();
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("serve-tester.png");
+        std::fs::write(&path, png).expect("write the screenshot");
+        eprintln!("screenshot: {}", path.display());
+    }
+    let _ = c.close().await;
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
+async fn drive(c: &fantoccini::Client, url: &str) -> Result<(), String> {
+    let err = |what: &str| {
+        let what = what.to_owned();
+        move |e: fantoccini::error::CmdError| format!("{what}: {e}")
+    };
+    c.goto(url).await.map_err(err("open the page"))?;
+    // Paste the file, choose the agent, type URLs.
+    let robots = c
+        .find(Locator::Id("robots"))
+        .await
+        .map_err(err("the file box"))?;
+    robots.send_keys(FILE).await.map_err(err("type the file"))?;
+    let agent = c
+        .find(Locator::Id("agent"))
+        .await
+        .map_err(err("the agent box"))?;
+    agent.clear().await.map_err(err("clear the agent"))?;
+    agent
+        .send_keys("Googlebot")
+        .await
+        .map_err(err("type the agent"))?;
+    let urls = c
+        .find(Locator::Id("urls"))
+        .await
+        .map_err(err("the URL box"))?;
+    urls.send_keys("/private/x\n/private/ok\n/public")
+        .await
+        .map_err(err("type URLs"))?;
+    c.find(Locator::Id("test"))
+        .await
+        .map_err(err("the Test button"))?
+        .click()
+        .await
+        .map_err(err("click Test"))?;
+    c.wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("#results tbody tr:nth-child(3)"))
+        .await
+        .map_err(err("the verdicts"))?;
+    let rows = c
+        .find_all(Locator::Css("#results tbody tr"))
+        .await
+        .map_err(err("rows"))?;
+    let mut seen = Vec::new();
+    for r in rows {
+        seen.push(r.text().await.map_err(err("row text"))?);
+    }
+    let want = [
+        ("/private/x", "Disallowed", "line 2: Disallow: /private/"),
+        ("/private/ok", "Allowed", "line 3: Allow: /private/ok"),
+        ("/public", "Allowed", "no rule matched"),
+    ];
+    for ((url, verdict, rule), row) in want.iter().zip(&seen) {
+        if !(row.contains(url) && row.contains(verdict) && row.contains(rule)) {
+            return Err(format!(
+                "row for {url}: expected {verdict} / {rule}, the page shows {row:?}"
+            ));
+        }
+    }
+    // The first URL's deciding line is highlighted.
+    let hit = c
+        .find(Locator::Css("#file li.hit"))
+        .await
+        .map_err(err("the highlighted line"))?;
+    let id = hit.attr("id").await.map_err(err("its id"))?;
+    if id.as_deref() != Some("L2") {
+        return Err(format!("highlighted line {id:?}, expected L2"));
+    }
+    // Clicking another rule moves the highlight.
+    c.find(Locator::Css("#results tbody tr:nth-child(2) button"))
+        .await
+        .map_err(err("the second rule's button"))?
+        .click()
+        .await
+        .map_err(err("click the rule"))?;
+    let id = c
+        .find(Locator::Css("#file li.hit"))
+        .await
+        .map_err(err("the highlight"))?
+        .attr("id")
+        .await
+        .map_err(err("its id"))?;
+    if id.as_deref() != Some("L3") {
+        return Err(format!(
+            "after the click the highlight is {id:?}, expected L3"
+        ));
+    }
+    // The linter's finding stands under line 4.
+    let diag = c
+        .find(Locator::Css("#L4 .diag"))
+        .await
+        .map_err(err("the lint finding on line 4"))?
+        .text()
+        .await
+        .map_err(err("its text"))?;
+    if !diag.contains("typo-accepted") || !diag.contains("Disallow: /typo") {
+        return Err(format!("lint finding on line 4: {diag:?}"));
+    }
+    // Crawl-delay readings and the rest are listed.
+    let extras = c
+        .find(Locator::Id("extras"))
+        .await
+        .map_err(err("extras"))?
+        .text()
+        .await
+        .map_err(err("extras text"))?;
+    if !extras.contains("read by google") {
+        return Err(format!("extras: {extras:?}"));
+    }
+    // Change impact.
+    c.find(Locator::Id("after"))
+        .await
+        .map_err(err("the edited-file box"))?
+        .send_keys(EDITED)
+        .await
+        .map_err(err("type the edited file"))?;
+    let agents = c
+        .find(Locator::Id("impact-agents"))
+        .await
+        .map_err(err("the agents box"))?;
+    agents.clear().await.map_err(err("clear agents"))?;
+    agents
+        .send_keys("Googlebot, GPTBot")
+        .await
+        .map_err(err("type agents"))?;
+    c.find(Locator::Id("compare"))
+        .await
+        .map_err(err("the Compare button"))?
+        .click()
+        .await
+        .map_err(err("click Compare"))?;
+    c.wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("#impact tbody tr"))
+        .await
+        .map_err(err("the changes"))?;
+    let status = c
+        .find(Locator::Id("impact-status"))
+        .await
+        .map_err(err("impact status"))?
+        .text()
+        .await
+        .map_err(err("impact status text"))?;
+    // Googlebot loses /private/ok and /public; GPTBot is disallowed either way.
+    if !status.contains("2 of 6") {
+        return Err(format!("change impact: {status:?}"));
+    }
+    let table = c
+        .find(Locator::Id("impact"))
+        .await
+        .map_err(err("impact table"))?
+        .text()
+        .await
+        .map_err(err("impact text"))?;
+    if table.contains("GPTBot") || !table.contains("/public") {
+        return Err(format!("change impact table: {table:?}"));
+    }
+    big_file(c).await?;
+    phone(c).await
+}
+
+/// A 500 KiB file (pasted through the DOM, as typing it would take
+/// minutes) is tested and rendered; the time it took is printed (speed is
+/// for benchmarks, not asserts).
+async fn big_file(c: &fantoccini::Client) -> Result<(), String> {
+    let mut file = String::from("User-agent: *\n");
+    let mut n = 0;
+    while file.len() < 500 * 1024 - 64 {
+        file.push_str(&format!("Disallow: /section-{n}/private/\n"));
+        n += 1;
+    }
+    let started = std::time::Instant::now();
+    c.execute(
+        "document.getElementById('robots').value = arguments[0];
+         document.getElementById('urls').value = '/section-7/private/x';
+         document.getElementById('test').click();",
+        vec![json!(file)],
+    )
+    .await
+    .map_err(|e| format!("paste the big file: {e}"))?;
+    c.wait()
+        .at_most(Duration::from_secs(30))
+        .for_element(Locator::Css(&format!("#L{}", n + 1)))
+        .await
+        .map_err(|e| format!("render the big file: {e}"))?;
+    let row = c
+        .find(Locator::Css("#results tbody tr"))
+        .await
+        .map_err(|e| format!("the big file's verdict: {e}"))?
+        .text()
+        .await
+        .map_err(|e| format!("its text: {e}"))?;
+    if !row.contains("Disallowed") || !row.contains("line 9: Disallow: /section-7/private/") {
+        return Err(format!("big file verdict: {row:?}"));
+    }
+    eprintln!(
+        "a {} KiB file ({} lines) tested and rendered in {:.0} ms",
+        file.len() / 1024,
+        n + 1,
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    Ok(())
+}
+
+/// On a phone-sized window nothing is wider than the screen.
+async fn phone(c: &fantoccini::Client) -> Result<(), String> {
+    c.set_window_size(390, 844)
+        .await
+        .map_err(|e| format!("resize: {e}"))?;
+    c.execute(
+        "document.getElementById('robots').scrollIntoView();",
+        vec![],
+    )
+    .await
+    .map_err(|e| format!("scroll: {e}"))?;
+    let widths = c
+        .execute(
+            "return [document.documentElement.scrollWidth, window.innerWidth];",
+            vec![],
+        )
+        .await
+        .map_err(|e| format!("measure: {e}"))?;
+    let (scroll, inner) = (widths[0].as_f64(), widths[1].as_f64());
+    if let Ok(png) = c.screenshot().await {
+        let dir = artifacts();
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(dir.join("serve-tester-phone.png"), png);
+    }
+    match (scroll, inner) {
+        (Some(s), Some(i)) if s <= i + 1.0 => Ok(()),
+        _ => Err(format!(
+            "on a 390 px wide window the page is {scroll:?} px wide ({inner:?} visible)"
+        )),
+    }
+}
