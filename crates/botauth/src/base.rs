@@ -185,13 +185,17 @@ fn param_str<'a>(params: &'a Parameters, name: &str) -> Option<&'a str> {
 }
 
 /// The value of one covered component.
-fn component_value(item: &Item, req: &Message, resp: Option<&Response>) -> Result<String, Error> {
+fn component_value(
+    item: &Item,
+    req: &Message,
+    resp: Option<&Response>,
+    url: &url::Url,
+) -> Result<String, Error> {
     let name = match &item.bare_item {
         BareItem::String(s) => s.as_str().to_owned(),
         _ => return Err(Error::Field("a covered component is not a string".into())),
     };
     let from_req = item.params.contains_key("req");
-    let url = url::Url::parse(&req.target_uri).map_err(Error::TargetUri)?;
     let missing = |what: &str| Error::Missing(what.to_owned());
     Ok(match name.as_str() {
         "@method" => req.method.clone(),
@@ -268,24 +272,27 @@ pub fn signature_base(
     req: &Message,
     resp: Option<&Response>,
 ) -> Result<String, Error> {
-    let mut out = String::new();
+    let mut out = String::with_capacity(256);
     let mut seen = Vec::new();
+    // Parsed once per base, not once per component.
+    let target = url::Url::parse(&req.target_uri).map_err(Error::TargetUri)?;
     for item in &covered.items {
         let id = item.serialize();
         if seen.contains(&id) {
             return Err(Error::Field(format!("component {id} is covered twice")));
         }
         seen.push(id.clone());
-        let value = component_value(item, req, resp)?;
+        let value = component_value(item, req, resp, &target)?;
         if value.contains('\n') {
             return Err(Error::Field(format!("component {id} contains a newline")));
         }
-        out.push_str(&format!("{id}: {value}\n"));
+        out.push_str(&id);
+        out.push_str(": ");
+        out.push_str(&value);
+        out.push('\n');
     }
-    out.push_str(&format!(
-        "\"@signature-params\": {}",
-        serialize_inner_list(covered)?
-    ));
+    out.push_str("\"@signature-params\": ");
+    out.push_str(&serialize_inner_list(covered)?);
     Ok(out)
 }
 

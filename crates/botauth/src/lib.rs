@@ -51,8 +51,8 @@ pub use base::{Message, RequestParseError, Response};
 pub use keys::{Jwk, KeyPair};
 pub use sign::{sign_request, sign_reqwest, AgentForm, SignConfig};
 pub use verify::{
-    verify, verify_request, KeyLookup, NonceCache, NonceCheck, Outcome, Rejection, StaticKeys,
-    VerifyConfig,
+    verify, verify_request, KeyLookup, NonceCache, NonceCheck, Outcome, ReadyKey, Rejection,
+    StaticKeys, VerifyConfig,
 };
 
 pub use mannerly_time::UnixMillis;

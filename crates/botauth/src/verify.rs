@@ -1,7 +1,7 @@
 //! The server side: check a request's Web Bot Auth signature.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::Mutex;
+use std::sync::{Arc, LazyLock, Mutex};
 
 use ed25519_dalek::{Signature, Verifier, VerifyingKey};
 use sfv::{BareItem, Dictionary, InnerList, ListEntry, Parser};
@@ -146,12 +146,45 @@ pub enum Rejection {
 pub trait KeyLookup {
     /// The key with this `keyid`, from the directory at `agent` if given.
     fn lookup(&self, keyid: &str, agent: Option<&str>) -> Option<Jwk>;
+
+    /// The key ready to verify with: its curve point decoded and its
+    /// thumbprint computed. The default does that work on every call from
+    /// [`lookup`](Self::lookup); a lookup that keeps keys (such as
+    /// [`StaticKeys`]) does it once and hands out the result.
+    fn resolve(&self, keyid: &str, agent: Option<&str>) -> Option<Arc<ReadyKey>> {
+        self.lookup(keyid, agent)
+            .map(|jwk| Arc::new(ReadyKey::new(jwk)))
+    }
 }
 
-/// A fixed set of keys, found by thumbprint.
+/// A key with the work verification needs done once: the Ed25519 point
+/// decoded (and checked) and the RFC 7638 thumbprint computed.
+#[derive(Debug, Clone)]
+pub struct ReadyKey {
+    /// The key as published.
+    pub jwk: Jwk,
+    /// The verifying key, or why the JWK is not a usable Ed25519 key.
+    pub key: Result<VerifyingKey, String>,
+    /// The RFC 7638 thumbprint.
+    pub thumbprint: String,
+}
+
+impl ReadyKey {
+    /// Decodes the key and computes its thumbprint.
+    pub fn new(jwk: Jwk) -> ReadyKey {
+        ReadyKey {
+            key: jwk.verifying_key().map_err(|e| e.to_string()),
+            thumbprint: jwk.thumbprint(),
+            jwk,
+        }
+    }
+}
+
+/// A fixed set of keys, found by thumbprint (decoded and hashed once, when
+/// the set is made).
 #[derive(Debug, Clone, Default)]
 pub struct StaticKeys {
-    keys: Vec<Jwk>,
+    keys: Vec<Arc<ReadyKey>>,
     by_label: bool,
 }
 
@@ -162,7 +195,10 @@ impl StaticKeys {
     /// crawler's thumbprint, so `kid` is never used to find a key here.
     pub fn new(keys: Vec<Jwk>) -> StaticKeys {
         StaticKeys {
-            keys,
+            keys: keys
+                .into_iter()
+                .map(|k| Arc::new(ReadyKey::new(k)))
+                .collect(),
             by_label: false,
         }
     }
@@ -172,21 +208,25 @@ impl StaticKeys {
     /// from someone else, such as a key directory.
     pub fn labelled(keys: Vec<Jwk>) -> StaticKeys {
         StaticKeys {
-            keys,
             by_label: true,
+            ..StaticKeys::new(keys)
         }
     }
 }
 
 impl KeyLookup for StaticKeys {
-    fn lookup(&self, keyid: &str, _agent: Option<&str>) -> Option<Jwk> {
+    fn lookup(&self, keyid: &str, agent: Option<&str>) -> Option<Jwk> {
+        self.resolve(keyid, agent).map(|k| k.jwk.clone())
+    }
+
+    fn resolve(&self, keyid: &str, _agent: Option<&str>) -> Option<Arc<ReadyKey>> {
         self.keys
             .iter()
-            .find(|k| k.thumbprint() == keyid)
+            .find(|k| k.thumbprint == keyid)
             .or_else(|| {
                 self.keys
                     .iter()
-                    .find(|k| self.by_label && k.kid.as_deref() == Some(keyid))
+                    .find(|k| self.by_label && k.jwk.kid.as_deref() == Some(keyid))
             })
             .cloned()
     }
@@ -367,13 +407,25 @@ pub fn verify(
     config: &VerifyConfig,
 ) -> Outcome {
     let headers = resp.map_or(&msg.headers, |r| &r.headers);
-    let get = |n: &str| {
-        let v: Vec<&str> = headers
+    // A field's lines joined with ", " (RFC 9110 §5.3); borrowed when
+    // there is one line, as there nearly always is.
+    let get = |n: &str| -> Option<std::borrow::Cow<'_, str>> {
+        let mut lines = headers
             .iter()
             .filter(|(k, _)| k.eq_ignore_ascii_case(n))
-            .map(|(_, v)| v.as_str())
-            .collect();
-        (!v.is_empty()).then(|| v.join(", "))
+            .map(|(_, v)| v.as_str());
+        let first = lines.next()?;
+        match lines.next() {
+            None => Some(std::borrow::Cow::Borrowed(first)),
+            Some(second) => {
+                let mut joined = format!("{first}, {second}");
+                for l in lines {
+                    joined.push_str(", ");
+                    joined.push_str(l);
+                }
+                Some(std::borrow::Cow::Owned(joined))
+            }
+        }
     };
     let (input, sig) = match (get("signature-input"), get("signature")) {
         (None, None) => return Outcome::Unsigned,
@@ -391,7 +443,7 @@ pub fn verify(
             })
         }
     };
-    let inputs: Dictionary = match Parser::new(&input).parse() {
+    let inputs: Dictionary = match Parser::new(input.as_bytes()).parse() {
         Ok(d) => d,
         Err(e) => {
             return malformed(
@@ -400,7 +452,7 @@ pub fn verify(
             )
         }
     };
-    let sigs: Dictionary = match Parser::new(&sig).parse() {
+    let sigs: Dictionary = match Parser::new(sig.as_bytes()).parse() {
         Ok(d) => d,
         Err(e) => {
             return malformed(
@@ -422,8 +474,7 @@ pub fn verify(
             ListEntry::InnerList(il) => Some((k.as_str().to_owned(), il)),
             ListEntry::Item(_) => None,
         })
-        .find(|(_, il)| !config.web_bot_auth || tag_of(il).as_deref() == Some("web-bot-auth"))
-        .map(|(k, il)| (k, il.clone()));
+        .find(|(_, il)| !config.web_bot_auth || tag_of(il).as_deref() == Some("web-bot-auth"));
     let Some((label, covered)) = chosen else {
         return invalid(Rejection::NoSignature {
             web_bot_auth: config.web_bot_auth,
@@ -480,11 +531,6 @@ pub fn verify(
             }
         }
     }
-    let names: Vec<String> = covered
-        .items
-        .iter()
-        .filter_map(|i| i.bare_item.as_string().map(|s| s.as_str().to_owned()))
-        .collect();
     // The agent the signature covers.
     let agent_item = covered.items.iter().find(|i| {
         i.bare_item
@@ -494,7 +540,7 @@ pub fn verify(
     let agent = match (agent_item, get("signature-agent")) {
         (Some(item), Some(raw)) => {
             let url = match item.params.get("key").and_then(|k| k.as_string()) {
-                Some(member) => Parser::new(&raw)
+                Some(member) => Parser::new(raw.as_bytes())
                     .parse::<Dictionary>()
                     .ok()
                     .and_then(|d| match d.get(member.as_str()) {
@@ -503,7 +549,7 @@ pub fn verify(
                         }
                         _ => None,
                     }),
-                None => Parser::new(&raw)
+                None => Parser::new(raw.as_bytes())
                     .parse::<sfv::Item>()
                     .ok()
                     .and_then(|i| i.bare_item.as_string().map(|s| s.as_str().to_owned())),
@@ -529,23 +575,29 @@ pub fn verify(
         }
         (None, _) => None,
     };
-    if config.web_bot_auth && !names.iter().any(|n| n == "@authority") {
+    let covers = |name: &str| {
+        covered
+            .items
+            .iter()
+            .any(|i| i.bare_item.as_string().is_some_and(|s| s.as_str() == name))
+    };
+    if config.web_bot_auth && !covers("@authority") {
         return invalid(Rejection::AuthorityNotCovered);
     }
-    let base = match signature_base(&covered, msg, resp) {
+    let base = match signature_base(covered, msg, resp) {
         Ok(b) => b,
         Err(e) => return invalid(Rejection::Base(e.to_string())),
     };
-    let Some(jwk) = keys.lookup(&keyid, agent.as_deref()) else {
+    let Some(ready) = keys.resolve(&keyid, agent.as_deref()) else {
         return invalid(Rejection::UnknownKey(keyid));
     };
-    let key: VerifyingKey = match jwk.verifying_key() {
-        Ok(k) => k,
-        Err(e) => return invalid(Rejection::BadKey(e.to_string())),
+    let key: VerifyingKey = match &ready.key {
+        Ok(k) => *k,
+        Err(e) => return invalid(Rejection::BadKey(e.clone())),
     };
     // Compared as key bytes, not text: `x` with `=` padding or other
     // spellings decodes to the same key.
-    if config.reject_test_keys && Some(key.as_bytes()) == rfc9421_test_key().as_ref() {
+    if config.reject_test_keys && Some(key.as_bytes()) == RFC9421_TEST_KEY.as_ref() {
         return invalid(Rejection::TestKey);
     }
     let Ok(sig_arr) = <[u8; 64]>::try_from(sig_bytes.as_slice()) else {
@@ -557,7 +609,7 @@ pub fn verify(
     {
         return invalid(Rejection::BadSignature);
     }
-    let thumbprint = jwk.thumbprint();
+    let thumbprint = ready.thumbprint.clone();
     if let Some(cache) = &config.replay {
         match string("nonce") {
             Some(nonce) => {
@@ -581,12 +633,12 @@ pub fn verify(
     }
 }
 
-/// The public key of RFC 9421's test key pair, as bytes.
-fn rfc9421_test_key() -> Option<[u8; 32]> {
+/// The public key of RFC 9421's test key pair, as bytes (decoded once).
+static RFC9421_TEST_KEY: LazyLock<Option<[u8; 32]>> = LazyLock::new(|| {
     use base64::Engine as _;
     base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(RFC9421_TEST_KEY_X)
         .ok()?
         .try_into()
         .ok()
-}
+});
