@@ -4,7 +4,9 @@
 //! Each configuration runs in a child process of this binary, so its peak
 //! RSS (`VmHWM`) is its own. A run enqueues every URL (hosts interleaved,
 //! four priorities), then, on disk, syncs, closes and reopens the store
-//! (what a restart after a crash costs), then releases and completes every
+//! twice: from the summary a clean close leaves (what `--resume` costs),
+//! and with the summary removed, rebuilding from every queued URL and seen
+//! fingerprint (what a restart after a crash costs), then releases and completes every
 //! URL on a fake clock (each host's 1 s delay holds; nothing sleeps). The
 //! per-release figure is the scheduling overhead a crawler pays per fetch:
 //! `next` + `complete`, including the store's write batches on disk.
@@ -42,11 +44,40 @@ fn open(mode: &str, dir: &std::path::Path) -> LocalFrontier {
     }
 }
 
-/// Prints `enqueue_s reopen_s release_s peak_kb disk_bytes`.
-fn child(mode: &str, urls: u64) {
-    let dir = std::env::temp_dir().join(format!("mannerly-frontier-bench-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut f = open(mode, &dir);
+/// One step of a run, in its own process (a reopen in the process that
+/// just closed the store would wait for that store's background work).
+/// `memory`: everything, prints `enqueue_s release_s peak_kb`;
+/// `disk-fill`: enqueue, sync, close, prints `enqueue_s peak_kb`;
+/// `disk-resume`: open from the summary, prints `open_s peak_kb`;
+/// `disk-rebuild`: remove the summary, open, release everything, prints
+/// `open_s release_s peak_kb disk_bytes`.
+fn child(mode: &str, urls: u64, dir: &std::path::Path) {
+    let peak = mannerly_testsupport::peak_rss_kb;
+    match mode {
+        "disk-resume" => {
+            let t = Instant::now();
+            let f = open("disk", dir);
+            let s = t.elapsed().as_secs_f64();
+            assert!(f.opened_from_summary(), "a clean close leaves a summary");
+            assert_eq!(f.stats().queued, urls);
+            println!("{s} {}", peak());
+            return;
+        }
+        "disk-rebuild" => {
+            std::fs::remove_file(dir.join("summary.bin")).expect("the summary");
+            let t = Instant::now();
+            let mut f = open("disk", dir);
+            let s = t.elapsed().as_secs_f64();
+            assert!(!f.opened_from_summary());
+            let release = release_all(&mut f, urls);
+            block_on(Frontier::sync(&mut f)).expect("sync");
+            drop(f);
+            println!("{s} {release} {} {}", peak(), dir_size(dir));
+            return;
+        }
+        _ => {}
+    }
+    let mut f = open(mode, dir);
     let t = Instant::now();
     for i in 0..urls {
         let url = format!("https://h{}.example/dir/page-{}.html", i % HOSTS, i / HOSTS);
@@ -60,14 +91,18 @@ fn child(mode: &str, urls: u64) {
         assert_eq!(a, Admission::Queued, "{url}");
     }
     let enqueue = t.elapsed().as_secs_f64();
-    let mut reopen = 0.0;
-    if mode == "disk" {
+    if mode == "disk-fill" {
         block_on(Frontier::sync(&mut f)).expect("sync");
         drop(f);
-        let t = Instant::now();
-        f = open(mode, &dir);
-        reopen = t.elapsed().as_secs_f64();
+        println!("{enqueue} {}", peak());
+        return;
     }
+    let release = release_all(&mut f, urls);
+    println!("{enqueue} {release} {}", peak());
+}
+
+/// Releases and completes every URL on a fake clock; the seconds it took.
+fn release_all(f: &mut LocalFrontier, urls: u64) -> f64 {
     let ok = Outcome::Status {
         status: 200,
         latency: 100,
@@ -76,9 +111,9 @@ fn child(mode: &str, urls: u64) {
     let t = Instant::now();
     let (mut now, mut released) = (UnixMillis::EPOCH, 0u64);
     loop {
-        match block_on(Frontier::next(&mut f, now)).expect("next") {
+        match block_on(Frontier::next(f, now)).expect("next") {
             Next::Fetch(r) => {
-                block_on(Frontier::complete(&mut f, &r, &ok, now)).expect("complete");
+                block_on(Frontier::complete(f, &r, &ok, now)).expect("complete");
                 released += 1;
             }
             Next::Wait { until } => now = until,
@@ -86,16 +121,8 @@ fn child(mode: &str, urls: u64) {
             Next::Busy => panic!("busy with nothing in flight"),
         }
     }
-    let release = t.elapsed().as_secs_f64();
     assert_eq!(released, urls);
-    block_on(Frontier::sync(&mut f)).expect("sync");
-    drop(f);
-    let disk = dir_size(&dir);
-    let _ = std::fs::remove_dir_all(&dir);
-    println!(
-        "{enqueue} {reopen} {release} {} {disk}",
-        mannerly_testsupport::peak_rss_kb()
-    );
+    t.elapsed().as_secs_f64()
 }
 
 fn dir_size(p: &std::path::Path) -> u64 {
@@ -111,12 +138,37 @@ fn dir_size(p: &std::path::Path) -> u64 {
         .sum()
 }
 
+/// Runs one step in a child process; its numbers.
+fn step(mode: &str, urls: u64, dir: &std::path::Path) -> Result<Vec<f64>, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = Command::new(exe)
+        .args([
+            "--child",
+            mode,
+            &urls.to_string(),
+            &dir.display().to_string(),
+        ])
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_owned());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect())
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--child") {
         let mode = &args[i + 1];
         let urls: u64 = args[i + 2].parse().expect("urls");
-        child(mode, urls);
+        child(mode, urls, std::path::Path::new(&args[i + 3]));
         return;
     }
     if args.iter().any(|a| a == "--list") {
@@ -127,62 +179,65 @@ fn main() {
         .split(',')
         .filter_map(|s| s.trim().parse().ok())
         .collect();
-    let exe = std::env::current_exe().expect("exe");
     println!("frontier: {HOSTS} hosts, 1 s delay each, fake clock; enqueue, then release + complete every URL");
+    println!("(disk: filled and closed, then reopened in a new process from the summary, then in another with it removed)");
     println!(
-        "{:<7} {:>11} {:>14} {:>18} {:>14} {:>10} {:>10} {:>9}",
+        "{:<7} {:>11} {:>14} {:>18} {:>14} {:>14} {:>14} {:>10} {:>9}",
         "backend",
         "URLs",
         "enqueue URL/s",
         "release+done URL/s",
         "ns per release",
-        "reopen s",
+        "reopen s (sum)",
+        "rebuild s",
         "peak MiB",
         "disk MiB"
     );
     for &urls in &sizes {
-        for mode in ["memory", "disk"] {
-            let out = Command::new(&exe)
-                .args(["--child", mode, &urls.to_string()])
-                .output()
-                .expect("child");
-            if !out.status.success() {
-                println!(
-                    "{mode:<7} {urls:>11} failed: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                        .lines()
-                        .last()
-                        .unwrap_or("")
-                );
-                continue;
+        let dir =
+            std::env::temp_dir().join(format!("mannerly-frontier-bench-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let n = urls as f64;
+        match step("memory", urls, &dir) {
+            Ok(v) if v.len() == 3 => println!(
+                "{:<7} {urls:>11} {:>14.0} {:>18.0} {:>14.0} {:>14} {:>14} {:>10.0} {:>9}",
+                "memory",
+                n / v[0],
+                n / v[1],
+                v[1] / n * 1e9,
+                "-",
+                "-",
+                v[2] / 1024.0,
+                "-"
+            ),
+            Ok(v) => println!("memory  {urls:>11} bad child output: {v:?}"),
+            Err(e) => println!("memory  {urls:>11} failed: {e}"),
+        }
+        let disk = (|| -> Result<Vec<f64>, String> {
+            let fill = step("disk-fill", urls, &dir)?;
+            let resume = step("disk-resume", urls, &dir)?;
+            let rebuild = step("disk-rebuild", urls, &dir)?;
+            match (&fill[..], &resume[..], &rebuild[..]) {
+                ([enq, p1], [reopen, p2], [re, rel, p3, disk]) => {
+                    Ok(vec![*enq, *reopen, *re, *rel, p1.max(*p2).max(*p3), *disk])
+                }
+                _ => Err(format!("bad child output: {fill:?} {resume:?} {rebuild:?}")),
             }
-            let line = String::from_utf8_lossy(&out.stdout);
-            let v: Vec<f64> = line
-                .split_whitespace()
-                .filter_map(|x| x.parse().ok())
-                .collect();
-            let [enq, reopen, rel, peak, disk] = v[..] else {
-                println!("{mode:<7} {urls:>11} bad child output: {line}");
-                continue;
-            };
-            let n = urls as f64;
-            println!(
-                "{mode:<7} {urls:>11} {:>14.0} {:>18.0} {:>14.0} {:>10} {:>10.0} {:>9}",
-                n / enq,
-                n / rel,
-                rel / n * 1e9,
-                if mode == "disk" {
-                    format!("{reopen:.1}")
-                } else {
-                    "-".into()
-                },
-                peak / 1024.0,
-                if mode == "disk" {
-                    format!("{:.0}", disk / 1048576.0)
-                } else {
-                    "-".into()
-                },
-            );
+        })();
+        let _ = std::fs::remove_dir_all(&dir);
+        match disk {
+            Ok(v) => println!(
+                "{:<7} {urls:>11} {:>14.0} {:>18.0} {:>14.0} {:>14.3} {:>14.1} {:>10.0} {:>9.0}",
+                "disk",
+                n / v[0],
+                n / v[3],
+                v[3] / n * 1e9,
+                v[1],
+                v[2],
+                v[4] / 1024.0,
+                v[5] / 1048576.0
+            ),
+            Err(e) => println!("disk    {urls:>11} failed: {e}"),
         }
     }
 }

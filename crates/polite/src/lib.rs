@@ -57,6 +57,15 @@
 //!   Bloom hit) commit the pending batch first, and they happen before the
 //!   operation writes anything, so a commit never splits an operation. The
 //!   crash test found the version where a refill did split one.
+//! - **Reopening reads hosts, not URLs.** `sync` and a clean close write a
+//!   summary beside the store (each key's count and head, the next
+//!   sequence number, the Bloom filter's bits) tagged with the store's
+//!   generation, which every committed batch advances. `open` trusts it
+//!   only when the generation matches, the checksum holds and the Bloom
+//!   filter contains a sample of the seen-set; then it reads state
+//!   proportional to the keys and loads each key's window on first use.
+//!   Otherwise (after a kill -9, a torn or stale file) it rebuilds by
+//!   reading every queued URL and seen fingerprint, as before.
 //! - **Memory grows with hosts, not URLs.** On disk, each key keeps its first
 //!   `window` (8) URLs in memory, a count, and a lower bound of what is only on
 //!   disk, so a refill is one range read that starts past every tombstone.

@@ -102,6 +102,10 @@ pub(crate) struct Store {
     batch: Option<OwnedWriteBatch>,
     ops: usize,
     commit_every: usize,
+    /// Committed batches so far (recorded in `meta` with each batch): a
+    /// summary written at generation `g` describes the store only while
+    /// this is still `g`.
+    gen: u64,
 }
 
 impl Store {
@@ -145,6 +149,15 @@ impl Store {
             batch: None,
             ops: 0,
             commit_every: commit_every.max(1),
+            gen: 0,
+        };
+        store.gen = match store.meta.get(b"gen").map_err(|e| store.err(e))? {
+            Some(v) => u64::from_be_bytes(
+                v.as_ref()
+                    .try_into()
+                    .map_err(|_| store.corrupt("the recorded generation is not 8 bytes"))?,
+            ),
+            None => 0,
         };
         store.check_format()?;
         Ok(store)
@@ -286,7 +299,11 @@ impl Store {
     /// fetched pages again that it had recorded done seconds before.
     pub fn commit(&mut self) -> Result<(), FrontierError> {
         self.ops = 0;
-        if let Some(b) = self.batch.take() {
+        if let Some(mut b) = self.batch.take() {
+            // The generation moves with every batch, in the batch: a
+            // summary of an older generation is then never trusted.
+            self.gen += 1;
+            b.insert(&self.meta, b"gen", self.gen.to_be_bytes());
             b.commit().map_err(|e| self.err(e))?;
             self.db
                 .persist(PersistMode::Buffer)
@@ -475,6 +492,45 @@ impl Store {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Writes every keyspace's memtable out to tables, so that the next
+    /// open only reads the journal instead of re-inserting it (2.6 s → 0.5 s
+    /// after enqueueing 1 M URLs). fjall still reads its active journal (it
+    /// rotates it at 64 MB) at every open. Costs a flush; meant for `sync`
+    /// and a clean close.
+    pub fn flush_memtables(&self) -> Result<(), FrontierError> {
+        for ks in [
+            &self.queue,
+            &self.flight,
+            &self.seen,
+            &self.hosts,
+            &self.robots,
+            &self.meta,
+        ] {
+            ks.rotate_memtable_and_wait().map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Batches committed so far (see [`Store::commit`]).
+    pub fn generation(&self) -> u64 {
+        self.gen
+    }
+
+    /// Up to `n` fingerprints of the seen-set, to test a persisted Bloom
+    /// filter against before trusting it.
+    pub fn sample_seen(&self, n: usize) -> Result<Vec<u128>, FrontierError> {
+        let mut out = Vec::with_capacity(n);
+        for item in self.seen.iter().take(n) {
+            let k = item.key().map_err(|e| self.err(e))?;
+            let b: [u8; 16] = k
+                .as_ref()
+                .try_into()
+                .map_err(|_| self.corrupt("a seen-set entry is not 16 bytes"))?;
+            out.push(u128::from_be_bytes(b));
+        }
+        Ok(out)
     }
 }
 

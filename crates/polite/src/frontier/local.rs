@@ -16,6 +16,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
 use std::path::Path;
 
+use super::summary;
 use super::{
     Admission, Begin, Frontier, FrontierConfig, FrontierError, KeyLoad, Kind, Next, Released,
     Skipped, Stats,
@@ -50,7 +51,14 @@ struct KeyQueue {
 
 impl KeyQueue {
     fn head_priority(&self) -> u8 {
-        self.window.keys().next().map(sort_priority).unwrap_or(0)
+        // A queue restored from a summary has its head on disk only, and
+        // `rest_low` is then exactly that head.
+        self.window
+            .keys()
+            .next()
+            .or(self.rest_low.as_ref())
+            .map(sort_priority)
+            .unwrap_or(0)
     }
 }
 
@@ -158,6 +166,7 @@ pub struct LocalFrontier {
     skipped_total: u64,
     reissued: u64,
     store: Option<Store>,
+    from_summary: bool,
 }
 
 /// The seen-set fingerprint of a parsed URL (its fragment ignored).
@@ -193,6 +202,40 @@ fn origin_str(url: &str) -> Cow<'_, str> {
     }
 }
 
+/// The Bloom filter a summary carries, if it holds every fingerprint of a
+/// sample of the seen-set; `Some(None)` when the frontier keeps none.
+/// `None` when it cannot be trusted (rebuild instead).
+fn restore_bloom(
+    store: &Store,
+    saved: Option<&(u32, Vec<u64>)>,
+) -> Result<Option<Option<fastbloom::BloomFilter>>, FrontierError> {
+    let Some((hashes, words)) = saved else {
+        return Ok(Some(None));
+    };
+    if words.is_empty() || *hashes == 0 {
+        return Ok(None);
+    }
+    let bloom = fastbloom::BloomFilter::from_vec(words.clone())
+        .seed(&summary::BLOOM_SEED)
+        .hashes(*hashes);
+    let sample = store.sample_seen(256)?;
+    if sample.iter().all(|fp| bloom.contains(fp)) {
+        Ok(Some(Some(bloom)))
+    } else {
+        Ok(None)
+    }
+}
+
+impl Drop for LocalFrontier {
+    /// Commits what is pending and writes the summary, so a clean exit
+    /// reopens fast (best effort: a failure here only costs reopen time).
+    fn drop(&mut self) {
+        if self.store.is_some() {
+            self.write_summary();
+        }
+    }
+}
+
 impl LocalFrontier {
     /// A frontier held in memory (lost when the process ends).
     pub fn in_memory(politeness: Politeness, config: FrontierConfig) -> LocalFrontier {
@@ -213,7 +256,17 @@ impl LocalFrontier {
             skipped_total: 0,
             reissued: 0,
             store: None,
+            from_summary: false,
         }
+    }
+
+    /// Whether [`open`](Self::open) restored the queues and the Bloom
+    /// filter from the summary the last [`sync`](Self::sync) or clean close
+    /// wrote (reading state proportional to the keys), rather than by
+    /// reading every queued URL and seen fingerprint (the summary was
+    /// missing, damaged, or older than the store).
+    pub fn opened_from_summary(&self) -> bool {
+        self.from_summary
     }
 
     /// Opens (or creates) a frontier stored in the directory `path`.
@@ -253,13 +306,49 @@ impl LocalFrontier {
         for (origin, until) in store.scan_robots()? {
             f.robots.insert(origin, RobotsGate::Known { until });
         }
-        for fl in store.scan_flight()? {
+        // A summary of exactly this generation of the store spares reading
+        // every queued URL and seen fingerprint (see `summary`).
+        let summary = summary::read(path)
+            .filter(|s| s.generation == store.generation())
+            .filter(|s| f.config.bloom == s.bloom.is_some());
+        let flights = store.scan_flight()?;
+        for fl in &flights {
             store.put_queue(&fl.entry.key, &fl.entry.sort, fl.entry.tag, &fl.entry.url);
             store.del_flight(fl.lease);
             max_seq = max_seq.max(fl.lease + 1);
             f.reissued += 1;
         }
         store.commit()?;
+        if let Some(s) = summary {
+            if let Some(bloom) = restore_bloom(&store, s.bloom.as_ref())? {
+                for k in s.keys {
+                    f.queues.insert(
+                        k.key,
+                        KeyQueue {
+                            count: k.count,
+                            rest_low: Some(k.head),
+                            ..KeyQueue::default()
+                        },
+                    );
+                }
+                // The in-flight URLs just put back are not in the summary.
+                for fl in flights {
+                    let q = f.queues.entry(fl.entry.key.into_boxed_str()).or_default();
+                    q.count += 1;
+                    q.rest_low = Some(q.rest_low.map_or(fl.entry.sort, |r| r.min(fl.entry.sort)));
+                }
+                f.seq = s.next_seq.max(max_seq);
+                f.total = f.queues.values().map(|q| q.count).sum();
+                let keys: Vec<Box<str>> = f.queues.keys().cloned().collect();
+                for k in keys {
+                    f.schedule(&k, UnixMillis::EPOCH);
+                }
+                f.seen = Seen::Disk(bloom);
+                f.store = Some(store);
+                f.from_summary = true;
+                return Ok(f);
+            }
+        }
         let window = f.config.window.max(1);
         // Entries arrive grouped by key: build each key's queue whole.
         let mut cur: Option<(Box<str>, KeyQueue)> = None;
@@ -297,9 +386,11 @@ impl LocalFrontier {
             f.schedule(&k, UnixMillis::EPOCH);
         }
         f.seen = Seen::Disk(if f.config.bloom {
-            let mut bloom = fastbloom::BloomFilter::with_false_pos(0.01).expected_items(
-                usize::try_from(f.config.expected_urls.max(1_000)).unwrap_or(usize::MAX),
-            );
+            let mut bloom = fastbloom::BloomFilter::with_false_pos(0.01)
+                .seed(&summary::BLOOM_SEED)
+                .expected_items(
+                    usize::try_from(f.config.expected_urls.max(1_000)).unwrap_or(usize::MAX),
+                );
             store.scan_seen(|fp| {
                 bloom.insert(&fp);
             })?;
@@ -437,6 +528,7 @@ impl LocalFrontier {
     /// happens before this operation writes anything, so only whole
     /// operations are ever committed.
     fn pop_head(&mut self, key: &str) -> Result<Option<(Sort, Queued)>, FrontierError> {
+        self.ensure_window(key)?;
         let window = self.config.window.max(1);
         let Some(q) = self.queues.get_mut(key) else {
             return Ok(None);
@@ -495,6 +587,45 @@ impl LocalFrontier {
         Ok(Some((head, url)))
     }
 
+    /// Loads a key's window from disk when it is empty but URLs are queued
+    /// (a queue restored from a summary). Reads only: it runs before the
+    /// operation writes anything.
+    fn ensure_window(&mut self, key: &str) -> Result<(), FrontierError> {
+        let window = self.config.window.max(1);
+        let (Some(q), Some(store)) = (self.queues.get_mut(key), self.store.as_mut()) else {
+            return Ok(());
+        };
+        if !q.window.is_empty() || q.count == 0 {
+            return Ok(());
+        }
+        let from = q.rest_low.unwrap_or([0; 9]);
+        let loaded = store.load(key, &from, window)?;
+        let last = loaded.last().map(|e| e.sort);
+        for e in loaded {
+            q.window.insert(
+                e.sort,
+                Queued {
+                    tag: e.tag,
+                    url: e.url.into_boxed_str(),
+                },
+            );
+        }
+        q.rest_low = match last {
+            Some(l) if q.window.len() as u64 != q.count => Some(after(l)),
+            _ => None,
+        };
+        if q.window.is_empty() {
+            return Err(FrontierError::Corrupt {
+                store: store.path().display().to_string(),
+                what: format!(
+                    "{key} should have {} queued URLs on disk, found none",
+                    q.count
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// Drops every URL of a skipped key, reporting each.
     fn drain(&mut self, key: &str, reason: &str) -> Result<(), FrontierError> {
         while let Some((_, q)) = self.pop_head(key)? {
@@ -509,6 +640,7 @@ impl LocalFrontier {
     }
 
     fn release(&mut self, key: &str, now: UnixMillis) -> Result<Option<Released>, FrontierError> {
+        self.ensure_window(key)?;
         let Some(q) = self.queues.get(key) else {
             return Ok(None);
         };
@@ -837,12 +969,51 @@ impl LocalFrontier {
         self.politeness.why_not_now(&key, now)
     }
 
-    /// Makes everything durable (see [`Frontier::sync`]).
+    /// Makes everything durable (see [`Frontier::sync`]), and writes the
+    /// summary that lets the next [`open`](Self::open) skip reading every
+    /// queued URL (a failure to write it only costs that reopen time).
     pub fn sync(&mut self) -> Result<(), FrontierError> {
         match self.store.as_mut() {
-            Some(s) => s.sync(),
-            None => Ok(()),
+            Some(s) => s.sync()?,
+            None => return Ok(()),
         }
+        self.write_summary();
+        Ok(())
+    }
+
+    /// Writes the summary of the store as it is now committed.
+    fn write_summary(&mut self) {
+        let Some(store) = self.store.as_mut() else {
+            return;
+        };
+        if store.commit().is_err() || store.flush_memtables().is_err() {
+            return;
+        }
+        let mut keys = Vec::with_capacity(self.queues.len());
+        for (k, q) in &self.queues {
+            if q.count == 0 {
+                continue;
+            }
+            let Some(head) = q.window.keys().next().or(q.rest_low.as_ref()) else {
+                return; // not a state a summary can describe
+            };
+            keys.push(summary::KeySummary {
+                key: k.clone(),
+                count: q.count,
+                head: *head,
+            });
+        }
+        let bloom = match &self.seen {
+            Seen::Disk(Some(b)) => Some((b.num_hashes(), b.as_slice().to_vec())),
+            _ => None,
+        };
+        let s = summary::Summary {
+            generation: store.generation(),
+            next_seq: self.seq,
+            keys,
+            bloom,
+        };
+        let _ = summary::write(store.path(), &s);
     }
 
     /// Counts (exact here).

@@ -73,6 +73,7 @@
 //! ```
 
 mod local;
+mod summary;
 
 pub use local::LocalFrontier;
 
