@@ -284,8 +284,56 @@ async fn drive(c: &fantoccini::Client, url: &str) -> Result<(), String> {
     if table.contains("GPTBot") || !table.contains("/public") {
         return Err(format!("change impact table: {table:?}"));
     }
+    accessible(c).await?;
     big_file(c).await?;
     phone(c).await
+}
+
+/// Every control has a label, every button says what it does, and the
+/// test runs from the keyboard alone (focus the URL box, Enter on Test).
+async fn accessible(c: &fantoccini::Client) -> Result<(), String> {
+    let unlabelled = c
+        .execute(
+            "return [...document.querySelectorAll('input, textarea, select')]
+                .filter(e => e.labels === null || e.labels.length === 0)
+                .map(e => e.id || e.name || e.outerHTML);",
+            vec![],
+        )
+        .await
+        .map_err(|e| format!("labels: {e}"))?;
+    if unlabelled.as_array().is_none_or(|a| !a.is_empty()) {
+        return Err(format!("controls without a label: {unlabelled}"));
+    }
+    let mute = c
+        .execute(
+            "return [...document.querySelectorAll('button')].filter(b => !b.textContent.trim()).length;",
+            vec![],
+        )
+        .await
+        .map_err(|e| format!("buttons: {e}"))?;
+    if mute.as_u64() != Some(0) {
+        return Err(format!("{mute} buttons without text"));
+    }
+    // Keyboard: clear the results, focus the Test button, press Enter.
+    c.execute(
+        "document.querySelector('#results tbody').replaceChildren();
+         document.getElementById('test').focus();",
+        vec![],
+    )
+    .await
+    .map_err(|e| format!("focus: {e}"))?;
+    c.active_element()
+        .await
+        .map_err(|e| format!("the focused element: {e}"))?
+        .send_keys("\u{E007}")
+        .await
+        .map_err(|e| format!("press Enter: {e}"))?;
+    c.wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("#results tbody tr"))
+        .await
+        .map_err(|e| format!("Enter on Test ran no test: {e}"))?;
+    Ok(())
 }
 
 /// A 500 KiB file (pasted through the DOM, as typing it would take
