@@ -185,6 +185,12 @@ pub fn router_with(config: ServeConfig, fetcher: HttpFetcher) -> Router {
                 "no such page or endpoint; the API is described at /api/openapi.json",
             )
         })
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "this endpoint does not take that method: /api/fetch is GET, the other endpoints POST (see /api/openapi.json)",
+            )
+        })
         .layer(middleware::from_fn_with_state(state.clone(), limits))
         .layer(DefaultBodyLimit::max(max_body))
         .with_state(state)

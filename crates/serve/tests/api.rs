@@ -260,6 +260,9 @@ async fn bad_input_gets_a_4xx_saying_what_was_wrong() {
     let (status, v) = s.get("/api/nothing").await;
     assert_eq!(status, 404);
     assert!(error_of(&v).contains("openapi"), "{v}");
+    let (status, v) = s.get("/api/check").await;
+    assert_eq!(status, 405);
+    assert!(error_of(&v).contains("POST"), "{v}");
     let (status, v) = s.get("/api/fetch").await;
     assert_eq!(status, 400);
     assert!(error_of(&v).contains("`origin` is missing"), "{v}");
