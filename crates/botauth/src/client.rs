@@ -59,7 +59,7 @@ pub struct DirectoryError {
 
 struct Cached {
     /// The keys, or the last fetch's failure (remembered briefly).
-    keys: Result<Vec<Jwk>, DirectoryProblem>,
+    keys: Result<StaticKeys, DirectoryProblem>,
     fresh_until: Instant,
 }
 
@@ -130,6 +130,12 @@ impl DirectoryClient {
     /// The keys of the directory named by `agent`, fetched or cached. A
     /// failed refresh keeps serving the keys it had.
     pub async fn keys(&self, agent: &str) -> Result<Vec<Jwk>, DirectoryError> {
+        Ok(self.key_set(agent).await?.jwks().cloned().collect())
+    }
+
+    /// The directory's keys, ready to verify with: decoded and thumbprinted
+    /// when fetched, not per request.
+    async fn key_set(&self, agent: &str) -> Result<StaticKeys, DirectoryError> {
         let err = |problem| DirectoryError {
             url: agent.to_owned(),
             problem,
@@ -146,6 +152,7 @@ impl DirectoryClient {
         }
         match self.fetch(&url).await {
             Ok((keys, ttl)) => {
+                let keys = StaticKeys::new(keys);
                 self.remember(key, Ok(keys.clone()), ttl);
                 Ok(keys)
             }
@@ -170,7 +177,7 @@ impl DirectoryClient {
 
     /// Keeps an answer, dropping the entry that goes stale first when the
     /// cache is full.
-    fn remember(&self, key: String, keys: Result<Vec<Jwk>, DirectoryProblem>, ttl: Duration) {
+    fn remember(&self, key: String, keys: Result<StaticKeys, DirectoryProblem>, ttl: Duration) {
         let mut cache = self.lock();
         if !cache.contains_key(&key) && cache.len() >= self.config.max_cached.max(1) {
             if let Some(oldest) = cache
@@ -323,8 +330,8 @@ impl DirectoryClient {
                 reason: Rejection::NoAgent,
             };
         };
-        match self.keys(&agent).await {
-            Ok(keys) => verify(msg, None, &StaticKeys::new(keys), config),
+        match self.key_set(&agent).await {
+            Ok(keys) => verify(msg, None, &keys, config),
             Err(e) => Outcome::Invalid {
                 reason: Rejection::Directory(e),
             },

@@ -214,6 +214,13 @@ impl StaticKeys {
     }
 }
 
+impl StaticKeys {
+    /// The keys, as given.
+    pub fn jwks(&self) -> impl Iterator<Item = &Jwk> {
+        self.keys.iter().map(|k| &k.jwk)
+    }
+}
+
 impl KeyLookup for StaticKeys {
     fn lookup(&self, keyid: &str, agent: Option<&str>) -> Option<Jwk> {
         self.resolve(keyid, agent).map(|k| k.jwk.clone())
