@@ -1,0 +1,303 @@
+//! Python bindings: `mannerly.Robots`, the exact robots.txt engine of
+//! `mannerly-robots` (Google's reference behaviour, or strict RFC 9309).
+//!
+//! Thin: every answer is the Rust crate's; this file only converts.
+//! Parsing never raises on content (a robots.txt is whatever a server
+//! sent); wrong argument types raise `TypeError` through PyO3's checks.
+
+use std::sync::Arc;
+
+use mannerly_robots::{
+    lint_with, AgentMatch, Diagnostic, Mode, ParseOptions, Preference, Robots as Parsed, RuleKind,
+    Verdict as RustVerdict,
+};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+fn options(rfc: bool) -> ParseOptions {
+    ParseOptions {
+        mode: if rfc { Mode::Rfc9309 } else { Mode::Google },
+        ..ParseOptions::default()
+    }
+}
+
+fn agent_match(m: AgentMatch) -> &'static str {
+    match m {
+        AgentMatch::Specific => "specific",
+        AgentMatch::Global => "global",
+        AgentMatch::None => "none",
+    }
+}
+
+fn word(p: Preference) -> &'static str {
+    match p {
+        Preference::Allowed => "y",
+        Preference::Disallowed => "n",
+        _ => "unknown",
+    }
+}
+
+/// A product token must be text a crawler could send; an empty one is a
+/// caller's mistake worth saying.
+fn check_agent(agent: &str) -> PyResult<()> {
+    if agent.trim().is_empty() {
+        return Err(PyValueError::new_err(
+            "agent is empty: pass a crawler's product token, such as 'Googlebot'",
+        ));
+    }
+    Ok(())
+}
+
+/// Why a URL is allowed or not.
+#[pyclass(module = "mannerly", frozen, get_all)]
+struct Verdict {
+    /// Whether the URL may be fetched.
+    allowed: bool,
+    /// 1-based line of the deciding rule, or None when no rule matched.
+    line: Option<u32>,
+    /// The deciding rule as written, such as 'Disallow: /private/'.
+    rule: Option<String>,
+    /// First lines of the groups that applied.
+    groups: Vec<u32>,
+    /// 'specific', 'global' or 'none': how the agent selected groups.
+    agent_match: &'static str,
+}
+
+#[pymethods]
+impl Verdict {
+    fn __repr__(&self) -> String {
+        format!(
+            "Verdict(allowed={}, line={}, rule={})",
+            if self.allowed { "True" } else { "False" },
+            self.line.map_or("None".into(), |l| l.to_string()),
+            self.rule
+                .as_deref()
+                .map_or("None".into(), |r| format!("{r:?}"))
+        )
+    }
+
+    fn __bool__(&self) -> bool {
+        self.allowed
+    }
+}
+
+impl Verdict {
+    fn of(v: RustVerdict) -> Verdict {
+        Verdict {
+            allowed: v.allowed,
+            line: v.rule.as_ref().map(|r| r.line),
+            rule: v.rule.as_ref().map(|r| {
+                let key = match r.kind {
+                    RuleKind::Allow => "Allow",
+                    RuleKind::Disallow => "Disallow",
+                };
+                format!("{key}: {}", r.pattern)
+            }),
+            groups: v.groups,
+            agent_match: agent_match(v.agent_match),
+        }
+    }
+}
+
+/// A parsed robots.txt file.
+///
+/// `Robots(body, rfc=False)` never raises on content: what cannot be used
+/// is reported by `lint()`. Google's behaviour by default; `rfc=True` reads
+/// the file as RFC 9309 says, strictly.
+#[pyclass(module = "mannerly", frozen)]
+struct Robots {
+    parsed: Arc<Parsed>,
+}
+
+#[pymethods]
+impl Robots {
+    #[new]
+    #[pyo3(signature = (body, rfc = false))]
+    fn new(body: &[u8], rfc: bool) -> Robots {
+        Robots {
+            parsed: Arc::new(Parsed::parse_with(body, options(rfc))),
+        }
+    }
+
+    /// 'google' or 'rfc9309'.
+    #[getter]
+    fn mode(&self) -> &'static str {
+        match self.parsed.mode() {
+            Mode::Google => "google",
+            Mode::Rfc9309 => "rfc9309",
+        }
+    }
+
+    /// Whether the file was over 500 KiB and cut.
+    #[getter]
+    fn truncated(&self) -> bool {
+        self.parsed.truncated()
+    }
+
+    /// Whether `agent` (a product token such as 'Googlebot') may fetch
+    /// `url` (a full URL or a path).
+    fn is_allowed(&self, agent: &str, url: &str) -> PyResult<bool> {
+        check_agent(agent)?;
+        Ok(self.parsed.is_allowed(agent, url))
+    }
+
+    /// The verdict with its reason: the deciding line and rule, and the
+    /// groups that applied.
+    fn explain(&self, agent: &str, url: &str) -> PyResult<Verdict> {
+        check_agent(agent)?;
+        Ok(Verdict::of(self.parsed.explain(agent, url)))
+    }
+
+    /// The file as one crawler reads it, for checking many URLs.
+    fn for_agent(&self, agent: &str) -> PyResult<AgentRules> {
+        check_agent(agent)?;
+        Ok(AgentRules {
+            parsed: self.parsed.clone(),
+            agent: agent.to_owned(),
+        })
+    }
+
+    /// The agent's Crawl-delay in seconds, or None. Google ignores
+    /// Crawl-delay; what to do with it is the crawler's choice.
+    fn crawl_delay(&self, agent: &str) -> PyResult<Option<f64>> {
+        check_agent(agent)?;
+        Ok(self
+            .parsed
+            .crawl_delay(agent)
+            .map(|d| d.delay.as_secs_f64()))
+    }
+
+    /// The agent's Request-rate as (requests, seconds), or None.
+    fn request_rate(&self, agent: &str) -> PyResult<Option<(u32, f64)>> {
+        check_agent(agent)?;
+        Ok(self
+            .parsed
+            .request_rate(agent)
+            .map(|r| (r.requests, r.period.as_secs_f64())))
+    }
+
+    /// The Sitemap URLs, in file order.
+    fn sitemaps(&self) -> Vec<String> {
+        self.parsed
+            .sitemaps()
+            .iter()
+            .map(|s| s.url.clone())
+            .collect()
+    }
+
+    /// AIPREF usage preferences for a URL: a dict with 'train_ai' and
+    /// 'search' ('y', 'n' or 'unknown') and the deciding 'lines'; None
+    /// when the URL may not be crawled. `header` is the response's
+    /// Content-Usage field lines, combined as the drafts say.
+    #[pyo3(signature = (agent, url, header = None))]
+    fn content_usage<'py>(
+        &self,
+        py: Python<'py>,
+        agent: &str,
+        url: &str,
+        header: Option<Vec<String>>,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        check_agent(agent)?;
+        let usage = match header {
+            Some(lines) => self.parsed.content_usage_with_header(
+                agent,
+                url,
+                lines.iter().map(|l| l.as_bytes()),
+            ),
+            None => self.parsed.content_usage(agent, url),
+        };
+        let Some(u) = usage else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("train_ai", word(u.train_ai))?;
+        d.set_item("search", word(u.search))?;
+        d.set_item("lines", u.lines)?;
+        Ok(Some(d))
+    }
+
+    /// The linter's findings (see `mannerly.lint`).
+    fn lint<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        // The parser's own findings; `mannerly.lint(body)` adds the
+        // cross-line checks.
+        self.parsed
+            .diagnostics()
+            .iter()
+            .map(|d| finding(py, d))
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Robots(mode={:?}, groups={}, rules={})",
+            self.mode(),
+            self.parsed.groups().len(),
+            self.parsed.rules().len()
+        )
+    }
+}
+
+fn finding<'py>(py: Python<'py>, d: &Diagnostic) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("line", d.line)?;
+    out.set_item("column", d.column)?;
+    out.set_item("severity", d.severity.to_string())?;
+    out.set_item("code", d.code)?;
+    out.set_item("message", &d.message)?;
+    out.set_item("suggestion", d.suggestion.as_deref())?;
+    Ok(out)
+}
+
+/// One crawler's view of a file (from `Robots.for_agent`).
+#[pyclass(module = "mannerly", frozen)]
+struct AgentRules {
+    parsed: Arc<Parsed>,
+    agent: String,
+}
+
+#[pymethods]
+impl AgentRules {
+    /// The agent this view is for.
+    #[getter]
+    fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// Whether this agent may fetch `url`.
+    fn is_allowed(&self, url: &str) -> bool {
+        self.parsed.for_agent(&self.agent).is_allowed(url)
+    }
+
+    /// Verdicts for many URLs at once (the rules are indexed once).
+    fn allowed_many(&self, urls: Vec<String>) -> Vec<bool> {
+        let view = self.parsed.for_agent(&self.agent);
+        urls.iter().map(|u| view.is_allowed(u)).collect()
+    }
+
+    /// The verdict with its reason.
+    fn explain(&self, url: &str) -> Verdict {
+        Verdict::of(self.parsed.for_agent(&self.agent).explain(url))
+    }
+}
+
+/// Lints a robots.txt body: every finding with its line, column,
+/// severity, stable code, message and suggested fix.
+#[pyfunction]
+#[pyo3(signature = (body, rfc = false))]
+fn lint<'py>(py: Python<'py>, body: &[u8], rfc: bool) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    lint_with(body, options(rfc))
+        .iter()
+        .map(|d| finding(py, d))
+        .collect()
+}
+
+#[pymodule]
+fn _mannerly(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Robots>()?;
+    m.add_class::<AgentRules>()?;
+    m.add_class::<Verdict>()?;
+    m.add_function(wrap_pyfunction!(lint, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
