@@ -102,9 +102,11 @@ impl Verdict {
 
 /// A parsed robots.txt file.
 ///
-/// `Robots(body, rfc=False)` never raises on content: what cannot be used
-/// is reported by `lint()`. Google's behaviour by default; `rfc=True` reads
-/// the file as RFC 9309 says, strictly.
+/// `Robots(body, rfc=False, max_bytes=None)` never raises on content: what
+/// cannot be used is reported by `lint()`. Google's behaviour by default;
+/// `rfc=True` reads the file as RFC 9309 says, strictly. A body over
+/// `max_bytes` (500 KiB, and never less) is cut after its last whole line
+/// within the limit, as RFC 9309 allows.
 #[pyclass(module = "mannerly", frozen)]
 struct Robots {
     parsed: Arc<Parsed>,
@@ -113,10 +115,14 @@ struct Robots {
 #[pymethods]
 impl Robots {
     #[new]
-    #[pyo3(signature = (body, rfc = false))]
-    fn new(body: &[u8], rfc: bool) -> Robots {
+    #[pyo3(signature = (body, rfc = false, max_bytes = None))]
+    fn new(body: &[u8], rfc: bool, max_bytes: Option<usize>) -> Robots {
+        let mut o = options(rfc);
+        if let Some(m) = max_bytes {
+            o.max_bytes = m;
+        }
         Robots {
-            parsed: Arc::new(Parsed::parse_with(body, options(rfc))),
+            parsed: Arc::new(Parsed::parse_with(body, o)),
         }
     }
 

@@ -50,6 +50,17 @@ def test_strict_mode_and_lint():
     assert found[0]["suggestion"] == "Disallow: /tmp"
 
 
+def test_the_size_limit_is_500_kib_unless_raised():
+    body = b"User-agent: *\n" + b"Allow: /filler\n" * 40_000 + b"Disallow: /late\n"
+    assert len(body) > 500 * 1024
+    cut = mannerly.Robots(body)
+    assert cut.truncated and cut.is_allowed("bot", "/late")
+    whole = mannerly.Robots(body, max_bytes=1 << 40)
+    assert not whole.truncated and not whole.is_allowed("bot", "/late")
+    with pytest.raises(OverflowError):
+        mannerly.Robots(body, max_bytes=-1)
+
+
 def test_content_never_raises():
     for body in [b"", b"\xff\xfe\x00garbage", b"User-agent: *\n" * 100_000, bytes(range(256)) * 50]:
         r = mannerly.Robots(body)
@@ -84,7 +95,8 @@ def test_a_sample_of_the_shared_corpus_agrees_with_the_reference():
     checked = 0
     for case in corpus_sample():
         body = (SHARED / "corpus" / "files" / f"{case['id']}.txt").read_bytes()
-        r = mannerly.Robots(body)
+        # The reference applies no size limit; compare like with like.
+        r = mannerly.Robots(body, max_bytes=1 << 40)
         for agent, expect in case["expect"].items():
             view = r.for_agent(agent)
             # The reference decided `http://example.com<path>` (a path
