@@ -8,6 +8,6 @@ False
 'Disallow: /private/'
 """
 
-from ._mannerly import AgentRules, Robots, Verdict, __version__, lint
+from ._mannerly import AgentRules, Robots, SitemapEntries, Verdict, __version__, lint, parse_sitemap
 
-__all__ = ["AgentRules", "Robots", "Verdict", "lint", "__version__"]
+__all__ = ["AgentRules", "Robots", "SitemapEntries", "Verdict", "lint", "parse_sitemap", "__version__"]

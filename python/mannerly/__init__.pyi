@@ -54,3 +54,29 @@ class Robots:
     def lint(self) -> List[Finding]: ...
 
 def lint(body: bytes, rfc: bool = False) -> List[Finding]: ...
+
+class SitemapEntry(TypedDict, total=False):
+    kind: str
+    loc: str
+    lastmod: Optional[str]
+    changefreq: Optional[str]
+    priority: Optional[float]
+
+class SitemapSummary(TypedDict):
+    kind: Optional[str]
+    entries: int
+    dropped: Dict[str, int]
+    stopped: Optional[str]
+    truncated: bool
+    error: Optional[str]
+    description: str
+
+class SitemapEntries:
+    """The entries of one sitemap, read as they are iterated."""
+
+    def __iter__(self) -> "SitemapEntries": ...
+    def __next__(self) -> SitemapEntry: ...
+    @property
+    def summary(self) -> Optional[SitemapSummary]: ...
+
+def parse_sitemap(data: bytes, base_url: str) -> SitemapEntries: ...

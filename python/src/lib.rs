@@ -11,6 +11,7 @@ use mannerly_robots::{
     lint_with, AgentMatch, Diagnostic, Mode, ParseOptions, Preference, Robots as Parsed, RuleKind,
     Verdict as RustVerdict,
 };
+use mannerly_sitemap::{Entry, LocationRule, Options, SitemapParser};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -298,8 +299,106 @@ fn lint<'py>(py: Python<'py>, body: &[u8], rfc: bool) -> PyResult<Vec<Bound<'py,
         .collect()
 }
 
+/// The entries of one sitemap (from `parse_sitemap`), read as they are
+/// iterated, with the same limits as the Rust parser (50,000 entries, 50
+/// MiB decoded, 2,048-character locations, two gzip layers).
+#[pyclass(module = "mannerly", unsendable)]
+struct SitemapEntries {
+    parser: Option<SitemapParser>,
+    summary: Option<mannerly_sitemap::Summary>,
+}
+
+#[pymethods]
+impl SitemapEntries {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(parser) = self.parser.as_mut() else {
+            return Ok(None);
+        };
+        let Some(entry) = parser.next() else {
+            if let Some(p) = self.parser.take() {
+                self.summary = Some(p.finish());
+            }
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        match entry {
+            Entry::Url(u) => {
+                d.set_item("kind", "url")?;
+                d.set_item("loc", u.loc)?;
+                d.set_item("lastmod", u.lastmod.map(|l| l.raw))?;
+                d.set_item(
+                    "changefreq",
+                    u.changefreq.map(|c| format!("{c:?}").to_lowercase()),
+                )?;
+                d.set_item("priority", u.priority)?;
+            }
+            Entry::Sitemap(s) => {
+                d.set_item("kind", "sitemap")?;
+                d.set_item("loc", s.loc)?;
+                d.set_item("lastmod", s.lastmod.map(|l| l.raw))?;
+            }
+        }
+        Ok(Some(d))
+    }
+
+    /// What the parse saw, once iteration has ended (None before): kind,
+    /// entries, what was dropped and why, whether it stopped or was cut.
+    #[getter]
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(s) = &self.summary else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item(
+            "kind",
+            s.kind.map(|k| {
+                serde_json::to_value(k)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+            }),
+        )?;
+        d.set_item("entries", s.entries)?;
+        d.set_item("dropped", s.dropped.clone())?;
+        d.set_item("stopped", s.stop.as_ref().map(|x| format!("{x:?}")))?;
+        d.set_item("truncated", s.truncated)?;
+        d.set_item("error", s.error.clone())?;
+        d.set_item("description", s.describe())?;
+        Ok(Some(d))
+    }
+}
+
+/// Parses one sitemap (XML, gzip or plain text) fetched from `base_url`:
+/// an iterator of dicts with 'kind' ('url' or 'sitemap'), 'loc',
+/// 'lastmod' and, for pages, 'changefreq' and 'priority'. Entries outside
+/// the sitemap's location (RFC sitemaps protocol) are dropped and counted
+/// in `summary`.
+#[pyfunction]
+fn parse_sitemap(data: &[u8], base_url: &str) -> PyResult<SitemapEntries> {
+    let url = url::Url::parse(base_url)
+        .map_err(|e| PyValueError::new_err(format!("base_url {base_url:?} is not a URL: {e}")))?;
+    if url.scheme() != "http" && url.scheme() != "https" {
+        return Err(PyValueError::new_err(format!(
+            "base_url {base_url:?} is not an http(s) URL"
+        )));
+    }
+    Ok(SitemapEntries {
+        parser: Some(SitemapParser::from_bytes(
+            data,
+            Options::default(),
+            Some(LocationRule::new(&url)),
+        )),
+        summary: None,
+    })
+}
+
 #[pymodule]
 fn _mannerly(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<SitemapEntries>()?;
+    m.add_function(wrap_pyfunction!(parse_sitemap, m)?)?;
     m.add_class::<Robots>()?;
     m.add_class::<AgentRules>()?;
     m.add_class::<Verdict>()?;
