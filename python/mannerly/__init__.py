@@ -1,4 +1,5 @@
-"""mannerly: robots.txt exactly as Google's reference library reads it.
+"""mannerly: robots.txt exactly as Google's reference library reads it,
+sitemaps, and Web Bot Auth, from the mannerly Rust toolkit.
 
 >>> import mannerly
 >>> robots = mannerly.Robots(b"User-agent: *\\nDisallow: /private/\\n")
@@ -8,6 +9,85 @@ False
 'Disallow: /private/'
 """
 
-from ._mannerly import AgentRules, Robots, SitemapEntries, Verdict, __version__, lint, parse_sitemap
+import json as _json
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
-__all__ = ["AgentRules", "Robots", "SitemapEntries", "Verdict", "lint", "parse_sitemap", "__version__"]
+from ._mannerly import (
+    AgentRules,
+    Robots,
+    SitemapEntries,
+    Verdict,
+    __version__,
+    _verify_request,
+    generate_key,
+    lint,
+    parse_sitemap,
+    public_jwk,
+    sign_request as _sign_request,
+)
+
+Headers = Union[Mapping[str, str], Iterable[Tuple[str, str]]]
+
+
+def _pairs(headers: Headers) -> List[Tuple[str, str]]:
+    items = headers.items() if isinstance(headers, Mapping) else headers
+    out = []
+    for pair in items:
+        try:
+            name, value = pair
+        except (TypeError, ValueError):
+            raise TypeError(f"headers: expected (name, value) pairs or a mapping, got {pair!r}") from None
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise TypeError(f"headers: names and values must be str, got {pair!r}")
+        out.append((name, value))
+    return out
+
+
+def sign_request(
+    method: str,
+    url: str,
+    headers: Headers,
+    key: str,
+    agent: str,
+    components: Optional[List[str]] = None,
+    now: Optional[float] = None,
+) -> List[Tuple[str, str]]:
+    """Web Bot Auth headers to add to a request (Signature-Agent,
+    Signature-Input, Signature), signed with ``key`` (PKCS#8 PEM)."""
+    return _sign_request(method, url, _pairs(headers), key, agent, components, now)
+
+
+def verify_request(
+    method: str,
+    url: str,
+    headers: Headers,
+    keys: Union[str, Mapping[str, Any], List[Mapping[str, Any]]],
+    now: Optional[float] = None,
+) -> Dict[str, Any]:
+    """Checks a request's Web Bot Auth signature against ``keys`` (a JWKS
+    document, its ``keys`` list, or its JSON text). The result's
+    ``result`` is 'verified', 'invalid' (with ``reason``) or 'unsigned'."""
+    if isinstance(keys, str):
+        text = keys
+    elif isinstance(keys, Mapping):
+        text = _json.dumps(keys)
+    elif isinstance(keys, list):
+        text = _json.dumps({"keys": keys})
+    else:
+        raise TypeError(f"keys: expected a JWKS document, a list of JWKs or JSON text, got {type(keys).__name__}")
+    return _verify_request(method, url, _pairs(headers), text, now)
+
+
+__all__ = [
+    "AgentRules",
+    "Robots",
+    "SitemapEntries",
+    "Verdict",
+    "generate_key",
+    "lint",
+    "parse_sitemap",
+    "public_jwk",
+    "sign_request",
+    "verify_request",
+    "__version__",
+]

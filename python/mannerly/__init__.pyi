@@ -1,4 +1,4 @@
-from typing import Dict, List, Optional, Sequence, Tuple, TypedDict, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypedDict, Union
 
 __version__: str
 
@@ -80,3 +80,24 @@ class SitemapEntries:
     def summary(self) -> Optional[SitemapSummary]: ...
 
 def parse_sitemap(data: bytes, base_url: str) -> SitemapEntries: ...
+
+Headers = Union[Mapping[str, str], Iterable[Tuple[str, str]]]
+
+def generate_key() -> str: ...
+def public_jwk(key: str) -> str: ...
+def sign_request(
+    method: str,
+    url: str,
+    headers: Headers,
+    key: str,
+    agent: str,
+    components: Optional[List[str]] = None,
+    now: Optional[float] = None,
+) -> List[Tuple[str, str]]: ...
+def verify_request(
+    method: str,
+    url: str,
+    headers: Headers,
+    keys: Union[str, Mapping[str, Any], List[Mapping[str, Any]]],
+    now: Optional[float] = None,
+) -> Dict[str, Any]: ...

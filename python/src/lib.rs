@@ -395,8 +395,122 @@ fn parse_sitemap(data: &[u8], base_url: &str) -> PyResult<SitemapEntries> {
     })
 }
 
+/// Now, or `now` seconds since the epoch, as the crate's instant type.
+fn instant(now: Option<f64>) -> PyResult<mannerly_botauth::UnixMillis> {
+    match now {
+        None => Ok(mannerly_botauth::UnixMillis::now()),
+        Some(t) if t.is_finite() && t >= 0.0 => {
+            Ok(mannerly_botauth::UnixMillis((t * 1000.0) as u64))
+        }
+        Some(t) => Err(PyValueError::new_err(format!(
+            "now={t} is not a time: pass seconds since 1970 (time.time())"
+        ))),
+    }
+}
+
+fn message(method: &str, url: &str, headers: Vec<(String, String)>) -> mannerly_botauth::Message {
+    let mut m = mannerly_botauth::Message::new(method, url);
+    m.headers = headers;
+    m
+}
+
+/// A new Ed25519 key as PKCS#8 PEM (what `mannerly keys generate` writes).
+#[pyfunction]
+fn generate_key() -> PyResult<String> {
+    mannerly_botauth::KeyPair::generate()
+        .to_pkcs8_pem()
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The public JWK of a PKCS#8 PEM private key, as JSON text (publish it
+/// in your key directory).
+#[pyfunction]
+fn public_jwk(key: &str) -> PyResult<String> {
+    let pair = mannerly_botauth::KeyPair::from_pkcs8_pem(key)
+        .map_err(|e| PyValueError::new_err(format!("key: {e}")))?;
+    serde_json::to_string(&pair.public_jwk()).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Signs a request for Web Bot Auth (RFC 9421, Ed25519): the headers to
+/// add, as (name, value) pairs. `agent` is your key directory's origin
+/// (`Signature-Agent`); `components` adds covered components such as
+/// '@method' or '@path' to '@authority' and the agent.
+#[pyfunction]
+#[pyo3(signature = (method, url, headers, key, agent, components = None, now = None))]
+fn sign_request(
+    method: &str,
+    url: &str,
+    headers: Vec<(String, String)>,
+    key: &str,
+    agent: &str,
+    components: Option<Vec<String>>,
+    now: Option<f64>,
+) -> PyResult<Vec<(String, String)>> {
+    let pair = mannerly_botauth::KeyPair::from_pkcs8_pem(key)
+        .map_err(|e| PyValueError::new_err(format!("key: {e}")))?;
+    let mut config = mannerly_botauth::SignConfig::new(
+        instant(now)?,
+        mannerly_botauth::AgentForm::dictionary(agent),
+    );
+    config.extra_components = components.unwrap_or_default();
+    mannerly_botauth::sign_request(&pair, &message(method, url, headers), &config)
+        .map_err(|e| PyValueError::new_err(format!("cannot sign: {e}")))
+}
+
+/// Verifies a request's Web Bot Auth signature against `keys_json` (a
+/// JWKS document, `{"keys": [...]}`): a dict with 'result' ('verified',
+/// 'invalid' or 'unsigned'), and 'reason', or the verified 'keyid',
+/// 'thumbprint', 'agent' and 'label'. Every check of the Rust verifier
+/// runs (timestamps, tag, covered authority, the RFC 9421 test key).
+#[pyfunction]
+#[pyo3(signature = (method, url, headers, keys_json, now = None))]
+fn _verify_request<'py>(
+    py: Python<'py>,
+    method: &str,
+    url: &str,
+    headers: Vec<(String, String)>,
+    keys_json: &str,
+    now: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    #[derive(serde::Deserialize)]
+    struct Jwks {
+        keys: Vec<mannerly_botauth::Jwk>,
+    }
+    let jwks: Jwks = serde_json::from_str(keys_json)
+        .map_err(|e| PyValueError::new_err(format!("keys are not a JWKS document: {e}")))?;
+    let keys = mannerly_botauth::StaticKeys::new(jwks.keys);
+    let config = mannerly_botauth::VerifyConfig::at(instant(now)?);
+    let out = PyDict::new(py);
+    match mannerly_botauth::verify_request(&message(method, url, headers), &keys, &config) {
+        mannerly_botauth::Outcome::Verified {
+            agent,
+            keyid,
+            thumbprint,
+            label,
+        } => {
+            out.set_item("result", "verified")?;
+            out.set_item("agent", agent)?;
+            out.set_item("keyid", keyid)?;
+            out.set_item("thumbprint", thumbprint)?;
+            out.set_item("label", label)?;
+        }
+        mannerly_botauth::Outcome::Invalid { reason } => {
+            out.set_item("result", "invalid")?;
+            out.set_item("reason", reason.to_string())?;
+        }
+        mannerly_botauth::Outcome::Unsigned => {
+            out.set_item("result", "unsigned")?;
+        }
+    }
+    Ok(out)
+}
+
 #[pymodule]
 fn _mannerly(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(generate_key, m)?)?;
+    m.add_function(wrap_pyfunction!(public_jwk, m)?)?;
+    m.add_function(wrap_pyfunction!(sign_request, m)?)?;
+    m.add_function(wrap_pyfunction!(_verify_request, m)?)?;
     m.add_class::<SitemapEntries>()?;
     m.add_function(wrap_pyfunction!(parse_sitemap, m)?)?;
     m.add_class::<Robots>()?;
