@@ -167,6 +167,9 @@ pub struct LocalFrontier {
     reissued: u64,
     store: Option<Store>,
     from_summary: bool,
+    /// The store generation the summary on disk describes, when known: a
+    /// `sync` followed by a clean close writes it once, not twice.
+    summary_generation: Option<u64>,
 }
 
 /// The seen-set fingerprint of a parsed URL (its fragment ignored).
@@ -257,6 +260,7 @@ impl LocalFrontier {
             reissued: 0,
             store: None,
             from_summary: false,
+            summary_generation: None,
         }
     }
 
@@ -321,6 +325,7 @@ impl LocalFrontier {
         store.commit()?;
         if let Some(s) = summary {
             if let Some(bloom) = restore_bloom(&store, s.bloom.as_ref())? {
+                f.summary_generation = Some(s.generation);
                 for k in s.keys {
                     f.queues.insert(
                         k.key,
@@ -986,7 +991,13 @@ impl LocalFrontier {
         let Some(store) = self.store.as_mut() else {
             return;
         };
-        if store.commit().is_err() || store.flush_memtables().is_err() {
+        if store.commit().is_err() {
+            return;
+        }
+        if self.summary_generation == Some(store.generation()) {
+            return; // the summary on disk already describes this state
+        }
+        if store.flush_memtables().is_err() {
             return;
         }
         let mut keys = Vec::with_capacity(self.queues.len());
@@ -1013,7 +1024,9 @@ impl LocalFrontier {
             keys,
             bloom,
         };
-        let _ = summary::write(store.path(), &s);
+        if summary::write(store.path(), &s).is_ok() {
+            self.summary_generation = Some(s.generation);
+        }
     }
 
     /// Counts (exact here).
