@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use mannerly_robots::{
-    lint_with, AgentMatch, Diagnostic, Mode, ParseOptions, Preference, Robots as Parsed, RuleKind,
+    lint_with, AgentMatch, Diagnostic, Mode, ParseOptions, Preference, Robots as Parsed,
     Verdict as RustVerdict,
 };
 use mannerly_sitemap::{Entry, LocationRule, Options, SitemapParser};
@@ -88,13 +88,10 @@ impl Verdict {
         Verdict {
             allowed: v.allowed,
             line: v.rule.as_ref().map(|r| r.line),
-            rule: v.rule.as_ref().map(|r| {
-                let key = match r.kind {
-                    RuleKind::Allow => "Allow",
-                    RuleKind::Disallow => "Disallow",
-                };
-                format!("{key}: {}", r.pattern)
-            }),
+            rule: v
+                .rule
+                .as_ref()
+                .map(|r| format!("{}: {}", r.kind.directive(), r.pattern)),
             groups: v.groups,
             agent_match: agent_match(v.agent_match),
         }

@@ -5,9 +5,7 @@
 use mannerly_polite::controller::{
     Config as PoliteConfig, CrawlDelayProfile, Politeness, RobotsPacing,
 };
-use mannerly_robots::{
-    lint_with, AgentMatch, Mode, ParseOptions, Preference, Robots, RuleKind, Verdict,
-};
+use mannerly_robots::{lint_with, AgentMatch, Mode, ParseOptions, Preference, Robots, Verdict};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -56,13 +54,10 @@ impl Answer {
         Answer {
             allowed: v.allowed,
             line: v.rule.as_ref().map(|r| r.line),
-            rule: v.rule.as_ref().map(|r| {
-                let key = match r.kind {
-                    RuleKind::Allow => "Allow",
-                    RuleKind::Disallow => "Disallow",
-                };
-                format!("{key}: {}", r.pattern)
-            }),
+            rule: v
+                .rule
+                .as_ref()
+                .map(|r| format!("{}: {}", r.kind.directive(), r.pattern)),
         }
     }
 }
