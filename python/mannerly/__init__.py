@@ -14,7 +14,10 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from ._mannerly import (
     AgentRules,
+    Politeness,
     Robots,
+    RobotsDecision,
+    RobotsState,
     SitemapEntries,
     Verdict,
     __version__,
@@ -80,7 +83,10 @@ def verify_request(
 
 __all__ = [
     "AgentRules",
+    "Politeness",
     "Robots",
+    "RobotsDecision",
+    "RobotsState",
     "SitemapEntries",
     "Verdict",
     "generate_key",

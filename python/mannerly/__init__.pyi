@@ -101,3 +101,90 @@ def verify_request(
     keys: Union[str, Mapping[str, Any], List[Mapping[str, Any]]],
     now: Optional[float] = None,
 ) -> Dict[str, Any]: ...
+
+class RobotsDecision:
+    """What an origin's robots.txt allows now, and until when."""
+
+    @property
+    def access(self) -> str:
+        """'rules', 'allow-all' (4xx, too many redirects) or 'disallow-all'
+        (5xx, 429, network failure)."""
+    @property
+    def robots(self) -> Optional[Robots]: ...
+    expires_at: float
+    reason: str
+    def is_allowed(self, agent: str, url: str) -> bool: ...
+
+class RobotsState:
+    """robots.txt over time for one origin (RFC 9309 and Google's handling)."""
+
+    def __init__(
+        self,
+        origin: str,
+        profile: str = "google",
+        *,
+        rfc: bool = False,
+        max_ttl: float = 86400.0,
+        min_ttl: float = 60.0,
+        backoff_base: float = 60.0,
+        backoff_max: float = 3600.0,
+        retry_after_cap: float = 86400.0,
+    ) -> None: ...
+    @property
+    def origin(self) -> str: ...
+    @property
+    def robots_url(self) -> str: ...
+    @property
+    def retry_at(self) -> Optional[float]: ...
+    @property
+    def failing_since(self) -> Optional[float]: ...
+    def decision(self, now: Optional[float] = None) -> Optional[RobotsDecision]: ...
+    def apply_response(
+        self,
+        status: int,
+        body: bytes = b"",
+        headers: Optional[Headers] = None,
+        url: Optional[str] = None,
+        redirects: Sequence[Tuple[str, int]] = (),
+        now: Optional[float] = None,
+    ) -> RobotsDecision: ...
+    def apply_network_error(self, kind: str = "other", detail: str = "", now: Optional[float] = None) -> RobotsDecision: ...
+    def apply_too_many_redirects(
+        self, redirects: Sequence[Tuple[str, int]] = (), is_loop: bool = False, now: Optional[float] = None
+    ) -> RobotsDecision: ...
+    def note_host_answered(self, now: Optional[float] = None) -> None: ...
+    def history(self) -> List[Tuple[float, str, str]]: ...
+
+class Politeness:
+    """Per-key request pacing: delays start to start, Crawl-delay by
+    profile, Retry-After, backoff."""
+
+    def __init__(
+        self,
+        min_delay: float = 1.0,
+        profile: str = "conservative",
+        *,
+        max_in_flight: int = 1,
+        max_crawl_delay: float = 30.0,
+        over_max: str = "skip",
+        retry_after_cap: float = 3600.0,
+        backoff_factor: float = 2.0,
+        max_delay: float = 300.0,
+        pause_after: int = 10,
+        pause_for: float = 600.0,
+    ) -> None: ...
+    def set_robots(self, key: str, robots: Optional[Robots], agent: str) -> None: ...
+    def wait(self, key: str, now: Optional[float] = None) -> float: ...
+    def why_not_now(self, key: str, now: Optional[float] = None) -> Optional[str]: ...
+    def start(self, key: str, now: Optional[float] = None) -> None: ...
+    def finish(
+        self,
+        key: str,
+        status: Optional[int] = None,
+        latency: float = 0.0,
+        retry_after: Optional[str] = None,
+        now: Optional[float] = None,
+    ) -> None: ...
+    def delay(self, key: str) -> float: ...
+    def next_allowed(self, key: str) -> Optional[float]: ...
+    def skipped(self, key: str) -> Optional[str]: ...

@@ -5,6 +5,8 @@
 //! Parsing never raises on content (a robots.txt is whatever a server
 //! sent); wrong argument types raise `TypeError` through PyO3's checks.
 
+mod pace;
+
 use std::sync::Arc;
 
 use mannerly_robots::{
@@ -514,6 +516,7 @@ fn _mannerly(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<AgentRules>()?;
     m.add_class::<Verdict>()?;
     m.add_function(wrap_pyfunction!(lint, m)?)?;
+    pace::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

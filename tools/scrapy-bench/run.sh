@@ -15,10 +15,13 @@ root=$(cd "$here/../.." && pwd)
 hosts=${HOSTS:-300}
 delay=${DELAY:-1}
 venv=${MANNERLY_SCRAPY_VENV:-${TMPDIR:-/tmp}/mannerly-scrapy-venv}
-if [ ! -x "$venv/bin/scrapy" ]; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet 'scrapy>=2.13'
+if [ ! -x "$venv/bin/scrapy" ] || [ ! -x "$venv/bin/maturin" ]; then
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet 'scrapy>=2.13' 'maturin>=1.16,<2'
 fi
+# The Python package, for the Scrapy run with mannerly's middlewares.
+(cd "$root/python" && "$venv/bin/maturin" build --release --quiet -o "$venv/wheels")
+"$venv/bin/pip" install --quiet --force-reinstall "$venv"/wheels/mannerly-*.whl
 scrapy_version=$("$venv/bin/python" -c 'import scrapy; print(scrapy.__version__)')
 (cd "$root" && cargo build --release --quiet -p mannerly-cli)
 bin=$root/target/release/mannerly
@@ -40,14 +43,17 @@ run() { # name, then the external command
 run mannerly sh -c 'exec "$0" crawl --proxy "$MANNERLY_DEMO_PROXY" --seeds "$MANNERLY_DEMO_SEEDS" \
     --min-delay "$MANNERLY_DEMO_DELAY" --concurrency "$MANNERLY_DEMO_CONCURRENCY" \
     --give-up-after 20 --out "$1" >/dev/null' "$bin" "$work/mannerly-crawl"
-run scrapy "$venv/bin/python" "$here/spider.py" polite
-run scrapy-defaults "$venv/bin/python" "$here/spider.py" defaults
+spider=$root/python/tests/demo_spider.py
+run scrapy "$venv/bin/python" "$spider" polite
+run scrapy-defaults "$venv/bin/python" "$spider" defaults
+run scrapy-mannerly "$venv/bin/python" "$spider" mannerly
 
 python3 - "$work" "$hosts" "$delay" "$scrapy_version" <<'PY'
 import json, sys
 work, hosts, delay, version = sys.argv[1:]
 rows = [("mannerly crawl", "mannerly"), (f"Scrapy {version}, polite settings", "scrapy"),
-        (f"Scrapy {version}, defaults", "scrapy-defaults")]
+        (f"Scrapy {version}, defaults", "scrapy-defaults"),
+        (f"Scrapy {version} + mannerly.scrapy", "scrapy-mannerly")]
 res = {key: json.loads(open(f"{work}/{key}.json").read().strip().splitlines()[-1]) for _, key in rows}
 print(f"scrapy-bench: {hosts} generated hosts + the demo's scripted ones, delay {delay} s, concurrency 64")
 print(f"{'':34} {'pages':>6} {'CPU s':>7} {'pages/CPU s':>12} {'peak MiB':>9} {'wall s':>7} {'violations':>10}")
