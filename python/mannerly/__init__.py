@@ -66,10 +66,20 @@ def verify_request(
     headers: Headers,
     keys: Union[str, Mapping[str, Any], List[Mapping[str, Any]]],
     now: Optional[float] = None,
+    *,
+    web_bot_auth: bool = True,
+    max_validity: int = 86400,
+    allow_test_keys: bool = False,
 ) -> Dict[str, Any]:
     """Checks a request's Web Bot Auth signature against ``keys`` (a JWKS
     document, its ``keys`` list, or its JSON text). The result's
-    ``result`` is 'verified', 'invalid' (with ``reason``) or 'unsigned'."""
+    ``result`` is 'verified', 'invalid' (with ``reason``) or 'unsigned'.
+
+    ``web_bot_auth=False`` checks a plain RFC 9421 signature (no
+    ``tag="web-bot-auth"`` or Signature-Agent required); ``max_validity``
+    is the longest ``expires - created`` accepted, in seconds;
+    ``allow_test_keys=True`` accepts the RFC 9421 test keys, which a
+    server in production must refuse (anyone can sign with them)."""
     if isinstance(keys, str):
         text = keys
     elif isinstance(keys, Mapping):
@@ -78,7 +88,16 @@ def verify_request(
         text = _json.dumps({"keys": keys})
     else:
         raise TypeError(f"keys: expected a JWKS document, a list of JWKs or JSON text, got {type(keys).__name__}")
-    return _verify_request(method, url, _pairs(headers), text, now)
+    return _verify_request(
+        method,
+        url,
+        _pairs(headers),
+        text,
+        now,
+        web_bot_auth=web_bot_auth,
+        max_validity=max_validity,
+        allow_test_keys=allow_test_keys,
+    )
 
 
 __all__ = [

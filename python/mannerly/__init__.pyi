@@ -100,6 +100,10 @@ def verify_request(
     headers: Headers,
     keys: Union[str, Mapping[str, Any], List[Mapping[str, Any]]],
     now: Optional[float] = None,
+    *,
+    web_bot_auth: bool = True,
+    max_validity: int = 86400,
+    allow_test_keys: bool = False,
 ) -> Dict[str, Any]: ...
 
 class RobotsDecision:

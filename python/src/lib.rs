@@ -462,7 +462,9 @@ fn sign_request(
 /// 'thumbprint', 'agent' and 'label'. Every check of the Rust verifier
 /// runs (timestamps, tag, covered authority, the RFC 9421 test key).
 #[pyfunction]
-#[pyo3(signature = (method, url, headers, keys_json, now = None))]
+#[pyo3(signature = (method, url, headers, keys_json, now = None, *, web_bot_auth = true,
+    max_validity = 86_400, allow_test_keys = false))]
+#[allow(clippy::too_many_arguments)]
 fn _verify_request<'py>(
     py: Python<'py>,
     method: &str,
@@ -470,6 +472,9 @@ fn _verify_request<'py>(
     headers: Vec<(String, String)>,
     keys_json: &str,
     now: Option<f64>,
+    web_bot_auth: bool,
+    max_validity: i64,
+    allow_test_keys: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     #[derive(serde::Deserialize)]
     struct Jwks {
@@ -478,7 +483,15 @@ fn _verify_request<'py>(
     let jwks: Jwks = serde_json::from_str(keys_json)
         .map_err(|e| PyValueError::new_err(format!("keys are not a JWKS document: {e}")))?;
     let keys = mannerly_botauth::StaticKeys::new(jwks.keys);
-    let config = mannerly_botauth::VerifyConfig::at(instant(now)?);
+    if max_validity <= 0 {
+        return Err(PyValueError::new_err(format!(
+            "max_validity={max_validity} must be a number of seconds above 0"
+        )));
+    }
+    let mut config = mannerly_botauth::VerifyConfig::at(instant(now)?);
+    config.web_bot_auth = web_bot_auth;
+    config.max_validity = max_validity;
+    config.reject_test_keys = !allow_test_keys;
     let out = PyDict::new(py);
     match mannerly_botauth::verify_request(&message(method, url, headers), &keys, &config) {
         mannerly_botauth::Outcome::Verified {

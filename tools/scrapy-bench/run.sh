@@ -20,6 +20,7 @@ if [ ! -x "$venv/bin/scrapy" ] || [ ! -x "$venv/bin/maturin" ]; then
     "$venv/bin/pip" install --quiet 'scrapy>=2.13' 'maturin>=1.16,<2'
 fi
 # The Python package, for the Scrapy run with mannerly's middlewares.
+rm -rf "$venv/wheels"
 (cd "$root/python" && "$venv/bin/maturin" build --release --quiet -o "$venv/wheels")
 "$venv/bin/pip" install --quiet --force-reinstall "$venv"/wheels/mannerly-*.whl
 scrapy_version=$("$venv/bin/python" -c 'import scrapy; print(scrapy.__version__)')
