@@ -5,8 +5,13 @@
 //!   elsewhere the caller prints that it skipped them.
 //! - [`peak_rss_kb`]: this process's peak resident set (`VmHWM`), for
 //!   benches that run each engine in a child process.
+//! - [`RedisServer`]: a throwaway `redis-server` on 127.0.0.1 (installed by
+//!   `.ci/run`; outside CI its absence skips the test).
 
 use std::path::PathBuf;
+
+mod redis;
+pub use redis::RedisServer;
 
 /// The `shared/` checkout beside the repository (`MANNERLY_SHARED`
 /// overrides it), or `None` when it is absent outside CI.

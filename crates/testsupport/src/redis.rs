@@ -1,0 +1,133 @@
+//! A throwaway `redis-server` on 127.0.0.1 for one test.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A `redis-server` process on a free loopback port, in its own temporary
+/// directory, killed when dropped.
+pub struct RedisServer {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl RedisServer {
+    /// Starts a server with `extra` configuration arguments (such as
+    /// `["--appendonly", "yes"]`). `None` when `redis-server` is not
+    /// installed, outside CI (the caller says SKIPPED).
+    ///
+    /// # Panics
+    ///
+    /// In CI (`CI` set) when `redis-server` is missing (`.ci/run` installs
+    /// it), and when the server does not answer within 10 s.
+    pub fn start(extra: &[&str]) -> Option<RedisServer> {
+        let found = Command::new("redis-server")
+            .arg("--version")
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !found {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must run the Redis tests: redis-server is missing (apt-get install redis-server)"
+            );
+            return None;
+        }
+        let dir = std::env::temp_dir().join(format!(
+            "mannerly-redis-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        ));
+        std::fs::create_dir_all(&dir).expect("a temporary directory for redis-server");
+        let port = free_port();
+        let child = spawn(&dir, port, extra);
+        let server = RedisServer { child, port, dir };
+        server.wait_ready();
+        Some(server)
+    }
+
+    /// The server's port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `redis://127.0.0.1:PORT/`.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// The server's working directory (its append-only file lives here).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Kills the server (SIGKILL) and starts it again on the same port and
+    /// directory with `extra`: what survives is what it had made durable.
+    pub fn restart(&mut self, extra: &[&str]) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.child = spawn(&self.dir, self.port, extra);
+        self.wait_ready();
+    }
+
+    fn wait_ready(&self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", self.port)) {
+                use std::io::{Read, Write};
+                let _ = s.set_read_timeout(Some(Duration::from_millis(500)));
+                let mut buf = [0u8; 64];
+                if s.write_all(b"PING\r\n").is_ok() {
+                    if let Ok(n) = s.read(&mut buf) {
+                        if buf[..n].starts_with(b"+PONG") {
+                            return;
+                        }
+                    }
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "redis-server on port {} did not answer within 10 s",
+                self.port
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn spawn(dir: &Path, port: u16, extra: &[&str]) -> Child {
+    Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+        ])
+        .args(["--dir", &dir.display().to_string()])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("redis-server starts")
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port on 127.0.0.1")
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
