@@ -1,50 +1,70 @@
-//! A crawl frontier shared by a fleet of workers on a Redis-protocol server
-//! (Redis 7 or Valkey, standalone or Cluster): exactly one worker owns a
-//! host at a time, politeness state outlives any worker, and a worker may
-//! die, pause or be cut off at any moment without a URL being lost or a
-//! host being fetched by two workers at once.
+//! The crawl frontier shared by a fleet of workers on a Redis-protocol
+//! server (Redis 7 or Valkey, standalone or Cluster): a host is fetched by
+//! one worker at a time, its politeness state outlives any worker, and a
+//! worker may die, pause or be cut off at any moment without a URL being
+//! lost or a host getting two requests at once.
 //!
-//! **State of this crate (issue #14):** the store and its protocol
-//! ([`store`]: enqueue, claim, renew, commit, with fencing) and the key
-//! layout ([`layout`]) are here and tested against a real server. The
-//! `Frontier` implementation over them, the crawler's `--frontier redis://`
-//! mode, Cluster tests and the fleet benchmark are not yet.
+//! [`FleetFrontier`] implements `mannerly-polite`'s `Frontier` trait, so
+//! the crawler drives it as it drives the embedded frontier; with one
+//! worker and one partition it answers exactly as the embedded frontier
+//! does (the contract suite, `tests/contract.rs`, checks every answer).
+//!
+//! **State of this crate (issue #14):** the frontier, its protocol and its
+//! tests against a real server are here. Not yet: the crawler's
+//! `--frontier redis://` mode, the shared robots.txt store, `--status` of a
+//! fleet, Cluster tests, and the fleet benchmark.
 //!
 //! # The protocol
 //!
 //! - **Partitions.** A host belongs to partition `xxh3(host) % P` (P fixed
-//!   when the crawl is created and checked by every worker that joins).
-//!   Every key of a partition carries its hash tag `{crawl:p}`, so each
-//!   script touches one Cluster slot and runs atomically on one node.
-//! - **Claim** (one script): leases that expired go back to `due`; the
-//!   earliest due host is taken; a fencing token is issued (`INCR`) and the
-//!   lease recorded; the host's floor ("not before") becomes now + its
-//!   delay. The claimed URL stays queued.
-//! - **Renew** just before sending: a worker whose lease has lapsed (it was
-//!   paused, or the network was) learns it and does not send.
-//! - **Commit** (one script): refused when the token is not the owner's;
-//!   otherwise the URL leaves the queue (or goes back, for a retry), the
-//!   host's politeness state is written, and the host is due again at the
-//!   time the worker computed, never earlier than the floor.
+//!   when the crawl is created, and checked by every worker that joins, as
+//!   is the key mode). Every key of a partition carries its hash tag
+//!   `{crawl:p}`, so each script touches one Cluster slot and runs
+//!   atomically on one node ([`layout`]).
+//! - **Release** (`next`, one script per partition tried): flights whose
+//!   lease expired give their URL back to its queue; hosts whose time has
+//!   come become ready; the best ready host that the politeness check
+//!   allows (requests in flight, delay, Retry-After, pause, skip) gives its
+//!   head URL, or first its origin's robots.txt, exactly as the embedded
+//!   frontier chooses. The release records a flight with a lease and a
+//!   fencing token, and starts the host's delay at once, in the store.
+//! - **Completion** (`complete`, `requeue`, `cancel`, `discard`: one
+//!   script): refused as stale when the flight's token is not the one
+//!   released to this worker (its lease lapsed and the URL went back);
+//!   otherwise the host's politeness state, computed by the worker with
+//!   `mannerly-polite`'s controller, is written, and the host rescheduled.
 //! - **Enqueue** (one script per URL, any worker): the partition's seen-set
-//!   makes it idempotent, so outlinks are enqueued before the commit that
-//!   ends their page and a retried page re-enqueues nothing twice.
+//!   makes it idempotent, so outlinks can be enqueued before the completion
+//!   of their page, and a page fetched twice adds nothing twice.
 //!
-//! Fetching is at least once: a URL leaves the queue only at a commit, so
-//! a worker that dies mid-fetch leaves it for the next owner, after its
-//! lease, and the floor keeps that next request a full delay after the
-//! lost one. Host state only moves forward: only the token holder writes
-//! it, and the floor only rises.
+//! Fetching is at least once: a URL is in its queue or in a flight record
+//! until a completion with the right token ends it, so a worker that dies
+//! mid-fetch leaves it for the next, after its lease; and the delay the
+//! release started holds for that next request too. Only the token holder
+//! writes a host's state after a release, so the state never goes back.
 //!
 //! # Time
 //!
-//! [`store::TimeSource::Server`] reads the server's clock (`TIME`) inside
-//! each script, so workers with skewed clocks still agree on leases and
-//! due times; [`store::TimeSource::Caller`] uses the `now` passed in, for
-//! tests on a fake clock.
+//! [`TimeSource::Server`] reads the server's clock (`TIME`) inside each
+//! script, so workers with skewed clocks still agree on leases and due
+//! times; [`TimeSource::Caller`] uses the `now` passed in, for tests on a
+//! fake clock.
+//!
+//! # Durability
+//!
+//! What survives a server crash is what the server made durable. With
+//! `appendonly yes` and `appendfsync always`, every call that returned.
+//! With `appendfsync everysec`, up to the last second of calls may be
+//! lost: a lost release or completion only means a URL is fetched again
+//! (its flight record or its queue entry is back as it was), but a lost
+//! enqueue forgets a discovered link unless its page is fetched again. So
+//! a fleet that must never forget a URL runs with `appendfsync always`. A
+//! Cluster failover can lose what the old primary had not replicated, with
+//! the same consequences.
 
+pub mod frontier;
 pub mod layout;
-pub mod store;
+mod lua;
 
+pub use frontier::{FleetConfig, FleetFrontier, TimeSource};
 pub use layout::{Layout, LayoutError, DEFAULT_PARTITIONS};
-pub use store::{Claim, Claimed, Commit, Enqueued, FleetError, FleetStore, Settle, TimeSource};

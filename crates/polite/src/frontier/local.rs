@@ -25,9 +25,6 @@ use crate::controller::{HostState, Outcome, Politeness, RobotsPacing, Started, U
 use crate::key::{KeyError, Keyer};
 use crate::store::{sort_key, sort_priority, sort_seq, Sort, Store};
 
-/// Longest politeness key accepted (host names are at most 253 bytes).
-const MAX_KEY: usize = 1024;
-
 /// A queued URL with the caller's tag.
 #[derive(Debug, Clone)]
 struct Queued {
@@ -45,8 +42,10 @@ struct KeyQueue {
     rest_low: Option<Sort>,
     /// The time this key sits in the time heap for.
     scheduled: Option<UnixMillis>,
-    /// The priority this key sits in the ready heap with.
-    ready: Option<u8>,
+    /// The entry this key sits in the ready heap with (priority, time).
+    /// A heap entry that is not this one is stale: comparing the time too
+    /// keeps an old entry of the same priority from standing in for it.
+    ready: Option<(u8, UnixMillis)>,
 }
 
 impl KeyQueue {
@@ -517,10 +516,10 @@ impl LocalFrontier {
             q.rest_low = Some(q.rest_low.map_or(sort, |r| r.min(sort)));
         }
         // A better head may move the key up the ready heap.
-        if let Some(p) = q.ready {
+        if let Some((p, _)) = q.ready {
             let head = q.head_priority();
             if head > p {
-                q.ready = Some(head);
+                q.ready = Some((head, UnixMillis::EPOCH));
                 self.ready
                     .push((head, Reverse(UnixMillis::EPOCH), key.into()));
             }
@@ -768,28 +767,10 @@ impl LocalFrontier {
         tag: u32,
         now: UnixMillis,
     ) -> Result<Admission, FrontierError> {
-        let parsed = match url::Url::parse(url) {
-            Ok(u) => u,
-            Err(e) => {
-                return Ok(Admission::Skipped {
-                    reason: format!("`{url}` is not an absolute URL: {e}"),
-                })
-            }
-        };
-        let key = match self.keyer.key_of(&parsed) {
+        let (parsed, key) = match super::admit(&self.keyer, url) {
             Ok(k) => k,
-            Err(KeyError::Unresolved { host }) => return Ok(Admission::Unresolved { host }),
-            Err(e) => {
-                return Ok(Admission::Skipped {
-                    reason: e.to_string(),
-                })
-            }
+            Err(answer) => return Ok(answer),
         };
-        if key.len() > MAX_KEY {
-            return Ok(Admission::Skipped {
-                reason: format!("`{url}`: its politeness key is longer than {MAX_KEY} bytes"),
-            });
-        }
         if let Err(Wait::Skipped { reason }) = self.politeness.check(&key, now) {
             return Ok(Admission::Skipped { reason });
         }
@@ -852,14 +833,14 @@ impl LocalFrontier {
                 continue;
             }
             let p = q.head_priority();
-            q.ready = Some(p);
+            q.ready = Some((p, at));
             self.ready.push((p, Reverse(at), key));
         }
-        while let Some((p, _, key)) = self.ready.pop() {
+        while let Some((p, Reverse(at), key)) = self.ready.pop() {
             let Some(q) = self.queues.get_mut(&key) else {
                 continue;
             };
-            if q.ready != Some(p) {
+            if q.ready != Some((p, at)) {
                 continue; // stale
             }
             q.ready = None;

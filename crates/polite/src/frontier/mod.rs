@@ -80,7 +80,7 @@ pub use local::LocalFrontier;
 use std::future::Future;
 
 use crate::controller::{Outcome, RobotsPacing, UnixMillis};
-use crate::key::KeyMode;
+use crate::key::{KeyError, KeyMode, Keyer};
 
 /// What became of an enqueued URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -446,6 +446,30 @@ impl FrontierConfig {
             ..FrontierConfig::default()
         }
     }
+}
+
+/// Longest politeness key accepted (host names are at most 253 bytes).
+pub const MAX_KEY: usize = 1024;
+
+/// The first checks of an enqueue, the same in every backend: the URL is
+/// absolute, has a politeness key, and the key is not absurdly long. The
+/// parsed URL and its key, or the answer to give.
+pub fn admit(keyer: &Keyer, url: &str) -> Result<(url::Url, String), Admission> {
+    let parsed = url::Url::parse(url).map_err(|e| Admission::Skipped {
+        reason: format!("`{url}` is not an absolute URL: {e}"),
+    })?;
+    let key = keyer.key_of(&parsed).map_err(|e| match e {
+        KeyError::Unresolved { host } => Admission::Unresolved { host },
+        e => Admission::Skipped {
+            reason: e.to_string(),
+        },
+    })?;
+    if key.len() > MAX_KEY {
+        return Err(Admission::Skipped {
+            reason: format!("`{url}`: its politeness key is longer than {MAX_KEY} bytes"),
+        });
+    }
+    Ok((parsed, key))
 }
 
 /// The origin (`scheme://host[:port]`) of a URL.

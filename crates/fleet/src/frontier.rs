@@ -1,0 +1,829 @@
+//! [`FleetFrontier`]: the [`Frontier`] on a Redis-protocol server.
+//!
+//! Each call is one script on one partition (a few calls that span
+//! partitions, `stats` and `busiest`, pipeline one read per partition). The
+//! politeness arithmetic is `mannerly-polite`'s controller, run by the
+//! worker on the host's state as the store last recorded it; the scripts
+//! keep what a claim must decide atomically (`check`, `start`, the queues,
+//! the robots.txt gate, leases).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use mannerly_polite::controller::{
+    HostState, Outcome, Politeness, RobotsPacing, Started, UnixMillis,
+};
+use mannerly_polite::frontier::{
+    admit, origin_of, Admission, Begin, Frontier, FrontierConfig, FrontierError, KeyLoad, Kind,
+    Next, Released, Skipped, Stats,
+};
+use mannerly_polite::key::Keyer;
+use redis::aio::ConnectionLike;
+use redis::Value;
+
+use crate::layout::Layout;
+use crate::lua::Scripts;
+
+/// Whose clock the store's times are read against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeSource {
+    /// The server's (`TIME`, read inside each script), so every worker
+    /// agrees on leases and due times whatever its own clock says: the
+    /// fleet's choice.
+    Server,
+    /// The `now` each call passes: deterministic, for tests and for one
+    /// worker on a fake clock.
+    Caller,
+}
+
+/// A flight id is its partition in the high bits and the partition's
+/// sequence number below, so ids are unique across the crawl; with one
+/// partition it is the sequence number, as in the embedded frontier.
+const ID_BITS: u32 = 40;
+
+/// Settings of a fleet frontier beyond the embedded frontier's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FleetConfig {
+    /// How long a release is its worker's: longer than the fetch timeout
+    /// plus a margin (2 min). When it lapses, the URL goes back to the
+    /// queue for any worker, and a late completion is ignored.
+    pub lease: Duration,
+    /// Whose clock times are read on ([`TimeSource::Server`] for a fleet).
+    pub time: TimeSource,
+}
+
+impl Default for FleetConfig {
+    fn default() -> Self {
+        FleetConfig {
+            lease: Duration::from_secs(120),
+            time: TimeSource::Server,
+        }
+    }
+}
+
+struct Flight {
+    partition: u32,
+    key: String,
+    /// The fencing token of this release: a completion carrying an older
+    /// one (the lease lapsed and the URL was released again) is ignored.
+    token: u64,
+    /// What the release's `start` changed, for `cancel`.
+    started: Started,
+}
+
+/// The frontier of one worker of a fleet.
+pub struct FleetFrontier<C> {
+    con: C,
+    url: String,
+    layout: Layout,
+    config: FrontierConfig,
+    fleet: FleetConfig,
+    /// The controller: its settings, and the states of the hosts this
+    /// worker has touched (reloaded from the store whenever it claims).
+    pub politeness: Politeness,
+    /// Maps URLs to politeness keys.
+    pub keyer: Keyer,
+    scripts: Scripts,
+    flights: HashMap<u64, Flight>,
+    /// Requests begun with `begin_request` and not yet ended, per key.
+    begun: HashMap<String, u32>,
+    /// Completions that came after their lease had lapsed (ignored).
+    pub stale: u64,
+    cursor: u32,
+}
+
+/// A script call on partition `p` with the arguments every step starts
+/// with: the partition's prefix, the time, and the in-flight limit.
+fn step<'a>(
+    script: &'a redis::Script,
+    layout: &Layout,
+    p: u32,
+    key: &str,
+    now: i64,
+    max_in: u32,
+) -> redis::ScriptInvocation<'a> {
+    let mut call = script.key(layout.key(p, key));
+    call.arg(layout.tag(p)).arg(now).arg(max_in);
+    call
+}
+
+fn store_err(url: &str, e: redis::RedisError) -> FrontierError {
+    FrontierError::Store {
+        store: url.to_owned(),
+        source: Box::new(e),
+    }
+}
+
+impl<C: ConnectionLike + Send> FleetFrontier<C> {
+    /// Joins (or creates) the crawl `layout` names, over `con` (`url`
+    /// names the server in errors).
+    pub async fn open(
+        mut con: C,
+        url: &str,
+        layout: Layout,
+        politeness: Politeness,
+        config: FrontierConfig,
+        fleet: FleetConfig,
+    ) -> Result<FleetFrontier<C>, FrontierError> {
+        let meta = layout.meta_key();
+        let wanted = serde_json::to_string(&config.key_mode)
+            .unwrap_or_default()
+            .trim_matches('"')
+            .to_owned();
+        let mut pipe = redis::pipe();
+        pipe.cmd("HSETNX")
+            .arg(&meta)
+            .arg("partitions")
+            .arg(layout.partitions())
+            .ignore();
+        pipe.cmd("HSETNX")
+            .arg(&meta)
+            .arg("key_mode")
+            .arg(&wanted)
+            .ignore();
+        pipe.cmd("HMGET")
+            .arg(&meta)
+            .arg("partitions")
+            .arg("key_mode");
+        let (stored, mode): (u32, String) = pipe
+            .query_async::<Vec<(u32, String)>>(&mut con)
+            .await
+            .map_err(|e| store_err(url, e))?
+            .into_iter()
+            .next()
+            .ok_or_else(|| FrontierError::Corrupt {
+                store: url.to_owned(),
+                what: "no answer to HMGET".into(),
+            })?;
+        if stored != layout.partitions() {
+            return Err(FrontierError::Corrupt {
+                store: url.to_owned(),
+                what: format!(
+                    "crawl {} was created with {stored} partitions, not {}: join it with that many",
+                    layout.crawl(),
+                    layout.partitions()
+                ),
+            });
+        }
+        if mode != wanted {
+            return Err(FrontierError::KeyMode {
+                store: url.to_owned(),
+                stored: mode,
+                wanted,
+            });
+        }
+        Ok(FleetFrontier {
+            con,
+            url: url.to_owned(),
+            keyer: Keyer::new(config.key_mode),
+            layout,
+            config,
+            fleet,
+            politeness,
+            scripts: Scripts::new(),
+            flights: HashMap::new(),
+            begun: HashMap::new(),
+            stale: 0,
+            cursor: 0,
+        })
+    }
+
+    /// The key layout.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn err(&self, e: redis::RedisError) -> FrontierError {
+        store_err(&self.url, e)
+    }
+
+    fn corrupt(&self, what: impl Into<String>) -> FrontierError {
+        FrontierError::Corrupt {
+            store: self.url.clone(),
+            what: what.into(),
+        }
+    }
+
+    fn now_arg(&self, now: UnixMillis) -> i64 {
+        match self.fleet.time {
+            TimeSource::Server => -1,
+            TimeSource::Caller => i64::try_from(now.as_millis()).unwrap_or(i64::MAX),
+        }
+    }
+
+    fn max_in(&self) -> u32 {
+        self.politeness.config.max_in_flight
+    }
+
+    /// Replaces the cached state of `key` with what the store holds.
+    fn adopt(&mut self, key: &str, json: &str) {
+        if json.is_empty() {
+            self.politeness.restore(key, self.fresh());
+            return;
+        }
+        match serde_json::from_str::<HostState>(json) {
+            Ok(s) => self.politeness.restore(key, s),
+            Err(_) => self.politeness.restore(key, self.fresh()),
+        }
+    }
+
+    fn fresh(&self) -> HostState {
+        HostState {
+            base_delay: self.politeness.config.min_delay,
+            delay: self.politeness.config.min_delay,
+            ..HostState::default()
+        }
+    }
+
+    /// Whether this worker has a request of its own in flight to `key`
+    /// (then its copy of the state is the newest there is).
+    fn holds(&self, key: &str) -> bool {
+        self.begun.contains_key(key) || self.flights.values().any(|f| f.key == key)
+    }
+
+    /// Loads `key`'s state from the store (with the requests other workers
+    /// have in flight to it) unless this worker holds it.
+    async fn load(&mut self, key: &str) -> Result<(), FrontierError> {
+        if self.holds(key) {
+            return Ok(());
+        }
+        let p = self.layout.partition_of(key);
+        let (json, inf): (Option<String>, Option<u32>) = redis::pipe()
+            .cmd("HGET")
+            .arg(self.layout.key(p, "state"))
+            .arg(key)
+            .cmd("HGET")
+            .arg(self.layout.key(p, "inf"))
+            .arg(key)
+            .query_async(&mut self.con)
+            .await
+            .map_err(|e| self.err(e))?;
+        match json {
+            Some(j) => self.adopt(key, &j),
+            None => {
+                if self.politeness.get(key).is_some() {
+                    let fresh = self.fresh();
+                    self.politeness.restore(key, fresh);
+                }
+            }
+        }
+        if let Some(n) = inf.filter(|n| *n > 0) {
+            self.politeness.host(key).in_flight = n;
+        }
+        Ok(())
+    }
+
+    /// The state, the `check` summary and the skip reason to write for `key`.
+    fn written(&self, key: &str) -> (String, String, String) {
+        match self.politeness.get(key) {
+            Some(h) => (
+                serde_json::to_string(h).unwrap_or_default(),
+                format!(
+                    "{} {} {} {} {} {}",
+                    u8::from(h.skip.is_some()),
+                    h.paused_until.map_or(0, |t| t.as_millis()),
+                    h.retry_after_until.map_or(0, |t| t.as_millis()),
+                    h.next_allowed.as_millis(),
+                    h.delay,
+                    h.window
+                ),
+                h.skip
+                    .clone()
+                    .or_else(|| h.pause_reason.clone())
+                    .unwrap_or_default(),
+            ),
+            None => (
+                String::new(),
+                format!("0 0 0 0 {} 0", self.politeness.config.min_delay),
+                String::new(),
+            ),
+        }
+    }
+
+    fn origin_and_key(&self, origin: &str) -> (String, Option<String>) {
+        let origin = match url::Url::parse(origin) {
+            Ok(u) => origin_of(&u),
+            Err(_) => origin.to_owned(),
+        };
+        let key = self.keyer.key(&origin).ok();
+        (origin, key)
+    }
+
+    async fn next_in(&mut self, p: u32, now: UnixMillis) -> Result<Next, FrontierError> {
+        let v: Value = step(
+            &self.scripts.next,
+            &self.layout,
+            p,
+            "time",
+            self.now_arg(now),
+            self.max_in(),
+        )
+        .arg(u64::try_from(self.fleet.lease.as_millis()).unwrap_or(u64::MAX))
+        .arg(self.politeness.config.min_delay)
+        .arg(u8::from(self.config.robots_gate))
+        .invoke_async(&mut self.con)
+        .await
+        .map_err(|e| self.err(e))?;
+        let parts: Vec<Value> =
+            redis::from_redis_value(v.clone()).map_err(|_| self.corrupt(format!("next: {v:?}")))?;
+        let text =
+            |i: usize| -> Option<String> { redis::from_redis_value(parts.get(i)?.clone()).ok() };
+        let int = |i: usize| -> Option<u64> { text(i)?.parse().ok() };
+        let bad = || self.corrupt(format!("next: {v:?}"));
+        let at = int(1).map(UnixMillis).ok_or_else(bad)?;
+        match text(0).as_deref() {
+            Some("wait") => Ok(Next::Wait {
+                until: int(2).map(UnixMillis).ok_or_else(bad)?,
+            }),
+            Some("busy") => Ok(Next::Busy),
+            Some("empty") => Ok(Next::Empty),
+            Some("fetch") => {
+                let (
+                    Some(seq),
+                    Some(kind),
+                    Some(key),
+                    Some(prio),
+                    Some(url),
+                    Some(tag),
+                    Some(state),
+                    Some(token),
+                ) = (
+                    int(2),
+                    text(3),
+                    text(4),
+                    int(5),
+                    text(6),
+                    int(7),
+                    text(8),
+                    int(9),
+                )
+                else {
+                    return Err(bad());
+                };
+                let lease = (u64::from(p) << ID_BITS) | seq;
+                // The store's state is the truth unless this worker has a
+                // request of its own in flight to the host.
+                if !self.holds(&key) {
+                    self.adopt(&key, &state);
+                }
+                let started = self.politeness.start(&key, at);
+                self.flights.insert(
+                    lease,
+                    Flight {
+                        partition: p,
+                        key: key.clone(),
+                        token,
+                        started,
+                    },
+                );
+                Ok(Next::Fetch(Released {
+                    url,
+                    key,
+                    priority: u8::try_from(prio).unwrap_or(0),
+                    kind: if kind == "R" {
+                        Kind::Robots
+                    } else {
+                        Kind::Page
+                    },
+                    tag: u32::try_from(tag).unwrap_or(0),
+                    lease,
+                }))
+            }
+            _ => Err(bad()),
+        }
+    }
+
+    async fn settle(
+        &mut self,
+        released: &Released,
+        how: &str,
+        outcome: Option<&Outcome>,
+        tag: u32,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        let Some(fl) = self.flights.remove(&released.lease) else {
+            return Err(FrontierError::UnknownLease {
+                lease: released.lease,
+                url: released.url.clone(),
+            });
+        };
+        match outcome {
+            Some(o) => self.politeness.finish(&fl.key, now, o),
+            None => self.politeness.unstart(&fl.key, &fl.started),
+        }
+        let (state, chk, why) = self.written(&fl.key);
+        let p = fl.partition;
+        let answer: String = step(
+            &self.scripts.settle,
+            &self.layout,
+            p,
+            "fl",
+            self.now_arg(now),
+            self.max_in(),
+        )
+        .arg(released.lease & ((1 << ID_BITS) - 1))
+        .arg(how)
+        .arg(tag)
+        .arg(state)
+        .arg(chk)
+        .arg(why)
+        .arg(fl.token)
+        .invoke_async(&mut self.con)
+        .await
+        .map_err(|e| self.err(e))?;
+        if answer == "stale" {
+            // The lease lapsed and the URL went back to the queue; whoever
+            // holds the host now owns its state.
+            self.stale += 1;
+        }
+        Ok(())
+    }
+}
+
+impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
+    async fn enqueue_tagged(
+        &mut self,
+        url: &str,
+        priority: u8,
+        tag: u32,
+        now: UnixMillis,
+    ) -> Result<Admission, FrontierError> {
+        let (parsed, key) = match admit(&self.keyer, url) {
+            Ok(k) => k,
+            Err(answer) => return Ok(answer),
+        };
+        let p = self.layout.partition_of(&key);
+        let normal = &parsed[..url::Position::AfterQuery];
+        let fp = xxhash_rust::xxh3::xxh3_128(normal.as_bytes()).to_be_bytes();
+        let v: Vec<String> = self
+            .scripts
+            .enqueue
+            .key(self.layout.key(p, "seen"))
+            .arg(self.layout.tag(p))
+            .arg(&key)
+            .arg(&fp[..])
+            .arg(priority)
+            .arg(tag)
+            .arg(origin_of(&parsed))
+            .arg(normal)
+            .arg(self.now_arg(now))
+            .arg(self.config.max_per_key)
+            .arg(self.config.max_total)
+            .arg(self.config.max_keys)
+            .invoke_async(&mut self.con)
+            .await
+            .map_err(|e| self.err(e))?;
+        Ok(match v.first().map(String::as_str) {
+            Some("queued") => Admission::Queued,
+            Some("duplicate") => Admission::Duplicate,
+            Some("skip") => Admission::Skipped {
+                reason: v.get(1).cloned().unwrap_or_default(),
+            },
+            Some("total") => Admission::Backpressure {
+                reason: format!(
+                    "the frontier holds {} URLs, its bound",
+                    self.config.max_total
+                ),
+            },
+            Some("key") => Admission::Backpressure {
+                reason: format!(
+                    "{key} has {} URLs waiting, its bound",
+                    self.config.max_per_key
+                ),
+            },
+            Some("keys") => Admission::Backpressure {
+                reason: format!(
+                    "{} hosts have URLs waiting, the bound",
+                    self.config.max_keys
+                ),
+            },
+            _ => return Err(self.corrupt(format!("enqueue: {v:?}"))),
+        })
+    }
+
+    async fn next(&mut self, now: UnixMillis) -> Result<Next, FrontierError> {
+        let n = self.layout.partitions();
+        let (mut wait, mut busy) = (None::<UnixMillis>, false);
+        for _ in 0..n {
+            let p = self.cursor;
+            self.cursor = (self.cursor + 1) % n;
+            match self.next_in(p, now).await? {
+                Next::Fetch(r) => return Ok(Next::Fetch(r)),
+                Next::Wait { until } => wait = Some(wait.map_or(until, |w| w.min(until))),
+                Next::Busy => busy = true,
+                Next::Empty => {}
+            }
+        }
+        Ok(match (wait, busy) {
+            (Some(until), _) => Next::Wait { until },
+            (None, true) => Next::Busy,
+            (None, false) => Next::Empty,
+        })
+    }
+
+    async fn complete(
+        &mut self,
+        released: &Released,
+        outcome: &Outcome,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        self.settle(released, "done", Some(outcome), 0, now).await
+    }
+
+    async fn requeue(
+        &mut self,
+        released: &Released,
+        outcome: &Outcome,
+        tag: u32,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        if released.kind != Kind::Page {
+            return Err(FrontierError::NotAPage {
+                lease: released.lease,
+                url: released.url.clone(),
+            });
+        }
+        self.settle(released, "retry", Some(outcome), tag, now)
+            .await
+    }
+
+    async fn discard(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
+        self.settle(released, "drop", None, 0, now).await
+    }
+
+    async fn cancel(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
+        self.settle(released, "cancel", None, 0, now).await
+    }
+
+    async fn robots_unavailable(
+        &mut self,
+        origin: &str,
+        until: UnixMillis,
+        reason: &str,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        let (origin, key) = self.origin_and_key(origin);
+        let p = self.layout.partition_of(key.as_deref().unwrap_or(&origin));
+        let _: String = step(
+            &self.scripts.robots_unavailable,
+            &self.layout,
+            p,
+            "rb",
+            self.now_arg(now),
+            self.max_in(),
+        )
+        .arg(&origin)
+        .arg(key.unwrap_or_default())
+        .arg(until.as_millis())
+        .arg(reason)
+        .invoke_async(&mut self.con)
+        .await
+        .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    async fn robots_known(
+        &mut self,
+        origin: &str,
+        pacing: RobotsPacing,
+        valid_until: UnixMillis,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        let (origin, key) = self.origin_and_key(origin);
+        let (state, chk, why) = match &key {
+            Some(k) => {
+                self.load(k).await?;
+                self.politeness.set_robots(k, pacing);
+                self.written(k)
+            }
+            None => Default::default(),
+        };
+        let p = self.layout.partition_of(key.as_deref().unwrap_or(&origin));
+        let _: String = step(
+            &self.scripts.robots_known,
+            &self.layout,
+            p,
+            "rb",
+            self.now_arg(now),
+            self.max_in(),
+        )
+        .arg(&origin)
+        .arg(key.unwrap_or_default())
+        .arg(valid_until.as_millis())
+        .arg(state)
+        .arg(chk)
+        .arg(why)
+        .invoke_async(&mut self.con)
+        .await
+        .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    async fn begin_request(&mut self, url: &str, now: UnixMillis) -> Result<Begin, FrontierError> {
+        let key = match self.keyer.key(url) {
+            Ok(k) => k,
+            Err(e) => {
+                return Ok(Begin::Refused {
+                    reason: e.to_string(),
+                })
+            }
+        };
+        let p = self.layout.partition_of(&key);
+        let v: Vec<String> = step(
+            &self.scripts.begin,
+            &self.layout,
+            p,
+            "chk",
+            self.now_arg(now),
+            self.max_in(),
+        )
+        .arg(&key)
+        .arg(self.politeness.config.min_delay)
+        .invoke_async(&mut self.con)
+        .await
+        .map_err(|e| self.err(e))?;
+        let at = |i: usize| v.get(i).and_then(|s| s.parse().ok()).map(UnixMillis);
+        match v.first().map(String::as_str) {
+            Some("started") => {
+                if !self.holds(&key) {
+                    let state = v.get(2).cloned().unwrap_or_default();
+                    self.adopt(&key, &state);
+                }
+                let now = at(1).unwrap_or(now);
+                self.politeness.start(&key, now);
+                *self.begun.entry(key).or_default() += 1;
+                Ok(Begin::Started)
+            }
+            Some("wait") => Ok(Begin::Wait {
+                until: at(2).ok_or_else(|| self.corrupt(format!("begin: {v:?}")))?,
+            }),
+            Some("refused") => Ok(Begin::Refused {
+                reason: v.get(2).cloned().unwrap_or_default(),
+            }),
+            _ => Err(self.corrupt(format!("begin: {v:?}"))),
+        }
+    }
+
+    async fn end_request(
+        &mut self,
+        url: &str,
+        outcome: &Outcome,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        let Ok(key) = self.keyer.key(url) else {
+            return Ok(());
+        };
+        self.load(&key).await?;
+        if let Some(n) = self.begun.get_mut(&key) {
+            *n -= 1;
+            if *n == 0 {
+                self.begun.remove(&key);
+            }
+        }
+        self.politeness.finish(&key, now, outcome);
+        let (state, chk, why) = self.written(&key);
+        let p = self.layout.partition_of(&key);
+        let _: String = step(
+            &self.scripts.end,
+            &self.layout,
+            p,
+            "chk",
+            self.now_arg(now),
+            self.max_in(),
+        )
+        .arg(&key)
+        .arg(state)
+        .arg(chk)
+        .arg(why)
+        .invoke_async(&mut self.con)
+        .await
+        .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    async fn busiest(&mut self, n: usize) -> Result<Vec<KeyLoad>, FrontierError> {
+        let mut pipe = redis::pipe();
+        for p in 0..self.layout.partitions() {
+            pipe.cmd("ZRANGE")
+                .arg(self.layout.key(p, "cnt"))
+                .arg(0)
+                .arg(n.saturating_sub(1))
+                .arg("WITHSCORES");
+        }
+        let per: Vec<Vec<(String, f64)>> = pipe
+            .query_async(&mut self.con)
+            .await
+            .map_err(|e| self.err(e))?;
+        let mut all: Vec<(String, u64)> = per
+            .into_iter()
+            .flatten()
+            .map(|(k, s)| (k, (-s).max(0.0) as u64))
+            .filter(|(_, c)| *c > 0)
+            .collect();
+        all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        Ok(all
+            .into_iter()
+            .take(n)
+            .map(|(key, queued)| KeyLoad {
+                key,
+                queued,
+                head: None,
+            })
+            .collect())
+    }
+
+    async fn why_not_now(
+        &mut self,
+        url: &str,
+        now: UnixMillis,
+    ) -> Result<Option<String>, FrontierError> {
+        let key = match self.keyer.key(url) {
+            Ok(k) => k,
+            Err(e) => return Ok(Some(e.to_string())),
+        };
+        if self.config.robots_gate {
+            let (origin, _) = self.origin_and_key(url);
+            let p = self.layout.partition_of(&key);
+            let gate: Option<String> = redis::cmd("HGET")
+                .arg(self.layout.key(p, "rb"))
+                .arg(&origin)
+                .query_async(&mut self.con)
+                .await
+                .map_err(|e| self.err(e))?;
+            if let Some(g) = gate {
+                if g.starts_with('F') {
+                    return Ok(Some(format!("{origin}/robots.txt is being fetched")));
+                }
+                if let Some(rest) = g.strip_prefix('U') {
+                    let (until, reason) = rest.split_once('\t').unwrap_or((rest, ""));
+                    let until = UnixMillis(until.parse().unwrap_or(0));
+                    if now < until {
+                        return Ok(Some(format!(
+                            "{origin}/robots.txt: {reason}; fetched again at +{} s",
+                            until.millis_since(now).div_ceil(1000)
+                        )));
+                    }
+                }
+            }
+        }
+        self.load(&key).await?;
+        Ok(self.politeness.why_not_now(&key, now))
+    }
+
+    async fn sync(&mut self) -> Result<(), FrontierError> {
+        // Durability is the server's (appendonly, appendfsync): see the
+        // crate documentation.
+        Ok(())
+    }
+
+    async fn stats(&mut self) -> Result<Stats, FrontierError> {
+        let mut pipe = redis::pipe();
+        for p in 0..self.layout.partitions() {
+            pipe.cmd("HMGET")
+                .arg(self.layout.key(p, "meta"))
+                .arg("queued")
+                .arg("skipped")
+                .arg("reissued");
+            pipe.cmd("HLEN").arg(self.layout.key(p, "fl"));
+            pipe.cmd("ZCARD").arg(self.layout.key(p, "cnt"));
+        }
+        let v: Vec<Value> = pipe
+            .query_async(&mut self.con)
+            .await
+            .map_err(|e| self.err(e))?;
+        let mut s = Stats::default();
+        for chunk in v.chunks(3) {
+            let meta: Vec<Option<i64>> = redis::from_redis_value(chunk[0].clone())
+                .map_err(|e| self.corrupt(format!("stats: {e}")))?;
+            let get = |i: usize| meta.get(i).copied().flatten().unwrap_or(0).max(0) as u64;
+            s.queued += get(0);
+            s.skipped += get(1);
+            s.reissued += get(2);
+            s.in_flight += redis::from_redis_value::<u64>(chunk[1].clone())
+                .map_err(|e| self.corrupt(format!("stats: {e}")))?;
+            s.keys += redis::from_redis_value::<u64>(chunk[2].clone())
+                .map_err(|e| self.corrupt(format!("stats: {e}")))?;
+        }
+        Ok(s)
+    }
+
+    async fn take_skipped(&mut self) -> Result<Vec<Skipped>, FrontierError> {
+        let mut out = Vec::new();
+        for p in 0..self.layout.partitions() {
+            let v: Vec<String> = self
+                .scripts
+                .take_skipped
+                .key(self.layout.key(p, "sk"))
+                .arg(self.layout.tag(p))
+                .invoke_async(&mut self.con)
+                .await
+                .map_err(|e| self.err(e))?;
+            for item in v {
+                let (url, reason): (String, String) = serde_json::from_str(&item)
+                    .map_err(|_| self.corrupt(format!("a skipped entry: {item}")))?;
+                out.push(Skipped { url, reason });
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,362 @@
+//! The frontier's scripts. Each runs on one partition (`ARGV[1]` is its
+//! hash-tagged prefix, `KEYS[1]` one of its keys so Cluster routes it) and
+//! mirrors one step of `LocalFrontier`, so one worker on one partition
+//! answers exactly as the embedded frontier does.
+//!
+//! Per partition `{crawl:p}`:
+//!
+//! | key | type | holds |
+//! |---|---|---|
+//! | `:q:<host>` | sorted set | queued URLs `tag\torigin\turl`, scored (255 − priority)·2⁴⁰ + arrival |
+//! | `:seen` | set | 128-bit fingerprints of every URL ever queued |
+//! | `:time` | sorted set | hosts waiting → when they may be tried |
+//! | `:ready` | sorted set | hosts that may be tried, best head priority, then earliest |
+//! | `:cnt` | sorted set | hosts → −(URLs queued), for `busiest` |
+//! | `:chk` | hash | host → `skip paused retry next delay window` (ms): what `check` reads |
+//! | `:why` | hash | host → why it is skipped |
+//! | `:state` | hash | host → its politeness state (JSON, the controller's) |
+//! | `:inf` | hash | host → requests in flight |
+//! | `:fl`, `:lease` | hash, sorted set | flight → record; flight → lease expiry |
+//! | `:rb`, `:ua` | hashes | origin → robots.txt gate; gate waiting for a fetch to settle |
+//! | `:sk` | list | URLs dropped with a skipped host |
+//! | `:meta` | hash | `queued`, `skipped`, `reissued` counts |
+//! | `:seq`, `:tok` | counters | arrival order and flight ids; fencing tokens |
+//!
+//! Numbers are formatted with `%.0f` before they are joined into strings:
+//! Lua's own conversion keeps 14 digits, and times have 13, scores 15.
+
+/// Helpers every script starts with.
+const LIB: &str = r#"
+local T = ARGV[1]
+local function K(s) return T .. ':' .. s end
+local P40 = 1099511627776
+local P44 = 17592186044416
+local function num(x) return string.format('%.0f', x) end
+local function clock(v)
+  local n = tonumber(v)
+  if n < 0 then
+    local t = redis.call('TIME')
+    n = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return n
+end
+local function head(key)
+  local h = redis.call('ZRANGE', K('q:' .. key), 0, 0, 'WITHSCORES')
+  if #h == 0 then return nil, nil end
+  return h[1], tonumber(h[2])
+end
+local function prio_of(score) return 255 - math.floor(score / P40) end
+local function schedule(key, at)
+  if redis.call('ZCARD', K('q:' .. key)) == 0 then return end
+  if redis.call('ZSCORE', K('ready'), key) then return end
+  redis.call('ZADD', K('time'), 'LT', num(at), key)
+end
+local function parse_chk(c)
+  local s, p, r, n, d, w = string.match(c, '^(%d) (%d+) (%d+) (%d+) (%d+) (%d+)$')
+  return s, tonumber(p), tonumber(r), tonumber(n), tonumber(d), tonumber(w)
+end
+local function check(key, now, maxin)
+  local c = redis.call('HGET', K('chk'), key)
+  if not c then return 'ok' end
+  local s, p, r, n = parse_chk(c)
+  if s == '1' then return 'skip' end
+  if now < p then return 'wait', p, false end
+  if now < r then return 'wait', r, false end
+  local inf = tonumber(redis.call('HGET', K('inf'), key) or '0')
+  if inf >= maxin then return 'wait', now + 1, true end
+  if now < n then return 'wait', n, false end
+  return 'ok'
+end
+local function start(key, now, min_delay)
+  redis.call('HINCRBY', K('inf'), key, 1)
+  local c = redis.call('HGET', K('chk'), key) or ('0 0 0 0 ' .. num(min_delay) .. ' 0')
+  local s, p, r, n, d, w = parse_chk(c)
+  local nx = now + d
+  if w > 0 then
+    local k = math.floor(now / w)
+    if (k + 1) * w > nx then nx = (k + 1) * w end
+  end
+  if nx > n then n = nx end
+  redis.call('HSET', K('chk'), key, s .. ' ' .. num(p) .. ' ' .. num(r) .. ' ' .. num(n) .. ' ' .. num(d) .. ' ' .. num(w))
+end
+local function split(m)
+  return string.match(m, '^([^\t]*)\t([^\t]*)\t(.*)$')
+end
+local function insert(key, score, member)
+  local q = K('q:' .. key)
+  if redis.call('ZADD', q, num(score), member) == 1 then
+    redis.call('HINCRBY', K('meta'), 'queued', 1)
+    redis.call('ZINCRBY', K('cnt'), -1, key)
+  end
+  local rs = redis.call('ZSCORE', K('ready'), key)
+  if rs then
+    local _, hs = head(key)
+    local hp = prio_of(hs)
+    if hp > math.floor(tonumber(rs) / P44) then
+      redis.call('ZADD', K('ready'), num(hp * P44 + (P44 - 1)), key)
+    end
+  end
+end
+local function take(key, member)
+  if redis.call('ZREM', K('q:' .. key), member) == 1 then
+    redis.call('HINCRBY', K('meta'), 'queued', -1)
+    if tonumber(redis.call('ZINCRBY', K('cnt'), 1, key)) >= 0 then
+      redis.call('ZREM', K('cnt'), key)
+    end
+  end
+end
+local function drain(key)
+  local reason = redis.call('HGET', K('why'), key) or 'host skipped'
+  local q = K('q:' .. key)
+  local all = redis.call('ZRANGE', q, 0, -1)
+  for _, m in ipairs(all) do
+    local _, _, url = split(m)
+    redis.call('RPUSH', K('sk'), cjson.encode({url, reason}))
+  end
+  redis.call('DEL', q)
+  redis.call('HINCRBY', K('meta'), 'queued', -#all)
+  redis.call('HINCRBY', K('meta'), 'skipped', #all)
+  redis.call('ZREM', K('cnt'), key)
+  redis.call('ZREM', K('time'), key)
+  redis.call('ZREM', K('ready'), key)
+end
+local function reschedule(key, now, maxin)
+  if redis.call('ZCARD', K('q:' .. key)) == 0 then return end
+  local v, at, limited = check(key, now, maxin)
+  if v == 'ok' then schedule(key, now)
+  elseif v == 'wait' then
+    if not limited then schedule(key, at) end
+  else drain(key) end
+end
+local function settle_robots(origin)
+  local ua = redis.call('HGET', K('ua'), origin)
+  if ua then
+    redis.call('HDEL', K('ua'), origin)
+    redis.call('HSET', K('rb'), origin, ua)
+    return
+  end
+  local g = redis.call('HGET', K('rb'), origin)
+  if g and string.sub(g, 1, 1) == 'F' then
+    if g == 'F' then redis.call('HDEL', K('rb'), origin)
+    else redis.call('HSET', K('rb'), origin, 'K' .. string.sub(g, 2)) end
+  end
+end
+local function dec_inf(key)
+  if redis.call('HINCRBY', K('inf'), key, -1) <= 0 then redis.call('HDEL', K('inf'), key) end
+end
+"#;
+
+/// ARGV: T, key, fingerprint, priority, tag, origin, url, now, max per
+/// key, max total, max keys.
+const ENQUEUE: &str = r#"
+local key = ARGV[2]
+local now = clock(ARGV[8])
+local c = redis.call('HGET', K('chk'), key)
+if c and string.sub(c, 1, 1) == '1' then
+  return {'skip', redis.call('HGET', K('why'), key) or 'host skipped'}
+end
+if tonumber(redis.call('HGET', K('meta'), 'queued') or '0') >= tonumber(ARGV[10]) then return {'total'} end
+local n = redis.call('ZCARD', K('q:' .. key))
+if n >= tonumber(ARGV[9]) then return {'key'} end
+if n == 0 and redis.call('ZCARD', K('cnt')) >= tonumber(ARGV[11]) then return {'keys'} end
+if redis.call('SADD', K('seen'), ARGV[3]) == 0 then return {'duplicate'} end
+local seq = redis.call('INCR', K('seq'))
+insert(key, (255 - tonumber(ARGV[4])) * P40 + seq, ARGV[5] .. '\t' .. ARGV[6] .. '\t' .. ARGV[7])
+schedule(key, now)
+return {'queued'}
+"#;
+
+/// ARGV: T, now, max in flight, lease ms, min delay ms, robots gate (0/1).
+/// Leases that expired give their URL back; then as `LocalFrontier::next`.
+const NEXT: &str = r#"
+local now = clock(ARGV[2])
+local maxin, lease, mind, gate = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6] == '1'
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', K('lease'), '-inf', num(now))) do
+  local f = cjson.decode(redis.call('HGET', K('fl'), id))
+  redis.call('HDEL', K('fl'), id)
+  redis.call('ZREM', K('lease'), id)
+  dec_inf(f[2])
+  if f[1] == 'R' then settle_robots(f[3])
+  else insert(f[2], tonumber(f[4]), f[5]) end
+  redis.call('HINCRBY', K('meta'), 'reissued', 1)
+  reschedule(f[2], now, maxin)
+end
+local due = redis.call('ZRANGEBYSCORE', K('time'), '-inf', num(now), 'WITHSCORES')
+for i = 1, #due, 2 do
+  local key, at = due[i], tonumber(due[i + 1])
+  redis.call('ZREM', K('time'), key)
+  local _, hs = head(key)
+  if hs then redis.call('ZADD', K('ready'), num(prio_of(hs) * P44 + (P44 - 1 - at)), key) end
+end
+local function release(key, hm, hs)
+  local tag, origin, url = split(hm)
+  local prio = prio_of(hs)
+  if gate then
+    local g = redis.call('HGET', K('rb'), origin)
+    local fetch = true
+    if g then
+      local kind = string.sub(g, 1, 1)
+      if kind == 'F' then return nil end
+      if kind == 'K' then fetch = tonumber(string.sub(g, 2)) <= now
+      else
+        local u = tonumber(string.match(g, '^U(%d+)'))
+        if now < u then
+          schedule(key, u)
+          return nil
+        end
+      end
+    end
+    if fetch then
+      redis.call('HSET', K('rb'), origin, 'F')
+      local id = redis.call('INCR', K('seq'))
+      local tok = redis.call('INCR', K('tok'))
+      start(key, now, mind)
+      redis.call('HSET', K('fl'), id, cjson.encode({'R', key, origin, '', '', tok}))
+      redis.call('ZADD', K('lease'), num(now + lease), id)
+      return {'fetch', num(now), id, 'R', key, prio, origin .. '/robots.txt', '0',
+              redis.call('HGET', K('state'), key) or '', tok}
+    end
+  end
+  take(key, hm)
+  local id = hs % P40
+  local tok = redis.call('INCR', K('tok'))
+  start(key, now, mind)
+  redis.call('HSET', K('fl'), id, cjson.encode({'P', key, origin, num(hs), hm, tok}))
+  redis.call('ZADD', K('lease'), num(now + lease), id)
+  return {'fetch', num(now), id, 'P', key, prio, url, tag, redis.call('HGET', K('state'), key) or '', tok}
+end
+while true do
+  local top = redis.call('ZPOPMAX', K('ready'))
+  if #top == 0 then break end
+  local key = top[1]
+  local hm, hs = head(key)
+  if hm then
+    local v, at, limited = check(key, now, maxin)
+    if v == 'ok' then
+      local r = release(key, hm, hs)
+      if r then
+        reschedule(key, now, maxin)
+        return r
+      end
+    elseif v == 'wait' then
+      if not limited then schedule(key, at) end
+    else
+      drain(key)
+    end
+  end
+end
+local t = redis.call('ZRANGE', K('time'), 0, 0, 'WITHSCORES')
+if #t > 0 then return {'wait', num(now), t[2]} end
+if tonumber(redis.call('HGET', K('meta'), 'queued') or '0') <= 0 then return {'empty', num(now)} end
+return {'busy', num(now)}
+"#;
+
+/// ARGV: T, now, max in flight, flight id, how (done, retry, cancel,
+/// drop), new tag, state, chk, why, fencing token. `stale` when the
+/// flight is not this release any more (its lease expired and the URL
+/// went back, perhaps to another worker under the same id).
+const SETTLE: &str = r#"
+local now, maxin, id, how = clock(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5]
+local raw = redis.call('HGET', K('fl'), id)
+if not raw then return 'stale' end
+local f = cjson.decode(raw)
+if tostring(f[6]) ~= ARGV[10] then return 'stale' end
+redis.call('HDEL', K('fl'), id)
+redis.call('ZREM', K('lease'), id)
+local key = f[2]
+dec_inf(key)
+redis.call('HSET', K('state'), key, ARGV[7])
+redis.call('HSET', K('chk'), key, ARGV[8])
+if ARGV[9] ~= '' then redis.call('HSET', K('why'), key, ARGV[9]) end
+if f[1] == 'R' then settle_robots(f[3])
+elseif how == 'retry' then
+  local _, origin, url = split(f[5])
+  insert(key, tonumber(f[4]), ARGV[6] .. '\t' .. origin .. '\t' .. url)
+elseif how == 'cancel' then insert(key, tonumber(f[4]), f[5]) end
+reschedule(key, now, maxin)
+return 'ok'
+"#;
+
+/// ARGV: T, now, max in flight, origin, key ('' for none), valid until,
+/// state, chk, why.
+const ROBOTS_KNOWN: &str = r#"
+local now, maxin, origin, key = clock(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5]
+local g = redis.call('HGET', K('rb'), origin)
+if g and string.sub(g, 1, 1) == 'F' then redis.call('HSET', K('rb'), origin, 'F' .. ARGV[6])
+else redis.call('HSET', K('rb'), origin, 'K' .. ARGV[6]) end
+if key ~= '' then
+  redis.call('HSET', K('state'), key, ARGV[7])
+  redis.call('HSET', K('chk'), key, ARGV[8])
+  if ARGV[9] ~= '' then redis.call('HSET', K('why'), key, ARGV[9]) end
+  reschedule(key, now, maxin)
+end
+return 'ok'
+"#;
+
+/// ARGV: T, now, max in flight, origin, key ('' for none), until, reason.
+const ROBOTS_UNAVAILABLE: &str = r#"
+local now, maxin, origin, key = clock(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5]
+local gate = 'U' .. ARGV[6] .. '\t' .. ARGV[7]
+local g = redis.call('HGET', K('rb'), origin)
+if g and string.sub(g, 1, 1) == 'F' then redis.call('HSET', K('ua'), origin, gate)
+else redis.call('HSET', K('rb'), origin, gate) end
+if key ~= '' then reschedule(key, now, maxin) end
+return 'ok'
+"#;
+
+/// ARGV: T, now, max in flight, key, min delay.
+const BEGIN: &str = r#"
+local now, maxin, key = clock(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local v, at = check(key, now, maxin)
+if v == 'ok' then
+  start(key, now, tonumber(ARGV[5]))
+  return {'started', num(now), redis.call('HGET', K('state'), key) or ''}
+elseif v == 'wait' then return {'wait', num(now), num(at)} end
+return {'refused', num(now), redis.call('HGET', K('why'), key) or 'host skipped'}
+"#;
+
+/// ARGV: T, now, max in flight, key, state, chk, why.
+const END: &str = r#"
+local now, maxin, key = clock(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+dec_inf(key)
+redis.call('HSET', K('state'), key, ARGV[5])
+redis.call('HSET', K('chk'), key, ARGV[6])
+if ARGV[7] ~= '' then redis.call('HSET', K('why'), key, ARGV[7]) end
+reschedule(key, now, maxin)
+return 'ok'
+"#;
+
+/// ARGV: T. The skipped URLs, taken.
+const TAKE_SKIPPED: &str = r#"
+local v = redis.call('LRANGE', K('sk'), 0, -1)
+redis.call('DEL', K('sk'))
+return v
+"#;
+
+/// The scripts, with the helpers prepended.
+pub(crate) struct Scripts {
+    pub enqueue: redis::Script,
+    pub next: redis::Script,
+    pub settle: redis::Script,
+    pub robots_known: redis::Script,
+    pub robots_unavailable: redis::Script,
+    pub begin: redis::Script,
+    pub end: redis::Script,
+    pub take_skipped: redis::Script,
+}
+
+impl Scripts {
+    pub(crate) fn new() -> Scripts {
+        let s = |body: &str| redis::Script::new(&format!("{LIB}\n{body}"));
+        Scripts {
+            enqueue: s(ENQUEUE),
+            next: s(NEXT),
+            settle: s(SETTLE),
+            robots_known: s(ROBOTS_KNOWN),
+            robots_unavailable: s(ROBOTS_UNAVAILABLE),
+            begin: s(BEGIN),
+            end: s(END),
+            take_skipped: s(TAKE_SKIPPED),
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! The frontier contract (`mannerly_polite::testing`) against the fleet
+//! frontier on a real `redis-server`: one worker, one partition, the
+//! caller's clock. Every answer must be the embedded frontier's, through
+//! random enqueues, releases, completions (200, 404, 429, 503), retries,
+//! cancellations, discards, robots.txt reports, requests begun elsewhere
+//! and reopens.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use mannerly_fleet::{FleetConfig, FleetFrontier, Layout, TimeSource};
+use mannerly_polite::testing::{check_contract, contract_politeness, ops, Op};
+use mannerly_testsupport::RedisServer;
+use proptest::prelude::*;
+
+fn server() -> Option<&'static RedisServer> {
+    static SERVER: OnceLock<Option<RedisServer>> = OnceLock::new();
+    SERVER
+        .get_or_init(|| {
+            let s = RedisServer::start(&[]);
+            if s.is_none() {
+                eprintln!("SKIPPED: redis-server is not installed");
+            }
+            s
+        })
+        .as_ref()
+}
+
+fn run(ops: &[Op]) -> Result<(), String> {
+    let Some(server) = server() else {
+        return Ok(());
+    };
+    static CRAWL: AtomicU32 = AtomicU32::new(0);
+    let name = format!(
+        "contract-{}-{}",
+        std::process::id(),
+        CRAWL.fetch_add(1, Ordering::Relaxed)
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    rt.block_on(async {
+        let client = redis::Client::open(server.url()).map_err(|e| e.to_string())?;
+        check_contract(ops, true, |config| {
+            let client = client.clone();
+            let name = name.clone();
+            let url = server.url();
+            async move {
+                let con = client
+                    .get_multiplexed_async_connection()
+                    .await
+                    .map_err(|e| mannerly_polite::frontier::FrontierError::Store {
+                        store: url.clone(),
+                        source: Box::new(e),
+                    })?;
+                FleetFrontier::open(
+                    con,
+                    &url,
+                    Layout::new(&name, 1).expect("layout"),
+                    contract_politeness(),
+                    config,
+                    FleetConfig {
+                        lease: Duration::from_secs(3_600),
+                        time: TimeSource::Caller,
+                    },
+                )
+                .await
+            }
+        })
+        .await
+    })
+}
+
+#[test]
+fn a_fixed_sequence_agrees() {
+    let ops = [
+        Op::Enqueue {
+            host: 0,
+            page: 1,
+            priority: 2,
+        },
+        Op::Enqueue {
+            host: 0,
+            page: 2,
+            priority: 3,
+        },
+        Op::Enqueue {
+            host: 1,
+            page: 1,
+            priority: 0,
+        },
+        Op::Next,
+        Op::Next,
+        Op::Complete {
+            which: 0,
+            status: 200,
+        },
+        Op::Next,
+        Op::Advance { ms: 1_500 },
+        Op::Next,
+        Op::Complete {
+            which: 0,
+            status: 429,
+        },
+        Op::Next,
+        Op::Advance { ms: 2_500 },
+        Op::Next,
+        Op::Requeue {
+            which: 0,
+            status: 503,
+        },
+        Op::Unavailable { host: 1, ms: 800 },
+        Op::BeginRequest { host: 2 },
+        Op::EndRequest { which: 0 },
+        Op::Busiest,
+        Op::WhyNotNow { host: 0, page: 2 },
+        Op::Reopen,
+    ];
+    assert_eq!(run(&ops), Ok(()));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+
+    #[test]
+    fn redis_and_memory_agree(ops in ops()) {
+        prop_assert_eq!(run(&ops), Ok(()));
+    }
+}
