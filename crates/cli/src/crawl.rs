@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use mannerly_crawl::engine::{crawl, CrawlConfig, Ending, Progress, Summary};
+use mannerly_crawl::engine::{crawl_on, Backend, CrawlConfig, Ending, Local, Progress, Summary};
+use mannerly_crawl::fleet::Fleet;
 use mannerly_crawl::normalize::ScopeMode;
 
 #[derive(clap::Args)]
@@ -23,9 +24,10 @@ pub struct Args {
     /// Go on with the crawl in DIR (after Ctrl-C or a crash).
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     resume: Option<PathBuf>,
-    /// Show the state of the crawl in DIR (readable while it runs).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "resume"])]
-    status: Option<PathBuf>,
+    /// Show the state of the crawl in DIR (readable while it runs), or
+    /// with --frontier and no DIR, of the fleet's crawl.
+    #[arg(long, value_name = "DIR", num_args = 0..=1, conflicts_with_all = ["out", "resume"])]
+    status: Option<Option<PathBuf>>,
     /// The User-Agent header (should carry a contact URL).
     #[arg(long, value_name = "STRING")]
     user_agent: Option<String>,
@@ -91,6 +93,29 @@ pub struct Args {
     /// The URL of the crawler's key directory, sent as Signature-Agent.
     #[arg(long, value_name = "URL", requires = "sign_key")]
     signature_agent: Option<String>,
+    /// Share the frontier with a fleet of workers on a Redis-protocol
+    /// server (`redis://HOST:PORT/`): each host is fetched by one worker at
+    /// a time, whichever machine it runs on. With --status, show the fleet.
+    #[arg(long, value_name = "URL")]
+    frontier: Option<String>,
+    /// With --frontier: the crawl's name on the server.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "mannerly",
+        requires = "frontier"
+    )]
+    crawl_name: String,
+    /// With --frontier: partitions of a new crawl (fixed once created).
+    #[arg(long, value_name = "N", default_value_t = mannerly_fleet::DEFAULT_PARTITIONS, requires = "frontier")]
+    partitions: u32,
+    /// With --frontier: join a crawl another worker started (no seeds).
+    #[arg(long, requires = "frontier")]
+    join: bool,
+    /// With --frontier: seconds a release stays a worker's before another
+    /// may take the URL over (default: twice the fetch timeout plus 60 s).
+    #[arg(long, value_name = "SECS", requires = "frontier")]
+    lease: Option<u64>,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -146,6 +171,36 @@ fn read_seeds(args: &Args) -> Result<Vec<String>> {
         );
     }
     Ok(seeds)
+}
+
+/// `--status --frontier URL`: the fleet's shared state.
+fn fleet_status(url: &str, args: &Args) -> Result<u8> {
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let s = runtime
+        .block_on(mannerly_fleet::client::fleet_status(
+            url,
+            &args.crawl_name,
+            args.partitions,
+        ))
+        .with_context(|| format!("--frontier {url}"))?;
+    if args.json {
+        println!("{}", serde_json::to_string(&s)?);
+        return Ok(0);
+    }
+    println!(
+        "crawl {} on {url}: {} partitions",
+        args.crawl_name, s.partitions
+    );
+    println!(
+        "  workers seen in the last 10 s: {} ({})",
+        s.workers.len(),
+        s.workers.join(", ")
+    );
+    println!(
+        "  {} queued over {} hosts, {} in flight ({} hosts owned), {} skipped, {} re-issued after a lapsed lease",
+        s.queued, s.hosts, s.in_flight, s.hosts_owned, s.skipped, s.reissued
+    );
+    Ok(0)
 }
 
 /// `--status DIR`: what the crawl there last wrote of itself.
@@ -215,7 +270,13 @@ fn status(dir: &Path, json: bool) -> Result<u8> {
 
 pub fn run(args: Args) -> Result<u8> {
     if let Some(dir) = &args.status {
-        return status(dir, args.json);
+        return match (dir, &args.frontier) {
+            (_, Some(url)) => fleet_status(url, &args),
+            (Some(dir), None) => status(dir, args.json),
+            (None, None) => {
+                bail!("--status needs a crawl directory (or --frontier URL, for a fleet)")
+            }
+        };
     }
     let seeds = read_seeds(&args)?;
     let (out, resuming) = match (&args.out, &args.resume) {
@@ -231,8 +292,8 @@ pub fn run(args: Args) -> Result<u8> {
         }
         _ => bail!("say where the crawl goes: --out DIR (or --resume DIR)"),
     };
-    if seeds.is_empty() && !resuming {
-        bail!("no seed URL: give URLs, or --seeds FILE");
+    if seeds.is_empty() && !resuming && !args.join {
+        bail!("no seed URL: give URLs, or --seeds FILE (or --join a fleet's crawl)");
     }
     if !(args.min_delay.is_finite() && args.min_delay >= 0.0) {
         bail!("--min-delay {} is not a number of seconds", args.min_delay);
@@ -285,7 +346,23 @@ pub fn run(args: Args) -> Result<u8> {
     }
     raise_open_file_limit();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let (summary, stopped) = runtime.block_on(run_crawl(config, seeds, &out))?;
+    let (summary, stopped) = match &args.frontier {
+        Some(url) => {
+            let fleet = Fleet {
+                url: url.clone(),
+                crawl: args.crawl_name.clone(),
+                partitions: args.partitions,
+                lease: Duration::from_secs(
+                    args.lease
+                        .unwrap_or(2 * config.timeout.as_secs() + 60)
+                        .max(1),
+                ),
+                join: args.join,
+            };
+            runtime.block_on(run_crawl_on(fleet, config, seeds, &out))?
+        }
+        None => runtime.block_on(run_crawl(config, seeds, &out))?,
+    };
     report(&summary, &out, args.json)?;
     Ok(if stopped { 130 } else { 0 })
 }
@@ -315,6 +392,16 @@ pub(crate) async fn run_crawl(
     seeds: Vec<String>,
     out: &Path,
 ) -> Result<(Summary, bool)> {
+    run_crawl_on(Local, config, seeds, out).await
+}
+
+/// [`run_crawl`] on another backend (a fleet's shared frontier).
+pub(crate) async fn run_crawl_on<B: Backend>(
+    backend: B,
+    config: CrawlConfig,
+    seeds: Vec<String>,
+    out: &Path,
+) -> Result<(Summary, bool)> {
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
@@ -338,8 +425,14 @@ pub(crate) async fn run_crawl(
         b
     });
     let mut last = std::time::Instant::now();
-    let summary = crawl(config, &seeds, out, stop.clone(), |p: &Progress| {
-        let line = format!(
+    let summary = crawl_on(
+        backend,
+        config,
+        &seeds,
+        out,
+        stop.clone(),
+        |p: &Progress| {
+            let line = format!(
             "{} pages, {:.1} pages/s, {} KiB, {} in flight, {} queued, {} hosts blocked, {} errors",
             p.pages,
             p.pages as f64 / p.seconds.max(0.001),
@@ -349,16 +442,17 @@ pub(crate) async fn run_crawl(
             p.hosts_blocked,
             p.errors
         );
-        match &bar {
-            Some(b) => b.set_message(line),
-            None => {
-                if last.elapsed() >= Duration::from_secs(5) {
-                    last = std::time::Instant::now();
-                    eprintln!("{line}");
+            match &bar {
+                Some(b) => b.set_message(line),
+                None => {
+                    if last.elapsed() >= Duration::from_secs(5) {
+                        last = std::time::Instant::now();
+                        eprintln!("{line}");
+                    }
                 }
             }
-        }
-    })
+        },
+    )
     .await?;
     if let Some(b) = bar {
         b.finish_and_clear();

@@ -224,6 +224,7 @@ pub fn demo(args: DemoArgs) -> Result<u8> {
             let mut v = serde_json::json!({
                 "requests": audit.requests,
                 "pages": audit.pages,
+                "distinct_pages": audit.distinct_pages,
                 "hosts_concurrent": audit.concurrent,
                 "too_soon": audit.too_soon,
                 "too_soon_by_over_100ms": audit.too_soon_far,
@@ -311,6 +312,9 @@ struct Audit {
     requests: usize,
     /// Requests other than robots.txt.
     pages: usize,
+    /// Distinct URLs among them (a fleet that re-fetches after a lapsed
+    /// lease asks some twice; none may be missing).
+    distinct_pages: usize,
     concurrent: usize,
     too_soon: usize,
     /// Of `too_soon`, those more than 100 ms short of the delay.
@@ -336,6 +340,12 @@ fn audit(web: &TestWeb, min_delay: f64) -> Audit {
         examples: Vec::new(),
         requests: requests.len(),
         pages: requests.iter().filter(|r| r.path != "/robots.txt").count(),
+        distinct_pages: requests
+            .iter()
+            .filter(|r| r.path != "/robots.txt")
+            .map(|r| (r.host.as_str(), r.path.as_str()))
+            .collect::<std::collections::HashSet<_>>()
+            .len(),
         concurrent: 0,
         too_soon: 0,
         too_soon_far: 0,

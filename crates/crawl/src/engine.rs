@@ -20,13 +20,14 @@
 //! completed, requeued, discarded or cancelled exactly once.
 
 use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mannerly_fetch::policy::{Access, FetchOutcome};
 use mannerly_fetch::{
-    CacheConfig, Clock, FetchConfig, Fetcher, HopGate, HttpFetcher, Origin, RobotsCache,
+    CacheConfig, Clock, FetchConfig, Fetcher, HopGate, HttpFetcher, Origin, RobotsCache, Store,
     SystemClock, Validators,
 };
 use mannerly_polite::controller::{
@@ -35,6 +36,7 @@ use mannerly_polite::controller::{
 use mannerly_polite::frontier::{
     Admission, Begin, Frontier, FrontierConfig, FrontierError, Kind, LocalFrontier, Next, Released,
 };
+use mannerly_polite::key::KeyError;
 use mannerly_time::UnixMillis;
 use tokio::sync::mpsc;
 
@@ -171,16 +173,42 @@ pub enum CrawlError {
     /// An HTTP client could not be built (proxy URL, TLS).
     #[error("cannot build the HTTP client: {0}")]
     Client(String),
+    /// The fleet's shared crawl cannot be used as asked.
+    #[error("{0}")]
+    Fleet(String),
 }
 
-/// The settings that make a crawl what it is, kept in `out/crawl.json`.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-struct CrawlFile {
-    seeds: Vec<String>,
-    scope: ScopeMode,
-    include: Vec<String>,
-    exclude: Vec<String>,
-    max_depth: Option<u32>,
+/// The settings that make a crawl what it is (its seeds and scope), kept
+/// where its frontier is (`out/crawl.json`, or the fleet's store), so a
+/// resumed crawl or a worker that joins goes on with the same scope.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CrawlSettings {
+    /// Every seed given so far.
+    pub seeds: Vec<String>,
+    /// Which hosts the crawl may enter.
+    pub scope: ScopeMode,
+    /// Only URLs matching one of these.
+    pub include: Vec<String>,
+    /// No URL matching one of these.
+    pub exclude: Vec<String>,
+    /// Links followed from a seed.
+    pub max_depth: Option<u32>,
+}
+
+impl CrawlSettings {
+    /// Adds `seeds` not already there (a set, not a scan per seed: a seed
+    /// file can hold millions).
+    pub fn add_seeds(&mut self, seeds: &[String]) {
+        let mut known: std::collections::HashSet<&str> =
+            self.seeds.iter().map(String::as_str).collect();
+        let added: Vec<String> = seeds
+            .iter()
+            .filter(|u| known.insert(u.as_str()))
+            .cloned()
+            .collect();
+        drop(known);
+        self.seeds.extend(added);
+    }
 }
 
 /// How a crawl ended.
@@ -490,9 +518,9 @@ impl HopGate for LoopGate {
 /// A hop that stays within the politeness key of the robots.txt being
 /// fetched (another host of one registered domain, in domain mode) is
 /// already covered by that release's slot.
-async fn gate(frontier: &mut LocalFrontier, msg: GateMsg) -> Result<(), CrawlError> {
+async fn gate<F: CrawlFrontier>(frontier: &mut F, msg: GateMsg) -> Result<(), CrawlError> {
     let now = UnixMillis::now();
-    let same_key = |f: &LocalFrontier, from: &str, to: &str| matches!((f.key_of(from), f.key_of(to)), (Ok(a), Ok(b)) if a == b);
+    let same_key = |f: &F, from: &str, to: &str| matches!((f.key_of(from), f.key_of(to)), (Ok(a), Ok(b)) if a == b);
     match msg {
         GateMsg::Enter { from, to, reply } => {
             let answer = if same_key(frontier, &from, &to) {
@@ -840,6 +868,102 @@ pub async fn crawl(
     config: CrawlConfig,
     seeds: &[String],
     out: &Path,
+    stop: tokio::sync::watch::Receiver<bool>,
+    progress: impl FnMut(&Progress),
+) -> Result<Summary, CrawlError> {
+    crawl_on(Local, config, seeds, out, stop, progress).await
+}
+
+/// Where a crawl keeps its frontier and its robots.txt state.
+pub trait Backend {
+    /// The frontier it opens.
+    type Frontier: CrawlFrontier;
+    /// Whether a crawl is there to go on with when no seed is given.
+    fn resumable(&self, out: &Path) -> bool;
+    /// The crawl's settings: those stored, with `seeds` added, or `fresh`
+    /// (with `seeds`) for a new crawl; stored again before returning.
+    fn settings(
+        &self,
+        out: &Path,
+        fresh: CrawlSettings,
+        seeds: &[String],
+    ) -> impl Future<Output = Result<CrawlSettings, CrawlError>> + Send;
+    /// Opens (or creates) the frontier, paced by `politeness`, and the
+    /// store of robots.txt states.
+    fn open(
+        self,
+        out: &Path,
+        politeness: Politeness,
+    ) -> impl Future<Output = Result<(Self::Frontier, Arc<dyn Store>), CrawlError>> + Send;
+}
+
+/// A crawl on this machine: the frontier in `out/frontier` (fjall), the
+/// robots.txt states in `out/robots`.
+pub struct Local;
+
+impl Backend for Local {
+    type Frontier = LocalFrontier;
+
+    fn resumable(&self, out: &Path) -> bool {
+        out.join("frontier").exists()
+    }
+
+    async fn settings(
+        &self,
+        out: &Path,
+        fresh: CrawlSettings,
+        seeds: &[String],
+    ) -> Result<CrawlSettings, CrawlError> {
+        let io = |path: &Path| {
+            let path = path.to_owned();
+            move |source| CrawlError::Io { path, source }
+        };
+        let path = out.join("crawl.json");
+        let mut settings = match std::fs::read(&path) {
+            Ok(bytes) => {
+                serde_json::from_slice::<CrawlSettings>(&bytes).map_err(|e| CrawlError::Io {
+                    path: path.clone(),
+                    source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+                })?
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => fresh,
+            Err(e) => return Err(io(&path)(e)),
+        };
+        settings.add_seeds(seeds);
+        let tmp = out.join("crawl.json.tmp");
+        {
+            use std::io::Write;
+            let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+            let mut w = std::io::BufWriter::new(file);
+            serde_json::to_writer_pretty(&mut w, &settings).map_err(|e| io(&tmp)(e.into()))?;
+            w.flush().map_err(io(&tmp))?;
+        }
+        std::fs::rename(&tmp, &path).map_err(io(&path))?;
+        Ok(settings)
+    }
+
+    async fn open(
+        self,
+        out: &Path,
+        politeness: Politeness,
+    ) -> Result<(LocalFrontier, Arc<dyn Store>), CrawlError> {
+        let frontier =
+            LocalFrontier::open(&out.join("frontier"), politeness, FrontierConfig::on_disk())?;
+        let store = FjallStore::open(&out.join("robots")).map_err(|e| CrawlError::Io {
+            path: out.join("robots"),
+            source: std::io::Error::other(e),
+        })?;
+        Ok((frontier, Arc::new(store)))
+    }
+}
+
+/// [`crawl`] on another [`Backend`] (a fleet's shared frontier): the WARC
+/// files, the log and `status.json` stay this worker's, under `out`.
+pub async fn crawl_on<B: Backend>(
+    backend: B,
+    config: CrawlConfig,
+    seeds: &[String],
+    out: &Path,
     mut stop: tokio::sync::watch::Receiver<bool>,
     mut progress: impl FnMut(&Progress),
 ) -> Result<Summary, CrawlError> {
@@ -857,7 +981,7 @@ pub async fn crawl(
             Err(e) => bad.push(e.to_string()),
         }
     }
-    if seed_urls.is_empty() && !out.join("frontier").exists() {
+    if seed_urls.is_empty() && !backend.resumable(out) {
         return Err(CrawlError::NoSeeds(if bad.is_empty() {
             "none given".into()
         } else {
@@ -865,42 +989,19 @@ pub async fn crawl(
         }));
     }
     std::fs::create_dir_all(out).map_err(io(out))?;
-    // What makes the crawl this crawl (its seeds and scope) is kept in
-    // `crawl.json`, so `--resume` goes on with the same scope.
-    let settings_path = out.join("crawl.json");
-    let mut settings = match std::fs::read(&settings_path) {
-        Ok(bytes) => serde_json::from_slice::<CrawlFile>(&bytes).map_err(|e| CrawlError::Io {
-            path: settings_path.clone(),
-            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => CrawlFile {
-            seeds: Vec::new(),
-            scope: config.scope,
-            include: config.include.clone(),
-            exclude: config.exclude.clone(),
-            max_depth: config.max_depth,
-        },
-        Err(e) => return Err(io(&settings_path)(e)),
-    };
-    // A set, not a scan per seed: a seed file can hold millions.
-    let mut known: std::collections::HashSet<&str> =
-        settings.seeds.iter().map(String::as_str).collect();
-    let added: Vec<String> = seed_urls
-        .iter()
-        .filter(|u| known.insert(u.as_str()))
-        .cloned()
-        .collect();
-    drop(known);
-    settings.seeds.extend(added);
-    let tmp = out.join("crawl.json.tmp");
-    {
-        use std::io::Write;
-        let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
-        let mut w = std::io::BufWriter::new(file);
-        serde_json::to_writer_pretty(&mut w, &settings).map_err(|e| io(&tmp)(e.into()))?;
-        w.flush().map_err(io(&tmp))?;
-    }
-    std::fs::rename(&tmp, &settings_path).map_err(io(&settings_path))?;
+    let settings = backend
+        .settings(
+            out,
+            CrawlSettings {
+                seeds: Vec::new(),
+                scope: config.scope,
+                include: config.include.clone(),
+                exclude: config.exclude.clone(),
+                max_depth: config.max_depth,
+            },
+            &seed_urls,
+        )
+        .await?;
     // The scope needs one seed per host.
     let mut scope_hosts = std::collections::HashSet::new();
     let scope_seeds: Vec<CrawlUrl> = settings
@@ -975,6 +1076,12 @@ pub async fn crawl(
         tx: gate_tx,
         patience: config.timeout,
     });
+    let politeness = Politeness::new(PoliteConfig {
+        min_delay: config.min_delay.as_millis() as u64,
+        profile: config.profile,
+        ..PoliteConfig::default()
+    });
+    let (mut frontier, robots_store) = backend.open(out, politeness).await?;
     let cache = Arc::new(RobotsCache::new(
         RecordingFetcher {
             inner: HttpFetcher::with_client(robots_client, fetch_config).with_gate(hop_gate),
@@ -983,21 +1090,9 @@ pub async fn crawl(
             warc: warc.clone(),
         },
         Arc::new(SystemClock),
-        Arc::new(
-            FjallStore::open(&out.join("robots")).map_err(|e| CrawlError::Io {
-                path: out.join("robots"),
-                source: std::io::Error::other(e),
-            })?,
-        ),
+        robots_store,
         CacheConfig::default(),
     ));
-    let politeness = Politeness::new(PoliteConfig {
-        min_delay: config.min_delay.as_millis() as u64,
-        profile: config.profile,
-        ..PoliteConfig::default()
-    });
-    let mut frontier =
-        LocalFrontier::open(&out.join("frontier"), politeness, FrontierConfig::on_disk())?;
     let clock = SystemClock;
     for u in std::mem::take(&mut seed_urls) {
         let _ =
@@ -1065,7 +1160,7 @@ pub async fn crawl(
                 hosts_blocked: summary.unavailable.len(),
             };
             progress(&snapshot);
-            let busiest = busiest_hosts(&frontier, clock.now());
+            let busiest = frontier.busiest_hosts(clock.now());
             write_status(out, &snapshot, &summary, &busiest, false);
         }
         if *stop.borrow() && !stopping {
@@ -1218,38 +1313,35 @@ pub async fn crawl(
         seconds: summary.seconds,
         hosts_blocked: summary.unavailable.len(),
     };
-    let busiest = busiest_hosts(&frontier, clock.now());
+    let busiest = frontier.busiest_hosts(clock.now());
     write_status(out, &last, &summary, &busiest, true);
     Ok(summary)
 }
 
 /// Logs every URL left queued when the crawl gave up on them, with what
 /// holds it back, and counts them by kind of reason.
-fn log_deferred(
-    frontier: &mut LocalFrontier,
+fn log_deferred<F: CrawlFrontier>(
+    frontier: &mut F,
     log: &mut Log,
     summary: &mut Summary,
     now: UnixMillis,
 ) -> Result<(), CrawlError> {
     let mut failed = None;
     let time = now.to_rfc3339_millis();
-    frontier.for_each_queued(|f, _, url| {
-        let why = LocalFrontier::why_not_now(f, url, now)
-            .unwrap_or_else(|| "nothing: it may be fetched now".into());
+    frontier.for_each_deferred(now, &mut |url, why| {
         *summary
             .deferred_by_reason
-            .entry(hold_kind(&why).to_owned())
+            .entry(hold_kind(why).to_owned())
             .or_default() += 1;
         if let Err(e) = log.line(&LogLine {
             time: time.clone(),
             kind: "deferred",
             url,
-            reason: Some(&why),
+            reason: Some(why),
             ..LogLine::default()
         }) {
             failed = Some(e);
         }
-        Ok(())
     })?;
     failed.map_or(Ok(()), Err)
 }
@@ -1270,20 +1362,54 @@ fn hold_kind(why: &str) -> &'static str {
     }
 }
 
-/// The hosts holding the most queued URLs, with why each waits (for
-/// `status.json`).
-fn busiest_hosts(frontier: &LocalFrontier, now: UnixMillis) -> Vec<serde_json::Value> {
-    LocalFrontier::busiest(frontier, 10)
-        .into_iter()
-        .map(|l| {
-            let why = l
-                .head
-                .as_deref()
-                .and_then(|u| LocalFrontier::why_not_now(frontier, u, now))
-                .or_else(|| frontier.politeness.why_not_now(&l.key, now));
-            serde_json::json!({"host": l.key, "queued": l.queued, "waiting": why})
+/// What the crawler needs of a frontier besides the [`Frontier`] calls.
+pub trait CrawlFrontier: Frontier + Send {
+    /// The politeness key of a URL.
+    fn key_of(&self, url: &str) -> Result<String, KeyError>;
+    /// Calls `f` with every URL still queued and what holds it back, for
+    /// the log of a crawl that gave up. A frontier that other workers go on
+    /// draining has nothing to report here.
+    fn for_each_deferred(
+        &mut self,
+        now: UnixMillis,
+        f: &mut dyn FnMut(&str, &str),
+    ) -> Result<(), FrontierError>;
+    /// The hosts holding the most queued URLs, with why each waits, for
+    /// `status.json` (written twice a second: it must be cheap).
+    fn busiest_hosts(&self, now: UnixMillis) -> Vec<serde_json::Value>;
+}
+
+impl CrawlFrontier for LocalFrontier {
+    fn key_of(&self, url: &str) -> Result<String, KeyError> {
+        LocalFrontier::key_of(self, url)
+    }
+
+    fn for_each_deferred(
+        &mut self,
+        now: UnixMillis,
+        f: &mut dyn FnMut(&str, &str),
+    ) -> Result<(), FrontierError> {
+        self.for_each_queued(|fr, _, url| {
+            let why = LocalFrontier::why_not_now(fr, url, now)
+                .unwrap_or_else(|| "nothing: it may be fetched now".into());
+            f(url, &why);
+            Ok(())
         })
-        .collect()
+    }
+
+    fn busiest_hosts(&self, now: UnixMillis) -> Vec<serde_json::Value> {
+        LocalFrontier::busiest(self, 10)
+            .into_iter()
+            .map(|l| {
+                let why = l
+                    .head
+                    .as_deref()
+                    .and_then(|u| LocalFrontier::why_not_now(self, u, now))
+                    .or_else(|| self.politeness.why_not_now(&l.key, now));
+                serde_json::json!({"host": l.key, "queued": l.queued, "waiting": why})
+            })
+            .collect()
+    }
 }
 
 /// `out/status.json`, for `mannerly crawl --status` while a crawl runs
@@ -1371,9 +1497,9 @@ async fn content_usage_rule(
 
 /// Checks a released page against robots.txt before any request; returns
 /// whether to fetch it.
-async fn admit_page(
+async fn admit_page<F: CrawlFrontier>(
     config: &CrawlConfig,
-    frontier: &mut LocalFrontier,
+    frontier: &mut F,
     cache: &RobotsCache<RecordingFetcher>,
     log: &mut Log,
     summary: &mut Summary,
@@ -1436,11 +1562,11 @@ fn skip(
 }
 
 #[allow(clippy::too_many_arguments)]
-async fn handle(
+async fn handle<F: CrawlFrontier>(
     done: Done,
     config: &CrawlConfig,
     scope: &Scope,
-    frontier: &mut LocalFrontier,
+    frontier: &mut F,
     cache: &RobotsCache<RecordingFetcher>,
     made: &Mutex<HashMap<Origin, RobotsFetch>>,
     warc: &Mutex<WarcWriter>,
@@ -1665,10 +1791,10 @@ async fn handle(
 /// Queues what a page leads to: its redirect's target, or its links
 /// (scope, nofollow and rel=nofollow applied).
 #[allow(clippy::too_many_arguments)]
-async fn outlinks(
+async fn outlinks<F: CrawlFrontier>(
     config: &CrawlConfig,
     scope: &Scope,
-    frontier: &mut LocalFrontier,
+    frontier: &mut F,
     log: &mut Log,
     summary: &mut Summary,
     released: &Released,
@@ -1776,9 +1902,9 @@ async fn outlinks(
 /// lists (bounded by `mannerly-sitemap`'s limits; the location rule
 /// applies).
 #[allow(clippy::too_many_arguments)]
-async fn sitemap_entries(
+async fn sitemap_entries<F: CrawlFrontier>(
     scope: &Scope,
-    frontier: &mut LocalFrontier,
+    frontier: &mut F,
     log: &mut Log,
     summary: &mut Summary,
     released: &Released,
@@ -1822,8 +1948,8 @@ async fn sitemap_entries(
 }
 
 #[allow(clippy::too_many_arguments)]
-async fn follow(
-    frontier: &mut LocalFrontier,
+async fn follow<F: CrawlFrontier>(
+    frontier: &mut F,
     scope: &Scope,
     log: &mut Log,
     summary: &mut Summary,

@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 
 pub mod engine;
+pub mod fleet;
 pub mod links;
 pub mod normalize;
 pub mod robots_store;

@@ -26,18 +26,6 @@ impl FjallStore {
     }
 }
 
-fn failed(
-    op: &'static str,
-    origin: &Origin,
-    e: impl std::error::Error + Send + Sync + 'static,
-) -> StoreError {
-    StoreError {
-        op,
-        origin: origin.to_string(),
-        source: Box::new(e),
-    }
-}
-
 impl Store for FjallStore {
     fn load<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<StoredState>> {
         Box::pin(async move {
@@ -45,23 +33,23 @@ impl Store for FjallStore {
             let Some(bytes) = self
                 .states
                 .get(key.as_bytes())
-                .map_err(|e| failed("load", origin, e))?
+                .map_err(|e| StoreError::new("load", origin, e))?
             else {
                 return Ok(None);
             };
             serde_json::from_slice(&bytes)
                 .map(Some)
-                .map_err(|e| failed("load", origin, e))
+                .map_err(|e| StoreError::new("load", origin, e))
         })
     }
 
     fn save<'a>(&'a self, state: &'a StoredState) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let origin = &state.origin;
-            let json = serde_json::to_vec(state).map_err(|e| failed("save", origin, e))?;
+            let json = serde_json::to_vec(state).map_err(|e| StoreError::new("save", origin, e))?;
             self.states
                 .insert(origin.to_string().as_bytes(), json)
-                .map_err(|e| failed("save", origin, e))
+                .map_err(|e| StoreError::new("save", origin, e))
         })
     }
 }

@@ -128,3 +128,18 @@ pub struct StoreError {
     #[source]
     pub source: Box<dyn std::error::Error + Send + Sync>,
 }
+
+impl StoreError {
+    /// The error of operation `op` (`load` or `save`) on `origin`.
+    pub fn new(
+        op: &'static str,
+        origin: &Origin,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> StoreError {
+        StoreError {
+            op,
+            origin: origin.to_string(),
+            source: Box::new(source),
+        }
+    }
+}

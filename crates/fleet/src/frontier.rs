@@ -36,6 +36,16 @@ pub enum TimeSource {
     Caller,
 }
 
+/// How long an idle probe's answer stands when nothing here changed.
+const PROBE_EVERY: u64 = 200;
+
+/// How long stats stand when nothing here changed (they are the progress
+/// line's, twice a second).
+const STATS_EVERY: u64 = 1_000;
+
+/// How often skipped URLs are collected from every partition.
+const SKIPPED_EVERY: u64 = 1_000;
+
 /// A flight id is its partition in the high bits and the partition's
 /// sequence number below, so ids are unique across the crawl; with one
 /// partition it is the sequence number, as in the embedded frontier.
@@ -90,6 +100,43 @@ pub struct FleetFrontier<C> {
     /// Completions that came after their lease had lapsed (ignored).
     pub stale: u64,
     cursor: u32,
+    /// Partitions a probe found something to do in, not yet asked.
+    due: std::collections::VecDeque<u32>,
+    /// What the probe said of the others (the answer if `due` runs dry).
+    idle: Next,
+    /// Until when `idle` may be answered without probing again: probing
+    /// every partition on every call would cost the server more than the
+    /// crawl. This worker's own changes end it at once; other workers'
+    /// are seen within [`PROBE_EVERY`].
+    idle_until: Option<UnixMillis>,
+    /// The last stats, and until when they may be given again.
+    stats_cache: Option<(Stats, UnixMillis)>,
+    /// When skipped URLs were last taken.
+    skipped_at: Option<UnixMillis>,
+    /// This worker's name in the fleet's list (host name and process id).
+    worker: String,
+}
+
+/// Two partitions' answers as one: the earliest wait, else busy if either
+/// is, else empty.
+fn merge(a: Next, b: Next) -> Next {
+    match (a, b) {
+        (Next::Wait { until: x }, Next::Wait { until: y }) => Next::Wait { until: x.min(y) },
+        (w @ Next::Wait { .. }, _) | (_, w @ Next::Wait { .. }) => w,
+        (Next::Busy, _) | (_, Next::Busy) => Next::Busy,
+        _ => Next::Empty,
+    }
+}
+
+/// `hostname:pid`, how a worker is listed in `--status`.
+fn worker_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "worker".into());
+    format!("{host}:{}", std::process::id())
 }
 
 /// A script call on partition `p` with the arguments every step starts
@@ -185,6 +232,12 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
             begun: HashMap::new(),
             stale: 0,
             cursor: 0,
+            due: std::collections::VecDeque::new(),
+            idle: Next::Empty,
+            idle_until: None,
+            stats_cache: None,
+            skipped_at: None,
+            worker: worker_name(),
         })
     }
 
@@ -233,6 +286,12 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
             delay: self.politeness.config.min_delay,
             ..HostState::default()
         }
+    }
+
+    /// This worker changed the store: the cached answers no longer stand.
+    fn changed(&mut self) {
+        self.idle_until = None;
+        self.stats_cache = None;
     }
 
     /// Whether this worker has a request of its own in flight to `key`
@@ -361,6 +420,7 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
                     return Err(bad());
                 };
                 let lease = (u64::from(p) << ID_BITS) | seq;
+                self.changed();
                 // The store's state is the truth unless this worker has a
                 // request of its own in flight to the host.
                 if !self.holds(&key) {
@@ -391,6 +451,61 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
             }
             _ => Err(bad()),
         }
+    }
+
+    /// Asks every partition, in one round trip per 512, whether it has
+    /// anything to release; fills `due` (in turn from the cursor) and
+    /// `idle` (what the others answered).
+    async fn probe(&mut self, now: UnixMillis) -> Result<(), FrontierError> {
+        let n = self.layout.partitions();
+        self.idle = Next::Empty;
+        let order: Vec<u32> = (0..n).map(|i| (self.cursor + i) % n).collect();
+        self.cursor = (self.cursor + 1) % n;
+        for chunk in order.chunks(512) {
+            let mut pipe = redis::pipe();
+            for &p in chunk {
+                pipe.cmd("EVALSHA")
+                    .arg(self.scripts.probe.get_hash())
+                    .arg(1)
+                    .arg(self.layout.key(p, "time"))
+                    .arg(self.layout.tag(p))
+                    .arg(self.now_arg(now));
+            }
+            let answers: Vec<Vec<String>> = match pipe.query_async(&mut self.con).await {
+                Ok(a) => a,
+                Err(e)
+                    if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) =>
+                {
+                    self.scripts
+                        .probe
+                        .prepare_invoke()
+                        .load_async(&mut self.con)
+                        .await
+                        .map_err(|e| self.err(e))?;
+                    pipe.query_async(&mut self.con)
+                        .await
+                        .map_err(|e| self.err(e))?
+                }
+                Err(e) => return Err(self.err(e)),
+            };
+            for (&p, a) in chunk.iter().zip(answers) {
+                let at = |i: usize| a.get(i).and_then(|s| s.parse().ok()).map(UnixMillis);
+                let answer = match a.first().map(String::as_str) {
+                    Some("due") => {
+                        self.due.push_back(p);
+                        continue;
+                    }
+                    Some("wait") => Next::Wait {
+                        until: at(2).ok_or_else(|| self.corrupt(format!("probe: {a:?}")))?,
+                    },
+                    Some("busy") => Next::Busy,
+                    Some("empty") => Next::Empty,
+                    _ => return Err(self.corrupt(format!("probe: {a:?}"))),
+                };
+                self.idle = merge(self.idle.clone(), answer);
+            }
+        }
+        Ok(())
     }
 
     async fn settle(
@@ -431,6 +546,7 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
         .invoke_async(&mut self.con)
         .await
         .map_err(|e| self.err(e))?;
+        self.changed();
         if answer == "stale" {
             // The lease lapsed and the URL went back to the queue; whoever
             // holds the host now owns its state.
@@ -473,6 +589,7 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
             .invoke_async(&mut self.con)
             .await
             .map_err(|e| self.err(e))?;
+        self.changed();
         Ok(match v.first().map(String::as_str) {
             Some("queued") => Admission::Queued,
             Some("duplicate") => Admission::Duplicate,
@@ -502,23 +619,28 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
     }
 
     async fn next(&mut self, now: UnixMillis) -> Result<Next, FrontierError> {
-        let n = self.layout.partitions();
-        let (mut wait, mut busy) = (None::<UnixMillis>, false);
-        for _ in 0..n {
-            let p = self.cursor;
-            self.cursor = (self.cursor + 1) % n;
+        if self.due.is_empty() {
+            if self.idle_until.is_some_and(|u| now < u) {
+                return Ok(self.idle.clone());
+            }
+            self.probe(now).await?;
+        }
+        while let Some(&p) = self.due.front() {
             match self.next_in(p, now).await? {
+                // The partition may hold more: it stays first.
                 Next::Fetch(r) => return Ok(Next::Fetch(r)),
-                Next::Wait { until } => wait = Some(wait.map_or(until, |w| w.min(until))),
-                Next::Busy => busy = true,
-                Next::Empty => {}
+                other => {
+                    self.due.pop_front();
+                    self.idle = merge(self.idle.clone(), other);
+                }
             }
         }
-        Ok(match (wait, busy) {
-            (Some(until), _) => Next::Wait { until },
-            (None, true) => Next::Busy,
-            (None, false) => Next::Empty,
-        })
+        let mut until = now.add_millis(PROBE_EVERY);
+        if let Next::Wait { until: w } = self.idle {
+            until = until.min(w);
+        }
+        self.idle_until = Some(until);
+        Ok(self.idle.clone())
     }
 
     async fn complete(
@@ -579,6 +701,7 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
         .invoke_async(&mut self.con)
         .await
         .map_err(|e| self.err(e))?;
+        self.changed();
         Ok(())
     }
 
@@ -616,6 +739,7 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
         .invoke_async(&mut self.con)
         .await
         .map_err(|e| self.err(e))?;
+        self.changed();
         Ok(())
     }
 
@@ -652,6 +776,7 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
                 let now = at(1).unwrap_or(now);
                 self.politeness.start(&key, now);
                 *self.begun.entry(key).or_default() += 1;
+                self.changed();
                 Ok(Begin::Started)
             }
             Some("wait") => Ok(Begin::Wait {
@@ -698,6 +823,7 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
         .invoke_async(&mut self.con)
         .await
         .map_err(|e| self.err(e))?;
+        self.changed();
         Ok(())
     }
 
@@ -777,7 +903,20 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
     }
 
     async fn stats(&mut self) -> Result<Stats, FrontierError> {
+        let now = UnixMillis::now();
+        if let Some((s, until)) = self.stats_cache {
+            if now < until {
+                return Ok(s);
+            }
+        }
         let mut pipe = redis::pipe();
+        // The crawler asks for stats twice a second: that is this worker's
+        // heartbeat in the fleet's list.
+        pipe.cmd("HSET")
+            .arg(self.layout.workers_key())
+            .arg(&self.worker)
+            .arg(UnixMillis::now().as_millis())
+            .ignore();
         for p in 0..self.layout.partitions() {
             pipe.cmd("HMGET")
                 .arg(self.layout.key(p, "meta"))
@@ -804,10 +943,22 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
             s.keys += redis::from_redis_value::<u64>(chunk[2].clone())
                 .map_err(|e| self.corrupt(format!("stats: {e}")))?;
         }
+        self.stats_cache = Some((s, now.add_millis(STATS_EVERY)));
         Ok(s)
     }
 
     async fn take_skipped(&mut self) -> Result<Vec<Skipped>, FrontierError> {
+        // The crawler asks after every release; reading every partition
+        // that often would be most of the server's work. Whichever worker
+        // asks first takes them, so each is reported once.
+        let now = UnixMillis::now();
+        if self
+            .skipped_at
+            .is_some_and(|t| now < t.add_millis(SKIPPED_EVERY))
+        {
+            return Ok(Vec::new());
+        }
+        self.skipped_at = Some(now);
         let mut out = Vec::new();
         for p in 0..self.layout.partitions() {
             let v: Vec<String> = self

@@ -76,6 +76,11 @@ impl Layout {
         format!("{{{}}}:meta", self.crawl)
     }
 
+    /// The crawl-wide hash of workers and when each last reported.
+    pub fn workers_key(&self) -> String {
+        format!("{{{}}}:workers", self.crawl)
+    }
+
     /// The key of one of partition `p`'s structures (`due`, `lease`, ...).
     pub fn key(&self, p: u32, what: &str) -> String {
         format!("{}:{what}", self.tag(p))

@@ -62,9 +62,11 @@
 //! Cluster failover can lose what the old primary had not replicated, with
 //! the same consequences.
 
+pub mod client;
 pub mod frontier;
 pub mod layout;
 mod lua;
 
+pub use client::{connect, Connection, RobotsStore};
 pub use frontier::{FleetConfig, FleetFrontier, TimeSource};
 pub use layout::{Layout, LayoutError, DEFAULT_PARTITIONS};

@@ -251,6 +251,23 @@ if tonumber(redis.call('HGET', K('meta'), 'queued') or '0') <= 0 then return {'e
 return {'busy', num(now)}
 "#;
 
+/// ARGV: T, now. Whether `NEXT` has anything to do in this partition
+/// (`due`), and if not, the answer it would give, without changing
+/// anything: a worker probes many partitions in one round trip.
+const PROBE: &str = r#"
+local now = clock(ARGV[2])
+local l = redis.call('ZRANGE', K('lease'), 0, 0, 'WITHSCORES')
+if #l > 0 and tonumber(l[2]) <= now then return {'due', num(now)} end
+if redis.call('ZCARD', K('ready')) > 0 then return {'due', num(now)} end
+local t = redis.call('ZRANGE', K('time'), 0, 0, 'WITHSCORES')
+if #t > 0 then
+  if tonumber(t[2]) <= now then return {'due', num(now)} end
+  return {'wait', num(now), t[2]}
+end
+if tonumber(redis.call('HGET', K('meta'), 'queued') or '0') <= 0 then return {'empty', num(now)} end
+return {'busy', num(now)}
+"#;
+
 /// ARGV: T, now, max in flight, flight id, how (done, retry, cancel,
 /// drop), new tag, state, chk, why, fencing token. `stale` when the
 /// flight is not this release any more (its lease expired and the URL
@@ -337,6 +354,7 @@ return v
 pub(crate) struct Scripts {
     pub enqueue: redis::Script,
     pub next: redis::Script,
+    pub probe: redis::Script,
     pub settle: redis::Script,
     pub robots_known: redis::Script,
     pub robots_unavailable: redis::Script,
@@ -351,6 +369,7 @@ impl Scripts {
         Scripts {
             enqueue: s(ENQUEUE),
             next: s(NEXT),
+            probe: s(PROBE),
             settle: s(SETTLE),
             robots_known: s(ROBOTS_KNOWN),
             robots_unavailable: s(ROBOTS_UNAVAILABLE),

@@ -1,0 +1,93 @@
+//! A fleet of `mannerly crawl --frontier redis://...` workers on the demo's
+//! simulated web, judged from the server's own request log: a worker is
+//! killed, another paused past its lease, a new one joins, and still no
+//! host gets two requests at once or two closer than its delay, robots.txt
+//! rules hold, and no page is missing. Needs `redis-server` (installed by
+//! `.ci/run`; elsewhere the test says SKIPPED without it).
+
+use std::process::Command;
+
+use mannerly_testsupport::RedisServer;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
+
+fn demo(extra: &[&str]) -> serde_json::Value {
+    let out = Command::new(BIN)
+        .args(["demo", "--json", "--hosts", "12", "--min-delay", "0.3"])
+        .args(extra)
+        .output()
+        .expect("mannerly demo runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().unwrap_or_default();
+    serde_json::from_str(last).unwrap_or_else(|e| {
+        panic!(
+            "the demo printed no audit ({e}):\n{text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+#[test]
+fn a_fleet_that_loses_workers_stays_polite_and_misses_nothing() {
+    let Some(server) = RedisServer::start(&[]) else {
+        eprintln!("SKIPPED: redis-server is not installed");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("mannerly-fleet-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    // What one crawler on its own fetches of the same web.
+    let alone = demo(&[]);
+    assert_eq!(alone["violations"], 0, "{alone}");
+    let script = dir.join("fleet.sh");
+    std::fs::write(
+        &script,
+        format!(
+            r#"set -u
+common="--proxy $MANNERLY_DEMO_PROXY --min-delay $MANNERLY_DEMO_DELAY --give-up-after 8 --frontier {url} --crawl-name chaos --partitions 64 --lease 3"
+"{bin}" crawl $common --seeds "$MANNERLY_DEMO_SEEDS" --out "{d}/w0" >"{d}/w0.log" 2>&1 & p0=$!
+sleep 0.3
+"{bin}" crawl $common --join --out "{d}/w1" >"{d}/w1.log" 2>&1 & p1=$!
+"{bin}" crawl $common --join --out "{d}/w2" >"{d}/w2.log" 2>&1 & p2=$!
+sleep 1
+kill -9 $p1                                  # a worker dies mid-crawl
+kill -STOP $p2; sleep 4; kill -CONT $p2      # another stalls past its lease
+"{bin}" crawl $common --join --out "{d}/w3" >"{d}/w3.log" 2>&1 & p3=$!
+wait $p0 $p2 $p3
+"{bin}" crawl --status --frontier {url} --crawl-name chaos --json >"{d}/status.json"
+"#,
+            url = server.url(),
+            bin = BIN,
+            d = dir.display()
+        ),
+    )
+    .expect("script");
+    let fleet = demo(&["--", "sh", &script.display().to_string()]);
+    let logs: String = ["w0", "w1", "w2", "w3"]
+        .iter()
+        .map(|w| std::fs::read_to_string(dir.join(format!("{w}.log"))).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n---\n");
+    for kind in [
+        "hosts_concurrent",
+        "too_soon",
+        "retry_after_ignored",
+        "disallowed",
+        "robots_not_first",
+        "pages_while_robots_unavailable",
+        "nofollow_followed",
+    ] {
+        assert_eq!(fleet[kind], 0, "{kind}: {fleet}\n{logs}");
+    }
+    assert_eq!(
+        fleet["distinct_pages"], alone["distinct_pages"],
+        "every page the lone crawler fetched, the fleet fetched: {fleet}\n{logs}"
+    );
+    let status: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("status.json")).expect("status written"),
+    )
+    .expect("status is JSON");
+    eprintln!("fleet status at the end: {status}");
+    assert_eq!(status["partitions"], 64, "{status}");
+    assert_eq!(status["in_flight"], 0, "{status}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

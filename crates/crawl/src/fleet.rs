@@ -1,0 +1,121 @@
+//! Crawling as one worker of a fleet: the frontier and the robots.txt
+//! states are shared on a Redis-protocol server (`mannerly-fleet`); the
+//! WARC files, the log and `status.json` stay this worker's, under its
+//! own `out`.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mannerly_fetch::Store;
+use mannerly_fleet::client::{crawl_value, set_crawl_value};
+use mannerly_fleet::{
+    connect, Connection, FleetConfig, FleetFrontier, Layout, RobotsStore, TimeSource,
+};
+use mannerly_polite::controller::{Politeness, UnixMillis};
+use mannerly_polite::frontier::{FrontierConfig, FrontierError};
+use mannerly_polite::key::KeyError;
+
+use crate::engine::{Backend, CrawlError, CrawlFrontier, CrawlSettings};
+
+/// A crawl whose frontier is shared by a fleet of workers.
+#[derive(Debug, Clone)]
+pub struct Fleet {
+    /// The server: `redis://HOST:PORT/`.
+    pub url: String,
+    /// The crawl's name: several crawls can share a server.
+    pub crawl: String,
+    /// Partitions, fixed when the crawl is created (1024).
+    pub partitions: u32,
+    /// How long a release is a worker's before another may take it over:
+    /// longer than a fetch can take.
+    pub lease: Duration,
+    /// Join a crawl another worker started (no seeds needed).
+    pub join: bool,
+}
+
+impl Fleet {
+    fn layout(&self) -> Result<Layout, CrawlError> {
+        Layout::new(&self.crawl, self.partitions).map_err(|e| CrawlError::Fleet(e.to_string()))
+    }
+}
+
+impl Backend for Fleet {
+    type Frontier = FleetFrontier<Connection>;
+
+    fn resumable(&self, _out: &Path) -> bool {
+        self.join
+    }
+
+    async fn settings(
+        &self,
+        _out: &Path,
+        fresh: CrawlSettings,
+        seeds: &[String],
+    ) -> Result<CrawlSettings, CrawlError> {
+        let layout = self.layout()?;
+        let mut con = connect(&self.url).await?;
+        let stored = crawl_value(&mut con, &self.url, &layout, "settings").await?;
+        let mut settings = match stored {
+            Some(json) => serde_json::from_str::<CrawlSettings>(&json).map_err(|e| {
+                CrawlError::Fleet(format!(
+                    "crawl {} on {}: its settings do not parse: {e}",
+                    self.crawl, self.url
+                ))
+            })?,
+            None if self.join => {
+                return Err(CrawlError::Fleet(format!(
+                    "there is no crawl {} on {} to join: start it with seeds and without --join",
+                    self.crawl, self.url
+                )))
+            }
+            None => fresh,
+        };
+        settings.add_seeds(seeds);
+        let json = serde_json::to_string(&settings)
+            .map_err(|e| CrawlError::Fleet(format!("settings: {e}")))?;
+        set_crawl_value(&mut con, &self.url, &layout, "settings", &json).await?;
+        Ok(settings)
+    }
+
+    async fn open(
+        self,
+        _out: &Path,
+        politeness: Politeness,
+    ) -> Result<(Self::Frontier, Arc<dyn Store>), CrawlError> {
+        let layout = self.layout()?;
+        let con = connect(&self.url).await?;
+        let frontier = FleetFrontier::open(
+            con.clone(),
+            &self.url,
+            layout.clone(),
+            politeness,
+            FrontierConfig::on_disk(),
+            FleetConfig {
+                lease: self.lease,
+                time: TimeSource::Server,
+            },
+        )
+        .await?;
+        Ok((frontier, Arc::new(RobotsStore::new(con, layout))))
+    }
+}
+
+impl CrawlFrontier for FleetFrontier<Connection> {
+    fn key_of(&self, url: &str) -> Result<String, KeyError> {
+        self.keyer.key(url)
+    }
+
+    fn for_each_deferred(
+        &mut self,
+        _now: UnixMillis,
+        _f: &mut dyn FnMut(&str, &str),
+    ) -> Result<(), FrontierError> {
+        // The rest of the fleet goes on with what is queued.
+        Ok(())
+    }
+
+    fn busiest_hosts(&self, _now: UnixMillis) -> Vec<serde_json::Value> {
+        Vec::new()
+    }
+}

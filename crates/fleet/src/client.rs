@@ -1,0 +1,212 @@
+//! Connecting to the fleet's server, the crawl-wide values every worker
+//! reads (settings), and the robots.txt states shared by the fleet.
+
+use mannerly_fetch::policy::StoredState;
+use mannerly_fetch::{Origin, Store, StoreError, StoreFuture};
+use mannerly_polite::frontier::FrontierError;
+use redis::aio::ConnectionManager;
+
+use crate::layout::Layout;
+
+/// A connection that reconnects by itself after the server restarts.
+pub type Connection = ConnectionManager;
+
+fn store_err(url: &str, e: redis::RedisError) -> FrontierError {
+    FrontierError::Store {
+        store: url.to_owned(),
+        source: Box::new(e),
+    }
+}
+
+/// Connects to `url` (`redis://HOST:PORT/` or `rediss://...`).
+pub async fn connect(url: &str) -> Result<Connection, FrontierError> {
+    let client = redis::Client::open(url).map_err(|e| store_err(url, e))?;
+    ConnectionManager::new(client)
+        .await
+        .map_err(|e| store_err(url, e))
+}
+
+/// A crawl-wide value (such as the crawl's settings), if set.
+pub async fn crawl_value(
+    con: &mut Connection,
+    url: &str,
+    layout: &Layout,
+    field: &str,
+) -> Result<Option<String>, FrontierError> {
+    redis::cmd("HGET")
+        .arg(layout.meta_key())
+        .arg(field)
+        .query_async(con)
+        .await
+        .map_err(|e| store_err(url, e))
+}
+
+/// Sets a crawl-wide value.
+pub async fn set_crawl_value(
+    con: &mut Connection,
+    url: &str,
+    layout: &Layout,
+    field: &str,
+    value: &str,
+) -> Result<(), FrontierError> {
+    redis::cmd("HSET")
+        .arg(layout.meta_key())
+        .arg(field)
+        .arg(value)
+        .query_async::<()>(con)
+        .await
+        .map_err(|e| store_err(url, e))
+}
+
+/// robots.txt states shared by every worker of a crawl: the worker that
+/// fetched an origin's robots.txt saves its state here, and the others
+/// load it instead of fetching it again. An origin's state lives in the
+/// partition of its host.
+pub struct RobotsStore {
+    con: Connection,
+    layout: Layout,
+}
+
+impl RobotsStore {
+    /// The store of the crawl `layout` names, over `con`.
+    pub fn new(con: Connection, layout: Layout) -> RobotsStore {
+        RobotsStore { con, layout }
+    }
+
+    fn key(&self, origin: &Origin) -> String {
+        let s = origin.to_string();
+        let host = s.split("://").nth(1).unwrap_or(&s);
+        let host = host.rsplit_once(':').map_or(host, |(h, _)| h);
+        self.layout.key(self.layout.partition_of(host), "robots")
+    }
+}
+
+impl Store for RobotsStore {
+    fn load<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<StoredState>> {
+        Box::pin(async move {
+            let mut con = self.con.clone();
+            let json: Option<String> = redis::cmd("HGET")
+                .arg(self.key(origin))
+                .arg(origin.to_string())
+                .query_async(&mut con)
+                .await
+                .map_err(|e| StoreError::new("load", origin, e))?;
+            match json {
+                Some(j) => serde_json::from_str(&j)
+                    .map(Some)
+                    .map_err(|e| StoreError::new("load", origin, e)),
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn save<'a>(&'a self, state: &'a StoredState) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let origin = &state.origin;
+            let json =
+                serde_json::to_string(state).map_err(|e| StoreError::new("save", origin, e))?;
+            let mut con = self.con.clone();
+            redis::cmd("HSET")
+                .arg(self.key(origin))
+                .arg(origin.to_string())
+                .arg(json)
+                .query_async::<()>(&mut con)
+                .await
+                .map_err(|e| StoreError::new("save", origin, e))
+        })
+    }
+}
+
+/// What `mannerly crawl --status --frontier URL` shows of a fleet's crawl.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FleetStatus {
+    /// Partitions the crawl was created with.
+    pub partitions: u32,
+    /// Workers that reported in the last 10 seconds.
+    pub workers: Vec<String>,
+    /// URLs queued.
+    pub queued: u64,
+    /// Hosts with URLs queued.
+    pub hosts: u64,
+    /// Releases in flight.
+    pub in_flight: u64,
+    /// Hosts with a request in flight.
+    pub hosts_owned: u64,
+    /// URLs dropped with a skipped host.
+    pub skipped: u64,
+    /// URLs given back after a worker's lease lapsed.
+    pub reissued: u64,
+}
+
+/// The state of crawl `crawl` on `url` (its partition count is read from
+/// the store; `partitions` is only a fallback for an empty crawl).
+pub async fn fleet_status(
+    url: &str,
+    crawl: &str,
+    partitions: u32,
+) -> Result<FleetStatus, FrontierError> {
+    let probe = Layout::new(crawl, partitions.max(1)).map_err(|e| FrontierError::Corrupt {
+        store: url.to_owned(),
+        what: e.to_string(),
+    })?;
+    let mut con = connect(url).await?;
+    let stored = crawl_value(&mut con, url, &probe, "partitions").await?;
+    let Some(p) = stored.and_then(|p| p.parse::<u32>().ok()) else {
+        return Err(FrontierError::Corrupt {
+            store: url.to_owned(),
+            what: format!("there is no crawl {crawl} here"),
+        });
+    };
+    let layout = Layout::new(crawl, p).map_err(|e| FrontierError::Corrupt {
+        store: url.to_owned(),
+        what: e.to_string(),
+    })?;
+    let mut pipe = redis::pipe();
+    for i in 0..p {
+        pipe.cmd("HMGET")
+            .arg(layout.key(i, "meta"))
+            .arg("queued")
+            .arg("skipped")
+            .arg("reissued");
+        pipe.cmd("HLEN").arg(layout.key(i, "fl"));
+        pipe.cmd("ZCARD").arg(layout.key(i, "cnt"));
+        pipe.cmd("HLEN").arg(layout.key(i, "inf"));
+    }
+    type Row = (Vec<Option<i64>>, u64, u64, u64);
+    let rows: Vec<Row> = pipe
+        .query_async(&mut con)
+        .await
+        .map_err(|e| store_err(url, e))?;
+    let mut s = FleetStatus {
+        partitions: p,
+        workers: Vec::new(),
+        queued: 0,
+        hosts: 0,
+        in_flight: 0,
+        hosts_owned: 0,
+        skipped: 0,
+        reissued: 0,
+    };
+    for (meta, fl, cnt, inf) in rows {
+        let get = |i: usize| meta.get(i).copied().flatten().unwrap_or(0).max(0) as u64;
+        s.queued += get(0);
+        s.skipped += get(1);
+        s.reissued += get(2);
+        s.in_flight += fl;
+        s.hosts += cnt;
+        s.hosts_owned += inf;
+    }
+    let seen: Vec<(String, u64)> = redis::cmd("HGETALL")
+        .arg(layout.workers_key())
+        .query_async(&mut con)
+        .await
+        .map_err(|e| store_err(url, e))?;
+    let now = mannerly_time::UnixMillis::now().as_millis();
+    s.workers = seen
+        .into_iter()
+        .filter(|(_, at)| now.saturating_sub(*at) <= 10_000)
+        .map(|(w, _)| w)
+        .collect();
+    s.workers.sort();
+    Ok(s)
+}
