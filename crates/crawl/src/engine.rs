@@ -1205,6 +1205,11 @@ pub async fn crawl_on<B: Backend>(
                                     continue;
                                 }
                             };
+                            // A fleet's release may have lapsed while this
+                            // worker was stopped: then it is another's.
+                            if !Frontier::confirm(&mut frontier, &r, clock.now()).await? {
+                                continue;
+                            }
                             let cache = cache.clone();
                             let tx = tx.clone();
                             in_flight += 1;
@@ -1245,6 +1250,19 @@ pub async fn crawl_on<B: Backend>(
                             )
                             .await?
                             {
+                                // Admitting may have waited (for robots.txt):
+                                // a fleet's lease is checked just before
+                                // sending.
+                                if !Frontier::confirm(&mut frontier, &r, clock.now()).await? {
+                                    skip(
+                                        &mut log,
+                                        &mut summary,
+                                        &r.url,
+                                        "lease-lapsed",
+                                        "its lease lapsed before it was sent: another worker has it",
+                                    )?;
+                                    continue;
+                                }
                                 pages_started += 1;
                                 *per_host.entry(host).or_default() += 1;
                                 in_flight += 1;

@@ -79,6 +79,9 @@ struct Flight {
     token: u64,
     /// What the release's `start` changed, for `cancel`.
     started: Started,
+    /// When it was released, on the caller's clock and on this process's
+    /// own (which keeps running while the process is stopped).
+    at: (UnixMillis, std::time::Instant),
 }
 
 /// The frontier of one worker of a fleet.
@@ -434,6 +437,7 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
                         key: key.clone(),
                         token,
                         started,
+                        at: (now, std::time::Instant::now()),
                     },
                 );
                 Ok(Next::Fetch(Released {
@@ -671,6 +675,56 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
 
     async fn discard(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
         self.settle(released, "drop", None, 0, now).await
+    }
+
+    async fn confirm(
+        &mut self,
+        released: &Released,
+        now: UnixMillis,
+    ) -> Result<bool, FrontierError> {
+        let Some(fl) = self.flights.get(&released.lease) else {
+            return Err(FrontierError::UnknownLease {
+                lease: released.lease,
+                url: released.url.clone(),
+            });
+        };
+        // A release well inside its lease needs no round trip: the lease
+        // cannot have lapsed. Past a quarter of it (the worker waited for
+        // robots.txt, or was stopped), the store is asked.
+        let quarter = self.fleet.lease / 4;
+        let young = now.millis_since(fl.at.0)
+            < u64::try_from(quarter.as_millis()).unwrap_or(u64::MAX)
+            && fl.at.1.elapsed() < quarter;
+        if young {
+            return Ok(true);
+        }
+        let (p, token) = (fl.partition, fl.token);
+        let ok: i64 = self
+            .scripts
+            .renew
+            .key(self.layout.key(p, "fl"))
+            .arg(self.layout.tag(p))
+            .arg(self.now_arg(now))
+            .arg(released.lease & ((1 << ID_BITS) - 1))
+            .arg(token)
+            .arg(u64::try_from(self.fleet.lease.as_millis()).unwrap_or(u64::MAX))
+            .invoke_async(&mut self.con)
+            .await
+            .map_err(|e| self.err(e))?;
+        if ok == 1 {
+            if let Some(fl) = self.flights.get_mut(&released.lease) {
+                fl.at = (now, std::time::Instant::now());
+            }
+            return Ok(true);
+        }
+        // The URL went back to the queue: the release is over here, and
+        // the host's state is whoever holds it now's.
+        if let Some(fl) = self.flights.remove(&released.lease) {
+            self.politeness.unstart(&fl.key, &fl.started);
+        }
+        self.stale += 1;
+        self.changed();
+        Ok(false)
     }
 
     async fn cancel(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {

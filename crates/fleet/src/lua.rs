@@ -268,6 +268,21 @@ if tonumber(redis.call('HGET', K('meta'), 'queued') or '0') <= 0 then return {'e
 return {'busy', num(now)}
 "#;
 
+/// ARGV: T, now, flight id, fencing token, lease ms. 1 and the lease
+/// extended if the flight is still this release and its lease has not
+/// lapsed; else 0.
+const RENEW: &str = r#"
+local now, id = clock(ARGV[2]), ARGV[3]
+local raw = redis.call('HGET', K('fl'), id)
+if not raw then return 0 end
+local f = cjson.decode(raw)
+if tostring(f[6]) ~= ARGV[4] then return 0 end
+local exp = redis.call('ZSCORE', K('lease'), id)
+if not exp or tonumber(exp) <= now then return 0 end
+redis.call('ZADD', K('lease'), num(now + tonumber(ARGV[5])), id)
+return 1
+"#;
+
 /// ARGV: T, now, max in flight, flight id, how (done, retry, cancel,
 /// drop), new tag, state, chk, why, fencing token. `stale` when the
 /// flight is not this release any more (its lease expired and the URL
@@ -355,6 +370,7 @@ pub(crate) struct Scripts {
     pub enqueue: redis::Script,
     pub next: redis::Script,
     pub probe: redis::Script,
+    pub renew: redis::Script,
     pub settle: redis::Script,
     pub robots_known: redis::Script,
     pub robots_unavailable: redis::Script,
@@ -370,6 +386,7 @@ impl Scripts {
             enqueue: s(ENQUEUE),
             next: s(NEXT),
             probe: s(PROBE),
+            renew: s(RENEW),
             settle: s(SETTLE),
             robots_known: s(ROBOTS_KNOWN),
             robots_unavailable: s(ROBOTS_UNAVAILABLE),

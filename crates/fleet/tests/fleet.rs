@@ -117,11 +117,22 @@ async fn a_lapsed_lease_gives_the_url_to_another_worker_after_the_delay() {
     let mine = fetch(b.next(T0.add_millis(8_000)).await.expect("next"));
     assert_eq!(mine.url, "https://h.example/0", "the URL was not lost");
     assert_eq!(b.stats().await.expect("stats").reissued, 1);
-    // A wakes up and completes: ignored, counted, nothing written.
-    a.complete(&late, &ok(), T0.add_millis(8_001))
-        .await
-        .expect("late");
+    // A wakes up: just before sending it checks its lease, which lapsed.
+    assert_eq!(
+        a.confirm(&late, T0.add_millis(8_001)).await.ok(),
+        Some(false)
+    );
     assert_eq!(a.stale, 1);
+    // The release is over for A: nothing more to report.
+    assert!(a
+        .complete(&late, &ok(), T0.add_millis(8_001))
+        .await
+        .is_err());
+    // B's release is young: confirmed without asking the server.
+    assert_eq!(
+        b.confirm(&mine, T0.add_millis(8_002)).await.ok(),
+        Some(true)
+    );
     assert_eq!(a.stats().await.expect("stats").queued, 1);
     b.complete(&mine, &ok(), T0.add_millis(8_010))
         .await
@@ -134,6 +145,33 @@ async fn a_lapsed_lease_gives_the_url_to_another_worker_after_the_delay() {
     );
     let last = fetch(a.next(T0.add_millis(16_000)).await.expect("next"));
     assert_eq!(last.url, "https://h.example/1");
+}
+
+#[tokio::test]
+async fn a_completion_after_the_lease_lapsed_is_ignored() {
+    let Some(server) = server() else { return };
+    let o = Opts::default();
+    let mut a = worker(&server, "late", &o).await.expect("a");
+    let mut b = worker(&server, "late", &o).await.expect("b");
+    a.enqueue("https://l.example/x", 0, T0)
+        .await
+        .expect("enqueue");
+    let late = fetch(a.next(T0).await.expect("next"));
+    let again = fetch(b.next(T0.add_millis(6_000)).await.expect("next"));
+    assert_eq!(again.url, late.url);
+    a.complete(&late, &ok(), T0.add_millis(6_001))
+        .await
+        .expect("late");
+    assert_eq!(a.stale, 1);
+    assert_eq!(
+        b.stats().await.expect("stats").in_flight,
+        1,
+        "B's flight stands"
+    );
+    b.complete(&again, &ok(), T0.add_millis(6_010))
+        .await
+        .expect("complete");
+    assert_eq!(b.stats().await.expect("stats").queued, 0);
 }
 
 #[tokio::test]

@@ -342,6 +342,20 @@ pub trait Frontier {
         reason: &str,
         now: UnixMillis,
     ) -> impl Future<Output = Result<(), FrontierError>> + Send;
+    /// Just before a released request is sent: whether it is still the
+    /// caller's to send. A backend shared by a fleet answers no when the
+    /// release's lease lapsed (the caller was paused, or slow, and the URL
+    /// may be another worker's now) and otherwise extends the lease; the
+    /// embedded frontier always answers yes. After a no the release is
+    /// over: do not complete, requeue or cancel it.
+    fn confirm(
+        &mut self,
+        released: &Released,
+        now: UnixMillis,
+    ) -> impl Future<Output = Result<bool, FrontierError>> + Send {
+        let _ = (released, now);
+        async { Ok(true) }
+    }
     /// Gives back a release that made no request: a page goes back to the
     /// head of its queue, and the host's slot and delay are as before.
     fn cancel(
