@@ -12,11 +12,18 @@ use mannerly_testsupport::RedisServer;
 const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
 
 fn demo(extra: &[&str]) -> serde_json::Value {
-    let out = Command::new(BIN)
+    let child = Command::new(BIN)
         .args(["demo", "--json", "--hosts", "12", "--min-delay", "0.3"])
         .args(extra)
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .expect("mannerly demo runs");
+    audit(child)
+}
+
+fn audit(child: std::process::Child) -> serde_json::Value {
+    let out = child.wait_with_output().expect("mannerly demo ends");
     let text = String::from_utf8_lossy(&out.stdout);
     let last = text.lines().last().unwrap_or_default();
     serde_json::from_str(last).unwrap_or_else(|e| {
@@ -89,5 +96,64 @@ wait $p0 $p2 $p3
     eprintln!("fleet status at the end: {status}");
     assert_eq!(status["partitions"], 64, "{status}");
     assert_eq!(status["in_flight"], 0, "{status}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_fleet_rides_out_a_server_restart() {
+    let aof = ["--appendonly", "yes", "--appendfsync", "always"];
+    let Some(mut server) = RedisServer::start(&aof) else {
+        eprintln!("SKIPPED: redis-server is not installed");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("mannerly-fleet-restart-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let alone = demo(&[]);
+    let script = dir.join("fleet.sh");
+    std::fs::write(
+        &script,
+        format!(
+            r#"common="--proxy $MANNERLY_DEMO_PROXY --min-delay $MANNERLY_DEMO_DELAY --give-up-after 8 --frontier {url} --crawl-name restart --partitions 16 --lease 3"
+"{bin}" crawl $common --seeds "$MANNERLY_DEMO_SEEDS" --out "{d}/w0" >"{d}/w0.log" 2>&1 &
+"{bin}" crawl $common --seeds "$MANNERLY_DEMO_SEEDS" --out "{d}/w1" >"{d}/w1.log" 2>&1 &
+wait
+"#,
+            url = server.url(),
+            bin = BIN,
+            d = dir.display()
+        ),
+    )
+    .expect("script");
+    let child = Command::new(BIN)
+        .args([
+            "demo",
+            "--json",
+            "--hosts",
+            "12",
+            "--min-delay",
+            "0.3",
+            "--",
+            "sh",
+        ])
+        .arg(&script)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mannerly demo runs");
+    // Mid-crawl, the server is killed (SIGKILL) and started again: what it
+    // had acknowledged is in its append-only file.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    server.restart(&aof);
+    let fleet = audit(child);
+    let logs: String = ["w0", "w1"]
+        .iter()
+        .map(|w| std::fs::read_to_string(dir.join(format!("{w}.log"))).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n---\n");
+    assert_eq!(fleet["violations"], 0, "{fleet}\n{logs}");
+    assert_eq!(
+        fleet["distinct_pages"], alone["distinct_pages"],
+        "nothing queued was lost: {fleet}\n{logs}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,8 +8,97 @@ use redis::aio::ConnectionManager;
 
 use crate::layout::Layout;
 
-/// A connection that reconnects by itself after the server restarts.
-pub type Connection = ConnectionManager;
+/// A connection that reconnects by itself after the server restarts, and
+/// retries a call that failed because the connection did (see
+/// [`Retrying`]).
+pub type Connection = Retrying<ConnectionManager>;
+
+/// Retries calls that failed for want of a server (connection refused,
+/// dropped or timed out, or the server still loading its data after a
+/// restart) for up to about 30 s, backing off from 50 ms to 2 s; other
+/// errors are returned at once.
+///
+/// A retried step may already have run once (the answer was lost, not the
+/// call): every step is safe to repeat. An enqueue is then a duplicate, a
+/// completion is stale, and a release run twice leaves one flight that no
+/// worker holds, which its lease gives back: at worst a URL is fetched
+/// twice, never lost.
+#[derive(Clone)]
+pub struct Retrying<C> {
+    inner: C,
+}
+
+impl<C> Retrying<C> {
+    /// Wraps a connection.
+    pub fn new(inner: C) -> Retrying<C> {
+        Retrying { inner }
+    }
+}
+
+/// Whether an error says the server could not be reached (worth a retry).
+fn transient(e: &redis::RedisError) -> bool {
+    e.is_io_error()
+        || e.is_connection_dropped()
+        || e.is_connection_refusal()
+        || e.is_timeout()
+        || matches!(
+            e.kind(),
+            redis::ErrorKind::Server(redis::ServerErrorKind::BusyLoading)
+                | redis::ErrorKind::Server(redis::ServerErrorKind::TryAgain)
+        )
+}
+
+const RETRY_FOR: std::time::Duration = std::time::Duration::from_secs(30);
+
+impl<C: redis::aio::ConnectionLike + Send> redis::aio::ConnectionLike for Retrying<C> {
+    fn req_packed_command<'a>(
+        &'a mut self,
+        cmd: &'a redis::Cmd,
+    ) -> redis::RedisFuture<'a, redis::Value> {
+        Box::pin(async move {
+            let start = std::time::Instant::now();
+            let mut pause = std::time::Duration::from_millis(50);
+            loop {
+                match self.inner.req_packed_command(cmd).await {
+                    Err(e) if transient(&e) && start.elapsed() < RETRY_FOR => {
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(std::time::Duration::from_secs(2));
+                    }
+                    other => return other,
+                }
+            }
+        })
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> redis::RedisFuture<'a, Vec<redis::Value>> {
+        Box::pin(async move {
+            let start = std::time::Instant::now();
+            let mut pause = std::time::Duration::from_millis(50);
+            loop {
+                match self
+                    .inner
+                    .req_packed_commands(pipeline, offset, count)
+                    .await
+                {
+                    Err(e) if transient(&e) && start.elapsed() < RETRY_FOR => {
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(std::time::Duration::from_secs(2));
+                    }
+                    other => return other,
+                }
+            }
+        })
+    }
+
+    fn get_db(&self) -> i64 {
+        self.inner.get_db()
+    }
+}
 
 fn store_err(url: &str, e: redis::RedisError) -> FrontierError {
     FrontierError::Store {
@@ -21,9 +110,10 @@ fn store_err(url: &str, e: redis::RedisError) -> FrontierError {
 /// Connects to `url` (`redis://HOST:PORT/` or `rediss://...`).
 pub async fn connect(url: &str) -> Result<Connection, FrontierError> {
     let client = redis::Client::open(url).map_err(|e| store_err(url, e))?;
-    ConnectionManager::new(client)
+    let manager = ConnectionManager::new(client)
         .await
-        .map_err(|e| store_err(url, e))
+        .map_err(|e| store_err(url, e))?;
+    Ok(Retrying::new(manager))
 }
 
 /// A crawl-wide value (such as the crawl's settings), if set.

@@ -291,6 +291,19 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
         }
     }
 
+    /// Nothing is queued in partition `p`, which holds `flights` flights:
+    /// empty only if they are all this worker's. Another's (or one whose
+    /// release answer was lost, which its lease will give back) may still
+    /// bring URLs, so then the answer is busy: ask again.
+    fn empty_or_busy(&self, p: u32, flights: u64) -> Next {
+        let own = self.flights.values().filter(|f| f.partition == p).count() as u64;
+        if flights > own {
+            Next::Busy
+        } else {
+            Next::Empty
+        }
+    }
+
     /// This worker changed the store: the cached answers no longer stand.
     fn changed(&mut self) {
         self.idle_until = None;
@@ -398,7 +411,7 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
                 until: int(2).map(UnixMillis).ok_or_else(bad)?,
             }),
             Some("busy") => Ok(Next::Busy),
-            Some("empty") => Ok(Next::Empty),
+            Some("empty") => Ok(self.empty_or_busy(p, int(2).unwrap_or(0))),
             Some("fetch") => {
                 let (
                     Some(seq),
@@ -503,7 +516,10 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
                         until: at(2).ok_or_else(|| self.corrupt(format!("probe: {a:?}")))?,
                     },
                     Some("busy") => Next::Busy,
-                    Some("empty") => Next::Empty,
+                    Some("empty") => {
+                        let flights = a.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
+                        self.empty_or_busy(p, flights)
+                    }
                     _ => return Err(self.corrupt(format!("probe: {a:?}"))),
                 };
                 self.idle = merge(self.idle.clone(), answer);

@@ -67,6 +67,6 @@ pub mod frontier;
 pub mod layout;
 mod lua;
 
-pub use client::{connect, Connection, RobotsStore};
+pub use client::{connect, Connection, Retrying, RobotsStore};
 pub use frontier::{FleetConfig, FleetFrontier, TimeSource};
 pub use layout::{Layout, LayoutError, DEFAULT_PARTITIONS};

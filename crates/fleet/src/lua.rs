@@ -247,7 +247,9 @@ while true do
 end
 local t = redis.call('ZRANGE', K('time'), 0, 0, 'WITHSCORES')
 if #t > 0 then return {'wait', num(now), t[2]} end
-if tonumber(redis.call('HGET', K('meta'), 'queued') or '0') <= 0 then return {'empty', num(now)} end
+if tonumber(redis.call('HGET', K('meta'), 'queued') or '0') <= 0 then
+  return {'empty', num(now), redis.call('HLEN', K('fl'))}
+end
 return {'busy', num(now)}
 "#;
 
@@ -264,7 +266,9 @@ if #t > 0 then
   if tonumber(t[2]) <= now then return {'due', num(now)} end
   return {'wait', num(now), t[2]}
 end
-if tonumber(redis.call('HGET', K('meta'), 'queued') or '0') <= 0 then return {'empty', num(now)} end
+if tonumber(redis.call('HGET', K('meta'), 'queued') or '0') <= 0 then
+  return {'empty', num(now), redis.call('HLEN', K('fl'))}
+end
 return {'busy', num(now)}
 "#;
 

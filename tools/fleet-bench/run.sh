@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# A fleet of `mannerly crawl --frontier redis://` workers on the demo's
+# simulated web with no delay, against one worker on the embedded frontier,
+# in the same run: pages/s by number of workers, and what the Redis server
+# spent per page (commands, and CPU from its own INFO counters), from which
+# the pages/s one server core could feed is extrapolated.
+#
+#   tools/fleet-bench/run.sh              # 2,000 hosts (~18,000 pages), 1 2 4 workers
+#   HOSTS=500 WORKERS="1 2" tools/fleet-bench/run.sh
+#
+# Needs redis-server and redis-cli (Debian's redis-server package).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+hosts=${HOSTS:-2000}
+workers=${WORKERS:-"1 2 4"}
+partitions=${PARTITIONS:-1024}
+(cd "$root" && cargo build --release --quiet -p mannerly-cli)
+bin=$root/target/release/mannerly
+work=$(mktemp -d)
+port=$((20000 + RANDOM % 20000))
+cleanup() {
+    redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
+    --dir "$work" --logfile "$work/redis.log"
+for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+
+# Every worker gets the seeds (enqueueing them twice is a no-op), so all
+# start at once.
+cat >"$work/workers.sh" <<'SH'
+#!/bin/sh
+bin=$1; out=$2; n=$3; frontier=$4; crawl=$5; partitions=$6
+i=0
+while [ "$i" -lt "$n" ]; do
+    if [ -n "$frontier" ]; then
+        "$bin" crawl --proxy "$MANNERLY_DEMO_PROXY" --seeds "$MANNERLY_DEMO_SEEDS" --min-delay 0 \
+            --give-up-after 5 --frontier "$frontier" --crawl-name "$crawl" --partitions "$partitions" \
+            --out "$out/w$i" >"$out/w$i.log" 2>&1 &
+    else
+        "$bin" crawl --proxy "$MANNERLY_DEMO_PROXY" --seeds "$MANNERLY_DEMO_SEEDS" --min-delay 0 \
+            --give-up-after 5 --out "$out/w$i" >"$out/w$i.log" 2>&1 &
+    fi
+    i=$((i + 1))
+done
+wait
+SH
+
+info() { redis-cli -p "$port" info "$1" | tr -d '\r'; }
+field() { sed -n "s/^$1:\([0-9.]*\).*/\1/p"; }
+evalsha() { info commandstats | sed -n 's/^cmdstat_evalsha:calls=\([0-9]*\),usec=\([0-9]*\).*/\1 \2/p'; }
+
+printf '%-22s %7s %8s %8s %12s %14s %16s\n' "" pages seconds pages/s "cmds/page" "server CPU µs/page" "pages/s per core"
+run() { # label, workers, frontier URL ('' for the embedded frontier), crawl name
+    local label=$1 n=$2 frontier=$3 crawl=$4
+    redis-cli -p "$port" config resetstat >/dev/null
+    local cpu0 cmds0
+    cpu0=$(info cpu | awk -F: '/^used_cpu_(user|sys):/{s+=$2} END{printf "%.6f", s}')
+    cmds0=$(info stats | field total_commands_processed)
+    rm -rf "$work/run"; mkdir -p "$work/run"
+    "$bin" demo --json --hosts "$hosts" --min-delay 0 -- sh "$work/workers.sh" "$bin" "$work/run" "$n" "$frontier" "$crawl" "$partitions" \
+        >"$work/audit.json" 2>"$work/demo.err" || true
+    local cpu1 cmds1
+    cpu1=$(info cpu | awk -F: '/^used_cpu_(user|sys):/{s+=$2} END{printf "%.6f", s}')
+    cmds1=$(info stats | field total_commands_processed)
+    python3 - "$work/audit.json" "$label" "$cpu0" "$cpu1" "$cmds0" "$cmds1" "$frontier" <<'PY'
+import json, sys
+path, label, cpu0, cpu1, c0, c1, frontier = sys.argv[1:]
+a = json.loads(open(path).read().strip().splitlines()[-1])
+pages, secs = a["pages"], a["external"]["seconds"]
+if frontier:
+    cmds = (int(c1) - int(c0)) / max(pages, 1)
+    us = (float(cpu1) - float(cpu0)) * 1e6 / max(pages, 1)
+    core = f"{1e6 / us:,.0f}" if us > 0 else "-"
+    print(f"{label:<22} {pages:>7} {secs:>8.1f} {pages / secs:>8.0f} {cmds:>12.1f} {us:>14.1f} {core:>16}  violations {a['violations']}")
+else:
+    print(f"{label:<22} {pages:>7} {secs:>8.1f} {pages / secs:>8.0f} {'-':>12} {'-':>14} {'-':>16}  violations {a['violations']}")
+PY
+}
+run "embedded, 1 worker" 1 "" ""
+for n in $workers; do
+    run "fleet, $n worker(s)" "$n" "redis://127.0.0.1:$port/" "bench$n"
+done
+echo "(hosts: $hosts generated + the demo's scripted ones; no delay; partitions: $partitions; Redis $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p'))"
