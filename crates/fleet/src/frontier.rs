@@ -118,6 +118,11 @@ pub struct FleetFrontier<C> {
     skipped_at: Option<UnixMillis>,
     /// This worker's name in the fleet's list (host name and process id).
     worker: String,
+    /// The server's clock minus this process's, in ms, from the last reply
+    /// that carried the server's time ([`TimeSource::Server`]): the
+    /// worker's own arithmetic (a completion's backoff, Retry-After) is
+    /// done on the server's clock, as the scripts' is.
+    offset: i64,
 }
 
 /// Two partitions' answers as one: the earliest wait, else busy if either
@@ -241,6 +246,7 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
             stats_cache: None,
             skipped_at: None,
             worker: worker_name(),
+            offset: 0,
         })
     }
 
@@ -301,6 +307,27 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
             Next::Busy
         } else {
             Next::Empty
+        }
+    }
+
+    /// `now` on the store's clock.
+    fn store_now(&self, now: UnixMillis) -> UnixMillis {
+        match self.fleet.time {
+            TimeSource::Caller => now,
+            TimeSource::Server => {
+                let t = i64::try_from(now.as_millis()).unwrap_or(i64::MAX);
+                UnixMillis(u64::try_from(t.saturating_add(self.offset)).unwrap_or(0))
+            }
+        }
+    }
+
+    /// Learns the server's clock from a reply stamped `at`.
+    fn saw_server_time(&mut self, at: UnixMillis) {
+        if self.fleet.time == TimeSource::Server {
+            let local = i64::try_from(UnixMillis::now().as_millis()).unwrap_or(i64::MAX);
+            self.offset = i64::try_from(at.as_millis())
+                .unwrap_or(i64::MAX)
+                .saturating_sub(local);
         }
     }
 
@@ -442,6 +469,7 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
                 if !self.holds(&key) {
                     self.adopt(&key, &state);
                 }
+                self.saw_server_time(at);
                 let started = self.politeness.start(&key, at);
                 self.flights.insert(
                     lease,
@@ -543,7 +571,10 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
             });
         };
         match outcome {
-            Some(o) => self.politeness.finish(&fl.key, now, o),
+            Some(o) => {
+                let at = self.store_now(now);
+                self.politeness.finish(&fl.key, at, o)
+            }
             None => self.politeness.unstart(&fl.key, &fl.started),
         }
         let (state, chk, why) = self.written(&fl.key);
@@ -844,6 +875,7 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
                     self.adopt(&key, &state);
                 }
                 let now = at(1).unwrap_or(now);
+                self.saw_server_time(now);
                 self.politeness.start(&key, now);
                 *self.begun.entry(key).or_default() += 1;
                 self.changed();
@@ -875,7 +907,8 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
                 self.begun.remove(&key);
             }
         }
-        self.politeness.finish(&key, now, outcome);
+        let at = self.store_now(now);
+        self.politeness.finish(&key, at, outcome);
         let (state, chk, why) = self.written(&key);
         let p = self.layout.partition_of(&key);
         let _: String = step(
@@ -963,7 +996,8 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
             }
         }
         self.load(&key).await?;
-        Ok(self.politeness.why_not_now(&key, now))
+        let at = self.store_now(now);
+        Ok(self.politeness.why_not_now(&key, at))
     }
 
     async fn sync(&mut self) -> Result<(), FrontierError> {
