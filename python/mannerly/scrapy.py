@@ -94,6 +94,11 @@ try:
     from scrapy import Request, signals
     from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
     from scrapy.utils.httpobj import urlparse_cached
+
+    try:
+        from scrapy.http.request import NO_CALLBACK
+    except ImportError:  # pragma: no cover - Scrapy before 2.8
+        NO_CALLBACK = None
 except ImportError:  # pragma: no cover - Scrapy absent: only RobotParser is usable
     Request = None  # type: ignore[assignment,misc]
     IgnoreRequest = Exception  # type: ignore[assignment,misc]
@@ -274,7 +279,7 @@ class RobotsTxtMiddleware:
             priority=self.DOWNLOAD_PRIORITY,
             meta={"dont_obey_robotstxt": True, "dont_retry": True, "redirect_ttl": 5},
             dont_filter=True,
-            callback=lambda _: None,
+            callback=NO_CALLBACK,
         )
         engine = self.crawler.engine
         self._stats.inc_value("robotstxt/request_count")

@@ -9,10 +9,15 @@
 //! worker and one partition it answers exactly as the embedded frontier
 //! does (the contract suite, `tests/contract.rs`, checks every answer).
 //!
-//! **State of this crate (issue #14):** the frontier, its protocol and its
-//! tests against a real server are here. Not yet: the crawler's
-//! `--frontier redis://` mode, the shared robots.txt store, `--status` of a
-//! fleet, Cluster tests, and the fleet benchmark.
+//! The crawler uses it through `mannerly crawl --frontier redis://...`
+//! ([`client::RobotsStore`] shares robots.txt states across the fleet;
+//! [`client::fleet_status`] is `--status`).
+//!
+//! **State of this crate (issue #14):** not yet Redis Cluster. Every step
+//! touches one slot, but the reads that span partitions (the idle probe,
+//! `stats`, `busiest`, the status) are pipelines across slots, which a
+//! Cluster connection refuses; they must be split per node. The server's
+//! CPU per page (`tools/fleet-bench/run.sh`) is also above its goal.
 //!
 //! # The protocol
 //!
