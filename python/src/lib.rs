@@ -18,13 +18,6 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-fn options(rfc: bool) -> ParseOptions {
-    ParseOptions {
-        mode: if rfc { Mode::Rfc9309 } else { Mode::Google },
-        ..ParseOptions::default()
-    }
-}
-
 fn agent_match(m: AgentMatch) -> &'static str {
     match m {
         AgentMatch::Specific => "specific",
@@ -117,7 +110,7 @@ impl Robots {
     #[new]
     #[pyo3(signature = (body, rfc = false, max_bytes = None))]
     fn new(body: &[u8], rfc: bool, max_bytes: Option<usize>) -> Robots {
-        let mut o = options(rfc);
+        let mut o = ParseOptions::strict(rfc);
         if let Some(m) = max_bytes {
             o.max_bytes = m;
         }
@@ -292,7 +285,7 @@ impl AgentRules {
 #[pyfunction]
 #[pyo3(signature = (body, rfc = false))]
 fn lint<'py>(py: Python<'py>, body: &[u8], rfc: bool) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    lint_with(body, options(rfc))
+    lint_with(body, ParseOptions::strict(rfc))
         .iter()
         .map(|d| finding(py, d))
         .collect()

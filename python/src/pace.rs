@@ -182,10 +182,7 @@ impl RobotsState {
                 )))
             }
         };
-        let mut parse = ParseOptions::default();
-        if rfc {
-            parse.mode = mannerly_robots::Mode::Rfc9309;
-        }
+        let parse = ParseOptions::strict(rfc);
         let config = PolicyConfig {
             profile,
             max_ttl: duration("max_ttl", max_ttl)?,

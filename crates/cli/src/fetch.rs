@@ -11,7 +11,7 @@ use mannerly_fetch::{
     Access, CacheConfig, Decision, FetchConfig, HttpFetcher, NoStore, Origin, OriginState, Profile,
     RobotsCache, SystemClock,
 };
-use mannerly_robots::{Mode, ParseOptions};
+use mannerly_robots::ParseOptions;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -57,8 +57,8 @@ pub fn fetch_origin(
             Profile::Google
         },
         parse: ParseOptions {
-            mode: if rfc { Mode::Rfc9309 } else { Mode::Google },
             max_bytes,
+            ..ParseOptions::strict(rfc)
         },
         ..PolicyConfig::default()
     };

@@ -53,6 +53,16 @@ impl Default for ParseOptions {
 }
 
 impl ParseOptions {
+    /// The default size limit, in strict RFC 9309 mode when `rfc` (else
+    /// Google's behaviour): what a caller's `--rfc` flag asks for.
+    pub fn strict(rfc: bool) -> Self {
+        if rfc {
+            Self::rfc9309()
+        } else {
+            Self::default()
+        }
+    }
+
     /// The strict RFC 9309 mode with the default size limit.
     pub fn rfc9309() -> Self {
         ParseOptions {

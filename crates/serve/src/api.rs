@@ -5,7 +5,7 @@
 use mannerly_polite::controller::{
     Config as PoliteConfig, CrawlDelayProfile, Politeness, RobotsPacing,
 };
-use mannerly_robots::{lint_with, AgentMatch, Mode, ParseOptions, Preference, Robots, Verdict};
+use mannerly_robots::{lint_with, AgentMatch, ParseOptions, Preference, Robots, Verdict};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -149,13 +149,6 @@ pub struct CheckResponse {
     pub truncated: bool,
 }
 
-fn options(rfc: bool) -> ParseOptions {
-    ParseOptions {
-        mode: if rfc { Mode::Rfc9309 } else { Mode::Google },
-        ..ParseOptions::default()
-    }
-}
-
 fn mode_name(rfc: bool) -> &'static str {
     if rfc {
         "rfc9309"
@@ -211,8 +204,8 @@ fn word(p: Preference) -> &'static str {
 pub fn check(req: &CheckRequest) -> Result<CheckResponse, BadRequest> {
     check_agent(&req.agent)?;
     check_urls("urls", &req.urls)?;
-    let robots = Robots::parse_with(req.robots.as_bytes(), options(req.rfc));
-    let other = Robots::parse_with(req.robots.as_bytes(), options(!req.rfc));
+    let robots = Robots::parse_with(req.robots.as_bytes(), ParseOptions::strict(req.rfc));
+    let other = Robots::parse_with(req.robots.as_bytes(), ParseOptions::strict(!req.rfc));
     let view = robots.for_agent(&req.agent);
     let other_view = other.for_agent(&req.agent);
     let mut groups = Vec::new();
@@ -375,7 +368,7 @@ pub struct LintResponse {
 pub fn lint(req: &LintRequest) -> LintResponse {
     LintResponse {
         mode: mode_name(req.rfc),
-        diagnostics: lint_with(req.robots.as_bytes(), options(req.rfc))
+        diagnostics: lint_with(req.robots.as_bytes(), ParseOptions::strict(req.rfc))
             .into_iter()
             .map(|d| Finding {
                 line: d.line,
@@ -452,8 +445,8 @@ pub fn diff(req: &DiffRequest) -> Result<DiffResponse, BadRequest> {
         check_agent(a)?;
     }
     check_urls("urls", &req.urls)?;
-    let before = Robots::parse_with(req.before.as_bytes(), options(req.rfc));
-    let after = Robots::parse_with(req.after.as_bytes(), options(req.rfc));
+    let before = Robots::parse_with(req.before.as_bytes(), ParseOptions::strict(req.rfc));
+    let after = Robots::parse_with(req.after.as_bytes(), ParseOptions::strict(req.rfc));
     let mut changes = Vec::new();
     for agent in &req.agents {
         let (b, a) = (before.for_agent(agent), after.for_agent(agent));
