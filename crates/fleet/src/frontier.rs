@@ -277,23 +277,12 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
         self.politeness.config.max_in_flight
     }
 
-    /// Replaces the cached state of `key` with what the store holds.
+    /// Replaces the cached state of `key` with what the store holds (none,
+    /// or one that does not parse: the key starts afresh).
     fn adopt(&mut self, key: &str, json: &str) {
-        if json.is_empty() {
-            self.politeness.restore(key, self.fresh());
-            return;
-        }
         match serde_json::from_str::<HostState>(json) {
             Ok(s) => self.politeness.restore(key, s),
-            Err(_) => self.politeness.restore(key, self.fresh()),
-        }
-    }
-
-    fn fresh(&self) -> HostState {
-        HostState {
-            base_delay: self.politeness.config.min_delay,
-            delay: self.politeness.config.min_delay,
-            ..HostState::default()
+            Err(_) => self.politeness.forget(key),
         }
     }
 
@@ -360,15 +349,7 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
             .query_async(&mut self.con)
             .await
             .map_err(|e| self.err(e))?;
-        match json {
-            Some(j) => self.adopt(key, &j),
-            None => {
-                if self.politeness.get(key).is_some() {
-                    let fresh = self.fresh();
-                    self.politeness.restore(key, fresh);
-                }
-            }
-        }
+        self.adopt(key, json.as_deref().unwrap_or(""));
         if let Some(n) = inf.filter(|n| *n > 0) {
             self.politeness.host(key).in_flight = n;
         }
@@ -710,12 +691,7 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
         tag: u32,
         now: UnixMillis,
     ) -> Result<(), FrontierError> {
-        if released.kind != Kind::Page {
-            return Err(FrontierError::NotAPage {
-                lease: released.lease,
-                url: released.url.clone(),
-            });
-        }
+        released.require_page()?;
         self.settle(released, "retry", Some(outcome), tag, now)
             .await
     }

@@ -256,6 +256,12 @@ impl Politeness {
         self.hosts.insert(key.to_owned(), s);
     }
 
+    /// Drops a key's state: it is as if never used (its next use starts
+    /// from the configured delays).
+    pub fn forget(&mut self, key: &str) {
+        self.hosts.remove(key);
+    }
+
     /// Every key with its state.
     pub fn keys(&self) -> impl Iterator<Item = (&String, &HostState)> {
         self.hosts.iter()

@@ -1036,12 +1036,7 @@ impl LocalFrontier {
         tag: u32,
         now: UnixMillis,
     ) -> Result<(), FrontierError> {
-        if released.kind != Kind::Page {
-            return Err(FrontierError::NotAPage {
-                lease: released.lease,
-                url: released.url.clone(),
-            });
-        }
+        released.require_page()?;
         self.settle(released, now, Settle::Retry(outcome, tag))
     }
 

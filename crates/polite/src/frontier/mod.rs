@@ -132,6 +132,21 @@ pub struct Released {
     pub lease: u64,
 }
 
+impl Released {
+    /// `Ok` for a page; [`FrontierError::NotAPage`] for a robots.txt
+    /// release, which only the robots.txt cache retries (what `requeue`
+    /// checks in every backend).
+    pub fn require_page(&self) -> Result<(), FrontierError> {
+        match self.kind {
+            Kind::Page => Ok(()),
+            Kind::Robots => Err(FrontierError::NotAPage {
+                lease: self.lease,
+                url: self.url.clone(),
+            }),
+        }
+    }
+}
+
 /// What the crawler should do next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Next {
