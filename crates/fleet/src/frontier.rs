@@ -286,6 +286,20 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
         }
     }
 
+    /// What a partition's `wait`, `busy` or `empty` reply (its third field,
+    /// if any: the time to wait for, or the flights) means; `None` for a
+    /// reply that is none of those or lacks its time.
+    fn idle_answer(&self, p: u32, kind: &str, third: Option<u64>) -> Option<Next> {
+        match kind {
+            "wait" => third.map(|t| Next::Wait {
+                until: UnixMillis(t),
+            }),
+            "busy" => Some(Next::Busy),
+            "empty" => Some(self.empty_or_busy(p, third.unwrap_or(0))),
+            _ => None,
+        }
+    }
+
     /// Nothing is queued in partition `p`, which holds `flights` flights:
     /// empty only if they are all this worker's. Another's (or one whose
     /// release answer was lost, which its lease will give back) may still
@@ -415,11 +429,9 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
         let bad = || self.corrupt(format!("next: {v:?}"));
         let at = int(1).map(UnixMillis).ok_or_else(bad)?;
         match text(0).as_deref() {
-            Some("wait") => Ok(Next::Wait {
-                until: int(2).map(UnixMillis).ok_or_else(bad)?,
-            }),
-            Some("busy") => Ok(Next::Busy),
-            Some("empty") => Ok(self.empty_or_busy(p, int(2).unwrap_or(0))),
+            Some(kind @ ("wait" | "busy" | "empty")) => {
+                self.idle_answer(p, kind, int(2)).ok_or_else(bad)
+            }
             Some("fetch") => {
                 let (
                     Some(seq),
@@ -515,22 +527,15 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
                 Err(e) => return Err(self.err(e)),
             };
             for (&p, a) in chunk.iter().zip(answers) {
-                let at = |i: usize| a.get(i).and_then(|s| s.parse().ok()).map(UnixMillis);
-                let answer = match a.first().map(String::as_str) {
-                    Some("due") => {
-                        self.due.push_back(p);
-                        continue;
-                    }
-                    Some("wait") => Next::Wait {
-                        until: at(2).ok_or_else(|| self.corrupt(format!("probe: {a:?}")))?,
-                    },
-                    Some("busy") => Next::Busy,
-                    Some("empty") => {
-                        let flights = a.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
-                        self.empty_or_busy(p, flights)
-                    }
-                    _ => return Err(self.corrupt(format!("probe: {a:?}"))),
-                };
+                let kind = a.first().map_or("", String::as_str);
+                if kind == "due" {
+                    self.due.push_back(p);
+                    continue;
+                }
+                let third = a.get(2).and_then(|s| s.parse().ok());
+                let answer = self
+                    .idle_answer(p, kind, third)
+                    .ok_or_else(|| self.corrupt(format!("probe: {a:?}")))?;
                 self.idle = merge(self.idle.clone(), answer);
             }
         }

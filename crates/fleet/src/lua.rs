@@ -141,6 +141,16 @@ local function settle_robots(origin)
     else redis.call('HSET', K('rb'), origin, 'K' .. string.sub(g, 2)) end
   end
 end
+-- What `NEXT` answers when nothing may be released now (`t`: the head of
+-- the time set): wait for that head, or busy/empty (with the number of
+-- flights, so a worker can tell whether any are another's).
+local function idle(now, t)
+  if #t > 0 then return {'wait', num(now), t[2]} end
+  if tonumber(redis.call('HGET', K('meta'), 'queued') or '0') <= 0 then
+    return {'empty', num(now), redis.call('HLEN', K('fl'))}
+  end
+  return {'busy', num(now)}
+end
 local function dec_inf(key)
   if redis.call('HINCRBY', K('inf'), key, -1) <= 0 then redis.call('HDEL', K('inf'), key) end
 end
@@ -245,12 +255,7 @@ while true do
     end
   end
 end
-local t = redis.call('ZRANGE', K('time'), 0, 0, 'WITHSCORES')
-if #t > 0 then return {'wait', num(now), t[2]} end
-if tonumber(redis.call('HGET', K('meta'), 'queued') or '0') <= 0 then
-  return {'empty', num(now), redis.call('HLEN', K('fl'))}
-end
-return {'busy', num(now)}
+return idle(now, redis.call('ZRANGE', K('time'), 0, 0, 'WITHSCORES'))
 "#;
 
 /// ARGV: T, now. Whether `NEXT` has anything to do in this partition
@@ -262,14 +267,8 @@ local l = redis.call('ZRANGE', K('lease'), 0, 0, 'WITHSCORES')
 if #l > 0 and tonumber(l[2]) <= now then return {'due', num(now)} end
 if redis.call('ZCARD', K('ready')) > 0 then return {'due', num(now)} end
 local t = redis.call('ZRANGE', K('time'), 0, 0, 'WITHSCORES')
-if #t > 0 then
-  if tonumber(t[2]) <= now then return {'due', num(now)} end
-  return {'wait', num(now), t[2]}
-end
-if tonumber(redis.call('HGET', K('meta'), 'queued') or '0') <= 0 then
-  return {'empty', num(now), redis.call('HLEN', K('fl'))}
-end
-return {'busy', num(now)}
+if #t > 0 and tonumber(t[2]) <= now then return {'due', num(now)} end
+return idle(now, t)
 "#;
 
 /// ARGV: T, now, flight id, fencing token, lease ms. 1 and the lease
