@@ -23,7 +23,7 @@ use super::{
 };
 use crate::controller::{HostState, Outcome, Politeness, RobotsPacing, Started, UnixMillis, Wait};
 use crate::key::{KeyError, Keyer};
-use crate::store::{sort_key, sort_priority, sort_seq, Sort, Store};
+use crate::store::{sort_key, sort_priority, sort_seq, Entry, Sort, Store};
 
 /// A queued URL with the caller's tag.
 #[derive(Debug, Clone)]
@@ -49,6 +49,36 @@ struct KeyQueue {
 }
 
 impl KeyQueue {
+    /// Puts URLs read from disk (in order) into the empty window; what is
+    /// left only on disk then sorts after the last of them. A key that
+    /// counts URLs but has none on disk is a corrupt store.
+    fn fill(&mut self, loaded: Vec<Entry>, key: &str, store: &Store) -> Result<(), FrontierError> {
+        let last = loaded.last().map(|e| e.sort);
+        for e in loaded {
+            self.window.insert(
+                e.sort,
+                Queued {
+                    tag: e.tag,
+                    url: e.url.into_boxed_str(),
+                },
+            );
+        }
+        self.rest_low = match last {
+            Some(l) if self.window.len() as u64 != self.count => Some(after(l)),
+            _ => None,
+        };
+        if self.window.is_empty() {
+            return Err(FrontierError::Corrupt {
+                store: store.path().display().to_string(),
+                what: format!(
+                    "{key} should have {} queued URLs on disk, found none",
+                    self.count
+                ),
+            });
+        }
+        Ok(())
+    }
+
     fn head_priority(&self) -> u8 {
         // A queue restored from a summary has its head on disk only, and
         // `rest_low` is then exactly that head.
@@ -556,36 +586,12 @@ impl LocalFrontier {
             store.del_queue(key, &head);
             if let Some(loaded) = refill {
                 // Everything else on disk sorts after the head just taken.
-                q.rest_low = None;
-                let loaded: Vec<_> = loaded
+                let loaded = loaded
                     .into_iter()
                     .filter(|e| e.sort > head)
                     .take(window)
                     .collect();
-                let last = loaded.last().map(|e| e.sort);
-                for e in loaded {
-                    q.window.insert(
-                        e.sort,
-                        Queued {
-                            tag: e.tag,
-                            url: e.url.into_boxed_str(),
-                        },
-                    );
-                }
-                if q.window.len() as u64 != q.count {
-                    if let Some(l) = last {
-                        q.rest_low = Some(after(l));
-                    }
-                }
-                if q.window.is_empty() {
-                    return Err(FrontierError::Corrupt {
-                        store: store.path().display().to_string(),
-                        what: format!(
-                            "{key} should have {} queued URLs on disk, found none",
-                            q.count
-                        ),
-                    });
-                }
+                q.fill(loaded, key, store)?;
             }
         }
         Ok(Some((head, url)))
@@ -604,30 +610,7 @@ impl LocalFrontier {
         }
         let from = q.rest_low.unwrap_or([0; 9]);
         let loaded = store.load(key, &from, window)?;
-        let last = loaded.last().map(|e| e.sort);
-        for e in loaded {
-            q.window.insert(
-                e.sort,
-                Queued {
-                    tag: e.tag,
-                    url: e.url.into_boxed_str(),
-                },
-            );
-        }
-        q.rest_low = match last {
-            Some(l) if q.window.len() as u64 != q.count => Some(after(l)),
-            _ => None,
-        };
-        if q.window.is_empty() {
-            return Err(FrontierError::Corrupt {
-                store: store.path().display().to_string(),
-                what: format!(
-                    "{key} should have {} queued URLs on disk, found none",
-                    q.count
-                ),
-            });
-        }
-        Ok(())
+        q.fill(loaded, key, store)
     }
 
     /// Drops every URL of a skipped key, reporting each.
