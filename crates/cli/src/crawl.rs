@@ -94,8 +94,9 @@ pub struct Args {
     #[arg(long, value_name = "URL", requires = "sign_key")]
     signature_agent: Option<String>,
     /// Share the frontier with a fleet of workers on a Redis-protocol
-    /// server (`redis://HOST:PORT/`): each host is fetched by one worker at
-    /// a time, whichever machine it runs on. With --status, show the fleet.
+    /// server (`redis://HOST:PORT/`; for a Redis Cluster, one node's URL or
+    /// several, comma-separated): each host is fetched by one worker at a
+    /// time, whichever machine it runs on. With --status, show the fleet.
     #[arg(long, value_name = "URL")]
     frontier: Option<String>,
     /// With --frontier: the crawl's name on the server.

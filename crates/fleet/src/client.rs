@@ -4,14 +4,135 @@
 use mannerly_fetch::policy::StoredState;
 use mannerly_fetch::{Origin, Store, StoreError, StoreFuture};
 use mannerly_polite::frontier::FrontierError;
-use redis::aio::ConnectionManager;
+use redis::aio::{ConnectionLike, ConnectionManager, MultiplexedConnection};
+use redis::cluster_async::ClusterConnection;
+use redis::{Pipeline, RedisResult, Value};
 
 use crate::layout::Layout;
 
-/// A connection that reconnects by itself after the server restarts, and
-/// retries a call that failed because the connection did (see
-/// [`Retrying`]).
-pub type Connection = Retrying<ConnectionManager>;
+/// A connection that reconnects by itself after a server restarts (and on
+/// a Cluster follows its slots from node to node), and retries a call that
+/// failed because the connection did (see [`Retrying`]).
+pub type Connection = Retrying<Link>;
+
+/// A connection to a standalone server or to a Redis Cluster, chosen by
+/// [`connect`] from what the server says it is.
+#[derive(Clone)]
+pub enum Link {
+    /// One server (or a primary with replicas behind it).
+    Single(ConnectionManager),
+    /// A Cluster: each command goes to the node serving its key's slot.
+    Cluster(ClusterConnection),
+}
+
+impl ConnectionLike for Link {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a redis::Cmd) -> redis::RedisFuture<'a, Value> {
+        match self {
+            Link::Single(c) => c.req_packed_command(cmd),
+            Link::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> redis::RedisFuture<'a, Vec<Value>> {
+        match self {
+            Link::Single(c) => c.req_packed_commands(pipeline, offset, count),
+            Link::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Link::Single(c) => c.get_db(),
+            Link::Cluster(c) => c.get_db(),
+        }
+    }
+}
+
+/// A connection the fleet can run on: one that says whether a pipeline may
+/// mix keys of different slots (a standalone server takes any pipeline; a
+/// Cluster connection sends a pipeline to one node, so the fleet's reads
+/// that span partitions go as one pipeline per partition there).
+pub trait FleetConnection: ConnectionLike + Clone + Send + Sync + 'static {
+    /// Whether every pipeline must keep to one slot.
+    fn one_slot_per_pipeline(&self) -> bool {
+        false
+    }
+}
+
+impl FleetConnection for MultiplexedConnection {}
+impl FleetConnection for ConnectionManager {}
+impl FleetConnection for ClusterConnection {
+    fn one_slot_per_pipeline(&self) -> bool {
+        true
+    }
+}
+impl FleetConnection for Link {
+    fn one_slot_per_pipeline(&self) -> bool {
+        matches!(self, Link::Cluster(_))
+    }
+}
+impl<C: FleetConnection> FleetConnection for Retrying<C> {
+    fn one_slot_per_pipeline(&self) -> bool {
+        self.inner.one_slot_per_pipeline()
+    }
+}
+
+/// How many per-partition pipelines a Cluster connection has in flight at
+/// once for a read that spans partitions.
+const SPREAD: usize = 64;
+
+/// Runs the commands `add` puts in a pipeline for each partition of
+/// `parts` (each partition's keys in one slot, and the same number of
+/// replies for each, none ignored) and returns each partition's replies,
+/// in the order of `parts`. On a standalone server that is one pipeline
+/// per 512 partitions; on a Cluster, one pipeline per partition, [`SPREAD`]
+/// at a time, each to the node serving that partition's slot.
+pub(crate) async fn across<C: FleetConnection>(
+    con: &mut C,
+    parts: &[u32],
+    add: impl Fn(&mut Pipeline, u32),
+) -> RedisResult<Vec<Vec<Value>>> {
+    use futures_util::stream::{self, StreamExt, TryStreamExt};
+    if con.one_slot_per_pipeline() {
+        let pipes: Vec<Pipeline> = parts
+            .iter()
+            .map(|&p| {
+                let mut pipe = redis::pipe();
+                add(&mut pipe, p);
+                pipe
+            })
+            .collect();
+        let con = &*con;
+        return stream::iter(pipes)
+            .map(|pipe| {
+                let mut con = con.clone();
+                async move { pipe.query_async::<Vec<Value>>(&mut con).await }
+            })
+            .buffered(SPREAD)
+            .try_collect()
+            .await;
+    }
+    let mut out = Vec::with_capacity(parts.len());
+    for chunk in parts.chunks(512) {
+        let mut pipe = redis::pipe();
+        let mut counts = Vec::with_capacity(chunk.len());
+        for &p in chunk {
+            let before = pipe.cmd_iter().count();
+            add(&mut pipe, p);
+            counts.push(pipe.cmd_iter().count() - before);
+        }
+        let mut replies = pipe.query_async::<Vec<Value>>(con).await?.into_iter();
+        for n in counts {
+            out.push(replies.by_ref().take(n).collect());
+        }
+    }
+    Ok(out)
+}
 
 /// Retries calls that failed for want of a server (connection refused,
 /// dropped or timed out, or the server still loading its data after a
@@ -43,8 +164,12 @@ fn transient(e: &redis::RedisError) -> bool {
         || e.is_timeout()
         || matches!(
             e.kind(),
-            redis::ErrorKind::Server(redis::ServerErrorKind::BusyLoading)
-                | redis::ErrorKind::Server(redis::ServerErrorKind::TryAgain)
+            redis::ErrorKind::Server(
+                redis::ServerErrorKind::BusyLoading
+                    | redis::ServerErrorKind::TryAgain
+                    | redis::ServerErrorKind::ClusterDown
+                    | redis::ServerErrorKind::MasterDown
+            )
         )
 }
 
@@ -107,13 +232,51 @@ fn store_err(url: &str, e: redis::RedisError) -> FrontierError {
     }
 }
 
-/// Connects to `url` (`redis://HOST:PORT/` or `rediss://...`).
+/// Connects to `url`: `redis://HOST:PORT/` (or `rediss://...`) names one
+/// server; several, comma-separated, name nodes of a Redis Cluster (any one
+/// that answers is enough to find the others). A single URL whose server
+/// says it is a Cluster node (`cluster_enabled:1`) is used as a Cluster
+/// too, so one node's address is all a worker needs.
 pub async fn connect(url: &str) -> Result<Connection, FrontierError> {
-    let client = redis::Client::open(url).map_err(|e| store_err(url, e))?;
+    let urls: Vec<&str> = url
+        .split(',')
+        .map(str::trim)
+        .filter(|u| !u.is_empty())
+        .collect();
+    let first = *urls.first().ok_or_else(|| FrontierError::Corrupt {
+        store: url.to_owned(),
+        what: "no server named: --frontier takes redis://HOST:PORT/ (or several, comma-separated, for a Cluster)".into(),
+    })?;
+    let cluster = if urls.len() > 1 {
+        true
+    } else {
+        let client = redis::Client::open(first).map_err(|e| store_err(url, e))?;
+        let mut probe = client
+            .get_multiplexed_async_connection()
+            .await
+            .map_err(|e| store_err(url, e))?;
+        let info: String = redis::cmd("INFO")
+            .arg("cluster")
+            .query_async(&mut probe)
+            .await
+            .map_err(|e| store_err(url, e))?;
+        info.lines().any(|l| l.trim() == "cluster_enabled:1")
+    };
+    if cluster {
+        let client = redis::cluster::ClusterClientBuilder::new(urls)
+            .build()
+            .map_err(|e| store_err(url, e))?;
+        let con = client
+            .get_async_connection()
+            .await
+            .map_err(|e| store_err(url, e))?;
+        return Ok(Retrying::new(Link::Cluster(con)));
+    }
+    let client = redis::Client::open(first).map_err(|e| store_err(url, e))?;
     let manager = ConnectionManager::new(client)
         .await
         .map_err(|e| store_err(url, e))?;
-    Ok(Retrying::new(manager))
+    Ok(Retrying::new(Link::Single(manager)))
 }
 
 /// A crawl-wide value (such as the crawl's settings), if set.
@@ -251,8 +414,8 @@ pub async fn fleet_status(
         store: url.to_owned(),
         what: e.to_string(),
     })?;
-    let mut pipe = redis::pipe();
-    for i in 0..p {
+    let parts: Vec<u32> = (0..p).collect();
+    let replies = across(&mut con, &parts, |pipe, i| {
         pipe.cmd("HMGET")
             .arg(layout.key(i, "meta"))
             .arg("queued")
@@ -261,12 +424,18 @@ pub async fn fleet_status(
         pipe.cmd("HLEN").arg(layout.key(i, "fl"));
         pipe.cmd("ZCARD").arg(layout.key(i, "cnt"));
         pipe.cmd("HLEN").arg(layout.key(i, "inf"));
-    }
+    })
+    .await
+    .map_err(|e| store_err(url, e))?;
     type Row = (Vec<Option<i64>>, u64, u64, u64);
-    let rows: Vec<Row> = pipe
-        .query_async(&mut con)
-        .await
-        .map_err(|e| store_err(url, e))?;
+    let rows = replies
+        .into_iter()
+        .map(|r| redis::from_redis_value::<Row>(Value::Array(r)))
+        .collect::<Result<Vec<Row>, _>>()
+        .map_err(|e| FrontierError::Corrupt {
+            store: url.to_owned(),
+            what: format!("status: {e}"),
+        })?;
     let mut s = FleetStatus {
         partitions: p,
         workers: Vec::new(),

@@ -18,9 +18,9 @@ use mannerly_polite::frontier::{
     Next, Released, Skipped, Stats,
 };
 use mannerly_polite::key::Keyer;
-use redis::aio::ConnectionLike;
 use redis::Value;
 
+use crate::client::{across, FleetConnection};
 use crate::layout::Layout;
 use crate::lua::Scripts;
 
@@ -169,7 +169,7 @@ fn store_err(url: &str, e: redis::RedisError) -> FrontierError {
     }
 }
 
-impl<C: ConnectionLike + Send> FleetFrontier<C> {
+impl<C: FleetConnection> FleetFrontier<C> {
     /// Joins (or creates) the crawl `layout` names, over `con` (`url`
     /// names the server in errors).
     pub async fn open(
@@ -491,53 +491,72 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
         }
     }
 
-    /// Asks every partition, in one round trip per 512, whether it has
-    /// anything to release; fills `due` (in turn from the cursor) and
-    /// `idle` (what the others answered).
+    /// Runs `script` (one key: the partition's `key`, then its tag and
+    /// `args`) on every partition of `parts` (see [`across`]), loading it
+    /// first where the server lost it (a restart).
+    async fn on_each(
+        &mut self,
+        script: &redis::Script,
+        parts: &[u32],
+        key: &str,
+        args: &[i64],
+    ) -> Result<Vec<Vec<Value>>, FrontierError> {
+        let layout = &self.layout;
+        let add = |pipe: &mut redis::Pipeline, p: u32| {
+            let call = pipe
+                .cmd("EVALSHA")
+                .arg(script.get_hash())
+                .arg(1)
+                .arg(layout.key(p, key))
+                .arg(layout.tag(p));
+            for a in args {
+                call.arg(*a);
+            }
+        };
+        match across(&mut self.con, parts, &add).await {
+            Ok(v) => Ok(v),
+            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
+                script
+                    .prepare_invoke()
+                    .load_async(&mut self.con)
+                    .await
+                    .map_err(|e| store_err(&self.url, e))?;
+                across(&mut self.con, parts, &add)
+                    .await
+                    .map_err(|e| store_err(&self.url, e))
+            }
+            Err(e) => Err(store_err(&self.url, e)),
+        }
+    }
+
+    /// Asks every partition whether it has anything to release; fills
+    /// `due` (in turn from the cursor) and `idle` (what the others
+    /// answered).
     async fn probe(&mut self, now: UnixMillis) -> Result<(), FrontierError> {
         let n = self.layout.partitions();
         self.idle = Next::Empty;
         let order: Vec<u32> = (0..n).map(|i| (self.cursor + i) % n).collect();
         self.cursor = (self.cursor + 1) % n;
-        for chunk in order.chunks(512) {
-            let mut pipe = redis::pipe();
-            for &p in chunk {
-                pipe.cmd("EVALSHA")
-                    .arg(self.scripts.probe.get_hash())
-                    .arg(1)
-                    .arg(self.layout.key(p, "time"))
-                    .arg(self.layout.tag(p))
-                    .arg(self.now_arg(now));
+        let script = self.scripts.probe.clone();
+        let answers = self
+            .on_each(&script, &order, "time", &[self.now_arg(now)])
+            .await?;
+        for (&p, reply) in order.iter().zip(answers) {
+            let a: Vec<String> = reply
+                .into_iter()
+                .next()
+                .and_then(|v| redis::from_redis_value(v).ok())
+                .ok_or_else(|| self.corrupt(format!("probe: no answer from partition {p}")))?;
+            let kind = a.first().map_or("", String::as_str);
+            if kind == "due" {
+                self.due.push_back(p);
+                continue;
             }
-            let answers: Vec<Vec<String>> = match pipe.query_async(&mut self.con).await {
-                Ok(a) => a,
-                Err(e)
-                    if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) =>
-                {
-                    self.scripts
-                        .probe
-                        .prepare_invoke()
-                        .load_async(&mut self.con)
-                        .await
-                        .map_err(|e| self.err(e))?;
-                    pipe.query_async(&mut self.con)
-                        .await
-                        .map_err(|e| self.err(e))?
-                }
-                Err(e) => return Err(self.err(e)),
-            };
-            for (&p, a) in chunk.iter().zip(answers) {
-                let kind = a.first().map_or("", String::as_str);
-                if kind == "due" {
-                    self.due.push_back(p);
-                    continue;
-                }
-                let third = a.get(2).and_then(|s| s.parse().ok());
-                let answer = self
-                    .idle_answer(p, kind, third)
-                    .ok_or_else(|| self.corrupt(format!("probe: {a:?}")))?;
-                self.idle = merge(self.idle.clone(), answer);
-            }
+            let third = a.get(2).and_then(|s| s.parse().ok());
+            let answer = self
+                .idle_answer(p, kind, third)
+                .ok_or_else(|| self.corrupt(format!("probe: {a:?}")))?;
+            self.idle = merge(self.idle.clone(), answer);
         }
         Ok(())
     }
@@ -593,7 +612,7 @@ impl<C: ConnectionLike + Send> FleetFrontier<C> {
     }
 }
 
-impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
+impl<C: FleetConnection> Frontier for FleetFrontier<C> {
     async fn enqueue_tagged(
         &mut self,
         url: &str,
@@ -912,18 +931,23 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
     }
 
     async fn busiest(&mut self, n: usize) -> Result<Vec<KeyLoad>, FrontierError> {
-        let mut pipe = redis::pipe();
-        for p in 0..self.layout.partitions() {
+        let parts: Vec<u32> = (0..self.layout.partitions()).collect();
+        let layout = &self.layout;
+        let replies = across(&mut self.con, &parts, |pipe, p| {
             pipe.cmd("ZRANGE")
-                .arg(self.layout.key(p, "cnt"))
+                .arg(layout.key(p, "cnt"))
                 .arg(0)
                 .arg(n.saturating_sub(1))
                 .arg("WITHSCORES");
-        }
-        let per: Vec<Vec<(String, f64)>> = pipe
-            .query_async(&mut self.con)
-            .await
-            .map_err(|e| self.err(e))?;
+        })
+        .await
+        .map_err(|e| store_err(&self.url, e))?;
+        let per = replies
+            .into_iter()
+            .flatten()
+            .map(redis::from_redis_value::<Vec<(String, f64)>>)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.corrupt(format!("busiest: {e}")))?;
         let mut all: Vec<(String, u64)> = per
             .into_iter()
             .flatten()
@@ -994,39 +1018,39 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
                 return Ok(s);
             }
         }
-        let mut pipe = redis::pipe();
         // The crawler asks for stats twice a second: that is this worker's
         // heartbeat in the fleet's list.
-        pipe.cmd("HSET")
+        redis::cmd("HSET")
             .arg(self.layout.workers_key())
             .arg(&self.worker)
             .arg(UnixMillis::now().as_millis())
-            .ignore();
-        for p in 0..self.layout.partitions() {
+            .exec_async(&mut self.con)
+            .await
+            .map_err(|e| self.err(e))?;
+        let parts: Vec<u32> = (0..self.layout.partitions()).collect();
+        let layout = &self.layout;
+        let replies = across(&mut self.con, &parts, |pipe, p| {
             pipe.cmd("HMGET")
-                .arg(self.layout.key(p, "meta"))
+                .arg(layout.key(p, "meta"))
                 .arg("queued")
                 .arg("skipped")
                 .arg("reissued");
-            pipe.cmd("HLEN").arg(self.layout.key(p, "fl"));
-            pipe.cmd("ZCARD").arg(self.layout.key(p, "cnt"));
-        }
-        let v: Vec<Value> = pipe
-            .query_async(&mut self.con)
-            .await
-            .map_err(|e| self.err(e))?;
+            pipe.cmd("HLEN").arg(layout.key(p, "fl"));
+            pipe.cmd("ZCARD").arg(layout.key(p, "cnt"));
+        })
+        .await
+        .map_err(|e| store_err(&self.url, e))?;
         let mut s = Stats::default();
-        for chunk in v.chunks(3) {
-            let meta: Vec<Option<i64>> = redis::from_redis_value(chunk[0].clone())
+        for reply in replies {
+            type Row = (Vec<Option<i64>>, u64, u64);
+            let (meta, fl, cnt) = redis::from_redis_value::<Row>(Value::Array(reply))
                 .map_err(|e| self.corrupt(format!("stats: {e}")))?;
             let get = |i: usize| meta.get(i).copied().flatten().unwrap_or(0).max(0) as u64;
             s.queued += get(0);
             s.skipped += get(1);
             s.reissued += get(2);
-            s.in_flight += redis::from_redis_value::<u64>(chunk[1].clone())
-                .map_err(|e| self.corrupt(format!("stats: {e}")))?;
-            s.keys += redis::from_redis_value::<u64>(chunk[2].clone())
-                .map_err(|e| self.corrupt(format!("stats: {e}")))?;
+            s.in_flight += fl;
+            s.keys += cnt;
         }
         self.stats_cache = Some((s, now.add_millis(STATS_EVERY)));
         Ok(s)
@@ -1044,17 +1068,14 @@ impl<C: ConnectionLike + Send> Frontier for FleetFrontier<C> {
             return Ok(Vec::new());
         }
         self.skipped_at = Some(now);
+        let parts: Vec<u32> = (0..self.layout.partitions()).collect();
+        let script = self.scripts.take_skipped.clone();
+        let replies = self.on_each(&script, &parts, "sk", &[]).await?;
         let mut out = Vec::new();
-        for p in 0..self.layout.partitions() {
-            let v: Vec<String> = self
-                .scripts
-                .take_skipped
-                .key(self.layout.key(p, "sk"))
-                .arg(self.layout.tag(p))
-                .invoke_async(&mut self.con)
-                .await
-                .map_err(|e| self.err(e))?;
-            for item in v {
+        for reply in replies.into_iter().flatten() {
+            let items: Vec<String> = redis::from_redis_value(reply)
+                .map_err(|e| self.corrupt(format!("skipped: {e}")))?;
+            for item in items {
                 let (url, reason): (String, String) = serde_json::from_str(&item)
                     .map_err(|_| self.corrupt(format!("a skipped entry: {item}")))?;
                 out.push(Skipped { url, reason });

@@ -13,11 +13,14 @@
 //! ([`client::RobotsStore`] shares robots.txt states across the fleet;
 //! [`client::fleet_status`] is `--status`).
 //!
-//! **State of this crate (issue #14):** not yet Redis Cluster. Every step
-//! touches one slot, but the reads that span partitions (the idle probe,
-//! `stats`, `busiest`, the status) are pipelines across slots, which a
-//! Cluster connection refuses; they must be split per node. The server's
-//! CPU per page (`tools/fleet-bench/run.sh`) is also above its goal.
+//! **Standalone or Cluster.** [`connect`] takes one URL, or several
+//! comma-separated for a Cluster's nodes (a single URL whose server is a
+//! Cluster node works too). Every step touches one slot; the reads that
+//! span partitions (the idle probe, `stats`, `busiest`, skipped URLs, the
+//! status) are one pipeline on a standalone server and one pipeline per
+//! partition on a Cluster ([`client::FleetConnection`]). Tests run both
+//! against real servers, a Cluster of three nodes with one killed and
+//! restarted mid-crawl included (`tests/cluster.rs`).
 //!
 //! # The protocol
 //!

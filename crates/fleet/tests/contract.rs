@@ -7,11 +7,11 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
-use std::time::Duration;
 
-use mannerly_fleet::{FleetConfig, FleetFrontier, Layout, TimeSource};
-use mannerly_polite::testing::{check_contract, contract_politeness, ops, Op};
+use mannerly_polite::testing::{check_contract, ops, Op};
 use mannerly_testsupport::RedisServer;
+
+mod common;
 use proptest::prelude::*;
 
 fn server() -> Option<&'static RedisServer> {
@@ -55,18 +55,7 @@ fn run(ops: &[Op]) -> Result<(), String> {
                         store: url.clone(),
                         source: Box::new(e),
                     })?;
-                FleetFrontier::open(
-                    con,
-                    &url,
-                    Layout::new(&name, 1).expect("layout"),
-                    contract_politeness(),
-                    config,
-                    FleetConfig {
-                        lease: Duration::from_secs(3_600),
-                        time: TimeSource::Caller,
-                    },
-                )
-                .await
+                common::contract_frontier(con, &url, &name, config).await
             }
         })
         .await

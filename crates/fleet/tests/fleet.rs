@@ -3,12 +3,10 @@
 //! without it): one owner per host, leases that lapse, late completions,
 //! the server's clock, and a server killed and restarted.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mannerly_fleet::{FleetConfig, FleetFrontier, Layout, TimeSource};
-use mannerly_polite::controller::{Config, Outcome, Politeness, UnixMillis};
+use mannerly_polite::controller::{Config, Politeness, UnixMillis};
 use mannerly_polite::frontier::{
     Admission, Frontier, FrontierConfig, FrontierError, Next, Released,
 };
@@ -16,7 +14,8 @@ use mannerly_polite::key::KeyMode;
 use mannerly_testsupport::RedisServer;
 use redis::aio::MultiplexedConnection;
 
-const T0: UnixMillis = UnixMillis::from_secs(1_795_168_800);
+mod common;
+use common::{ok, T0};
 
 fn server() -> Option<RedisServer> {
     let s = RedisServer::start(&[]);
@@ -24,14 +23,6 @@ fn server() -> Option<RedisServer> {
         eprintln!("SKIPPED: redis-server is not installed");
     }
     s
-}
-
-fn ok() -> Outcome {
-    Outcome::Status {
-        status: 200,
-        latency: 10,
-        retry_after: None,
-    }
 }
 
 struct Opts {
@@ -193,42 +184,11 @@ async fn many_workers_never_hold_one_host_at_once_and_fetch_everything_once() {
             }
         }
     }
-    let holders: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
-    let fetched: Arc<Mutex<Vec<String>>> = Arc::default();
-    let mut tasks = Vec::new();
-    for id in 0..8usize {
-        let mut w = worker(&server, "many", &o).await.expect("worker");
-        let (holders, fetched) = (holders.clone(), fetched.clone());
-        tasks.push(tokio::spawn(async move {
-            let mut idle = 0;
-            while idle < 30 {
-                match w.next(T0).await.expect("next") {
-                    Next::Fetch(r) => {
-                        idle = 0;
-                        let prev = holders.lock().expect("lock").insert(r.key.clone(), id);
-                        assert!(prev.is_none(), "{} held by {prev:?} and {id}", r.key);
-                        fetched.lock().expect("lock").push(r.url.clone());
-                        tokio::task::yield_now().await;
-                        holders.lock().expect("lock").remove(&r.key);
-                        w.complete(&r, &ok(), T0).await.expect("complete");
-                    }
-                    _ => {
-                        idle += 1;
-                        tokio::task::yield_now().await;
-                    }
-                }
-            }
-        }));
+    let mut workers = Vec::new();
+    for _ in 0..8 {
+        workers.push(worker(&server, "many", &o).await.expect("worker"));
     }
-    for t in tasks {
-        t.await.expect("worker");
-    }
-    let mut got = fetched.lock().expect("lock").clone();
-    got.sort();
-    let mut want: Vec<String> = (0..hosts)
-        .flat_map(|h| (0..per_host).map(move |i| format!("https://h{h}.test/{i}")))
-        .collect();
-    want.sort();
+    let (got, want) = (common::race(workers).await, common::grid(hosts, per_host));
     assert_eq!(got, want, "every URL exactly once");
 }
 

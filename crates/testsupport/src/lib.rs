@@ -6,12 +6,13 @@
 //! - [`peak_rss_kb`]: this process's peak resident set (`VmHWM`), for
 //!   benches that run each engine in a child process.
 //! - [`RedisServer`]: a throwaway `redis-server` on 127.0.0.1 (installed by
-//!   `.ci/run`; outside CI its absence skips the test).
+//!   `.ci/run`; outside CI its absence skips the test), and
+//!   [`RedisCluster`], three or more of them made a Cluster.
 
 use std::path::PathBuf;
 
 mod redis;
-pub use redis::RedisServer;
+pub use redis::{RedisCluster, RedisServer};
 
 /// The `shared/` checkout beside the repository (`MANNERLY_SHARED`
 /// overrides it), or `None` when it is absent outside CI.

@@ -13,6 +13,118 @@ pub struct RedisServer {
     dir: PathBuf,
 }
 
+/// A Redis Cluster of throwaway `redis-server` nodes on 127.0.0.1 (each
+/// node a primary with its share of the 16,384 slots, no replicas),
+/// created with `redis-cli --cluster create`.
+pub struct RedisCluster {
+    nodes: Vec<RedisServer>,
+    /// Each node's configuration arguments, given again on a restart.
+    args: Vec<Vec<String>>,
+}
+
+impl RedisCluster {
+    /// Starts `n` nodes (at least 3, as `redis-cli --cluster create`
+    /// requires) with append-only files synced at every write, and waits until the cluster says
+    /// its state is ok. `None` when `redis-server` is not installed,
+    /// outside CI.
+    ///
+    /// # Panics
+    ///
+    /// In CI when `redis-server` is missing, and when the cluster cannot be
+    /// created or does not come up within 30 s.
+    pub fn start(n: usize) -> Option<RedisCluster> {
+        let mut nodes = Vec::new();
+        let mut args = Vec::new();
+        for _ in 0..n {
+            let bus = free_port();
+            let a: Vec<String> = [
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-port",
+                &bus.to_string(),
+                "--cluster-node-timeout",
+                "5000",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+            ]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+            let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+            nodes.push(RedisServer::start(&refs)?);
+            args.push(a);
+        }
+        let addrs: Vec<String> = nodes
+            .iter()
+            .map(|s| format!("127.0.0.1:{}", s.port()))
+            .collect();
+        let out = Command::new("redis-cli")
+            .args(["--cluster", "create"])
+            .args(&addrs)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .output()
+            .expect("redis-cli runs");
+        assert!(
+            out.status.success(),
+            "redis-cli --cluster create failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let cluster = RedisCluster { nodes, args };
+        cluster.wait_ok();
+        Some(cluster)
+    }
+
+    /// Every node's URL, comma-separated: `redis://127.0.0.1:P1/,...`
+    /// (what `--frontier` takes for a Cluster).
+    pub fn url(&self) -> String {
+        self.nodes
+            .iter()
+            .map(RedisServer::url)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The nodes.
+    pub fn nodes(&self) -> &[RedisServer] {
+        &self.nodes
+    }
+
+    /// Kills node `i` (SIGKILL) and starts it again with its data and its
+    /// cluster configuration, then waits until the cluster is ok again.
+    pub fn restart(&mut self, i: usize) {
+        let refs: Vec<&str> = self.args[i].iter().map(String::as_str).collect();
+        self.nodes[i].restart(&refs);
+        self.wait_ok();
+    }
+
+    /// Waits until every node reports `cluster_state:ok`.
+    fn wait_ok(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        for node in &self.nodes {
+            loop {
+                let out = Command::new("redis-cli")
+                    .args(["-p", &node.port().to_string(), "cluster", "info"])
+                    .output();
+                if out
+                    .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("cluster_state:ok"))
+                {
+                    break;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "the cluster did not come up within 30 s"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
 impl RedisServer {
     /// Starts a server with `extra` configuration arguments (such as
     /// `["--appendonly", "yes"]`). `None` when `redis-server` is not
