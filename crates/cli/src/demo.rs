@@ -233,6 +233,7 @@ pub fn demo(args: DemoArgs) -> Result<u8> {
                 "robots_not_first": audit.robots_not_first,
                 "pages_while_robots_unavailable": audit.unavailable_pages,
                 "nofollow_followed": audit.nofollow,
+                "refetched": audit.refetched,
                 "violations": violations,
                 "examples": audit.examples,
             });
@@ -324,6 +325,10 @@ struct Audit {
     disallowed: usize,
     robots_not_first: usize,
     unavailable_pages: usize,
+    /// Pages requested more than once (`host path`), each with the shortest
+    /// start-to-start gap between two of its requests, in ms: a retry, or
+    /// in a fleet a URL given back when its worker's lease lapsed.
+    refetched: std::collections::BTreeMap<String, u64>,
 }
 
 /// Counts politeness violations from testweb's log: its own timestamps,
@@ -354,9 +359,22 @@ fn audit(web: &TestWeb, min_delay: f64) -> Audit {
         disallowed: 0,
         robots_not_first: 0,
         unavailable_pages: 0,
+        refetched: Default::default(),
     };
     for (host, mut reqs) in by_host {
         reqs.sort_by_key(|r| r.started);
+        let mut last: std::collections::HashMap<&str, Duration> = Default::default();
+        for r in reqs.iter().filter(|r| r.path != "/robots.txt") {
+            if let Some(prev) = last.insert(r.path.as_str(), r.started) {
+                let gap =
+                    u64::try_from(r.started.saturating_sub(prev).as_millis()).unwrap_or(u64::MAX);
+                let min = a
+                    .refetched
+                    .entry(format!("{host} {}", r.path))
+                    .or_insert(gap);
+                *min = (*min).min(gap);
+            }
+        }
         if web.max_in_flight(&host) > 1 {
             a.concurrent += 1;
         }

@@ -551,6 +551,9 @@ struct PageDone {
     content_usage_rule: String,
     result: Result<PageResponse, String>,
     timed_out: bool,
+    /// Not sent: the moment the frontier gave for sending it had passed
+    /// (this worker was stopped or starved between `confirm` and the send).
+    unsent: bool,
 }
 
 struct PageResponse {
@@ -577,6 +580,7 @@ async fn fetch_page(
     client: reqwest::Client,
     released: Released,
     config: Arc<CrawlConfig>,
+    send_by: Option<Instant>,
 ) -> PageDone {
     let start = Instant::now();
     let date = UnixMillis::now();
@@ -589,6 +593,7 @@ async fn fetch_page(
         date,
         result,
         timed_out,
+        unsent: false,
     };
     let mut request = match client.get(&released.url).build() {
         Ok(r) => r,
@@ -602,6 +607,16 @@ async fn fetch_page(
         if let Err(e) = mannerly_botauth::sign_reqwest(key, &mut request, &sign) {
             return done(Err(format!("cannot sign the request: {e}")), false, None);
         }
+    }
+    if send_by.is_some_and(|t| Instant::now() > t) {
+        return PageDone {
+            unsent: true,
+            ..done(
+                Err("its lease lapsed before it was sent".into()),
+                false,
+                None,
+            )
+        };
     }
     let send = client.execute(request);
     let mut resp = match tokio::time::timeout(config.first_byte_timeout, send).await {
@@ -1269,8 +1284,9 @@ pub async fn crawl_on<B: Backend>(
                                 let client = page_client.clone();
                                 let tx = tx.clone();
                                 let config = config.clone();
+                                let send_by = Frontier::send_by(&frontier, &r);
                                 tokio::spawn(async move {
-                                    let mut done = fetch_page(client, r, config).await;
+                                    let mut done = fetch_page(client, r, config, send_by).await;
                                     done.content_usage_rule = usage;
                                     let _ = tx.send(Done::Page(Box::new(done)));
                                 });
@@ -1524,6 +1540,25 @@ async fn admit_page<F: CrawlFrontier>(
     r: &Released,
 ) -> Result<Option<String>, CrawlError> {
     let now = UnixMillis::now();
+    if let Ok(origin) = Origin::of(&r.url) {
+        if !cache.decided(&origin).await {
+            // No valid robots.txt state here or in the store (it expired,
+            // or in a fleet the worker that fetched it could not save it):
+            // checking would fetch robots.txt on this page's turn and the
+            // page would follow at once. robots.txt goes back through the
+            // frontier instead, as a request of its own, and the page waits.
+            Frontier::robots_unavailable(
+                frontier,
+                &origin.to_string(),
+                now,
+                "robots.txt is fetched again: no valid state for it here",
+                now,
+            )
+            .await?;
+            Frontier::cancel(frontier, r, now).await?;
+            return Ok(None);
+        }
+    }
     let check = match cache.check(&r.url, &config.agent).await {
         Ok(c) => c,
         Err(e) => {
@@ -1676,7 +1711,21 @@ async fn handle<F: CrawlFrontier>(
                 result,
                 timed_out,
                 content_usage_rule,
+                unsent,
             } = *p;
+            if unsent {
+                // Nothing reached the host: the release goes back (or, if
+                // another worker holds it now, the cancel is stale).
+                skip(
+                    log,
+                    summary,
+                    &released.url,
+                    "lease-lapsed",
+                    "its lease lapsed before it was sent: another worker has it",
+                )?;
+                Frontier::cancel(frontier, &released, now).await?;
+                return Ok(());
+            }
             let tag = Tag::unpack(released.tag);
             match result {
                 Err(error) => {

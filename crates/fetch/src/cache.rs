@@ -319,6 +319,17 @@ impl<F: Fetcher> RobotsCache<F> {
         decision
     }
 
+    /// Whether [`decision`](RobotsCache::decision) would answer without
+    /// fetching robots.txt: a valid decision is in memory or in the store.
+    /// A crawler whose robots.txt fetches are paced as requests asks this
+    /// before letting a page's check fetch one on the page's turn.
+    pub async fn decided(&self, origin: &Origin) -> bool {
+        let slot = self.slot(origin);
+        let mut state = self.loaded(&slot, origin).await;
+        let now = self.clock.now();
+        state.decision(now).is_some() || state.reevaluate(now, &self.config.policy).is_some()
+    }
+
     /// A copy of the origin's state (history included), without fetching.
     pub async fn state(&self, origin: &Origin) -> OriginState {
         let slot = self.slot(origin);

@@ -1080,3 +1080,38 @@ async fn a_redirect_chain_is_held_to_one_total_deadline() {
     assert!(!r.allowed, "unreachable: complete disallow");
     assert!(r.reason.starts_with("timed out since"), "{}", r.reason);
 }
+
+#[tokio::test]
+async fn decided_says_whether_a_check_would_fetch_without_fetching() {
+    let e = env(vec![("a.test", robots(vec![Reply::text(RULES)]))]).await;
+    let origin = e.origin("a.test");
+    assert!(!e.cache.decided(&origin).await, "nothing known yet");
+    assert_eq!(
+        e.web.count("a.test", "/robots.txt"),
+        0,
+        "asking fetched nothing"
+    );
+    e.cache.decision(&origin).await;
+    assert!(e.cache.decided(&origin).await);
+    // Another worker's cache over the same store knows it without a fetch;
+    // one over an empty store does not.
+    let fetch = FetchConfig::default();
+    let other = |store: Arc<MemoryStore>| {
+        RobotsCache::new(
+            HttpFetcher::with_client(client_for(&e.web, &fetch), fetch.clone()),
+            Arc::new(e.clock.clone()),
+            store,
+            CacheConfig::default(),
+        )
+    };
+    assert!(other(e.store.clone()).decided(&origin).await);
+    assert!(
+        !other(Arc::new(MemoryStore::default()))
+            .decided(&origin)
+            .await
+    );
+    // Past its 24 hours the state is no decision any more.
+    e.clock.advance(std::time::Duration::from_secs(25 * 3600));
+    assert!(!e.cache.decided(&origin).await);
+    assert_eq!(e.web.count("a.test", "/robots.txt"), 1);
+}

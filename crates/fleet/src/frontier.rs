@@ -774,6 +774,14 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         Ok(false)
     }
 
+    fn send_by(&self, released: &Released) -> Option<std::time::Instant> {
+        // Half the lease from when it was released or last renewed, as this
+        // process saw it: the server started the lease before the reply
+        // arrived, so the full lease would overshoot by the round trip.
+        let fl = self.flights.get(&released.lease)?;
+        Some(fl.at.1 + self.fleet.lease / 2)
+    }
+
     async fn cancel(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
         self.settle(released, "cancel", None, 0, now).await
     }

@@ -45,6 +45,18 @@
 //!   makes it idempotent, so outlinks can be enqueued before the completion
 //!   of their page, and a page fetched twice adds nothing twice.
 //!
+//! **Sending.** Just before sending, the worker re-checks its lease
+//! (`confirm`: free while the release is under a quarter of its lease old,
+//! a round trip after), and the fetch task refuses to send once half the
+//! lease has passed since the release or renewal (`send_by`), so a worker
+//! stopped or starved after confirming does not send late. What is left
+//! is the stretch inside the HTTP client after that check (connecting,
+//! writing the request): a worker stopped there for longer than the rest
+//! of its lease sends its request when it resumes, possibly after another
+//! worker fetched the same URL. That is the bound: at most one request
+//! per paused worker, and only for a pause inside the client longer than
+//! what was left of its lease (at least half of it: 60 s by default).
+//!
 //! Fetching is at least once: a URL is in its queue or in a flight record
 //! until a completion with the right token ends it, so a worker that dies
 //! mid-fetch leaves it for the next, after its lease; and the delay the

@@ -371,6 +371,16 @@ pub trait Frontier {
         let _ = (released, now);
         async { Ok(true) }
     }
+    /// After a yes from [`confirm`](Frontier::confirm): the moment, on this
+    /// process's monotonic clock, after which the request must not leave
+    /// any more (a shared backend's lease may be another worker's by then).
+    /// The sender checks it as the last thing before sending, so a process
+    /// stopped between `confirm` and the send does not send late. `None`:
+    /// no such moment (the embedded frontier).
+    fn send_by(&self, released: &Released) -> Option<std::time::Instant> {
+        let _ = released;
+        None
+    }
     /// Gives back a release that made no request: a page goes back to the
     /// head of its queue, and the host's slot and delay are as before.
     fn cancel(
