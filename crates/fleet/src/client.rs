@@ -122,9 +122,9 @@ pub(crate) async fn across<C: FleetConnection>(
         let mut pipe = redis::pipe();
         let mut counts = Vec::with_capacity(chunk.len());
         for &p in chunk {
-            let before = pipe.cmd_iter().count();
+            let before = pipe.len();
             add(&mut pipe, p);
-            counts.push(pipe.cmd_iter().count() - before);
+            counts.push(pipe.len() - before);
         }
         let mut replies = pipe.query_async::<Vec<Value>>(con).await?.into_iter();
         for n in counts {
