@@ -55,43 +55,37 @@ async fn worker(
     .await
 }
 
-/// Which node serves each of the layout's partitions, from `CLUSTER SLOTS`.
+/// The ports of the nodes serving the layout's partitions, from `CLUSTER
+/// NODES` (a line per node: id, `ip:port@bus`, flags, ..., then its slot
+/// ranges from the ninth field on).
 fn nodes_of(cluster: &RedisCluster, layout: &Layout) -> HashSet<u16> {
     let out = std::process::Command::new("redis-cli")
-        .args(["-p", &cluster.nodes()[0].port().to_string(), "--csv"])
-        .args(["cluster", "slots"])
+        .args(["-p", &cluster.nodes()[0].port().to_string()])
+        .args(["cluster", "nodes"])
         .output()
         .expect("redis-cli");
     let text = String::from_utf8_lossy(&out.stdout).to_string();
-    // Each range: [start,end,["127.0.0.1",port,id,...]]
-    let nums: Vec<u64> = text
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty())
-        .filter_map(|s| s.parse().ok())
-        .collect();
-    let mut ranges = Vec::new();
-    let ports: HashSet<u64> = cluster
-        .nodes()
-        .iter()
-        .map(|n| u64::from(n.port()))
-        .collect();
-    let mut i = 0;
-    while i + 1 < nums.len() {
-        // start, end, then 127, 0, 0, 1, port
-        if nums[i] < 16_384
-            && nums[i + 1] < 16_384
-            && i + 6 < nums.len()
-            && ports.contains(&nums[i + 6])
-        {
-            ranges.push((nums[i], nums[i + 1], nums[i + 6] as u16));
-            i += 7;
-        } else {
-            i += 1;
+    let mut ranges: Vec<(u16, u16, u16)> = Vec::new();
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let Some(port) = fields
+            .get(1)
+            .and_then(|a| a.split('@').next())
+            .and_then(|a| a.rsplit(':').next())
+            .and_then(|p| p.parse().ok())
+        else {
+            continue;
+        };
+        for range in fields.iter().skip(8) {
+            let (a, b) = range.split_once('-').unwrap_or((range, range));
+            if let (Ok(a), Ok(b)) = (a.parse(), b.parse()) {
+                ranges.push((a, b, port));
+            }
         }
     }
     (0..layout.partitions())
         .filter_map(|p| {
-            let s = u64::from(slot(&layout.tag(p)));
+            let s = slot(&layout.tag(p));
             ranges
                 .iter()
                 .find(|(a, b, _)| (*a..=*b).contains(&s))
