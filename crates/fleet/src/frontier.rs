@@ -491,17 +491,17 @@ impl<C: FleetConnection> FleetFrontier<C> {
         }
     }
 
-    /// Runs `script` (one key: the partition's `key`, then its tag and
-    /// `args`) on every partition of `parts` (see [`across`]), loading it
+    /// Runs the script `pick` names (one key: the partition's `key`, then
+    /// its tag and `args`) on every partition of `parts` (see [`across`]), loading it
     /// first where the server lost it (a restart).
     async fn on_each(
         &mut self,
-        script: &redis::Script,
+        pick: fn(&Scripts) -> &redis::Script,
         parts: &[u32],
         key: &str,
         args: &[i64],
     ) -> Result<Vec<Vec<Value>>, FrontierError> {
-        let layout = &self.layout;
+        let (layout, script) = (&self.layout, pick(&self.scripts));
         let add = |pipe: &mut redis::Pipeline, p: u32| {
             let call = pipe
                 .cmd("EVALSHA")
@@ -537,9 +537,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
         self.idle = Next::Empty;
         let order: Vec<u32> = (0..n).map(|i| (self.cursor + i) % n).collect();
         self.cursor = (self.cursor + 1) % n;
-        let script = self.scripts.probe.clone();
         let answers = self
-            .on_each(&script, &order, "time", &[self.now_arg(now)])
+            .on_each(|s| &s.probe, &order, "time", &[self.now_arg(now)])
             .await?;
         for (&p, reply) in order.iter().zip(answers) {
             let a: Vec<String> = reply
@@ -1077,8 +1076,7 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         }
         self.skipped_at = Some(now);
         let parts: Vec<u32> = (0..self.layout.partitions()).collect();
-        let script = self.scripts.take_skipped.clone();
-        let replies = self.on_each(&script, &parts, "sk", &[]).await?;
+        let replies = self.on_each(|s| &s.take_skipped, &parts, "sk", &[]).await?;
         let mut out = Vec::new();
         for reply in replies.into_iter().flatten() {
             let items: Vec<String> = redis::from_redis_value(reply)

@@ -24,8 +24,8 @@ pub struct RedisCluster {
 
 impl RedisCluster {
     /// Starts `n` nodes (at least 3, as `redis-cli --cluster create`
-    /// requires) with append-only files synced at every write, and waits until the cluster says
-    /// its state is ok. `None` when `redis-server` is not installed,
+    /// requires) with append-only files synced at every write, and waits
+    /// until the cluster says its state is ok. `None` when `redis-server` is not installed,
     /// outside CI.
     ///
     /// # Panics
