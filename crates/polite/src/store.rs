@@ -14,12 +14,20 @@
 //! - `robots`: `[origin]` → until when its robots.txt is known (u64).
 //! - `meta`: `key-mode` → the key mode the store was created with;
 //!   `format` → the layout version (u32, big-endian), [`FORMAT`].
+//! - `pad`: filler written and cleared at a clean close (see
+//!   [`Store::rotate_journal`]).
+//!
+//! `queue`, `flight` and `pad` also hold one marker, the one-byte key `[0]`
+//! (shorter than any entry, so it sorts first and scans start past it),
+//! rewritten before every flush: see [`Store::flush_memtables`].
 //!
 //! Format history: 1 recorded no version (the first release); 2 recorded
 //! it, with 1's layout; 3 added the tag before each queued and in-flight
-//! URL. Opening a format-1 or format-2 store rewrites its queue and flight
-//! entries with tag 0, in one batch, and records 3. A store from a newer
-//! format is refused, never guessed at.
+//! URL; 4 added the marker. Opening a format-1 or format-2 store rewrites
+//! its queue and flight entries with tag 0, in one batch; a format-3 store
+//! needs nothing; both then record 4. A store from a newer format is
+//! refused, never guessed at (code for format 3 would read the marker as a
+//! malformed entry).
 //!
 //! Every frontier operation is one write batch, so it lands whole or not
 //! at all (a URL is never "seen" without being queued). A committed batch
@@ -34,7 +42,7 @@ use crate::controller::UnixMillis;
 use crate::frontier::FrontierError;
 
 /// The layout version this code writes, and the newest it reads.
-pub(crate) const FORMAT: u32 = 3;
+pub(crate) const FORMAT: u32 = 4;
 
 /// A queue entry's position within its key: `[255 - priority][seq]`.
 pub(crate) type Sort = [u8; 9];
@@ -54,6 +62,50 @@ pub(crate) fn sort_seq(s: &Sort) -> u64 {
     let mut b = [0u8; 8];
     b.copy_from_slice(&s[1..]);
     u64::from_be_bytes(b)
+}
+
+/// The marker kept in `queue` and `flight` (see the module docs); every
+/// entry's key is longer, so scans start at [`AFTER_MARKER`].
+const MARKER: &[u8] = &[0];
+
+/// The smallest key after [`MARKER`].
+const AFTER_MARKER: &[u8] = &[0, 0];
+
+/// fjall rotates its journal at a flush that finds it past this many bytes.
+const JOURNAL_ROTATES_PAST: u64 = 64_000_000;
+
+/// One filler value: under fjall's journal compression threshold (4 KiB).
+const PAD_VALUE: usize = 4000;
+
+/// The active journal of the fjall database in `dir` (fjall names its
+/// journals `N.jnl` and writes to the highest N) and an upper bound on the
+/// bytes it holds: fjall preallocates a new journal (64 MiB, sparse) and
+/// truncates a reopened one to what it holds, so the smaller of the file's
+/// length and its allocated blocks. `None` when there is none to read.
+fn active_journal(dir: &Path) -> Option<(u64, u64)> {
+    let mut best: Option<(u64, std::fs::Metadata)> = None;
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let name = e.file_name();
+        let Some(n) = name
+            .to_str()
+            .and_then(|s| s.strip_suffix(".jnl"))
+            .and_then(|s| s.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        if best.as_ref().is_none_or(|(b, _)| n > *b) {
+            best = Some((n, e.metadata().ok()?));
+        }
+    }
+    let (n, meta) = best?;
+    #[cfg(unix)]
+    let bytes = {
+        use std::os::unix::fs::MetadataExt;
+        meta.len().min(meta.blocks().saturating_mul(512))
+    };
+    #[cfg(not(unix))]
+    let bytes = meta.len();
+    Some((n, bytes))
 }
 
 fn key_prefix(key: &str) -> Vec<u8> {
@@ -99,6 +151,7 @@ pub(crate) struct Store {
     hosts: Keyspace,
     robots: Keyspace,
     meta: Keyspace,
+    pad: Keyspace,
     batch: Option<OwnedWriteBatch>,
     ops: usize,
     commit_every: usize,
@@ -145,6 +198,14 @@ impl Store {
             hosts: ks("hosts")?,
             robots: ks("robots")?,
             meta: ks("meta")?,
+            // Its tables are compressed: the filler is zeros.
+            pad: db
+                .keyspace("pad", || {
+                    KeyspaceCreateOptions::default().data_block_compression_policy(
+                        fjall::config::CompressionPolicy::all(fjall::CompressionType::Lz4),
+                    )
+                })
+                .map_err(err)?,
             db,
             batch: None,
             ops: 0,
@@ -160,6 +221,11 @@ impl Store {
             None => 0,
         };
         store.check_format()?;
+        // Filler a kill left behind (a close killed while padding): the
+        // next flush would otherwise write it out to tables.
+        if store.pad.range(AFTER_MARKER..).next().is_some() {
+            store.pad.clear().map_err(|e| store.err(e))?;
+        }
         Ok(store)
     }
 
@@ -192,7 +258,9 @@ impl Store {
                 supported: FORMAT,
             }),
             Some(FORMAT) => Ok(()),
-            None => {
+            // Format 3 is format 4 without the marker, which the next
+            // flush writes.
+            Some(3) | None => {
                 let ks = self.meta.clone();
                 self.batch().insert(&ks, b"format", FORMAT.to_be_bytes());
                 self.commit()
@@ -200,13 +268,13 @@ impl Store {
             // Formats 1 and 2 stored bare URLs: add tag 0 to each entry.
             Some(_) => {
                 let mut rewrites: Vec<(Keyspace, Vec<u8>, Vec<u8>)> = Vec::new();
-                for item in self.queue.iter() {
+                for item in self.queue.range(AFTER_MARKER..) {
                     let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
                     let mut nv = 0u32.to_be_bytes().to_vec();
                     nv.extend_from_slice(&v);
                     rewrites.push((self.queue.clone(), k.to_vec(), nv));
                 }
-                for item in self.flight.iter() {
+                for item in self.flight.range(AFTER_MARKER..) {
                     let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
                     let bad = || self.corrupt("an in-flight entry is malformed");
                     let len = usize::from(u16::from_be_bytes([
@@ -402,7 +470,7 @@ impl Store {
         &self,
         mut f: impl FnMut(&str, &Sort, u32, &str) -> Result<(), FrontierError>,
     ) -> Result<(), FrontierError> {
-        for item in self.queue.iter() {
+        for item in self.queue.range(AFTER_MARKER..) {
             let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
             let (key, sort, tag, url) = self.split_queue(&k, &v)?;
             f(key, &sort, tag, url)?;
@@ -413,7 +481,7 @@ impl Store {
     /// Every in-flight entry (for reopening).
     pub fn scan_flight(&self) -> Result<Vec<FlightEntry>, FrontierError> {
         let mut out = Vec::new();
-        for item in self.flight.iter() {
+        for item in self.flight.range(AFTER_MARKER..) {
             let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
             let bad = || self.corrupt("an in-flight entry is malformed");
             let lease = u64::from_be_bytes(k.as_ref().try_into().map_err(|_| bad())?);
@@ -496,10 +564,23 @@ impl Store {
 
     /// Writes every keyspace's memtable out to tables, so that the next
     /// open only reads the journal instead of re-inserting it (2.6 s → 0.5 s
-    /// after enqueueing 1 M URLs). fjall still reads its active journal (it
-    /// rotates it at 64 MB) at every open. Costs a flush; meant for `sync`
-    /// and a clean close.
+    /// after enqueueing 1 M URLs). Costs a flush; meant for `sync` and a
+    /// clean close.
+    ///
+    /// First it rewrites the marker in `queue`, `flight` and `pad`. fjall deletes
+    /// an old journal only once every keyspace that had entries in it has
+    /// tables at least as new; a keyspace whose entries were all deleted
+    /// (a finished crawl's `flight`, an emptied `queue`) is compacted down
+    /// to no tables, and then the old journals stay on disk for good, and
+    /// are replayed at every open (2.7 s after releasing 1 M URLs). The
+    /// marker keeps a table in each, as new as this flush.
     pub fn flush_memtables(&self) -> Result<(), FrontierError> {
+        let mut b = self.db.batch();
+        let gen = self.gen.to_be_bytes();
+        b.insert(&self.queue, MARKER, gen);
+        b.insert(&self.flight, MARKER, gen);
+        b.insert(&self.pad, MARKER, gen);
+        b.commit().map_err(|e| self.err(e))?;
         for ks in [
             &self.queue,
             &self.flight,
@@ -507,10 +588,87 @@ impl Store {
             &self.hosts,
             &self.robots,
             &self.meta,
+            &self.pad,
         ] {
             ks.rotate_memtable_and_wait().map_err(|e| self.err(e))?;
         }
         Ok(())
+    }
+
+    /// Makes fjall start a new, empty journal when its active one holds
+    /// more than `keep` bytes, so the next open has next to
+    /// nothing to replay. Meant for a clean close, after
+    /// [`flush_memtables`](Self::flush_memtables). Returns whether the
+    /// journal was rotated.
+    ///
+    /// Why: fjall reads its whole active journal at every open, at about
+    /// 1 µs per entry (a lookup of the entry's keyspace in its own tree per
+    /// entry), even when every entry is already in tables; and it starts a
+    /// new journal only at a flush that finds the active one past 64 MB,
+    /// with no public call to do it sooner. Replaying a journal near that
+    /// size took 1.3 s at reopen, whatever the store held. So this writes
+    /// filler to a keyspace of its own (`pad`) until the journal is past
+    /// that point, flushes (the flush rotates the journal, and the old one,
+    /// fully flushed, is deleted), and clears `pad`.
+    ///
+    /// Costs up to 64 MB of sequential writes (the filler; its tables are
+    /// compressed and cleared at once), about 0.1–0.3 s. Only speed depends
+    /// on it: if fjall changes how it rotates, or the journal's size cannot
+    /// be estimated, the journal is just not rotated (reported by the
+    /// return value), and the filler never reaches the frontier's data. A
+    /// kill while padding leaves filler in the journal for one slow open.
+    pub fn rotate_journal(&self, keep: u64) -> Result<bool, FrontierError> {
+        let Some((active, bytes)) = active_journal(&self.path) else {
+            return Ok(false);
+        };
+        if bytes <= keep {
+            return Ok(false);
+        }
+        // The old journal is deleted only once nothing in it is unflushed.
+        self.flush_memtables()?;
+        self.pad_journal(bytes)?;
+        // The cleared filler's keyspace has no tables now, which would pin
+        // the next journals (see `flush_memtables`): its marker again.
+        self.flush_memtables()?;
+        Ok(active_journal(&self.path).is_some_and(|(now, _)| now != active))
+    }
+
+    /// Writes filler until a journal holding at most `bytes` is past
+    /// fjall's rotation point, flushes it (the flush rotates), and clears it.
+    fn pad_journal(&self, bytes: u64) -> Result<(), FrontierError> {
+        let pad = &self.pad;
+        // The estimate is an upper bound on what the journal holds, so pad
+        // past the threshold with a margin; values stay under fjall's
+        // journal compression threshold (4 KiB), or they would shrink.
+        let mut need = JOURNAL_ROTATES_PAST.saturating_sub(bytes) + (1 << 20);
+        let filler = vec![0u8; PAD_VALUE];
+        let mut n: u32 = 0;
+        let mut since_flush = 0u64;
+        while need > 0 {
+            let mut b = self.db.batch();
+            for _ in 0..256 {
+                b.insert(pad, n.to_be_bytes(), filler.as_slice());
+                n = n.wrapping_add(1);
+            }
+            b.commit().map_err(|e| self.err(e))?;
+            let wrote = 256 * PAD_VALUE as u64;
+            need = need.saturating_sub(wrote);
+            since_flush += wrote;
+            // Flushing as it goes keeps the filler's memory small.
+            if since_flush >= 16 << 20 && need > 0 {
+                pad.rotate_memtable_and_wait().map_err(|e| self.err(e))?;
+                since_flush = 0;
+            }
+        }
+        self.db
+            .persist(PersistMode::Buffer)
+            .map_err(|e| self.err(e))?;
+        // This flush finds the journal past the threshold and rotates it.
+        pad.rotate_memtable_and_wait().map_err(|e| self.err(e))?;
+        pad.clear().map_err(|e| self.err(e))?;
+        self.db
+            .persist(PersistMode::SyncAll)
+            .map_err(|e| self.err(e))
     }
 
     /// Batches committed so far (see [`Store::commit`]).
@@ -545,5 +703,48 @@ mod tests {
         let c = sort_key(1, 1);
         assert!(a < b && b < c);
         assert_eq!((sort_priority(&a), sort_seq(&a)), (9, 5));
+    }
+
+    fn journals(dir: &Path) -> usize {
+        std::fs::read_dir(dir)
+            .expect("dir")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".jnl"))
+            .count()
+    }
+
+    /// A journal sealed while `flight` had entries, whose entries were all
+    /// deleted and compacted away (no tables left, as after a finished
+    /// crawl), is still deleted at the next flush: the marker gives
+    /// `flight` a table as new as that flush. Without it fjall kept the
+    /// journal, and replayed it at every open.
+    #[test]
+    fn an_emptied_keyspace_does_not_pin_old_journals() {
+        let dir = tempfile::tempdir().expect("dir");
+        let mut store = Store::open(dir.path(), 1).expect("open");
+        let sort = sort_key(0, 1);
+        store.put_flight(1, "h.test", &sort, 0, "https://h.test/");
+        store.end_op().expect("op");
+        store.del_flight(1);
+        store.end_op().expect("op");
+        // A rotation while `flight`'s memtable holds those entries.
+        let (before, bytes) = active_journal(dir.path()).expect("journal");
+        store.pad_journal(bytes).expect("pad");
+        let (after, _) = active_journal(dir.path()).expect("journal");
+        assert!(after > before, "the journal rotated: {before} → {after}");
+        // `flight` flushed, then compacted down to nothing.
+        store.flight.rotate_memtable_and_wait().expect("flush");
+        store.flight.major_compact().expect("compact");
+        store.flush_memtables().expect("flush");
+        assert_eq!(journals(dir.path()), 1, "the sealed journal was deleted");
+        assert!(store.scan_flight().expect("scan").is_empty());
+        let mut n = 0;
+        store
+            .scan_queue_raw(|_, _, _, _| {
+                n += 1;
+                Ok(())
+            })
+            .expect("scan");
+        assert_eq!(n, 0, "the marker is not an entry");
     }
 }

@@ -91,19 +91,12 @@ fn a_format_1_store_opens_and_keeps_its_state() {
 fn a_newer_format_is_refused() {
     let tmp = tempfile::tempdir().expect("tempdir");
     drop(open(tmp.path()).expect("create"));
-    {
-        // Record a future format, as a newer release would.
-        let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
-        let meta = db
-            .keyspace("meta", fjall::KeyspaceCreateOptions::default)
-            .expect("meta");
-        meta.insert(b"format", 99u32.to_be_bytes()).expect("write");
-        db.persist(fjall::PersistMode::SyncAll).expect("sync");
-    }
+    // Record a future format, as a newer release would.
+    set_format(tmp.path(), 99);
     match open(tmp.path()) {
         Err(FrontierError::NewerFormat {
             found: 99,
-            supported: 3,
+            supported: 4,
             ..
         }) => {}
         Err(e) => panic!("wrong error: {e}"),
@@ -117,4 +110,63 @@ fn a_newer_format_is_refused() {
         msg.contains("written in format 99") && msg.contains("upgrade mannerly"),
         "{msg}"
     );
+}
+
+fn set_format(dir: &Path, format: u32) {
+    let db = fjall::Database::builder(dir).open().expect("fjall");
+    let meta = db
+        .keyspace("meta", fjall::KeyspaceCreateOptions::default)
+        .expect("meta");
+    meta.insert(b"format", format.to_be_bytes()).expect("write");
+    db.persist(fjall::PersistMode::SyncAll).expect("sync");
+}
+
+fn format_of(dir: &Path) -> u32 {
+    let db = fjall::Database::builder(dir).open().expect("fjall");
+    let meta = db
+        .keyspace("meta", fjall::KeyspaceCreateOptions::default)
+        .expect("meta");
+    let v = meta.get(b"format").expect("read").expect("a format");
+    u32::from_be_bytes(v.as_ref().try_into().expect("4 bytes"))
+}
+
+/// Format 3 is format 4 without the marker `queue` and `flight` keep (the
+/// next flush writes it): such a store opens as it is, keeps its entries,
+/// and records 4.
+#[test]
+fn a_format_3_store_opens_and_records_4() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = FrontierConfig {
+        robots_gate: false,
+        ..FrontierConfig::on_disk()
+    };
+    {
+        let mut f = LocalFrontier::open(
+            tmp.path(),
+            Politeness::new(Config::default()),
+            config.clone(),
+        )
+        .expect("create");
+        for u in ["https://a.test/1", "https://a.test/2", "https://b.test/1"] {
+            assert_eq!(f.enqueue(u, 0, T0).expect("enqueue"), Admission::Queued);
+        }
+    }
+    assert_eq!(format_of(tmp.path()), 4);
+    set_format(tmp.path(), 3);
+    {
+        let mut f = LocalFrontier::open(tmp.path(), Politeness::new(Config::default()), config)
+            .expect("a format-3 store opens");
+        let mut urls: Vec<String> = f
+            .queued_urls()
+            .expect("scan")
+            .into_iter()
+            .map(|(_, u)| u)
+            .collect();
+        urls.sort();
+        assert_eq!(
+            urls,
+            ["https://a.test/1", "https://a.test/2", "https://b.test/1"]
+        );
+    }
+    assert_eq!(format_of(tmp.path()), 4);
 }

@@ -40,24 +40,7 @@ fn drain(mut f: LocalFrontier) -> Vec<String> {
         Admission::Duplicate,
         "the seen-set survived"
     );
-    let ok = Outcome::Status {
-        status: 200,
-        latency: 10,
-        retry_after: None,
-    };
-    let (mut now, mut out) = (UnixMillis::EPOCH, Vec::new());
-    loop {
-        match f.next(now).expect("next") {
-            Next::Fetch(r) => {
-                out.push(r.url.clone());
-                f.complete(&r, &ok, now).expect("complete");
-            }
-            Next::Wait { until } => now = until,
-            Next::Empty => break,
-            Next::Busy => panic!("busy with nothing in flight"),
-        }
-    }
-    out
+    drain_all(f)
 }
 
 #[test]
@@ -112,4 +95,96 @@ fn a_damaged_summary_is_rebuilt_not_trusted() {
     let f = open(dir.path());
     assert!(!f.opened_from_summary());
     assert_eq!(drain(f).len(), 300);
+}
+
+/// The active fjall journal in `dir` (the highest-numbered `N.jnl`) and
+/// the bytes it holds at most (a new one is preallocated sparse, a reopened
+/// one truncated to its contents). This peeks at fjall's layout on purpose:
+/// what is measured is how much the next open must replay.
+fn journal(dir: &Path) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    let mut best = (0, 0);
+    for e in std::fs::read_dir(dir).expect("dir").flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if let Some(n) = name.strip_suffix(".jnl").and_then(|n| n.parse().ok()) {
+            let m = e.metadata().expect("metadata");
+            if n >= best.0 {
+                best = (n, m.len().min(m.blocks() * 512));
+            }
+        }
+    }
+    best
+}
+
+#[test]
+fn a_clean_close_leaves_a_short_journal_when_it_was_long() {
+    let rotated = tempfile::tempdir().expect("dir");
+    let kept = tempfile::tempdir().expect("dir");
+    let long = "x".repeat(400);
+    for (dir, above) in [(rotated.path(), 256 << 10), (kept.path(), u64::MAX)] {
+        let mut f = LocalFrontier::open(
+            dir,
+            Politeness::new(Config::default()),
+            FrontierConfig {
+                rotate_journal_above: above,
+                ..config()
+            },
+        )
+        .expect("open");
+        for i in 0..3_000u64 {
+            let url = format!("https://h{}.test/{long}/{i}", i % 11);
+            f.enqueue(&url, (i % 3) as u8, UnixMillis::EPOCH)
+                .expect("enqueue");
+        }
+        // A URL in flight at the close comes back on reopen.
+        assert!(matches!(
+            f.next(UnixMillis::EPOCH).expect("next"),
+            Next::Fetch(_)
+        ));
+    }
+    let (before, long_bytes) = journal(kept.path());
+    assert!(
+        long_bytes > 1 << 20,
+        "the fill wrote a long journal: {long_bytes}"
+    );
+    let (after, short_bytes) = journal(rotated.path());
+    assert!(
+        after > before,
+        "a new journal was started: {before} → {after}"
+    );
+    assert!(
+        short_bytes <= 16 << 10,
+        "the new journal is short: {short_bytes} bytes"
+    );
+    assert_eq!(journal(kept.path()).0, before);
+    let x = open(rotated.path());
+    let y = open(kept.path());
+    assert!(x.opened_from_summary() && y.opened_from_summary());
+    assert_eq!(x.stats().queued, 3_000);
+    assert_eq!(x.stats().reissued, 1);
+    let (x, y) = (drain_all(x), drain_all(y));
+    assert_eq!(x.len(), 3_000);
+    assert_eq!(x, y, "the same URLs in the same order");
+}
+
+/// Every URL in release order.
+fn drain_all(mut f: LocalFrontier) -> Vec<String> {
+    let ok = Outcome::Status {
+        status: 200,
+        latency: 10,
+        retry_after: None,
+    };
+    let (mut now, mut out) = (UnixMillis::EPOCH, Vec::new());
+    loop {
+        match f.next(now).expect("next") {
+            Next::Fetch(r) => {
+                out.push(r.url.clone());
+                f.complete(&r, &ok, now).expect("complete");
+            }
+            Next::Wait { until } => now = until,
+            Next::Empty => break,
+            Next::Busy => panic!("busy with nothing in flight"),
+        }
+    }
+    out
 }

@@ -259,11 +259,15 @@ fn restore_bloom(
 }
 
 impl Drop for LocalFrontier {
-    /// Commits what is pending and writes the summary, so a clean exit
-    /// reopens fast (best effort: a failure here only costs reopen time).
+    /// Commits what is pending, writes the summary and starts fjall on an
+    /// empty journal, so a clean exit reopens fast (best effort: a failure
+    /// here only costs reopen time).
     fn drop(&mut self) {
         if self.store.is_some() {
             self.write_summary();
+        }
+        if let Some(store) = self.store.as_ref() {
+            let _ = store.rotate_journal(self.config.rotate_journal_above);
         }
     }
 }

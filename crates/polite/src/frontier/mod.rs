@@ -459,6 +459,11 @@ pub struct FrontierConfig {
     pub bloom: bool,
     /// How many URLs the on-disk Bloom filter is sized for (10,000,000).
     pub expected_urls: u64,
+    /// On disk: at a clean close, the store's journal is rotated when it
+    /// holds more than this many bytes (4 MiB), so the next open need not
+    /// replay it (up to 1.3 s near fjall's 64 MB rotation point), at the
+    /// cost of up to 64 MB of writes at close. `u64::MAX` never rotates.
+    pub rotate_journal_above: u64,
 }
 
 impl Default for FrontierConfig {
@@ -473,6 +478,7 @@ impl Default for FrontierConfig {
             commit_every: 1,
             bloom: true,
             expected_urls: 10_000_000,
+            rotate_journal_above: 4 << 20,
         }
     }
 }
