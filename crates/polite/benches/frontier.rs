@@ -7,8 +7,10 @@
 //! twice: from the summary a clean close leaves (what `--resume` costs),
 //! and with the summary removed, rebuilding from every queued URL and seen
 //! fingerprint (what a restart after a crash costs), then releases and completes every
-//! URL on a fake clock (each host's 1 s delay holds; nothing sleeps). The
-//! per-release figure is the scheduling overhead a crawler pays per fetch:
+//! URL on a fake clock (each host's 1 s delay holds; nothing sleeps), closes,
+//! and reopens once more (a finished crawl's store: its queue and flight
+//! keyspaces emptied, which once left fjall's old journals to be replayed
+//! at every open). The per-release figure is the scheduling overhead a crawler pays per fetch:
 //! `next` + `complete`, including the store's write batches on disk.
 //!
 //! Every call goes through the [`Frontier`] trait (its futures driven by
@@ -32,6 +34,12 @@ fn config() -> FrontierConfig {
         robots_gate: false,
         max_total: u64::MAX,
         max_keys: u64::MAX,
+        // `MANNERLY_BENCH_ROTATE_ABOVE=18446744073709551615` measures a
+        // close that leaves fjall's journal as it is.
+        rotate_journal_above: std::env::var("MANNERLY_BENCH_ROTATE_ABOVE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(FrontierConfig::on_disk().rotate_journal_above),
         ..FrontierConfig::on_disk()
     }
 }
@@ -47,10 +55,13 @@ fn open(mode: &str, dir: &std::path::Path) -> LocalFrontier {
 /// One step of a run, in its own process (a reopen in the process that
 /// just closed the store would wait for that store's background work).
 /// `memory`: everything, prints `enqueue_s release_s peak_kb`;
-/// `disk-fill`: enqueue, sync, close, prints `enqueue_s peak_kb`;
+/// `disk-fill`: enqueue, sync, close, prints `enqueue_s peak_kb close_s`
+/// (the close includes the journal rotation that makes the reopen quick);
 /// `disk-resume`: open from the summary, prints `open_s peak_kb`;
 /// `disk-rebuild`: remove the summary, open, release everything, prints
-/// `open_s release_s peak_kb disk_bytes`.
+/// `open_s release_s peak_kb disk_bytes`;
+/// `disk-reopen`: open the store everything was released from, from its
+/// summary, prints `open_s peak_kb`.
 fn child(mode: &str, urls: u64, dir: &std::path::Path) {
     let peak = mannerly_testsupport::peak_rss_kb;
     match mode {
@@ -60,6 +71,15 @@ fn child(mode: &str, urls: u64, dir: &std::path::Path) {
             let s = t.elapsed().as_secs_f64();
             assert!(f.opened_from_summary(), "a clean close leaves a summary");
             assert_eq!(f.stats().queued, urls);
+            println!("{s} {}", peak());
+            return;
+        }
+        "disk-reopen" => {
+            let t = Instant::now();
+            let f = open("disk", dir);
+            let s = t.elapsed().as_secs_f64();
+            assert!(f.opened_from_summary(), "a clean close leaves a summary");
+            assert_eq!(f.stats().queued, 0);
             println!("{s} {}", peak());
             return;
         }
@@ -92,9 +112,10 @@ fn child(mode: &str, urls: u64, dir: &std::path::Path) {
     }
     let enqueue = t.elapsed().as_secs_f64();
     if mode == "disk-fill" {
+        let t = Instant::now();
         block_on(Frontier::sync(&mut f)).expect("sync");
         drop(f);
-        println!("{enqueue} {}", peak());
+        println!("{enqueue} {} {}", peak(), t.elapsed().as_secs_f64());
         return;
     }
     let release = release_all(&mut f, urls);
@@ -182,14 +203,16 @@ fn main() {
     println!("frontier: {HOSTS} hosts, 1 s delay each, fake clock; enqueue, then release + complete every URL");
     println!("(disk: filled and closed, then reopened in a new process from the summary, then in another with it removed)");
     println!(
-        "{:<7} {:>11} {:>14} {:>18} {:>14} {:>14} {:>14} {:>10} {:>9}",
+        "{:<7} {:>11} {:>14} {:>18} {:>14} {:>11} {:>14} {:>14} {:>14} {:>10} {:>9}",
         "backend",
         "URLs",
         "enqueue URL/s",
         "release+done URL/s",
         "ns per release",
+        "close s",
         "reopen s (sum)",
         "rebuild s",
+        "reopen s (done)",
         "peak MiB",
         "disk MiB"
     );
@@ -200,11 +223,13 @@ fn main() {
         let n = urls as f64;
         match step("memory", urls, &dir) {
             Ok(v) if v.len() == 3 => println!(
-                "{:<7} {urls:>11} {:>14.0} {:>18.0} {:>14.0} {:>14} {:>14} {:>10.0} {:>9}",
+                "{:<7} {urls:>11} {:>14.0} {:>18.0} {:>14.0} {:>11} {:>14} {:>14} {:>14} {:>10.0} {:>9}",
                 "memory",
                 n / v[0],
                 n / v[1],
                 v[1] / n * 1e9,
+                "-",
+                "-",
                 "-",
                 "-",
                 v[2] / 1024.0,
@@ -217,23 +242,35 @@ fn main() {
             let fill = step("disk-fill", urls, &dir)?;
             let resume = step("disk-resume", urls, &dir)?;
             let rebuild = step("disk-rebuild", urls, &dir)?;
-            match (&fill[..], &resume[..], &rebuild[..]) {
-                ([enq, p1], [reopen, p2], [re, rel, p3, disk]) => {
-                    Ok(vec![*enq, *reopen, *re, *rel, p1.max(*p2).max(*p3), *disk])
-                }
-                _ => Err(format!("bad child output: {fill:?} {resume:?} {rebuild:?}")),
+            let after = step("disk-reopen", urls, &dir)?;
+            match (&fill[..], &resume[..], &rebuild[..], &after[..]) {
+                ([enq, p1, close], [reopen, p2], [re, rel, p3, disk], [again, p4]) => Ok(vec![
+                    *enq,
+                    *reopen,
+                    *re,
+                    *rel,
+                    p1.max(*p2).max(*p3).max(*p4),
+                    *disk,
+                    *close,
+                    *again,
+                ]),
+                _ => Err(format!(
+                    "bad child output: {fill:?} {resume:?} {rebuild:?} {after:?}"
+                )),
             }
         })();
         let _ = std::fs::remove_dir_all(&dir);
         match disk {
             Ok(v) => println!(
-                "{:<7} {urls:>11} {:>14.0} {:>18.0} {:>14.0} {:>14.3} {:>14.1} {:>10.0} {:>9.0}",
+                "{:<7} {urls:>11} {:>14.0} {:>18.0} {:>14.0} {:>11.2} {:>14.3} {:>14.1} {:>14.3} {:>10.0} {:>9.0}",
                 "disk",
                 n / v[0],
                 n / v[3],
                 v[3] / n * 1e9,
+                v[6],
                 v[1],
                 v[2],
+                v[7],
                 v[4] / 1024.0,
                 v[5] / 1048576.0
             ),
