@@ -56,6 +56,11 @@ printf '%-22s %7s %8s %8s %12s %14s %16s\n' "" pages seconds pages/s "cmds/page"
 run() { # label, workers, frontier URL ('' for the embedded frontier), crawl name
     local label=$1 n=$2 frontier=$3 crawl=$4
     redis-cli -p "$port" config resetstat >/dev/null
+    if [ -n "${COMMANDS:-}" ]; then
+        redis-cli -p "$port" config set slowlog-log-slower-than 0 >/dev/null
+        redis-cli -p "$port" config set slowlog-max-len 10000000 >/dev/null
+        redis-cli -p "$port" slowlog reset >/dev/null
+    fi
     local cpu0 cmds0
     cpu0=$(info cpu | awk -F: '/^used_cpu_(user|sys):/{s+=$2} END{printf "%.6f", s}')
     cmds0=$(info stats | field total_commands_processed)
@@ -78,6 +83,16 @@ if frontier:
 else:
     print(f"{label:<22} {pages:>7} {secs:>8.1f} {pages / secs:>8.0f} {'-':>12} {'-':>14} {'-':>16}  violations {a['violations']}")
 PY
+    # COMMANDS=1: where the server's time went, by command (scripts'
+    # own calls included), per page.
+    if [ -n "$frontier" ] && [ -n "${COMMANDS:-}" ]; then
+        redis-cli -p "$port" slowlog get 10000000 >"$work/slowlog.txt"
+        python3 "$here/scripts.py" "$root/crates/fleet/src/lua.rs" "$work/slowlog.txt" "$work/audit.json"
+        local pages
+        pages=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["pages"])' "$work/audit.json")
+        info commandstats | sed -n 's/^cmdstat_\([a-z|]*\):calls=\([0-9]*\),usec=\([0-9]*\),.*/\3 \2 \1/p' | sort -rn | head -15 |
+            awk -v p="$pages" '{printf "    %-16s %8.1f calls/page %8.1f µs/page\n", $3, $2 / p, $1 / p}'
+    fi
 }
 run "embedded, 1 worker" 1 "" ""
 for n in $workers; do
