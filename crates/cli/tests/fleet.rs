@@ -248,7 +248,7 @@ wait
 #[test]
 fn a_fleet_on_a_cluster_loses_workers_and_a_node_and_misses_nothing() {
     let Some(mut cluster) = RedisCluster::start(3) else {
-        eprintln!("SKIPPED: redis-server is not installed");
+        eprintln!("SKIPPED: redis-server or redis-cli is not installed");
         return;
     };
     let dir = std::env::temp_dir().join(format!("mannerly-fleet-cluster-{}", std::process::id()));

@@ -23,7 +23,7 @@ use common::{ok, T0};
 fn cluster() -> Option<RedisCluster> {
     let c = RedisCluster::start(3);
     if c.is_none() {
-        eprintln!("SKIPPED: redis-server is not installed");
+        eprintln!("SKIPPED: redis-server or redis-cli is not installed");
     }
     c
 }
