@@ -64,8 +64,8 @@ pub(crate) fn sort_seq(s: &Sort) -> u64 {
     u64::from_be_bytes(b)
 }
 
-/// The marker kept in `queue` and `flight` (see the module docs); every
-/// entry's key is longer, so scans start at [`AFTER_MARKER`].
+/// The marker kept in `queue`, `flight` and `pad` (see the module docs);
+/// every entry's key is longer, so scans start at [`AFTER_MARKER`].
 const MARKER: &[u8] = &[0];
 
 /// The smallest key after [`MARKER`].
@@ -597,9 +597,8 @@ impl Store {
 
     /// Makes fjall start a new, empty journal when its active one holds
     /// more than `keep` bytes, so the next open has next to
-    /// nothing to replay. Meant for a clean close, after
-    /// [`flush_memtables`](Self::flush_memtables). Returns whether the
-    /// journal was rotated.
+    /// nothing to replay. Meant for a clean close (it flushes the memtables
+    /// first). Returns whether the journal was rotated.
     ///
     /// Why: fjall reads its whole active journal at every open, at about
     /// 1 µs per entry (a lookup of the entry's keyspace in its own tree per
