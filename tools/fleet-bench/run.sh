@@ -7,6 +7,8 @@
 #
 #   tools/fleet-bench/run.sh              # 2,000 hosts (~18,000 pages), 1 2 4 workers
 #   HOSTS=500 WORKERS="1 2" tools/fleet-bench/run.sh
+#   COMMANDS=1 tools/fleet-bench/run.sh  # also: server time per command and
+#                                        # per script (SLOWLOG; adds overhead)
 #
 # Needs redis-server and redis-cli (Debian's redis-server package).
 set -euo pipefail
