@@ -294,12 +294,18 @@ fn check(dir: &Path, acked: &mut Acked, round: u64) -> (u64, bool) {
     (f.stats().reissued, from_summary)
 }
 
-#[test]
-fn kill_minus_nine_loses_nothing() {
-    let rounds: u64 = std::env::var("CRASH_ROUNDS")
+/// The number of rounds: the variable `name` if set to a number, else
+/// `default`.
+fn rounds(name: &str, default: u64) -> u64 {
+    std::env::var(name)
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(200);
+        .unwrap_or(default)
+}
+
+#[test]
+fn kill_minus_nine_loses_nothing() {
+    let rounds = rounds("CRASH_ROUNDS", 200);
     let mut rng = Rng(0xc4a5);
     let (mut reissued, mut queued, mut done, mut summaries) = (0, 0, 0, 0);
     // A fresh store every 25 kills keeps each reopen quick; within a run of
@@ -329,10 +335,7 @@ fn kill_minus_nine_loses_nothing() {
 /// every close here). Nothing acknowledged is lost, whatever the moment.
 #[test]
 fn a_kill_during_a_clean_close_loses_nothing() {
-    let rounds: u64 = std::env::var("CRASH_CLOSE_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(12);
+    let rounds = rounds("CRASH_CLOSE_ROUNDS", 12);
     let mut rng = Rng(0xc105e);
     let dir = tempfile::tempdir().expect("tempdir");
     let mut acked = Acked::default();
