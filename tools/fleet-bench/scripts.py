@@ -18,7 +18,7 @@ pages = json.loads(open(audit).read().strip().splitlines()[-1])["pages"] or 1
 # redis-cli prints each entry as: id, timestamp, duration (µs), then the
 # arguments, then client address and name. Read it as lines.
 lines = open(slowlog, encoding="utf-8", errors="replace").read().split("\n")
-calls, usec = defaultdict(int), defaultdict(int)
+calls, usec, durs = defaultdict(int), defaultdict(int), defaultdict(list)
 i = 0
 while i < len(lines):
     line = lines[i].strip()
@@ -33,6 +33,10 @@ while i < len(lines):
         name = names.get(sha, sha[:8])
         calls[name] += 1
         usec[name] += dur
+        durs[name].append(dur)
     i += 1
 for name in sorted(usec, key=usec.get, reverse=True):
-    print(f"    script {name:<18} {calls[name] / pages:8.2f} calls/page {usec[name] / pages:8.1f} µs/page {usec[name] / calls[name]:7.1f} µs/call")
+    d = sorted(durs[name])
+    q = lambda f: d[min(len(d) - 1, int(f * len(d)))]
+    print(f"    script {name:<18} {calls[name] / pages:8.2f} calls/page {usec[name] / pages:8.1f} µs/page {usec[name] / calls[name]:7.1f} µs/call"
+          f"  (p50 {q(0.5)}, p90 {q(0.9)}, p99 {q(0.99)}, max {d[-1]} µs)")

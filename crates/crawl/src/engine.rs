@@ -34,7 +34,8 @@ use mannerly_polite::controller::{
     Config as PoliteConfig, CrawlDelayProfile, Outcome, Politeness, RobotsPacing,
 };
 use mannerly_polite::frontier::{
-    Admission, Begin, Frontier, FrontierConfig, FrontierError, Kind, LocalFrontier, Next, Released,
+    Admission, Begin, Frontier, FrontierConfig, FrontierError, Kind, LocalFrontier, Next, Offer,
+    Released,
 };
 use mannerly_polite::key::KeyError;
 use mannerly_time::UnixMillis;
@@ -418,10 +419,15 @@ fn request_head(url: &str, user_agent: &str) -> String {
 /// since `since`, so the frontier takes the request as sent then (a
 /// response head's arrival is the latest moment a request can have
 /// reached the server, so the host's delay counts from there at the
-/// earliest, whatever connection set-up or queueing came before).
-fn paced(outcome: &Outcome, since: Instant) -> Outcome {
+/// earliest, whatever connection set-up or queueing came before). The
+/// clock is read at the same moment, and the outcome must be reported with
+/// that time: a `now` read earlier (before a round trip to a networked
+/// frontier, say) would put the request earlier than it was, and the
+/// host's next request too soon.
+fn paced(outcome: &Outcome, since: Instant) -> (Outcome, UnixMillis) {
+    let now = UnixMillis::now();
     let latency = since.elapsed().as_millis() as u64;
-    match outcome {
+    let outcome = match outcome {
         Outcome::Status {
             status,
             retry_after,
@@ -432,7 +438,8 @@ fn paced(outcome: &Outcome, since: Instant) -> Outcome {
             retry_after: retry_after.clone(),
         },
         Outcome::Failed { .. } => Outcome::Failed { latency },
-    }
+    };
+    (outcome, now)
 }
 
 /// A robots.txt fetch's hop to another host, asking the loop (which owns
@@ -1197,7 +1204,14 @@ pub async fn crawl_on<B: Backend>(
         let mut wait: Option<UnixMillis> = None;
         if in_flight < config.concurrency.max(1) && !max_reached {
             let now = clock.now();
-            let next = Frontier::next(&mut frontier, now).await?;
+            // As many releases as there are free slots (and pages left),
+            // in one call: a networked frontier answers in one round trip.
+            let mut room = config.concurrency.max(1) - in_flight;
+            if let Some(m) = config.max_pages {
+                room = room
+                    .min(usize::try_from(m.saturating_sub(pages_started)).unwrap_or(usize::MAX));
+            }
+            let batch = Frontier::next_batch(&mut frontier, room.max(1), now).await?;
             // URLs the frontier dropped with their host (a Crawl-delay over
             // the maximum delay): each is logged.
             for dropped in Frontier::take_skipped(&mut frontier).await? {
@@ -1209,95 +1223,91 @@ pub async fn crawl_on<B: Backend>(
                     &dropped.reason,
                 )?;
             }
-            match next {
-                Next::Fetch(r) => {
-                    match r.kind {
-                        Kind::Robots => {
-                            let origin = match Origin::of(&r.url) {
-                                Ok(o) => o,
-                                Err(_) => {
-                                    Frontier::discard(&mut frontier, &r, now).await?;
-                                    continue;
-                                }
-                            };
-                            // A fleet's release may have lapsed while this
-                            // worker was stopped: then it is another's.
-                            if !Frontier::confirm(&mut frontier, &r, clock.now()).await? {
+            let released_any = !batch.released.is_empty();
+            for r in batch.released {
+                match r.kind {
+                    Kind::Robots => {
+                        let origin = match Origin::of(&r.url) {
+                            Ok(o) => o,
+                            Err(_) => {
+                                Frontier::discard(&mut frontier, &r, now).await?;
                                 continue;
                             }
-                            let cache = cache.clone();
-                            let tx = tx.clone();
+                        };
+                        // A fleet's release may have lapsed while this
+                        // worker was stopped: then it is another's.
+                        if !Frontier::confirm(&mut frontier, &r, clock.now()).await? {
+                            continue;
+                        }
+                        let cache = cache.clone();
+                        let tx = tx.clone();
+                        in_flight += 1;
+                        tokio::spawn(async move {
+                            let decision = cache.decision(&origin).await;
+                            let _ = tx.send(Done::Robots {
+                                released: r,
+                                origin,
+                                decision,
+                            });
+                        });
+                    }
+                    Kind::Page => {
+                        let host = url::Url::parse(&r.url)
+                            .ok()
+                            .and_then(|u| u.host_str().map(str::to_owned))
+                            .unwrap_or_default();
+                        if let Some(max) = config.max_pages_per_host {
+                            if per_host.get(&host).is_some_and(|n| *n >= max) {
+                                skip(
+                                    &mut log,
+                                    &mut summary,
+                                    &r.url,
+                                    "max-pages-per-host",
+                                    &format!("{host} has had its {max} pages"),
+                                )?;
+                                Frontier::discard(&mut frontier, &r, clock.now()).await?;
+                                continue;
+                            }
+                        }
+                        if let Some(usage) =
+                            admit_page(&config, &mut frontier, &cache, &mut log, &mut summary, &r)
+                                .await?
+                        {
+                            // Admitting may have waited (for robots.txt):
+                            // a fleet's lease is checked just before
+                            // sending.
+                            if !Frontier::confirm(&mut frontier, &r, clock.now()).await? {
+                                skip(
+                                    &mut log,
+                                    &mut summary,
+                                    &r.url,
+                                    "lease-lapsed",
+                                    "its lease lapsed before it was sent: another worker has it",
+                                )?;
+                                continue;
+                            }
+                            pages_started += 1;
+                            *per_host.entry(host).or_default() += 1;
                             in_flight += 1;
+                            let client = page_client.clone();
+                            let tx = tx.clone();
+                            let config = config.clone();
+                            let send_by = Frontier::send_by(&frontier, &r);
                             tokio::spawn(async move {
-                                let decision = cache.decision(&origin).await;
-                                let _ = tx.send(Done::Robots {
-                                    released: r,
-                                    origin,
-                                    decision,
-                                });
+                                let mut done = fetch_page(client, r, config, send_by).await;
+                                done.content_usage_rule = usage;
+                                let _ = tx.send(Done::Page(Box::new(done)));
                             });
                         }
-                        Kind::Page => {
-                            let host = url::Url::parse(&r.url)
-                                .ok()
-                                .and_then(|u| u.host_str().map(str::to_owned))
-                                .unwrap_or_default();
-                            if let Some(max) = config.max_pages_per_host {
-                                if per_host.get(&host).is_some_and(|n| *n >= max) {
-                                    skip(
-                                        &mut log,
-                                        &mut summary,
-                                        &r.url,
-                                        "max-pages-per-host",
-                                        &format!("{host} has had its {max} pages"),
-                                    )?;
-                                    Frontier::discard(&mut frontier, &r, clock.now()).await?;
-                                    continue;
-                                }
-                            }
-                            if let Some(usage) = admit_page(
-                                &config,
-                                &mut frontier,
-                                &cache,
-                                &mut log,
-                                &mut summary,
-                                &r,
-                            )
-                            .await?
-                            {
-                                // Admitting may have waited (for robots.txt):
-                                // a fleet's lease is checked just before
-                                // sending.
-                                if !Frontier::confirm(&mut frontier, &r, clock.now()).await? {
-                                    skip(
-                                        &mut log,
-                                        &mut summary,
-                                        &r.url,
-                                        "lease-lapsed",
-                                        "its lease lapsed before it was sent: another worker has it",
-                                    )?;
-                                    continue;
-                                }
-                                pages_started += 1;
-                                *per_host.entry(host).or_default() += 1;
-                                in_flight += 1;
-                                let client = page_client.clone();
-                                let tx = tx.clone();
-                                let config = config.clone();
-                                let send_by = Frontier::send_by(&frontier, &r);
-                                tokio::spawn(async move {
-                                    let mut done = fetch_page(client, r, config, send_by).await;
-                                    done.content_usage_rule = usage;
-                                    let _ = tx.send(Done::Page(Box::new(done)));
-                                });
-                            }
-                        }
                     }
-                    continue;
                 }
-                Next::Wait { until } => wait = Some(until),
-                Next::Busy => {}
-                Next::Empty => {
+            }
+            match batch.then {
+                _ if released_any => continue,
+                None => continue,
+                Some(Next::Wait { until }) => wait = Some(until),
+                Some(Next::Busy | Next::Fetch(_)) => {}
+                Some(Next::Empty) => {
                     if in_flight == 0 {
                         break;
                     }
@@ -1696,8 +1706,8 @@ async fn handle<F: CrawlFrontier>(
                         content_usage_rule: None,
                         ..LogLine::default()
                     })?;
-                    let outcome = paced(&f.outcome, f.done_at);
-                    Frontier::complete(frontier, &released, &outcome, now).await?;
+                    let (outcome, at) = paced(&f.outcome, f.done_at);
+                    Frontier::complete(frontier, &released, &outcome, at).await?;
                 }
                 None => Frontier::cancel(frontier, &released, now).await?,
             }
@@ -1730,7 +1740,7 @@ async fn handle<F: CrawlFrontier>(
             match result {
                 Err(error) => {
                     summary.page_errors += 1;
-                    let outcome = paced(&Outcome::Failed { latency }, head_at);
+                    let (outcome, at) = paced(&Outcome::Failed { latency }, head_at);
                     let retry = tag.retries < config.retries;
                     log.line(&LogLine {
                         time: now.to_rfc3339_millis(),
@@ -1752,9 +1762,9 @@ async fn handle<F: CrawlFrontier>(
                             retries: tag.retries + 1,
                             ..tag
                         };
-                        Frontier::requeue(frontier, &released, &outcome, next.pack(), now).await?;
+                        Frontier::requeue(frontier, &released, &outcome, next.pack(), at).await?;
                     } else {
-                        Frontier::complete(frontier, &released, &outcome, now).await?;
+                        Frontier::complete(frontier, &released, &outcome, at).await?;
                     }
                 }
                 Ok(resp) => {
@@ -1778,7 +1788,7 @@ async fn handle<F: CrawlFrontier>(
                             )),
                             ..LogLine::default()
                         })?;
-                        let outcome = paced(
+                        let (outcome, at) = paced(
                             &Outcome::Status {
                                 status: resp.status,
                                 latency,
@@ -1786,7 +1796,7 @@ async fn handle<F: CrawlFrontier>(
                             },
                             head_at,
                         );
-                        Frontier::complete(frontier, &released, &outcome, now).await?;
+                        Frontier::complete(frontier, &released, &outcome, at).await?;
                         return Ok(());
                     }
                     let mut head = format!("HTTP/1.1 {} {}\r\n", resp.status, reason(resp.status));
@@ -1811,7 +1821,7 @@ async fn handle<F: CrawlFrontier>(
                         })?;
                     *summary.pages_by_status.entry(resp.status).or_default() += 1;
                     summary.bytes += resp.body.len() as u64;
-                    let outcome = paced(
+                    let (outcome, at) = paced(
                         &Outcome::Status {
                             status: resp.status,
                             latency,
@@ -1840,14 +1850,14 @@ async fn handle<F: CrawlFrontier>(
                             retries: tag.retries + 1,
                             ..tag
                         };
-                        Frontier::requeue(frontier, &released, &outcome, next.pack(), now).await?;
+                        Frontier::requeue(frontier, &released, &outcome, next.pack(), at).await?;
                         return Ok(());
                     }
                     // Outlinks are queued before the page is recorded done: a
                     // kill in between fetches the page again (at least once),
                     // never loses its links.
                     outlinks(config, scope, frontier, log, summary, &released, tag, &resp).await?;
-                    Frontier::complete(frontier, &released, &outcome, now).await?;
+                    Frontier::complete(frontier, &released, &outcome, at).await?;
                 }
             }
         }
@@ -1949,20 +1959,13 @@ async fn outlinks<F: CrawlFrontier>(
         depth: u16::try_from(depth).unwrap_or(u16::MAX),
         ..Tag::default()
     };
+    let mut candidates = Vec::with_capacity(found.links.len());
     for l in found.links {
-        follow(
-            frontier,
-            scope,
-            log,
-            summary,
-            &page,
-            l.as_str(),
-            next,
-            depth,
-        )
-        .await?;
+        if let Some(c) = candidate(scope, log, summary, &page, l.as_str(), next, depth)? {
+            candidates.push(c);
+        }
     }
-    Ok(())
+    offer_all(frontier, log, summary, &candidates).await
 }
 
 /// Queues a fetched sitemap's entries: pages, and the sitemaps an index
@@ -1988,6 +1991,7 @@ async fn sitemap_entries<F: CrawlFrontier>(
         Some(rule),
     );
     let depth = u32::from(tag.depth) + 1;
+    let mut candidates = Vec::new();
     for entry in parser {
         let (loc, sitemap, lastmod) = match &entry {
             mannerly_sitemap::Entry::Url(u) => (&u.loc, false, &u.lastmod),
@@ -2008,12 +2012,84 @@ async fn sitemap_entries<F: CrawlFrontier>(
             sitemap,
             ..Tag::default()
         };
-        follow(frontier, scope, log, summary, &base, loc, next, depth).await?;
+        if let Some(c) = candidate(scope, log, summary, &base, loc, next, depth)? {
+            candidates.push(c);
+        }
         summary.sitemap_entries += 1;
+    }
+    offer_all(frontier, log, summary, &candidates).await
+}
+
+/// A link that is in scope, to be offered to the frontier.
+struct Candidate {
+    url: String,
+    priority: u8,
+    tag: u32,
+}
+
+/// Resolves `link` against `page` and checks its scope: the URL to offer,
+/// or `None` when it was logged as skipped.
+fn candidate(
+    scope: &Scope,
+    log: &mut Log,
+    summary: &mut Summary,
+    page: &url::Url,
+    link: &str,
+    tag: Tag,
+    depth: u32,
+) -> Result<Option<Candidate>, CrawlError> {
+    let url = match CrawlUrl::join(Some(page), link) {
+        Ok(u) => u,
+        Err(e) => {
+            skip(log, summary, link, "unusable-url", &e.to_string())?;
+            return Ok(None);
+        }
+    };
+    if let Err(why) = scope.check(&url, depth) {
+        skip(log, summary, url.as_str(), "out-of-scope", &why.to_string())?;
+        return Ok(None);
+    }
+    Ok(Some(Candidate {
+        url: url.as_str().to_owned(),
+        priority: 255u8.saturating_sub(u8::try_from(depth).unwrap_or(255)),
+        tag: tag.pack(),
+    }))
+}
+
+/// Offers candidates to the frontier, a few hundred per call (one round
+/// trip each on a networked frontier), and logs those it turned away.
+async fn offer_all<F: CrawlFrontier>(
+    frontier: &mut F,
+    log: &mut Log,
+    summary: &mut Summary,
+    candidates: &[Candidate],
+) -> Result<(), CrawlError> {
+    for chunk in candidates.chunks(256) {
+        let offers: Vec<Offer<'_>> = chunk
+            .iter()
+            .map(|c| Offer {
+                url: &c.url,
+                priority: c.priority,
+                tag: c.tag,
+            })
+            .collect();
+        let answers = Frontier::enqueue_many(frontier, &offers, UnixMillis::now()).await?;
+        for (c, a) in chunk.iter().zip(answers) {
+            let url = c.url.as_str();
+            match a {
+                Admission::Queued | Admission::Duplicate => {}
+                Admission::Backpressure { reason } => {
+                    skip(log, summary, url, "backpressure", &reason)?
+                }
+                Admission::Skipped { reason } => skip(log, summary, url, "host-skipped", &reason)?,
+                Admission::Unresolved { host } => skip(log, summary, url, "unresolved", &host)?,
+            }
+        }
     }
     Ok(())
 }
 
+/// Resolves, scopes and offers one link.
 #[allow(clippy::too_many_arguments)]
 async fn follow<F: CrawlFrontier>(
     frontier: &mut F,
@@ -2025,29 +2101,9 @@ async fn follow<F: CrawlFrontier>(
     tag: Tag,
     depth: u32,
 ) -> Result<(), CrawlError> {
-    let url = match CrawlUrl::join(Some(page), link) {
-        Ok(u) => u,
-        Err(e) => return skip(log, summary, link, "unusable-url", &e.to_string()),
-    };
-    if let Err(why) = scope.check(&url, depth) {
-        return skip(log, summary, url.as_str(), "out-of-scope", &why.to_string());
-    }
-    let priority = 255u8.saturating_sub(u8::try_from(depth).unwrap_or(255));
-    match Frontier::enqueue_tagged(
-        frontier,
-        url.as_str(),
-        priority,
-        tag.pack(),
-        UnixMillis::now(),
-    )
-    .await?
-    {
-        Admission::Queued | Admission::Duplicate => Ok(()),
-        Admission::Backpressure { reason } => {
-            skip(log, summary, url.as_str(), "backpressure", &reason)
-        }
-        Admission::Skipped { reason } => skip(log, summary, url.as_str(), "host-skipped", &reason),
-        Admission::Unresolved { host } => skip(log, summary, url.as_str(), "unresolved", &host),
+    match candidate(scope, log, summary, page, link, tag, depth)? {
+        Some(c) => offer_all(frontier, log, summary, &[c]).await,
+        None => Ok(()),
     }
 }
 

@@ -134,6 +134,65 @@ pub(crate) async fn across<C: FleetConnection>(
     Ok(out)
 }
 
+/// Runs `cmds`, each on the partition beside it, and returns their
+/// replies in order. On a standalone server that is one pipeline (one
+/// round trip) in the given order; on a Cluster, one pipeline per
+/// partition, [`SPREAD`] at a time, each in the given order (commands on
+/// different partitions touch different keys, so only the order within a
+/// partition matters).
+pub(crate) async fn run_on<C: FleetConnection>(
+    con: &mut C,
+    cmds: &[(u32, redis::Cmd)],
+) -> RedisResult<Vec<Value>> {
+    use futures_util::stream::{self, StreamExt, TryStreamExt};
+    if cmds.is_empty() {
+        return Ok(Vec::new());
+    }
+    if !con.one_slot_per_pipeline() {
+        let mut pipe = redis::pipe();
+        for (_, c) in cmds {
+            pipe.add_command(c.clone());
+        }
+        return pipe.query_async::<Vec<Value>>(con).await;
+    }
+    // Group by partition, keeping each command's place.
+    let mut groups: Vec<(u32, Vec<usize>)> = Vec::new();
+    for (i, (p, _)) in cmds.iter().enumerate() {
+        match groups.iter_mut().find(|(q, _)| q == p) {
+            Some((_, v)) => v.push(i),
+            None => groups.push((*p, vec![i])),
+        }
+    }
+    let pipes: Vec<(Vec<usize>, Pipeline)> = groups
+        .into_iter()
+        .map(|(_, idx)| {
+            let mut pipe = redis::pipe();
+            for &i in &idx {
+                pipe.add_command(cmds[i].1.clone());
+            }
+            (idx, pipe)
+        })
+        .collect();
+    let con = &*con;
+    let answers: Vec<(Vec<usize>, Vec<Value>)> = stream::iter(pipes)
+        .map(|(idx, pipe)| {
+            let mut con = con.clone();
+            async move {
+                Ok::<_, redis::RedisError>((idx, pipe.query_async::<Vec<Value>>(&mut con).await?))
+            }
+        })
+        .buffered(SPREAD)
+        .try_collect()
+        .await?;
+    let mut out = vec![Value::Nil; cmds.len()];
+    for (idx, replies) in answers {
+        for (i, v) in idx.into_iter().zip(replies) {
+            out[i] = v;
+        }
+    }
+    Ok(out)
+}
+
 /// Retries calls that failed for want of a server (connection refused,
 /// dropped or timed out, or the server still loading its data after a
 /// restart) for up to about 30 s, backing off from 50 ms to 2 s; other

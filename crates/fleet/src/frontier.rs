@@ -14,13 +14,13 @@ use mannerly_polite::controller::{
     HostState, Outcome, Politeness, RobotsPacing, Started, UnixMillis,
 };
 use mannerly_polite::frontier::{
-    admit, origin_of, Admission, Begin, Frontier, FrontierConfig, FrontierError, KeyLoad, Kind,
-    Next, Released, Skipped, Stats,
+    admit, origin_of, Admission, Batch, Begin, Frontier, FrontierConfig, FrontierError, KeyLoad,
+    Kind, Next, Offer, Released, Skipped, Stats,
 };
 use mannerly_polite::key::Keyer;
 use redis::Value;
 
-use crate::client::{across, FleetConnection};
+use crate::client::{across, run_on, FleetConnection};
 use crate::layout::Layout;
 use crate::lua::Scripts;
 
@@ -45,6 +45,13 @@ const STATS_EVERY: u64 = 1_000;
 
 /// How often skipped URLs are collected from every partition.
 const SKIPPED_EVERY: u64 = 1_000;
+
+/// Completions held back to go with the next call: past this many they go
+/// at once.
+const PENDING_MAX: usize = 64;
+
+/// URLs per enqueue script call (a call blocks the server while it runs).
+const ENQUEUE_CHUNK: usize = 256;
 
 /// A flight id is its partition in the high bits and the partition's
 /// sequence number below, so ids are unique across the crawl; with one
@@ -107,10 +114,16 @@ pub struct FleetFrontier<C> {
     due: std::collections::VecDeque<u32>,
     /// What the probe said of the others (the answer if `due` runs dry).
     idle: Next,
+    /// What each partition last answered when it had nothing to release
+    /// (`Empty` while it is in `due`): `idle` is their merge.
+    answers: Vec<Next>,
+    /// Whether `answers` changed since `idle` was merged.
+    idle_stale: bool,
     /// Until when `idle` may be answered without probing again: probing
     /// every partition on every call would cost the server more than the
-    /// crawl. This worker's own changes end it at once; other workers'
-    /// are seen within [`PROBE_EVERY`].
+    /// crawl. Meanwhile the partitions this worker changed (`touched`) are
+    /// asked again; other workers' changes are seen within
+    /// [`PROBE_EVERY`].
     idle_until: Option<UnixMillis>,
     /// The last stats, and until when they may be given again.
     stats_cache: Option<(Stats, UnixMillis)>,
@@ -118,6 +131,12 @@ pub struct FleetFrontier<C> {
     skipped_at: Option<UnixMillis>,
     /// This worker's name in the fleet's list (host name and process id).
     worker: String,
+    /// Completions (settle calls) not yet sent: each goes in front of the
+    /// next call that reaches the server, in the same round trip.
+    pending: Vec<(u32, redis::Cmd)>,
+    /// Partitions this worker changed since it last probed them all: while
+    /// the probe's answer stands, only these are asked again.
+    touched: std::collections::BTreeSet<u32>,
     /// The server's clock minus this process's, in ms, from the last reply
     /// that carried the server's time ([`TimeSource::Server`]): the
     /// worker's own arithmetic (a completion's backoff, Retry-After) is
@@ -145,21 +164,6 @@ fn worker_name() -> String {
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "worker".into());
     format!("{host}:{}", std::process::id())
-}
-
-/// A script call on partition `p` with the arguments every step starts
-/// with: the partition's prefix, the time, and the in-flight limit.
-fn step<'a>(
-    script: &'a redis::Script,
-    layout: &Layout,
-    p: u32,
-    key: &str,
-    now: i64,
-    max_in: u32,
-) -> redis::ScriptInvocation<'a> {
-    let mut call = script.key(layout.key(p, key));
-    call.arg(layout.tag(p)).arg(now).arg(max_in);
-    call
 }
 
 fn store_err(url: &str, e: redis::RedisError) -> FrontierError {
@@ -227,6 +231,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
                 wanted,
             });
         }
+        let partitions = layout.partitions();
         Ok(FleetFrontier {
             con,
             url: url.to_owned(),
@@ -242,11 +247,15 @@ impl<C: FleetConnection> FleetFrontier<C> {
             cursor: 0,
             due: std::collections::VecDeque::new(),
             idle: Next::Empty,
+            answers: vec![Next::Empty; partitions as usize],
+            idle_stale: false,
             idle_until: None,
             stats_cache: None,
             skipped_at: None,
             worker: worker_name(),
             offset: 0,
+            pending: Vec::new(),
+            touched: std::collections::BTreeSet::new(),
         })
     }
 
@@ -324,20 +333,144 @@ impl<C: FleetConnection> FleetFrontier<C> {
         }
     }
 
-    /// Learns the server's clock from a reply stamped `at`.
-    fn saw_server_time(&mut self, at: UnixMillis) {
+    /// Learns the server's clock from a reply stamped `at` to a call sent
+    /// at `sent` on this process's clock. The server read its clock after
+    /// the call left, so `at - sent` is at least the true offset: taking it
+    /// (rather than `at` minus when the reply arrived, which is at most the
+    /// offset) errs toward later times, so a completion's time, and the
+    /// host's next request counted from it, is never put too early by a
+    /// slow reply.
+    fn saw_server_time(&mut self, at: UnixMillis, sent: UnixMillis) {
         if self.fleet.time == TimeSource::Server {
-            let local = i64::try_from(UnixMillis::now().as_millis()).unwrap_or(i64::MAX);
+            let local = i64::try_from(sent.as_millis()).unwrap_or(i64::MAX);
             self.offset = i64::try_from(at.as_millis())
                 .unwrap_or(i64::MAX)
                 .saturating_sub(local);
         }
     }
 
-    /// This worker changed the store: the cached answers no longer stand.
-    fn changed(&mut self) {
-        self.idle_until = None;
+    /// Records partition `p`'s idle answer, and the merge of them all.
+    fn answer(&mut self, p: u32, answer: Next) {
+        if let Some(a) = self.answers.get_mut(p as usize) {
+            if *a != answer {
+                *a = answer;
+                self.idle_stale = true;
+            }
+        }
+    }
+
+    /// The merge of every partition's idle answer.
+    fn idle(&mut self) -> Next {
+        if self.idle_stale {
+            self.idle = self.answers.iter().cloned().fold(Next::Empty, merge);
+            self.idle_stale = false;
+        }
+        self.idle.clone()
+    }
+
+    /// This worker changed partition `p`: the cached stats no longer
+    /// stand, and `p` is asked again by the next release.
+    fn changed(&mut self, p: u32) {
+        self.touched.insert(p);
         self.stats_cache = None;
+    }
+
+    /// A script call on partition `p` (its key `key`, then its tag), as a
+    /// command to pipeline.
+    fn script_cmd(&self, pick: fn(&Scripts) -> &redis::Script, p: u32, key: &str) -> redis::Cmd {
+        let mut c = redis::cmd("EVALSHA");
+        c.arg(pick(&self.scripts).get_hash())
+            .arg(1)
+            .arg(self.layout.key(p, key))
+            .arg(self.layout.tag(p));
+        c
+    }
+
+    /// Loads every script (after the server lost them: a restart).
+    async fn load_scripts(&mut self) -> Result<(), FrontierError> {
+        for script in self.scripts.all() {
+            script
+                .prepare_invoke()
+                .load_async(&mut self.con)
+                .await
+                .map_err(|e| store_err(&self.url, e))?;
+        }
+        Ok(())
+    }
+
+    /// Runs `cmds` (each on its partition) behind the completions waiting
+    /// to go, in one round trip on a standalone server (see [`run_on`]),
+    /// and returns the replies to `cmds`. Scripts the server lost are
+    /// loaded and the lot sent again: every step is safe to repeat (a
+    /// completion sent twice is stale the second time).
+    async fn exec(&mut self, cmds: Vec<(u32, redis::Cmd)>) -> Result<Vec<Value>, FrontierError> {
+        let n = self.pending.len();
+        let mut all = std::mem::take(&mut self.pending);
+        all.extend(cmds);
+        let replies = match run_on(&mut self.con, &all).await {
+            Ok(v) => v,
+            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
+                self.load_scripts().await?;
+                run_on(&mut self.con, &all)
+                    .await
+                    .map_err(|e| store_err(&self.url, e))?
+            }
+            Err(e) => return Err(store_err(&self.url, e)),
+        };
+        if replies.len() != all.len() {
+            return Err(self.corrupt(format!(
+                "{} replies to {} commands",
+                replies.len(),
+                all.len()
+            )));
+        }
+        let mut replies = replies.into_iter();
+        for v in replies.by_ref().take(n) {
+            // The lease lapsed and the URL went back to the queue; whoever
+            // holds the host now owns its state.
+            if redis::from_redis_value::<String>(v).is_ok_and(|a| a == "stale") {
+                self.stale += 1;
+            }
+        }
+        Ok(replies.collect())
+    }
+
+    /// A script call on partition `p` with the arguments every step starts
+    /// with: the partition's prefix, the time, and the in-flight limit.
+    fn step(
+        &self,
+        pick: fn(&Scripts) -> &redis::Script,
+        p: u32,
+        key: &str,
+        now: UnixMillis,
+    ) -> redis::Cmd {
+        let mut c = self.script_cmd(pick, p, key);
+        c.arg(self.now_arg(now)).arg(self.max_in());
+        c
+    }
+
+    /// Runs one command on partition `p` behind the completions waiting to
+    /// go (see [`exec`](Self::exec)), and reads its reply as `T`.
+    async fn call<T: redis::FromRedisValue>(
+        &mut self,
+        p: u32,
+        cmd: redis::Cmd,
+        what: &str,
+    ) -> Result<T, FrontierError> {
+        let v = self
+            .exec(vec![(p, cmd)])
+            .await?
+            .pop()
+            .ok_or_else(|| self.corrupt(format!("{what}: no answer")))?;
+        redis::from_redis_value(v.clone()).map_err(|_| self.corrupt(format!("{what}: {v:?}")))
+    }
+
+    /// Sends the completions waiting to go, if any.
+    pub async fn flush(&mut self) -> Result<(), FrontierError> {
+        if !self.pending.is_empty() {
+            self.exec(Vec::new()).await?;
+        }
+        Ok(())
     }
 
     /// Whether this worker has a request of its own in flight to `key`
@@ -352,6 +485,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
         if self.holds(key) {
             return Ok(());
         }
+        self.flush().await?;
         let p = self.layout.partition_of(key);
         let (json, inf): (Option<String>, Option<u32>) = redis::pipe()
             .cmd("HGET")
@@ -406,89 +540,131 @@ impl<C: FleetConnection> FleetFrontier<C> {
         (origin, key)
     }
 
-    async fn next_in(&mut self, p: u32, now: UnixMillis) -> Result<Next, FrontierError> {
-        let v: Value = step(
-            &self.scripts.next,
-            &self.layout,
-            p,
-            "time",
-            self.now_arg(now),
-            self.max_in(),
-        )
-        .arg(u64::try_from(self.fleet.lease.as_millis()).unwrap_or(u64::MAX))
-        .arg(self.politeness.config.min_delay)
-        .arg(u8::from(self.config.robots_gate))
-        .invoke_async(&mut self.con)
-        .await
-        .map_err(|e| self.err(e))?;
-        let parts: Vec<Value> =
-            redis::from_redis_value(v.clone()).map_err(|_| self.corrupt(format!("next: {v:?}")))?;
+    /// Runs `NEXT` on each partition of `asks`, asking it for that many
+    /// releases, in one round trip; for each, what it released and, unless
+    /// it released as many as asked (it may hold more), its idle answer.
+    async fn next_on(
+        &mut self,
+        asks: &[(u32, usize)],
+        now: UnixMillis,
+    ) -> Result<Vec<(Vec<Released>, Option<Next>)>, FrontierError> {
+        let lease = u64::try_from(self.fleet.lease.as_millis()).unwrap_or(u64::MAX);
+        let cmds: Vec<(u32, redis::Cmd)> = asks
+            .iter()
+            .map(|&(p, want)| {
+                let mut c = self.script_cmd(|s| &s.next, p, "time");
+                c.arg(self.now_arg(now))
+                    .arg(self.max_in())
+                    .arg(lease)
+                    .arg(self.politeness.config.min_delay)
+                    .arg(u8::from(self.config.robots_gate))
+                    .arg(want);
+                (p, c)
+            })
+            .collect();
+        let sent = UnixMillis::now();
+        let replies = self.exec(cmds).await?;
+        let mut out = Vec::with_capacity(asks.len());
+        for (&(p, _), v) in asks.iter().zip(replies) {
+            out.push(self.released_from(p, v, now, sent)?);
+        }
+        Ok(out)
+    }
+
+    /// Reads one partition's `NEXT` reply (see the script).
+    fn released_from(
+        &mut self,
+        p: u32,
+        v: Value,
+        now: UnixMillis,
+        sent: UnixMillis,
+    ) -> Result<(Vec<Released>, Option<Next>), FrontierError> {
+        let (store, bad) = (self.url.clone(), |store: &str, v: &Value| {
+            FrontierError::Corrupt {
+                store: store.to_owned(),
+                what: format!("next: {v:?}"),
+            }
+        });
+        let bad = |v: &Value| bad(&store, v);
+        let Value::Array(parts) = &v else {
+            return Err(bad(&v));
+        };
         let text =
             |i: usize| -> Option<String> { redis::from_redis_value(parts.get(i)?.clone()).ok() };
         let int = |i: usize| -> Option<u64> { text(i)?.parse().ok() };
-        let bad = || self.corrupt(format!("next: {v:?}"));
-        let at = int(1).map(UnixMillis).ok_or_else(bad)?;
-        match text(0).as_deref() {
-            Some(kind @ ("wait" | "busy" | "empty")) => {
-                self.idle_answer(p, kind, int(2)).ok_or_else(bad)
-            }
-            Some("fetch") => {
-                let (
-                    Some(seq),
-                    Some(kind),
-                    Some(key),
-                    Some(prio),
-                    Some(url),
-                    Some(tag),
-                    Some(state),
-                    Some(token),
-                ) = (
-                    int(2),
-                    text(3),
-                    text(4),
-                    int(5),
-                    text(6),
-                    int(7),
-                    text(8),
-                    int(9),
-                )
-                else {
-                    return Err(bad());
-                };
-                let lease = (u64::from(p) << ID_BITS) | seq;
-                self.changed();
-                // The store's state is the truth unless this worker has a
-                // request of its own in flight to the host.
-                if !self.holds(&key) {
-                    self.adopt(&key, &state);
-                }
-                self.saw_server_time(at);
-                let started = self.politeness.start(&key, at);
-                self.flights.insert(
-                    lease,
-                    Flight {
-                        partition: p,
-                        key: key.clone(),
-                        token,
-                        started,
-                        at: (now, std::time::Instant::now()),
-                    },
-                );
-                Ok(Next::Fetch(Released {
-                    url,
-                    key,
-                    priority: u8::try_from(prio).unwrap_or(0),
-                    kind: if kind == "R" {
-                        Kind::Robots
-                    } else {
-                        Kind::Page
-                    },
-                    tag: u32::try_from(tag).unwrap_or(0),
-                    lease,
-                }))
-            }
-            _ => Err(bad()),
+        let (Some(kind), Some(at)) = (text(0), int(1).map(UnixMillis)) else {
+            return Err(bad(&v));
+        };
+        let items: Vec<Vec<Value>> = match parts.get(3) {
+            Some(list) => redis::from_redis_value(list.clone()).map_err(|_| bad(&v))?,
+            None => return Err(bad(&v)),
+        };
+        let idle = match kind.as_str() {
+            "more" => None,
+            k => Some(self.idle_answer(p, k, int(2)).ok_or_else(|| bad(&v))?),
+        };
+        if !items.is_empty() {
+            self.saw_server_time(at, sent);
         }
+        let mut released = Vec::with_capacity(items.len());
+        for item in items {
+            let text =
+                |i: usize| -> Option<String> { redis::from_redis_value(item.get(i)?.clone()).ok() };
+            let int = |i: usize| -> Option<u64> { text(i)?.parse().ok() };
+            let (
+                Some(seq),
+                Some(kind),
+                Some(key),
+                Some(prio),
+                Some(url),
+                Some(tag),
+                Some(state),
+                Some(token),
+            ) = (
+                int(0),
+                text(1),
+                text(2),
+                int(3),
+                text(4),
+                int(5),
+                text(6),
+                int(7),
+            )
+            else {
+                return Err(bad(&v));
+            };
+            let lease = (u64::from(p) << ID_BITS) | seq;
+            self.changed(p);
+            // The store's state is the truth unless this worker has a
+            // request of its own in flight to the host.
+            if !self.holds(&key) {
+                self.adopt(&key, &state);
+            }
+            let started = self.politeness.start(&key, at);
+            self.flights.insert(
+                lease,
+                Flight {
+                    partition: p,
+                    key: key.clone(),
+                    token,
+                    started,
+                    at: (now, std::time::Instant::now()),
+                },
+            );
+            released.push(Released {
+                url,
+                key,
+                priority: u8::try_from(prio).unwrap_or(0),
+                kind: if kind == "R" {
+                    Kind::Robots
+                } else {
+                    Kind::Page
+                },
+                tag: u32::try_from(tag).unwrap_or(0),
+                lease,
+            });
+        }
+        Ok((released, idle))
     }
 
     /// Runs the script `pick` names (one key: the partition's `key`, then
@@ -533,8 +709,12 @@ impl<C: FleetConnection> FleetFrontier<C> {
     /// `due` (in turn from the cursor) and `idle` (what the others
     /// answered).
     async fn probe(&mut self, now: UnixMillis) -> Result<(), FrontierError> {
+        self.flush().await?;
+        self.touched.clear();
         let n = self.layout.partitions();
-        self.idle = Next::Empty;
+        for a in &mut self.answers {
+            *a = Next::Empty;
+        }
         let order: Vec<u32> = (0..n).map(|i| (self.cursor + i) % n).collect();
         self.cursor = (self.cursor + 1) % n;
         let answers = self
@@ -555,8 +735,11 @@ impl<C: FleetConnection> FleetFrontier<C> {
             let answer = self
                 .idle_answer(p, kind, third)
                 .ok_or_else(|| self.corrupt(format!("probe: {a:?}")))?;
-            self.idle = merge(self.idle.clone(), answer);
+            if let Some(a) = self.answers.get_mut(p as usize) {
+                *a = answer;
+            }
         }
+        self.idle_stale = true;
         Ok(())
     }
 
@@ -583,31 +766,54 @@ impl<C: FleetConnection> FleetFrontier<C> {
         }
         let (state, chk, why) = self.written(&fl.key);
         let p = fl.partition;
-        let answer: String = step(
-            &self.scripts.settle,
-            &self.layout,
-            p,
-            "fl",
-            self.now_arg(now),
-            self.max_in(),
-        )
-        .arg(released.lease & ((1 << ID_BITS) - 1))
-        .arg(how)
-        .arg(tag)
-        .arg(state)
-        .arg(chk)
-        .arg(why)
-        .arg(fl.token)
-        .invoke_async(&mut self.con)
-        .await
-        .map_err(|e| self.err(e))?;
-        self.changed();
-        if answer == "stale" {
-            // The lease lapsed and the URL went back to the queue; whoever
-            // holds the host now owns its state.
-            self.stale += 1;
+        let mut c = self.script_cmd(|s| &s.settle, p, "fl");
+        c.arg(self.now_arg(now))
+            .arg(self.max_in())
+            .arg(released.lease & ((1 << ID_BITS) - 1))
+            .arg(how)
+            .arg(tag)
+            .arg(state)
+            .arg(chk)
+            .arg(why)
+            .arg(fl.token);
+        // It goes with the next call (a release, most often), in the same
+        // round trip: until then the host counts as in flight, which only
+        // holds it back.
+        self.pending.push((p, c));
+        self.changed(p);
+        if self.pending.len() >= PENDING_MAX {
+            self.flush().await?;
         }
         Ok(())
+    }
+
+    /// What an `ENQUEUE` answer means for a URL of `key`.
+    fn admission(&self, key: &str, answer: &str) -> Option<Admission> {
+        Some(match answer {
+            "queued" => Admission::Queued,
+            "duplicate" => Admission::Duplicate,
+            "total" => Admission::Backpressure {
+                reason: format!(
+                    "the frontier holds {} URLs, its bound",
+                    self.config.max_total
+                ),
+            },
+            "key" => Admission::Backpressure {
+                reason: format!(
+                    "{key} has {} URLs waiting, its bound",
+                    self.config.max_per_key
+                ),
+            },
+            "keys" => Admission::Backpressure {
+                reason: format!(
+                    "{} hosts have URLs waiting, the bound",
+                    self.config.max_keys
+                ),
+            },
+            a => Admission::Skipped {
+                reason: a.strip_prefix("skip\t")?.to_owned(),
+            },
+        })
     }
 }
 
@@ -619,83 +825,150 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         tag: u32,
         now: UnixMillis,
     ) -> Result<Admission, FrontierError> {
-        let (parsed, key) = match admit(&self.keyer, url) {
-            Ok(k) => k,
-            Err(answer) => return Ok(answer),
-        };
-        let p = self.layout.partition_of(&key);
-        let normal = &parsed[..url::Position::AfterQuery];
-        let fp = xxhash_rust::xxh3::xxh3_128(normal.as_bytes()).to_be_bytes();
-        let v: Vec<String> = self
-            .scripts
-            .enqueue
-            .key(self.layout.key(p, "seen"))
-            .arg(self.layout.tag(p))
-            .arg(&key)
-            .arg(&fp[..])
-            .arg(priority)
-            .arg(tag)
-            .arg(origin_of(&parsed))
-            .arg(normal)
-            .arg(self.now_arg(now))
-            .arg(self.config.max_per_key)
-            .arg(self.config.max_total)
-            .arg(self.config.max_keys)
-            .invoke_async(&mut self.con)
-            .await
-            .map_err(|e| self.err(e))?;
-        self.changed();
-        Ok(match v.first().map(String::as_str) {
-            Some("queued") => Admission::Queued,
-            Some("duplicate") => Admission::Duplicate,
-            Some("skip") => Admission::Skipped {
-                reason: v.get(1).cloned().unwrap_or_default(),
-            },
-            Some("total") => Admission::Backpressure {
-                reason: format!(
-                    "the frontier holds {} URLs, its bound",
-                    self.config.max_total
-                ),
-            },
-            Some("key") => Admission::Backpressure {
-                reason: format!(
-                    "{key} has {} URLs waiting, its bound",
-                    self.config.max_per_key
-                ),
-            },
-            Some("keys") => Admission::Backpressure {
-                reason: format!(
-                    "{} hosts have URLs waiting, the bound",
-                    self.config.max_keys
-                ),
-            },
-            _ => return Err(self.corrupt(format!("enqueue: {v:?}"))),
-        })
+        let offer = Offer { url, priority, tag };
+        let mut v = self.enqueue_many(&[offer], now).await?;
+        v.pop().ok_or_else(|| self.corrupt("enqueue: no answer"))
+    }
+
+    async fn enqueue_many(
+        &mut self,
+        offers: &[Offer<'_>],
+        now: UnixMillis,
+    ) -> Result<Vec<Admission>, FrontierError> {
+        let mut out: Vec<Option<Admission>> = vec![None; offers.len()];
+        // Per partition: the command being built, and the offers it holds
+        // (their place and key).
+        type Group = (u32, redis::Cmd, Vec<(usize, String)>);
+        let mut groups: Vec<Group> = Vec::new();
+        for (i, o) in offers.iter().enumerate() {
+            let (parsed, key) = match admit(&self.keyer, o.url) {
+                Ok(k) => k,
+                Err(answer) => {
+                    out[i] = Some(answer);
+                    continue;
+                }
+            };
+            let p = self.layout.partition_of(&key);
+            let g = match groups
+                .iter()
+                .position(|(q, _, items)| *q == p && items.len() < ENQUEUE_CHUNK)
+            {
+                Some(g) => g,
+                None => {
+                    let mut c = self.script_cmd(|s| &s.enqueue, p, "seen");
+                    c.arg(self.now_arg(now))
+                        .arg(self.config.max_per_key)
+                        .arg(self.config.max_total)
+                        .arg(self.config.max_keys);
+                    groups.push((p, c, Vec::new()));
+                    groups.len() - 1
+                }
+            };
+            let normal = &parsed[..url::Position::AfterQuery];
+            let fp = xxhash_rust::xxh3::xxh3_128(normal.as_bytes()).to_be_bytes();
+            let (_, c, items) = &mut groups[g];
+            c.arg(&key)
+                .arg(&fp[..])
+                .arg(o.priority)
+                .arg(o.tag)
+                .arg(origin_of(&parsed))
+                .arg(normal);
+            items.push((i, key));
+        }
+        let mut cmds = Vec::with_capacity(groups.len());
+        let mut places = Vec::with_capacity(groups.len());
+        for (p, c, items) in groups {
+            cmds.push((p, c));
+            places.push(items);
+            self.changed(p);
+        }
+        let replies = self.exec(cmds).await?;
+        for (items, v) in places.into_iter().zip(replies) {
+            let answers: Vec<String> = redis::from_redis_value(v.clone())
+                .map_err(|_| self.corrupt(format!("enqueue: {v:?}")))?;
+            if answers.len() != items.len() {
+                return Err(self.corrupt(format!("enqueue: {v:?}")));
+            }
+            for ((i, key), a) in items.into_iter().zip(answers) {
+                out[i] = Some(
+                    self.admission(&key, &a)
+                        .ok_or_else(|| self.corrupt(format!("enqueue: {a:?}")))?,
+                );
+            }
+        }
+        out.into_iter()
+            .map(|a| a.ok_or_else(|| self.corrupt("enqueue: an offer got no answer")))
+            .collect()
     }
 
     async fn next(&mut self, now: UnixMillis) -> Result<Next, FrontierError> {
+        let mut batch = self.next_batch(1, now).await?;
+        Ok(match batch.released.pop() {
+            Some(r) => Next::Fetch(r),
+            None => batch.then.unwrap_or(Next::Busy),
+        })
+    }
+
+    async fn next_batch(&mut self, max: usize, now: UnixMillis) -> Result<Batch, FrontierError> {
+        let max = max.max(1);
+        let mut released = Vec::new();
         if self.due.is_empty() {
             if self.idle_until.is_some_and(|u| now < u) {
-                return Ok(self.idle.clone());
+                if self.touched.is_empty() {
+                    return Ok(Batch {
+                        released,
+                        then: Some(self.idle()),
+                    });
+                }
+                // The probe's answer stands for the others; what this
+                // worker changed is asked again.
+                for p in std::mem::take(&mut self.touched) {
+                    self.answer(p, Next::Empty);
+                    self.due.push_back(p);
+                }
+            } else {
+                self.probe(now).await?;
             }
-            self.probe(now).await?;
         }
-        while let Some(&p) = self.due.front() {
-            match self.next_in(p, now).await? {
-                // The partition may hold more: it stays first.
-                Next::Fetch(r) => return Ok(Next::Fetch(r)),
-                other => {
-                    self.due.pop_front();
-                    self.idle = merge(self.idle.clone(), other);
+        // The first partitions waiting, one release each and the rest of
+        // the budget to the first: never more than `max` in all, in one
+        // round trip.
+        while released.is_empty() && !self.due.is_empty() {
+            let m = self.due.len().min(max);
+            let asks: Vec<(u32, usize)> = self
+                .due
+                .iter()
+                .take(m)
+                .enumerate()
+                .map(|(i, &p)| (p, if i == 0 { max + 1 - m } else { 1 }))
+                .collect();
+            let answers = self.next_on(&asks, now).await?;
+            let mut more = Vec::new();
+            for (&(p, _), (got, idle)) in asks.iter().zip(answers) {
+                self.due.pop_front();
+                released.extend(got);
+                match idle {
+                    // It may hold more: it stays first.
+                    None => more.push(p),
+                    Some(answer) => self.answer(p, answer),
                 }
             }
+            for p in more.into_iter().rev() {
+                self.due.push_front(p);
+            }
         }
-        let mut until = now.add_millis(PROBE_EVERY);
-        if let Next::Wait { until: w } = self.idle {
-            until = until.min(w);
-        }
-        self.idle_until = Some(until);
-        Ok(self.idle.clone())
+        let then = if self.due.is_empty() {
+            let mut until = now.add_millis(PROBE_EVERY);
+            let idle = self.idle();
+            if let Next::Wait { until: w } = idle {
+                until = until.min(w);
+            }
+            self.idle_until = Some(until);
+            Some(idle)
+        } else {
+            None
+        };
+        Ok(Batch { released, then })
     }
 
     async fn complete(
@@ -745,18 +1018,12 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
             return Ok(true);
         }
         let (p, token) = (fl.partition, fl.token);
-        let ok: i64 = self
-            .scripts
-            .renew
-            .key(self.layout.key(p, "fl"))
-            .arg(self.layout.tag(p))
-            .arg(self.now_arg(now))
+        let mut c = self.script_cmd(|s| &s.renew, p, "fl");
+        c.arg(self.now_arg(now))
             .arg(released.lease & ((1 << ID_BITS) - 1))
             .arg(token)
-            .arg(u64::try_from(self.fleet.lease.as_millis()).unwrap_or(u64::MAX))
-            .invoke_async(&mut self.con)
-            .await
-            .map_err(|e| self.err(e))?;
+            .arg(u64::try_from(self.fleet.lease.as_millis()).unwrap_or(u64::MAX));
+        let ok: i64 = self.call(p, c, "renew").await?;
         if ok == 1 {
             if let Some(fl) = self.flights.get_mut(&released.lease) {
                 fl.at = (now, std::time::Instant::now());
@@ -769,7 +1036,7 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
             self.politeness.unstart(&fl.key, &fl.started);
         }
         self.stale += 1;
-        self.changed();
+        self.changed(p);
         Ok(false)
     }
 
@@ -794,22 +1061,13 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
     ) -> Result<(), FrontierError> {
         let (origin, key) = self.origin_and_key(origin);
         let p = self.layout.partition_of(key.as_deref().unwrap_or(&origin));
-        let _: String = step(
-            &self.scripts.robots_unavailable,
-            &self.layout,
-            p,
-            "rb",
-            self.now_arg(now),
-            self.max_in(),
-        )
-        .arg(&origin)
-        .arg(key.unwrap_or_default())
-        .arg(until.as_millis())
-        .arg(reason)
-        .invoke_async(&mut self.con)
-        .await
-        .map_err(|e| self.err(e))?;
-        self.changed();
+        let mut c = self.step(|s| &s.robots_unavailable, p, "rb", now);
+        c.arg(&origin)
+            .arg(key.unwrap_or_default())
+            .arg(until.as_millis())
+            .arg(reason);
+        let _: String = self.call(p, c, "robots_unavailable").await?;
+        self.changed(p);
         Ok(())
     }
 
@@ -830,24 +1088,15 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
             None => Default::default(),
         };
         let p = self.layout.partition_of(key.as_deref().unwrap_or(&origin));
-        let _: String = step(
-            &self.scripts.robots_known,
-            &self.layout,
-            p,
-            "rb",
-            self.now_arg(now),
-            self.max_in(),
-        )
-        .arg(&origin)
-        .arg(key.unwrap_or_default())
-        .arg(valid_until.as_millis())
-        .arg(state)
-        .arg(chk)
-        .arg(why)
-        .invoke_async(&mut self.con)
-        .await
-        .map_err(|e| self.err(e))?;
-        self.changed();
+        let mut c = self.step(|s| &s.robots_known, p, "rb", now);
+        c.arg(&origin)
+            .arg(key.unwrap_or_default())
+            .arg(valid_until.as_millis())
+            .arg(state)
+            .arg(chk)
+            .arg(why);
+        let _: String = self.call(p, c, "robots_known").await?;
+        self.changed(p);
         Ok(())
     }
 
@@ -861,19 +1110,10 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
             }
         };
         let p = self.layout.partition_of(&key);
-        let v: Vec<String> = step(
-            &self.scripts.begin,
-            &self.layout,
-            p,
-            "chk",
-            self.now_arg(now),
-            self.max_in(),
-        )
-        .arg(&key)
-        .arg(self.politeness.config.min_delay)
-        .invoke_async(&mut self.con)
-        .await
-        .map_err(|e| self.err(e))?;
+        let mut c = self.step(|s| &s.begin, p, "chk", now);
+        c.arg(&key).arg(self.politeness.config.min_delay);
+        let sent = UnixMillis::now();
+        let v: Vec<String> = self.call(p, c, "begin").await?;
         let at = |i: usize| v.get(i).and_then(|s| s.parse().ok()).map(UnixMillis);
         match v.first().map(String::as_str) {
             Some("started") => {
@@ -882,10 +1122,10 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
                     self.adopt(&key, &state);
                 }
                 let now = at(1).unwrap_or(now);
-                self.saw_server_time(now);
+                self.saw_server_time(now, sent);
                 self.politeness.start(&key, now);
                 *self.begun.entry(key).or_default() += 1;
-                self.changed();
+                self.changed(p);
                 Ok(Begin::Started)
             }
             Some("wait") => Ok(Begin::Wait {
@@ -918,26 +1158,15 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         self.politeness.finish(&key, at, outcome);
         let (state, chk, why) = self.written(&key);
         let p = self.layout.partition_of(&key);
-        let _: String = step(
-            &self.scripts.end,
-            &self.layout,
-            p,
-            "chk",
-            self.now_arg(now),
-            self.max_in(),
-        )
-        .arg(&key)
-        .arg(state)
-        .arg(chk)
-        .arg(why)
-        .invoke_async(&mut self.con)
-        .await
-        .map_err(|e| self.err(e))?;
-        self.changed();
+        let mut c = self.step(|s| &s.end, p, "chk", now);
+        c.arg(&key).arg(state).arg(chk).arg(why);
+        let _: String = self.call(p, c, "end").await?;
+        self.changed(p);
         Ok(())
     }
 
     async fn busiest(&mut self, n: usize) -> Result<Vec<KeyLoad>, FrontierError> {
+        self.flush().await?;
         let parts: Vec<u32> = (0..self.layout.partitions()).collect();
         let layout = &self.layout;
         let replies = across(&mut self.con, &parts, |pipe, p| {
@@ -982,6 +1211,7 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
             Ok(k) => k,
             Err(e) => return Ok(Some(e.to_string())),
         };
+        self.flush().await?;
         if self.config.robots_gate {
             let (origin, _) = self.origin_and_key(url);
             let p = self.layout.partition_of(&key);
@@ -1013,9 +1243,9 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
     }
 
     async fn sync(&mut self) -> Result<(), FrontierError> {
-        // Durability is the server's (appendonly, appendfsync): see the
-        // crate documentation.
-        Ok(())
+        // Completions held back go now; durability is then the server's
+        // (appendonly, appendfsync): see the crate documentation.
+        self.flush().await
     }
 
     async fn stats(&mut self) -> Result<Stats, FrontierError> {
@@ -1025,6 +1255,7 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
                 return Ok(s);
             }
         }
+        self.flush().await?;
         // The crawler asks for stats twice a second: that is this worker's
         // heartbeat in the fleet's list.
         redis::cmd("HSET")
@@ -1075,6 +1306,7 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
             return Ok(Vec::new());
         }
         self.skipped_at = Some(now);
+        self.flush().await?;
         let parts: Vec<u32> = (0..self.layout.partitions()).collect();
         let replies = self.on_each(|s| &s.take_skipped, &parts, "sk", &[]).await?;
         let mut out = Vec::new();

@@ -29,19 +29,26 @@
 //!   is the key mode). Every key of a partition carries its hash tag
 //!   `{crawl:p}`, so each script touches one Cluster slot and runs
 //!   atomically on one node ([`layout`]).
-//! - **Release** (`next`, one script per partition tried): flights whose
+//! - **Release** (`next_batch`: one script per partition asked, all in one
+//!   pipeline, each asked for at most what the caller has room for, so no
+//!   release waits in the worker; `next` is a batch of one): flights whose
 //!   lease expired give their URL back to its queue; hosts whose time has
 //!   come become ready; the best ready host that the politeness check
 //!   allows (requests in flight, delay, Retry-After, pause, skip) gives its
 //!   head URL, or first its origin's robots.txt, exactly as the embedded
-//!   frontier chooses. The release records a flight with a lease and a
-//!   fencing token, and starts the host's delay at once, in the store.
+//!   frontier chooses, as many times as asked. The release records a
+//!   flight with a lease and a fencing token, and starts the host's delay
+//!   at once, in the store. Between probes of every partition (at most
+//!   every 200 ms), only the partitions a worker changed are asked again.
 //! - **Completion** (`complete`, `requeue`, `cancel`, `discard`: one
-//!   script): refused as stale when the flight's token is not the one
+//!   script, held in the worker and sent in front of its next call, in
+//!   the same round trip, or by `sync`; at most 64 wait): refused as stale
+//!   when the flight's token is not the one
 //!   released to this worker (its lease lapsed and the URL went back);
 //!   otherwise the host's politeness state, computed by the worker with
 //!   `mannerly-polite`'s controller, is written, and the host rescheduled.
-//! - **Enqueue** (one script per URL, any worker): the partition's seen-set
+//! - **Enqueue** (`enqueue_many`: one script per partition for a page's
+//!   links, all in one round trip, any worker): the partition's seen-set
 //!   makes it idempotent, so outlinks can be enqueued before the completion
 //!   of their page, and a page fetched twice adds nothing twice.
 //!
@@ -59,7 +66,8 @@
 //!
 //! Fetching is at least once: a URL is in its queue or in a flight record
 //! until a completion with the right token ends it, so a worker that dies
-//! mid-fetch leaves it for the next, after its lease; and the delay the
+//! mid-fetch, or with completions not yet sent, leaves those URLs for the
+//! next, after their lease; and the delay the
 //! release started holds for that next request too. Only the token holder
 //! writes a host's state after a release, so the state never goes back.
 //!
@@ -80,7 +88,14 @@
 //! enqueue forgets a discovered link unless its page is fetched again. So
 //! a fleet that must never forget a URL runs with `appendfsync always`. A
 //! Cluster failover can lose what the old primary had not replicated, with
-//! the same consequences.
+//! the same consequences. A completion counts once it is sent (the next
+//! call, or `sync`), not when `complete` returns.
+//!
+//! # Round trips
+//!
+//! A crawler's page costs two: its links' enqueue, and the release that
+//! carries its completion (under load one release round trip carries
+//! several completions and releases several fetches).
 
 pub mod client;
 pub mod frontier;

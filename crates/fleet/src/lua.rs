@@ -156,31 +156,49 @@ local function dec_inf(key)
 end
 "#;
 
-/// ARGV: T, key, fingerprint, priority, tag, origin, url, now, max per
-/// key, max total, max keys.
+/// ARGV: T, now, max per key, max total, max keys, then six per URL: key,
+/// fingerprint, priority, tag, origin, url. One answer per URL, in order:
+/// `queued`, `duplicate`, `total`, `key`, `keys` (bounds), or `skip` and
+/// the reason after a tab.
 const ENQUEUE: &str = r#"
-local key = ARGV[2]
-local now = clock(ARGV[8])
-local c = redis.call('HGET', K('chk'), key)
-if c and string.sub(c, 1, 1) == '1' then
-  return {'skip', redis.call('HGET', K('why'), key) or 'host skipped'}
+local now = clock(ARGV[2])
+local maxk, maxt, maxkeys = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local out = {}
+for i = 6, #ARGV - 5, 6 do
+  local key, fp, prio, tag, origin, url = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
+  local c = redis.call('HGET', K('chk'), key)
+  local a
+  if c and string.sub(c, 1, 1) == '1' then
+    a = 'skip\t' .. (redis.call('HGET', K('why'), key) or 'host skipped')
+  elseif tonumber(redis.call('HGET', K('meta'), 'queued') or '0') >= maxt then a = 'total'
+  else
+    local n = redis.call('ZCARD', K('q:' .. key))
+    if n >= maxk then a = 'key'
+    elseif n == 0 and redis.call('ZCARD', K('cnt')) >= maxkeys then a = 'keys'
+    elseif redis.call('SADD', K('seen'), fp) == 0 then a = 'duplicate'
+    else
+      local seq = redis.call('INCR', K('seq'))
+      insert(key, (255 - tonumber(prio)) * P40 + seq, tag .. '\t' .. origin .. '\t' .. url)
+      schedule(key, now)
+      a = 'queued'
+    end
+  end
+  out[#out + 1] = a
 end
-if tonumber(redis.call('HGET', K('meta'), 'queued') or '0') >= tonumber(ARGV[10]) then return {'total'} end
-local n = redis.call('ZCARD', K('q:' .. key))
-if n >= tonumber(ARGV[9]) then return {'key'} end
-if n == 0 and redis.call('ZCARD', K('cnt')) >= tonumber(ARGV[11]) then return {'keys'} end
-if redis.call('SADD', K('seen'), ARGV[3]) == 0 then return {'duplicate'} end
-local seq = redis.call('INCR', K('seq'))
-insert(key, (255 - tonumber(ARGV[4])) * P40 + seq, ARGV[5] .. '\t' .. ARGV[6] .. '\t' .. ARGV[7])
-schedule(key, now)
-return {'queued'}
+return out
 "#;
 
-/// ARGV: T, now, max in flight, lease ms, min delay ms, robots gate (0/1).
-/// Leases that expired give their URL back; then as `LocalFrontier::next`.
+/// ARGV: T, now, max in flight, lease ms, min delay ms, robots gate (0/1),
+/// how many to release. Leases that expired give their URL back; then as
+/// that many calls of `LocalFrontier::next`, until one finds nothing.
+/// Answers `{kind, now, third, releases}`: kind `more` when it released as
+/// many as asked, else the idle answer (`wait` and when, `busy`, `empty`
+/// and the number of flights) a further call would give; each release is
+/// `{id, R|P, key, priority, url, tag, state, token}`.
 const NEXT: &str = r#"
 local now = clock(ARGV[2])
 local maxin, lease, mind, gate = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6] == '1'
+local want = tonumber(ARGV[7] or '1')
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', K('lease'), '-inf', num(now))) do
   local f = cjson.decode(redis.call('HGET', K('fl'), id))
   redis.call('HDEL', K('fl'), id)
@@ -191,12 +209,14 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', K('lease'), '-inf', num(now))) d
   redis.call('HINCRBY', K('meta'), 'reissued', 1)
   reschedule(f[2], now, maxin)
 end
-local due = redis.call('ZRANGEBYSCORE', K('time'), '-inf', num(now), 'WITHSCORES')
-for i = 1, #due, 2 do
-  local key, at = due[i], tonumber(due[i + 1])
-  redis.call('ZREM', K('time'), key)
-  local _, hs = head(key)
-  if hs then redis.call('ZADD', K('ready'), num(prio_of(hs) * P44 + (P44 - 1 - at)), key) end
+local function promote()
+  local due = redis.call('ZRANGEBYSCORE', K('time'), '-inf', num(now), 'WITHSCORES')
+  for i = 1, #due, 2 do
+    local key, at = due[i], tonumber(due[i + 1])
+    redis.call('ZREM', K('time'), key)
+    local _, hs = head(key)
+    if hs then redis.call('ZADD', K('ready'), num(prio_of(hs) * P44 + (P44 - 1 - at)), key) end
+  end
 end
 local function release(key, hm, hs)
   local tag, origin, url = split(hm)
@@ -223,7 +243,7 @@ local function release(key, hm, hs)
       start(key, now, mind)
       redis.call('HSET', K('fl'), id, cjson.encode({'R', key, origin, '', '', tok}))
       redis.call('ZADD', K('lease'), num(now + lease), id)
-      return {'fetch', num(now), id, 'R', key, prio, origin .. '/robots.txt', '0',
+      return {id, 'R', key, prio, origin .. '/robots.txt', '0',
               redis.call('HGET', K('state'), key) or '', tok}
     end
   end
@@ -233,29 +253,40 @@ local function release(key, hm, hs)
   start(key, now, mind)
   redis.call('HSET', K('fl'), id, cjson.encode({'P', key, origin, num(hs), hm, tok}))
   redis.call('ZADD', K('lease'), num(now + lease), id)
-  return {'fetch', num(now), id, 'P', key, prio, url, tag, redis.call('HGET', K('state'), key) or '', tok}
+  return {id, 'P', key, prio, url, tag, redis.call('HGET', K('state'), key) or '', tok}
 end
-while true do
-  local top = redis.call('ZPOPMAX', K('ready'))
-  if #top == 0 then break end
-  local key = top[1]
-  local hm, hs = head(key)
-  if hm then
-    local v, at, limited = check(key, now, maxin)
-    if v == 'ok' then
-      local r = release(key, hm, hs)
-      if r then
-        reschedule(key, now, maxin)
-        return r
+local function one()
+  promote()
+  while true do
+    local top = redis.call('ZPOPMAX', K('ready'))
+    if #top == 0 then return nil end
+    local key = top[1]
+    local hm, hs = head(key)
+    if hm then
+      local v, at, limited = check(key, now, maxin)
+      if v == 'ok' then
+        local r = release(key, hm, hs)
+        if r then
+          reschedule(key, now, maxin)
+          return r
+        end
+      elseif v == 'wait' then
+        if not limited then schedule(key, at) end
+      else
+        drain(key)
       end
-    elseif v == 'wait' then
-      if not limited then schedule(key, at) end
-    else
-      drain(key)
     end
   end
 end
-return idle(now, redis.call('ZRANGE', K('time'), 0, 0, 'WITHSCORES'))
+local got = {}
+while #got < want do
+  local r = one()
+  if not r then break end
+  got[#got + 1] = r
+end
+if #got >= want then return {'more', num(now), '', got} end
+local i = idle(now, redis.call('ZRANGE', K('time'), 0, 0, 'WITHSCORES'))
+return {i[1], i[2], i[3] or '', got}
 "#;
 
 /// ARGV: T, now. Whether `NEXT` has anything to do in this partition
@@ -383,6 +414,22 @@ pub(crate) struct Scripts {
 }
 
 impl Scripts {
+    /// Every script, to load them all at once.
+    pub(crate) fn all(&self) -> [&redis::Script; 10] {
+        [
+            &self.enqueue,
+            &self.next,
+            &self.probe,
+            &self.renew,
+            &self.settle,
+            &self.robots_known,
+            &self.robots_unavailable,
+            &self.begin,
+            &self.end,
+            &self.take_skipped,
+        ]
+    }
+
     pub(crate) fn new() -> Scripts {
         let s = |body: &str| redis::Script::new(&format!("{LIB}\n{body}"));
         Scripts {

@@ -128,6 +128,10 @@ async fn a_lapsed_lease_gives_the_url_to_another_worker_after_the_delay() {
     b.complete(&mine, &ok(), T0.add_millis(8_010))
         .await
         .expect("complete");
+    // B's completion is held until its next call to the server: until
+    // then the host is still in flight for everyone else.
+    assert_eq!(a.next(T0.add_millis(8_500)).await.ok(), Some(Next::Busy));
+    b.sync().await.expect("sync");
     assert_eq!(
         a.next(T0.add_millis(9_000)).await.ok(),
         Some(Next::Wait {
@@ -153,6 +157,9 @@ async fn a_completion_after_the_lease_lapsed_is_ignored() {
     a.complete(&late, &ok(), T0.add_millis(6_001))
         .await
         .expect("late");
+    // The completion goes with A's next call to the server.
+    assert_eq!(a.stale, 0);
+    a.sync().await.expect("sync");
     assert_eq!(a.stale, 1);
     assert_eq!(
         b.stats().await.expect("stats").in_flight,
@@ -270,6 +277,8 @@ async fn what_is_queued_survives_a_server_killed_with_appendonly() {
         }
         let r = fetch(w.next(T0).await.expect("next"));
         w.complete(&r, &ok(), T0).await.expect("complete");
+        // A completion counts once it is sent: with the next call, or here.
+        w.sync().await.expect("sync");
     }
     server.restart(&aof);
     let mut w = worker(&server, "durable", &o).await.expect("reopen");

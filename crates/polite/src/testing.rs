@@ -38,7 +38,8 @@ use proptest::prelude::*;
 
 use crate::controller::{Config, Outcome, Politeness, RobotsPacing, UnixMillis};
 use crate::frontier::{
-    Begin, Frontier, FrontierConfig, FrontierError, KeyLoad, Kind, LocalFrontier, Next, Released,
+    Begin, Frontier, FrontierConfig, FrontierError, KeyLoad, Kind, LocalFrontier, Next, Offer,
+    Released,
 };
 
 /// Runs a future to completion on this thread (no runtime needed). For
@@ -81,8 +82,18 @@ pub enum Op {
         /// Priority.
         priority: u8,
     },
+    /// Offer several URLs at once ([`Frontier::enqueue_many`]).
+    EnqueueMany {
+        /// Host and page numbers, with a priority each.
+        urls: Vec<(u8, u8, u8)>,
+    },
     /// Ask for the next release.
     Next,
+    /// Ask for up to `max` releases at once ([`Frontier::next_batch`]).
+    NextBatch {
+        /// How many.
+        max: u8,
+    },
     /// Complete one of the releases in flight (`which` modulo their
     /// number) with this status.
     Complete {
@@ -151,6 +162,9 @@ pub fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => (0u8..6, 0u8..40, 0u8..4).prop_map(|(host, page, priority)| Op::Enqueue { host, page, priority }),
         4 => Just(Op::Next),
+        1 => proptest::collection::vec((0u8..6, 0u8..40, 0u8..4), 0..8)
+            .prop_map(|urls| Op::EnqueueMany { urls }),
+        2 => (0u8..6).prop_map(|max| Op::NextBatch { max }),
         3 => (any::<u8>(), prop_oneof![Just(200u16), Just(404), Just(429), Just(503)])
             .prop_map(|(which, status)| Op::Complete { which, status }),
         1 => any::<u8>().prop_map(|which| Op::Cancel { which }),
@@ -259,7 +273,7 @@ pub async fn check_contract<F, O, Fut>(
     mut open: O,
 ) -> Result<(), String>
 where
-    F: Frontier,
+    F: Frontier + Send,
     O: FnMut(FrontierConfig) -> Fut,
     Fut: Future<Output = Result<F, FrontierError>>,
 {
@@ -288,6 +302,46 @@ where
                     .await
                     .map_err(err)?;
                 same!(a, b, "op {i}: enqueue {url}");
+            }
+            Op::EnqueueMany { urls } => {
+                let urls: Vec<(String, u8, u32)> = urls
+                    .iter()
+                    .map(|&(host, page, priority)| {
+                        let tag = u32::from(host) * 1_000 + u32::from(page);
+                        (format!("https://h{host}.test/p{page}"), priority, tag)
+                    })
+                    .collect();
+                let offers: Vec<Offer<'_>> = urls
+                    .iter()
+                    .map(|(url, priority, tag)| Offer {
+                        url,
+                        priority: *priority,
+                        tag: *tag,
+                    })
+                    .collect();
+                let a = Frontier::enqueue_many(&mut mem, &offers, now)
+                    .await
+                    .map_err(err)?;
+                let b = d.enqueue_many(&offers, now).await.map_err(err)?;
+                same!(a, b, "op {i}: enqueue_many {urls:?}");
+            }
+            Op::NextBatch { max } => {
+                let a = Frontier::next_batch(&mut mem, usize::from(*max), now)
+                    .await
+                    .map_err(err)?;
+                let b = d.next_batch(usize::from(*max), now).await.map_err(err)?;
+                // What a further call would answer is the backend's to know
+                // or not (`None`: ask again); when both know, they agree.
+                same!(a.released, b.released, "op {i}: next_batch {max}");
+                if let (Some(x), Some(y)) = (&a.then, &b.then) {
+                    same!(x, y, "op {i}: next_batch {max}: then");
+                }
+                if b.released.is_empty() && b.then.is_none() {
+                    return Err(format!(
+                        "op {i}: next_batch released nothing and said ask again"
+                    ));
+                }
+                flying.extend(a.released);
             }
             Op::Next => {
                 let a = mem.next(now).map_err(err)?;

@@ -165,6 +165,30 @@ pub enum Next {
     Empty,
 }
 
+/// One URL offered to [`Frontier::enqueue_many`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Offer<'a> {
+    /// The URL.
+    pub url: &'a str,
+    /// Its priority (higher first).
+    pub priority: u8,
+    /// The tag kept beside it (see [`Frontier::enqueue_tagged`]).
+    pub tag: u32,
+}
+
+/// What [`Frontier::next_batch`] answers: the fetches released, and what
+/// a further call would answer if nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    /// Fetches to start now, at most the number asked for.
+    pub released: Vec<Released>,
+    /// `None`: more may be ready now (the batch was full, or the backend
+    /// stopped early); ask again. Otherwise the answer a further call would
+    /// give ([`Next::Wait`], [`Next::Busy`] or [`Next::Empty`]); it is never
+    /// `None` when nothing was released.
+    pub then: Option<Next>,
+}
+
 /// A URL dropped with the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
@@ -316,9 +340,64 @@ pub trait Frontier {
         tag: u32,
         now: UnixMillis,
     ) -> impl Future<Output = Result<Admission, FrontierError>> + Send;
+    /// Offers several URLs at once (a page's links), answering for each as
+    /// [`enqueue_tagged`](Frontier::enqueue_tagged) would, in order. A
+    /// networked backend sends them in one round trip; the default makes
+    /// one call per URL.
+    fn enqueue_many(
+        &mut self,
+        offers: &[Offer<'_>],
+        now: UnixMillis,
+    ) -> impl Future<Output = Result<Vec<Admission>, FrontierError>> + Send
+    where
+        Self: Send,
+    {
+        async move {
+            let mut out = Vec::with_capacity(offers.len());
+            for o in offers {
+                out.push(self.enqueue_tagged(o.url, o.priority, o.tag, now).await?);
+            }
+            Ok(out)
+        }
+    }
     /// The next fetch whose host may be fetched now, or how long to wait.
     fn next(&mut self, now: UnixMillis)
         -> impl Future<Output = Result<Next, FrontierError>> + Send;
+    /// Up to `max` fetches that may start now, as that many calls to
+    /// [`next`](Frontier::next) would release them, and then what a
+    /// further call would answer. A crawler asks for as many as it has
+    /// free slots: a networked backend releases them in one round trip,
+    /// and none is held back for later (a release counts as started).
+    /// The default calls `next` until it has `max` (at least 1) or an
+    /// answer that is not a fetch.
+    fn next_batch(
+        &mut self,
+        max: usize,
+        now: UnixMillis,
+    ) -> impl Future<Output = Result<Batch, FrontierError>> + Send
+    where
+        Self: Send,
+    {
+        async move {
+            let max = max.max(1);
+            let mut released = Vec::new();
+            while released.len() < max {
+                match self.next(now).await? {
+                    Next::Fetch(r) => released.push(r),
+                    other => {
+                        return Ok(Batch {
+                            released,
+                            then: Some(other),
+                        })
+                    }
+                }
+            }
+            Ok(Batch {
+                released,
+                then: None,
+            })
+        }
+    }
     /// Reports how a released fetch ended; adapts the host's pacing.
     /// Retry-After dates in `outcome` are read against `now`.
     fn complete(
