@@ -485,18 +485,17 @@ impl<C: FleetConnection> FleetFrontier<C> {
         if self.holds(key) {
             return Ok(());
         }
-        self.flush().await?;
         let p = self.layout.partition_of(key);
-        let (json, inf): (Option<String>, Option<u32>) = redis::pipe()
-            .cmd("HGET")
-            .arg(self.layout.key(p, "state"))
-            .arg(key)
-            .cmd("HGET")
-            .arg(self.layout.key(p, "inf"))
-            .arg(key)
-            .query_async(&mut self.con)
-            .await
-            .map_err(|e| self.err(e))?;
+        let read = |what: &str| {
+            let mut c = redis::cmd("HGET");
+            c.arg(self.layout.key(p, what)).arg(key);
+            (p, c)
+        };
+        let cmds = vec![read("state"), read("inf")];
+        let v = self.exec(cmds).await?;
+        let (json, inf): (Option<String>, Option<u32>) =
+            redis::from_redis_value(Value::Array(v.clone()))
+                .map_err(|_| self.corrupt(format!("load: {v:?}")))?;
         self.adopt(key, json.as_deref().unwrap_or(""));
         if let Some(n) = inf.filter(|n| *n > 0) {
             self.politeness.host(key).in_flight = n;
@@ -552,10 +551,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
         let cmds: Vec<(u32, redis::Cmd)> = asks
             .iter()
             .map(|&(p, want)| {
-                let mut c = self.script_cmd(|s| &s.next, p, "time");
-                c.arg(self.now_arg(now))
-                    .arg(self.max_in())
-                    .arg(lease)
+                let mut c = self.step(|s| &s.next, p, "time", now);
+                c.arg(lease)
                     .arg(self.politeness.config.min_delay)
                     .arg(u8::from(self.config.robots_gate))
                     .arg(want);
@@ -579,13 +576,12 @@ impl<C: FleetConnection> FleetFrontier<C> {
         now: UnixMillis,
         sent: UnixMillis,
     ) -> Result<(Vec<Released>, Option<Next>), FrontierError> {
-        let (store, bad) = (self.url.clone(), |store: &str, v: &Value| {
-            FrontierError::Corrupt {
-                store: store.to_owned(),
-                what: format!("next: {v:?}"),
-            }
-        });
-        let bad = |v: &Value| bad(&store, v);
+        // Not `self.corrupt`: `self` changes below, while `bad` lives.
+        let store = self.url.clone();
+        let bad = |v: &Value| FrontierError::Corrupt {
+            store: store.clone(),
+            what: format!("next: {v:?}"),
+        };
         let Value::Array(parts) = &v else {
             return Err(bad(&v));
         };
@@ -668,48 +664,33 @@ impl<C: FleetConnection> FleetFrontier<C> {
     }
 
     /// Runs the script `pick` names (one key: the partition's `key`, then
-    /// its tag and `args`) on every partition of `parts` (see [`across`]), loading it
-    /// first where the server lost it (a restart).
+    /// its tag and `args`) on every partition of `parts`, behind the
+    /// completions waiting to go (see [`exec`](Self::exec)); one reply per
+    /// partition, in the order of `parts`.
     async fn on_each(
         &mut self,
         pick: fn(&Scripts) -> &redis::Script,
         parts: &[u32],
         key: &str,
         args: &[i64],
-    ) -> Result<Vec<Vec<Value>>, FrontierError> {
-        let (layout, script) = (&self.layout, pick(&self.scripts));
-        let add = |pipe: &mut redis::Pipeline, p: u32| {
-            let call = pipe
-                .cmd("EVALSHA")
-                .arg(script.get_hash())
-                .arg(1)
-                .arg(layout.key(p, key))
-                .arg(layout.tag(p));
-            for a in args {
-                call.arg(*a);
-            }
-        };
-        match across(&mut self.con, parts, &add).await {
-            Ok(v) => Ok(v),
-            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
-                script
-                    .prepare_invoke()
-                    .load_async(&mut self.con)
-                    .await
-                    .map_err(|e| store_err(&self.url, e))?;
-                across(&mut self.con, parts, &add)
-                    .await
-                    .map_err(|e| store_err(&self.url, e))
-            }
-            Err(e) => Err(store_err(&self.url, e)),
-        }
+    ) -> Result<Vec<Value>, FrontierError> {
+        let cmds = parts
+            .iter()
+            .map(|&p| {
+                let mut c = self.script_cmd(pick, p, key);
+                for a in args {
+                    c.arg(*a);
+                }
+                (p, c)
+            })
+            .collect();
+        self.exec(cmds).await
     }
 
     /// Asks every partition whether it has anything to release; fills
     /// `due` (in turn from the cursor) and `idle` (what the others
     /// answered).
     async fn probe(&mut self, now: UnixMillis) -> Result<(), FrontierError> {
-        self.flush().await?;
         self.touched.clear();
         let n = self.layout.partitions();
         for a in &mut self.answers {
@@ -721,11 +702,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
             .on_each(|s| &s.probe, &order, "time", &[self.now_arg(now)])
             .await?;
         for (&p, reply) in order.iter().zip(answers) {
-            let a: Vec<String> = reply
-                .into_iter()
-                .next()
-                .and_then(|v| redis::from_redis_value(v).ok())
-                .ok_or_else(|| self.corrupt(format!("probe: no answer from partition {p}")))?;
+            let a: Vec<String> = redis::from_redis_value(reply)
+                .map_err(|_| self.corrupt(format!("probe: no answer from partition {p}")))?;
             let kind = a.first().map_or("", String::as_str);
             if kind == "due" {
                 self.due.push_back(p);
@@ -766,10 +744,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
         }
         let (state, chk, why) = self.written(&fl.key);
         let p = fl.partition;
-        let mut c = self.script_cmd(|s| &s.settle, p, "fl");
-        c.arg(self.now_arg(now))
-            .arg(self.max_in())
-            .arg(released.lease & ((1 << ID_BITS) - 1))
+        let mut c = self.step(|s| &s.settle, p, "fl", now);
+        c.arg(released.lease & ((1 << ID_BITS) - 1))
             .arg(how)
             .arg(tag)
             .arg(state)
@@ -1211,16 +1187,12 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
             Ok(k) => k,
             Err(e) => return Ok(Some(e.to_string())),
         };
-        self.flush().await?;
         if self.config.robots_gate {
             let (origin, _) = self.origin_and_key(url);
             let p = self.layout.partition_of(&key);
-            let gate: Option<String> = redis::cmd("HGET")
-                .arg(self.layout.key(p, "rb"))
-                .arg(&origin)
-                .query_async(&mut self.con)
-                .await
-                .map_err(|e| self.err(e))?;
+            let mut c = redis::cmd("HGET");
+            c.arg(self.layout.key(p, "rb")).arg(&origin);
+            let gate: Option<String> = self.call(p, c, "why_not_now").await?;
             if let Some(g) = gate {
                 if g.starts_with('F') {
                     return Ok(Some(format!("{origin}/robots.txt is being fetched")));
@@ -1306,11 +1278,10 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
             return Ok(Vec::new());
         }
         self.skipped_at = Some(now);
-        self.flush().await?;
         let parts: Vec<u32> = (0..self.layout.partitions()).collect();
         let replies = self.on_each(|s| &s.take_skipped, &parts, "sk", &[]).await?;
         let mut out = Vec::new();
-        for reply in replies.into_iter().flatten() {
+        for reply in replies {
             let items: Vec<String> = redis::from_redis_value(reply)
                 .map_err(|e| self.corrupt(format!("skipped: {e}")))?;
             for item in items {
