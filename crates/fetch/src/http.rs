@@ -147,7 +147,9 @@ impl HttpFetcher {
     }
 
     /// The client settings this crate relies on (no automatic redirects,
-    /// decompression on, timeouts, User-Agent). Add a resolver or root
+    /// decompression on, timeouts, User-Agent). A client without
+    /// decompression works too: this crate then decodes `gzip` and
+    /// `deflate` bodies itself. Add a resolver or root
     /// certificates, then pass the client to [`with_client`](Self::with_client).
     pub fn client_builder(config: &FetchConfig) -> reqwest::ClientBuilder {
         reqwest::Client::builder()
@@ -217,9 +219,14 @@ impl HttpFetcher {
                         },
                         redirects,
                     },
-                    Err(e) => FetchOutcome::Network {
+                    Err(BodyError::Http(e)) => FetchOutcome::Network {
                         error: classify(&e),
                         detail: chain(&e),
+                        redirects,
+                    },
+                    Err(BodyError::Coding(detail)) => FetchOutcome::Network {
+                        error: NetworkError::Other,
+                        detail,
                         redirects,
                     },
                 }
@@ -451,21 +458,91 @@ fn header_pairs(headers: &reqwest::header::HeaderMap) -> Vec<(String, String)> {
 
 /// Reads at most `max + 1` decoded bytes; then stops (dropping the
 /// response closes the connection, so the rest is never downloaded).
+///
+/// A client that decodes (see [`HttpFetcher::client_builder`]) removes
+/// `Content-Encoding`; one that does not (the crawler shares its page
+/// client, which keeps bodies as sent, so robots.txt rides the connection
+/// its host's pages use) leaves it, and the body is decoded here: `gzip`
+/// and `deflate`, the codings a server may send unasked in practice.
 async fn read_capped(
     mut resp: reqwest::Response,
     max: usize,
-) -> Result<(Vec<u8>, bool), reqwest::Error> {
+) -> Result<(Vec<u8>, bool), BodyError> {
     let limit = max.saturating_add(1);
+    let coding = resp
+        .headers()
+        .get(reqwest::header::CONTENT_ENCODING)
+        .map(|v| {
+            String::from_utf8_lossy(v.as_bytes())
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .filter(|c| !c.is_empty() && c != "identity");
     let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await? {
+    let mut cut = false;
+    while let Some(chunk) = resp.chunk().await.map_err(BodyError::Http)? {
         let room = limit - body.len();
         if chunk.len() >= room {
             body.extend_from_slice(&chunk[..room]);
-            return Ok((body, true));
+            cut = true;
+            break;
         }
         body.extend_from_slice(&chunk);
     }
-    Ok((body, false))
+    match coding {
+        None => Ok((body, cut)),
+        Some(coding) => decode_capped(&coding, &body, cut, limit),
+    }
+}
+
+/// A body that could not be read.
+#[derive(Debug)]
+enum BodyError {
+    /// The transfer failed.
+    Http(reqwest::Error),
+    /// The body is in a coding this crate does not read, or is not valid
+    /// in the coding it names.
+    Coding(String),
+}
+
+/// Decodes a `Content-Encoding` body into at most `limit` bytes (so a
+/// small body that inflates without end costs no more than the limit).
+/// `cut`: the encoded bytes stopped at the limit, so the stream may end
+/// early; what decoded is kept and marked cut.
+fn decode_capped(
+    coding: &str,
+    encoded: &[u8],
+    cut: bool,
+    limit: usize,
+) -> Result<(Vec<u8>, bool), BodyError> {
+    use std::io::Read;
+    let read = |mut r: Box<dyn Read + '_>| {
+        let mut out = Vec::new();
+        let res = (&mut r).take(limit as u64).read_to_end(&mut out);
+        (out, res)
+    };
+    let (out, res) = match coding {
+        "gzip" | "x-gzip" => read(Box::new(flate2::read::MultiGzDecoder::new(encoded))),
+        // RFC 9110 says zlib; some servers send raw deflate.
+        "deflate" => match read(Box::new(flate2::read::ZlibDecoder::new(encoded))) {
+            (out, Ok(_)) => (out, Ok(0)),
+            _ => read(Box::new(flate2::read::DeflateDecoder::new(encoded))),
+        },
+        other => {
+            return Err(BodyError::Coding(format!(
+            "the body is in Content-Encoding {other:?}, which was not asked for and cannot be read"
+        )))
+        }
+    };
+    let over = out.len() >= limit;
+    match res {
+        Ok(_) => Ok((out, cut || over)),
+        // The encoded bytes were cut at the limit: what decoded is kept.
+        Err(_) if cut => Ok((out, true)),
+        Err(e) => Err(BodyError::Coding(format!(
+            "the body is not valid {coding}: {e}"
+        ))),
+    }
 }
 
 fn chain(e: &reqwest::Error) -> String {

@@ -41,13 +41,29 @@ impl Env {
 }
 
 async fn env_with(hosts: Vec<(&str, HostSpec)>, policy: PolicyConfig, fetch: FetchConfig) -> Env {
+    env_client(hosts, policy, fetch, true).await
+}
+
+/// `decode`: the client decodes `Content-Encoding` itself (reqwest's
+/// gzip/brotli/deflate); else it keeps bodies as sent, as the crawler's
+/// shared page client does, and the fetcher decodes.
+async fn env_client(
+    hosts: Vec<(&str, HostSpec)>,
+    policy: PolicyConfig,
+    fetch: FetchConfig,
+    decode: bool,
+) -> Env {
     let mut config = WebConfig::default();
     config.dns_failures.insert("nxdomain.test".into());
     for (name, spec) in hosts {
         config.hosts.insert(name.to_owned(), spec);
     }
     let web = TestWeb::start(config).await.expect("testweb");
-    let client = client_for(&web, &fetch);
+    let client = if decode {
+        client_for(&web, &fetch)
+    } else {
+        raw_client_for(&web, &fetch)
+    };
     let fetcher = HttpFetcher::with_client(client, fetch);
     let clock = FakeClock::new(test_epoch());
     let store = Arc::new(MemoryStore::default());
@@ -73,6 +89,19 @@ async fn env_with(hosts: Vec<(&str, HostSpec)>, policy: PolicyConfig, fetch: Fet
 fn client_for(web: &TestWeb, fetch: &FetchConfig) -> reqwest::Client {
     let ca = reqwest::Certificate::from_der(&web.ca_der()).expect("CA certificate");
     HttpFetcher::client_builder(fetch)
+        .dns_resolver(web.resolver())
+        .add_root_certificate(ca)
+        .build()
+        .expect("client")
+}
+
+/// The same, keeping bodies as sent (no decompression).
+fn raw_client_for(web: &TestWeb, fetch: &FetchConfig) -> reqwest::Client {
+    let ca = reqwest::Certificate::from_der(&web.ca_der()).expect("CA certificate");
+    HttpFetcher::client_builder(fetch)
+        .no_gzip()
+        .no_brotli()
+        .no_deflate()
         .dns_resolver(web.resolver())
         .add_root_certificate(ca)
         .build()
@@ -752,20 +781,26 @@ async fn an_endless_body_is_read_only_up_to_the_limit() {
     assert!(r.reason.contains("cut at 512000 bytes"), "{}", r.reason);
 }
 
+/// Whether the client decodes or the fetcher does.
 #[tokio::test]
 async fn a_gzip_bomb_is_decoded_only_up_to_the_limit() {
-    let e = env(vec![(
-        "a.test",
-        robots(vec![Reply::body(Body::GzipBomb {
+    for decode in [true, false] {
+        let bomb = robots(vec![Reply::body(Body::GzipBomb {
             decoded_bytes: 1 << 30,
-        })]),
-    )])
-    .await;
-    let r = tokio::time::timeout(Duration::from_secs(20), e.check("a.test", "/y"))
-        .await
-        .expect("finishes");
-    assert!(r.allowed);
-    assert!(r.reason.contains("cut at 512000 bytes"), "{}", r.reason);
+        })]);
+        let e = env_client(
+            vec![("a.test", bomb)],
+            PolicyConfig::default(),
+            FetchConfig::default(),
+            decode,
+        )
+        .await;
+        let r = tokio::time::timeout(Duration::from_secs(20), e.check("a.test", "/y"))
+            .await
+            .expect("finishes");
+        assert!(r.allowed, "decode {decode}");
+        assert!(r.reason.contains("cut at 512000 bytes"), "{}", r.reason);
+    }
 }
 
 #[tokio::test]
@@ -776,6 +811,96 @@ async fn gzip_content_encoding_is_decoded() {
     )])
     .await;
     assert!(!e.check("a.test", "/private/z").await.allowed);
+}
+
+/// A fetcher over a client that keeps bodies as sent.
+async fn env_raw(hosts: Vec<(&str, HostSpec)>) -> Env {
+    env_client(
+        hosts,
+        PolicyConfig::default(),
+        FetchConfig::default(),
+        false,
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_client_that_does_not_decode_still_reads_gzip_and_deflate() {
+    use std::io::Write;
+    let zlib = {
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(RULES.as_bytes()).expect("zlib");
+        z.finish().expect("zlib")
+    };
+    let raw = {
+        let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(RULES.as_bytes()).expect("deflate");
+        z.finish().expect("deflate")
+    };
+    let binary = |bytes: Vec<u8>| {
+        robots(vec![
+            Reply::body(Body::Binary { bytes }).header("content-encoding", "deflate")
+        ])
+    };
+    let e = env_raw(vec![
+        (
+            "g.test",
+            robots(vec![Reply::body(Body::Gzip { text: RULES.into() })]),
+        ),
+        ("z.test", binary(zlib)),
+        ("d.test", binary(raw)),
+    ])
+    .await;
+    for host in ["g.test", "z.test", "d.test"] {
+        let r = e.check(host, "/private/z").await;
+        assert!(!r.allowed, "{host}: {}", r.reason);
+        assert!(e.check(host, "/public").await.allowed, "{host}");
+    }
+}
+
+#[tokio::test]
+async fn a_body_in_an_unreadable_coding_fails_closed_and_says_why() {
+    let e = env_raw(vec![
+        (
+            "br.test",
+            robots(vec![Reply::body(Body::Binary {
+                bytes: vec![0x1b, 0x00, 0x01],
+            })
+            .header("content-encoding", "br")]),
+        ),
+        (
+            "bad.test",
+            robots(vec![
+                Reply::text("not gzip at all").header("content-encoding", "gzip")
+            ]),
+        ),
+    ])
+    .await;
+    let fetcher = HttpFetcher::with_client(
+        raw_client_for(&e.web, &FetchConfig::default()),
+        FetchConfig::default(),
+    );
+    for (host, says) in [("br.test", "\"br\""), ("bad.test", "not valid gzip")] {
+        let r = e.check(host, "/x").await;
+        assert!(!r.allowed, "{host}: {}", r.reason);
+        assert!(
+            r.reason.starts_with("network error"),
+            "{host}: {}",
+            r.reason
+        );
+        let outcome = mannerly_fetch::Fetcher::fetch(
+            &fetcher,
+            &e.origin(host),
+            &mannerly_fetch::Validators::default(),
+        )
+        .await;
+        match outcome {
+            mannerly_fetch::FetchOutcome::Network { detail, .. } => {
+                assert!(detail.contains(says), "{host}: {detail}")
+            }
+            other => panic!("{host}: {other:?}"),
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
