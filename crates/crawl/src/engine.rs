@@ -1069,16 +1069,13 @@ pub async fn crawl_on<B: Backend>(
         redirect_gap: config.min_delay,
         ..FetchConfig::default()
     };
-    // Sockets are bounded: robots.txt is one request per origin a day, so
-    // its connections are not kept; a page connection is kept (one per
-    // host) only while the host's next request may come. A crawl of many
-    // thousand hosts otherwise holds a socket per host it has seen, and
-    // runs out of file descriptors.
+    // Sockets are bounded: a connection is kept (one per host) only while
+    // the host's next request may come. A crawl of many thousand hosts
+    // otherwise holds a socket per host it has seen, and runs out of file
+    // descriptors. robots.txt goes through the same client, so the host's
+    // first page reuses its connection (the client keeps bodies as sent,
+    // for the WARC; `mannerly-fetch` decodes a compressed robots.txt).
     let keep_alive = (config.min_delay * 2 + Duration::from_secs(2)).min(Duration::from_secs(90));
-    let robots_client = http_client(
-        &config,
-        HttpFetcher::client_builder(&fetch_config).pool_max_idle_per_host(0),
-    )?;
     let page_client = http_client(
         &config,
         reqwest::Client::builder()
@@ -1092,6 +1089,7 @@ pub async fn crawl_on<B: Backend>(
             .pool_max_idle_per_host(1)
             .pool_idle_timeout(keep_alive),
     )?;
+    let robots_client = page_client.clone();
     let made = Arc::new(Mutex::new(HashMap::new()));
     let (gate_tx, mut gate_rx) = mpsc::unbounded_channel::<GateMsg>();
     let hop_gate = Arc::new(LoopGate {
