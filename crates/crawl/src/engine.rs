@@ -969,8 +969,16 @@ impl Backend for Local {
         out: &Path,
         politeness: Politeness,
     ) -> Result<(LocalFrontier, Arc<dyn Store>), CrawlError> {
-        let frontier =
-            LocalFrontier::open(&out.join("frontier"), politeness, FrontierConfig::on_disk())?;
+        // The loop commits its operations together (`CrawlFrontier::commit`),
+        // once per turn; the bound only caps a turn that does very many.
+        let frontier = LocalFrontier::open(
+            &out.join("frontier"),
+            politeness,
+            FrontierConfig {
+                commit_every: 256,
+                ..FrontierConfig::on_disk()
+            },
+        )?;
         let store = FjallStore::open(&out.join("robots")).map_err(|e| CrawlError::Io {
             path: out.join("robots"),
             source: std::io::Error::other(e),
@@ -1147,6 +1155,8 @@ pub async fn crawl_on<B: Backend>(
     // A report the loop waited for, handled at the top with the rest.
     let mut received: Option<Done> = None;
     loop {
+        // What the last turn did survives a kill from here on.
+        frontier.commit()?;
         // Hops of robots.txt fetches to other hosts ask for those hosts'
         // slots; then reports: they free slots and may unblock hosts.
         while let Ok(m) = gate_rx.try_recv() {
@@ -1326,6 +1336,7 @@ pub async fn crawl_on<B: Backend>(
             u.duration_since(clock.now())
                 .clamp(Duration::from_millis(1), Duration::from_millis(500))
         });
+        frontier.commit()?;
         tokio::select! {
             done = rx.recv() => received = done,
             Some(m) = gate_rx.recv() => gate(&mut frontier, m).await?,
@@ -1419,9 +1430,19 @@ pub trait CrawlFrontier: Frontier + Send {
     /// The hosts holding the most queued URLs, with why each waits, for
     /// `status.json` (written twice a second: it must be cheap).
     fn busiest_hosts(&self, now: UnixMillis) -> Vec<serde_json::Value>;
+    /// Hands the operations of the loop's last turn on together, so they
+    /// survive a kill: the loop calls it at the top of every turn and
+    /// before it waits. (A page's links are queued before it is recorded
+    /// done, and operations are handed on in order, so a kill never keeps
+    /// the one without the other.)
+    fn commit(&mut self) -> Result<(), FrontierError>;
 }
 
 impl CrawlFrontier for LocalFrontier {
+    fn commit(&mut self) -> Result<(), FrontierError> {
+        LocalFrontier::commit(self)
+    }
+
     fn key_of(&self, url: &str) -> Result<String, KeyError> {
         LocalFrontier::key_of(self, url)
     }

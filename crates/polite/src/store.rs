@@ -154,6 +154,11 @@ pub(crate) struct Store {
     pad: Keyspace,
     batch: Option<OwnedWriteBatch>,
     ops: usize,
+    /// Fingerprints put in the pending batch: [`seen`](Self::seen) answers
+    /// from them, so a lookup needs no commit (a batch is not readable).
+    /// The seen-set only grows, so this and the keyspace together are the
+    /// whole answer.
+    pending_seen: std::collections::HashSet<u128>,
     commit_every: usize,
     /// Committed batches so far (recorded in `meta` with each batch): a
     /// summary written at generation `g` describes the store only while
@@ -209,6 +214,7 @@ impl Store {
             db,
             batch: None,
             ops: 0,
+            pending_seen: std::collections::HashSet::new(),
             commit_every: commit_every.max(1),
             gen: 0,
         };
@@ -335,6 +341,7 @@ impl Store {
     pub fn put_seen(&mut self, fp: u128) {
         let ks = self.seen.clone();
         self.batch().insert(&ks, fp.to_be_bytes(), b"");
+        self.pending_seen.insert(fp);
     }
 
     pub fn put_host(&mut self, key: &str, state: &[u8]) {
@@ -367,6 +374,7 @@ impl Store {
     /// fetched pages again that it had recorded done seconds before.
     pub fn commit(&mut self) -> Result<(), FrontierError> {
         self.ops = 0;
+        self.pending_seen.clear();
         if let Some(mut b) = self.batch.take() {
             // The generation moves with every batch, in the batch: a
             // summary of an older generation is then never trusted.
@@ -388,11 +396,13 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Is the fingerprint in the seen-set? Commits first, so the pending
-    /// batch is visible.
+    /// Is the fingerprint in the seen-set (committed, or in the pending
+    /// batch)? Commits nothing: with
+    /// [`commit_every`](crate::frontier::FrontierConfig::commit_every)
+    /// above 1, the caller decides when operations are handed on.
     pub fn seen(&mut self, fp: u128) -> Result<bool, FrontierError> {
-        if self.batch.is_some() {
-            self.commit()?;
+        if self.pending_seen.contains(&fp) {
+            return Ok(true);
         }
         self.seen
             .contains_key(fp.to_be_bytes())

@@ -942,6 +942,19 @@ impl LocalFrontier {
         self.politeness.why_not_now(&key, now)
     }
 
+    /// On disk, hands every operation so far to the operating system in one
+    /// write: they then survive the process being killed (not a power
+    /// loss: that is [`sync`](Self::sync)). With
+    /// [`commit_every`](FrontierConfig::commit_every) 1 there is never
+    /// anything left to hand on; above 1, a caller that makes many
+    /// operations in a row (the crawler's loop) commits them together.
+    pub fn commit(&mut self) -> Result<(), FrontierError> {
+        match self.store.as_mut() {
+            Some(s) => s.commit(),
+            None => Ok(()),
+        }
+    }
+
     /// Makes everything durable (see [`Frontier::sync`]), and writes the
     /// summary that lets the next [`open`](Self::open) skip reading every
     /// queued URL (a failure to write it only costs that reopen time).

@@ -531,7 +531,9 @@ pub struct FrontierConfig {
     /// Release each origin's robots.txt before its pages (true).
     pub robots_gate: bool,
     /// On disk: commit every this many operations (1: each operation
-    /// survives the process being killed as soon as it returns).
+    /// survives the process being killed as soon as it returns; above 1,
+    /// the owner calls [`LocalFrontier::commit`] where operations must
+    /// survive, and a kill loses at most those since the last commit).
     pub commit_every: usize,
     /// On disk: a Bloom filter in front of the seen-set (true), sized for
     /// `expected_urls` at 1% false positives.
