@@ -227,6 +227,12 @@ impl WarcWriter {
         headers: &[(&str, String)],
         block: &[&[u8]],
     ) -> Result<(), WarcError> {
+        let member = self.member(headers, block);
+        self.write_members(member, 1)
+    }
+
+    /// One record as a gzip member.
+    fn member(&mut self, headers: &[(&str, String)], block: &[&[u8]]) -> io::Result<Vec<u8>> {
         let len: usize = block.iter().map(|b| b.len()).sum();
         let mut head = String::from("WARC/1.1\r\n");
         for (k, v) in headers {
@@ -240,7 +246,12 @@ impl WarcWriter {
         parts.push(head.as_bytes());
         parts.extend_from_slice(block);
         parts.push(b"\r\n\r\n");
-        let member = gzip_member(&mut self.deflate, &parts, len / 2 + 256);
+        gzip_member(&mut self.deflate, &parts, len / 2 + 256)
+    }
+
+    /// Writes whole members (`records` of them) in one write: a kill
+    /// leaves at most one cut member at the end, which `repair` removes.
+    fn write_members(&mut self, bytes: io::Result<Vec<u8>>, records: u64) -> Result<(), WarcError> {
         let Some((file, path, size)) = self.file.as_mut() else {
             return Ok(());
         };
@@ -249,16 +260,15 @@ impl WarcWriter {
             path: path.clone(),
             source,
         };
-        let bytes = member.map_err(err)?;
-        // One write of a whole member: a kill leaves at most one cut member
-        // at the end, which `repair` removes.
+        let bytes = bytes.map_err(err)?;
         file.write_all(&bytes).map_err(err)?;
         *size += bytes.len() as u64;
-        self.records += 1;
+        self.records += records;
         Ok(())
     }
 
-    /// Archives one HTTP exchange: a `response` record and its `request`.
+    /// Archives one HTTP exchange: a `response` record and its `request`,
+    /// written together.
     pub fn exchange(&mut self, x: &Exchange<'_>) -> Result<(), WarcError> {
         self.ensure_file(x.date)?;
         let response_id = record_id();
@@ -281,7 +291,7 @@ impl WarcWriter {
             "Content-Type",
             "application/http;msgtype=response".to_owned(),
         ));
-        self.write_record(&headers, &[x.response_head, x.body])?;
+        let response = self.member(&headers, &[x.response_head, x.body]);
         let mut headers = vec![
             ("WARC-Type", "request".to_owned()),
             ("WARC-Record-ID", record_id()),
@@ -298,7 +308,12 @@ impl WarcWriter {
             "Content-Type",
             "application/http;msgtype=request".to_owned(),
         ));
-        self.write_record(&headers, &[x.request_head])
+        // Both records in one write: one system call per exchange.
+        let both = response.and_then(|mut r| {
+            r.extend_from_slice(&self.member(&headers, &[x.request_head])?);
+            Ok(r)
+        });
+        self.write_members(both, 2)
     }
 
     /// Flushes and fsyncs the current file.
