@@ -130,6 +130,107 @@ fn bare(port: u16, dir: &Path) {
     );
 }
 
+/// A page as fetched: URL, response head, body.
+type Sample = (String, Vec<u8>, Vec<u8>);
+
+/// The output work the issue asks of every page, with no fetching and no
+/// politeness: the WARC `response` and `request` records (gzip, three
+/// SHA-1 digests), link extraction and normalisation, and one JSON log
+/// line, on pages fetched once from the same simulated web. Whatever the
+/// engine's scheduling costs, its CPU per request cannot fall below the
+/// bare loop's plus this.
+fn floor(port: u16, hosts: u32, dir: &Path) {
+    use std::io::Write;
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let client = reqwest::Client::builder()
+        .proxy(reqwest::Proxy::all(format!("http://127.0.0.1:{port}")).expect("proxy"))
+        .build()
+        .expect("client");
+    // Every generated page of the first hosts, as the crawl fetched them.
+    let sample: Vec<Sample> = rt.block_on(async {
+        let mut out = Vec::new();
+        for i in 0..hosts.min(100) {
+            for p in
+                std::iter::once("/".to_owned()).chain((1..pages()).map(|p| format!("/p{p}.html")))
+            {
+                let url = format!("http://h{i}.test{p}");
+                let Ok(r) = client.get(&url).send().await else {
+                    continue;
+                };
+                let mut head = format!("HTTP/1.1 {}\r\n", r.status()).into_bytes();
+                for (k, v) in r.headers() {
+                    head.extend_from_slice(k.as_str().as_bytes());
+                    head.extend_from_slice(b": ");
+                    head.extend_from_slice(v.as_bytes());
+                    head.extend_from_slice(b"\r\n");
+                }
+                head.extend_from_slice(b"\r\n");
+                let body = r.bytes().await.map(|b| b.to_vec()).unwrap_or_default();
+                out.push((url, head, body));
+            }
+        }
+        out
+    });
+    assert!(!sample.is_empty(), "no sample pages");
+    let mut warc =
+        mannerly_crawl::warc::WarcWriter::open(&dir.join("floor"), "floor", 1 << 30, "bench")
+            .expect("warc");
+    let mut log =
+        std::io::BufWriter::new(std::fs::File::create(dir.join("floor.jsonl")).expect("log"));
+    let rounds = 20_000usize.div_ceil(sample.len());
+    let n = (rounds * sample.len()) as f64;
+    // Each part timed on its own, so the note can say which costs what.
+    let time = |f: &mut dyn FnMut(&Sample)| {
+        let cpu0 = cpu_seconds();
+        for _ in 0..rounds {
+            sample.iter().for_each(&mut *f);
+        }
+        (cpu_seconds() - cpu0) / n * 1e6
+    };
+    let warc_us = time(&mut |(url, head, body)| {
+        let request = format!(
+            "GET {url} HTTP/1.1\r\nhost: h.test\r\nuser-agent: mannerly/0.1 (+https://example.com/bot)\r\naccept: */*\r\n\r\n"
+        );
+        warc.exchange(&mannerly_crawl::warc::Exchange {
+            url,
+            date: mannerly_time::UnixMillis::from_millis(1_700_000_000_000),
+            ip: Some(std::net::Ipv4Addr::LOCALHOST.into()),
+            request_head: request.as_bytes(),
+            response_head: head,
+            body,
+            truncated: false,
+        })
+        .expect("warc");
+    });
+    let mut links = 0usize;
+    let links_us = time(&mut |(url, _, body)| {
+        let page = url::Url::parse(url).expect("url");
+        links += mannerly_crawl::links::extract(body, &page, "mannerly", false)
+            .links
+            .len();
+    });
+    let log_us = time(&mut |(url, _, body)| {
+        let line = serde_json::json!({
+            "time": "2023-11-14T22:13:20.000Z", "kind": "page", "url": url,
+            "status": 200, "bytes": body.len(), "ms": 3, "retry": 0,
+        });
+        serde_json::to_writer(&mut log, &line).expect("log");
+        log.write_all(b"\n").expect("log");
+    });
+    log.flush().expect("log");
+    let bytes: usize = sample.iter().map(|s| s.2.len()).sum();
+    eprintln!(
+        "floor: {} sample pages, {} body bytes and {:.1} links each; WARC records {warc_us:.1} us, \
+         links {links_us:.1} us, log line {log_us:.1} us per page",
+        sample.len(),
+        bytes / sample.len(),
+        links as f64 / n
+    );
+    let cpu = (warc_us + links_us + log_us) * n / 1e6;
+    // Same shape as the other children: count, wall, cpu, peak.
+    println!("{n} {cpu} {cpu} 0");
+}
+
 fn pages() -> u32 {
     std::env::var("MANNERLY_BENCH_PAGES")
         .ok()
@@ -150,6 +251,7 @@ fn main() {
         let dir = PathBuf::from(&args[i + 4]);
         match what {
             "engine" => engine(port, hosts, &dir),
+            "floor" => floor(port, hosts, &dir),
             _ => bare(port, &dir),
         }
         return;
@@ -191,6 +293,9 @@ fn main() {
             "{what}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        if what == "floor" {
+            print!("{}", String::from_utf8_lossy(&out.stderr));
+        }
         String::from_utf8_lossy(&out.stdout)
             .split_whitespace()
             .filter_map(|x| x.parse().ok())
@@ -203,6 +308,7 @@ fn main() {
     );
     let e = run("engine");
     let b = run("bare");
+    let f = run("floor");
     println!(
         "{:<20} {:>9} {:>9} {:>11} {:>15} {:>9}",
         "", "requests", "seconds", "requests/s", "CPU s/1000 req", "peak MiB"
@@ -221,5 +327,15 @@ fn main() {
         "engine / bare: {:.0}% of the requests/s, {:.2}x the CPU per request",
         (e[0] / e[1]) / (b[0] / b[1]) * 100.0,
         (e[2] / e[0]) / (b[2] / b[0])
+    );
+    // The floor: the bare loop's CPU plus the output work alone.
+    let floor_us = f[2] / f[0] * 1e6;
+    let bare_us = b[2] / b[0] * 1e6;
+    println!(
+        "output work alone (WARC records, links, log line): {floor_us:.1} us per page; \
+         bare loop {bare_us:.1} us per request; so no engine that writes what the crawl \
+         must write can go below {:.2}x the bare loop's CPU per request (the engine: {:.1} us)",
+        (bare_us + floor_us) / bare_us,
+        e[2] / e[0] * 1e6
     );
 }
