@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mannerly_fetch::policy::{Access, FetchOutcome};
+use mannerly_fetch::policy::{Access, Decision, FetchOutcome};
 use mannerly_fetch::{
     CacheConfig, Clock, FetchConfig, Fetcher, HopGate, HttpFetcher, Origin, RobotsCache, Store,
     SystemClock, Validators,
@@ -1527,15 +1527,8 @@ async fn hold_until(
 
 /// The robots.txt `Content-Usage` rule (AIPREF) that applies to a URL, as
 /// text: `train-ai=n, search=y (line 4)`, or `none`.
-async fn content_usage_rule(
-    cache: &RobotsCache<RecordingFetcher>,
-    agent: &str,
-    url: &str,
-) -> String {
-    let Ok(origin) = Origin::of(url) else {
-        return "none".into();
-    };
-    let Access::Rules(robots) = cache.decision(&origin).await.access else {
+fn content_usage_rule(decision: &Decision, agent: &str, url: &str) -> String {
+    let Access::Rules(robots) = &decision.access else {
         return "none".into();
     };
     let word = |p: mannerly_robots::Preference| match p {
@@ -1569,27 +1562,33 @@ async fn admit_page<F: CrawlFrontier>(
     r: &Released,
 ) -> Result<Option<String>, CrawlError> {
     let now = UnixMillis::now();
-    if let Ok(origin) = Origin::of(&r.url) {
-        if !cache.decided(&origin).await {
+    // One lookup: whether robots.txt is decided, what it says of the page,
+    // and the rules the Content-Usage record is read from.
+    let (check, decision) = match cache.check_decided(&r.url, &config.agent).await {
+        Ok(Some(known)) => known,
+        Ok(None) => {
             // No valid robots.txt state here or in the store (it expired,
             // or in a fleet the worker that fetched it could not save it):
             // checking would fetch robots.txt on this page's turn and the
             // page would follow at once. robots.txt goes back through the
             // frontier instead, as a request of its own, and the page waits.
-            Frontier::robots_unavailable(
-                frontier,
-                &origin.to_string(),
-                now,
-                "robots.txt is fetched again: no valid state for it here",
-                now,
-            )
-            .await?;
-            Frontier::cancel(frontier, r, now).await?;
+            if let Ok(origin) = Origin::of(&r.url) {
+                Frontier::robots_unavailable(
+                    frontier,
+                    &origin.to_string(),
+                    now,
+                    "robots.txt is fetched again: no valid state for it here",
+                    now,
+                )
+                .await?;
+                Frontier::cancel(frontier, r, now).await?;
+                return Ok(None);
+            }
+            // A URL the cache could read has an origin: not reached.
+            skip(log, summary, &r.url, "unusable-url", "it has no origin")?;
+            Frontier::discard(frontier, r, now).await?;
             return Ok(None);
         }
-    }
-    let check = match cache.check(&r.url, &config.agent).await {
-        Ok(c) => c,
         Err(e) => {
             skip(log, summary, &r.url, "unusable-url", &e.to_string())?;
             Frontier::discard(frontier, r, now).await?;
@@ -1597,7 +1596,7 @@ async fn admit_page<F: CrawlFrontier>(
         }
     };
     if check.allowed {
-        return Ok(Some(content_usage_rule(cache, &config.agent, &r.url).await));
+        return Ok(Some(content_usage_rule(&decision, &config.agent, &r.url)));
     }
     if check.access == "disallow-all" {
         // robots.txt unavailable: the page waits, it is not dropped.

@@ -358,39 +358,85 @@ impl<F: Fetcher> RobotsCache<F> {
     /// May `user_agent` fetch `url`? Fetches the origin's robots.txt when
     /// needed. `/robots.txt` itself is always allowed.
     pub async fn check(&self, url: &str, user_agent: &str) -> Result<CheckResult, FetchError> {
-        let parsed = url::Url::parse(url).map_err(|source| FetchError::UnparsableUrl {
-            url: url.to_owned(),
-            source,
-        })?;
-        let origin = Origin::of_url(&parsed)?;
+        let (parsed, origin) = parse_origin(url)?;
         if parsed.path() == "/robots.txt" {
-            return Ok(CheckResult {
-                url: url.to_owned(),
-                origin: origin.to_string(),
-                allowed: true,
-                access: "robots-txt",
-                rule: None,
-                reason: "robots.txt itself is always allowed".into(),
-                expires_at: None,
-            });
+            return Ok(robots_txt_itself(url, &origin));
         }
         let decision = self.decision(&origin).await;
-        let (allowed, rule) = match &decision.access {
-            Access::Rules(robots) => {
-                let v = robots.explain(user_agent, url);
-                (v.allowed, v.rule)
+        Ok(answer(url, &origin, user_agent, &decision))
+    }
+
+    /// [`check`](Self::check) without fetching: `None` when
+    /// [`decided`](Self::decided) would say no (so also for `/robots.txt`
+    /// itself). One lookup answers both questions, and the decision comes
+    /// with the answer, for what else the caller reads from the rules (a
+    /// crawler pacing robots.txt as a request of its own asks this before
+    /// each page).
+    pub async fn check_decided(
+        &self,
+        url: &str,
+        user_agent: &str,
+    ) -> Result<Option<(CheckResult, Decision)>, FetchError> {
+        let (parsed, origin) = parse_origin(url)?;
+        let decision = {
+            let slot = self.slot(&origin);
+            let mut state = self.loaded(&slot, &origin).await;
+            let now = self.clock.now();
+            match state.decision(now) {
+                Some(d) => d.clone(),
+                None => match state.reevaluate(now, &self.config.policy) {
+                    Some(d) => d.clone(),
+                    None => return Ok(None),
+                },
             }
-            Access::AllowAll => (true, None),
-            Access::DisallowAll => (false, None),
         };
-        Ok(CheckResult {
-            url: url.to_owned(),
-            origin: origin.to_string(),
-            allowed,
-            access: decision.access.kind(),
-            rule,
-            reason: decision.reason,
-            expires_at: Some(decision.expires_at),
-        })
+        let check = if parsed.path() == "/robots.txt" {
+            robots_txt_itself(url, &origin)
+        } else {
+            answer(url, &origin, user_agent, &decision)
+        };
+        Ok(Some((check, decision)))
+    }
+}
+
+fn parse_origin(url: &str) -> Result<(url::Url, Origin), FetchError> {
+    let parsed = url::Url::parse(url).map_err(|source| FetchError::UnparsableUrl {
+        url: url.to_owned(),
+        source,
+    })?;
+    let origin = Origin::of_url(&parsed)?;
+    Ok((parsed, origin))
+}
+
+fn robots_txt_itself(url: &str, origin: &Origin) -> CheckResult {
+    CheckResult {
+        url: url.to_owned(),
+        origin: origin.to_string(),
+        allowed: true,
+        access: "robots-txt",
+        rule: None,
+        reason: "robots.txt itself is always allowed".into(),
+        expires_at: None,
+    }
+}
+
+/// What `decision` says of `url` for `user_agent`.
+fn answer(url: &str, origin: &Origin, user_agent: &str, decision: &Decision) -> CheckResult {
+    let (allowed, rule) = match &decision.access {
+        Access::Rules(robots) => {
+            let v = robots.explain(user_agent, url);
+            (v.allowed, v.rule)
+        }
+        Access::AllowAll => (true, None),
+        Access::DisallowAll => (false, None),
+    };
+    CheckResult {
+        url: url.to_owned(),
+        origin: origin.to_string(),
+        allowed,
+        access: decision.access.kind(),
+        rule,
+        reason: decision.reason.clone(),
+        expires_at: Some(decision.expires_at),
     }
 }

@@ -1240,3 +1240,50 @@ async fn decided_says_whether_a_check_would_fetch_without_fetching() {
     assert!(!e.cache.decided(&origin).await);
     assert_eq!(e.web.count("a.test", "/robots.txt"), 1);
 }
+
+#[tokio::test]
+async fn check_decided_answers_as_check_does_or_not_at_all_and_never_fetches() {
+    let e = env(vec![("a.test", robots(vec![Reply::text(RULES)]))]).await;
+    let private = e.url("a.test", "/private/z");
+    let public = e.url("a.test", "/public");
+    let itself = e.url("a.test", "/robots.txt");
+    // Undecided: no answer, robots.txt itself included, and nothing fetched.
+    for url in [&private, &public, &itself] {
+        assert!(e
+            .cache
+            .check_decided(url, "bot")
+            .await
+            .expect("url")
+            .is_none());
+    }
+    assert_eq!(e.web.count("a.test", "/robots.txt"), 0);
+    // Decided: the same answer as `check`, with the decision it came from.
+    e.cache.decision(&e.origin("a.test")).await;
+    for url in [&private, &public, &itself] {
+        let (got, decision) = e
+            .cache
+            .check_decided(url, "bot")
+            .await
+            .expect("url")
+            .expect("decided");
+        let want = e.cache.check(url, "bot").await.expect("url");
+        assert_eq!(
+            (got.allowed, got.access, &got.rule),
+            (want.allowed, want.access, &want.rule),
+            "{url}"
+        );
+        assert!(matches!(decision.access, mannerly_fetch::Access::Rules(_)));
+    }
+    assert_eq!(e.web.count("a.test", "/robots.txt"), 1);
+    // A URL that is not one is an error, as for `check`.
+    assert!(e.cache.check_decided("not a url", "bot").await.is_err());
+    // Expired: no answer again, still without a fetch.
+    e.clock.advance(std::time::Duration::from_secs(25 * 3600));
+    assert!(e
+        .cache
+        .check_decided(&public, "bot")
+        .await
+        .expect("url")
+        .is_none());
+    assert_eq!(e.web.count("a.test", "/robots.txt"), 1);
+}
