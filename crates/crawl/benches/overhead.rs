@@ -13,6 +13,12 @@
 //! is a seed, so the frontier holds hosts × pages URLs at the start: the
 //! peak-RSS run of 1 M URLs over 10,000 hosts is
 //! `MANNERLY_BENCH_HOSTS=10000 MANNERLY_BENCH_PAGES=100 MANNERLY_BENCH_SEED_ALL=1`.
+//! With `MANNERLY_BENCH_ONE_THREAD=1` both children run on a current-thread
+//! runtime instead of tokio's default multi-thread one.
+//!
+//! A third child times the output work alone (the WARC records, link
+//! extraction, the log line) on pages fetched once: the engine's CPU per
+//! request cannot fall below the bare loop's plus that.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -35,8 +41,19 @@ fn cpu_seconds() -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
+fn runtime() -> tokio::runtime::Runtime {
+    if std::env::var_os("MANNERLY_BENCH_ONE_THREAD").is_some() {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime")
+    } else {
+        tokio::runtime::Runtime::new().expect("runtime")
+    }
+}
+
 fn engine(port: u16, hosts: u32, dir: &Path) {
-    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let rt = runtime();
     let seeds: Vec<String> = if seed_all() {
         (0..pages())
             .flat_map(|p| (0..hosts).map(move |i| format!("http://h{i}.test/p{p}.html")))
@@ -84,7 +101,7 @@ fn engine(port: u16, hosts: u32, dir: &Path) {
 }
 
 fn bare(port: u16, dir: &Path) {
-    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let rt = runtime();
     let urls: Vec<String> = std::fs::read_to_string(dir.join("urls.txt"))
         .expect("urls")
         .lines()
