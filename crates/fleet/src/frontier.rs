@@ -595,10 +595,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
             Some(list) => redis::from_redis_value(list.clone()).map_err(|_| bad(&v))?,
             None => return Err(bad(&v)),
         };
-        let idle = match kind.as_str() {
-            "more" => None,
-            k => Some(self.idle_answer(p, k, int(2)).ok_or_else(|| bad(&v))?),
-        };
+        let third = int(2);
         if !items.is_empty() {
             self.saw_server_time(at, sent);
         }
@@ -660,6 +657,13 @@ impl<C: FleetConnection> FleetFrontier<C> {
                 lease,
             });
         }
+        // After the releases are this worker's flights: an "empty" counts
+        // the flights in the partition, these included, and only others'
+        // make it busy.
+        let idle = match kind.as_str() {
+            "more" => None,
+            k => Some(self.idle_answer(p, k, third).ok_or_else(|| bad(&v))?),
+        };
         Ok((released, idle))
     }
 
