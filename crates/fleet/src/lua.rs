@@ -55,21 +55,27 @@ local function parse_chk(c)
   local s, p, r, n, d, w = string.match(c, '^(%d) (%d+) (%d+) (%d+) (%d+) (%d+)$')
   return s, tonumber(p), tonumber(r), tonumber(n), tonumber(d), tonumber(w)
 end
-local function check(key, now, maxin)
-  local c = redis.call('HGET', K('chk'), key)
+-- `check` from a `chk` record already read (false: none) and, when known,
+-- the requests in flight (else read when needed).
+local function judge(key, c, now, maxin, inf)
   if not c then return 'ok' end
   local s, p, r, n = parse_chk(c)
   if s == '1' then return 'skip' end
   if now < p then return 'wait', p, false end
   if now < r then return 'wait', r, false end
-  local inf = tonumber(redis.call('HGET', K('inf'), key) or '0')
+  if inf == nil then inf = tonumber(redis.call('HGET', K('inf'), key) or '0') end
   if inf >= maxin then return 'wait', now + 1, true end
   if now < n then return 'wait', n, false end
   return 'ok'
 end
-local function start(key, now, min_delay)
-  redis.call('HINCRBY', K('inf'), key, 1)
-  local c = redis.call('HGET', K('chk'), key) or ('0 0 0 0 ' .. num(min_delay) .. ' 0')
+local function check(key, now, maxin)
+  return judge(key, redis.call('HGET', K('chk'), key), now, maxin)
+end
+-- A request starts: `c` is the host's `chk` record as read (false: none).
+-- Returns the record written and the requests now in flight.
+local function start(key, now, min_delay, c)
+  local inf = redis.call('HINCRBY', K('inf'), key, 1)
+  c = c or ('0 0 0 0 ' .. num(min_delay) .. ' 0')
   local s, p, r, n, d, w = parse_chk(c)
   local nx = now + d
   if w > 0 then
@@ -77,10 +83,24 @@ local function start(key, now, min_delay)
     if (k + 1) * w > nx then nx = (k + 1) * w end
   end
   if nx > n then n = nx end
-  redis.call('HSET', K('chk'), key, s .. ' ' .. num(p) .. ' ' .. num(r) .. ' ' .. num(n) .. ' ' .. num(d) .. ' ' .. num(w))
+  c = s .. ' ' .. num(p) .. ' ' .. num(r) .. ' ' .. num(n) .. ' ' .. num(d) .. ' ' .. num(w)
+  redis.call('HSET', K('chk'), key, c)
+  return c, inf
 end
 local function split(m)
   return string.match(m, '^([^\t]*)\t([^\t]*)\t(.*)$')
+end
+-- A host in the ready set takes its head's priority when that is higher;
+-- false when it is not in the set.
+local function raise(key)
+  local rs = redis.call('ZSCORE', K('ready'), key)
+  if not rs then return false end
+  local _, hs = head(key)
+  local hp = prio_of(hs)
+  if hp > math.floor(tonumber(rs) / P44) then
+    redis.call('ZADD', K('ready'), num(hp * P44 + (P44 - 1)), key)
+  end
+  return true
 end
 local function insert(key, score, member)
   local q = K('q:' .. key)
@@ -88,14 +108,7 @@ local function insert(key, score, member)
     redis.call('HINCRBY', K('meta'), 'queued', 1)
     redis.call('ZINCRBY', K('cnt'), -1, key)
   end
-  local rs = redis.call('ZSCORE', K('ready'), key)
-  if rs then
-    local _, hs = head(key)
-    local hp = prio_of(hs)
-    if hp > math.floor(tonumber(rs) / P44) then
-      redis.call('ZADD', K('ready'), num(hp * P44 + (P44 - 1)), key)
-    end
-  end
+  raise(key)
 end
 local function take(key, member)
   if redis.call('ZREM', K('q:' .. key), member) == 1 then
@@ -120,13 +133,24 @@ local function drain(key)
   redis.call('ZREM', K('time'), key)
   redis.call('ZREM', K('ready'), key)
 end
-local function reschedule(key, now, maxin)
+-- Puts a host with queued URLs back in the time set when it may next be
+-- tried (unless it is in the ready set, or only its requests in flight
+-- hold it back); drains a skipped one. `c` (its `chk` record, false for
+-- none) and `inf` may be passed when known; `popped`: it is not in the
+-- ready set (it was just taken from it).
+local function reschedule(key, now, maxin, c, inf, popped)
   if redis.call('ZCARD', K('q:' .. key)) == 0 then return end
-  local v, at, limited = check(key, now, maxin)
-  if v == 'ok' then schedule(key, now)
+  if c == nil then c = redis.call('HGET', K('chk'), key) or false end
+  local v, at, limited = judge(key, c, now, maxin, inf)
+  if v == 'ok' then at = now
   elseif v == 'wait' then
-    if not limited then schedule(key, at) end
-  else drain(key) end
+    if limited then return end
+  else
+    drain(key)
+    return
+  end
+  if not popped and redis.call('ZSCORE', K('ready'), key) then return end
+  redis.call('ZADD', K('time'), 'LT', num(at), key)
 end
 local function settle_robots(origin)
   local ua = redis.call('HGET', K('ua'), origin)
@@ -151,8 +175,14 @@ local function idle(now, t)
   end
   return {'busy', num(now)}
 end
+-- A request ended; returns the requests still in flight.
 local function dec_inf(key)
-  if redis.call('HINCRBY', K('inf'), key, -1) <= 0 then redis.call('HDEL', K('inf'), key) end
+  local n = redis.call('HINCRBY', K('inf'), key, -1)
+  if n <= 0 then
+    redis.call('HDEL', K('inf'), key)
+    return 0
+  end
+  return n
 end
 "#;
 
@@ -163,27 +193,66 @@ end
 const ENQUEUE: &str = r#"
 local now = clock(ARGV[2])
 local maxk, maxt, maxkeys = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+-- What every URL reads is read once per call and kept up to date here (the
+-- script runs alone); counters and each host's schedule are written once
+-- at the end. The answers are those of one call per URL.
+local queued = tonumber(redis.call('HGET', K('meta'), 'queued') or '0')
+local added, nkeys, seq, seq0 = 0, nil, nil, nil
+local chk, qn, grew, order = {}, {}, {}, {}
 local out = {}
 for i = 6, #ARGV - 5, 6 do
   local key, fp, prio, tag, origin, url = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
-  local c = redis.call('HGET', K('chk'), key)
+  local c = chk[key]
+  if c == nil then
+    c = redis.call('HGET', K('chk'), key) or false
+    chk[key] = c
+  end
   local a
   if c and string.sub(c, 1, 1) == '1' then
     a = 'skip\t' .. (redis.call('HGET', K('why'), key) or 'host skipped')
-  elseif tonumber(redis.call('HGET', K('meta'), 'queued') or '0') >= maxt then a = 'total'
+  elseif queued >= maxt then a = 'total'
   else
-    local n = redis.call('ZCARD', K('q:' .. key))
+    local n = qn[key]
+    if n == nil then
+      n = redis.call('ZCARD', K('q:' .. key))
+      qn[key] = n
+    end
     if n >= maxk then a = 'key'
-    elseif n == 0 and redis.call('ZCARD', K('cnt')) >= maxkeys then a = 'keys'
-    elseif redis.call('SADD', K('seen'), fp) == 0 then a = 'duplicate'
     else
-      local seq = redis.call('INCR', K('seq'))
-      insert(key, (255 - tonumber(prio)) * P40 + seq, tag .. '\t' .. origin .. '\t' .. url)
-      schedule(key, now)
-      a = 'queued'
+      if n == 0 and nkeys == nil then nkeys = redis.call('ZCARD', K('cnt')) end
+      if n == 0 and nkeys >= maxkeys then a = 'keys'
+      elseif redis.call('SADD', K('seen'), fp) == 0 then a = 'duplicate'
+      else
+        if seq == nil then
+          seq0 = tonumber(redis.call('GET', K('seq')) or '0')
+          seq = seq0
+        end
+        seq = seq + 1
+        if redis.call('ZADD', K('q:' .. key), num((255 - tonumber(prio)) * P40 + seq), tag .. '\t' .. origin .. '\t' .. url) == 1 then
+          queued = queued + 1
+          added = added + 1
+          if n == 0 then nkeys = nkeys + 1 end
+          qn[key] = n + 1
+          if not grew[key] then
+            grew[key] = 0
+            order[#order + 1] = key
+          end
+          grew[key] = grew[key] + 1
+        end
+        a = 'queued'
+      end
     end
   end
   out[#out + 1] = a
+end
+if seq then redis.call('SET', K('seq'), num(seq)) end
+if added > 0 then redis.call('HINCRBY', K('meta'), 'queued', added) end
+-- Each host that gained URLs: its count, then as `insert` and `schedule`
+-- would leave it: a host in the ready set has its priority raised to its
+-- new head's; any other is due now at the latest.
+for _, key in ipairs(order) do
+  redis.call('ZINCRBY', K('cnt'), -grew[key], key)
+  if not raise(key) then redis.call('ZADD', K('time'), 'LT', num(now), key) end
 end
 return out
 "#;
@@ -218,7 +287,7 @@ local function promote()
     if hs then redis.call('ZADD', K('ready'), num(prio_of(hs) * P44 + (P44 - 1 - at)), key) end
   end
 end
-local function release(key, hm, hs)
+local function release(key, hm, hs, c)
   local tag, origin, url = split(hm)
   local prio = prio_of(hs)
   if gate then
@@ -240,20 +309,20 @@ local function release(key, hm, hs)
       redis.call('HSET', K('rb'), origin, 'F')
       local id = redis.call('INCR', K('seq'))
       local tok = redis.call('INCR', K('tok'))
-      start(key, now, mind)
+      local nc, inf = start(key, now, mind, c)
       redis.call('HSET', K('fl'), id, cjson.encode({'R', key, origin, '', '', tok}))
       redis.call('ZADD', K('lease'), num(now + lease), id)
       return {id, 'R', key, prio, origin .. '/robots.txt', '0',
-              redis.call('HGET', K('state'), key) or '', tok}
+              redis.call('HGET', K('state'), key) or '', tok}, nc, inf
     end
   end
   take(key, hm)
   local id = hs % P40
   local tok = redis.call('INCR', K('tok'))
-  start(key, now, mind)
+  local nc, inf = start(key, now, mind, c)
   redis.call('HSET', K('fl'), id, cjson.encode({'P', key, origin, num(hs), hm, tok}))
   redis.call('ZADD', K('lease'), num(now + lease), id)
-  return {id, 'P', key, prio, url, tag, redis.call('HGET', K('state'), key) or '', tok}
+  return {id, 'P', key, prio, url, tag, redis.call('HGET', K('state'), key) or '', tok}, nc, inf
 end
 local function one()
   promote()
@@ -263,11 +332,12 @@ local function one()
     local key = top[1]
     local hm, hs = head(key)
     if hm then
-      local v, at, limited = check(key, now, maxin)
+      local c = redis.call('HGET', K('chk'), key) or false
+      local v, at, limited = judge(key, c, now, maxin)
       if v == 'ok' then
-        local r = release(key, hm, hs)
+        local r, nc, inf = release(key, hm, hs, c)
         if r then
-          reschedule(key, now, maxin)
+          reschedule(key, now, maxin, nc, inf, true)
           return r
         end
       elseif v == 'wait' then
@@ -330,7 +400,7 @@ if tostring(f[6]) ~= ARGV[10] then return 'stale' end
 redis.call('HDEL', K('fl'), id)
 redis.call('ZREM', K('lease'), id)
 local key = f[2]
-dec_inf(key)
+local inf = dec_inf(key)
 redis.call('HSET', K('state'), key, ARGV[7])
 redis.call('HSET', K('chk'), key, ARGV[8])
 if ARGV[9] ~= '' then redis.call('HSET', K('why'), key, ARGV[9]) end
@@ -339,7 +409,7 @@ elseif how == 'retry' then
   local _, origin, url = split(f[5])
   insert(key, tonumber(f[4]), ARGV[6] .. '\t' .. origin .. '\t' .. url)
 elseif how == 'cancel' then insert(key, tonumber(f[4]), f[5]) end
-reschedule(key, now, maxin)
+reschedule(key, now, maxin, ARGV[8], inf)
 return 'ok'
 "#;
 
@@ -373,9 +443,10 @@ return 'ok'
 /// ARGV: T, now, max in flight, key, min delay.
 const BEGIN: &str = r#"
 local now, maxin, key = clock(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-local v, at = check(key, now, maxin)
+local c = redis.call('HGET', K('chk'), key) or false
+local v, at = judge(key, c, now, maxin)
 if v == 'ok' then
-  start(key, now, tonumber(ARGV[5]))
+  start(key, now, tonumber(ARGV[5]), c)
   return {'started', num(now), redis.call('HGET', K('state'), key) or ''}
 elseif v == 'wait' then return {'wait', num(now), num(at)} end
 return {'refused', num(now), redis.call('HGET', K('why'), key) or 'host skipped'}
@@ -384,11 +455,11 @@ return {'refused', num(now), redis.call('HGET', K('why'), key) or 'host skipped'
 /// ARGV: T, now, max in flight, key, state, chk, why.
 const END: &str = r#"
 local now, maxin, key = clock(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-dec_inf(key)
+local inf = dec_inf(key)
 redis.call('HSET', K('state'), key, ARGV[5])
 redis.call('HSET', K('chk'), key, ARGV[6])
 if ARGV[7] ~= '' then redis.call('HSET', K('why'), key, ARGV[7]) end
-reschedule(key, now, maxin)
+reschedule(key, now, maxin, ARGV[6], inf)
 return 'ok'
 "#;
 
