@@ -62,10 +62,15 @@
 //!   flush first rewrites a one-byte marker in the keyspaces that delete.
 //!   Only speed and disk space depend on either.
 //! - **Whole operations.** Each `enqueue`, release, `complete` and `cancel` is
-//!   one write batch. The only reads (a window refill, a seen-set probe after a
-//!   Bloom hit) commit the pending batch first, and they happen before the
-//!   operation writes anything, so a commit never splits an operation. The
-//!   crash test found the version where a refill did split one.
+//!   one write batch, or part of one: with `commit_every` above 1 several
+//!   operations share a batch, committed when the owner calls
+//!   `LocalFrontier::commit` (the crawler does once per turn of its loop),
+//!   and a kill keeps a prefix of the operations, never part of one. The
+//!   only read that commits the pending batch first is a window refill, and
+//!   it happens before the operation writes anything, so a commit never
+//!   splits an operation (the crash test found the version where a refill
+//!   did split one); a seen-set probe after a Bloom hit answers from the
+//!   pending batch and the store together.
 //! - **Reopening reads hosts, not URLs.** `sync` and a clean close write a
 //!   summary beside the store (each key's count and head, the next
 //!   sequence number, the Bloom filter's bits) tagged with the store's
