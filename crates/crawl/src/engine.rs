@@ -1164,14 +1164,17 @@ pub async fn crawl_on<B: Backend>(
         }
         while let Some(done) = received.take().or_else(|| rx.try_recv().ok()) {
             in_flight -= 1;
+            let shared = Shared {
+                config: &config,
+                scope: &scope,
+                cache: &cache,
+                made: &made,
+                warc: &warc,
+            };
             handle(
                 done,
-                &config,
-                &scope,
+                shared,
                 &mut frontier,
-                &cache,
-                &made,
-                &warc,
                 &mut log,
                 &mut summary,
                 &mut hosts_answered,
@@ -1642,19 +1645,32 @@ fn skip(
     })
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What handling a report reads beside the frontier: the crawl's settings
+/// and the parts the loop shares with the fetch tasks.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    config: &'a CrawlConfig,
+    scope: &'a Scope,
+    cache: &'a RobotsCache<RecordingFetcher>,
+    made: &'a Mutex<HashMap<Origin, RobotsFetch>>,
+    warc: &'a Mutex<WarcWriter>,
+}
+
 async fn handle<F: CrawlFrontier>(
     done: Done,
-    config: &CrawlConfig,
-    scope: &Scope,
+    shared: Shared<'_>,
     frontier: &mut F,
-    cache: &RobotsCache<RecordingFetcher>,
-    made: &Mutex<HashMap<Origin, RobotsFetch>>,
-    warc: &Mutex<WarcWriter>,
     log: &mut Log,
     summary: &mut Summary,
     hosts_answered: &mut std::collections::HashSet<String>,
 ) -> Result<(), CrawlError> {
+    let Shared {
+        config,
+        scope,
+        cache,
+        made,
+        warc,
+    } = shared;
     let now = UnixMillis::now();
     match done {
         Done::Robots {
@@ -1989,7 +2005,6 @@ async fn outlinks<F: CrawlFrontier>(
 /// Queues a fetched sitemap's entries: pages, and the sitemaps an index
 /// lists (bounded by `mannerly-sitemap`'s limits; the location rule
 /// applies).
-#[allow(clippy::too_many_arguments)]
 async fn sitemap_entries<F: CrawlFrontier>(
     scope: &Scope,
     frontier: &mut F,
