@@ -523,9 +523,11 @@ fn decode_capped(
     };
     let (out, res) = match coding {
         "gzip" | "x-gzip" => read(Box::new(flate2::read::MultiGzDecoder::new(encoded))),
-        // RFC 9110 says zlib; some servers send raw deflate.
+        // RFC 9110 says zlib; some servers send raw deflate. A zlib stream
+        // that decoded something before it broke off is a cut one.
         "deflate" => match read(Box::new(flate2::read::ZlibDecoder::new(encoded))) {
-            (out, Ok(_)) => (out, Ok(0)),
+            (out, Ok(n)) => (out, Ok(n)),
+            (out, Err(e)) if cut && !out.is_empty() => (out, Err(e)),
             _ => read(Box::new(flate2::read::DeflateDecoder::new(encoded))),
         },
         other => {
@@ -615,5 +617,50 @@ pub fn classify(e: &reqwest::Error) -> NetworkError {
         NetworkError::Reset
     } else {
         NetworkError::Other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{decode_capped, BodyError};
+    use std::io::Write;
+
+    fn zlib(text: &[u8]) -> Vec<u8> {
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(text).expect("zlib");
+        z.finish().expect("zlib")
+    }
+
+    #[test]
+    fn a_cut_zlib_body_keeps_what_decoded() {
+        let text: Vec<u8> = (0..20_000u32)
+            .flat_map(|i| format!("Disallow: /{i}\n").into_bytes())
+            .collect();
+        let z = zlib(&text);
+        let (out, cut) = decode_capped("deflate", &z[..z.len() / 2], true, 1 << 20).expect("kept");
+        assert!(cut);
+        assert!(
+            !out.is_empty() && text.starts_with(&out),
+            "a prefix of the text"
+        );
+    }
+
+    #[test]
+    fn a_whole_body_decodes_and_the_limit_cuts_it() {
+        let text = b"User-agent: *\nDisallow: /private/\n".repeat(100);
+        let (out, cut) = decode_capped("deflate", &zlib(&text), false, 1 << 20).expect("zlib");
+        assert_eq!((out.as_slice(), cut), (text.as_slice(), false));
+        let (out, cut) = decode_capped("deflate", &zlib(&text), false, 100).expect("zlib");
+        assert_eq!((out.as_slice(), cut), (&text[..100], true));
+    }
+
+    #[test]
+    fn a_corrupt_or_unknown_body_is_an_error_naming_the_coding() {
+        for (coding, says) in [("gzip", "not valid gzip"), ("zstd", "\"zstd\"")] {
+            match decode_capped(coding, b"not compressed", false, 1 << 20) {
+                Err(BodyError::Coding(detail)) => assert!(detail.contains(says), "{detail}"),
+                other => panic!("{coding}: {other:?}"),
+            }
+        }
     }
 }
