@@ -469,6 +469,7 @@ async fn read_capped(
     max: usize,
 ) -> Result<(Vec<u8>, bool), BodyError> {
     let limit = max.saturating_add(1);
+    let success = resp.status().is_success();
     let coding = resp
         .headers()
         .get(reqwest::header::CONTENT_ENCODING)
@@ -491,7 +492,16 @@ async fn read_capped(
     }
     match coding {
         None => Ok((body, cut)),
-        Some(coding) => decode_capped(&coding, &body, cut, limit),
+        // An empty body is empty in any coding (servers send the header on
+        // empty error pages).
+        Some(_) if body.is_empty() => Ok((body, cut)),
+        Some(coding) => match decode_capped(&coding, &body, cut, limit) {
+            // Only a success's body is read as rules; another status
+            // decides alone, so a body it cannot decode is left out rather
+            // than turning, say, a 404 into a failure.
+            Err(BodyError::Coding(_)) if !success => Ok((Vec::new(), false)),
+            other => other,
+        },
     }
 }
 

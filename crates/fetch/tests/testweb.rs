@@ -858,6 +858,32 @@ async fn a_client_that_does_not_decode_still_reads_gzip_and_deflate() {
     }
 }
 
+/// Servers send `Content-Encoding` on empty bodies and on error pages;
+/// only a success's body is read as rules, so only there does a body that
+/// does not decode matter.
+#[tokio::test]
+async fn an_empty_or_error_body_in_a_coding_is_not_a_failure() {
+    let gz = |reply: Reply| robots(vec![reply.header("content-encoding", "gzip")]);
+    let e = env_raw(vec![
+        ("empty404.test", gz(Reply::text("").with_status(404))),
+        (
+            "junk404.test",
+            gz(Reply::text("<html>not found</html>").with_status(404)),
+        ),
+        ("empty200.test", gz(Reply::text(""))),
+    ])
+    .await;
+    for host in ["empty404.test", "junk404.test", "empty200.test"] {
+        let r = e.check(host, "/private/x").await;
+        assert!(r.allowed, "{host}: {}", r.reason);
+        assert!(
+            !r.reason.starts_with("network error"),
+            "{host}: {}",
+            r.reason
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_body_in_an_unreadable_coding_fails_closed_and_says_why() {
     let e = env_raw(vec![
