@@ -324,10 +324,18 @@ impl<F: Fetcher> RobotsCache<F> {
     /// A crawler whose robots.txt fetches are paced as requests asks this
     /// before letting a page's check fetch one on the page's turn.
     pub async fn decided(&self, origin: &Origin) -> bool {
+        self.known(origin).await.is_some()
+    }
+
+    /// The valid decision in memory or in the store, without fetching.
+    async fn known(&self, origin: &Origin) -> Option<Decision> {
         let slot = self.slot(origin);
         let mut state = self.loaded(&slot, origin).await;
         let now = self.clock.now();
-        state.decision(now).is_some() || state.reevaluate(now, &self.config.policy).is_some()
+        if let Some(d) = state.decision(now) {
+            return Some(d.clone());
+        }
+        state.reevaluate(now, &self.config.policy).cloned()
     }
 
     /// A copy of the origin's state (history included), without fetching.
@@ -378,17 +386,8 @@ impl<F: Fetcher> RobotsCache<F> {
         user_agent: &str,
     ) -> Result<Option<(CheckResult, Decision)>, FetchError> {
         let (parsed, origin) = parse_origin(url)?;
-        let decision = {
-            let slot = self.slot(&origin);
-            let mut state = self.loaded(&slot, &origin).await;
-            let now = self.clock.now();
-            match state.decision(now) {
-                Some(d) => d.clone(),
-                None => match state.reevaluate(now, &self.config.policy) {
-                    Some(d) => d.clone(),
-                    None => return Ok(None),
-                },
-            }
+        let Some(decision) = self.known(&origin).await else {
+            return Ok(None);
         };
         let check = if parsed.path() == "/robots.txt" {
             robots_txt_itself(url, &origin)

@@ -197,7 +197,7 @@ local maxk, maxt, maxkeys = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[
 -- script runs alone); counters and each host's schedule are written once
 -- at the end. The answers are those of one call per URL.
 local queued = tonumber(redis.call('HGET', K('meta'), 'queued') or '0')
-local added, nkeys, seq, seq0 = 0, nil, nil, nil
+local added, nkeys, seq = 0, nil, nil
 local chk, qn, grew, order = {}, {}, {}, {}
 local out = {}
 for i = 6, #ARGV - 5, 6 do
@@ -223,10 +223,7 @@ for i = 6, #ARGV - 5, 6 do
       if n == 0 and nkeys >= maxkeys then a = 'keys'
       elseif redis.call('SADD', K('seen'), fp) == 0 then a = 'duplicate'
       else
-        if seq == nil then
-          seq0 = tonumber(redis.call('GET', K('seq')) or '0')
-          seq = seq0
-        end
+        if seq == nil then seq = tonumber(redis.call('GET', K('seq')) or '0') end
         seq = seq + 1
         if redis.call('ZADD', K('q:' .. key), num((255 - tonumber(prio)) * P40 + seq), tag .. '\t' .. origin .. '\t' .. url) == 1 then
           queued = queued + 1
