@@ -170,6 +170,15 @@ fn judge(dir: &std::path::Path, fleet: &serde_json::Value, alone: &serde_json::V
     );
     // A page the lone crawler fetched once is fetched again by the fleet
     // only when the worker that had it died or stalled: after its lease.
+    // The server's stamps show when requests went out, not when the lease
+    // began: the lease runs from the release (or last renewal), and a
+    // worker may send up to half a lease after it (`send_by`; a young
+    // release is sent without a renewal). So what the stamps can show is
+    // a gap of at least half the lease; the exact lapse, on a fake clock,
+    // is `a_lapsed_lease_gives_the_url_to_another_worker_after_the_delay`
+    // in mannerly-fleet. (This used to demand the whole lease between the
+    // two requests and failed in about one run in three on the Cluster, where
+    // a release can wait 50 ms for its request.)
     let empty = serde_json::Map::new();
     let retried = alone["refetched"].as_object().unwrap_or(&empty);
     for (page, gap) in fleet["refetched"].as_object().unwrap_or(&empty) {
@@ -178,8 +187,8 @@ fn judge(dir: &std::path::Path, fleet: &serde_json::Value, alone: &serde_json::V
         }
         let gap = gap.as_u64().unwrap_or(0);
         assert!(
-            gap + 15 >= LEASE_MS,
-            "{page} fetched again {gap} ms after, inside the lease: {fleet}\n{script}\n{logs}"
+            gap + 15 >= LEASE_MS / 2,
+            "{page} fetched again {gap} ms after, sooner than a lease could lapse: {fleet}\n{script}\n{logs}"
         );
     }
     let status = status(dir);
