@@ -1002,16 +1002,16 @@ pub async fn crawl_on<B: Backend>(
         let path = path.to_owned();
         move |source| CrawlError::Io { path, source }
     };
-    let mut seed_urls = Vec::new();
+    let mut given = Vec::new();
     let mut bad = Vec::new();
     for s in seeds {
         match CrawlUrl::parse(s) {
             // Kept as text: a seed list can hold millions.
-            Ok(u) => seed_urls.push(String::from(u.as_str())),
+            Ok(u) => given.push(String::from(u.as_str())),
             Err(e) => bad.push(e.to_string()),
         }
     }
-    if seed_urls.is_empty() && !backend.resumable(out) {
+    if given.is_empty() && !backend.resumable(out) {
         return Err(CrawlError::NoSeeds(if bad.is_empty() {
             "none given".into()
         } else {
@@ -1019,7 +1019,7 @@ pub async fn crawl_on<B: Backend>(
         }));
     }
     std::fs::create_dir_all(out).map_err(io(out))?;
-    let settings = backend
+    let mut settings = backend
         .settings(
             out,
             CrawlSettings {
@@ -1029,9 +1029,10 @@ pub async fn crawl_on<B: Backend>(
                 exclude: config.exclude.clone(),
                 max_depth: config.max_depth,
             },
-            &seed_urls,
+            &given,
         )
         .await?;
+    drop(given);
     // The scope needs one seed per host.
     let mut scope_hosts = std::collections::HashSet::new();
     let scope_seeds: Vec<CrawlUrl> = settings
@@ -1049,6 +1050,11 @@ pub async fn crawl_on<B: Backend>(
         settings.max_depth,
     )?;
     drop(scope_seeds);
+    // Every seed of the crawl is offered, not only those given now: the
+    // worker that started a fleet's crawl (or a crawl killed while it was
+    // queueing its seeds) may have died before queueing them all, and the
+    // seen-set makes the rest a no-op.
+    let seed_urls = std::mem::take(&mut settings.seeds);
     drop(settings);
     let config = Arc::new(config);
     let warc = Arc::new(Mutex::new(WarcWriter::open(
@@ -1122,11 +1128,18 @@ pub async fn crawl_on<B: Backend>(
         CacheConfig::default(),
     ));
     let clock = SystemClock;
-    for u in std::mem::take(&mut seed_urls) {
-        let _ =
-            Frontier::enqueue_tagged(&mut frontier, &u, 255, Tag::default().pack(), clock.now())
-                .await?;
+    for chunk in seed_urls.chunks(256) {
+        let offers: Vec<Offer<'_>> = chunk
+            .iter()
+            .map(|u| Offer {
+                url: u,
+                priority: 255,
+                tag: Tag::default().pack(),
+            })
+            .collect();
+        Frontier::enqueue_many(&mut frontier, &offers, clock.now()).await?;
     }
+    drop(seed_urls);
     let mut summary = Summary {
         ending: Ending::Done,
         pages_by_status: BTreeMap::new(),
