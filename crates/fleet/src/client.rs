@@ -322,7 +322,13 @@ pub async fn connect(url: &str) -> Result<Connection, FrontierError> {
         info.lines().any(|l| l.trim() == "cluster_enabled:1")
     };
     if cluster {
+        // Without a response timeout the Cluster client waits for ever on
+        // a reply a killed node will never send (seen once: a worker
+        // stopped across a node's restart hung on resuming); a timeout is
+        // an error `Retrying` retries on a fresh route.
         let client = redis::cluster::ClusterClientBuilder::new(urls)
+            .connection_timeout(std::time::Duration::from_secs(2))
+            .response_timeout(std::time::Duration::from_secs(10))
             .build()
             .map_err(|e| store_err(url, e))?;
         let con = client
