@@ -9,6 +9,8 @@
 #   HOSTS=500 WORKERS="1 2" tools/fleet-bench/run.sh
 #   COMMANDS=1 tools/fleet-bench/run.sh  # also: server time per command and
 #                                        # per script (SLOWLOG; adds overhead)
+#   CLAIM=16 tools/fleet-bench/run.sh    # workers claim up to 16 URLs of a host
+#                                        # at once (experimental, --claim)
 #
 # Needs redis-server and redis-cli (Debian's redis-server package).
 set -euo pipefail
@@ -34,12 +36,12 @@ for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep
 # start at once.
 cat >"$work/workers.sh" <<'SH'
 #!/bin/sh
-bin=$1; out=$2; n=$3; frontier=$4; crawl=$5; partitions=$6
+bin=$1; out=$2; n=$3; frontier=$4; crawl=$5; partitions=$6; claim=$7
 i=0
 while [ "$i" -lt "$n" ]; do
     if [ -n "$frontier" ]; then
         "$bin" crawl --proxy "$MANNERLY_DEMO_PROXY" --seeds "$MANNERLY_DEMO_SEEDS" --min-delay 0 \
-            --give-up-after 5 --frontier "$frontier" --crawl-name "$crawl" --partitions "$partitions" \
+            --give-up-after 5 --frontier "$frontier" --crawl-name "$crawl" --partitions "$partitions" --claim "$claim" \
             --out "$out/w$i" >"$out/w$i.log" 2>&1 &
     else
         "$bin" crawl --proxy "$MANNERLY_DEMO_PROXY" --seeds "$MANNERLY_DEMO_SEEDS" --min-delay 0 \
@@ -67,7 +69,7 @@ run() { # label, workers, frontier URL ('' for the embedded frontier), crawl nam
     cpu0=$(info cpu | awk -F: '/^used_cpu_(user|sys):/{s+=$2} END{printf "%.6f", s}')
     cmds0=$(info stats | field total_commands_processed)
     rm -rf "$work/run"; mkdir -p "$work/run"
-    "$bin" demo --json --hosts "$hosts" --min-delay 0 -- sh "$work/workers.sh" "$bin" "$work/run" "$n" "$frontier" "$crawl" "$partitions" \
+    "$bin" demo --json --hosts "$hosts" --min-delay 0 -- sh "$work/workers.sh" "$bin" "$work/run" "$n" "$frontier" "$crawl" "$partitions" "${CLAIM:-1}" \
         >"$work/audit.json" 2>"$work/demo.err" || true
     local cpu1 cmds1
     cpu1=$(info cpu | awk -F: '/^used_cpu_(user|sys):/{s+=$2} END{printf "%.6f", s}')
@@ -100,4 +102,4 @@ run "embedded, 1 worker" 1 "" ""
 for n in $workers; do
     run "fleet, $n worker(s)" "$n" "redis://127.0.0.1:$port/" "bench$n"
 done
-echo "(hosts: $hosts generated + the demo's scripted ones; no delay; partitions: $partitions; Redis $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p'))"
+echo "(hosts: $hosts generated + the demo's scripted ones; no delay; partitions: $partitions; claim: ${CLAIM:-1}; Redis $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p'))"

@@ -117,6 +117,14 @@ pub struct Args {
     /// may take the URL over (default: twice the fetch timeout plus 60 s).
     #[arg(long, value_name = "SECS", requires = "frontier")]
     lease: Option<u64>,
+    /// With --frontier: URLs a worker takes from a host's queue at once.
+    /// Above 1, a release is a claim on the host: the worker paces those
+    /// URLs itself and reports them in one step, which spares the server
+    /// about a fifth of its work per page; a URL queued behind a claim
+    /// waits for it whatever its priority, and a worker that dies holding
+    /// one leaves all of its URLs to be fetched again after the lease.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000), requires = "frontier")]
+    claim: u32,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -359,6 +367,7 @@ pub fn run(args: Args) -> Result<u8> {
                         .max(1),
                 ),
                 join: args.join,
+                claim: args.claim as usize,
             };
             runtime.block_on(run_crawl_on(fleet, config, seeds, &out))?
         }

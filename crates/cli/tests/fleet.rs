@@ -4,7 +4,8 @@
 //! and paused past their lease at random moments, new ones join, and still
 //! no host gets two requests at once or two closer than its delay,
 //! robots.txt rules hold, no page is missing, and a page is fetched again
-//! only after the lease of the worker that had it lapsed. On a standalone
+//! only after the lease of the worker that had it lapsed, except for the
+//! documented bound: one late request per paused worker. On a standalone
 //! server and on a 3-node Cluster with a node restarted mid-crawl. Needs
 //! `redis-server` (installed by `.ci/run`; elsewhere the tests say SKIPPED
 //! without it).
@@ -83,7 +84,12 @@ impl Lcg {
 /// SIGKILLed (and a new one joins in its place) or SIGSTOPped for 4 s, past
 /// its 3 s lease. Worker i uses `frontiers[i % len]`. At the end the
 /// fleet's status goes to `status.json`.
-fn chaos_script(dir: &std::path::Path, frontiers: &[String], crawl: &str) -> std::path::PathBuf {
+fn chaos_script(
+    dir: &std::path::Path,
+    frontiers: &[String],
+    crawl: &str,
+    extra: &str,
+) -> std::path::PathBuf {
     let seed = std::env::var("MANNERLY_CHAOS_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -102,7 +108,7 @@ fn chaos_script(dir: &std::path::Path, frontiers: &[String], crawl: &str) -> std
         )
     };
     let mut sh = format!(
-        "set -u\ncommon=\"--proxy $MANNERLY_DEMO_PROXY --min-delay $MANNERLY_DEMO_DELAY --give-up-after 8 --crawl-name {crawl} --partitions 64 --lease {}\"\n",
+        "set -u\ncommon=\"--proxy $MANNERLY_DEMO_PROXY --min-delay $MANNERLY_DEMO_DELAY --give-up-after 8 --crawl-name {crawl} --partitions 64 --lease {} {extra}\"\n",
         LEASE_MS / 1000
     );
     sh += &start(0, "--seeds \"$MANNERLY_DEMO_SEEDS\"");
@@ -153,10 +159,27 @@ fn judge(dir: &std::path::Path, fleet: &serde_json::Value, alone: &serde_json::V
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let logs = logs(dir, &names);
     let script = std::fs::read_to_string(dir.join("fleet.sh")).unwrap_or_default();
+    // The documented bound (mannerly-fleet's docs, "Sending"): a worker
+    // stopped after its last lease check and before its request left
+    // sends that one request when it resumes, perhaps after another worker
+    // took the host over. That late request may overlap another, come too
+    // soon after the one before it and just before the next (two gaps),
+    // fetch a URL again inside a lease, or go out inside a Retry-After it
+    // could not know of (its own 429 then comes back stale). So each
+    // SIGSTOP of the schedule allows one of each, and no more.
+    let stops = script.matches("kill -STOP").count() as u64;
+    for (kind, allowed) in [
+        ("hosts_concurrent", stops),
+        ("too_soon", 2 * stops),
+        ("retry_after_ignored", stops),
+    ] {
+        let n = fleet[kind].as_u64().unwrap_or(u64::MAX);
+        assert!(
+            n <= allowed,
+            "{kind}: {n} > {allowed}: {fleet}\n{script}\n{logs}"
+        );
+    }
     for kind in [
-        "hosts_concurrent",
-        "too_soon",
-        "retry_after_ignored",
         "disallowed",
         "robots_not_first",
         "pages_while_robots_unavailable",
@@ -181,16 +204,20 @@ fn judge(dir: &std::path::Path, fleet: &serde_json::Value, alone: &serde_json::V
     // a release can wait 50 ms for its request.)
     let empty = serde_json::Map::new();
     let retried = alone["refetched"].as_object().unwrap_or(&empty);
+    let mut early = Vec::new();
     for (page, gap) in fleet["refetched"].as_object().unwrap_or(&empty) {
         if retried.contains_key(page) {
             continue;
         }
         let gap = gap.as_u64().unwrap_or(0);
-        assert!(
-            gap + 15 >= LEASE_MS / 2,
-            "{page} fetched again {gap} ms after, sooner than a lease could lapse: {fleet}\n{script}\n{logs}"
-        );
+        if gap + 15 < LEASE_MS / 2 {
+            early.push(format!("{page} fetched again {gap} ms after"));
+        }
     }
+    assert!(
+        early.len() as u64 <= stops,
+        "{early:?}: sooner than a lease could lapse, more than the {stops} stop(s) allow: {fleet}\n{script}\n{logs}"
+    );
     let status = status(dir);
     eprintln!("fleet status at the end: {status}");
     assert_eq!(status["partitions"], 64, "{status}");
@@ -208,7 +235,9 @@ fn a_fleet_that_loses_workers_stays_polite_and_misses_nothing() {
     // What one crawler on its own fetches of the same web.
     let alone = demo(&[]);
     assert_eq!(alone["violations"], 0, "{alone}");
-    let script = chaos_script(&dir, &[server.url()], "chaos");
+    // Workers claim up to 16 URLs of a host at once here, and take one at
+    // a time on the Cluster: both ways are judged alike.
+    let script = chaos_script(&dir, &[server.url()], "chaos", "--claim 16");
     let fleet = demo(&["--", "sh", &script.display().to_string()]);
     judge(&dir, &fleet, &alone);
     let _ = std::fs::remove_dir_all(&dir);
@@ -265,7 +294,7 @@ fn a_fleet_on_a_cluster_loses_workers_and_a_node_and_misses_nothing() {
     let alone = demo(&[]);
     // Workers are given all three nodes' URLs or one node's: either finds
     // the Cluster.
-    let script = chaos_script(&dir, &[cluster.url(), cluster.nodes()[2].url()], "cl");
+    let script = chaos_script(&dir, &[cluster.url(), cluster.nodes()[2].url()], "cl", "");
     let child = start_demo(&["--", "sh", &script.display().to_string()]);
     // Mid-crawl, one node is killed (SIGKILL) and started again from its
     // append-only file.

@@ -32,6 +32,9 @@ pub struct Fleet {
     pub lease: Duration,
     /// Join a crawl another worker started (no seeds needed).
     pub join: bool,
+    /// URLs a page's release takes from its host's queue at once
+    /// (`FleetConfig::claim`; 1: one at a time).
+    pub claim: usize,
 }
 
 impl Fleet {
@@ -94,6 +97,7 @@ impl Backend for Fleet {
             FleetConfig {
                 lease: self.lease,
                 time: TimeSource::Server,
+                claim: self.claim,
             },
         )
         .await?;

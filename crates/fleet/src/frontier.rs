@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use mannerly_polite::controller::{
-    HostState, Outcome, Politeness, RobotsPacing, Started, UnixMillis,
+    HostState, Outcome, Politeness, RobotsPacing, Started, UnixMillis, Wait,
 };
 use mannerly_polite::frontier::{
     admit, origin_of, Admission, Batch, Begin, Frontier, FrontierConfig, FrontierError, KeyLoad,
@@ -46,6 +46,10 @@ const STATS_EVERY: u64 = 1_000;
 /// How often skipped URLs are collected from every partition.
 const SKIPPED_EVERY: u64 = 1_000;
 
+/// Skipped URLs taken from a partition at a time (the rest wait for the
+/// next collection).
+const SKIPPED_TAKE: usize = 1_000;
+
 /// Completions held back to go with the next call: past this many they go
 /// at once.
 const PENDING_MAX: usize = 64;
@@ -67,6 +71,18 @@ pub struct FleetConfig {
     pub lease: Duration,
     /// Whose clock times are read on ([`TimeSource::Server`] for a fleet).
     pub time: TimeSource,
+    /// URLs a page's release takes from its host's queue at once (1: one
+    /// per release, answering exactly as the embedded frontier does). Above
+    /// 1 the release is a claim on the host: the worker releases the rest
+    /// itself, one at a time, paced by its own controller, and settles them
+    /// all in one step when they are done, when a request is retried or
+    /// given back, when the host is skipped, or when the host's next turn
+    /// is more than an eighth of the lease away. Meanwhile the host is this
+    /// worker's alone, under the one lease; if it lapses, every URL of the
+    /// claim goes back to the queue. Fewer steps per page for the server;
+    /// the price is that a URL queued behind a claim waits for it, whatever
+    /// its priority.
+    pub claim: usize,
 }
 
 impl Default for FleetConfig {
@@ -74,12 +90,18 @@ impl Default for FleetConfig {
         FleetConfig {
             lease: Duration::from_secs(120),
             time: TimeSource::Server,
+            claim: 1,
         }
     }
 }
 
 struct Flight {
     partition: u32,
+    /// Its id in the store (the partition's flight id, below [`ID_BITS`]).
+    id: u64,
+    /// The store gave the host out again while this flight was out: its
+    /// lease lapsed, and what it reports is ignored here.
+    orphan: bool,
     key: String,
     /// The fencing token of this release: a completion carrying an older
     /// one (the lease lapsed and the URL was released again) is ignored.
@@ -89,6 +111,22 @@ struct Flight {
     /// When it was released, on the caller's clock and on this process's
     /// own (which keeps running while the process is stopped).
     at: (UnixMillis, std::time::Instant),
+    /// Whether a request of this flight is out (released, not yet ended).
+    out: bool,
+    /// A claim's URLs not yet released, in queue order: score and member
+    /// (`tag\torigin\turl`), as the queue held them.
+    rest: std::collections::VecDeque<(String, String)>,
+    /// The claim's URL out now, or last out, when it is not the first (the
+    /// script knows the first): what goes back if it is retried or given
+    /// back.
+    current: Option<(String, String)>,
+}
+
+/// The priority a queue score carries (see the scripts' key table).
+fn priority_of(score: &str) -> u8 {
+    let s: f64 = score.parse().unwrap_or(0.0);
+    let p = 255.0 - (s / 1_099_511_627_776.0).floor();
+    p.clamp(0.0, 255.0) as u8
 }
 
 /// The frontier of one worker of a fleet.
@@ -142,6 +180,11 @@ pub struct FleetFrontier<C> {
     /// worker's own arithmetic (a completion's backoff, Retry-After) is
     /// done on the server's clock, as the scripts' is.
     offset: i64,
+    /// The latest `now` a caller passed: the time of what `sync` sends.
+    last_now: UnixMillis,
+    /// Lease ids handed out when a release's own id was still taken here
+    /// (by a flight of this worker's whose lease lapsed).
+    spare_ids: u64,
 }
 
 /// Two partitions' answers as one: the earliest wait, else busy if either
@@ -154,6 +197,12 @@ fn merge(a: Next, b: Next) -> Next {
         _ => Next::Empty,
     }
 }
+
+/// While a partition is busy (requests in flight, often another worker's,
+/// or a dead one's whose lease has yet to lapse, may bring URLs back at
+/// any moment), a wait is answered as at most this long, so a caller that
+/// gives up on a long wait asks again instead.
+const BUSY_WAIT_MAX: u64 = 1_000;
 
 /// `hostname:pid`, how a worker is listed in `--status`.
 fn worker_name() -> String {
@@ -254,6 +303,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
             skipped_at: None,
             worker: worker_name(),
             offset: 0,
+            last_now: UnixMillis::EPOCH,
+            spare_ids: 0,
             pending: Vec::new(),
             touched: std::collections::BTreeSet::new(),
         })
@@ -314,7 +365,11 @@ impl<C: FleetConnection> FleetFrontier<C> {
     /// release answer was lost, which its lease will give back) may still
     /// bring URLs, so then the answer is busy: ask again.
     fn empty_or_busy(&self, p: u32, flights: u64) -> Next {
-        let own = self.flights.values().filter(|f| f.partition == p).count() as u64;
+        let own = self
+            .flights
+            .values()
+            .filter(|f| f.partition == p && !f.orphan)
+            .count() as u64;
         if flights > own {
             Next::Busy
         } else {
@@ -366,6 +421,19 @@ impl<C: FleetConnection> FleetFrontier<C> {
             self.idle_stale = false;
         }
         self.idle.clone()
+    }
+
+    /// The idle answer at `now`: the merge of every partition's, with a
+    /// wait cut to [`BUSY_WAIT_MAX`] while any partition is busy.
+    fn idle_at(&mut self, now: UnixMillis) -> Next {
+        let idle = self.idle();
+        let cap = now.add_millis(BUSY_WAIT_MAX);
+        match idle {
+            Next::Wait { until } if until > cap && self.answers.contains(&Next::Busy) => {
+                Next::Wait { until: cap }
+            }
+            other => other,
+        }
     }
 
     /// This worker changed partition `p`: the cached stats no longer
@@ -476,7 +544,29 @@ impl<C: FleetConnection> FleetFrontier<C> {
     /// Whether this worker has a request of its own in flight to `key`
     /// (then its copy of the state is the newest there is).
     fn holds(&self, key: &str) -> bool {
-        self.begun.contains_key(key) || self.flights.values().any(|f| f.key == key)
+        self.begun.contains_key(key) || self.flights.values().any(|f| f.key == key && !f.orphan)
+    }
+
+    /// The store just gave `key` out to this worker. With one request per
+    /// host at a time, that proves every earlier flight of this worker's
+    /// on it lapsed (a stop, a lost reply): those with nothing out go,
+    /// those out become orphans, and the host's state is the store's.
+    fn lapsed_on(&mut self, key: &str) {
+        if self.max_in() != 1 {
+            return;
+        }
+        let mut gone = 0;
+        self.flights.retain(|_, f| {
+            if f.key != key || f.orphan {
+                return true;
+            }
+            gone += 1;
+            if f.out {
+                f.orphan = true;
+            }
+            f.out
+        });
+        self.stale += gone;
     }
 
     /// Loads `key`'s state from the store (with the requests other workers
@@ -555,7 +645,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
                 c.arg(lease)
                     .arg(self.politeness.config.min_delay)
                     .arg(u8::from(self.config.robots_gate))
-                    .arg(want);
+                    .arg(want)
+                    .arg(self.fleet.claim.max(1));
                 (p, c)
             })
             .collect();
@@ -626,8 +717,27 @@ impl<C: FleetConnection> FleetFrontier<C> {
             else {
                 return Err(bad(&v));
             };
-            let lease = (u64::from(p) << ID_BITS) | seq;
+            // A claim's other URLs: member, score, member, score...
+            let extra: Vec<String> = match item.get(8) {
+                Some(list) => redis::from_redis_value(list.clone()).map_err(|_| bad(&v))?,
+                None => Vec::new(),
+            };
+            if !extra.len().is_multiple_of(2) {
+                return Err(bad(&v));
+            }
+            let rest = extra
+                .chunks_exact(2)
+                .map(|pair| (pair[1].clone(), pair[0].clone()))
+                .collect();
+            let mut lease = (u64::from(p) << ID_BITS) | seq;
+            if self.flights.contains_key(&lease) {
+                // An orphan of this worker's has the id (the same URL,
+                // given out again after its lease lapsed).
+                self.spare_ids += 1;
+                lease = (1 << 63) | self.spare_ids;
+            }
             self.changed(p);
+            self.lapsed_on(&key);
             // The store's state is the truth unless this worker has a
             // request of its own in flight to the host.
             if !self.holds(&key) {
@@ -638,10 +748,15 @@ impl<C: FleetConnection> FleetFrontier<C> {
                 lease,
                 Flight {
                     partition: p,
+                    id: seq,
+                    orphan: false,
                     key: key.clone(),
                     token,
                     started,
                     at: (now, std::time::Instant::now()),
+                    out: true,
+                    rest,
+                    current: None,
                 },
             );
             released.push(Released {
@@ -733,29 +848,81 @@ impl<C: FleetConnection> FleetFrontier<C> {
         tag: u32,
         now: UnixMillis,
     ) -> Result<(), FrontierError> {
-        let Some(fl) = self.flights.remove(&released.lease) else {
+        let at = self.store_now(now);
+        let Some(fl) = self
+            .flights
+            .get_mut(&released.lease)
+            .filter(|f| f.out && f.key == released.key)
+        else {
             return Err(FrontierError::UnknownLease {
                 lease: released.lease,
                 url: released.url.clone(),
             });
         };
+        fl.out = false;
+        if fl.orphan {
+            // Its lease lapsed and the host is another release's now.
+            self.flights.remove(&released.lease);
+            return Ok(());
+        }
         match outcome {
-            Some(o) => {
-                let at = self.store_now(now);
-                self.politeness.finish(&fl.key, at, o)
-            }
+            Some(o) => self.politeness.finish(&fl.key, at, o),
             None => self.politeness.unstart(&fl.key, &fl.started),
         }
+        // A claim goes on here while it holds URLs, the request ended for
+        // good, and the host is still to be fetched.
+        let skipped = self
+            .politeness
+            .get(&fl.key)
+            .is_some_and(|h| h.skip.is_some());
+        if !fl.rest.is_empty() && matches!(how, "done" | "drop") && !skipped {
+            return Ok(());
+        }
+        if let Some(fl) = self.flights.remove(&released.lease) {
+            self.settle_flight(fl, how, tag, now).await?;
+        }
+        Ok(())
+    }
+
+    /// Ends flight `id` in the store: the host's state as this worker's
+    /// controller has it, how its last request ended (`how`, with `tag`
+    /// for a retry), and the claim's URLs that go back to the queue.
+    async fn settle_flight(
+        &mut self,
+        fl: Flight,
+        how: &str,
+        tag: u32,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
         let (state, chk, why) = self.written(&fl.key);
         let p = fl.partition;
+        let mut back: Vec<(String, String)> = Vec::new();
+        // The script knows the claim's first URL; a later one that goes
+        // back is sent with the rest.
+        let how = match (fl.current, how) {
+            (Some((score, member)), "retry") => {
+                let rest = member.split_once('\t').map_or("", |(_, r)| r);
+                back.push((score, format!("{tag}\t{rest}")));
+                "done"
+            }
+            (Some(sm), "cancel") => {
+                back.push(sm);
+                "done"
+            }
+            (_, how) => how,
+        };
+        back.extend(fl.rest);
         let mut c = self.step(|s| &s.settle, p, "fl", now);
-        c.arg(released.lease & ((1 << ID_BITS) - 1))
+        c.arg(fl.id)
             .arg(how)
             .arg(tag)
             .arg(state)
             .arg(chk)
             .arg(why)
             .arg(fl.token);
+        for (score, member) in back {
+            c.arg(score).arg(member);
+        }
         // It goes with the next call (a release, most often), in the same
         // round trip: until then the host counts as in flight, which only
         // holds it back.
@@ -765,6 +932,169 @@ impl<C: FleetConnection> FleetFrontier<C> {
             self.flush().await?;
         }
         Ok(())
+    }
+
+    /// Releases what this worker's claims hold and may go now, up to
+    /// `max`; gives back claims whose host's next turn is far off (more
+    /// than an eighth of the lease), or that was skipped. Returns the
+    /// releases and, if a claim waits, the earliest time one may go.
+    async fn release_claimed(
+        &mut self,
+        max: usize,
+        now: UnixMillis,
+    ) -> Result<(Vec<Released>, Option<UnixMillis>), FrontierError> {
+        let mut released = Vec::new();
+        let mut wait: Option<UnixMillis> = None;
+        let mut ids: Vec<u64> = self
+            .flights
+            .iter()
+            .filter(|(_, f)| !f.out && !f.orphan && !f.rest.is_empty())
+            .map(|(id, _)| *id)
+            .collect();
+        if ids.is_empty() {
+            return Ok((released, wait));
+        }
+        ids.sort_unstable();
+        let at = self.store_now(now);
+        let far = u64::try_from(self.fleet.lease.as_millis() / 8).unwrap_or(u64::MAX);
+        for id in ids {
+            let Some(fl) = self.flights.get_mut(&id) else {
+                continue;
+            };
+            let give_back = match self.politeness.check(&fl.key, at) {
+                Ok(()) if released.len() < max => {
+                    let Some((score, member)) = fl.rest.pop_front() else {
+                        continue;
+                    };
+                    let mut parts = member.splitn(3, '\t');
+                    let (Some(tag), Some(_origin), Some(url)) =
+                        (parts.next(), parts.next(), parts.next())
+                    else {
+                        return Err(FrontierError::Corrupt {
+                            store: self.url.clone(),
+                            what: format!("a claimed URL: {member:?}"),
+                        });
+                    };
+                    let r = Released {
+                        url: url.to_owned(),
+                        key: fl.key.clone(),
+                        priority: priority_of(&score),
+                        kind: Kind::Page,
+                        tag: tag.parse().unwrap_or(0),
+                        lease: id,
+                    };
+                    fl.started = self.politeness.start(&fl.key, at);
+                    fl.out = true;
+                    fl.current = Some((score, member));
+                    released.push(r);
+                    false
+                }
+                Ok(()) => {
+                    wait = Some(wait.map_or(now, |w| w.min(now)));
+                    false
+                }
+                Err(Wait::Until { at: until, .. }) if until.millis_since(at) <= far => {
+                    wait = Some(wait.map_or(until, |w| w.min(until)));
+                    false
+                }
+                Err(_) => true,
+            };
+            if give_back {
+                if let Some(fl) = self.flights.remove(&id) {
+                    self.settle_flight(fl, "done", 0, now).await?;
+                }
+            }
+        }
+        Ok((released, wait))
+    }
+
+    /// Gives back every claim with nothing out: its URLs go back to the
+    /// queue for any worker.
+    async fn give_back_claims(&mut self, now: UnixMillis) -> Result<(), FrontierError> {
+        let mut ids: Vec<u64> = self
+            .flights
+            .iter()
+            .filter(|(_, f)| !f.out && !f.orphan)
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable();
+        for id in ids {
+            if let Some(fl) = self.flights.remove(&id) {
+                self.settle_flight(fl, "done", 0, now).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// URLs this worker's claims hold, not yet released.
+    fn claimed(&self) -> u64 {
+        self.flights.values().map(|f| f.rest.len() as u64).sum()
+    }
+
+    /// Releases up to `max` from the store (see [`Frontier::next_batch`]).
+    async fn next_from_store(
+        &mut self,
+        max: usize,
+        now: UnixMillis,
+    ) -> Result<Batch, FrontierError> {
+        let mut released = Vec::new();
+        if self.due.is_empty() {
+            if self.idle_until.is_some_and(|u| now < u) {
+                if self.touched.is_empty() {
+                    return Ok(Batch {
+                        released,
+                        then: Some(self.idle_at(now)),
+                    });
+                }
+                // The probe's answer stands for the others; what this
+                // worker changed is asked again.
+                for p in std::mem::take(&mut self.touched) {
+                    self.answer(p, Next::Empty);
+                    self.due.push_back(p);
+                }
+            } else {
+                self.probe(now).await?;
+            }
+        }
+        // The first partitions waiting, one release each and the rest of
+        // the budget to the first: never more than `max` in all, in one
+        // round trip.
+        while released.is_empty() && !self.due.is_empty() {
+            let m = self.due.len().min(max);
+            let asks: Vec<(u32, usize)> = self
+                .due
+                .iter()
+                .take(m)
+                .enumerate()
+                .map(|(i, &p)| (p, if i == 0 { max + 1 - m } else { 1 }))
+                .collect();
+            let answers = self.next_on(&asks, now).await?;
+            let mut more = Vec::new();
+            for (&(p, _), (got, idle)) in asks.iter().zip(answers) {
+                self.due.pop_front();
+                released.extend(got);
+                match idle {
+                    // It may hold more: it stays first.
+                    None => more.push(p),
+                    Some(answer) => self.answer(p, answer),
+                }
+            }
+            for p in more.into_iter().rev() {
+                self.due.push_front(p);
+            }
+        }
+        let then = if self.due.is_empty() {
+            let mut until = now.add_millis(PROBE_EVERY);
+            if let Next::Wait { until: w } = self.idle() {
+                until = until.min(w);
+            }
+            let idle = self.idle_at(now);
+            self.idle_until = Some(until);
+            Some(idle)
+        } else {
+            None
+        };
+        Ok(Batch { released, then })
     }
 
     /// What an `ENQUEUE` answer means for a URL of `key`.
@@ -891,62 +1221,20 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
 
     async fn next_batch(&mut self, max: usize, now: UnixMillis) -> Result<Batch, FrontierError> {
         let max = max.max(1);
-        let mut released = Vec::new();
-        if self.due.is_empty() {
-            if self.idle_until.is_some_and(|u| now < u) {
-                if self.touched.is_empty() {
-                    return Ok(Batch {
-                        released,
-                        then: Some(self.idle()),
-                    });
-                }
-                // The probe's answer stands for the others; what this
-                // worker changed is asked again.
-                for p in std::mem::take(&mut self.touched) {
-                    self.answer(p, Next::Empty);
-                    self.due.push_back(p);
-                }
-            } else {
-                self.probe(now).await?;
-            }
+        self.last_now = self.last_now.max(now);
+        // This worker's claims first: no round trip.
+        let (mut released, claims_wait) = self.release_claimed(max, now).await?;
+        if released.len() >= max {
+            return Ok(Batch {
+                released,
+                then: None,
+            });
         }
-        // The first partitions waiting, one release each and the rest of
-        // the budget to the first: never more than `max` in all, in one
-        // round trip.
-        while released.is_empty() && !self.due.is_empty() {
-            let m = self.due.len().min(max);
-            let asks: Vec<(u32, usize)> = self
-                .due
-                .iter()
-                .take(m)
-                .enumerate()
-                .map(|(i, &p)| (p, if i == 0 { max + 1 - m } else { 1 }))
-                .collect();
-            let answers = self.next_on(&asks, now).await?;
-            let mut more = Vec::new();
-            for (&(p, _), (got, idle)) in asks.iter().zip(answers) {
-                self.due.pop_front();
-                released.extend(got);
-                match idle {
-                    // It may hold more: it stays first.
-                    None => more.push(p),
-                    Some(answer) => self.answer(p, answer),
-                }
-            }
-            for p in more.into_iter().rev() {
-                self.due.push_front(p);
-            }
-        }
-        let then = if self.due.is_empty() {
-            let mut until = now.add_millis(PROBE_EVERY);
-            let idle = self.idle();
-            if let Next::Wait { until: w } = idle {
-                until = until.min(w);
-            }
-            self.idle_until = Some(until);
-            Some(idle)
-        } else {
-            None
+        let mut batch = self.next_from_store(max - released.len(), now).await?;
+        released.append(&mut batch.released);
+        let then = match (batch.then, claims_wait) {
+            (Some(t), Some(until)) => Some(merge(t, Next::Wait { until })),
+            (t, _) => t,
         };
         Ok(Batch { released, then })
     }
@@ -987,6 +1275,11 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
                 url: released.url.clone(),
             });
         };
+        if fl.orphan {
+            // The store gave the host out again: this lease lapsed.
+            self.flights.remove(&released.lease);
+            return Ok(false);
+        }
         // A release well inside its lease needs no round trip: the lease
         // cannot have lapsed. Past a quarter of it (the worker waited for
         // robots.txt, or was stopped), the store is asked.
@@ -997,10 +1290,10 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         if young {
             return Ok(true);
         }
-        let (p, token) = (fl.partition, fl.token);
+        let (p, token, id) = (fl.partition, fl.token, fl.id);
         let mut c = self.script_cmd(|s| &s.renew, p, "fl");
         c.arg(self.now_arg(now))
-            .arg(released.lease & ((1 << ID_BITS) - 1))
+            .arg(id)
             .arg(token)
             .arg(u64::try_from(self.fleet.lease.as_millis()).unwrap_or(u64::MAX));
         let ok: i64 = self.call(p, c, "renew").await?;
@@ -1219,15 +1512,19 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
     }
 
     async fn sync(&mut self) -> Result<(), FrontierError> {
-        // Completions held back go now; durability is then the server's
-        // (appendonly, appendfsync): see the crate documentation.
+        // Claims with nothing out go back, and completions held back go
+        // now; durability is then the server's (appendonly, appendfsync):
+        // see the crate documentation.
+        self.give_back_claims(self.last_now).await?;
         self.flush().await
     }
 
     async fn stats(&mut self) -> Result<Stats, FrontierError> {
         let now = UnixMillis::now();
-        if let Some((s, until)) = self.stats_cache {
+        let held = self.claimed();
+        if let Some((mut s, until)) = self.stats_cache {
             if now < until {
+                s.queued += held;
                 return Ok(s);
             }
         }
@@ -1267,6 +1564,8 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
             s.keys += cnt;
         }
         self.stats_cache = Some((s, now.add_millis(STATS_EVERY)));
+        // What this worker's claims hold is queued, not yet released.
+        s.queued += held;
         Ok(s)
     }
 
@@ -1283,11 +1582,20 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         }
         self.skipped_at = Some(now);
         let parts: Vec<u32> = (0..self.layout.partitions()).collect();
-        let replies = self.on_each(|s| &s.take_skipped, &parts, "sk", &[]).await?;
+        // A plain `LPOP` with a count per partition (atomic, so each entry
+        // goes to one worker): a script call would cost the server ten
+        // times as much, every second, for each worker.
+        let layout = &self.layout;
+        let replies = across(&mut self.con, &parts, |pipe, p| {
+            pipe.cmd("LPOP").arg(layout.key(p, "sk")).arg(SKIPPED_TAKE);
+        })
+        .await
+        .map_err(|e| store_err(&self.url, e))?;
         let mut out = Vec::new();
-        for reply in replies {
-            let items: Vec<String> = redis::from_redis_value(reply)
-                .map_err(|e| self.corrupt(format!("skipped: {e}")))?;
+        for reply in replies.into_iter().flatten() {
+            let items: Vec<String> = redis::from_redis_value::<Option<Vec<String>>>(reply)
+                .map_err(|e| self.corrupt(format!("skipped: {e}")))?
+                .unwrap_or_default();
             for item in items {
                 let (url, reason): (String, String) = serde_json::from_str(&item)
                     .map_err(|_| self.corrupt(format!("a skipped entry: {item}")))?;

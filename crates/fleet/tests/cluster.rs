@@ -50,6 +50,7 @@ async fn worker(
         FleetConfig {
             lease: Duration::from_secs(60),
             time: TimeSource::Caller,
+            claim: 1,
         },
     )
     .await

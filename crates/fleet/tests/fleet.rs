@@ -30,6 +30,7 @@ struct Opts {
     min_delay: u64,
     lease: Duration,
     time: TimeSource,
+    claim: usize,
 }
 
 impl Default for Opts {
@@ -39,6 +40,7 @@ impl Default for Opts {
             min_delay: 1_000,
             lease: Duration::from_secs(5),
             time: TimeSource::Caller,
+            claim: 1,
         }
     }
 }
@@ -68,6 +70,7 @@ async fn worker(
         FleetConfig {
             lease: o.lease,
             time: o.time,
+            claim: o.claim,
         },
     )
     .await
@@ -174,16 +177,23 @@ async fn a_completion_after_the_lease_lapsed_is_ignored() {
 
 #[tokio::test]
 async fn many_workers_never_hold_one_host_at_once_and_fetch_everything_once() {
+    race_on_a_grid("many", 1).await;
+}
+
+/// Eight workers (claiming `claim` URLs at a time) race over 16 hosts of
+/// 6 URLs each: no host held by two at once, every URL fetched once.
+async fn race_on_a_grid(crawl: &str, claim: usize) {
     let Some(server) = server() else { return };
     let o = Opts {
         partitions: 4,
         min_delay: 0,
         lease: Duration::from_secs(60),
+        claim,
         ..Opts::default()
     };
     let (hosts, per_host) = (16, 6);
     {
-        let mut w = worker(&server, "many", &o).await.expect("seed");
+        let mut w = worker(&server, crawl, &o).await.expect("seed");
         for h in 0..hosts {
             for i in 0..per_host {
                 let url = format!("https://h{h}.test/{i}");
@@ -193,7 +203,7 @@ async fn many_workers_never_hold_one_host_at_once_and_fetch_everything_once() {
     }
     let mut workers = Vec::new();
     for _ in 0..8 {
-        workers.push(worker(&server, "many", &o).await.expect("worker"));
+        workers.push(worker(&server, crawl, &o).await.expect("worker"));
     }
     let (got, want) = (common::race(workers).await, common::grid(hosts, per_host));
     assert_eq!(got, want, "every URL exactly once");
@@ -295,4 +305,230 @@ async fn what_is_queued_survives_a_server_killed_with_appendonly() {
             until: T0.add_millis(1_000)
         })
     );
+}
+
+type Worker = FleetFrontier<MultiplexedConnection>;
+
+/// A worker claiming 3 at a time (5 s lease, 1 s delay) on crawl `crawl`
+/// with three URLs queued: its claim takes them all, and it fetches /0
+/// and reports it (held in the worker). Returns it and /0's release.
+async fn first_of_a_claim(server: &RedisServer, crawl: &str) -> (Worker, Released) {
+    let o = Opts {
+        claim: 3,
+        ..Opts::default()
+    };
+    let mut a = worker(server, crawl, &o).await.expect("a");
+    queue_n(&mut a, 3).await;
+    let r0 = fetch(a.next(T0).await.expect("next"));
+    a.complete(&r0, &ok(), T0.add_millis(10))
+        .await
+        .expect("complete");
+    (a, r0)
+}
+
+/// As [`first_of_a_claim`], then /1 goes out; with B (one at a time) on
+/// the same crawl. Returns A, B and /1's release.
+async fn second_of_a_claim(server: &RedisServer, crawl: &str) -> (Worker, Worker, Released) {
+    let (mut a, _) = first_of_a_claim(server, crawl).await;
+    let b = worker(server, crawl, &Opts::default()).await.expect("b");
+    let r1 = fetch(a.next(T0.add_millis(1_000)).await.expect("next"));
+    (a, b, r1)
+}
+
+/// Releases and completes `n` URLs through `w` from `t` on, waiting as
+/// it is told: their URLs and tags, and the time it got to.
+async fn take_n(w: &mut Worker, mut t: UnixMillis, n: usize) -> (Vec<(String, u32)>, UnixMillis) {
+    let mut got = Vec::new();
+    while got.len() < n {
+        match w.next(t).await.expect("next") {
+            Next::Fetch(r) => {
+                got.push((r.url.clone(), r.tag));
+                w.complete(&r, &ok(), t).await.expect("complete");
+            }
+            Next::Wait { until } => t = until,
+            other => panic!("expected more URLs, got {other:?} after {got:?}"),
+        }
+    }
+    (got, t)
+}
+
+/// Queues `https://h.example/0` to `/{n-1}` through `w`.
+async fn queue_n(w: &mut Worker, n: usize) {
+    for i in 0..n {
+        let url = format!("https://h.example/{i}");
+        assert_eq!(w.enqueue(&url, 0, T0).await.ok(), Some(Admission::Queued));
+    }
+}
+
+#[tokio::test]
+async fn a_claim_paces_its_hosts_urls_itself_and_settles_them_in_one_step() {
+    let Some(server) = server() else { return };
+    // A lease long enough that the 1 s delay is not "far off" (an eighth
+    // of it), which would give the claim back.
+    let o = Opts {
+        claim: 3,
+        lease: Duration::from_secs(60),
+        ..Opts::default()
+    };
+    let mut a = worker(&server, "claim", &o).await.expect("a");
+    let mut b = worker(&server, "claim", &o).await.expect("b");
+    queue_n(&mut a, 4).await;
+    let r0 = fetch(a.next(T0).await.expect("next"));
+    assert_eq!(r0.url, "https://h.example/0");
+    // The claim took /0, /1 and /2: A holds two, the store one.
+    assert_eq!(b.stats().await.expect("stats").queued, 1);
+    assert_eq!(a.stats().await.expect("stats").queued, 3);
+    assert_eq!(b.next(T0.add_millis(100)).await.ok(), Some(Next::Busy));
+    a.complete(&r0, &ok(), T0.add_millis(10))
+        .await
+        .expect("complete");
+    // A paces the claim itself: the next URL waits for the host's delay.
+    assert_eq!(
+        a.next(T0.add_millis(20)).await.ok(),
+        Some(Next::Wait {
+            until: T0.add_millis(1_000)
+        })
+    );
+    let r1 = fetch(a.next(T0.add_millis(1_000)).await.expect("next"));
+    assert_eq!(r1.url, "https://h.example/1");
+    assert_eq!(r1.lease, r0.lease, "one flight, one lease");
+    assert_eq!(a.confirm(&r1, T0.add_millis(1_001)).await.ok(), Some(true));
+    // Nothing of that reached the store: for B the host is still busy.
+    assert_eq!(b.next(T0.add_millis(1_500)).await.ok(), Some(Next::Busy));
+    // A completion is reported once.
+    a.complete(&r1, &ok(), T0.add_millis(1_010))
+        .await
+        .expect("complete");
+    assert!(a.complete(&r1, &ok(), T0.add_millis(1_011)).await.is_err());
+    let r2 = fetch(a.next(T0.add_millis(2_000)).await.expect("next"));
+    assert_eq!(r2.url, "https://h.example/2");
+    a.complete(&r2, &ok(), T0.add_millis(2_010))
+        .await
+        .expect("complete");
+    a.sync().await.expect("sync");
+    // The host is the store's again, its delay counted from A's last
+    // request.
+    assert_eq!(
+        b.next(T0.add_millis(2_500)).await.ok(),
+        Some(Next::Wait {
+            until: T0.add_millis(3_000)
+        })
+    );
+    let r3 = fetch(b.next(T0.add_millis(3_000)).await.expect("next"));
+    assert_eq!(r3.url, "https://h.example/3");
+    b.complete(&r3, &ok(), T0.add_millis(3_010))
+        .await
+        .expect("complete");
+    b.sync().await.expect("sync");
+    let s = a.stats().await.expect("stats");
+    assert_eq!((s.queued, s.in_flight), (0, 0), "{s:?}");
+}
+
+#[tokio::test]
+async fn a_lapsed_claim_gives_every_url_back() {
+    let Some(server) = server() else { return };
+    let (mut a, mut b, r1) = second_of_a_claim(&server, "lapsed-claim").await;
+    // A stalls past its 5 s lease: the whole claim goes back, the page A
+    // fetched but had not reported included (fetching is at least once).
+    let (mut got, t) = take_n(&mut b, T0.add_millis(5_001), 3).await;
+    got.sort();
+    let urls: Vec<&str> = got.iter().map(|(u, _)| u.as_str()).collect();
+    assert_eq!(
+        urls,
+        [
+            "https://h.example/0",
+            "https://h.example/1",
+            "https://h.example/2"
+        ]
+    );
+    assert_eq!(b.stats().await.expect("stats").reissued, 1);
+    // A wakes up: its lease lapsed, and the claim is over for it.
+    assert_eq!(a.confirm(&r1, t).await.ok(), Some(false));
+    assert!(a.complete(&r1, &ok(), t).await.is_err());
+    assert_eq!(a.stats().await.expect("stats").queued, 0);
+}
+
+#[tokio::test]
+async fn a_claimed_url_retried_goes_back_with_the_rest_of_the_claim() {
+    let Some(server) = server() else { return };
+    let (mut a, mut b, r1) = second_of_a_claim(&server, "retried-claim").await;
+    a.requeue(&r1, &ok(), 7, T0.add_millis(1_010))
+        .await
+        .expect("requeue");
+    a.sync().await.expect("sync");
+    // /1 comes first again, with its new tag, then /2; /0 was done.
+    let (got, t) = take_n(&mut b, T0.add_millis(1_010), 2).await;
+    assert_eq!(
+        got,
+        [
+            ("https://h.example/1".to_owned(), 7),
+            ("https://h.example/2".to_owned(), 0)
+        ]
+    );
+    assert_eq!(b.next(t.add_millis(5_000)).await.ok(), Some(Next::Empty));
+}
+
+#[tokio::test]
+async fn a_claim_given_back_at_sync_is_anyone_s() {
+    let Some(server) = server() else { return };
+    let (mut a, _) = first_of_a_claim(&server, "synced-claim").await;
+    let mut b = worker(&server, "synced-claim", &Opts::default())
+        .await
+        .expect("b");
+    a.sync().await.expect("sync");
+    assert_eq!(a.stats().await.expect("stats").queued, 2);
+    let r1 = fetch(b.next(T0.add_millis(1_000)).await.expect("next"));
+    assert_eq!(r1.url, "https://h.example/1");
+}
+
+#[tokio::test]
+async fn many_workers_with_claims_never_hold_one_host_at_once_and_fetch_everything_once() {
+    race_on_a_grid("many-claims", 4).await;
+}
+
+#[tokio::test]
+async fn a_claim_whose_next_turn_is_far_off_goes_back_to_the_store() {
+    let Some(server) = server() else { return };
+    // 5 s lease: a turn more than 625 ms away is far off.
+    let (mut a, r0) = first_of_a_claim(&server, "far-claim").await;
+    let mut b = worker(&server, "far-claim", &Opts::default())
+        .await
+        .expect("b");
+    // The 1 s delay is far off: A gives the claim back rather than sit on
+    // the host, and answers as the store does.
+    assert_eq!(
+        a.next(T0.add_millis(20)).await.ok(),
+        Some(Next::Wait {
+            until: T0.add_millis(1_000)
+        })
+    );
+    assert_eq!(a.stats().await.expect("stats").queued, 2);
+    let r1 = fetch(b.next(T0.add_millis(1_000)).await.expect("next"));
+    assert_eq!(r1.url, "https://h.example/1");
+    assert_ne!(r1.lease, r0.lease);
+}
+
+#[tokio::test]
+async fn a_worker_given_its_own_lapsed_claim_again_trusts_the_store() {
+    let Some(server) = server() else { return };
+    let (mut a, _) = first_of_a_claim(&server, "own-lapse").await;
+    // A stalls past its lease, then asks for two: its old claim still
+    // offers /1, and the store gives the host out again, to A, from /0
+    // (the same URL, so the same flight id in the store).
+    let t = T0.add_millis(6_000);
+    let batch = a.next_batch(2, t).await.expect("next");
+    let urls: Vec<&str> = batch.released.iter().map(|r| r.url.as_str()).collect();
+    assert_eq!(urls, ["https://h.example/1", "https://h.example/0"]);
+    let (old, new) = (&batch.released[0], &batch.released[1]);
+    assert_ne!(old.lease, new.lease, "two releases, two ids");
+    // The old claim lapsed: the store gave its host out again.
+    assert_eq!(a.confirm(old, t).await.ok(), Some(false));
+    assert_eq!(a.confirm(new, t).await.ok(), Some(true));
+    a.complete(new, &ok(), t).await.expect("complete");
+    let (got, _) = take_n(&mut a, t, 2).await;
+    let urls: Vec<&str> = got.iter().map(|(u, _)| u.as_str()).collect();
+    assert_eq!(urls, ["https://h.example/1", "https://h.example/2"]);
+    a.sync().await.expect("sync");
+    let s = a.stats().await.expect("stats");
+    assert_eq!((s.queued, s.in_flight), (0, 0), "{s:?}");
 }

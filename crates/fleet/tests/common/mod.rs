@@ -87,6 +87,7 @@ pub async fn contract_frontier<C: FleetConnection>(
         FleetConfig {
             lease: Duration::from_secs(3_600),
             time: TimeSource::Caller,
+            claim: 1,
         },
     )
     .await
