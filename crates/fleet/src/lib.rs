@@ -62,7 +62,7 @@
 //!   of the claim back, those fetched but not yet settled included, so a
 //!   dying worker costs more refetches; and a URL queued behind a claim
 //!   waits for it whatever its priority. On the fleet bench it cuts the
-//!   server's work per page by 5 to 17 %: the links' enqueue, which claims
+//!   server's work per page by 4 to 17 %: the links' enqueue, which claims
 //!   do not touch, is now most of it. The chaos test on a standalone
 //!   server runs with claims, the one on a Cluster without.
 //! - **Lapses seen by their own worker.** With one request per host at a
