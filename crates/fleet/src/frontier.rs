@@ -423,10 +423,9 @@ impl<C: FleetConnection> FleetFrontier<C> {
         self.idle.clone()
     }
 
-    /// The idle answer at `now`: the merge of every partition's, with a
-    /// wait cut to [`BUSY_WAIT_MAX`] while any partition is busy.
-    fn idle_at(&mut self, now: UnixMillis) -> Next {
-        let idle = self.idle();
+    /// `idle` (the merge of every partition's answer) as answered at
+    /// `now`: a wait cut to [`BUSY_WAIT_MAX`] while any partition is busy.
+    fn capped(&self, idle: Next, now: UnixMillis) -> Next {
         let cap = now.add_millis(BUSY_WAIT_MAX);
         match idle {
             Next::Wait { until } if until > cap && self.answers.contains(&Next::Busy) => {
@@ -562,7 +561,9 @@ impl<C: FleetConnection> FleetFrontier<C> {
             }
             gone += 1;
             if f.out {
+                // Its claim's URLs went back to the queue with the lapse.
                 f.orphan = true;
+                f.rest.clear();
             }
             f.out
         });
@@ -1000,9 +1001,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
                 Err(_) => true,
             };
             if give_back {
-                if let Some(fl) = self.flights.remove(&id) {
-                    self.settle_flight(fl, "done", 0, now).await?;
-                }
+                self.give_back(id, now).await?;
             }
         }
         Ok((released, wait))
@@ -1019,11 +1018,18 @@ impl<C: FleetConnection> FleetFrontier<C> {
             .collect();
         ids.sort_unstable();
         for id in ids {
-            if let Some(fl) = self.flights.remove(&id) {
-                self.settle_flight(fl, "done", 0, now).await?;
-            }
+            self.give_back(id, now).await?;
         }
         Ok(())
+    }
+
+    /// Ends flight `id`, which has nothing out: its last request is done,
+    /// and what its claim still holds goes back to the queue.
+    async fn give_back(&mut self, id: u64, now: UnixMillis) -> Result<(), FrontierError> {
+        match self.flights.remove(&id) {
+            Some(fl) => self.settle_flight(fl, "done", 0, now).await,
+            None => Ok(()),
+        }
     }
 
     /// URLs this worker's claims hold, not yet released.
@@ -1041,9 +1047,10 @@ impl<C: FleetConnection> FleetFrontier<C> {
         if self.due.is_empty() {
             if self.idle_until.is_some_and(|u| now < u) {
                 if self.touched.is_empty() {
+                    let idle = self.idle();
                     return Ok(Batch {
                         released,
-                        then: Some(self.idle_at(now)),
+                        then: Some(self.capped(idle, now)),
                     });
                 }
                 // The probe's answer stands for the others; what this
@@ -1085,12 +1092,12 @@ impl<C: FleetConnection> FleetFrontier<C> {
         }
         let then = if self.due.is_empty() {
             let mut until = now.add_millis(PROBE_EVERY);
-            if let Next::Wait { until: w } = self.idle() {
+            let idle = self.idle();
+            if let Next::Wait { until: w } = idle {
                 until = until.min(w);
             }
-            let idle = self.idle_at(now);
             self.idle_until = Some(until);
-            Some(idle)
+            Some(self.capped(idle, now))
         } else {
             None
         };

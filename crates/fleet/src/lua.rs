@@ -114,15 +114,8 @@ local function insert(key, score, member)
   end
   raise(key)
 end
-local function take(key, member)
-  if redis.call('ZREM', K('q:' .. key), member) == 1 then
-    redis.call('HINCRBY', K('meta'), 'queued', -1)
-    if tonumber(redis.call('ZINCRBY', K('cnt'), 1, key)) >= 0 then
-      redis.call('ZREM', K('cnt'), key)
-    end
-  end
-end
--- Takes the first `n` URLs of a host's queue (a claim's).
+-- Takes the first `n` URLs of a host's queue (its head, and a claim's
+-- others).
 local function take_n(key, n)
   redis.call('ZREMRANGEBYRANK', K('q:' .. key), 0, n - 1)
   redis.call('HINCRBY', K('meta'), 'queued', -n)
@@ -337,10 +330,8 @@ local function release(key, hm, hs, c)
   local extra = {}
   if claim > 1 then
     extra = redis.call('ZRANGE', K('q:' .. key), 1, claim - 1, 'WITHSCORES')
-    take_n(key, 1 + #extra / 2)
-  else
-    take(key, hm)
   end
+  take_n(key, 1 + #extra / 2)
   local id = hs % P40
   local tok = redis.call('INCR', K('tok'))
   local nc, inf = start(key, now, mind, c)
