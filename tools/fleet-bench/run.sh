@@ -11,6 +11,8 @@
 #                                        # per script (SLOWLOG; adds overhead)
 #   CLAIM=16 tools/fleet-bench/run.sh    # workers claim up to 16 URLs of a host
 #                                        # at once (experimental, --claim)
+#   PIN=1 tools/fleet-bench/run.sh       # the server alone on core 0
+#   BIN=path/to/mannerly tools/fleet-bench/run.sh  # that binary, unbuilt
 #
 # Needs redis-server and redis-cli (Debian's redis-server package).
 set -euo pipefail
@@ -19,8 +21,8 @@ root=$(cd "$here/../.." && pwd)
 hosts=${HOSTS:-2000}
 workers=${WORKERS:-"1 2 4"}
 partitions=${PARTITIONS:-1024}
-(cd "$root" && cargo build --release --quiet -p mannerly-cli)
-bin=$root/target/release/mannerly
+[ -n "${BIN:-}" ] || (cd "$root" && cargo build --release --quiet -p mannerly-cli)
+bin=${BIN:-$root/target/release/mannerly}
 work=$(mktemp -d)
 port=$((20000 + RANDOM % 20000))
 cleanup() {
@@ -28,7 +30,15 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
+# PIN=1: the server gets core 0 to itself and everything else shares the
+# rest, so its CPU per page is not inflated by the crawl competing for its
+# core (on a 2-core machine, pages/s then falls).
+server_cpus=() client_cpus=()
+if [ -n "${PIN:-}" ]; then
+    last=$(($(nproc) - 1))
+    server_cpus=(taskset -c 0) client_cpus=(taskset -c "1-$last")
+fi
+"${server_cpus[@]}" redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
     --dir "$work" --logfile "$work/redis.log"
 for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 
@@ -69,7 +79,7 @@ run() { # label, workers, frontier URL ('' for the embedded frontier), crawl nam
     cpu0=$(info cpu | awk -F: '/^used_cpu_(user|sys):/{s+=$2} END{printf "%.6f", s}')
     cmds0=$(info stats | field total_commands_processed)
     rm -rf "$work/run"; mkdir -p "$work/run"
-    "$bin" demo --json --hosts "$hosts" --min-delay 0 -- sh "$work/workers.sh" "$bin" "$work/run" "$n" "$frontier" "$crawl" "$partitions" "${CLAIM:-1}" \
+    "${client_cpus[@]}" "$bin" demo --json --hosts "$hosts" --min-delay 0 -- sh "$work/workers.sh" "$bin" "$work/run" "$n" "$frontier" "$crawl" "$partitions" "${CLAIM:-1}" \
         >"$work/audit.json" 2>"$work/demo.err" || true
     local cpu1 cmds1
     cpu1=$(info cpu | awk -F: '/^used_cpu_(user|sys):/{s+=$2} END{printf "%.6f", s}')
@@ -102,4 +112,19 @@ run "embedded, 1 worker" 1 "" ""
 for n in $workers; do
     run "fleet, $n worker(s)" "$n" "redis://127.0.0.1:$port/" "bench$n"
 done
+# Calibration, in the same run: what the server spends on a bare round
+# trip and a bare script call (4 clients), so figures from machines of
+# different speed (or one machine at different times: this one varied
+# 2.7x within an hour) can be set side by side as multiples of it.
+if command -v redis-benchmark >/dev/null; then
+    calib() { # label, calls, command...
+        local label=$1 n=$2 c0 c1; shift 2
+        c0=$(info cpu | awk -F: '/^used_cpu_(user|sys):/{s+=$2} END{printf "%.6f", s}')
+        redis-benchmark -p "$port" -c 4 -n "$n" -q "$@" >/dev/null 2>&1
+        c1=$(info cpu | awk -F: '/^used_cpu_(user|sys):/{s+=$2} END{printf "%.6f", s}')
+        python3 -c "import sys; print('calibration: %-26s %6.1f µs of server CPU per call' % (sys.argv[1], (float(sys.argv[3]) - float(sys.argv[2])) * 1e6 / int(sys.argv[4])))" "$label" "$c0" "$c1" "$n"
+    }
+    calib "PING" 100000 ping
+    calib "EVAL of 'return 1'" 100000 eval "return 1" 0
+fi
 echo "(hosts: $hosts generated + the demo's scripted ones; no delay; partitions: $partitions; claim: ${CLAIM:-1}; Redis $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p'))"

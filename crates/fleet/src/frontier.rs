@@ -1153,10 +1153,10 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         now: UnixMillis,
     ) -> Result<Vec<Admission>, FrontierError> {
         let mut out: Vec<Option<Admission>> = vec![None; offers.len()];
-        // Per partition: the command being built, and the offers it holds
-        // (their place and key).
-        type Group = (u32, redis::Cmd, Vec<(usize, String)>);
-        let mut groups: Vec<Group> = Vec::new();
+        // Per partition, in the order first seen: its offers (their place,
+        // key, and the six arguments the script reads).
+        type Item = (usize, String, [u8; 16], String, String);
+        let mut parts: Vec<(u32, Vec<Item>)> = Vec::new();
         for (i, o) in offers.iter().enumerate() {
             let (parsed, key) = match admit(&self.keyer, o.url) {
                 Ok(k) => k,
@@ -1166,37 +1166,48 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
                 }
             };
             let p = self.layout.partition_of(&key);
-            let g = match groups
-                .iter()
-                .position(|(q, _, items)| *q == p && items.len() < ENQUEUE_CHUNK)
-            {
-                Some(g) => g,
-                None => {
+            let normal = parsed[..url::Position::AfterQuery].to_owned();
+            let fp = xxhash_rust::xxh3::xxh3_128(normal.as_bytes()).to_be_bytes();
+            let item = (i, key, fp, origin_of(&parsed), normal);
+            match parts.iter_mut().find(|(q, _)| *q == p) {
+                Some((_, items)) => items.push(item),
+                None => parts.push((p, vec![item])),
+            }
+        }
+        // Calls of at most ENQUEUE_CHUNK URLs: on a Cluster each holds one
+        // partition's; on a standalone server, as many partitions' as fit.
+        let one_slot = self.con.one_slot_per_pipeline();
+        let mut cmds: Vec<(u32, redis::Cmd)> = Vec::new();
+        let mut places: Vec<Vec<(usize, String)>> = Vec::new();
+        for (p, items) in parts {
+            for chunk in items.chunks(ENQUEUE_CHUNK) {
+                let fits = places
+                    .last()
+                    .is_some_and(|l| !one_slot && l.len() + chunk.len() <= ENQUEUE_CHUNK);
+                if !fits {
                     let mut c = self.script_cmd(|s| &s.enqueue, p, "seen");
                     c.arg(self.now_arg(now))
                         .arg(self.config.max_per_key)
                         .arg(self.config.max_total)
                         .arg(self.config.max_keys);
-                    groups.push((p, c, Vec::new()));
-                    groups.len() - 1
+                    cmds.push((p, c));
+                    places.push(Vec::new());
                 }
-            };
-            let normal = &parsed[..url::Position::AfterQuery];
-            let fp = xxhash_rust::xxh3::xxh3_128(normal.as_bytes()).to_be_bytes();
-            let (_, c, items) = &mut groups[g];
-            c.arg(&key)
-                .arg(&fp[..])
-                .arg(o.priority)
-                .arg(o.tag)
-                .arg(origin_of(&parsed))
-                .arg(normal);
-            items.push((i, key));
-        }
-        let mut cmds = Vec::with_capacity(groups.len());
-        let mut places = Vec::with_capacity(groups.len());
-        for (p, c, items) in groups {
-            cmds.push((p, c));
-            places.push(items);
+                let (Some((_, c)), Some(held)) = (cmds.last_mut(), places.last_mut()) else {
+                    return Err(self.corrupt("enqueue: no call to add to"));
+                };
+                c.arg(self.layout.tag(p)).arg(chunk.len());
+                for (i, key, fp, origin, normal) in chunk {
+                    let o = &offers[*i];
+                    c.arg(key)
+                        .arg(&fp[..])
+                        .arg(o.priority)
+                        .arg(o.tag)
+                        .arg(origin)
+                        .arg(normal);
+                    held.push((*i, key.clone()));
+                }
+            }
             self.changed(p);
         }
         let replies = self.exec(cmds).await?;

@@ -45,7 +45,7 @@ local function clock(v)
   return n
 end
 local function head(key)
-  local h = redis.call('ZRANGE', K('q:' .. key), 0, 0, 'WITHSCORES')
+  local h = redis.call('ZRANGE', K('q:' .. key), '0', '0', 'WITHSCORES')
   if #h == 0 then return nil, nil end
   return h[1], tonumber(h[2])
 end
@@ -78,7 +78,7 @@ end
 -- A request starts: `c` is the host's `chk` record as read (false: none).
 -- Returns the record written and the requests now in flight.
 local function start(key, now, min_delay, c)
-  local inf = redis.call('HINCRBY', K('inf'), key, 1)
+  local inf = redis.call('HINCRBY', K('inf'), key, '1')
   c = c or ('0 0 0 0 ' .. num(min_delay) .. ' 0')
   local s, p, r, n, d, w = parse_chk(c)
   local nx = now + d
@@ -109,31 +109,31 @@ end
 local function insert(key, score, member)
   local q = K('q:' .. key)
   if redis.call('ZADD', q, num(score), member) == 1 then
-    redis.call('HINCRBY', K('meta'), 'queued', 1)
-    redis.call('ZINCRBY', K('cnt'), -1, key)
+    redis.call('HINCRBY', K('meta'), 'queued', '1')
+    redis.call('ZINCRBY', K('cnt'), '-1', key)
   end
   raise(key)
 end
 -- Takes the first `n` URLs of a host's queue (its head, and a claim's
 -- others).
 local function take_n(key, n)
-  redis.call('ZREMRANGEBYRANK', K('q:' .. key), 0, n - 1)
-  redis.call('HINCRBY', K('meta'), 'queued', -n)
-  if tonumber(redis.call('ZINCRBY', K('cnt'), n, key)) >= 0 then
+  redis.call('ZREMRANGEBYRANK', K('q:' .. key), '0', num(n - 1))
+  redis.call('HINCRBY', K('meta'), 'queued', num(-n))
+  if tonumber(redis.call('ZINCRBY', K('cnt'), num(n), key)) >= 0 then
     redis.call('ZREM', K('cnt'), key)
   end
 end
 local function drain(key)
   local reason = redis.call('HGET', K('why'), key) or 'host skipped'
   local q = K('q:' .. key)
-  local all = redis.call('ZRANGE', q, 0, -1)
+  local all = redis.call('ZRANGE', q, '0', '-1')
   for _, m in ipairs(all) do
     local _, _, url = split(m)
     redis.call('RPUSH', K('sk'), cjson.encode({url, reason}))
   end
   redis.call('DEL', q)
-  redis.call('HINCRBY', K('meta'), 'queued', -#all)
-  redis.call('HINCRBY', K('meta'), 'skipped', #all)
+  redis.call('HINCRBY', K('meta'), 'queued', num(-#all))
+  redis.call('HINCRBY', K('meta'), 'skipped', num(#all))
   redis.call('ZREM', K('cnt'), key)
   redis.call('ZREM', K('time'), key)
   redis.call('ZREM', K('ready'), key)
@@ -182,7 +182,7 @@ local function idle(now, t)
 end
 -- A request ended; returns the requests still in flight.
 local function dec_inf(key)
-  local n = redis.call('HINCRBY', K('inf'), key, -1)
+  local n = redis.call('HINCRBY', K('inf'), key, '-1')
   if n <= 0 then
     redis.call('HDEL', K('inf'), key)
     return 0
@@ -191,70 +191,83 @@ local function dec_inf(key)
 end
 "#;
 
-/// ARGV: T, now, max per key, max total, max keys, then six per URL: key,
+/// ARGV: T, now, max per key, max total, max keys, then groups of URLs,
+/// each a partition's: its prefix, how many URLs, then six per URL: key,
 /// fingerprint, priority, tag, origin, url. One answer per URL, in order:
 /// `queued`, `duplicate`, `total`, `key`, `keys` (bounds), or `skip` and
-/// the reason after a tab.
+/// the reason after a tab. On a standalone server one call carries every
+/// partition's URLs (a call's fixed cost is most of a small one's); on a
+/// Cluster, where a call touches one slot, one group.
 const ENQUEUE: &str = r#"
 local now = clock(ARGV[2])
 local maxk, maxt, maxkeys = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
--- What every URL reads is read once per call and kept up to date here (the
--- script runs alone); counters and each host's schedule are written once
--- at the end. The answers are those of one call per URL.
-local queued = tonumber(redis.call('HGET', K('meta'), 'queued') or '0')
-local added, nkeys, seq = 0, nil, nil
-local chk, qn, grew, order = {}, {}, {}, {}
 local out = {}
-for i = 6, #ARGV - 5, 6 do
-  local key, fp, prio, tag, origin, url = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
-  local c = chk[key]
-  if c == nil then
-    c = redis.call('HGET', K('chk'), key) or false
-    chk[key] = c
-  end
-  local a
-  if c and string.sub(c, 1, 1) == '1' then
-    a = 'skip\t' .. (redis.call('HGET', K('why'), key) or 'host skipped')
-  elseif queued >= maxt then a = 'total'
-  else
-    local n = qn[key]
-    if n == nil then
-      n = redis.call('ZCARD', K('q:' .. key))
-      qn[key] = n
+-- One partition's URLs, ARGV[first..last]. What every URL reads is read
+-- once per group and kept up to date here (the script runs alone);
+-- counters and each host's schedule are written once at the end. The
+-- answers are those of one call per URL.
+local function group(first, last)
+  local queued = tonumber(redis.call('HGET', K('meta'), 'queued') or '0')
+  local added, nkeys, seq = 0, nil, nil
+  local chk, qn, grew, order = {}, {}, {}, {}
+  for i = first, last - 5, 6 do
+    local key, fp, prio, tag, origin, url = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
+    local c = chk[key]
+    if c == nil then
+      c = redis.call('HGET', K('chk'), key) or false
+      chk[key] = c
     end
-    if n >= maxk then a = 'key'
+    local a
+    if c and string.sub(c, 1, 1) == '1' then
+      a = 'skip\t' .. (redis.call('HGET', K('why'), key) or 'host skipped')
+    elseif queued >= maxt then a = 'total'
     else
-      if n == 0 and nkeys == nil then nkeys = redis.call('ZCARD', K('cnt')) end
-      if n == 0 and nkeys >= maxkeys then a = 'keys'
-      elseif redis.call('SADD', K('seen'), fp) == 0 then a = 'duplicate'
+      local n = qn[key]
+      if n == nil then
+        n = redis.call('ZCARD', K('q:' .. key))
+        qn[key] = n
+      end
+      if n >= maxk then a = 'key'
       else
-        if seq == nil then seq = tonumber(redis.call('GET', K('seq')) or '0') end
-        seq = seq + 1
-        if redis.call('ZADD', K('q:' .. key), num((255 - tonumber(prio)) * P40 + seq), tag .. '\t' .. origin .. '\t' .. url) == 1 then
-          queued = queued + 1
-          added = added + 1
-          if n == 0 then nkeys = nkeys + 1 end
-          qn[key] = n + 1
-          if not grew[key] then
-            grew[key] = 0
-            order[#order + 1] = key
+        if n == 0 and nkeys == nil then nkeys = redis.call('ZCARD', K('cnt')) end
+        if n == 0 and nkeys >= maxkeys then a = 'keys'
+        elseif redis.call('SADD', K('seen'), fp) == 0 then a = 'duplicate'
+        else
+          if seq == nil then seq = tonumber(redis.call('GET', K('seq')) or '0') end
+          seq = seq + 1
+          if redis.call('ZADD', K('q:' .. key), num((255 - tonumber(prio)) * P40 + seq), tag .. '\t' .. origin .. '\t' .. url) == 1 then
+            queued = queued + 1
+            added = added + 1
+            if n == 0 then nkeys = nkeys + 1 end
+            qn[key] = n + 1
+            if not grew[key] then
+              grew[key] = 0
+              order[#order + 1] = key
+            end
+            grew[key] = grew[key] + 1
           end
-          grew[key] = grew[key] + 1
+          a = 'queued'
         end
-        a = 'queued'
       end
     end
+    out[#out + 1] = a
   end
-  out[#out + 1] = a
+  if seq then redis.call('SET', K('seq'), num(seq)) end
+  if added > 0 then redis.call('HINCRBY', K('meta'), 'queued', num(added)) end
+  -- Each host that gained URLs: its count, then as `insert` and `schedule`
+  -- would leave it: a host in the ready set has its priority raised to its
+  -- new head's; any other is due now at the latest.
+  for _, key in ipairs(order) do
+    redis.call('ZINCRBY', K('cnt'), num(-grew[key]), key)
+    if not raise(key) then redis.call('ZADD', K('time'), 'LT', num(now), key) end
+  end
 end
-if seq then redis.call('SET', K('seq'), num(seq)) end
-if added > 0 then redis.call('HINCRBY', K('meta'), 'queued', added) end
--- Each host that gained URLs: its count, then as `insert` and `schedule`
--- would leave it: a host in the ready set has its priority raised to its
--- new head's; any other is due now at the latest.
-for _, key in ipairs(order) do
-  redis.call('ZINCRBY', K('cnt'), -grew[key], key)
-  if not raise(key) then redis.call('ZADD', K('time'), 'LT', num(now), key) end
+local i = 6
+while i < #ARGV do
+  T = ARGV[i]
+  local last = i + 1 + 6 * tonumber(ARGV[i + 1])
+  group(i + 2, last)
+  i = last + 1
 end
 return out
 "#;
@@ -286,7 +299,7 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', K('lease'), '-inf', num(now))) d
     local extra = f[7] or {}
     for j = 1, #extra, 2 do insert(f[2], tonumber(extra[j + 1]), extra[j]) end
   end
-  redis.call('HINCRBY', K('meta'), 'reissued', 1)
+  redis.call('HINCRBY', K('meta'), 'reissued', '1')
   reschedule(f[2], now, maxin)
 end
 local function promote()
@@ -321,24 +334,24 @@ local function release(key, hm, hs, c)
       local id = redis.call('INCR', K('seq'))
       local tok = redis.call('INCR', K('tok'))
       local nc, inf = start(key, now, mind, c)
-      redis.call('HSET', K('fl'), id, cjson.encode({'R', key, origin, '', '', tok}))
-      redis.call('ZADD', K('lease'), num(now + lease), id)
+      redis.call('HSET', K('fl'), num(id), cjson.encode({'R', key, origin, '', '', num(tok)}))
+      redis.call('ZADD', K('lease'), num(now + lease), num(id))
       return {id, 'R', key, prio, origin .. '/robots.txt', '0',
               redis.call('HGET', K('state'), key) or '', tok}, nc, inf
     end
   end
   local extra = {}
   if claim > 1 then
-    extra = redis.call('ZRANGE', K('q:' .. key), 1, claim - 1, 'WITHSCORES')
+    extra = redis.call('ZRANGE', K('q:' .. key), '1', num(claim - 1), 'WITHSCORES')
   end
   take_n(key, 1 + #extra / 2)
   local id = hs % P40
   local tok = redis.call('INCR', K('tok'))
   local nc, inf = start(key, now, mind, c)
-  local rec = {'P', key, origin, num(hs), hm, tok}
+  local rec = {'P', key, origin, num(hs), hm, num(tok)}
   if #extra > 0 then rec[7] = extra end
-  redis.call('HSET', K('fl'), id, cjson.encode(rec))
-  redis.call('ZADD', K('lease'), num(now + lease), id)
+  redis.call('HSET', K('fl'), num(id), cjson.encode(rec))
+  redis.call('ZADD', K('lease'), num(now + lease), num(id))
   return {id, 'P', key, prio, url, tag, redis.call('HGET', K('state'), key) or '', tok, extra}, nc, inf
 end
 local function one()
@@ -372,7 +385,7 @@ while #got < want do
   got[#got + 1] = r
 end
 if #got >= want then return {'more', num(now), '', got} end
-local i = idle(now, redis.call('ZRANGE', K('time'), 0, 0, 'WITHSCORES'))
+local i = idle(now, redis.call('ZRANGE', K('time'), '0', '0', 'WITHSCORES'))
 return {i[1], i[2], i[3] or '', got}
 "#;
 
@@ -381,10 +394,10 @@ return {i[1], i[2], i[3] or '', got}
 /// anything: a worker probes many partitions in one round trip.
 const PROBE: &str = r#"
 local now = clock(ARGV[2])
-local l = redis.call('ZRANGE', K('lease'), 0, 0, 'WITHSCORES')
+local l = redis.call('ZRANGE', K('lease'), '0', '0', 'WITHSCORES')
 if #l > 0 and tonumber(l[2]) <= now then return {'due', num(now)} end
 if redis.call('ZCARD', K('ready')) > 0 then return {'due', num(now)} end
-local t = redis.call('ZRANGE', K('time'), 0, 0, 'WITHSCORES')
+local t = redis.call('ZRANGE', K('time'), '0', '0', 'WITHSCORES')
 if #t > 0 and tonumber(t[2]) <= now then return {'due', num(now)} end
 return idle(now, t)
 "#;

@@ -31,6 +31,7 @@ struct Opts {
     lease: Duration,
     time: TimeSource,
     claim: usize,
+    max_per_key: u64,
 }
 
 impl Default for Opts {
@@ -41,6 +42,7 @@ impl Default for Opts {
             lease: Duration::from_secs(5),
             time: TimeSource::Caller,
             claim: 1,
+            max_per_key: FrontierConfig::default().max_per_key,
         }
     }
 }
@@ -65,6 +67,7 @@ async fn worker(
         }),
         FrontierConfig {
             robots_gate: false,
+            max_per_key: o.max_per_key,
             ..FrontierConfig::default()
         },
         FleetConfig {
@@ -531,4 +534,67 @@ async fn a_worker_given_its_own_lapsed_claim_again_trusts_the_store() {
     a.sync().await.expect("sync");
     let s = a.stats().await.expect("stats");
     assert_eq!((s.queued, s.in_flight), (0, 0), "{s:?}");
+}
+
+#[tokio::test]
+async fn one_enqueue_call_across_partitions_answers_as_one_url_at_a_time() {
+    let Some(server) = server() else { return };
+    // 702 offers (more than one call holds) over 90 hosts in 16
+    // partitions: repeats within the batch, hosts over their bound of 3,
+    // and a URL that is not one.
+    let mut urls: Vec<String> = (0..700)
+        .map(|i| format!("https://h{}.test/{}", (i * 7) % 90, (i / 90) % 5))
+        .collect();
+    urls.insert(350, "not a url".to_owned());
+    // A repeat while its host is under its bound.
+    urls.insert(1, urls[0].clone());
+    let offers: Vec<mannerly_polite::frontier::Offer<'_>> = urls
+        .iter()
+        .enumerate()
+        .map(|(i, u)| mannerly_polite::frontier::Offer {
+            url: u,
+            priority: u8::try_from(i % 3).unwrap_or(0),
+            tag: 0,
+        })
+        .collect();
+    let o = Opts {
+        partitions: 16,
+        max_per_key: 3,
+        ..Opts::default()
+    };
+    let mut batch = worker(&server, "batched", &o).await.expect("open");
+    let together = batch.enqueue_many(&offers, T0).await.expect("enqueue");
+    let mut single = worker(&server, "single", &o).await.expect("open");
+    let mut alone = Vec::new();
+    for o in &offers {
+        let mut a = single
+            .enqueue_many(std::slice::from_ref(o), T0)
+            .await
+            .expect("enqueue");
+        alone.push(a.pop().expect("an answer"));
+    }
+    assert_eq!(together, alone);
+    let queued = |a: &Vec<Admission>| a.iter().filter(|x| **x == Admission::Queued).count();
+    assert_eq!(queued(&together), 90 * 3, "each host up to its bound");
+    assert!(together.contains(&Admission::Duplicate));
+    assert_eq!(
+        batch.stats().await.expect("stats").queued,
+        single.stats().await.expect("stats").queued
+    );
+    // Both release the same URLs, in the same order.
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for (w, got) in [(&mut batch, &mut a), (&mut single, &mut b)] {
+        loop {
+            let r = w.next_batch(64, T0).await.expect("next");
+            if r.released.is_empty() {
+                break;
+            }
+            for x in r.released {
+                w.complete(&x, &ok(), T0).await.expect("complete");
+                got.push((x.url, x.priority));
+            }
+        }
+    }
+    assert_eq!(a.len(), 90);
+    assert_eq!(a, b);
 }
