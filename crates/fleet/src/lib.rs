@@ -47,8 +47,9 @@
 //!   released to this worker (its lease lapsed and the URL went back);
 //!   otherwise the host's politeness state, computed by the worker with
 //!   `mannerly-polite`'s controller, is written, and the host rescheduled.
-//! - **Enqueue** (`enqueue_many`: one script per partition for a page's
-//!   links, all in one round trip, any worker): the partition's seen-set
+//! - **Enqueue** (`enqueue_many`: a page's links in one round trip, any
+//!   worker; one script call for them all on a standalone server, one per
+//!   partition on a Cluster): the partition's seen-set
 //!   makes it idempotent, so outlinks can be enqueued before the completion
 //!   of their page, and a page fetched twice adds nothing twice.
 //!

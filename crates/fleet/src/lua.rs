@@ -1,7 +1,10 @@
 //! The frontier's scripts. Each runs on one partition (`ARGV[1]` is its
 //! hash-tagged prefix, `KEYS[1]` one of its keys so Cluster routes it) and
 //! mirrors one step of `LocalFrontier`, so one worker on one partition
-//! answers exactly as the embedded frontier does.
+//! answers exactly as the embedded frontier does. `ENQUEUE` alone may take
+//! several partitions' URLs in one call on a standalone server, where
+//! every key is on the one node; each group's answers are those a call of
+//! its own would give.
 //!
 //! Per partition `{crawl:p}`:
 //!
@@ -22,7 +25,9 @@
 //! | `:meta` | hash | `queued`, `skipped`, `reissued` counts |
 //! | `:seq`, `:tok` | counters | arrival order and flight ids; fencing tokens |
 //!
-//! Numbers are formatted with `%d` before they are joined into strings:
+//! Numbers are formatted with `%d` before they are joined into strings or
+//! handed to `redis.call` (Redis 7.0 formats a number argument with
+//! `%.17g`, twice the cost):
 //! Lua's own conversion keeps 14 digits, and times have 13, scores 15.
 //! (Lua 5.1 formats `%d` from a C `long`: 64 bits here, and every number
 //! formatted is a whole one below 2⁵³.)
