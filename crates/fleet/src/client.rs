@@ -221,15 +221,27 @@ fn transient(e: &redis::RedisError) -> bool {
         || e.is_connection_dropped()
         || e.is_connection_refusal()
         || e.is_timeout()
-        || matches!(
-            e.kind(),
-            redis::ErrorKind::Server(
-                redis::ServerErrorKind::BusyLoading
-                    | redis::ServerErrorKind::TryAgain
-                    | redis::ServerErrorKind::ClusterDown
-                    | redis::ServerErrorKind::MasterDown
-            )
-        )
+        || matches!(e.kind(), redis::ErrorKind::Server(k) if transient_kind(k))
+}
+
+/// Server errors that mean "not now": a server loading its data after a
+/// restart, a Cluster reconfiguring.
+fn transient_kind(k: redis::ServerErrorKind) -> bool {
+    matches!(
+        k,
+        redis::ServerErrorKind::BusyLoading
+            | redis::ServerErrorKind::TryAgain
+            | redis::ServerErrorKind::ClusterDown
+            | redis::ServerErrorKind::MasterDown
+    )
+}
+
+/// Whether a reply is such an error. A connection hands a command's or a
+/// pipeline's error replies back as values (the caller turns them into an
+/// error later), so they are looked for here: a pipeline sent while a
+/// restarted server loads its data is refused command by command.
+fn refused(v: &Value) -> bool {
+    matches!(v, Value::ServerError(e) if e.kind().is_some_and(transient_kind))
 }
 
 const RETRY_FOR: std::time::Duration = std::time::Duration::from_secs(30);
@@ -244,6 +256,10 @@ impl<C: redis::aio::ConnectionLike + Send> redis::aio::ConnectionLike for Retryi
             let mut pause = std::time::Duration::from_millis(50);
             loop {
                 match self.inner.req_packed_command(cmd).await {
+                    Ok(v) if refused(&v) && start.elapsed() < RETRY_FOR => {
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(std::time::Duration::from_secs(2));
+                    }
                     Err(e) if transient(&e) && start.elapsed() < RETRY_FOR => {
                         tokio::time::sleep(pause).await;
                         pause = (pause * 2).min(std::time::Duration::from_secs(2));
@@ -269,6 +285,12 @@ impl<C: redis::aio::ConnectionLike + Send> redis::aio::ConnectionLike for Retryi
                     .req_packed_commands(pipeline, offset, count)
                     .await
                 {
+                    // Sent again whole: every step is safe to repeat (as
+                    // after a reply lost with its connection).
+                    Ok(v) if v.iter().any(refused) && start.elapsed() < RETRY_FOR => {
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(std::time::Duration::from_secs(2));
+                    }
                     Err(e) if transient(&e) && start.elapsed() < RETRY_FOR => {
                         tokio::time::sleep(pause).await;
                         pause = (pause * 2).min(std::time::Duration::from_secs(2));

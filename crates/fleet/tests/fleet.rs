@@ -598,3 +598,82 @@ async fn one_enqueue_call_across_partitions_answers_as_one_url_at_a_time() {
     assert_eq!(a.len(), 90);
     assert_eq!(a, b);
 }
+
+#[tokio::test]
+async fn a_server_still_loading_its_data_after_a_restart_is_waited_for() {
+    let Some(mut server) = server() else { return };
+    let con = mannerly_fleet::connect(&server.url())
+        .await
+        .expect("connect");
+    let mut w = FleetFrontier::open(
+        con,
+        &server.url(),
+        Layout::new("loading", 4).expect("layout"),
+        Politeness::new(Config::default()),
+        FrontierConfig {
+            robots_gate: false,
+            ..FrontierConfig::default()
+        },
+        FleetConfig {
+            time: TimeSource::Caller,
+            ..FleetConfig::default()
+        },
+    )
+    .await
+    .expect("open");
+    for i in 0..4 {
+        w.enqueue(&format!("https://h{i}.test/"), 0, T0)
+            .await
+            .expect("enqueue");
+    }
+    // Enough keys that loading them at 1 ms each takes a few seconds,
+    // during which the server refuses every command with LOADING.
+    let mut raw = redis::Client::open(server.url())
+        .expect("client")
+        .get_multiplexed_async_connection()
+        .await
+        .expect("connection");
+    let mut fill = redis::pipe();
+    for i in 0..2_500 {
+        fill.cmd("SET").arg(format!("filler:{i}")).arg(i).ignore();
+    }
+    fill.cmd("SAVE").ignore();
+    fill.query_async::<()>(&mut raw)
+        .await
+        .expect("fill and save");
+    server.restart_loading(&[
+        "--key-load-delay",
+        "1000",
+        "--loading-process-events-interval-bytes",
+        "1024",
+    ]);
+    let mut probe = redis::Client::open(server.url())
+        .expect("client")
+        .get_multiplexed_async_connection()
+        .await
+        .expect("connection");
+    let loading = redis::cmd("GET")
+        .arg("filler:0")
+        .query_async::<Option<String>>(&mut probe)
+        .await;
+    assert!(
+        loading.as_ref().is_err_and(
+            |e| e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::BusyLoading)
+        ),
+        "the server is loading: {loading:?}"
+    );
+    // Every step waits for it (a pipeline is refused command by command,
+    // and was taken for a failure) and then goes on as before.
+    let mut got: Vec<String> = Vec::new();
+    for _ in 0..10 {
+        let b = w.next_batch(8, T0).await.expect("next while loading");
+        got.extend(b.released.into_iter().map(|r| r.url));
+    }
+    got.sort();
+    assert_eq!(
+        got,
+        (0..4)
+            .map(|i| format!("https://h{i}.test/"))
+            .collect::<Vec<_>>()
+    );
+}

@@ -166,7 +166,7 @@ impl RedisServer {
         let port = free_port();
         let child = spawn(&dir, port, extra);
         let server = RedisServer { child, port, dir };
-        server.wait_ready();
+        server.wait_ready(false);
         Some(server)
     }
 
@@ -191,10 +191,19 @@ impl RedisServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
         self.child = spawn(&self.dir, self.port, extra);
-        self.wait_ready();
+        self.wait_ready(false);
     }
 
-    fn wait_ready(&self) {
+    /// As [`restart`](Self::restart), but returns as soon as the server
+    /// answers at all, perhaps that it is still loading its data.
+    pub fn restart_loading(&mut self, extra: &[&str]) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.child = spawn(&self.dir, self.port, extra);
+        self.wait_ready(true);
+    }
+
+    fn wait_ready(&self, loading_will_do: bool) {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", self.port)) {
@@ -203,7 +212,9 @@ impl RedisServer {
                 let mut buf = [0u8; 64];
                 if s.write_all(b"PING\r\n").is_ok() {
                     if let Ok(n) = s.read(&mut buf) {
-                        if buf[..n].starts_with(b"+PONG") {
+                        if buf[..n].starts_with(b"+PONG")
+                            || (loading_will_do && buf[..n].starts_with(b"-LOADING"))
+                        {
                             return;
                         }
                     }
