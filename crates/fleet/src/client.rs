@@ -246,25 +246,47 @@ fn refused(v: &Value) -> bool {
 
 const RETRY_FOR: std::time::Duration = std::time::Duration::from_secs(30);
 
+/// The pauses between tries of one call: from 50 ms, doubling up to 2 s,
+/// for at most [`RETRY_FOR`].
+struct Backoff {
+    start: std::time::Instant,
+    pause: std::time::Duration,
+}
+
+impl Backoff {
+    fn new() -> Backoff {
+        Backoff {
+            start: std::time::Instant::now(),
+            pause: std::time::Duration::from_millis(50),
+        }
+    }
+
+    /// Waits before the next try; false when the call has had its time.
+    async fn wait(&mut self) -> bool {
+        if self.start.elapsed() >= RETRY_FOR {
+            return false;
+        }
+        tokio::time::sleep(self.pause).await;
+        self.pause = (self.pause * 2).min(std::time::Duration::from_secs(2));
+        true
+    }
+}
+
 impl<C: redis::aio::ConnectionLike + Send> redis::aio::ConnectionLike for Retrying<C> {
     fn req_packed_command<'a>(
         &'a mut self,
         cmd: &'a redis::Cmd,
     ) -> redis::RedisFuture<'a, redis::Value> {
         Box::pin(async move {
-            let start = std::time::Instant::now();
-            let mut pause = std::time::Duration::from_millis(50);
+            let mut backoff = Backoff::new();
             loop {
-                match self.inner.req_packed_command(cmd).await {
-                    Ok(v) if refused(&v) && start.elapsed() < RETRY_FOR => {
-                        tokio::time::sleep(pause).await;
-                        pause = (pause * 2).min(std::time::Duration::from_secs(2));
-                    }
-                    Err(e) if transient(&e) && start.elapsed() < RETRY_FOR => {
-                        tokio::time::sleep(pause).await;
-                        pause = (pause * 2).min(std::time::Duration::from_secs(2));
-                    }
-                    other => return other,
+                let r = self.inner.req_packed_command(cmd).await;
+                let again = match &r {
+                    Ok(v) => refused(v),
+                    Err(e) => transient(e),
+                };
+                if !(again && backoff.wait().await) {
+                    return r;
                 }
             }
         })
@@ -277,25 +299,20 @@ impl<C: redis::aio::ConnectionLike + Send> redis::aio::ConnectionLike for Retryi
         count: usize,
     ) -> redis::RedisFuture<'a, Vec<redis::Value>> {
         Box::pin(async move {
-            let start = std::time::Instant::now();
-            let mut pause = std::time::Duration::from_millis(50);
+            let mut backoff = Backoff::new();
             loop {
-                match self
+                let r = self
                     .inner
                     .req_packed_commands(pipeline, offset, count)
-                    .await
-                {
-                    // Sent again whole: every step is safe to repeat (as
-                    // after a reply lost with its connection).
-                    Ok(v) if v.iter().any(refused) && start.elapsed() < RETRY_FOR => {
-                        tokio::time::sleep(pause).await;
-                        pause = (pause * 2).min(std::time::Duration::from_secs(2));
-                    }
-                    Err(e) if transient(&e) && start.elapsed() < RETRY_FOR => {
-                        tokio::time::sleep(pause).await;
-                        pause = (pause * 2).min(std::time::Duration::from_secs(2));
-                    }
-                    other => return other,
+                    .await;
+                // A pipeline is sent again whole: every step is safe to
+                // repeat (as after a reply lost with its connection).
+                let again = match &r {
+                    Ok(v) => v.iter().any(refused),
+                    Err(e) => transient(e),
+                };
+                if !(again && backoff.wait().await) {
+                    return r;
                 }
             }
         })

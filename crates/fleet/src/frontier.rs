@@ -1157,6 +1157,7 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         // key, and the six arguments the script reads).
         type Item = (usize, String, [u8; 16], String, String);
         let mut parts: Vec<(u32, Vec<Item>)> = Vec::new();
+        let mut part_of: HashMap<u32, usize> = HashMap::new();
         for (i, o) in offers.iter().enumerate() {
             let (parsed, key) = match admit(&self.keyer, o.url) {
                 Ok(k) => k,
@@ -1169,10 +1170,11 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
             let normal = parsed[..url::Position::AfterQuery].to_owned();
             let fp = xxhash_rust::xxh3::xxh3_128(normal.as_bytes()).to_be_bytes();
             let item = (i, key, fp, origin_of(&parsed), normal);
-            match parts.iter_mut().find(|(q, _)| *q == p) {
-                Some((_, items)) => items.push(item),
-                None => parts.push((p, vec![item])),
-            }
+            let at = *part_of.entry(p).or_insert_with(|| {
+                parts.push((p, Vec::new()));
+                parts.len() - 1
+            });
+            parts[at].1.push(item);
         }
         // Calls of at most ENQUEUE_CHUNK URLs: on a Cluster each holds one
         // partition's; on a standalone server, as many partitions' as fit.

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use mannerly_fleet::client::FleetConnection;
 use mannerly_fleet::{FleetConfig, FleetFrontier, Layout, TimeSource};
 use mannerly_polite::controller::{Config, Politeness, UnixMillis};
 use mannerly_polite::frontier::{
@@ -57,6 +58,16 @@ async fn worker(
         .get_multiplexed_async_connection()
         .await
         .expect("connection");
+    worker_on(con, server, crawl, o).await
+}
+
+/// A worker as [`worker`] makes it, over `con`.
+async fn worker_on<C: FleetConnection>(
+    con: C,
+    server: &RedisServer,
+    crawl: &str,
+    o: &Opts,
+) -> Result<FleetFrontier<C>, FrontierError> {
     FleetFrontier::open(
         con,
         &server.url(),
@@ -602,25 +613,15 @@ async fn one_enqueue_call_across_partitions_answers_as_one_url_at_a_time() {
 #[tokio::test]
 async fn a_server_still_loading_its_data_after_a_restart_is_waited_for() {
     let Some(mut server) = server() else { return };
+    // Through the connection the crawler uses, which retries.
     let con = mannerly_fleet::connect(&server.url())
         .await
         .expect("connect");
-    let mut w = FleetFrontier::open(
-        con,
-        &server.url(),
-        Layout::new("loading", 4).expect("layout"),
-        Politeness::new(Config::default()),
-        FrontierConfig {
-            robots_gate: false,
-            ..FrontierConfig::default()
-        },
-        FleetConfig {
-            time: TimeSource::Caller,
-            ..FleetConfig::default()
-        },
-    )
-    .await
-    .expect("open");
+    let o = Opts {
+        partitions: 4,
+        ..Opts::default()
+    };
+    let mut w = worker_on(con, &server, "loading", &o).await.expect("open");
     for i in 0..4 {
         w.enqueue(&format!("https://h{i}.test/"), 0, T0)
             .await

@@ -188,19 +188,20 @@ impl RedisServer {
     /// Kills the server (SIGKILL) and starts it again on the same port and
     /// directory with `extra`: what survives is what it had made durable.
     pub fn restart(&mut self, extra: &[&str]) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        self.child = spawn(&self.dir, self.port, extra);
-        self.wait_ready(false);
+        self.respawn(extra, false);
     }
 
     /// As [`restart`](Self::restart), but returns as soon as the server
     /// answers at all, perhaps that it is still loading its data.
     pub fn restart_loading(&mut self, extra: &[&str]) {
+        self.respawn(extra, true);
+    }
+
+    fn respawn(&mut self, extra: &[&str], loading_will_do: bool) {
         let _ = self.child.kill();
         let _ = self.child.wait();
         self.child = spawn(&self.dir, self.port, extra);
-        self.wait_ready(true);
+        self.wait_ready(loading_will_do);
     }
 
     fn wait_ready(&self, loading_will_do: bool) {
