@@ -98,6 +98,7 @@ impl Backend for Fleet {
                 lease: self.lease,
                 time: TimeSource::Server,
                 claim: self.claim,
+                ..FleetConfig::default()
             },
         )
         .await?;

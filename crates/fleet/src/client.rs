@@ -62,9 +62,28 @@ pub trait FleetConnection: ConnectionLike + Clone + Send + Sync + 'static {
     fn one_slot_per_pipeline(&self) -> bool {
         false
     }
+
+    /// A number that changes whenever this connection may have reached a
+    /// new incarnation of its server (a restart, a failover) since it was
+    /// last read, and so a server that may have lost writes it had
+    /// acknowledged; `None` when that cannot be seen from here. A worker
+    /// keeps its memory of seen URLs only while this stays the same (see
+    /// the crate's `seen` module).
+    fn incarnation(&self) -> Option<u64> {
+        None
+    }
 }
 
-impl FleetConnection for MultiplexedConnection {}
+/// A multiplexed connection never reconnects: once its server is gone,
+/// every call fails. So it always reaches the same incarnation.
+impl FleetConnection for MultiplexedConnection {
+    fn incarnation(&self) -> Option<u64> {
+        Some(0)
+    }
+}
+/// A connection manager and a Cluster connection reconnect by themselves
+/// (a manager on RESP3 even without a failed call; a Cluster connection
+/// follows a failover to the new primary): they cannot tell.
 impl FleetConnection for ConnectionManager {}
 impl FleetConnection for ClusterConnection {
     fn one_slot_per_pipeline(&self) -> bool {
@@ -79,6 +98,18 @@ impl FleetConnection for Link {
 impl<C: FleetConnection> FleetConnection for Retrying<C> {
     fn one_slot_per_pipeline(&self) -> bool {
         self.inner.one_slot_per_pipeline()
+    }
+
+    /// The calls that failed or were refused so far, when every
+    /// reconnection of the connection inside follows one of them
+    /// ([`Retrying::seeing_reconnects`]), or on top of what it tells.
+    fn incarnation(&self) -> Option<u64> {
+        let base = if self.reconnects_seen {
+            Some(0)
+        } else {
+            self.inner.incarnation()
+        };
+        base.map(|b| b + self.failures.load(std::sync::atomic::Ordering::Relaxed))
     }
 }
 
@@ -206,12 +237,37 @@ pub(crate) async fn run_on<C: FleetConnection>(
 #[derive(Clone)]
 pub struct Retrying<C> {
     inner: C,
+    /// Calls that failed or were refused, by any clone: each may mean the
+    /// connection inside reached a new incarnation of its server.
+    failures: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// Whether the connection inside reconnects only after a call failed.
+    reconnects_seen: bool,
 }
 
 impl<C> Retrying<C> {
     /// Wraps a connection.
     pub fn new(inner: C) -> Retrying<C> {
-        Retrying { inner }
+        Retrying {
+            inner,
+            failures: Default::default(),
+            reconnects_seen: false,
+        }
+    }
+
+    /// Wraps a connection that reconnects only after a call failed (a
+    /// connection manager on RESP2, which learns of a lost connection from
+    /// a failed call alone), so every new incarnation of the server it
+    /// reaches is seen here ([`FleetConnection::incarnation`]).
+    pub fn seeing_reconnects(inner: C) -> Retrying<C> {
+        Retrying {
+            reconnects_seen: true,
+            ..Retrying::new(inner)
+        }
+    }
+
+    fn failed(&self) {
+        self.failures
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -285,6 +341,9 @@ impl<C: redis::aio::ConnectionLike + Send> redis::aio::ConnectionLike for Retryi
                     Ok(v) => refused(v),
                     Err(e) => transient(e),
                 };
+                if again || r.is_err() {
+                    self.failed();
+                }
                 if !(again && backoff.wait().await) {
                     return r;
                 }
@@ -311,6 +370,9 @@ impl<C: redis::aio::ConnectionLike + Send> redis::aio::ConnectionLike for Retryi
                     Ok(v) => v.iter().any(refused),
                     Err(e) => transient(e),
                 };
+                if again || r.is_err() {
+                    self.failed();
+                }
                 if !(again && backoff.wait().await) {
                     return r;
                 }
@@ -377,10 +439,20 @@ pub async fn connect(url: &str) -> Result<Connection, FrontierError> {
         return Ok(Retrying::new(Link::Cluster(con)));
     }
     let client = redis::Client::open(first).map_err(|e| store_err(url, e))?;
+    // On RESP2 (the default) a connection manager reconnects only after a
+    // call failed, which `Retrying` sees; on RESP3 it also reconnects on
+    // its own when told the connection closed.
+    let resp2 =
+        client.get_connection_info().redis_settings().protocol() == redis::ProtocolVersion::RESP2;
     let manager = ConnectionManager::new(client)
         .await
         .map_err(|e| store_err(url, e))?;
-    Ok(Retrying::new(Link::Single(manager)))
+    let link = Link::Single(manager);
+    Ok(if resp2 {
+        Retrying::seeing_reconnects(link)
+    } else {
+        Retrying::new(link)
+    })
 }
 
 /// A crawl-wide value (such as the crawl's settings), if set.

@@ -23,6 +23,7 @@ use redis::Value;
 use crate::client::{across, run_on, FleetConnection};
 use crate::layout::Layout;
 use crate::lua::Scripts;
+use crate::seen::{Held, SeenCache};
 
 /// Whose clock the store's times are read against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +84,15 @@ pub struct FleetConfig {
     /// the price is that a URL queued behind a claim waits for it, whatever
     /// its priority.
     pub claim: usize,
+    /// How many URLs the worker remembers the store answered for (16 bytes
+    /// each; 0: none), so a link it meets again is answered "duplicate"
+    /// without a call: most of a page's links are. Kept only while the
+    /// connection can show the store did not lose them (see the crate's
+    /// `seen` module); a Cluster connection cannot, and gets none. Where
+    /// the store would answer that the host was skipped or a bound was
+    /// reached, a remembered URL is "duplicate" here: it was queued once
+    /// already.
+    pub seen_cache: usize,
 }
 
 impl Default for FleetConfig {
@@ -91,6 +101,7 @@ impl Default for FleetConfig {
             lease: Duration::from_secs(120),
             time: TimeSource::Server,
             claim: 1,
+            seen_cache: 1 << 20,
         }
     }
 }
@@ -169,9 +180,11 @@ pub struct FleetFrontier<C> {
     skipped_at: Option<UnixMillis>,
     /// This worker's name in the fleet's list (host name and process id).
     worker: String,
-    /// Completions (settle calls) not yet sent: each goes in front of the
-    /// next call that reaches the server, in the same round trip.
-    pending: Vec<(u32, redis::Cmd)>,
+    /// Completions not yet sent (each one's partition, and its arguments
+    /// to `SETTLE`): they go in front of the next call that reaches the
+    /// server, in the same round trip, as one script call (on a Cluster,
+    /// one per partition).
+    pending: Vec<(u32, Vec<String>)>,
     /// Partitions this worker changed since it last probed them all: while
     /// the probe's answer stands, only these are asked again.
     touched: std::collections::BTreeSet<u32>,
@@ -185,6 +198,8 @@ pub struct FleetFrontier<C> {
     /// Lease ids handed out when a release's own id was still taken here
     /// (by a flight of this worker's whose lease lapsed).
     spare_ids: u64,
+    /// The URLs the store answered for, while it is known to have them.
+    seen: SeenCache,
 }
 
 /// Two partitions' answers as one: the earliest wait, else busy if either
@@ -281,7 +296,9 @@ impl<C: FleetConnection> FleetFrontier<C> {
             });
         }
         let partitions = layout.partitions();
+        let seen = SeenCache::new(fleet.seen_cache, con.incarnation());
         Ok(FleetFrontier {
+            seen,
             con,
             url: url.to_owned(),
             keyer: Keyer::new(config.key_mode),
@@ -471,8 +488,9 @@ impl<C: FleetConnection> FleetFrontier<C> {
     /// loaded and the lot sent again: every step is safe to repeat (a
     /// completion sent twice is stale the second time).
     async fn exec(&mut self, cmds: Vec<(u32, redis::Cmd)>) -> Result<Vec<Value>, FrontierError> {
-        let n = self.pending.len();
-        let mut all = std::mem::take(&mut self.pending);
+        let settles = self.settle_cmds();
+        let n = settles.len();
+        let mut all = settles;
         all.extend(cmds);
         let replies = match run_on(&mut self.con, &all).await {
             Ok(v) => v,
@@ -484,6 +502,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
             }
             Err(e) => return Err(store_err(&self.url, e)),
         };
+        self.seen.round_trip(self.con.incarnation());
         if replies.len() != all.len() {
             return Err(self.corrupt(format!(
                 "{} replies to {} commands",
@@ -493,13 +512,41 @@ impl<C: FleetConnection> FleetFrontier<C> {
         }
         let mut replies = replies.into_iter();
         for v in replies.by_ref().take(n) {
-            // The lease lapsed and the URL went back to the queue; whoever
-            // holds the host now owns its state.
-            if redis::from_redis_value::<String>(v).is_ok_and(|a| a == "stale") {
-                self.stale += 1;
-            }
+            // A completion whose lease lapsed, the URL back in the queue:
+            // whoever holds the host now owns its state.
+            let answers: Vec<String> = redis::from_redis_value(v.clone())
+                .map_err(|_| self.corrupt(format!("settle: {v:?}")))?;
+            self.stale += answers.iter().filter(|a| *a == "stale").count() as u64;
         }
         Ok(replies.collect())
+    }
+
+    /// The completions waiting to go, as `SETTLE` calls: one on a
+    /// standalone server, one per partition (in order) on a Cluster.
+    fn settle_cmds(&mut self) -> Vec<(u32, redis::Cmd)> {
+        let pending = std::mem::take(&mut self.pending);
+        let one_slot = self.con.one_slot_per_pipeline();
+        let mut cmds: Vec<(u32, redis::Cmd)> = Vec::new();
+        let mut call_of: HashMap<u32, usize> = HashMap::new();
+        for (p, args) in pending {
+            let at = if one_slot {
+                call_of.get(&p).copied()
+            } else {
+                cmds.len().checked_sub(1)
+            };
+            let at = match at {
+                Some(at) => at,
+                None => {
+                    cmds.push((p, self.script_cmd(|s| &s.settle, p, "fl")));
+                    call_of.insert(p, cmds.len() - 1);
+                    cmds.len() - 1
+                }
+            };
+            if let Some((_, c)) = cmds.get_mut(at) {
+                c.arg(&args);
+            }
+        }
+        cmds
     }
 
     /// A script call on partition `p` with the arguments every step starts
@@ -913,21 +960,27 @@ impl<C: FleetConnection> FleetFrontier<C> {
             (_, how) => how,
         };
         back.extend(fl.rest);
-        let mut c = self.step(|s| &s.settle, p, "fl", now);
-        c.arg(fl.id)
-            .arg(how)
-            .arg(tag)
-            .arg(state)
-            .arg(chk)
-            .arg(why)
-            .arg(fl.token);
+        let mut args = vec![
+            self.layout.tag(p).to_string(),
+            self.now_arg(now).to_string(),
+            self.max_in().to_string(),
+            fl.id.to_string(),
+            how.to_owned(),
+            tag.to_string(),
+            state,
+            chk,
+            why,
+            fl.token.to_string(),
+            back.len().to_string(),
+        ];
         for (score, member) in back {
-            c.arg(score).arg(member);
+            args.push(score);
+            args.push(member);
         }
         // It goes with the next call (a release, most often), in the same
         // round trip: until then the host counts as in flight, which only
         // holds it back.
-        self.pending.push((p, c));
+        self.pending.push((p, args));
         self.changed(p);
         if self.pending.len() >= PENDING_MAX {
             self.flush().await?;
@@ -1104,6 +1157,136 @@ impl<C: FleetConnection> FleetFrontier<C> {
         Ok(Batch { released, then })
     }
 
+    /// Offers URLs to the store, those the worker's memory answers aside
+    /// (when `cached`), and remembers those the store answered for.
+    async fn offer(
+        &mut self,
+        offers: &[Offer<'_>],
+        cached: bool,
+        now: UnixMillis,
+    ) -> Result<Vec<Admission>, FrontierError> {
+        let mut out: Vec<Option<Admission>> = vec![None; offers.len()];
+        // Per partition, in the order first seen: its offers (their place,
+        // key, and the six arguments the script reads).
+        type Item = (usize, String, u128, String, String);
+        let mut parts: Vec<(u32, Vec<Item>)> = Vec::new();
+        let mut part_of: HashMap<u32, usize> = HashMap::new();
+        for (i, o) in offers.iter().enumerate() {
+            let (parsed, key) = match admit(&self.keyer, o.url) {
+                Ok(k) => k,
+                Err(answer) => {
+                    out[i] = Some(answer);
+                    continue;
+                }
+            };
+            let p = self.layout.partition_of(&key);
+            let normal = parsed[..url::Position::AfterQuery].to_owned();
+            let fp = xxhash_rust::xxh3::xxh3_128(normal.as_bytes());
+            let held = || Held {
+                url: o.url.to_owned(),
+                priority: o.priority,
+                tag: o.tag,
+            };
+            if cached && self.seen.answers(fp, held) {
+                out[i] = Some(Admission::Duplicate);
+                continue;
+            }
+            let item = (i, key, fp, origin_of(&parsed), normal);
+            let at = *part_of.entry(p).or_insert_with(|| {
+                parts.push((p, Vec::new()));
+                parts.len() - 1
+            });
+            parts[at].1.push(item);
+        }
+        // Calls of at most ENQUEUE_CHUNK URLs: on a Cluster each holds one
+        // partition's; on a standalone server, as many partitions' as fit.
+        let one_slot = self.con.one_slot_per_pipeline();
+        let mut cmds: Vec<(u32, redis::Cmd)> = Vec::new();
+        let mut places: Vec<Vec<(usize, String, u128)>> = Vec::new();
+        for (p, items) in parts {
+            for chunk in items.chunks(ENQUEUE_CHUNK) {
+                let fits = places
+                    .last()
+                    .is_some_and(|l| !one_slot && l.len() + chunk.len() <= ENQUEUE_CHUNK);
+                if !fits {
+                    let mut c = self.script_cmd(|s| &s.enqueue, p, "seen");
+                    c.arg(self.now_arg(now))
+                        .arg(self.config.max_per_key)
+                        .arg(self.config.max_total)
+                        .arg(self.config.max_keys);
+                    cmds.push((p, c));
+                    places.push(Vec::new());
+                }
+                let (Some((_, c)), Some(held)) = (cmds.last_mut(), places.last_mut()) else {
+                    return Err(self.corrupt("enqueue: no call to add to"));
+                };
+                c.arg(self.layout.tag(p)).arg(chunk.len());
+                for (i, key, fp, origin, normal) in chunk {
+                    let o = &offers[*i];
+                    c.arg(key)
+                        .arg(&fp.to_be_bytes()[..])
+                        .arg(o.priority)
+                        .arg(o.tag)
+                        .arg(origin)
+                        .arg(normal);
+                    held.push((*i, key.clone(), *fp));
+                }
+            }
+            self.changed(p);
+        }
+        if cmds.is_empty() {
+            // Every offer answered without the store (or refused here).
+            return out
+                .into_iter()
+                .map(|a| a.ok_or_else(|| self.corrupt("enqueue: an offer got no answer")))
+                .collect();
+        }
+        let replies = self.exec(cmds).await?;
+        for (items, v) in places.into_iter().zip(replies) {
+            let answers: Vec<String> = redis::from_redis_value(v.clone())
+                .map_err(|_| self.corrupt(format!("enqueue: {v:?}")))?;
+            if answers.len() != items.len() {
+                return Err(self.corrupt(format!("enqueue: {v:?}")));
+            }
+            for ((i, key, fp), a) in items.into_iter().zip(answers) {
+                let answer = self
+                    .admission(&key, &a)
+                    .ok_or_else(|| self.corrupt(format!("enqueue: {a:?}")))?;
+                if matches!(answer, Admission::Queued | Admission::Duplicate) {
+                    self.seen.remember(fp);
+                }
+                out[i] = Some(answer);
+            }
+        }
+        out.into_iter()
+            .map(|a| a.ok_or_else(|| self.corrupt("enqueue: an offer got no answer")))
+            .collect()
+    }
+
+    /// Sends again the offers the worker's memory answered while the store
+    /// may have been losing them (see the crate's `seen` module). Their
+    /// answers were given already: what the store says now only refills
+    /// the memory.
+    async fn replay(&mut self, now: UnixMillis) -> Result<(), FrontierError> {
+        loop {
+            let held = self.seen.take_replay();
+            if held.is_empty() {
+                return Ok(());
+            }
+            for chunk in held.chunks(ENQUEUE_CHUNK) {
+                let offers: Vec<Offer<'_>> = chunk
+                    .iter()
+                    .map(|h| Offer {
+                        url: &h.url,
+                        priority: h.priority,
+                        tag: h.tag,
+                    })
+                    .collect();
+                self.offer(&offers, false, now).await?;
+            }
+        }
+    }
+
     /// What an `ENQUEUE` answer means for a URL of `key`.
     fn admission(&self, key: &str, answer: &str) -> Option<Admission> {
         Some(match answer {
@@ -1152,83 +1335,8 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         offers: &[Offer<'_>],
         now: UnixMillis,
     ) -> Result<Vec<Admission>, FrontierError> {
-        let mut out: Vec<Option<Admission>> = vec![None; offers.len()];
-        // Per partition, in the order first seen: its offers (their place,
-        // key, and the six arguments the script reads).
-        type Item = (usize, String, [u8; 16], String, String);
-        let mut parts: Vec<(u32, Vec<Item>)> = Vec::new();
-        let mut part_of: HashMap<u32, usize> = HashMap::new();
-        for (i, o) in offers.iter().enumerate() {
-            let (parsed, key) = match admit(&self.keyer, o.url) {
-                Ok(k) => k,
-                Err(answer) => {
-                    out[i] = Some(answer);
-                    continue;
-                }
-            };
-            let p = self.layout.partition_of(&key);
-            let normal = parsed[..url::Position::AfterQuery].to_owned();
-            let fp = xxhash_rust::xxh3::xxh3_128(normal.as_bytes()).to_be_bytes();
-            let item = (i, key, fp, origin_of(&parsed), normal);
-            let at = *part_of.entry(p).or_insert_with(|| {
-                parts.push((p, Vec::new()));
-                parts.len() - 1
-            });
-            parts[at].1.push(item);
-        }
-        // Calls of at most ENQUEUE_CHUNK URLs: on a Cluster each holds one
-        // partition's; on a standalone server, as many partitions' as fit.
-        let one_slot = self.con.one_slot_per_pipeline();
-        let mut cmds: Vec<(u32, redis::Cmd)> = Vec::new();
-        let mut places: Vec<Vec<(usize, String)>> = Vec::new();
-        for (p, items) in parts {
-            for chunk in items.chunks(ENQUEUE_CHUNK) {
-                let fits = places
-                    .last()
-                    .is_some_and(|l| !one_slot && l.len() + chunk.len() <= ENQUEUE_CHUNK);
-                if !fits {
-                    let mut c = self.script_cmd(|s| &s.enqueue, p, "seen");
-                    c.arg(self.now_arg(now))
-                        .arg(self.config.max_per_key)
-                        .arg(self.config.max_total)
-                        .arg(self.config.max_keys);
-                    cmds.push((p, c));
-                    places.push(Vec::new());
-                }
-                let (Some((_, c)), Some(held)) = (cmds.last_mut(), places.last_mut()) else {
-                    return Err(self.corrupt("enqueue: no call to add to"));
-                };
-                c.arg(self.layout.tag(p)).arg(chunk.len());
-                for (i, key, fp, origin, normal) in chunk {
-                    let o = &offers[*i];
-                    c.arg(key)
-                        .arg(&fp[..])
-                        .arg(o.priority)
-                        .arg(o.tag)
-                        .arg(origin)
-                        .arg(normal);
-                    held.push((*i, key.clone()));
-                }
-            }
-            self.changed(p);
-        }
-        let replies = self.exec(cmds).await?;
-        for (items, v) in places.into_iter().zip(replies) {
-            let answers: Vec<String> = redis::from_redis_value(v.clone())
-                .map_err(|_| self.corrupt(format!("enqueue: {v:?}")))?;
-            if answers.len() != items.len() {
-                return Err(self.corrupt(format!("enqueue: {v:?}")));
-            }
-            for ((i, key), a) in items.into_iter().zip(answers) {
-                out[i] = Some(
-                    self.admission(&key, &a)
-                        .ok_or_else(|| self.corrupt(format!("enqueue: {a:?}")))?,
-                );
-            }
-        }
-        out.into_iter()
-            .map(|a| a.ok_or_else(|| self.corrupt("enqueue: an offer got no answer")))
-            .collect()
+        self.replay(now).await?;
+        self.offer(offers, true, now).await
     }
 
     async fn next(&mut self, now: UnixMillis) -> Result<Next, FrontierError> {
@@ -1242,6 +1350,7 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
     async fn next_batch(&mut self, max: usize, now: UnixMillis) -> Result<Batch, FrontierError> {
         let max = max.max(1);
         self.last_now = self.last_now.max(now);
+        self.replay(now).await?;
         // This worker's claims first: no round trip.
         let (mut released, claims_wait) = self.release_claimed(max, now).await?;
         if released.len() >= max {
@@ -1536,6 +1645,7 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         // now; durability is then the server's (appendonly, appendfsync):
         // see the crate documentation.
         self.give_back_claims(self.last_now).await?;
+        self.replay(self.last_now).await?;
         self.flush().await
     }
 

@@ -52,6 +52,16 @@
 //!   partition on a Cluster): the partition's seen-set
 //!   makes it idempotent, so outlinks can be enqueued before the completion
 //!   of their page, and a page fetched twice adds nothing twice.
+//! - **The worker's memory of seen URLs** ([`FleetConfig::seen_cache`]):
+//!   a URL the store already answered for (queued, or seen before) is
+//!   answered "duplicate" by the worker itself the next time it meets it,
+//!   with no call: most of a page's links are a site's menu, met on every
+//!   page. It is kept only while the connection shows it reaches the same
+//!   server incarnation (any failed call may mean a restarted server that
+//!   lost its last writes: the memory is then emptied, and what it answered
+//!   meanwhile is offered to the store again), so the store forgets no
+//!   URL it would have kept without it. A Cluster connection follows a
+//!   failover without a failed call, so on a Cluster there is no memory.
 //!
 //! - **Claims** ([`FleetConfig::claim`] above 1; the CLI's `--claim N`;
 //!   off by default): a page's release takes up to N URLs of its host's
@@ -131,6 +141,7 @@ pub mod client;
 pub mod frontier;
 pub mod layout;
 mod lua;
+mod seen;
 
 pub use client::{connect, Connection, Retrying, RobotsStore};
 pub use frontier::{FleetConfig, FleetFrontier, TimeSource};

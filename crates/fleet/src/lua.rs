@@ -41,11 +41,17 @@ local P44 = 17592186044416
 -- '%d' formats the integer part without the multi-precision printf that
 -- '%.0f' runs (half the cost); every number formatted here is whole.
 local function num(x) return string.format('%d', x) end
+local server_now
+-- `v`, or the server's time when `v` is negative (read once per call:
+-- a script runs as one step).
 local function clock(v)
   local n = tonumber(v)
   if n < 0 then
-    local t = redis.call('TIME')
-    n = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    if not server_now then
+      local t = redis.call('TIME')
+      server_now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    end
+    n = server_now
   end
   return n
 end
@@ -422,32 +428,48 @@ redis.call('ZADD', K('lease'), num(now + tonumber(ARGV[5])), id)
 return 1
 "#;
 
-/// ARGV: T, now, max in flight, flight id, how (done, retry, cancel,
-/// drop), new tag, state, chk, why, fencing token, then score and member
-/// of each URL of a claim that goes back to the queue. `stale` when the
-/// flight is not this release any more (its lease expired and the URL
-/// went back, perhaps to another worker under the same id).
+/// Completions, in order, each on its partition (all one partition's on a
+/// Cluster, where a call touches one slot; any on a standalone server).
+/// ARGV: the first's prefix, then per completion: its partition's prefix,
+/// now, max in flight, flight id, how (done, retry, cancel, drop), new
+/// tag, state, chk, why, fencing token, how many URLs of a claim go back to
+/// the queue, then the score and member of each. One answer each: `stale`
+/// when the flight is not this release any more (its lease expired and the
+/// URL went back, perhaps to another worker under the same id), else `ok`.
 const SETTLE: &str = r#"
-local now, maxin, id, how = clock(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5]
-local raw = redis.call('HGET', K('fl'), id)
-if not raw then return 'stale' end
-local f = cjson.decode(raw)
-if tostring(f[6]) ~= ARGV[10] then return 'stale' end
-redis.call('HDEL', K('fl'), id)
-redis.call('ZREM', K('lease'), id)
-local key = f[2]
-local inf = dec_inf(key)
-redis.call('HSET', K('state'), key, ARGV[7])
-redis.call('HSET', K('chk'), key, ARGV[8])
-if ARGV[9] ~= '' then redis.call('HSET', K('why'), key, ARGV[9]) end
-if f[1] == 'R' then settle_robots(f[3])
-elseif how == 'retry' then
-  local _, origin, url = split(f[5])
-  insert(key, tonumber(f[4]), ARGV[6] .. '\t' .. origin .. '\t' .. url)
-elseif how == 'cancel' then insert(key, tonumber(f[4]), f[5]) end
-for i = 11, #ARGV - 1, 2 do insert(key, tonumber(ARGV[i]), ARGV[i + 1]) end
-reschedule(key, now, maxin, ARGV[8], inf)
-return 'ok'
+local function settle(now, maxin, id, how, tag, token, first, last)
+  local raw = redis.call('HGET', K('fl'), id)
+  if not raw then return 'stale' end
+  local f = cjson.decode(raw)
+  if tostring(f[6]) ~= token then return 'stale' end
+  redis.call('HDEL', K('fl'), id)
+  redis.call('ZREM', K('lease'), id)
+  local key = f[2]
+  local inf = dec_inf(key)
+  local state, chk, why = ARGV[first - 5], ARGV[first - 4], ARGV[first - 3]
+  redis.call('HSET', K('state'), key, state)
+  redis.call('HSET', K('chk'), key, chk)
+  if why ~= '' then redis.call('HSET', K('why'), key, why) end
+  if f[1] == 'R' then settle_robots(f[3])
+  elseif how == 'retry' then
+    local _, origin, url = split(f[5])
+    insert(key, tonumber(f[4]), tag .. '\t' .. origin .. '\t' .. url)
+  elseif how == 'cancel' then insert(key, tonumber(f[4]), f[5]) end
+  for j = first, last - 1, 2 do insert(key, tonumber(ARGV[j]), ARGV[j + 1]) end
+  reschedule(key, now, maxin, chk, inf)
+  return 'ok'
+end
+local out = {}
+local i = 2
+while i <= #ARGV do
+  T = ARGV[i]
+  local first = i + 11
+  local last = first + 2 * tonumber(ARGV[i + 10]) - 1
+  out[#out + 1] = settle(clock(ARGV[i + 1]), tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4],
+                         ARGV[i + 5], ARGV[i + 9], first, last)
+  i = last + 1
+end
+return out
 "#;
 
 /// ARGV: T, now, max in flight, origin, key ('' for none), valid until,

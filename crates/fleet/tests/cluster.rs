@@ -51,6 +51,7 @@ async fn worker(
             lease: Duration::from_secs(60),
             time: TimeSource::Caller,
             claim: 1,
+            ..FleetConfig::default()
         },
     )
     .await

@@ -33,6 +33,7 @@ struct Opts {
     time: TimeSource,
     claim: usize,
     max_per_key: u64,
+    seen_cache: usize,
 }
 
 impl Default for Opts {
@@ -44,6 +45,7 @@ impl Default for Opts {
             time: TimeSource::Caller,
             claim: 1,
             max_per_key: FrontierConfig::default().max_per_key,
+            seen_cache: FleetConfig::default().seen_cache,
         }
     }
 }
@@ -85,9 +87,23 @@ async fn worker_on<C: FleetConnection>(
             lease: o.lease,
             time: o.time,
             claim: o.claim,
+            seen_cache: o.seen_cache,
         },
     )
     .await
+}
+
+/// A worker over the connection the crawler uses, which retries what
+/// failed and sees each reconnection.
+async fn crawler_worker(
+    server: &RedisServer,
+    crawl: &str,
+    o: &Opts,
+) -> FleetFrontier<mannerly_fleet::Connection> {
+    let con = mannerly_fleet::connect(&server.url())
+        .await
+        .expect("connect");
+    worker_on(con, server, crawl, o).await.expect("open")
 }
 
 fn fetch(n: Next) -> Released {
@@ -568,9 +584,11 @@ async fn one_enqueue_call_across_partitions_answers_as_one_url_at_a_time() {
             tag: 0,
         })
         .collect();
+    // The store's answers, each time: the worker's memory aside.
     let o = Opts {
         partitions: 16,
         max_per_key: 3,
+        seen_cache: 0,
         ..Opts::default()
     };
     let mut batch = worker(&server, "batched", &o).await.expect("open");
@@ -613,15 +631,11 @@ async fn one_enqueue_call_across_partitions_answers_as_one_url_at_a_time() {
 #[tokio::test]
 async fn a_server_still_loading_its_data_after_a_restart_is_waited_for() {
     let Some(mut server) = server() else { return };
-    // Through the connection the crawler uses, which retries.
-    let con = mannerly_fleet::connect(&server.url())
-        .await
-        .expect("connect");
     let o = Opts {
         partitions: 4,
         ..Opts::default()
     };
-    let mut w = worker_on(con, &server, "loading", &o).await.expect("open");
+    let mut w = crawler_worker(&server, "loading", &o).await;
     for i in 0..4 {
         w.enqueue(&format!("https://h{i}.test/"), 0, T0)
             .await
@@ -677,4 +691,148 @@ async fn a_server_still_loading_its_data_after_a_restart_is_waited_for() {
             .map(|i| format!("https://h{i}.test/"))
             .collect::<Vec<_>>()
     );
+}
+
+/// Script calls the server has run so far.
+async fn script_calls(server: &RedisServer) -> u64 {
+    let mut raw = redis::Client::open(server.url())
+        .expect("client")
+        .get_multiplexed_async_connection()
+        .await
+        .expect("connection");
+    let info: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query_async(&mut raw)
+        .await
+        .expect("INFO");
+    info.lines()
+        .find_map(|l| l.strip_prefix("cmdstat_evalsha:calls="))
+        .and_then(|l| l.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn a_link_met_again_costs_the_server_nothing() {
+    let Some(server) = server() else { return };
+    let o = Opts {
+        partitions: 4,
+        ..Opts::default()
+    };
+    let mut w = worker(&server, "memory", &o).await.expect("open");
+    let offers = |urls: &[&'static str]| -> Vec<mannerly_polite::frontier::Offer<'static>> {
+        urls.iter()
+            .map(|u| mannerly_polite::frontier::Offer {
+                url: u,
+                priority: 0,
+                tag: 0,
+            })
+            .collect()
+    };
+    let (a, b, c) = (
+        "https://a.test/x",
+        "https://b.test/y#top",
+        "https://c.test/z",
+    );
+    let first = w.enqueue_many(&offers(&[a, b]), T0).await.expect("enqueue");
+    assert_eq!(first, [Admission::Queued, Admission::Queued]);
+    let before = script_calls(&server).await;
+    // The same links again (one spelt differently but the same URL).
+    let again = w
+        .enqueue_many(&offers(&[a, "https://b.test/y"]), T0)
+        .await
+        .expect("enqueue");
+    assert_eq!(again, [Admission::Duplicate, Admission::Duplicate]);
+    assert_eq!(script_calls(&server).await, before, "no call for them");
+    let mixed = w.enqueue_many(&offers(&[a, c]), T0).await.expect("enqueue");
+    assert_eq!(mixed, [Admission::Duplicate, Admission::Queued]);
+    assert_eq!(script_calls(&server).await, before + 1, "one call, for c");
+    // Another worker has no memory of them: the store answers.
+    let mut other = worker(&server, "memory", &o).await.expect("open");
+    let theirs = other
+        .enqueue_many(&offers(&[a, b, c]), T0)
+        .await
+        .expect("enqueue");
+    assert_eq!(theirs, vec![Admission::Duplicate; 3]);
+    assert_eq!(w.stats().await.expect("stats").queued, 3);
+}
+
+#[tokio::test]
+async fn a_server_that_lost_its_data_gets_back_what_the_worker_remembered() {
+    let Some(mut server) = server() else { return };
+    // No persistence here: a restart loses everything.
+    let o = Opts {
+        partitions: 4,
+        min_delay: 0,
+        ..Opts::default()
+    };
+    let mut w = crawler_worker(&server, "lost", &o).await;
+    let (x, y) = ("https://x.test/", "https://y.test/");
+    assert_eq!(
+        w.enqueue(x, 0, T0).await.expect("enqueue"),
+        Admission::Queued
+    );
+    server.restart(&[]);
+    // Met again before any call shows the worker the restart: answered
+    // from its memory, which is now wrong...
+    assert_eq!(
+        w.enqueue(x, 0, T0).await.expect("enqueue"),
+        Admission::Duplicate
+    );
+    // ...until the next call finds a new server, and the worker offers
+    // the store again what it answered for it meanwhile.
+    let mut got: Vec<String> = Vec::new();
+    for _ in 0..5 {
+        let b = w.next_batch(8, T0).await.expect("next");
+        for r in b.released {
+            w.complete(&r, &ok(), T0).await.expect("complete");
+            got.push(r.url);
+        }
+    }
+    assert_eq!(got, [x]);
+    // Its memory starts again from what the new server answers.
+    assert_eq!(
+        w.enqueue(y, 0, T0).await.expect("enqueue"),
+        Admission::Queued
+    );
+    let calls = script_calls(&server).await;
+    assert_eq!(
+        w.enqueue(y, 0, T0).await.expect("enqueue"),
+        Admission::Duplicate
+    );
+    assert_eq!(script_calls(&server).await, calls);
+}
+
+#[tokio::test]
+async fn completions_waiting_to_go_go_in_one_call() {
+    let Some(server) = server() else { return };
+    let o = Opts {
+        partitions: 4,
+        min_delay: 0,
+        ..Opts::default()
+    };
+    let mut w = worker(&server, "settles", &o).await.expect("open");
+    for h in 0..6 {
+        w.enqueue(&format!("https://h{h}.test/"), 0, T0)
+            .await
+            .expect("enqueue");
+    }
+    let mut out = Vec::new();
+    for _ in 0..10 {
+        out.extend(w.next_batch(6, T0).await.expect("next").released);
+    }
+    assert_eq!(out.len(), 6);
+    for r in &out {
+        w.complete(r, &ok(), T0).await.expect("complete");
+    }
+    let before = script_calls(&server).await;
+    w.flush().await.expect("flush");
+    assert_eq!(
+        script_calls(&server).await,
+        before + 1,
+        "six completions, one call"
+    );
+    let s = w.stats().await.expect("stats");
+    assert_eq!((s.queued, s.in_flight), (0, 0), "{s:?}");
+    assert_eq!(w.stale, 0);
 }
