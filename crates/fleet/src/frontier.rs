@@ -51,6 +51,15 @@ const SKIPPED_EVERY: u64 = 1_000;
 /// next collection).
 const SKIPPED_TAKE: usize = 1_000;
 
+/// Partitions one `PROBE` call asks on a standalone server: a script
+/// holds the server while it runs (three reads per partition), so a call
+/// is kept under a millisecond or so.
+const PROBE_CHUNK: usize = 128;
+
+/// Partitions one `NEXT` call asks on a standalone server (a release is
+/// some twenty commands), for the same reason.
+const NEXT_CHUNK: usize = 16;
+
 /// Completions held back to go with the next call: past this many they go
 /// at once.
 const PENDING_MAX: usize = 64;
@@ -686,22 +695,28 @@ impl<C: FleetConnection> FleetFrontier<C> {
         now: UnixMillis,
     ) -> Result<Vec<(Vec<Released>, Option<Next>)>, FrontierError> {
         let lease = u64::try_from(self.fleet.lease.as_millis()).unwrap_or(u64::MAX);
-        let cmds: Vec<(u32, redis::Cmd)> = asks
-            .iter()
-            .map(|&(p, want)| {
+        // One call for up to NEXT_CHUNK asks on a standalone server; on a
+        // Cluster one per ask (a call touches one slot).
+        let one_slot = self.con.one_slot_per_pipeline();
+        let mut cmds: Vec<(u32, redis::Cmd)> = Vec::new();
+        for (i, &(p, want)) in asks.iter().enumerate() {
+            if one_slot || i % NEXT_CHUNK == 0 {
                 let mut c = self.step(|s| &s.next, p, "time", now);
                 c.arg(lease)
                     .arg(self.politeness.config.min_delay)
                     .arg(u8::from(self.config.robots_gate))
-                    .arg(want)
                     .arg(self.fleet.claim.max(1));
-                (p, c)
-            })
-            .collect();
+                cmds.push((p, c));
+            }
+            if let Some((_, c)) = cmds.last_mut() {
+                c.arg(self.layout.tag(p)).arg(want);
+            }
+        }
         let sent = UnixMillis::now();
         let replies = self.exec(cmds).await?;
+        let answers = self.flatten(replies, asks.len(), "next")?;
         let mut out = Vec::with_capacity(asks.len());
-        for (&(p, _), v) in asks.iter().zip(replies) {
+        for (&(p, _), v) in asks.iter().zip(answers) {
             out.push(self.released_from(p, v, now, sent)?);
         }
         Ok(out)
@@ -830,28 +845,28 @@ impl<C: FleetConnection> FleetFrontier<C> {
         Ok((released, idle))
     }
 
-    /// Runs the script `pick` names (one key: the partition's `key`, then
-    /// its tag and `args`) on every partition of `parts`, behind the
-    /// completions waiting to go (see [`exec`](Self::exec)); one reply per
-    /// partition, in the order of `parts`.
-    async fn on_each(
-        &mut self,
-        pick: fn(&Scripts) -> &redis::Script,
-        parts: &[u32],
-        key: &str,
-        args: &[i64],
+    /// The replies of calls that each answer a list (one item per
+    /// partition asked, in order), as one list of `n` items.
+    fn flatten(
+        &self,
+        replies: Vec<Value>,
+        n: usize,
+        what: &str,
     ) -> Result<Vec<Value>, FrontierError> {
-        let cmds = parts
-            .iter()
-            .map(|&p| {
-                let mut c = self.script_cmd(pick, p, key);
-                for a in args {
-                    c.arg(*a);
-                }
-                (p, c)
-            })
-            .collect();
-        self.exec(cmds).await
+        let mut items = Vec::with_capacity(n);
+        for v in replies {
+            match v {
+                Value::Array(each) => items.extend(each),
+                v => return Err(self.corrupt(format!("{what}: {v:?}"))),
+            }
+        }
+        if items.len() != n {
+            return Err(self.corrupt(format!(
+                "{what}: {} answers for {n} partitions",
+                items.len()
+            )));
+        }
+        Ok(items)
     }
 
     /// Asks every partition whether it has anything to release; fills
@@ -865,9 +880,27 @@ impl<C: FleetConnection> FleetFrontier<C> {
         }
         let order: Vec<u32> = (0..n).map(|i| (self.cursor + i) % n).collect();
         self.cursor = (self.cursor + 1) % n;
-        let answers = self
-            .on_each(|s| &s.probe, &order, "time", &[self.now_arg(now)])
-            .await?;
+        // On a standalone server, PROBE_CHUNK partitions per call; on a
+        // Cluster, one (a call touches one slot).
+        let per_call = if self.con.one_slot_per_pipeline() {
+            1
+        } else {
+            PROBE_CHUNK
+        };
+        let cmds = order
+            .chunks(per_call)
+            .map(|chunk| {
+                let p = chunk[0];
+                let mut c = self.script_cmd(|s| &s.probe, p, "time");
+                c.arg(self.now_arg(now));
+                for &q in chunk {
+                    c.arg(self.layout.tag(q));
+                }
+                (p, c)
+            })
+            .collect();
+        let replies = self.exec(cmds).await?;
+        let answers = self.flatten(replies, order.len(), "probe")?;
         for (&p, reply) in order.iter().zip(answers) {
             let a: Vec<String> = redis::from_redis_value(reply)
                 .map_err(|_| self.corrupt(format!("probe: no answer from partition {p}")))?;

@@ -29,9 +29,10 @@
 //!   is the key mode). Every key of a partition carries its hash tag
 //!   `{crawl:p}`, so each script touches one Cluster slot and runs
 //!   atomically on one node ([`layout`]).
-//! - **Release** (`next_batch`: one script per partition asked, all in one
-//!   pipeline, each asked for at most what the caller has room for, so no
-//!   release waits in the worker; `next` is a batch of one): flights whose
+//! - **Release** (`next_batch`: the partitions asked, each for at most what
+//!   the caller has room for, so no release waits in the worker, in one
+//!   script call on a standalone server and one per partition on a
+//!   Cluster; `next` is a batch of one): flights whose
 //!   lease expired give their URL back to its queue; hosts whose time has
 //!   come become ready; the best ready host that the politeness check
 //!   allows (requests in flight, delay, Retry-After, pause, skip) gives its
@@ -40,9 +41,10 @@
 //!   flight with a lease and a fencing token, and starts the host's delay
 //!   at once, in the store. Between probes of every partition (at most
 //!   every 200 ms), only the partitions a worker changed are asked again.
-//! - **Completion** (`complete`, `requeue`, `cancel`, `discard`: one
-//!   script, held in the worker and sent in front of its next call, in
-//!   the same round trip, or by `sync`; at most 64 wait): refused as stale
+//! - **Completion** (`complete`, `requeue`, `cancel`, `discard`: held in
+//!   the worker and sent in front of its next call, in the same round
+//!   trip, or by `sync`, those waiting in one script call (one per
+//!   partition on a Cluster); at most 64 wait): refused as stale
 //!   when the flight's token is not the one
 //!   released to this worker (its lease lapsed and the URL went back);
 //!   otherwise the host's politeness state, computed by the worker with
@@ -125,9 +127,10 @@
 //!
 //! # Round trips
 //!
-//! A crawler's page costs two: its links' enqueue, and the release that
-//! carries its completion (under load one release round trip carries
-//! several completions and releases several fetches).
+//! A crawler's page costs two at most: its links' enqueue (none when the
+//! worker already had every link answered), and the release that carries
+//! its completion (under load one release round trip carries several
+//! completions and releases several fetches).
 //!
 //! # Waiting
 //!

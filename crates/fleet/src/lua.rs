@@ -1,10 +1,11 @@
 //! The frontier's scripts. Each runs on one partition (`ARGV[1]` is its
 //! hash-tagged prefix, `KEYS[1]` one of its keys so Cluster routes it) and
 //! mirrors one step of `LocalFrontier`, so one worker on one partition
-//! answers exactly as the embedded frontier does. `ENQUEUE` alone may take
-//! several partitions' URLs in one call on a standalone server, where
-//! every key is on the one node; each group's answers are those a call of
-//! its own would give.
+//! answers exactly as the embedded frontier does. `ENQUEUE`, `NEXT`,
+//! `PROBE` and `SETTLE` take several partitions' work in one call on a
+//! standalone server, where every key is on the one node (a call's fixed
+//! cost is most of a small one's); each part's answers are those a call of
+//! its own would give. On a Cluster a call holds one partition's.
 //!
 //! Per partition `{crawl:p}`:
 //!
@@ -283,35 +284,40 @@ end
 return out
 "#;
 
-/// ARGV: T, now, max in flight, lease ms, min delay ms, robots gate (0/1),
-/// how many to release, claim size. Leases that expired give their URLs
+/// ARGV: the first partition's prefix, now, max in flight, lease ms, min
+/// delay ms, robots gate (0/1), claim size, then pairs: a partition's
+/// prefix and how many to release there (all one partition's on a
+/// Cluster, where a call touches one slot; any on a standalone server).
+/// For each pair, in its partition: leases that expired give their URLs
 /// back; then as that many calls of `LocalFrontier::next`, until one finds
-/// nothing. Answers `{kind, now, third, releases}`: kind `more` when it
-/// released as many as asked, else the idle answer (`wait` and when,
-/// `busy`, `empty` and the number of flights) a further call would give;
-/// each release is `{id, R|P, key, priority, url, tag, state, token,
-/// extra}`. With a claim size above 1, a page's release also takes the
-/// next URLs of its host's queue, up to that many in all, into the same
-/// flight (`extra`: member, score, member, score...): the host is the
+/// nothing. One answer per pair, `{kind, now, third, releases}`: kind
+/// `more` when it released as many as asked, else the idle answer (`wait`
+/// and when, `busy`, `empty` and the number of flights) a further call
+/// would give; each release is `{id, R|P, key, priority, url, tag, state,
+/// token, extra}`. With a claim size above 1, a page's release also takes
+/// the next URLs of its host's queue, up to that many in all, into the
+/// same flight (`extra`: member, score, member, score...): the host is the
 /// worker's until it settles them, and a lapsed lease gives them all back.
 const NEXT: &str = r#"
 local now = clock(ARGV[2])
 local maxin, lease, mind, gate = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6] == '1'
-local want = tonumber(ARGV[7] or '1')
-local claim = tonumber(ARGV[8] or '1')
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', K('lease'), '-inf', num(now))) do
-  local f = cjson.decode(redis.call('HGET', K('fl'), id))
-  redis.call('HDEL', K('fl'), id)
-  redis.call('ZREM', K('lease'), id)
-  dec_inf(f[2])
-  if f[1] == 'R' then settle_robots(f[3])
-  else
-    insert(f[2], tonumber(f[4]), f[5])
-    local extra = f[7] or {}
-    for j = 1, #extra, 2 do insert(f[2], tonumber(extra[j + 1]), extra[j]) end
+local claim = tonumber(ARGV[7])
+-- Flights whose lease expired give their URLs back.
+local function lapse()
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', K('lease'), '-inf', num(now))) do
+    local f = cjson.decode(redis.call('HGET', K('fl'), id))
+    redis.call('HDEL', K('fl'), id)
+    redis.call('ZREM', K('lease'), id)
+    dec_inf(f[2])
+    if f[1] == 'R' then settle_robots(f[3])
+    else
+      insert(f[2], tonumber(f[4]), f[5])
+      local extra = f[7] or {}
+      for j = 1, #extra, 2 do insert(f[2], tonumber(extra[j + 1]), extra[j]) end
+    end
+    redis.call('HINCRBY', K('meta'), 'reissued', '1')
+    reschedule(f[2], now, maxin)
   end
-  redis.call('HINCRBY', K('meta'), 'reissued', '1')
-  reschedule(f[2], now, maxin)
 end
 local function promote()
   local due = redis.call('ZRANGEBYSCORE', K('time'), '-inf', num(now), 'WITHSCORES')
@@ -389,28 +395,47 @@ local function one()
     end
   end
 end
-local got = {}
-while #got < want do
-  local r = one()
-  if not r then break end
-  got[#got + 1] = r
+local function ask(want)
+  lapse()
+  local got = {}
+  while #got < want do
+    local r = one()
+    if not r then break end
+    got[#got + 1] = r
+  end
+  if #got >= want then return {'more', num(now), '', got} end
+  local i = idle(now, redis.call('ZRANGE', K('time'), '0', '0', 'WITHSCORES'))
+  return {i[1], i[2], i[3] or '', got}
 end
-if #got >= want then return {'more', num(now), '', got} end
-local i = idle(now, redis.call('ZRANGE', K('time'), '0', '0', 'WITHSCORES'))
-return {i[1], i[2], i[3] or '', got}
+local out = {}
+for j = 8, #ARGV - 1, 2 do
+  T = ARGV[j]
+  out[#out + 1] = ask(tonumber(ARGV[j + 1]))
+end
+return out
 "#;
 
-/// ARGV: T, now. Whether `NEXT` has anything to do in this partition
-/// (`due`), and if not, the answer it would give, without changing
-/// anything: a worker probes many partitions in one round trip.
+/// ARGV: the first partition's prefix, now, then the prefixes of the
+/// partitions to ask (one on a Cluster, where a call touches one slot;
+/// any on a standalone server). For each, whether `NEXT` has anything to
+/// do there (`due`), and if not, the answer it would give, without
+/// changing anything: a worker probes every partition now and then.
 const PROBE: &str = r#"
 local now = clock(ARGV[2])
-local l = redis.call('ZRANGE', K('lease'), '0', '0', 'WITHSCORES')
-if #l > 0 and tonumber(l[2]) <= now then return {'due', num(now)} end
-if redis.call('ZCARD', K('ready')) > 0 then return {'due', num(now)} end
-local t = redis.call('ZRANGE', K('time'), '0', '0', 'WITHSCORES')
-if #t > 0 and tonumber(t[2]) <= now then return {'due', num(now)} end
-return idle(now, t)
+local function probe()
+  local l = redis.call('ZRANGE', K('lease'), '0', '0', 'WITHSCORES')
+  if #l > 0 and tonumber(l[2]) <= now then return {'due', num(now)} end
+  if redis.call('ZCARD', K('ready')) > 0 then return {'due', num(now)} end
+  local t = redis.call('ZRANGE', K('time'), '0', '0', 'WITHSCORES')
+  if #t > 0 and tonumber(t[2]) <= now then return {'due', num(now)} end
+  return idle(now, t)
+end
+local out = {}
+for j = 3, #ARGV do
+  T = ARGV[j]
+  out[#out + 1] = probe()
+end
+return out
 "#;
 
 /// ARGV: T, now, flight id, fencing token, lease ms. 1 and the lease

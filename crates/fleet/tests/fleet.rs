@@ -803,21 +803,42 @@ async fn a_server_that_lost_its_data_gets_back_what_the_worker_remembered() {
     assert_eq!(script_calls(&server).await, calls);
 }
 
-#[tokio::test]
-async fn completions_waiting_to_go_go_in_one_call() {
-    let Some(server) = server() else { return };
+/// A worker with no delay over `partitions`, and `https://h{h}.test/`
+/// queued for each of `hosts` hosts.
+async fn one_url_per_host(
+    server: &RedisServer,
+    crawl: &str,
+    partitions: u32,
+    hosts: u32,
+) -> FleetFrontier<MultiplexedConnection> {
     let o = Opts {
-        partitions: 4,
+        partitions,
         min_delay: 0,
         ..Opts::default()
     };
-    let mut w = worker(&server, "settles", &o).await.expect("open");
-    for h in 0..6 {
+    let mut w = worker(server, crawl, &o).await.expect("open");
+    for h in 0..hosts {
         w.enqueue(&format!("https://h{h}.test/"), 0, T0)
             .await
             .expect("enqueue");
     }
-    let mut out = Vec::new();
+    w
+}
+
+#[tokio::test]
+async fn releases_probes_and_completions_over_many_partitions_go_in_one_call_each() {
+    let Some(server) = server() else { return };
+    let mut w = one_url_per_host(&server, "settles", 4, 6).await;
+    // The first asks every partition whether it has anything, then those
+    // that have: one call each, whatever the partitions.
+    let before = script_calls(&server).await;
+    let mut out = w.next_batch(6, T0).await.expect("next").released;
+    assert!(out.len() > 1, "{out:?}");
+    assert_eq!(
+        script_calls(&server).await,
+        before + 2,
+        "a probe and a release"
+    );
     for _ in 0..10 {
         out.extend(w.next_batch(6, T0).await.expect("next").released);
     }
@@ -835,4 +856,16 @@ async fn completions_waiting_to_go_go_in_one_call() {
     let s = w.stats().await.expect("stats");
     assert_eq!((s.queued, s.in_flight), (0, 0), "{s:?}");
     assert_eq!(w.stale, 0);
+}
+
+#[tokio::test]
+async fn a_call_holds_a_bounded_share_of_the_partitions() {
+    let Some(server) = server() else { return };
+    // 200 partitions (two probe calls of 128) and 40 hosts in more than
+    // 16 of them (two release calls of 16 partitions for 32 releases).
+    let mut w = one_url_per_host(&server, "chunks", 200, 40).await;
+    let before = script_calls(&server).await;
+    let got = w.next_batch(32, T0).await.expect("next").released;
+    assert_eq!(got.len(), 32);
+    assert_eq!(script_calls(&server).await, before + 4);
 }
