@@ -93,8 +93,8 @@ pub struct FleetConfig {
     /// the price is that a URL queued behind a claim waits for it, whatever
     /// its priority.
     pub claim: usize,
-    /// How many URLs the worker remembers the store answered for (16 bytes
-    /// each; 0: none), so a link it meets again is answered "duplicate"
+    /// How many URLs the worker remembers the store answered for (about 20
+    /// bytes each; 0: none), so a link it meets again is answered "duplicate"
     /// without a call: most of a page's links are. Kept only while the
     /// connection can show the store did not lose them (see the crate's
     /// `seen` module); a Cluster connection cannot, and gets none. Where
