@@ -24,7 +24,9 @@ partitions=${PARTITIONS:-1024}
 [ -n "${BIN:-}" ] || (cd "$root" && cargo build --release --quiet -p mannerly-cli)
 bin=${BIN:-$root/target/release/mannerly}
 work=$(mktemp -d)
-port=$((20000 + RANDOM % 20000))
+# A port nothing listens on (a random one collided with the simulated
+# web's once).
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 cleanup() {
     redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
     rm -rf "$work"
@@ -41,6 +43,7 @@ fi
 "${server_cpus[@]}" redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
     --dir "$work" --logfile "$work/redis.log"
 for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+redis-cli -p "$port" ping >/dev/null 2>&1 || { echo "redis-server on port $port did not start:" >&2; cat "$work/redis.log" >&2; exit 1; }
 
 # Every worker gets the seeds (enqueueing them twice is a no-op), so all
 # start at once.
