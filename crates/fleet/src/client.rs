@@ -265,9 +265,19 @@ impl<C> Retrying<C> {
         }
     }
 
-    fn failed(&self) {
-        self.failures
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    /// Whether to try a call again after `r` (`refused`: whether a reply
+    /// is a refusal to retry). Counts every failure and refusal, since
+    /// each may mean the connection inside reached a new incarnation.
+    fn again<T>(&self, r: &RedisResult<T>, refused: impl Fn(&T) -> bool) -> bool {
+        let (failed, again) = match r {
+            Ok(v) => (refused(v), refused(v)),
+            Err(e) => (true, transient(e)),
+        };
+        if failed {
+            self.failures
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        again
     }
 }
 
@@ -337,14 +347,7 @@ impl<C: redis::aio::ConnectionLike + Send> redis::aio::ConnectionLike for Retryi
             let mut backoff = Backoff::new();
             loop {
                 let r = self.inner.req_packed_command(cmd).await;
-                let again = match &r {
-                    Ok(v) => refused(v),
-                    Err(e) => transient(e),
-                };
-                if again || r.is_err() {
-                    self.failed();
-                }
-                if !(again && backoff.wait().await) {
+                if !(self.again(&r, refused) && backoff.wait().await) {
                     return r;
                 }
             }
@@ -366,13 +369,7 @@ impl<C: redis::aio::ConnectionLike + Send> redis::aio::ConnectionLike for Retryi
                     .await;
                 // A pipeline is sent again whole: every step is safe to
                 // repeat (as after a reply lost with its connection).
-                let again = match &r {
-                    Ok(v) => v.iter().any(refused),
-                    Err(e) => transient(e),
-                };
-                if again || r.is_err() {
-                    self.failed();
-                }
+                let again = self.again(&r, |v: &Vec<Value>| v.iter().any(refused));
                 if !(again && backoff.wait().await) {
                     return r;
                 }

@@ -695,23 +695,21 @@ impl<C: FleetConnection> FleetFrontier<C> {
         now: UnixMillis,
     ) -> Result<Vec<(Vec<Released>, Option<Next>)>, FrontierError> {
         let lease = u64::try_from(self.fleet.lease.as_millis()).unwrap_or(u64::MAX);
-        // One call for up to NEXT_CHUNK asks on a standalone server; on a
-        // Cluster one per ask (a call touches one slot).
-        let one_slot = self.con.one_slot_per_pipeline();
-        let mut cmds: Vec<(u32, redis::Cmd)> = Vec::new();
-        for (i, &(p, want)) in asks.iter().enumerate() {
-            if one_slot || i % NEXT_CHUNK == 0 {
+        let cmds = asks
+            .chunks(self.per_call(NEXT_CHUNK))
+            .map(|chunk| {
+                let p = chunk[0].0;
                 let mut c = self.step(|s| &s.next, p, "time", now);
                 c.arg(lease)
                     .arg(self.politeness.config.min_delay)
                     .arg(u8::from(self.config.robots_gate))
                     .arg(self.fleet.claim.max(1));
-                cmds.push((p, c));
-            }
-            if let Some((_, c)) = cmds.last_mut() {
-                c.arg(self.layout.tag(p)).arg(want);
-            }
-        }
+                for &(q, want) in chunk {
+                    c.arg(self.layout.tag(q)).arg(want);
+                }
+                (p, c)
+            })
+            .collect();
         let sent = UnixMillis::now();
         let replies = self.exec(cmds).await?;
         let answers = self.flatten(replies, asks.len(), "next")?;
@@ -845,6 +843,16 @@ impl<C: FleetConnection> FleetFrontier<C> {
         Ok((released, idle))
     }
 
+    /// Partitions one call of a script that takes many may hold: `chunk`
+    /// on a standalone server, one on a Cluster (a call touches one slot).
+    fn per_call(&self, chunk: usize) -> usize {
+        if self.con.one_slot_per_pipeline() {
+            1
+        } else {
+            chunk
+        }
+    }
+
     /// The replies of calls that each answer a list (one item per
     /// partition asked, in order), as one list of `n` items.
     fn flatten(
@@ -880,15 +888,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
         }
         let order: Vec<u32> = (0..n).map(|i| (self.cursor + i) % n).collect();
         self.cursor = (self.cursor + 1) % n;
-        // On a standalone server, PROBE_CHUNK partitions per call; on a
-        // Cluster, one (a call touches one slot).
-        let per_call = if self.con.one_slot_per_pipeline() {
-            1
-        } else {
-            PROBE_CHUNK
-        };
         let cmds = order
-            .chunks(per_call)
+            .chunks(self.per_call(PROBE_CHUNK))
             .map(|chunk| {
                 let p = chunk[0];
                 let mut c = self.script_cmd(|s| &s.probe, p, "time");
@@ -1267,14 +1268,13 @@ impl<C: FleetConnection> FleetFrontier<C> {
             }
             self.changed(p);
         }
-        if cmds.is_empty() {
-            // Every offer answered without the store (or refused here).
-            return out
-                .into_iter()
-                .map(|a| a.ok_or_else(|| self.corrupt("enqueue: an offer got no answer")))
-                .collect();
-        }
-        let replies = self.exec(cmds).await?;
+        // No call when every offer was answered here (remembered, or
+        // refused).
+        let replies = if cmds.is_empty() {
+            Vec::new()
+        } else {
+            self.exec(cmds).await?
+        };
         for (items, v) in places.into_iter().zip(replies) {
             let answers: Vec<String> = redis::from_redis_value(v.clone())
                 .map_err(|_| self.corrupt(format!("enqueue: {v:?}")))?;
@@ -1306,17 +1306,17 @@ impl<C: FleetConnection> FleetFrontier<C> {
             if held.is_empty() {
                 return Ok(());
             }
-            for chunk in held.chunks(ENQUEUE_CHUNK) {
-                let offers: Vec<Offer<'_>> = chunk
-                    .iter()
-                    .map(|h| Offer {
-                        url: &h.url,
-                        priority: h.priority,
-                        tag: h.tag,
-                    })
-                    .collect();
-                self.offer(&offers, false, now).await?;
-            }
+            let offers: Vec<Offer<'_>> = held
+                .iter()
+                .map(|h| Offer {
+                    url: &h.url,
+                    priority: h.priority,
+                    tag: h.tag,
+                })
+                .collect();
+            // The replay may itself find a new incarnation, and hand back
+            // what was answered here since: hence the loop.
+            self.offer(&offers, false, now).await?;
         }
     }
 

@@ -55,12 +55,17 @@ async fn worker(
     crawl: &str,
     o: &Opts,
 ) -> Result<FleetFrontier<MultiplexedConnection>, FrontierError> {
-    let con = redis::Client::open(server.url())
+    let con = connection(server).await;
+    worker_on(con, server, crawl, o).await
+}
+
+/// A plain connection to `server` (it never reconnects).
+async fn connection(server: &RedisServer) -> MultiplexedConnection {
+    redis::Client::open(server.url())
         .expect("client")
         .get_multiplexed_async_connection()
         .await
-        .expect("connection");
-    worker_on(con, server, crawl, o).await
+        .expect("connection")
 }
 
 /// A worker as [`worker`] makes it, over `con`.
@@ -282,11 +287,7 @@ async fn the_servers_clock_rules_and_a_crawl_keeps_its_shape() {
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("a different partition count was accepted"),
     }
-    let con = redis::Client::open(server.url())
-        .expect("client")
-        .get_multiplexed_async_connection()
-        .await
-        .expect("connection");
+    let con = connection(&server).await;
     let by_domain = FleetFrontier::open(
         con,
         &server.url(),
@@ -643,11 +644,7 @@ async fn a_server_still_loading_its_data_after_a_restart_is_waited_for() {
     }
     // Enough keys that loading them at 1 ms each takes a few seconds,
     // during which the server refuses every command with LOADING.
-    let mut raw = redis::Client::open(server.url())
-        .expect("client")
-        .get_multiplexed_async_connection()
-        .await
-        .expect("connection");
+    let mut raw = connection(&server).await;
     let mut fill = redis::pipe();
     for i in 0..2_500 {
         fill.cmd("SET").arg(format!("filler:{i}")).arg(i).ignore();
@@ -662,11 +659,7 @@ async fn a_server_still_loading_its_data_after_a_restart_is_waited_for() {
         "--loading-process-events-interval-bytes",
         "1024",
     ]);
-    let mut probe = redis::Client::open(server.url())
-        .expect("client")
-        .get_multiplexed_async_connection()
-        .await
-        .expect("connection");
+    let mut probe = connection(&server).await;
     let loading = redis::cmd("GET")
         .arg("filler:0")
         .query_async::<Option<String>>(&mut probe)
@@ -695,11 +688,7 @@ async fn a_server_still_loading_its_data_after_a_restart_is_waited_for() {
 
 /// Script calls the server has run so far.
 async fn script_calls(server: &RedisServer) -> u64 {
-    let mut raw = redis::Client::open(server.url())
-        .expect("client")
-        .get_multiplexed_async_connection()
-        .await
-        .expect("connection");
+    let mut raw = connection(server).await;
     let info: String = redis::cmd("INFO")
         .arg("commandstats")
         .query_async(&mut raw)
