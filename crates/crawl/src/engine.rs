@@ -745,7 +745,10 @@ enum Done {
     Robots {
         released: Released,
         origin: Origin,
-        decision: mannerly_fetch::Decision,
+        /// `None` when the release's lease lapsed before the task ran (the
+        /// worker was stopped): nothing was asked or sent, and another
+        /// worker may hold the host now.
+        decision: Option<mannerly_fetch::Decision>,
     },
     Page(Box<PageDone>),
 }
@@ -1266,8 +1269,16 @@ pub async fn crawl_on<B: Backend>(
                         let cache = cache.clone();
                         let tx = tx.clone();
                         in_flight += 1;
+                        let send_by = Frontier::send_by(&frontier, &r);
                         tokio::spawn(async move {
-                            let decision = cache.decision(&origin).await;
+                            // Checked as a page's is: a worker stopped
+                            // between the release and this task must not
+                            // send robots.txt on a lease that is gone.
+                            let decision = if send_by.is_some_and(|t| Instant::now() > t) {
+                                None
+                            } else {
+                                Some(cache.decision(&origin).await)
+                            };
                             let _ = tx.send(Done::Robots {
                                 released: r,
                                 origin,
@@ -1658,6 +1669,27 @@ fn skip(
     })
 }
 
+/// A release whose lease lapsed before its request was sent (the worker
+/// was stopped in between): nothing reached the host, so it is logged and
+/// goes back (or, if another worker holds it now, the cancel is stale).
+async fn lapsed<F: CrawlFrontier>(
+    frontier: &mut F,
+    log: &mut Log,
+    summary: &mut Summary,
+    released: &Released,
+    now: UnixMillis,
+) -> Result<(), CrawlError> {
+    skip(
+        log,
+        summary,
+        &released.url,
+        "lease-lapsed",
+        "its lease lapsed before it was sent: another worker has it",
+    )?;
+    Frontier::cancel(frontier, released, now).await?;
+    Ok(())
+}
+
 /// What handling a report reads beside the frontier: the crawl's settings
 /// and the parts the loop shares with the fetch tasks.
 #[derive(Clone, Copy)]
@@ -1691,6 +1723,9 @@ async fn handle<F: CrawlFrontier>(
             origin,
             decision,
         } => {
+            let Some(decision) = decision else {
+                return lapsed(frontier, log, summary, &released, now).await;
+            };
             let o = origin.to_string();
             match &decision.access {
                 Access::DisallowAll => {
@@ -1771,17 +1806,7 @@ async fn handle<F: CrawlFrontier>(
                 unsent,
             } = *p;
             if unsent {
-                // Nothing reached the host: the release goes back (or, if
-                // another worker holds it now, the cancel is stale).
-                skip(
-                    log,
-                    summary,
-                    &released.url,
-                    "lease-lapsed",
-                    "its lease lapsed before it was sent: another worker has it",
-                )?;
-                Frontier::cancel(frontier, &released, now).await?;
-                return Ok(());
+                return lapsed(frontier, log, summary, &released, now).await;
             }
             let tag = Tag::unpack(released.tag);
             match result {
