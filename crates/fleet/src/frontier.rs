@@ -91,7 +91,8 @@ pub struct FleetConfig {
     /// worker's alone, under the one lease; if it lapses, every URL of the
     /// claim goes back to the queue. Fewer steps per page for the server;
     /// the price is that a URL queued behind a claim waits for it, whatever
-    /// its priority.
+    /// its priority. While it has room, a claim also takes the new URLs of
+    /// its host that this worker finds (see the crate documentation).
     pub claim: usize,
     /// How many URLs the worker remembers the store answered for (about 20
     /// bytes each; 0: none), so a link it meets again is answered "duplicate"
@@ -140,6 +141,18 @@ struct Flight {
     /// script knows the first): what goes back if it is retried or given
     /// back.
     current: Option<(String, String)>,
+    /// A claim (a page's release with [`FleetConfig::claim`] above 1): the
+    /// host's new URLs this worker offers join it while it has room.
+    held: bool,
+}
+
+/// A claim of this worker's that a host's new URL may join.
+#[derive(Clone, Copy)]
+struct Join {
+    lease: u64,
+    token: u64,
+    /// URLs it may still take.
+    left: usize,
 }
 
 /// The priority a queue score carries (see the scripts' key table).
@@ -818,6 +831,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
                     out: true,
                     rest,
                     current: None,
+                    held: kind == "P" && self.fleet.claim > 1,
                 },
             );
             released.push(Released {
@@ -958,6 +972,12 @@ impl<C: FleetConnection> FleetFrontier<C> {
             .get(&fl.key)
             .is_some_and(|h| h.skip.is_some());
         if !fl.rest.is_empty() && matches!(how, "done" | "drop") && !skipped {
+            // A URL the claim gathered is done: the store forgets it, so a
+            // lapse does not give it back.
+            if let (true, Some((_, member))) = (fl.held, &fl.current) {
+                let ack = (fl.partition, fl.id, fl.token, member.clone());
+                self.ack(ack, now).await?;
+            }
             return Ok(());
         }
         if let Some(fl) = self.flights.remove(&released.lease) {
@@ -978,6 +998,12 @@ impl<C: FleetConnection> FleetFrontier<C> {
     ) -> Result<(), FrontierError> {
         let (state, chk, why) = self.written(&fl.key);
         let p = fl.partition;
+        // The URL out last leaves the claim's gathered record first: done,
+        // it must not go back with what the claim did not release; retried
+        // or given back, it goes back once, below.
+        if let (true, Some((_, member))) = (fl.held, &fl.current) {
+            self.ack((p, fl.id, fl.token, member.clone()), now).await?;
+        }
         let mut back: Vec<(String, String)> = Vec::new();
         // The script knows the claim's first URL; a later one that goes
         // back is sent with the rest.
@@ -1016,6 +1042,37 @@ impl<C: FleetConnection> FleetFrontier<C> {
         // holds it back.
         self.pending.push((p, args));
         self.changed(p);
+        if self.pending.len() >= PENDING_MAX {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    /// Tells the store that a URL a claim gathered (`member`, of the flight
+    /// `id` with `token` on partition `p`) is done with, in front of the
+    /// next call like a completion. It changes nothing another release
+    /// waits for, so the partition is not asked again for it.
+    async fn ack(
+        &mut self,
+        (p, id, token, member): (u32, u64, u64, String),
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        let args = vec![
+            self.layout.tag(p).to_string(),
+            self.now_arg(now).to_string(),
+            self.max_in().to_string(),
+            id.to_string(),
+            "ack".to_owned(),
+            "0".to_owned(),
+            String::new(),
+            String::new(),
+            String::new(),
+            token.to_string(),
+            "1".to_owned(),
+            String::new(),
+            member,
+        ];
+        self.pending.push((p, args));
         if self.pending.len() >= PENDING_MAX {
             self.flush().await?;
         }
@@ -1201,9 +1258,27 @@ impl<C: FleetConnection> FleetFrontier<C> {
     ) -> Result<Vec<Admission>, FrontierError> {
         let mut out: Vec<Option<Admission>> = vec![None; offers.len()];
         // Per partition, in the order first seen: its offers (their place,
-        // key, and the six arguments the script reads).
-        type Item = (usize, String, u128, String, String);
+        // key, fingerprint, origin, URL, and the claim they may join).
+        type Item = (usize, String, u128, String, String, Option<Join>);
         let mut parts: Vec<(u32, Vec<Item>)> = Vec::new();
+        // This worker's claims, by host, with the room each has left: a
+        // host's new URL is offered to the claim that holds it.
+        let mut room: HashMap<String, Join> = HashMap::new();
+        if self.fleet.claim > 1 {
+            for (&lease, f) in &self.flights {
+                if f.held && !f.orphan {
+                    let left = self.fleet.claim.saturating_sub(f.rest.len() + 1);
+                    room.insert(
+                        f.key.clone(),
+                        Join {
+                            lease,
+                            token: f.token,
+                            left,
+                        },
+                    );
+                }
+            }
+        }
         let mut part_of: HashMap<u32, usize> = HashMap::new();
         for (i, o) in offers.iter().enumerate() {
             let (parsed, key) = match admit(&self.keyer, o.url) {
@@ -1225,7 +1300,11 @@ impl<C: FleetConnection> FleetFrontier<C> {
                 out[i] = Some(Admission::Duplicate);
                 continue;
             }
-            let item = (i, key, fp, origin_of(&parsed), normal);
+            let join = room.get_mut(&key).filter(|j| j.left > 0).map(|j| {
+                j.left -= 1;
+                *j
+            });
+            let item = (i, key, fp, origin_of(&parsed), normal, join);
             let at = *part_of.entry(p).or_insert_with(|| {
                 parts.push((p, Vec::new()));
                 parts.len() - 1
@@ -1236,7 +1315,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
         // partition's; on a standalone server, as many partitions' as fit.
         let one_slot = self.con.one_slot_per_pipeline();
         let mut cmds: Vec<(u32, redis::Cmd)> = Vec::new();
-        let mut places: Vec<Vec<(usize, String, u128)>> = Vec::new();
+        type Place = (usize, String, u128, Option<(Join, String)>);
+        let mut places: Vec<Vec<Place>> = Vec::new();
         for (p, items) in parts {
             for chunk in items.chunks(ENQUEUE_CHUNK) {
                 let fits = places
@@ -1255,7 +1335,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
                     return Err(self.corrupt("enqueue: no call to add to"));
                 };
                 c.arg(self.layout.tag(p)).arg(chunk.len());
-                for (i, key, fp, origin, normal) in chunk {
+                for (i, key, fp, origin, normal, join) in chunk {
                     let o = &offers[*i];
                     c.arg(key)
                         .arg(&fp.to_be_bytes()[..])
@@ -1263,10 +1343,15 @@ impl<C: FleetConnection> FleetFrontier<C> {
                         .arg(o.tag)
                         .arg(origin)
                         .arg(normal);
-                    held.push((*i, key.clone(), *fp));
+                    match join {
+                        Some(j) => c.arg(j.token),
+                        None => c.arg(""),
+                    };
+                    // The member the script builds, should the URL join.
+                    let member = join.map(|j| (j, format!("{}\t{origin}\t{normal}", o.tag)));
+                    held.push((*i, key.clone(), *fp, member));
                 }
             }
-            self.changed(p);
         }
         // No call when every offer was answered here (remembered, or
         // refused).
@@ -1281,12 +1366,27 @@ impl<C: FleetConnection> FleetFrontier<C> {
             if answers.len() != items.len() {
                 return Err(self.corrupt(format!("enqueue: {v:?}")));
             }
-            for ((i, key, fp), a) in items.into_iter().zip(answers) {
+            for ((i, key, fp, member), a) in items.into_iter().zip(answers) {
+                if let Some(score) = a.strip_prefix("claimed\t") {
+                    let Some((join, member)) = member else {
+                        return Err(self.corrupt(format!("enqueue: {a:?} for no claim")));
+                    };
+                    self.gathered(join.lease, score, member);
+                    self.seen.remember(fp);
+                    out[i] = Some(Admission::Queued);
+                    continue;
+                }
                 let answer = self
                     .admission(&key, &a)
                     .ok_or_else(|| self.corrupt(format!("enqueue: {a:?}")))?;
                 if matches!(answer, Admission::Queued | Admission::Duplicate) {
                     self.seen.remember(fp);
+                }
+                if answer == Admission::Queued {
+                    // Its host may be due now: the partition is asked
+                    // again. (Nothing else an offer can do changes what
+                    // a partition may release.)
+                    self.changed(self.layout.partition_of(&key));
                 }
                 out[i] = Some(answer);
             }
@@ -1294,6 +1394,23 @@ impl<C: FleetConnection> FleetFrontier<C> {
         out.into_iter()
             .map(|a| a.ok_or_else(|| self.corrupt("enqueue: an offer got no answer")))
             .collect()
+    }
+
+    /// A URL joined the claim `lease` in the store: it takes its place in
+    /// the claim's queue order (by score, as the host's queue would hold
+    /// it). A claim that ended meanwhile here has handed it back already
+    /// (its settle gives back what it gathered).
+    fn gathered(&mut self, lease: u64, score: &str, member: String) {
+        let Some(fl) = self.flights.get_mut(&lease).filter(|f| !f.orphan) else {
+            return;
+        };
+        let s: f64 = score.parse().unwrap_or(f64::MAX);
+        let at = fl
+            .rest
+            .iter()
+            .position(|(other, _)| other.parse::<f64>().unwrap_or(f64::MAX) > s)
+            .unwrap_or(fl.rest.len());
+        fl.rest.insert(at, (score.to_owned(), member));
     }
 
     /// Sends again the offers the worker's memory answered while the store

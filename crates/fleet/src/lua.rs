@@ -23,6 +23,8 @@
 //! | `:fl`, `:lease` | hash, sorted set | flight → record; flight → lease expiry |
 //! | `:rb`, `:ua` | hashes | origin → robots.txt gate; gate waiting for a fetch to settle |
 //! | `:sk` | list | URLs dropped with a skipped host |
+//! | `:hold` | hash | host → fencing token of the claim that holds it (a claim's flight only) |
+//! | `:fx:<token>` | hash | URLs a claim gathered after it was released (member → score): its worker's own new links to the host |
 //! | `:meta` | hash | `queued`, `skipped`, `reissued` counts |
 //! | `:seq`, `:tok` | counters | arrival order and flight ids; fencing tokens |
 //!
@@ -201,13 +203,27 @@ local function dec_inf(key)
   end
   return n
 end
+-- A claim's flight ended (settled, or its lease lapsed): what it gathered
+-- and did not report done goes back to the queue, and the host is no
+-- longer held by it.
+local function unhold(key, tok)
+  local fx = K('fx:' .. tok)
+  local g = redis.call('HGETALL', fx)
+  for j = 1, #g, 2 do insert(key, tonumber(g[j + 1]), g[j]) end
+  if #g > 0 then redis.call('DEL', fx) end
+  if redis.call('HGET', K('hold'), key) == tok then redis.call('HDEL', K('hold'), key) end
+end
 "#;
 
 /// ARGV: T, now, max per key, max total, max keys, then groups of URLs,
-/// each a partition's: its prefix, how many URLs, then six per URL: key,
-/// fingerprint, priority, tag, origin, url. One answer per URL, in order:
-/// `queued`, `duplicate`, `total`, `key`, `keys` (bounds), or `skip` and
-/// the reason after a tab. On a standalone server one call carries every
+/// each a partition's: its prefix, how many URLs, then seven per URL: key,
+/// fingerprint, priority, tag, origin, url, and the fencing token of the
+/// offering worker's claim on the host ('' for none). One answer per URL,
+/// in order: `queued`, `duplicate`, `total`, `key`, `keys` (bounds), `skip`
+/// and the reason after a tab, or `claimed` and the URL's score after a
+/// tab: the host is held by that claim still, and a new URL joins it (kept
+/// in the claim's `fx` record, which its lapse gives back) instead of the
+/// queue, so the worker releases it with no further step here. On a standalone server one call carries every
 /// partition's URLs (a call's fixed cost is most of a small one's); on a
 /// Cluster, where a call touches one slot, one group.
 const ENQUEUE: &str = r#"
@@ -221,17 +237,35 @@ local out = {}
 local function group(first, last)
   local queued = tonumber(redis.call('HGET', K('meta'), 'queued') or '0')
   local added, nkeys, seq = 0, nil, nil
-  local chk, qn, grew, order = {}, {}, {}, {}
-  for i = first, last - 5, 6 do
+  local chk, qn, grew, order, held = {}, {}, {}, {}, {}
+  for i = first, last - 6, 7 do
     local key, fp, prio, tag, origin, url = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
+    local tok = ARGV[i + 6]
     local c = chk[key]
     if c == nil then
       c = redis.call('HGET', K('chk'), key) or false
       chk[key] = c
     end
+    local h = false
+    if tok ~= '' then
+      h = held[key]
+      if h == nil then
+        h = redis.call('HGET', K('hold'), key) == tok
+        held[key] = h
+      end
+    end
     local a
     if c and string.sub(c, 1, 1) == '1' then
       a = 'skip\t' .. (redis.call('HGET', K('why'), key) or 'host skipped')
+    elseif h then
+      if redis.call('SADD', K('seen'), fp) == 0 then a = 'duplicate'
+      else
+        if seq == nil then seq = tonumber(redis.call('GET', K('seq')) or '0') end
+        seq = seq + 1
+        local score = num((255 - tonumber(prio)) * P40 + seq)
+        redis.call('HSET', K('fx:' .. tok), tag .. '\t' .. origin .. '\t' .. url, score)
+        a = 'claimed\t' .. score
+      end
     elseif queued >= maxt then a = 'total'
     else
       local n = qn[key]
@@ -277,7 +311,7 @@ end
 local i = 6
 while i < #ARGV do
   T = ARGV[i]
-  local last = i + 1 + 6 * tonumber(ARGV[i + 1])
+  local last = i + 1 + 7 * tonumber(ARGV[i + 1])
   group(i + 2, last)
   i = last + 1
 end
@@ -314,6 +348,7 @@ local function lapse()
       insert(f[2], tonumber(f[4]), f[5])
       local extra = f[7] or {}
       for j = 1, #extra, 2 do insert(f[2], tonumber(extra[j + 1]), extra[j]) end
+      if f[8] then unhold(f[2], f[6]) end
     end
     redis.call('HINCRBY', K('meta'), 'reissued', '1')
     reschedule(f[2], now, maxin)
@@ -366,7 +401,12 @@ local function release(key, hm, hs, c)
   local tok = redis.call('INCR', K('tok'))
   local nc, inf = start(key, now, mind, c)
   local rec = {'P', key, origin, num(hs), hm, num(tok)}
-  if #extra > 0 then rec[7] = extra end
+  if claim > 1 then
+    -- A claim: the host's new URLs its worker finds may join it.
+    rec[7] = extra
+    rec[8] = 1
+    redis.call('HSET', K('hold'), key, num(tok))
+  elseif #extra > 0 then rec[7] = extra end
   redis.call('HSET', K('fl'), num(id), cjson.encode(rec))
   redis.call('ZADD', K('lease'), num(now + lease), num(id))
   return {id, 'P', key, prio, url, tag, redis.call('HGET', K('state'), key) or '', tok, extra}, nc, inf
@@ -461,8 +501,17 @@ return 1
 /// the queue, then the score and member of each. One answer each: `stale`
 /// when the flight is not this release any more (its lease expired and the
 /// URL went back, perhaps to another worker under the same id), else `ok`.
+/// How `ack`: the members given are URLs a claim gathered that are done
+/// or go back with the claim's next settle: they leave the claim's record,
+/// so a lapse does not give them back. Nothing else changes, and a late
+/// one finds nothing (a token is never reused).
 const SETTLE: &str = r#"
 local function settle(now, maxin, id, how, tag, token, first, last)
+  if how == 'ack' then
+    local fx = K('fx:' .. token)
+    for j = first, last - 1, 2 do redis.call('HDEL', fx, ARGV[j + 1]) end
+    return 'ok'
+  end
   local raw = redis.call('HGET', K('fl'), id)
   if not raw then return 'stale' end
   local f = cjson.decode(raw)
@@ -481,6 +530,7 @@ local function settle(now, maxin, id, how, tag, token, first, last)
     insert(key, tonumber(f[4]), tag .. '\t' .. origin .. '\t' .. url)
   elseif how == 'cancel' then insert(key, tonumber(f[4]), f[5]) end
   for j = first, last - 1, 2 do insert(key, tonumber(ARGV[j]), ARGV[j + 1]) end
+  if f[8] then unhold(key, f[6]) end
   reschedule(key, now, maxin, chk, inf)
   return 'ok'
 end

@@ -383,6 +383,18 @@ async fn take_n(w: &mut Worker, mut t: UnixMillis, n: usize) -> (Vec<(String, u3
     (got, t)
 }
 
+/// Releases and completes through `w` from `t` on exactly the URLs
+/// `want` (path and tag, in that order), and then nothing more is queued.
+async fn takes_only(w: &mut Worker, t: UnixMillis, want: &[(&str, u32)]) {
+    let (got, t) = take_n(w, t, want.len()).await;
+    let want: Vec<(String, u32)> = want
+        .iter()
+        .map(|(path, tag)| (format!("https://h.example{path}"), *tag))
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(w.next(t.add_millis(5_000)).await.ok(), Some(Next::Empty));
+}
+
 /// Queues `https://h.example/0` to `/{n-1}` through `w`.
 async fn queue_n(w: &mut Worker, n: usize) {
     for i in 0..n {
@@ -488,15 +500,7 @@ async fn a_claimed_url_retried_goes_back_with_the_rest_of_the_claim() {
         .expect("requeue");
     a.sync().await.expect("sync");
     // /1 comes first again, with its new tag, then /2; /0 was done.
-    let (got, t) = take_n(&mut b, T0.add_millis(1_010), 2).await;
-    assert_eq!(
-        got,
-        [
-            ("https://h.example/1".to_owned(), 7),
-            ("https://h.example/2".to_owned(), 0)
-        ]
-    );
-    assert_eq!(b.next(t.add_millis(5_000)).await.ok(), Some(Next::Empty));
+    takes_only(&mut b, T0.add_millis(1_010), &[("/1", 7), ("/2", 0)]).await;
 }
 
 #[tokio::test]
@@ -510,6 +514,124 @@ async fn a_claim_given_back_at_sync_is_anyone_s() {
     assert_eq!(a.stats().await.expect("stats").queued, 2);
     let r1 = fetch(b.next(T0.add_millis(1_000)).await.expect("next"));
     assert_eq!(r1.url, "https://h.example/1");
+}
+
+/// A worker claiming 3 at a time (lease `lease`) with /0 alone queued:
+/// its claim holds the host with nothing more, and the links /1 and /2 it
+/// then finds there join the claim. Returns it and /0's release.
+async fn a_claim_that_gathered(
+    server: &RedisServer,
+    crawl: &str,
+    lease: Duration,
+) -> (Worker, Released) {
+    let o = Opts {
+        claim: 3,
+        lease,
+        ..Opts::default()
+    };
+    let mut a = worker(server, crawl, &o).await.expect("a");
+    queue_n(&mut a, 1).await;
+    let r0 = fetch(a.next(T0).await.expect("next"));
+    assert_eq!(r0.url, "https://h.example/0");
+    for i in 1..3 {
+        let url = format!("https://h.example/{i}");
+        assert_eq!(
+            a.enqueue(&url, 0, T0.add_millis(5)).await.ok(),
+            Some(Admission::Queued)
+        );
+    }
+    (a, r0)
+}
+
+#[tokio::test]
+async fn a_claim_takes_the_links_its_worker_finds_on_its_host_without_the_queue() {
+    let Some(server) = server() else { return };
+    let (mut a, r0) = a_claim_that_gathered(&server, "gather", Duration::from_secs(60)).await;
+    let mut b = worker(&server, "gather", &Opts::default())
+        .await
+        .expect("b");
+    // The store's queue holds none of them: they are the claim's.
+    assert_eq!(b.stats().await.expect("stats").queued, 0);
+    assert_eq!(a.stats().await.expect("stats").queued, 2);
+    // The same link again is a duplicate; one found by another worker
+    // goes to the queue (the claim is A's alone).
+    assert_eq!(
+        a.enqueue("https://h.example/1", 0, T0.add_millis(6))
+            .await
+            .ok(),
+        Some(Admission::Duplicate)
+    );
+    assert_eq!(
+        b.enqueue("https://h.example/9", 0, T0.add_millis(6))
+            .await
+            .ok(),
+        Some(Admission::Queued)
+    );
+    assert_eq!(b.stats().await.expect("stats").queued, 1);
+    a.complete(&r0, &ok(), T0.add_millis(10))
+        .await
+        .expect("complete");
+    assert_eq!(b.next(T0.add_millis(100)).await.ok(), Some(Next::Busy));
+    // A releases them itself, paced, under the claim's one lease.
+    let r1 = fetch(a.next(T0.add_millis(1_000)).await.expect("next"));
+    assert_eq!(
+        (r1.url.as_str(), r1.lease),
+        ("https://h.example/1", r0.lease)
+    );
+    a.complete(&r1, &ok(), T0.add_millis(1_010))
+        .await
+        .expect("complete");
+    let r2 = fetch(a.next(T0.add_millis(2_000)).await.expect("next"));
+    assert_eq!(r2.url, "https://h.example/2");
+    a.complete(&r2, &ok(), T0.add_millis(2_010))
+        .await
+        .expect("complete");
+    a.sync().await.expect("sync");
+    // Then the host is the store's: only /9 is left.
+    takes_only(&mut b, T0.add_millis(3_000), &[("/9", 0)]).await;
+    let s = b.stats().await.expect("stats");
+    assert_eq!((s.queued, s.in_flight), (0, 0), "{s:?}");
+}
+
+#[tokio::test]
+async fn a_lapsed_claim_gives_back_what_it_gathered_but_not_what_it_finished() {
+    let Some(server) = server() else { return };
+    let (mut a, r0) = a_claim_that_gathered(&server, "gather-lapse", Duration::from_secs(5)).await;
+    a.complete(&r0, &ok(), T0.add_millis(10))
+        .await
+        .expect("complete");
+    let r1 = fetch(a.next(T0.add_millis(1_000)).await.expect("next"));
+    assert_eq!(r1.url, "https://h.example/1");
+    a.complete(&r1, &ok(), T0.add_millis(1_010))
+        .await
+        .expect("complete");
+    a.flush().await.expect("flush");
+    // A stalls past its lease. The claim's first URL goes back (its
+    // completion never reached the store: at least once), and /2, which
+    // A never released; /1, done and reported, does not.
+    let mut b = worker(&server, "gather-lapse", &Opts::default())
+        .await
+        .expect("b");
+    takes_only(&mut b, T0.add_millis(5_001), &[("/0", 0), ("/2", 0)]).await;
+}
+
+#[tokio::test]
+async fn a_gathered_url_retried_goes_back_once_with_its_new_tag() {
+    let Some(server) = server() else { return };
+    let (mut a, r0) = a_claim_that_gathered(&server, "gather-retry", Duration::from_secs(60)).await;
+    a.complete(&r0, &ok(), T0.add_millis(10))
+        .await
+        .expect("complete");
+    let r1 = fetch(a.next(T0.add_millis(1_000)).await.expect("next"));
+    a.requeue(&r1, &ok(), 7, T0.add_millis(1_010))
+        .await
+        .expect("requeue");
+    a.sync().await.expect("sync");
+    let mut b = worker(&server, "gather-retry", &Opts::default())
+        .await
+        .expect("b");
+    // Once: not also with its old tag from the claim's gathered record.
+    takes_only(&mut b, T0.add_millis(2_010), &[("/1", 7), ("/2", 0)]).await;
 }
 
 #[tokio::test]
