@@ -39,8 +39,13 @@
 //!   head URL, or first its origin's robots.txt, exactly as the embedded
 //!   frontier chooses, as many times as asked. The release records a
 //!   flight with a lease and a fencing token, and starts the host's delay
-//!   at once, in the store. Between probes of every partition (at most
-//!   every 200 ms), only the partitions a worker changed are asked again.
+//!   at once, in the store. Between probes of every partition, only the
+//!   partitions a worker changed and those whose answered wait is over are
+//!   asked again. A probe is five plain reads per partition, pipelined (no
+//!   script); probes come 200 ms apart while they find something this
+//!   worker did not know of, and back off to 1.6 s while they find
+//!   nothing, so a worker waiting out its hosts' delays costs the server
+//!   little (a full probe of 1,024 partitions is some 5 ms of its time).
 //! - **Completion** (`complete`, `requeue`, `cancel`, `discard`: held in
 //!   the worker and sent in front of its next call, in the same round
 //!   trip, or by `sync`, those waiting in one script call (one per

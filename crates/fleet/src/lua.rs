@@ -1,9 +1,9 @@
 //! The frontier's scripts. Each runs on one partition (`ARGV[1]` is its
 //! hash-tagged prefix, `KEYS[1]` one of its keys so Cluster routes it) and
 //! mirrors one step of `LocalFrontier`, so one worker on one partition
-//! answers exactly as the embedded frontier does. `ENQUEUE`, `NEXT`,
-//! `PROBE` and `SETTLE` take several partitions' work in one call on a
-//! standalone server, where every key is on the one node (a call's fixed
+//! answers exactly as the embedded frontier does. `ENQUEUE`, `NEXT` and
+//! `SETTLE` take several partitions' work in one call on a standalone
+//! server, where every key is on the one node (a call's fixed
 //! cost is most of a small one's); each part's answers are those a call of
 //! its own would give. On a Cluster a call holds one partition's.
 //!
@@ -455,29 +455,6 @@ end
 return out
 "#;
 
-/// ARGV: the first partition's prefix, now, then the prefixes of the
-/// partitions to ask (one on a Cluster, where a call touches one slot;
-/// any on a standalone server). For each, whether `NEXT` has anything to
-/// do there (`due`), and if not, the answer it would give, without
-/// changing anything: a worker probes every partition now and then.
-const PROBE: &str = r#"
-local now = clock(ARGV[2])
-local function probe()
-  local l = redis.call('ZRANGE', K('lease'), '0', '0', 'WITHSCORES')
-  if #l > 0 and tonumber(l[2]) <= now then return {'due', num(now)} end
-  if redis.call('ZCARD', K('ready')) > 0 then return {'due', num(now)} end
-  local t = redis.call('ZRANGE', K('time'), '0', '0', 'WITHSCORES')
-  if #t > 0 and tonumber(t[2]) <= now then return {'due', num(now)} end
-  return idle(now, t)
-end
-local out = {}
-for j = 3, #ARGV do
-  T = ARGV[j]
-  out[#out + 1] = probe()
-end
-return out
-"#;
-
 /// ARGV: T, now, flight id, fencing token, lease ms. 1 and the lease
 /// extended if the flight is still this release and its lease has not
 /// lapsed; else 0.
@@ -601,7 +578,6 @@ return 'ok'
 pub(crate) struct Scripts {
     pub enqueue: redis::Script,
     pub next: redis::Script,
-    pub probe: redis::Script,
     pub renew: redis::Script,
     pub settle: redis::Script,
     pub robots_known: redis::Script,
@@ -612,11 +588,10 @@ pub(crate) struct Scripts {
 
 impl Scripts {
     /// Every script, to load them all at once.
-    pub(crate) fn all(&self) -> [&redis::Script; 9] {
+    pub(crate) fn all(&self) -> [&redis::Script; 8] {
         [
             &self.enqueue,
             &self.next,
-            &self.probe,
             &self.renew,
             &self.settle,
             &self.robots_known,
@@ -631,7 +606,6 @@ impl Scripts {
         Scripts {
             enqueue: s(ENQUEUE),
             next: s(NEXT),
-            probe: s(PROBE),
             renew: s(RENEW),
             settle: s(SETTLE),
             robots_known: s(ROBOTS_KNOWN),

@@ -810,14 +810,20 @@ async fn a_server_still_loading_its_data_after_a_restart_is_waited_for() {
 
 /// Script calls the server has run so far.
 async fn script_calls(server: &RedisServer) -> u64 {
+    command_calls(server, "evalsha").await
+}
+
+/// How many `command` calls the server ran, scripts' own included.
+async fn command_calls(server: &RedisServer, command: &str) -> u64 {
     let mut raw = connection(server).await;
     let info: String = redis::cmd("INFO")
         .arg("commandstats")
         .query_async(&mut raw)
         .await
         .expect("INFO");
+    let prefix = format!("cmdstat_{command}:calls=");
     info.lines()
-        .find_map(|l| l.strip_prefix("cmdstat_evalsha:calls="))
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
         .and_then(|l| l.split(',').next())
         .and_then(|n| n.parse().ok())
         .unwrap_or(0)
@@ -914,8 +920,9 @@ async fn a_server_that_lost_its_data_gets_back_what_the_worker_remembered() {
     assert_eq!(script_calls(&server).await, calls);
 }
 
-/// A worker with no delay over `partitions`, and `https://h{h}.test/`
-/// queued for each of `hosts` hosts.
+/// A worker with no delay over `partitions`, with `https://h{h}.test/`
+/// queued for each of `hosts` hosts by another (so this one knows of none
+/// of them, and probes).
 async fn one_url_per_host(
     server: &RedisServer,
     crawl: &str,
@@ -927,29 +934,27 @@ async fn one_url_per_host(
         min_delay: 0,
         ..Opts::default()
     };
-    let mut w = worker(server, crawl, &o).await.expect("open");
+    let mut seeder = worker(server, crawl, &o).await.expect("open");
     for h in 0..hosts {
-        w.enqueue(&format!("https://h{h}.test/"), 0, T0)
+        seeder
+            .enqueue(&format!("https://h{h}.test/"), 0, T0)
             .await
             .expect("enqueue");
     }
-    w
+    worker(server, crawl, &o).await.expect("open")
 }
 
 #[tokio::test]
 async fn releases_probes_and_completions_over_many_partitions_go_in_one_call_each() {
     let Some(server) = server() else { return };
     let mut w = one_url_per_host(&server, "settles", 4, 6).await;
-    // The first asks every partition whether it has anything, then those
-    // that have: one call each, whatever the partitions.
+    // The first asks every partition whether it has anything (plain
+    // reads, no script), then those that have: one call, whatever the
+    // partitions.
     let before = script_calls(&server).await;
     let mut out = w.next_batch(6, T0).await.expect("next").released;
     assert!(out.len() > 1, "{out:?}");
-    assert_eq!(
-        script_calls(&server).await,
-        before + 2,
-        "a probe and a release"
-    );
+    assert_eq!(script_calls(&server).await, before + 1, "one release call");
     for _ in 0..10 {
         out.extend(w.next_batch(6, T0).await.expect("next").released);
     }
@@ -972,11 +977,91 @@ async fn releases_probes_and_completions_over_many_partitions_go_in_one_call_eac
 #[tokio::test]
 async fn a_call_holds_a_bounded_share_of_the_partitions() {
     let Some(server) = server() else { return };
-    // 200 partitions (two probe calls of 128) and 40 hosts in more than
-    // 16 of them (two release calls of 16 partitions for 32 releases).
+    // 40 hosts in more than 16 of 200 partitions: two release calls of
+    // 16 partitions for 32 releases.
     let mut w = one_url_per_host(&server, "chunks", 200, 40).await;
     let before = script_calls(&server).await;
     let got = w.next_batch(32, T0).await.expect("next").released;
     assert_eq!(got.len(), 32);
-    assert_eq!(script_calls(&server).await, before + 4);
+    assert_eq!(script_calls(&server).await, before + 2);
+}
+
+#[tokio::test]
+async fn a_wait_that_is_over_asks_its_partition_not_every_partition() {
+    let Some(server) = server() else { return };
+    // 200 partitions: a probe of them all is two calls.
+    let o = Opts {
+        partitions: 200,
+        ..Opts::default()
+    };
+    let mut w = worker(&server, "waited-out", &o).await.expect("open");
+    for h in 0..2 {
+        w.enqueue(&format!("https://h{h}.test/"), 0, T0)
+            .await
+            .expect("enqueue");
+    }
+    let first = w.next_batch(2, T0).await.expect("next").released;
+    assert_eq!(first.len(), 2);
+    for r in &first {
+        w.complete(r, &ok(), T0.add_millis(10))
+            .await
+            .expect("complete");
+        w.enqueue(&format!("{}next", r.url), 0, T0.add_millis(10))
+            .await
+            .expect("enqueue");
+    }
+    // Both hosts wait out their delay (1 s).
+    let batch = w.next_batch(2, T0.add_millis(20)).await.expect("next");
+    assert!(batch.released.is_empty());
+    assert_eq!(
+        batch.then,
+        Some(Next::Wait {
+            until: T0.add_millis(1_000)
+        })
+    );
+    // When the wait is over, only the two partitions are asked: one call.
+    let before = script_calls(&server).await;
+    let again = w
+        .next_batch(2, T0.add_millis(1_000))
+        .await
+        .expect("next")
+        .released;
+    assert_eq!(again.len(), 2, "{again:?}");
+    assert_eq!(script_calls(&server).await, before + 1);
+}
+
+#[tokio::test]
+async fn a_worker_with_nothing_to_do_probes_less_and_less_until_there_is_something() {
+    let Some(server) = server() else { return };
+    let o = Opts::default();
+    let mut w = worker(&server, "backoff", &o).await.expect("open");
+    let mut other = worker(&server, "backoff", &o).await.expect("other");
+    // Whether a call at `t` probed (read the partition's ready set).
+    async fn probed(server: &RedisServer, w: &mut Worker, t: UnixMillis) -> bool {
+        let before = command_calls(server, "zcard").await;
+        w.next_batch(1, t).await.expect("next");
+        command_calls(server, "zcard").await > before
+    }
+    // 200 ms after a probe that found nothing, then 400, 800, 1,600, and
+    // never more than 1,600.
+    let mut t = T0;
+    assert!(probed(&server, &mut w, t).await);
+    for gap in [400, 800, 1_600, 1_600] {
+        assert!(
+            !probed(&server, &mut w, t.add_millis(gap - 1)).await,
+            "{gap}"
+        );
+        t = t.add_millis(gap);
+        assert!(probed(&server, &mut w, t).await, "{gap}");
+    }
+    // Another worker queues a URL: this one sees it at its next probe,
+    // not before.
+    other
+        .enqueue("https://h.example/", 0, t)
+        .await
+        .expect("enqueue");
+    let early = w.next_batch(1, t.add_millis(1_599)).await.expect("next");
+    assert!(early.released.is_empty());
+    let r = w.next_batch(1, t.add_millis(1_600)).await.expect("next");
+    assert_eq!(r.released.len(), 1);
 }
