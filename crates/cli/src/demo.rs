@@ -17,6 +17,10 @@ pub struct DemoArgs {
     /// Generated hosts.
     #[arg(long, default_value_t = 300)]
     hosts: u32,
+    /// Pages of each generated host (linked four to a page; one of them,
+    /// /p7.html, disallowed by its robots.txt).
+    #[arg(long, value_name = "N", default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pages: u32,
     /// Where the demo crawl's output goes [default: a temporary directory].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -59,7 +63,7 @@ pub fn demo(args: DemoArgs) -> Result<u8> {
                 suffix: ".test".into(),
                 count: args.hosts,
                 robots: "User-agent: *\nDisallow: /p7.html\n".into(),
-                pages_per_host: 9,
+                pages_per_host: args.pages,
                 links_per_page: 4,
                 cross_host_links: 1,
             },

@@ -70,8 +70,8 @@
 //!   URL it would have kept without it. A Cluster connection follows a
 //!   failover without a failed call, so on a Cluster there is no memory.
 //!
-//! - **Claims** ([`FleetConfig::claim`] above 1; the CLI's `--claim N`;
-//!   off by default): a page's release takes up to N URLs of its host's
+//! - **Claims** ([`FleetConfig::claim`] above 1, off by default here; the
+//!   CLI's `--claim N`, 16 by default): a page's release takes up to N URLs of its host's
 //!   queue into one flight, under one lease; the worker releases the rest
 //!   itself, paced by its own controller, and settles them all in one step
 //!   (when they are done, when one is retried or given back, when the host
@@ -94,8 +94,8 @@
 //!   a page costs the server its links' seen-set check and little else. On
 //!   the fleet bench (`CLAIM=16`) the server's CPU per page falls by about
 //!   a quarter against claims that do not gather, and by more than half
-//!   against no claims. The chaos test on a standalone server runs with
-//!   claims, the one on a Cluster without.
+//!   against no claims. The chaos tests on a standalone server and on a
+//!   Cluster run with claims, the server-restart one without.
 //! - **Lapses seen by their own worker.** With one request per host at a
 //!   time, the store giving a host to a worker proves every earlier flight
 //!   of that worker on it lapsed: those with nothing out are dropped,
