@@ -42,7 +42,7 @@
 //!   at once, in the store. Between probes of every partition, only the
 //!   partitions a worker changed and those whose answered wait is over are
 //!   asked again. A probe is five plain reads per partition, pipelined (no
-//!   script); probes come 200 ms apart while they find something this
+//!   script); probes come 500 ms apart while they find something this
 //!   worker did not know of, and back off to 1.6 s while they find
 //!   nothing, so a worker waiting out its hosts' delays costs the server
 //!   little (a full probe of 1,024 partitions is some 5 ms of its time).

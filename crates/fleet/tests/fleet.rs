@@ -450,16 +450,18 @@ async fn a_claim_paces_its_hosts_urls_itself_and_settles_them_in_one_step() {
         .expect("complete");
     a.sync().await.expect("sync");
     // The host is the store's again, its delay counted from A's last
-    // request.
+    // request (as a worker that has not probed yet sees it: B's last
+    // probe stands a while).
+    let mut c = worker(&server, "claim", &o).await.expect("c");
     assert_eq!(
-        b.next(T0.add_millis(2_500)).await.ok(),
+        c.next(T0.add_millis(2_500)).await.ok(),
         Some(Next::Wait {
             until: T0.add_millis(3_000)
         })
     );
-    let r3 = fetch(b.next(T0.add_millis(3_000)).await.expect("next"));
+    let r3 = fetch(b.next(T0.add_millis(3_100)).await.expect("next"));
     assert_eq!(r3.url, "https://h.example/3");
-    b.complete(&r3, &ok(), T0.add_millis(3_010))
+    b.complete(&r3, &ok(), T0.add_millis(3_110))
         .await
         .expect("complete");
     b.sync().await.expect("sync");
@@ -1036,17 +1038,17 @@ async fn a_worker_with_nothing_to_do_probes_less_and_less_until_there_is_somethi
     let o = Opts::default();
     let mut w = worker(&server, "backoff", &o).await.expect("open");
     let mut other = worker(&server, "backoff", &o).await.expect("other");
-    // Whether a call at `t` probed (read the partition's ready set).
-    async fn probed(server: &RedisServer, w: &mut Worker, t: UnixMillis) -> bool {
-        let before = command_calls(server, "zcard").await;
+    // Whether a call at `t` probed every partition.
+    async fn probed(_: &RedisServer, w: &mut Worker, t: UnixMillis) -> bool {
+        let before = w.probes;
         w.next_batch(1, t).await.expect("next");
-        command_calls(server, "zcard").await > before
+        w.probes > before
     }
-    // 200 ms after a probe that found nothing, then 400, 800, 1,600, and
-    // never more than 1,600.
+    // Each probe that finds nothing doubles the time to the next, from
+    // 500 ms (so 1,000 after the first), up to 1,600.
     let mut t = T0;
     assert!(probed(&server, &mut w, t).await);
-    for gap in [400, 800, 1_600, 1_600] {
+    for gap in [1_000, 1_600, 1_600] {
         assert!(
             !probed(&server, &mut w, t.add_millis(gap - 1)).await,
             "{gap}"
@@ -1064,4 +1066,12 @@ async fn a_worker_with_nothing_to_do_probes_less_and_less_until_there_is_somethi
     assert!(early.released.is_empty());
     let r = w.next_batch(1, t.add_millis(1_600)).await.expect("next");
     assert_eq!(r.released.len(), 1);
+    // Having found something, the next probe is 500 ms on.
+    t = t.add_millis(1_600);
+    w.complete(&r.released[0], &ok(), t)
+        .await
+        .expect("complete");
+    w.next_batch(1, t).await.expect("next");
+    assert!(!probed(&server, &mut w, t.add_millis(499)).await);
+    assert!(probed(&server, &mut w, t.add_millis(500)).await);
 }
