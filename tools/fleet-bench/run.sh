@@ -8,6 +8,9 @@
 #   tools/fleet-bench/run.sh              # 2,000 hosts (~18,000 pages), 1 2 4 workers
 #   HOSTS=500 WORKERS="1 2" tools/fleet-bench/run.sh
 #   HOSTS=200 PAGES=90 tools/fleet-bench/run.sh  # fewer, larger sites (9 pages each by default)
+#   DELAY=1 HOSTS=300 tools/fleet-bench/run.sh   # a polite crawl (1 s between a host's
+#                                                # requests): the server's share of a core
+#                                                # is then µs/page × pages/s
 #   COMMANDS=1 tools/fleet-bench/run.sh  # also: server time per command and
 #                                        # per script (SLOWLOG; adds overhead)
 #   CLAIM=1 tools/fleet-bench/run.sh     # workers take one URL of a host at a
@@ -54,11 +57,11 @@ bin=$1; out=$2; n=$3; frontier=$4; crawl=$5; partitions=$6; claim=$7
 i=0
 while [ "$i" -lt "$n" ]; do
     if [ -n "$frontier" ]; then
-        "$bin" crawl --proxy "$MANNERLY_DEMO_PROXY" --seeds "$MANNERLY_DEMO_SEEDS" --min-delay 0 \
+        "$bin" crawl --proxy "$MANNERLY_DEMO_PROXY" --seeds "$MANNERLY_DEMO_SEEDS" --min-delay "$MANNERLY_DEMO_DELAY" \
             --give-up-after 5 --frontier "$frontier" --crawl-name "$crawl" --partitions "$partitions" ${claim:+--claim "$claim"} \
             --out "$out/w$i" >"$out/w$i.log" 2>&1 &
     else
-        "$bin" crawl --proxy "$MANNERLY_DEMO_PROXY" --seeds "$MANNERLY_DEMO_SEEDS" --min-delay 0 \
+        "$bin" crawl --proxy "$MANNERLY_DEMO_PROXY" --seeds "$MANNERLY_DEMO_SEEDS" --min-delay "$MANNERLY_DEMO_DELAY" \
             --give-up-after 5 --out "$out/w$i" >"$out/w$i.log" 2>&1 &
     fi
     i=$((i + 1))
@@ -83,7 +86,7 @@ run() { # label, workers, frontier URL ('' for the embedded frontier), crawl nam
     cpu0=$(info cpu | awk -F: '/^used_cpu_(user|sys):/{s+=$2} END{printf "%.6f", s}')
     cmds0=$(info stats | field total_commands_processed)
     rm -rf "$work/run"; mkdir -p "$work/run"
-    "${client_cpus[@]}" "$bin" demo --json --hosts "$hosts" ${PAGES:+--pages "$PAGES"} --min-delay 0 -- sh "$work/workers.sh" "$bin" "$work/run" "$n" "$frontier" "$crawl" "$partitions" "${CLAIM:-}" \
+    "${client_cpus[@]}" "$bin" demo --json --hosts "$hosts" ${PAGES:+--pages "$PAGES"} --min-delay "${DELAY:-0}" -- sh "$work/workers.sh" "$bin" "$work/run" "$n" "$frontier" "$crawl" "$partitions" "${CLAIM:-}" \
         >"$work/audit.json" 2>"$work/demo.err" || true
     local cpu1 cmds1
     cpu1=$(info cpu | awk -F: '/^used_cpu_(user|sys):/{s+=$2} END{printf "%.6f", s}')
@@ -131,4 +134,4 @@ if command -v redis-benchmark >/dev/null; then
     calib "PING" 100000 ping
     calib "EVAL of 'return 1'" 100000 eval "return 1" 0
 fi
-echo "(hosts: $hosts generated with ${PAGES:-9} pages each + the demo's scripted ones; no delay; partitions: $partitions; claim: ${CLAIM:-default of the binary}; Redis $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p'))"
+echo "(hosts: $hosts generated with ${PAGES:-9} pages each + the demo's scripted ones; delay: ${DELAY:-0} s; partitions: $partitions; claim: ${CLAIM:-default of the binary}; Redis $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p'))"

@@ -223,9 +223,10 @@ end
 /// and the reason after a tab, or `claimed` and the URL's score after a
 /// tab: the host is held by that claim still, and a new URL joins it (kept
 /// in the claim's `fx` record, which its lapse gives back) instead of the
-/// queue, so the worker releases it with no further step here. On a standalone server one call carries every
-/// partition's URLs (a call's fixed cost is most of a small one's); on a
-/// Cluster, where a call touches one slot, one group.
+/// queue, so the worker releases it with no further step here. On a
+/// standalone server one call carries every partition's URLs (a call's
+/// fixed cost is most of a small one's); on a Cluster, where a call
+/// touches one slot, one group.
 const ENQUEUE: &str = r#"
 local now = clock(ARGV[2])
 local maxk, maxt, maxkeys = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
