@@ -152,6 +152,19 @@ struct Flight {
     held: bool,
 }
 
+/// One entry of a `SETTLE` call (see the script): the flight, how it
+/// ends (or `ack`), the retry's tag, the host's state, `chk` and skip
+/// reason to write, the fencing token, and the claim's URLs (score,
+/// member) that go back to the queue (for `ack`, those it is done with).
+struct SettleOp<'a> {
+    id: u64,
+    how: &'a str,
+    tag: u32,
+    written: (String, String, String),
+    token: u64,
+    back: Vec<(String, String)>,
+}
+
 /// A claim of this worker's that a host's new URL may join.
 #[derive(Clone, Copy)]
 struct Join {
@@ -1100,28 +1113,48 @@ impl<C: FleetConnection> FleetFrontier<C> {
             (_, how) => how,
         };
         back.extend(fl.rest);
+        // It goes with the next call (a release, most often), in the same
+        // round trip: until then the host counts as in flight, which only
+        // holds it back.
+        self.changed(p);
+        let op = SettleOp {
+            id: fl.id,
+            how,
+            tag,
+            written: (state, chk, why),
+            token: fl.token,
+            back,
+        };
+        self.pend(p, op, now).await
+    }
+
+    /// Queues `op` on partition `p` to go in front of the next call (see
+    /// `SETTLE`); past [`PENDING_MAX`] waiting, they all go at once.
+    async fn pend(
+        &mut self,
+        p: u32,
+        op: SettleOp<'_>,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        let (state, chk, why) = op.written;
         let mut args = vec![
             self.layout.tag(p).to_string(),
             self.now_arg(now).to_string(),
             self.max_in().to_string(),
-            fl.id.to_string(),
-            how.to_owned(),
-            tag.to_string(),
+            op.id.to_string(),
+            op.how.to_owned(),
+            op.tag.to_string(),
             state,
             chk,
             why,
-            fl.token.to_string(),
-            back.len().to_string(),
+            op.token.to_string(),
+            op.back.len().to_string(),
         ];
-        for (score, member) in back {
+        for (score, member) in op.back {
             args.push(score);
             args.push(member);
         }
-        // It goes with the next call (a release, most often), in the same
-        // round trip: until then the host counts as in flight, which only
-        // holds it back.
         self.pending.push((p, args));
-        self.changed(p);
         if self.pending.len() >= PENDING_MAX {
             self.flush().await?;
         }
@@ -1137,26 +1170,15 @@ impl<C: FleetConnection> FleetFrontier<C> {
         (p, id, token, member): (u32, u64, u64, String),
         now: UnixMillis,
     ) -> Result<(), FrontierError> {
-        let args = vec![
-            self.layout.tag(p).to_string(),
-            self.now_arg(now).to_string(),
-            self.max_in().to_string(),
-            id.to_string(),
-            "ack".to_owned(),
-            "0".to_owned(),
-            String::new(),
-            String::new(),
-            String::new(),
-            token.to_string(),
-            "1".to_owned(),
-            String::new(),
-            member,
-        ];
-        self.pending.push((p, args));
-        if self.pending.len() >= PENDING_MAX {
-            self.flush().await?;
-        }
-        Ok(())
+        let op = SettleOp {
+            id,
+            how: "ack",
+            tag: 0,
+            written: Default::default(),
+            token,
+            back: vec![(String::new(), member)],
+        };
+        self.pend(p, op, now).await
     }
 
     /// Releases what this worker's claims hold and may go now, up to

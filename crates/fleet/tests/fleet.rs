@@ -545,6 +545,22 @@ async fn a_claim_that_gathered(
     (a, r0)
 }
 
+/// As [`a_claim_that_gathered`], then /0 is reported and /1, the first
+/// URL the claim gathered, goes out. Returns the worker and /1's release.
+async fn a_gathered_url_out(
+    server: &RedisServer,
+    crawl: &str,
+    lease: Duration,
+) -> (Worker, Released) {
+    let (mut a, r0) = a_claim_that_gathered(server, crawl, lease).await;
+    a.complete(&r0, &ok(), T0.add_millis(10))
+        .await
+        .expect("complete");
+    let r1 = fetch(a.next(T0.add_millis(1_000)).await.expect("next"));
+    assert_eq!(r1.url, "https://h.example/1");
+    (a, r1)
+}
+
 #[tokio::test]
 async fn a_claim_takes_the_links_its_worker_finds_on_its_host_without_the_queue() {
     let Some(server) = server() else { return };
@@ -598,12 +614,7 @@ async fn a_claim_takes_the_links_its_worker_finds_on_its_host_without_the_queue(
 #[tokio::test]
 async fn a_lapsed_claim_gives_back_what_it_gathered_but_not_what_it_finished() {
     let Some(server) = server() else { return };
-    let (mut a, r0) = a_claim_that_gathered(&server, "gather-lapse", Duration::from_secs(5)).await;
-    a.complete(&r0, &ok(), T0.add_millis(10))
-        .await
-        .expect("complete");
-    let r1 = fetch(a.next(T0.add_millis(1_000)).await.expect("next"));
-    assert_eq!(r1.url, "https://h.example/1");
+    let (mut a, r1) = a_gathered_url_out(&server, "gather-lapse", Duration::from_secs(5)).await;
     a.complete(&r1, &ok(), T0.add_millis(1_010))
         .await
         .expect("complete");
@@ -620,11 +631,7 @@ async fn a_lapsed_claim_gives_back_what_it_gathered_but_not_what_it_finished() {
 #[tokio::test]
 async fn a_gathered_url_retried_goes_back_once_with_its_new_tag() {
     let Some(server) = server() else { return };
-    let (mut a, r0) = a_claim_that_gathered(&server, "gather-retry", Duration::from_secs(60)).await;
-    a.complete(&r0, &ok(), T0.add_millis(10))
-        .await
-        .expect("complete");
-    let r1 = fetch(a.next(T0.add_millis(1_000)).await.expect("next"));
+    let (mut a, r1) = a_gathered_url_out(&server, "gather-retry", Duration::from_secs(60)).await;
     a.requeue(&r1, &ok(), 7, T0.add_millis(1_010))
         .await
         .expect("requeue");
