@@ -35,7 +35,7 @@ use mannerly_polite::controller::{
 };
 use mannerly_polite::frontier::{
     Admission, Begin, Frontier, FrontierConfig, FrontierError, Kind, LocalFrontier, Next, Offer,
-    Released,
+    Released, Stats,
 };
 use mannerly_polite::key::KeyError;
 use mannerly_time::UnixMillis;
@@ -1178,6 +1178,9 @@ pub async fn crawl_on<B: Backend>(
         while let Ok(m) = gate_rx.try_recv() {
             gate(&mut frontier, m).await?;
         }
+        // Every report waiting is handled in this turn, and their links
+        // offered together at its end (see `Turn`).
+        let mut turn = Turn::default();
         while let Some(done) = received.take().or_else(|| rx.try_recv().ok()) {
             in_flight -= 1;
             let shared = Shared {
@@ -1190,6 +1193,7 @@ pub async fn crawl_on<B: Backend>(
             handle(
                 done,
                 shared,
+                &mut turn,
                 &mut frontier,
                 &mut log,
                 &mut summary,
@@ -1197,13 +1201,14 @@ pub async fn crawl_on<B: Backend>(
             )
             .await?;
         }
+        turn.finish(&mut frontier, &mut log, &mut summary).await?;
         if last_progress.elapsed() >= Duration::from_millis(500) {
             last_progress = Instant::now();
             let snapshot = Progress {
                 pages: summary.pages_by_status.values().sum(),
                 bytes: summary.bytes,
                 in_flight,
-                queued: Frontier::stats(&mut frontier).await?.queued,
+                queued: frontier.progress_stats().await?.queued,
                 errors: summary.page_errors,
                 seconds: started.elapsed().as_secs_f64(),
                 hosts_blocked: summary.unavailable.len(),
@@ -1463,6 +1468,12 @@ pub trait CrawlFrontier: Frontier + Send {
     /// done, and operations are handed on in order, so a kill never keeps
     /// the one without the other.)
     fn commit(&mut self) -> Result<(), FrontierError>;
+    /// The counts for the progress line, asked twice a second:
+    /// [`Frontier::stats`], or a recent copy where reading them costs a
+    /// shared server something.
+    fn progress_stats(&mut self) -> impl Future<Output = Result<Stats, FrontierError>> + Send {
+        Frontier::stats(self)
+    }
 }
 
 impl CrawlFrontier for LocalFrontier {
@@ -1690,6 +1701,35 @@ async fn lapsed<F: CrawlFrontier>(
     Ok(())
 }
 
+/// What the reports handled in one turn of the loop queue, and the
+/// completions that must wait for it: every page's links go to the
+/// frontier in one offer (one round trip on a networked frontier, however
+/// many pages the turn handled), then the pages are recorded done, in
+/// order. A kill in between fetches those pages again (at least once) and
+/// never loses their links.
+#[derive(Default)]
+struct Turn {
+    candidates: Vec<Candidate>,
+    completions: Vec<(Released, Outcome, UnixMillis)>,
+}
+
+impl Turn {
+    /// Offers what the turn found, then records its pages done.
+    async fn finish<F: CrawlFrontier>(
+        &mut self,
+        frontier: &mut F,
+        log: &mut Log,
+        summary: &mut Summary,
+    ) -> Result<(), CrawlError> {
+        let candidates = std::mem::take(&mut self.candidates);
+        offer_all(frontier, log, summary, &candidates).await?;
+        for (released, outcome, at) in std::mem::take(&mut self.completions) {
+            Frontier::complete(frontier, &released, &outcome, at).await?;
+        }
+        Ok(())
+    }
+}
+
 /// What handling a report reads beside the frontier: the crawl's settings
 /// and the parts the loop shares with the fetch tasks.
 #[derive(Clone, Copy)]
@@ -1704,6 +1744,7 @@ struct Shared<'a> {
 async fn handle<F: CrawlFrontier>(
     done: Done,
     shared: Shared<'_>,
+    turn: &mut Turn,
     frontier: &mut F,
     log: &mut Log,
     summary: &mut Summary,
@@ -1749,8 +1790,7 @@ async fn handle<F: CrawlFrontier>(
                             };
                             let from = url::Url::parse(&released.url).ok();
                             if let Some(page) = from {
-                                follow(frontier, scope, log, summary, &page, &sm.url, tag, 0)
-                                    .await?;
+                                follow(turn, scope, log, summary, &page, &sm.url, tag, 0)?;
                             }
                         }
                     }
@@ -1788,8 +1828,9 @@ async fn handle<F: CrawlFrontier>(
                         content_usage_rule: None,
                         ..LogLine::default()
                     })?;
+                    // After the sitemaps it lists are offered.
                     let (outcome, at) = paced(&f.outcome, f.done_at);
-                    Frontier::complete(frontier, &released, &outcome, at).await?;
+                    turn.completions.push((released, outcome, at));
                 }
                 None => Frontier::cancel(frontier, &released, now).await?,
             }
@@ -1925,11 +1966,11 @@ async fn handle<F: CrawlFrontier>(
                         Frontier::requeue(frontier, &released, &outcome, next.pack(), at).await?;
                         return Ok(());
                     }
-                    // Outlinks are queued before the page is recorded done: a
-                    // kill in between fetches the page again (at least once),
-                    // never loses its links.
-                    outlinks(config, scope, frontier, log, summary, &released, tag, &resp).await?;
-                    Frontier::complete(frontier, &released, &outcome, at).await?;
+                    // Outlinks are queued before the page is recorded done
+                    // (at the turn's end): a kill in between fetches the page
+                    // again (at least once), never loses its links.
+                    outlinks(config, scope, turn, log, summary, &released, tag, &resp)?;
+                    turn.completions.push((released, outcome, at));
                 }
             }
         }
@@ -1940,10 +1981,10 @@ async fn handle<F: CrawlFrontier>(
 /// Queues what a page leads to: its redirect's target, or its links
 /// (scope, nofollow and rel=nofollow applied).
 #[allow(clippy::too_many_arguments)]
-async fn outlinks<F: CrawlFrontier>(
+fn outlinks(
     config: &CrawlConfig,
     scope: &Scope,
-    frontier: &mut F,
+    turn: &mut Turn,
     log: &mut Log,
     summary: &mut Summary,
     released: &Released,
@@ -1951,7 +1992,7 @@ async fn outlinks<F: CrawlFrontier>(
     resp: &PageResponse,
 ) -> Result<(), CrawlError> {
     if tag.sitemap && (200..300).contains(&resp.status) {
-        return sitemap_entries(scope, frontier, log, summary, released, tag, resp).await;
+        return sitemap_entries(scope, turn, log, summary, released, tag, resp);
     }
     let page = match url::Url::parse(&released.url) {
         Ok(u) => u,
@@ -1974,7 +2015,7 @@ async fn outlinks<F: CrawlFrontier>(
                     ..tag
                 };
                 follow(
-                    frontier,
+                    turn,
                     scope,
                     log,
                     summary,
@@ -1982,8 +2023,7 @@ async fn outlinks<F: CrawlFrontier>(
                     loc,
                     next,
                     u32::from(tag.depth),
-                )
-                .await?;
+                )?;
             }
         }
         return Ok(());
@@ -2031,21 +2071,20 @@ async fn outlinks<F: CrawlFrontier>(
         depth: u16::try_from(depth).unwrap_or(u16::MAX),
         ..Tag::default()
     };
-    let mut candidates = Vec::with_capacity(found.links.len());
     for l in found.links {
         if let Some(c) = candidate(scope, log, summary, &page, l.as_str(), next, depth)? {
-            candidates.push(c);
+            turn.candidates.push(c);
         }
     }
-    offer_all(frontier, log, summary, &candidates).await
+    Ok(())
 }
 
 /// Queues a fetched sitemap's entries: pages, and the sitemaps an index
 /// lists (bounded by `mannerly-sitemap`'s limits; the location rule
 /// applies).
-async fn sitemap_entries<F: CrawlFrontier>(
+fn sitemap_entries(
     scope: &Scope,
-    frontier: &mut F,
+    turn: &mut Turn,
     log: &mut Log,
     summary: &mut Summary,
     released: &Released,
@@ -2062,7 +2101,6 @@ async fn sitemap_entries<F: CrawlFrontier>(
         Some(rule),
     );
     let depth = u32::from(tag.depth) + 1;
-    let mut candidates = Vec::new();
     for entry in parser {
         let (loc, sitemap, lastmod) = match &entry {
             mannerly_sitemap::Entry::Url(u) => (&u.loc, false, &u.lastmod),
@@ -2084,11 +2122,11 @@ async fn sitemap_entries<F: CrawlFrontier>(
             ..Tag::default()
         };
         if let Some(c) = candidate(scope, log, summary, &base, loc, next, depth)? {
-            candidates.push(c);
+            turn.candidates.push(c);
         }
         summary.sitemap_entries += 1;
     }
-    offer_all(frontier, log, summary, &candidates).await
+    Ok(())
 }
 
 /// A link that is in scope, to be offered to the frontier.
@@ -2160,10 +2198,10 @@ async fn offer_all<F: CrawlFrontier>(
     Ok(())
 }
 
-/// Resolves, scopes and offers one link.
+/// Resolves and scopes one link, to be offered at the turn's end.
 #[allow(clippy::too_many_arguments)]
-async fn follow<F: CrawlFrontier>(
-    frontier: &mut F,
+fn follow(
+    turn: &mut Turn,
     scope: &Scope,
     log: &mut Log,
     summary: &mut Summary,
@@ -2173,7 +2211,10 @@ async fn follow<F: CrawlFrontier>(
     depth: u32,
 ) -> Result<(), CrawlError> {
     match candidate(scope, log, summary, page, link, tag, depth)? {
-        Some(c) => offer_all(frontier, log, summary, &[c]).await,
+        Some(c) => {
+            turn.candidates.push(c);
+            Ok(())
+        }
         None => Ok(()),
     }
 }
