@@ -13,7 +13,7 @@ use mannerly_fleet::{
     connect, Connection, FleetConfig, FleetFrontier, Layout, RobotsStore, TimeSource,
 };
 use mannerly_polite::controller::{Politeness, UnixMillis};
-use mannerly_polite::frontier::{FrontierConfig, FrontierError};
+use mannerly_polite::frontier::{FrontierConfig, FrontierError, Stats};
 use mannerly_polite::key::KeyError;
 
 use crate::engine::{Backend, CrawlError, CrawlFrontier, CrawlSettings};
@@ -102,7 +102,9 @@ impl Backend for Fleet {
             },
         )
         .await?;
-        Ok((frontier, Arc::new(RobotsStore::new(con, layout))))
+        // robots.txt states go to the server with the frontier's calls.
+        let robots = RobotsStore::behind(con, layout, frontier.outbox());
+        Ok((frontier, Arc::new(robots)))
     }
 }
 
@@ -125,9 +127,13 @@ impl CrawlFrontier for FleetFrontier<Connection> {
     }
 
     fn commit(&mut self) -> Result<(), FrontierError> {
-        // Every operation but a completion reaches the server before it
-        // returns; completions ride in front of the next call, as the
-        // fleet's crate docs say.
+        // Every operation but a completion (or a robots.txt known) reaches
+        // the server before it returns; those ride in front of the next
+        // call, as the fleet's crate docs say.
         Ok(())
+    }
+
+    async fn progress_stats(&mut self) -> Result<Stats, FrontierError> {
+        self.recent_stats().await
     }
 }

@@ -484,6 +484,80 @@ pub async fn set_crawl_value(
         .map_err(|e| store_err(url, e))
 }
 
+/// robots.txt states saved by a worker and not sent yet: they go to the
+/// server in front of its frontier's next call, in the same round trip
+/// (see [`RobotsStore::behind`]). A state is saved before the robots.txt
+/// flight that fetched it is settled, and settles go behind what waits
+/// here, so the fleet never sees the one without the other; a worker
+/// killed with states still here had not settled those flights, whose
+/// leases lapse and whose robots.txt is fetched again.
+#[derive(Clone, Default)]
+pub struct Outbox {
+    waiting: std::sync::Arc<std::sync::Mutex<Vec<Saved>>>,
+}
+
+/// One state waiting in an [`Outbox`].
+struct Saved {
+    partition: u32,
+    key: String,
+    origin: String,
+    json: String,
+}
+
+/// Past this many states waiting, a save sends them all itself.
+const OUTBOX_MAX: usize = 256;
+
+impl Outbox {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Saved>> {
+        // A panic elsewhere while holding the lock leaves a list that is
+        // still whole (every change is one push or one assignment).
+        self.waiting
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Keeps `json` as `origin`'s state (a newer save of an origin still
+    /// waiting replaces the older); returns how many wait.
+    fn put(&self, partition: u32, key: String, origin: String, json: String) -> usize {
+        let mut waiting = self.lock();
+        match waiting.iter_mut().find(|s| s.origin == origin) {
+            Some(s) => s.json = json,
+            None => waiting.push(Saved {
+                partition,
+                key,
+                origin,
+                json,
+            }),
+        }
+        waiting.len()
+    }
+
+    /// The state of `origin` waiting here, if any.
+    fn get(&self, origin: &str) -> Option<String> {
+        self.lock()
+            .iter()
+            .find(|s| s.origin == origin)
+            .map(|s| s.json.clone())
+    }
+
+    /// Whether nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+
+    /// Takes what waits, as commands on their partitions.
+    pub(crate) fn take(&self) -> Vec<(u32, redis::Cmd)> {
+        std::mem::take(&mut *self.lock())
+            .into_iter()
+            .map(|s| {
+                let mut c = redis::cmd("HSET");
+                c.arg(s.key).arg(s.origin).arg(s.json);
+                (s.partition, c)
+            })
+            .collect()
+    }
+}
+
 /// robots.txt states shared by every worker of a crawl: the worker that
 /// fetched an origin's robots.txt saves its state here, and the others
 /// load it instead of fetching it again. An origin's state lives in the
@@ -491,32 +565,65 @@ pub async fn set_crawl_value(
 pub struct RobotsStore {
     con: Connection,
     layout: Layout,
+    outbox: Option<Outbox>,
 }
 
 impl RobotsStore {
-    /// The store of the crawl `layout` names, over `con`.
+    /// The store of the crawl `layout` names, over `con`: each save is a
+    /// round trip of its own.
     pub fn new(con: Connection, layout: Layout) -> RobotsStore {
-        RobotsStore { con, layout }
+        RobotsStore {
+            con,
+            layout,
+            outbox: None,
+        }
     }
 
-    fn key(&self, origin: &Origin) -> String {
+    /// The same store, whose saves wait in `outbox` (a frontier's, see
+    /// [`FleetFrontier::outbox`](crate::FleetFrontier::outbox)) to go in
+    /// front of the frontier's next call: a crawl saves an origin's state
+    /// after its robots.txt fetch and again when its host first answers,
+    /// and a round trip for each was most of the server's work per host.
+    /// This worker's loads see what waits.
+    pub fn behind(con: Connection, layout: Layout, outbox: Outbox) -> RobotsStore {
+        RobotsStore {
+            con,
+            layout,
+            outbox: Some(outbox),
+        }
+    }
+
+    fn partition(&self, origin: &Origin) -> u32 {
         let s = origin.to_string();
         let host = s.split("://").nth(1).unwrap_or(&s);
         let host = host.rsplit_once(':').map_or(host, |(h, _)| h);
-        self.layout.key(self.layout.partition_of(host), "robots")
+        self.layout.partition_of(host)
+    }
+
+    fn key(&self, origin: &Origin) -> String {
+        self.layout.key(self.partition(origin), "robots")
     }
 }
 
 impl Store for RobotsStore {
     fn load<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<StoredState>> {
         Box::pin(async move {
-            let mut con = self.con.clone();
-            let json: Option<String> = redis::cmd("HGET")
-                .arg(self.key(origin))
-                .arg(origin.to_string())
-                .query_async(&mut con)
-                .await
-                .map_err(|e| StoreError::new("load", origin, e))?;
+            let waiting = self
+                .outbox
+                .as_ref()
+                .and_then(|o| o.get(&origin.to_string()));
+            let json: Option<String> = match waiting {
+                Some(j) => Some(j),
+                None => {
+                    let mut con = self.con.clone();
+                    redis::cmd("HGET")
+                        .arg(self.key(origin))
+                        .arg(origin.to_string())
+                        .query_async(&mut con)
+                        .await
+                        .map_err(|e| StoreError::new("load", origin, e))?
+                }
+            };
             match json {
                 Some(j) => serde_json::from_str(&j)
                     .map(Some)
@@ -532,6 +639,17 @@ impl Store for RobotsStore {
             let json =
                 serde_json::to_string(state).map_err(|e| StoreError::new("save", origin, e))?;
             let mut con = self.con.clone();
+            if let Some(outbox) = &self.outbox {
+                let p = self.partition(origin);
+                if outbox.put(p, self.key(origin), origin.to_string(), json) < OUTBOX_MAX {
+                    return Ok(());
+                }
+                // Nothing called the frontier for a while: they go now.
+                return run_on(&mut con, &outbox.take())
+                    .await
+                    .map(drop)
+                    .map_err(|e| StoreError::new("save", origin, e));
+            }
             redis::cmd("HSET")
                 .arg(self.key(origin))
                 .arg(origin.to_string())

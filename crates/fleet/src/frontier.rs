@@ -20,7 +20,9 @@ use mannerly_polite::frontier::{
 use mannerly_polite::key::Keyer;
 use redis::Value;
 
-use crate::client::{across, run_on, FleetConnection};
+#[cfg(doc)]
+use crate::client::RobotsStore;
+use crate::client::{across, run_on, FleetConnection, Outbox};
 use crate::layout::Layout;
 use crate::lua::Scripts;
 use crate::seen::{Held, SeenCache};
@@ -51,9 +53,11 @@ const PROBE_EVERY: u64 = 500;
 /// times a second.
 const PROBE_MAX: u64 = 1_600;
 
-/// How long stats stand when nothing here changed (they are the progress
-/// line's, twice a second).
-const STATS_EVERY: u64 = 1_000;
+/// How long stats stand when nothing here changed, and how long
+/// [`FleetFrontier::recent_stats`] (the progress line's, asked twice a
+/// second) lets them stand anyway: reading them is three reads of every
+/// partition, and a busy worker changes something every turn.
+const STATS_EVERY: u64 = 2_000;
 
 /// How often skipped URLs are collected from every partition.
 const SKIPPED_EVERY: u64 = 1_000;
@@ -244,6 +248,8 @@ pub struct FleetFrontier<C> {
     probe_every: u64,
     /// The last stats, and until when they may be given again.
     stats_cache: Option<(Stats, UnixMillis)>,
+    /// This worker changed something since the cached stats were read.
+    stats_stale: bool,
     /// When skipped URLs were last taken.
     skipped_at: Option<UnixMillis>,
     /// This worker's name in the fleet's list (host name and process id).
@@ -253,6 +259,9 @@ pub struct FleetFrontier<C> {
     /// server, in the same round trip, as one script call (on a Cluster,
     /// one per partition).
     pending: Vec<(u32, Vec<String>)>,
+    /// robots.txt states saved through a [`RobotsStore::behind`] this
+    /// frontier: they go in front of the completions.
+    outbox: Outbox,
     /// Partitions this worker changed since it last probed them all: while
     /// the probe's answer stands, only these are asked again.
     touched: std::collections::BTreeSet<u32>,
@@ -387,14 +396,76 @@ impl<C: FleetConnection> FleetFrontier<C> {
             probe_at: None,
             probe_every: PROBE_EVERY,
             stats_cache: None,
+            stats_stale: false,
             skipped_at: None,
             worker: worker_name(),
             offset: 0,
             last_now: UnixMillis::EPOCH,
             spare_ids: 0,
             pending: Vec::new(),
+            outbox: Outbox::default(),
             touched: std::collections::BTreeSet::new(),
         })
+    }
+
+    /// The crawl's counts, read at most every [`STATS_EVERY`] even when
+    /// this worker changed something since (then [`Frontier::stats`]
+    /// reads them afresh): for a progress line.
+    pub async fn recent_stats(&mut self) -> Result<Stats, FrontierError> {
+        let now = UnixMillis::now();
+        let held = self.claimed();
+        if let Some((mut s, until)) = self.stats_cache {
+            if now < until {
+                s.queued += held;
+                return Ok(s);
+            }
+        }
+        self.stats_stale = false;
+        self.flush().await?;
+        // The crawler asks for stats twice a second: that is this worker's
+        // heartbeat in the fleet's list.
+        redis::cmd("HSET")
+            .arg(self.layout.workers_key())
+            .arg(&self.worker)
+            .arg(UnixMillis::now().as_millis())
+            .exec_async(&mut self.con)
+            .await
+            .map_err(|e| self.err(e))?;
+        let parts: Vec<u32> = (0..self.layout.partitions()).collect();
+        let layout = &self.layout;
+        let replies = across(&mut self.con, &parts, |pipe, p| {
+            pipe.cmd("HMGET")
+                .arg(layout.key(p, "meta"))
+                .arg("queued")
+                .arg("skipped")
+                .arg("reissued");
+            pipe.cmd("HLEN").arg(layout.key(p, "fl"));
+            pipe.cmd("ZCARD").arg(layout.key(p, "cnt"));
+        })
+        .await
+        .map_err(|e| store_err(&self.url, e))?;
+        let mut s = Stats::default();
+        for reply in replies {
+            type Row = (Vec<Option<i64>>, u64, u64);
+            let (meta, fl, cnt) = redis::from_redis_value::<Row>(Value::Array(reply))
+                .map_err(|e| self.corrupt(format!("stats: {e}")))?;
+            let get = |i: usize| meta.get(i).copied().flatten().unwrap_or(0).max(0) as u64;
+            s.queued += get(0);
+            s.skipped += get(1);
+            s.reissued += get(2);
+            s.in_flight += fl;
+            s.keys += cnt;
+        }
+        self.stats_cache = Some((s, now.add_millis(STATS_EVERY)));
+        // What this worker's claims hold is queued, not yet released.
+        s.queued += held;
+        Ok(s)
+    }
+
+    /// Where a [`RobotsStore::behind`] this frontier keeps the states it
+    /// saves until the frontier's next call takes them to the server.
+    pub fn outbox(&self) -> Outbox {
+        self.outbox.clone()
     }
 
     /// The key layout.
@@ -526,7 +597,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
     /// stand, and `p` is asked again by the next release.
     fn changed(&mut self, p: u32) {
         self.touched.insert(p);
-        self.stats_cache = None;
+        self.stats_stale = true;
     }
 
     /// A script call on partition `p` (its key `key`, then its tag), as a
@@ -558,9 +629,13 @@ impl<C: FleetConnection> FleetFrontier<C> {
     /// loaded and the lot sent again: every step is safe to repeat (a
     /// completion sent twice is stale the second time).
     async fn exec(&mut self, cmds: Vec<(u32, redis::Cmd)>) -> Result<Vec<Value>, FrontierError> {
+        // robots.txt states saved, then completions, then `cmds`: a
+        // robots.txt flight settles after its state is saved.
+        let mut all = self.outbox.take();
+        let saves = all.len();
         let settles = self.settle_cmds();
         let n = settles.len();
-        let mut all = settles;
+        all.extend(settles);
         all.extend(cmds);
         let replies = match run_on(&mut self.con, &all).await {
             Ok(v) => v,
@@ -580,7 +655,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
                 all.len()
             )));
         }
-        let mut replies = replies.into_iter();
+        let mut replies = replies.into_iter().skip(saves);
         for v in replies.by_ref().take(n) {
             // A completion whose lease lapsed, the URL back in the queue:
             // whoever holds the host now owns its state.
@@ -649,9 +724,9 @@ impl<C: FleetConnection> FleetFrontier<C> {
         redis::from_redis_value(v.clone()).map_err(|_| self.corrupt(format!("{what}: {v:?}")))
     }
 
-    /// Sends the completions waiting to go, if any.
+    /// Sends the completions (and robots.txt states) waiting to go, if any.
     pub async fn flush(&mut self) -> Result<(), FrontierError> {
-        if !self.pending.is_empty() {
+        if !self.pending.is_empty() || !self.outbox.is_empty() {
             self.exec(Vec::new()).await?;
         }
         Ok(())
@@ -1154,6 +1229,12 @@ impl<C: FleetConnection> FleetFrontier<C> {
             args.push(score);
             args.push(member);
         }
+        self.push_pending(p, args).await
+    }
+
+    /// Queues a `SETTLE` entry's arguments; past [`PENDING_MAX`] waiting,
+    /// they all go at once.
+    async fn push_pending(&mut self, p: u32, args: Vec<String>) -> Result<(), FrontierError> {
         self.pending.push((p, args));
         if self.pending.len() >= PENDING_MAX {
             self.flush().await?;
@@ -1767,16 +1848,25 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
             None => Default::default(),
         };
         let p = self.layout.partition_of(key.as_deref().unwrap_or(&origin));
-        let mut c = self.step(|s| &s.robots_known, p, "rb", now);
-        c.arg(&origin)
-            .arg(key.unwrap_or_default())
-            .arg(valid_until.as_millis())
-            .arg(state)
-            .arg(chk)
-            .arg(why);
-        let _: String = self.call(p, c, "robots_known").await?;
+        // It goes in front of the next call, as a completion does (the
+        // robots.txt flight's own settle follows it there): until then the
+        // origin's gate says its fetch is under way, which only holds its
+        // URLs back.
+        let args = vec![
+            self.layout.tag(p).to_string(),
+            self.now_arg(now).to_string(),
+            self.max_in().to_string(),
+            origin,
+            "known".to_owned(),
+            valid_until.as_millis().to_string(),
+            state,
+            chk,
+            why,
+            key.unwrap_or_default(),
+            "0".to_owned(),
+        ];
         self.changed(p);
-        Ok(())
+        self.push_pending(p, args).await
     }
 
     async fn begin_request(&mut self, url: &str, now: UnixMillis) -> Result<Begin, FrontierError> {
@@ -1927,55 +2017,11 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
     }
 
     async fn stats(&mut self) -> Result<Stats, FrontierError> {
-        let now = UnixMillis::now();
-        let held = self.claimed();
-        if let Some((mut s, until)) = self.stats_cache {
-            if now < until {
-                s.queued += held;
-                return Ok(s);
-            }
+        if self.stats_stale {
+            self.stats_cache = None;
         }
-        self.flush().await?;
-        // The crawler asks for stats twice a second: that is this worker's
-        // heartbeat in the fleet's list.
-        redis::cmd("HSET")
-            .arg(self.layout.workers_key())
-            .arg(&self.worker)
-            .arg(UnixMillis::now().as_millis())
-            .exec_async(&mut self.con)
-            .await
-            .map_err(|e| self.err(e))?;
-        let parts: Vec<u32> = (0..self.layout.partitions()).collect();
-        let layout = &self.layout;
-        let replies = across(&mut self.con, &parts, |pipe, p| {
-            pipe.cmd("HMGET")
-                .arg(layout.key(p, "meta"))
-                .arg("queued")
-                .arg("skipped")
-                .arg("reissued");
-            pipe.cmd("HLEN").arg(layout.key(p, "fl"));
-            pipe.cmd("ZCARD").arg(layout.key(p, "cnt"));
-        })
-        .await
-        .map_err(|e| store_err(&self.url, e))?;
-        let mut s = Stats::default();
-        for reply in replies {
-            type Row = (Vec<Option<i64>>, u64, u64);
-            let (meta, fl, cnt) = redis::from_redis_value::<Row>(Value::Array(reply))
-                .map_err(|e| self.corrupt(format!("stats: {e}")))?;
-            let get = |i: usize| meta.get(i).copied().flatten().unwrap_or(0).max(0) as u64;
-            s.queued += get(0);
-            s.skipped += get(1);
-            s.reissued += get(2);
-            s.in_flight += fl;
-            s.keys += cnt;
-        }
-        self.stats_cache = Some((s, now.add_millis(STATS_EVERY)));
-        // What this worker's claims hold is queued, not yet released.
-        s.queued += held;
-        Ok(s)
+        self.recent_stats().await
     }
-
     async fn take_skipped(&mut self) -> Result<Vec<Skipped>, FrontierError> {
         // The crawler asks after every release; reading every partition
         // that often would be most of the server's work. Whichever worker

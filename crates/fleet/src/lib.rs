@@ -164,6 +164,6 @@ pub mod layout;
 mod lua;
 mod seen;
 
-pub use client::{connect, Connection, Retrying, RobotsStore};
+pub use client::{connect, Connection, Outbox, Retrying, RobotsStore};
 pub use frontier::{FleetConfig, FleetFrontier, TimeSource};
 pub use layout::{Layout, LayoutError, DEFAULT_PARTITIONS};

@@ -482,9 +482,25 @@ return 1
 /// How `ack`: the members given are URLs a claim gathered that are done
 /// or go back with the claim's next settle: they leave the claim's record,
 /// so a lapse does not give them back. Nothing else changes, and a late
-/// one finds nothing (a token is never reused).
+/// one finds nothing (a token is never reused). How `known`: an origin's
+/// robots.txt is known (`LocalFrontier::robots_known`), in the places of
+/// id, tag and token: the origin, until when, and its host's key ('' for
+/// none), with the host's state, chk and why; always `ok`.
 const SETTLE: &str = r#"
 local function settle(now, maxin, id, how, tag, token, first, last)
+  if how == 'known' then
+    local origin, key = id, token
+    local g = redis.call('HGET', K('rb'), origin)
+    if g and string.sub(g, 1, 1) == 'F' then redis.call('HSET', K('rb'), origin, 'F' .. tag)
+    else redis.call('HSET', K('rb'), origin, 'K' .. tag) end
+    if key ~= '' then
+      redis.call('HSET', K('state'), key, ARGV[first - 5])
+      redis.call('HSET', K('chk'), key, ARGV[first - 4])
+      if ARGV[first - 3] ~= '' then redis.call('HSET', K('why'), key, ARGV[first - 3]) end
+      reschedule(key, now, maxin)
+    end
+    return 'ok'
+  end
   if how == 'ack' then
     local fx = K('fx:' .. token)
     for j = first, last - 1, 2 do redis.call('HDEL', fx, ARGV[j + 1]) end
@@ -523,22 +539,6 @@ while i <= #ARGV do
   i = last + 1
 end
 return out
-"#;
-
-/// ARGV: T, now, max in flight, origin, key ('' for none), valid until,
-/// state, chk, why.
-const ROBOTS_KNOWN: &str = r#"
-local now, maxin, origin, key = clock(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5]
-local g = redis.call('HGET', K('rb'), origin)
-if g and string.sub(g, 1, 1) == 'F' then redis.call('HSET', K('rb'), origin, 'F' .. ARGV[6])
-else redis.call('HSET', K('rb'), origin, 'K' .. ARGV[6]) end
-if key ~= '' then
-  redis.call('HSET', K('state'), key, ARGV[7])
-  redis.call('HSET', K('chk'), key, ARGV[8])
-  if ARGV[9] ~= '' then redis.call('HSET', K('why'), key, ARGV[9]) end
-  reschedule(key, now, maxin)
-end
-return 'ok'
 "#;
 
 /// ARGV: T, now, max in flight, origin, key ('' for none), until, reason.
@@ -581,7 +581,6 @@ pub(crate) struct Scripts {
     pub next: redis::Script,
     pub renew: redis::Script,
     pub settle: redis::Script,
-    pub robots_known: redis::Script,
     pub robots_unavailable: redis::Script,
     pub begin: redis::Script,
     pub end: redis::Script,
@@ -589,13 +588,12 @@ pub(crate) struct Scripts {
 
 impl Scripts {
     /// Every script, to load them all at once.
-    pub(crate) fn all(&self) -> [&redis::Script; 8] {
+    pub(crate) fn all(&self) -> [&redis::Script; 7] {
         [
             &self.enqueue,
             &self.next,
             &self.renew,
             &self.settle,
-            &self.robots_known,
             &self.robots_unavailable,
             &self.begin,
             &self.end,
@@ -609,7 +607,6 @@ impl Scripts {
             next: s(NEXT),
             renew: s(RENEW),
             settle: s(SETTLE),
-            robots_known: s(ROBOTS_KNOWN),
             robots_unavailable: s(ROBOTS_UNAVAILABLE),
             begin: s(BEGIN),
             end: s(END),

@@ -34,6 +34,7 @@ struct Opts {
     claim: usize,
     max_per_key: u64,
     seen_cache: usize,
+    robots_gate: bool,
 }
 
 impl Default for Opts {
@@ -46,6 +47,7 @@ impl Default for Opts {
             claim: 1,
             max_per_key: FrontierConfig::default().max_per_key,
             seen_cache: FleetConfig::default().seen_cache,
+            robots_gate: false,
         }
     }
 }
@@ -84,7 +86,7 @@ async fn worker_on<C: FleetConnection>(
             ..Config::default()
         }),
         FrontierConfig {
-            robots_gate: false,
+            robots_gate: o.robots_gate,
             max_per_key: o.max_per_key,
             ..FrontierConfig::default()
         },
@@ -1081,4 +1083,163 @@ async fn a_worker_with_nothing_to_do_probes_less_and_less_until_there_is_somethi
     w.next_batch(1, t).await.expect("next");
     assert!(!probed(&server, &mut w, t.add_millis(499)).await);
     assert!(probed(&server, &mut w, t.add_millis(500)).await);
+}
+
+/// What the server holds for `field` in partition `p`'s hash `what`.
+async fn hget(
+    server: &RedisServer,
+    layout: &Layout,
+    host: &str,
+    what: &str,
+    field: &str,
+) -> Option<String> {
+    let mut con = connection(server).await;
+    redis::cmd("HGET")
+        .arg(layout.key(layout.partition_of(host), what))
+        .arg(field)
+        .query_async(&mut con)
+        .await
+        .expect("hget")
+}
+
+#[tokio::test]
+async fn robots_txt_known_and_its_state_go_with_the_next_call_saved_first() {
+    use mannerly_fetch::{Origin, OriginState, Store};
+    let Some(server) = server() else { return };
+    let o = Opts {
+        robots_gate: true,
+        ..Opts::default()
+    };
+    let mut a = crawler_worker(&server, "rk", &o).await;
+    let layout = a.layout().clone();
+    let con = mannerly_fleet::connect(&server.url())
+        .await
+        .expect("connect");
+    let store = mannerly_fleet::RobotsStore::behind(con, layout.clone(), a.outbox());
+    a.enqueue("https://h.test/1", 0, T0).await.expect("enqueue");
+    let robots = fetch(a.next(T0).await.expect("next"));
+    assert_eq!(robots.url, "https://h.test/robots.txt");
+    let origin = Origin::of("https://h.test/").expect("origin");
+    let state = OriginState::new(origin.clone()).to_stored();
+    store.save(&state).await.expect("save");
+    // Saved here, not yet on the server; this worker sees it.
+    let field = origin.to_string();
+    assert_eq!(
+        hget(&server, &layout, "h.test", "robots", &field).await,
+        None
+    );
+    assert_eq!(
+        store.load(&origin).await.expect("load"),
+        Some(state.clone())
+    );
+    a.robots_known(
+        "https://h.test",
+        Default::default(),
+        T0.add_millis(86_400_000),
+        T0,
+    )
+    .await
+    .expect("known");
+    a.complete(&robots, &ok(), T0).await.expect("complete");
+    // Neither the gate nor the state moved: the fetch is still under way
+    // as far as the fleet knows.
+    assert_eq!(
+        hget(&server, &layout, "h.test", "rb", "https://h.test")
+            .await
+            .as_deref(),
+        Some("F")
+    );
+    assert_eq!(
+        hget(&server, &layout, "h.test", "robots", &field).await,
+        None
+    );
+    // The next call takes them all, and releases the page.
+    let page = fetch(a.next(T0.add_millis(1_000)).await.expect("next"));
+    assert_eq!(page.url, "https://h.test/1");
+    let json = hget(&server, &layout, "h.test", "robots", &field)
+        .await
+        .expect("saved");
+    assert_eq!(
+        serde_json::from_str::<mannerly_fetch::policy::StoredState>(&json).expect("json"),
+        state
+    );
+    let gate = hget(&server, &layout, "h.test", "rb", "https://h.test")
+        .await
+        .expect("gate");
+    assert_eq!(gate, format!("K{}", T0.add_millis(86_400_000).as_millis()));
+    // A worker that did not fetch it loads it from the server.
+    let other = mannerly_fleet::RobotsStore::new(
+        mannerly_fleet::connect(&server.url())
+            .await
+            .expect("connect"),
+        layout,
+    );
+    assert_eq!(other.load(&origin).await.expect("load"), Some(state));
+}
+
+#[tokio::test]
+async fn robots_txt_states_saved_with_no_call_to_take_them_go_by_themselves_past_a_bound() {
+    use mannerly_fetch::{Origin, OriginState, Store};
+    let Some(server) = server() else { return };
+    let a = crawler_worker(&server, "ob", &Opts::default()).await;
+    let layout = a.layout().clone();
+    let con = mannerly_fleet::connect(&server.url())
+        .await
+        .expect("connect");
+    let store = mannerly_fleet::RobotsStore::behind(con, layout.clone(), a.outbox());
+    let origin = |i: u32| Origin::of(&format!("https://h{i}.test/")).expect("origin");
+    for i in 0..255 {
+        store
+            .save(&OriginState::new(origin(i)).to_stored())
+            .await
+            .expect("save");
+    }
+    // A second save of one origin replaces the first.
+    store
+        .save(&OriginState::new(origin(0)).to_stored())
+        .await
+        .expect("save");
+    assert_eq!(
+        hget(
+            &server,
+            &layout,
+            "h254.test",
+            "robots",
+            &origin(254).to_string()
+        )
+        .await,
+        None
+    );
+    assert!(!a.outbox().is_empty());
+    store
+        .save(&OriginState::new(origin(255)).to_stored())
+        .await
+        .expect("save");
+    assert!(a.outbox().is_empty());
+    for i in [0, 254, 255] {
+        assert!(
+            hget(
+                &server,
+                &layout,
+                &format!("h{i}.test"),
+                "robots",
+                &origin(i).to_string()
+            )
+            .await
+            .is_some(),
+            "{i}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_progress_lines_stats_may_stand_while_the_frontiers_are_exact() {
+    let Some(server) = server() else { return };
+    let mut a = worker(&server, "st", &Opts::default()).await.expect("open");
+    a.enqueue("https://a.test/1", 0, T0).await.expect("enqueue");
+    assert_eq!(a.stats().await.expect("stats").queued, 1);
+    a.enqueue("https://b.test/1", 0, T0).await.expect("enqueue");
+    // Read a moment ago: it stands, though this worker changed something.
+    assert_eq!(a.recent_stats().await.expect("stats").queued, 1);
+    assert_eq!(a.stats().await.expect("stats").queued, 2);
 }
