@@ -154,6 +154,10 @@ struct Flight {
     /// A claim (a page's release with [`FleetConfig::claim`] above 1): the
     /// host's new URLs this worker offers join it while it has room.
     held: bool,
+    /// A robots.txt release: its origin (as the store has it), and until
+    /// when robots.txt is known once it was (`robots_known`), which its
+    /// settle then tells the store in the same step.
+    robots: Option<(String, Option<u64>)>,
 }
 
 /// One entry of a `SETTLE` call (see the script): the flight, how it
@@ -163,7 +167,9 @@ struct Flight {
 struct SettleOp<'a> {
     id: u64,
     how: &'a str,
-    tag: u32,
+    /// A retry's tag; for a robots.txt flight, until when robots.txt is
+    /// known (0: it is not).
+    tag: u64,
     written: (String, String, String),
     token: u64,
     back: Vec<(String, String)>,
@@ -955,6 +961,10 @@ impl<C: FleetConnection> FleetFrontier<C> {
                     rest,
                     current: None,
                     held: kind == "P" && self.fleet.claim > 1,
+                    robots: (kind == "R").then(|| {
+                        let origin = url.strip_suffix("/robots.txt").unwrap_or(&url);
+                        (origin.to_owned(), None)
+                    }),
                 },
             );
             released.push(Released {
@@ -1166,6 +1176,10 @@ impl<C: FleetConnection> FleetFrontier<C> {
     ) -> Result<(), FrontierError> {
         let (state, chk, why) = self.written(&fl.key);
         let p = fl.partition;
+        let tag = match &fl.robots {
+            Some((_, Some(until))) => *until,
+            _ => u64::from(tag),
+        };
         // The URL out last leaves the claim's gathered record first: done,
         // it must not go back with what the claim did not release; retried
         // or given back, it goes back once, below.
@@ -1847,11 +1861,20 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
             }
             None => Default::default(),
         };
+        // This worker's robots.txt flight for the origin tells the store
+        // when it settles (it writes the host's state then too).
+        let mine = self
+            .flights
+            .values_mut()
+            .find(|f| !f.orphan && f.out && f.robots.as_ref().is_some_and(|(o, _)| *o == origin));
+        if let Some((_, known)) = mine.and_then(|f| f.robots.as_mut()) {
+            *known = Some(valid_until.as_millis());
+            return Ok(());
+        }
         let p = self.layout.partition_of(key.as_deref().unwrap_or(&origin));
-        // It goes in front of the next call, as a completion does (the
-        // robots.txt flight's own settle follows it there): until then the
-        // origin's gate says its fetch is under way, which only holds its
-        // URLs back.
+        // It goes in front of the next call, as a completion does: until
+        // then the origin's gate says its fetch is under way, which only
+        // holds its URLs back.
         let args = vec![
             self.layout.tag(p).to_string(),
             self.now_arg(now).to_string(),

@@ -171,6 +171,13 @@ local function reschedule(key, now, maxin, c, inf, popped)
   if not popped and redis.call('ZSCORE', K('ready'), key) then return end
   redis.call('ZADD', K('time'), 'LT', num(at), key)
 end
+-- An origin's robots.txt is known until `valid` (`LocalFrontier::robots_known`):
+-- its gate says so, after the fetch under way (if any) settles.
+local function known(origin, valid)
+  local g = redis.call('HGET', K('rb'), origin)
+  if g and string.sub(g, 1, 1) == 'F' then redis.call('HSET', K('rb'), origin, 'F' .. valid)
+  else redis.call('HSET', K('rb'), origin, 'K' .. valid) end
+end
 local function settle_robots(origin)
   local ua = redis.call('HGET', K('ua'), origin)
   if ua then
@@ -236,8 +243,15 @@ local out = {}
 -- counters and each host's schedule are written once at the end. The
 -- answers are those of one call per URL.
 local function group(first, last)
-  local queued = tonumber(redis.call('HGET', K('meta'), 'queued') or '0')
+  -- The queued count is read when first needed (a claim's own links do
+  -- not need it); arrival numbers are read once and written back once.
+  local queued
   local added, nkeys, seq = 0, nil, nil
+  local function arrival()
+    if seq == nil then seq = tonumber(redis.call('GET', K('seq')) or '0') end
+    seq = seq + 1
+    return seq
+  end
   local chk, qn, grew, order, held = {}, {}, {}, {}, {}
   for i = first, last - 6, 7 do
     local key, fp, prio, tag, origin, url = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
@@ -261,39 +275,38 @@ local function group(first, last)
     elseif h then
       if redis.call('SADD', K('seen'), fp) == 0 then a = 'duplicate'
       else
-        if seq == nil then seq = tonumber(redis.call('GET', K('seq')) or '0') end
-        seq = seq + 1
-        local score = num((255 - tonumber(prio)) * P40 + seq)
+        local score = num((255 - tonumber(prio)) * P40 + arrival())
         redis.call('HSET', K('fx:' .. tok), tag .. '\t' .. origin .. '\t' .. url, score)
         a = 'claimed\t' .. score
       end
-    elseif queued >= maxt then a = 'total'
     else
-      local n = qn[key]
-      if n == nil then
-        n = redis.call('ZCARD', K('q:' .. key))
-        qn[key] = n
-      end
-      if n >= maxk then a = 'key'
+      if queued == nil then queued = tonumber(redis.call('HGET', K('meta'), 'queued') or '0') end
+      if queued >= maxt then a = 'total'
       else
-        if n == 0 and nkeys == nil then nkeys = redis.call('ZCARD', K('cnt')) end
-        if n == 0 and nkeys >= maxkeys then a = 'keys'
-        elseif redis.call('SADD', K('seen'), fp) == 0 then a = 'duplicate'
+        local n = qn[key]
+        if n == nil then
+          n = redis.call('ZCARD', K('q:' .. key))
+          qn[key] = n
+        end
+        if n >= maxk then a = 'key'
         else
-          if seq == nil then seq = tonumber(redis.call('GET', K('seq')) or '0') end
-          seq = seq + 1
-          if redis.call('ZADD', K('q:' .. key), num((255 - tonumber(prio)) * P40 + seq), tag .. '\t' .. origin .. '\t' .. url) == 1 then
-            queued = queued + 1
-            added = added + 1
-            if n == 0 then nkeys = nkeys + 1 end
-            qn[key] = n + 1
-            if not grew[key] then
-              grew[key] = 0
-              order[#order + 1] = key
+          if n == 0 and nkeys == nil then nkeys = redis.call('ZCARD', K('cnt')) end
+          if n == 0 and nkeys >= maxkeys then a = 'keys'
+          elseif redis.call('SADD', K('seen'), fp) == 0 then a = 'duplicate'
+          else
+            if redis.call('ZADD', K('q:' .. key), num((255 - tonumber(prio)) * P40 + arrival()), tag .. '\t' .. origin .. '\t' .. url) == 1 then
+              queued = queued + 1
+              added = added + 1
+              if n == 0 then nkeys = nkeys + 1 end
+              qn[key] = n + 1
+              if not grew[key] then
+                grew[key] = 0
+                order[#order + 1] = key
+              end
+              grew[key] = grew[key] + 1
             end
-            grew[key] = grew[key] + 1
+            a = 'queued'
           end
-          a = 'queued'
         end
       end
     end
@@ -482,7 +495,9 @@ return 1
 /// How `ack`: the members given are URLs a claim gathered that are done
 /// or go back with the claim's next settle: they leave the claim's record,
 /// so a lapse does not give them back. Nothing else changes, and a late
-/// one finds nothing (a token is never reused). How `known`: an origin's
+/// one finds nothing (a token is never reused). A robots.txt flight's
+/// tag, when not 0, is until when its origin's robots.txt is known, as a
+/// `known` entry would say just before it. How `known`: an origin's
 /// robots.txt is known (`LocalFrontier::robots_known`), in the places of
 /// id, tag and token: the origin, until when, and its host's key ('' for
 /// none), with the host's state, chk and why; always `ok`.
@@ -490,9 +505,7 @@ const SETTLE: &str = r#"
 local function settle(now, maxin, id, how, tag, token, first, last)
   if how == 'known' then
     local origin, key = id, token
-    local g = redis.call('HGET', K('rb'), origin)
-    if g and string.sub(g, 1, 1) == 'F' then redis.call('HSET', K('rb'), origin, 'F' .. tag)
-    else redis.call('HSET', K('rb'), origin, 'K' .. tag) end
+    known(origin, tag)
     if key ~= '' then
       redis.call('HSET', K('state'), key, ARGV[first - 5])
       redis.call('HSET', K('chk'), key, ARGV[first - 4])
@@ -518,7 +531,9 @@ local function settle(now, maxin, id, how, tag, token, first, last)
   redis.call('HSET', K('state'), key, state)
   redis.call('HSET', K('chk'), key, chk)
   if why ~= '' then redis.call('HSET', K('why'), key, why) end
-  if f[1] == 'R' then settle_robots(f[3])
+  if f[1] == 'R' then
+    if tag ~= '0' then known(f[3], tag) end
+    settle_robots(f[3])
   elseif how == 'retry' then
     local _, origin, url = split(f[5])
     insert(key, tonumber(f[4]), tag .. '\t' .. origin .. '\t' .. url)
