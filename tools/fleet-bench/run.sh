@@ -85,22 +85,33 @@ run() { # label, workers, frontier URL ('' for the embedded frontier), crawl nam
     local cpu0 cmds0
     cpu0=$(info cpu | awk -F: '/^used_cpu_(user|sys):/{s+=$2} END{printf "%.6f", s}')
     cmds0=$(info stats | field total_commands_processed)
+    local in0 out0
+    in0=$(info stats | field total_net_input_bytes); out0=$(info stats | field total_net_output_bytes)
+    local pid sys0 sys1 k0 k1
+    k0=$(info cpu | field used_cpu_sys)
+    pid=$(info server | field process_id)
+    sys0=$(awk '/^sysc[rw]:/{s+=$2} END{print s}' "/proc/$pid/io" 2>/dev/null || echo 0)
     rm -rf "$work/run"; mkdir -p "$work/run"
     "${client_cpus[@]}" "$bin" demo --json --hosts "$hosts" ${PAGES:+--pages "$PAGES"} --min-delay "${DELAY:-0}" -- sh "$work/workers.sh" "$bin" "$work/run" "$n" "$frontier" "$crawl" "$partitions" "${CLAIM:-}" \
         >"$work/audit.json" 2>"$work/demo.err" || true
+    if [ -n "${KEEP_LOGS:-}" ]; then mkdir -p "$KEEP_LOGS/$n"; cp "$work"/run/w*.log "$KEEP_LOGS/$n/" 2>/dev/null || true; fi
     local cpu1 cmds1
     cpu1=$(info cpu | awk -F: '/^used_cpu_(user|sys):/{s+=$2} END{printf "%.6f", s}')
     cmds1=$(info stats | field total_commands_processed)
-    python3 - "$work/audit.json" "$label" "$cpu0" "$cpu1" "$cmds0" "$cmds1" "$frontier" <<'PY'
+    local in1 out1
+    in1=$(info stats | field total_net_input_bytes); out1=$(info stats | field total_net_output_bytes)
+    sys1=$(awk '/^sysc[rw]:/{s+=$2} END{print s}' "/proc/$pid/io" 2>/dev/null || echo 0)
+    k1=$(info cpu | field used_cpu_sys)
+    python3 - "$work/audit.json" "$label" "$cpu0" "$cpu1" "$cmds0" "$cmds1" "$frontier" "$in0" "$in1" "$out0" "$out1" "$sys0" "$sys1" "$k0" "$k1" <<'PY'
 import json, sys
-path, label, cpu0, cpu1, c0, c1, frontier = sys.argv[1:]
+path, label, cpu0, cpu1, c0, c1, frontier, in0, in1, out0, out1, sys0, sys1, k0, k1 = sys.argv[1:]
 a = json.loads(open(path).read().strip().splitlines()[-1])
 pages, secs = a["pages"], a["external"]["seconds"]
 if frontier:
     cmds = (int(c1) - int(c0)) / max(pages, 1)
     us = (float(cpu1) - float(cpu0)) * 1e6 / max(pages, 1)
     core = f"{1e6 / us:,.0f}" if us > 0 else "-"
-    print(f"{label:<22} {pages:>7} {secs:>8.1f} {pages / secs:>8.0f} {cmds:>12.1f} {us:>14.1f} {core:>16}  violations {a['violations']}")
+    print(f"{label:<22} {pages:>7} {secs:>8.1f} {pages / secs:>8.0f} {cmds:>12.1f} {us:>14.1f} {core:>16}  violations {a['violations']}  bytes/page in {(int(in1) - int(in0)) / max(pages, 1):,.0f} out {(int(out1) - int(out0)) / max(pages, 1):,.0f}  reads+writes/page {(int(sys1) - int(sys0)) / max(pages, 1):.2f}  kernel {100 * (float(k1) - float(k0)) / max(float(cpu1) - float(cpu0), 1e-9):.0f} %")
 else:
     print(f"{label:<22} {pages:>7} {secs:>8.1f} {pages / secs:>8.0f} {'-':>12} {'-':>14} {'-':>16}  violations {a['violations']}")
 PY
@@ -111,7 +122,7 @@ PY
         python3 "$here/scripts.py" "$root/crates/fleet/src/lua.rs" "$work/slowlog.txt" "$work/audit.json"
         local pages
         pages=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["pages"])' "$work/audit.json")
-        info commandstats | sed -n 's/^cmdstat_\([a-z|]*\):calls=\([0-9]*\),usec=\([0-9]*\),.*/\3 \2 \1/p' | sort -rn | head -15 |
+        info commandstats | sed -n 's/^cmdstat_\([a-z|]*\):calls=\([0-9]*\),usec=\([0-9]*\),.*/\3 \2 \1/p' | sort -rn | head -${COMMANDS_TOP:-15} |
             awk -v p="$pages" '{printf "    %-16s %8.1f calls/page %8.1f µs/page\n", $3, $2 / p, $1 / p}'
     fi
 }
