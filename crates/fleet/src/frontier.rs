@@ -414,9 +414,9 @@ impl<C: FleetConnection> FleetFrontier<C> {
         })
     }
 
-    /// The crawl's counts, read at most every [`STATS_EVERY`] even when
-    /// this worker changed something since (then [`Frontier::stats`]
-    /// reads them afresh): for a progress line.
+    /// The crawl's counts, read at most every 2 s even when this worker
+    /// changed something since (then [`Frontier::stats`] reads them
+    /// afresh): for a progress line.
     pub async fn recent_stats(&mut self) -> Result<Stats, FrontierError> {
         let now = UnixMillis::now();
         let held = self.claimed();

@@ -148,7 +148,15 @@
 //! A crawler's page costs two at most: its links' enqueue (none when the
 //! worker already had every link answered), and the release that carries
 //! its completion (under load one release round trip carries several
-//! completions and releases several fetches).
+//! completions and releases several fetches). In practice far fewer: the
+//! crawler offers the links of every page one turn of its loop handled in
+//! one call, and what needs no answer rides in front of the next call in
+//! the same round trip: completions, a claim's acknowledgements, an
+//! origin's robots.txt known (inside its robots.txt flight's settle), and
+//! the robots.txt states the worker saved ([`client::Outbox`]: saved before
+//! the flight that fetched them settles, so the fleet never sees the
+//! settle without the state). On the no-delay bench of 2,000 small sites a
+//! worker makes about one round trip per eight pages.
 //!
 //! # Waiting
 //!
