@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use mannerly_crawl::engine::CrawlConfig;
 use mannerly_testweb::{Generated, HostSpec, Reply, TestWeb, WebConfig};
 
@@ -46,13 +46,29 @@ pub struct DemoArgs {
 /// `mannerly demo`: a simulated web on 127.0.0.1, crawled politely, then
 /// audited from the server's own log.
 pub fn demo(args: DemoArgs) -> Result<u8> {
-    let tmp;
     let out = match &args.out {
-        Some(o) => o.clone(),
-        None => {
-            tmp = std::env::temp_dir().join(format!("mannerly-demo-{}", std::process::id()));
-            tmp
+        // An earlier crawl's directory: the demo would take it up where
+        // it stopped, and find nothing left to fetch.
+        Some(o)
+            if args.external.is_empty()
+                && (o.join("crawl.json").exists() || o.join("frontier").exists()) =>
+        {
+            bail!(
+                "--out {}: the directory holds an earlier crawl; the demo crawls into a new \
+                 one (or `mannerly crawl --resume {}` takes that one up)",
+                o.display(),
+                o.display()
+            )
         }
+        Some(o) => o.clone(),
+        // A new directory each time, kept for the WARC and the log: one
+        // named after the process id alone was sometimes an earlier run's
+        // (ids are reused), and the demo then fetched nothing.
+        None => tempfile::Builder::new()
+            .prefix("mannerly-demo-")
+            .tempdir()
+            .context("cannot create a temporary directory for the demo's crawl")?
+            .keep(),
     };
     crate::crawl::raise_open_file_limit();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;

@@ -37,6 +37,21 @@ fn the_demo_crawl_is_polite_by_the_servers_own_log() {
         "{stdout}"
     );
     assert!(out.join("log.jsonl").exists() && out.join("warc").is_dir());
+    // A second demo into the same directory would take up the finished
+    // crawl and fetch nothing: it is refused, naming the directory.
+    let again = mannerly(&[
+        "demo",
+        "--hosts",
+        "3",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(out.to_str().expect("utf-8 path")) && err.contains("holds an earlier crawl"),
+        "{err}"
+    );
     // --status reads what the crawl wrote of itself.
     let st = mannerly(&["crawl", "--status", out.to_str().expect("utf-8 path")]);
     let text = String::from_utf8_lossy(&st.stdout);
