@@ -74,6 +74,14 @@ const NEXT_CHUNK: usize = 16;
 /// at once.
 const PENDING_MAX: usize = 64;
 
+/// A claim's finished URLs held back to be told to the store together: past
+/// this many they go at once. Until they go, a lapse of the claim's lease
+/// (its worker killed) gives them back to be fetched again, as it gives
+/// back the claim's first URLs; a flush (every 2 s while the progress line
+/// runs, and at `sync`) sends them. One entry per claimed page had been the
+/// most frequent step the server ran.
+const ACKS_MAX: usize = 16;
+
 /// URLs per enqueue script call (a call blocks the server while it runs).
 const ENQUEUE_CHUNK: usize = 256;
 
@@ -154,6 +162,10 @@ struct Flight {
     /// A claim (a page's release with [`FleetConfig::claim`] above 1): the
     /// host's new URLs this worker offers join it while it has room.
     held: bool,
+    /// URLs of the claim done and not yet told to the store (members): they
+    /// go together, with the claim's settle, at a flush, or past
+    /// [`ACKS_MAX`]. Until then a lapse gives them back too.
+    acks: Vec<String>,
     /// A robots.txt release: its origin (as the store has it), and until
     /// when robots.txt is known once it was (`robots_known`), which its
     /// settle then tells the store in the same step.
@@ -173,6 +185,19 @@ struct SettleOp<'a> {
     written: (String, String, String),
     token: u64,
     back: Vec<(String, String)>,
+}
+
+/// The `SETTLE` entry that tells the store a claim's URLs `members` are
+/// done with (of flight `id`, fencing `token`).
+fn ack_op(id: u64, token: u64, members: Vec<String>) -> SettleOp<'static> {
+    SettleOp {
+        id,
+        how: "ack",
+        tag: 0,
+        written: Default::default(),
+        token,
+        back: members.into_iter().map(|m| (String::new(), m)).collect(),
+    }
 }
 
 /// A claim of this worker's that a host's new URL may join.
@@ -732,6 +757,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
 
     /// Sends the completions (and robots.txt states) waiting to go, if any.
     pub async fn flush(&mut self) -> Result<(), FrontierError> {
+        self.pend_acks();
         if !self.pending.is_empty() || !self.outbox.is_empty() {
             self.exec(Vec::new()).await?;
         }
@@ -960,7 +986,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
                     out: true,
                     rest,
                     current: None,
-                    held: kind == "P" && self.fleet.claim > 1,
+                    held: self.fleet.claim > 1,
+                    acks: Vec::new(),
                     robots: (kind == "R").then(|| {
                         let origin = url.strip_suffix("/robots.txt").unwrap_or(&url);
                         (origin.to_owned(), None)
@@ -1149,12 +1176,17 @@ impl<C: FleetConnection> FleetFrontier<C> {
             .politeness
             .get(&fl.key)
             .is_some_and(|h| h.skip.is_some());
-        if !fl.rest.is_empty() && matches!(how, "done" | "drop") && !skipped {
-            // A URL the claim gathered is done: the store forgets it, so a
-            // lapse does not give it back.
+        // A robots.txt release's claim goes on once the robots.txt is known.
+        let known = fl.robots.as_ref().is_none_or(|(_, until)| until.is_some());
+        if !fl.rest.is_empty() && matches!(how, "done" | "drop") && !skipped && known {
+            // A URL the claim gathered is done: the store forgets it (with
+            // others, later), so a lapse does not give it back.
             if let (true, Some((_, member))) = (fl.held, &fl.current) {
-                let ack = (fl.partition, fl.id, fl.token, member.clone());
-                self.ack(ack, now).await?;
+                fl.acks.push(member.clone());
+                if fl.acks.len() >= ACKS_MAX {
+                    let ack = (fl.partition, fl.id, fl.token, std::mem::take(&mut fl.acks));
+                    self.ack(ack, now).await?;
+                }
             }
             return Ok(());
         }
@@ -1176,17 +1208,25 @@ impl<C: FleetConnection> FleetFrontier<C> {
     ) -> Result<(), FrontierError> {
         let (state, chk, why) = self.written(&fl.key);
         let p = fl.partition;
-        let tag = match &fl.robots {
-            Some((_, Some(until))) => *until,
-            _ => u64::from(tag),
+        // A robots.txt flight's settle carries until when its robots.txt is
+        // known; a page's, the tag it is retried with (a claim's later page
+        // goes back with it, below).
+        let op_tag = match (&fl.robots, &fl.current) {
+            (Some((_, until)), _) => until.unwrap_or(0),
+            (None, Some(_)) => 0,
+            (None, None) => u64::from(tag),
         };
-        // The URL out last leaves the claim's gathered record first: done,
-        // it must not go back with what the claim did not release; retried
-        // or given back, it goes back once, below.
-        if let (true, Some((_, member))) = (fl.held, &fl.current) {
-            self.ack((p, fl.id, fl.token, member.clone()), now).await?;
-        }
+        // The URLs done, and the one out last, leave the claim's gathered
+        // record first (an empty score says so): done, they must not go
+        // back with what the claim did not release; retried or given
+        // back, the last goes back once, below.
         let mut back: Vec<(String, String)> = Vec::new();
+        if fl.held {
+            back.extend(fl.acks.into_iter().map(|m| (String::new(), m)));
+            if let Some((_, member)) = &fl.current {
+                back.push((String::new(), member.clone()));
+            }
+        }
         // The script knows the claim's first URL; a later one that goes
         // back is sent with the rest.
         let how = match (fl.current, how) {
@@ -1209,7 +1249,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
         let op = SettleOp {
             id: fl.id,
             how,
-            tag,
+            tag: op_tag,
             written: (state, chk, why),
             token: fl.token,
             back,
@@ -1225,6 +1265,12 @@ impl<C: FleetConnection> FleetFrontier<C> {
         op: SettleOp<'_>,
         now: UnixMillis,
     ) -> Result<(), FrontierError> {
+        let args = self.settle_args(p, op, now);
+        self.push_pending(p, args).await
+    }
+
+    /// A `SETTLE` entry's arguments.
+    fn settle_args(&self, p: u32, op: SettleOp<'_>, now: UnixMillis) -> Vec<String> {
         let (state, chk, why) = op.written;
         let mut args = vec![
             self.layout.tag(p).to_string(),
@@ -1243,7 +1289,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
             args.push(score);
             args.push(member);
         }
-        self.push_pending(p, args).await
+        args
     }
 
     /// Queues a `SETTLE` entry's arguments; past [`PENDING_MAX`] waiting,
@@ -1256,24 +1302,35 @@ impl<C: FleetConnection> FleetFrontier<C> {
         Ok(())
     }
 
-    /// Tells the store that a URL a claim gathered (`member`, of the flight
-    /// `id` with `token` on partition `p`) is done with, in front of the
-    /// next call like a completion. It changes nothing another release
-    /// waits for, so the partition is not asked again for it.
+    /// Tells the store that URLs a claim gathered (`members`, of the
+    /// flight `id` with `token` on partition `p`) are done with, in front
+    /// of the next call like a completion. It changes nothing another
+    /// release waits for, so the partition is not asked again for it.
     async fn ack(
         &mut self,
-        (p, id, token, member): (u32, u64, u64, String),
+        (p, id, token, members): (u32, u64, u64, Vec<String>),
         now: UnixMillis,
     ) -> Result<(), FrontierError> {
-        let op = SettleOp {
-            id,
-            how: "ack",
-            tag: 0,
-            written: Default::default(),
-            token,
-            back: vec![(String::new(), member)],
-        };
-        self.pend(p, op, now).await
+        self.pend(p, ack_op(id, token, members), now).await
+    }
+
+    /// Every claim's finished URLs held back, to go with the next call.
+    fn pend_acks(&mut self) {
+        let mut ids: Vec<u64> = self
+            .flights
+            .iter()
+            .filter(|(_, f)| !f.acks.is_empty() && !f.orphan)
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable();
+        for id in ids {
+            if let Some(fl) = self.flights.get_mut(&id) {
+                let op = ack_op(fl.id, fl.token, std::mem::take(&mut fl.acks));
+                let p = fl.partition;
+                let args = self.settle_args(p, op, self.last_now);
+                self.pending.push((p, args));
+            }
+        }
     }
 
     /// Releases what this worker's claims hold and may go now, up to

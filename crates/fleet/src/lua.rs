@@ -346,6 +346,9 @@ return out
 /// the next URLs of its host's queue, up to that many in all, into the
 /// same flight (`extra`: member, score, member, score...): the host is the
 /// worker's until it settles them, and a lapsed lease gives them all back.
+/// A robots.txt release is then a claim too: it takes the first URLs of the
+/// host's queue (its head included), which its worker releases once the
+/// robots.txt is known; its settle then says so.
 const NEXT: &str = r#"
 local now = clock(ARGV[2])
 local maxin, lease, mind, gate = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6] == '1'
@@ -358,12 +361,10 @@ local function lapse()
     redis.call('ZREM', K('lease'), id)
     dec_inf(f[2])
     if f[1] == 'R' then settle_robots(f[3])
-    else
-      insert(f[2], tonumber(f[4]), f[5])
-      local extra = f[7] or {}
-      for j = 1, #extra, 2 do insert(f[2], tonumber(extra[j + 1]), extra[j]) end
-      if f[8] then unhold(f[2], f[6]) end
-    end
+    else insert(f[2], tonumber(f[4]), f[5]) end
+    local extra = f[7] or {}
+    for j = 1, #extra, 2 do insert(f[2], tonumber(extra[j + 1]), extra[j]) end
+    if f[8] then unhold(f[2], f[6]) end
     redis.call('HINCRBY', K('meta'), 'reissued', '1')
     reschedule(f[2], now, maxin)
   end
@@ -400,10 +401,21 @@ local function release(key, hm, hs, c)
       local id = redis.call('INCR', K('seq'))
       local tok = redis.call('INCR', K('tok'))
       local nc, inf = start(key, now, mind, c)
-      redis.call('HSET', K('fl'), num(id), cjson.encode({'R', key, origin, '', '', num(tok)}))
+      local rec = {'R', key, origin, '', '', num(tok)}
+      local extra = {}
+      if claim > 1 then
+        -- A claim from the start: the host's first URLs go with its
+        -- robots.txt, for its worker to release once that is known.
+        extra = redis.call('ZRANGE', K('q:' .. key), '0', num(claim - 1), 'WITHSCORES')
+        take_n(key, #extra / 2)
+        rec[7] = extra
+        rec[8] = 1
+        redis.call('HSET', K('hold'), key, num(tok))
+      end
+      redis.call('HSET', K('fl'), num(id), cjson.encode(rec))
       redis.call('ZADD', K('lease'), num(now + lease), num(id))
       return {id, 'R', key, prio, origin .. '/robots.txt', '0',
-              redis.call('HGET', K('state'), key) or '', tok}, nc, inf
+              redis.call('HGET', K('state'), key) or '', tok, extra}, nc, inf
     end
   end
   local extra = {}
@@ -492,6 +504,9 @@ return 1
 /// the queue, then the score and member of each. One answer each: `stale`
 /// when the flight is not this release any more (its lease expired and the
 /// URL went back, perhaps to another worker under the same id), else `ok`.
+/// A member given with an empty score is a URL the claim gathered that is
+/// done, or goes back with this settle: it leaves the claim's record
+/// (before what is left there goes back to the queue).
 /// How `ack`: the members given are URLs a claim gathered that are done
 /// or go back with the claim's next settle: they leave the claim's record,
 /// so a lapse does not give them back. Nothing else changes, and a late
@@ -502,6 +517,15 @@ return 1
 /// id, tag and token: the origin, until when, and its host's key ('' for
 /// none), with the host's state, chk and why; always `ok`.
 const SETTLE: &str = r#"
+-- The members of ARGV[first..last] (score, member pairs) given with an
+-- empty score leave the claim's gathered record, in one step.
+local function forget(token, first, last)
+  local gone = {}
+  for j = first, last - 1, 2 do
+    if ARGV[j] == '' then gone[#gone + 1] = ARGV[j + 1] end
+  end
+  if #gone > 0 then redis.call('HDEL', K('fx:' .. token), unpack(gone)) end
+end
 local function settle(now, maxin, id, how, tag, token, first, last)
   if how == 'known' then
     local origin, key = id, token
@@ -515,8 +539,7 @@ local function settle(now, maxin, id, how, tag, token, first, last)
     return 'ok'
   end
   if how == 'ack' then
-    local fx = K('fx:' .. token)
-    for j = first, last - 1, 2 do redis.call('HDEL', fx, ARGV[j + 1]) end
+    forget(token, first, last)
     return 'ok'
   end
   local raw = redis.call('HGET', K('fl'), id)
@@ -538,7 +561,10 @@ local function settle(now, maxin, id, how, tag, token, first, last)
     local _, origin, url = split(f[5])
     insert(key, tonumber(f[4]), tag .. '\t' .. origin .. '\t' .. url)
   elseif how == 'cancel' then insert(key, tonumber(f[4]), f[5]) end
-  for j = first, last - 1, 2 do insert(key, tonumber(ARGV[j]), ARGV[j + 1]) end
+  forget(token, first, last)
+  for j = first, last - 1, 2 do
+    if ARGV[j] ~= '' then insert(key, tonumber(ARGV[j]), ARGV[j + 1]) end
+  end
   if f[8] then unhold(key, f[6]) end
   reschedule(key, now, maxin, chk, inf)
   return 'ok'

@@ -9,7 +9,7 @@ use mannerly_fleet::client::FleetConnection;
 use mannerly_fleet::{FleetConfig, FleetFrontier, Layout, TimeSource};
 use mannerly_polite::controller::{Config, Politeness, UnixMillis};
 use mannerly_polite::frontier::{
-    Admission, Frontier, FrontierConfig, FrontierError, Next, Released,
+    Admission, Frontier, FrontierConfig, FrontierError, Kind, Next, Released,
 };
 use mannerly_polite::key::KeyMode;
 use mannerly_testsupport::RedisServer;
@@ -630,6 +630,81 @@ async fn a_lapsed_claim_gives_back_what_it_gathered_but_not_what_it_finished() {
     takes_only(&mut b, T0.add_millis(5_001), &[("/0", 0), ("/2", 0)]).await;
 }
 
+/// A worker claiming 20 at a time (60 s lease) with /0 alone queued,
+/// which gathers /1 to /18, reports /0 and then fetches and reports `done`
+/// of them, one a second, with no flush; then takes the next out, queues
+/// `https://k.example/` and stalls. Returns what another worker takes once
+/// the lease lapsed, in order (paths for h.example's).
+async fn a_claim_stalled_after(server: &RedisServer, crawl: &str, done: usize) -> Vec<String> {
+    let o = Opts {
+        claim: 20,
+        lease: Duration::from_secs(60),
+        ..Opts::default()
+    };
+    let mut a = worker(server, crawl, &o).await.expect("a");
+    queue_n(&mut a, 1).await;
+    let r0 = fetch(a.next(T0).await.expect("next"));
+    for i in 1..19 {
+        let url = format!("https://h.example/{i}");
+        assert_eq!(
+            a.enqueue(&url, 0, T0.add_millis(5)).await.ok(),
+            Some(Admission::Queued)
+        );
+    }
+    a.complete(&r0, &ok(), T0.add_millis(10))
+        .await
+        .expect("complete");
+    let mut t = T0;
+    for i in 1..=done {
+        t = T0.add_millis(1_000 * i as u64);
+        let r = fetch(a.next(t).await.expect("next"));
+        assert_eq!(r.url, format!("https://h.example/{i}"));
+        a.complete(&r, &ok(), t.add_millis(10))
+            .await
+            .expect("complete");
+    }
+    // The next URL goes out (from the claim: no call to the store), and
+    // then a call reaches the store.
+    let r = fetch(a.next(t.add_millis(1_000)).await.expect("next"));
+    assert_eq!(r.url, format!("https://h.example/{}", done + 1));
+    assert_eq!(
+        a.enqueue("https://k.example/", 0, t.add_millis(1_001))
+            .await
+            .ok(),
+        Some(Admission::Queued)
+    );
+    let mut b = worker(server, crawl, &Opts::default()).await.expect("b");
+    let mut t = T0.add_millis(60_001 + 1_000 * done as u64);
+    let mut got = Vec::new();
+    loop {
+        match b.next(t).await.expect("next") {
+            Next::Fetch(r) => {
+                got.push(r.url.replace("https://h.example", ""));
+                b.complete(&r, &ok(), t).await.expect("complete");
+            }
+            Next::Wait { until } => t = until,
+            Next::Empty => return got,
+            other => panic!("expected more URLs, got {other:?} after {got:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_claims_finished_urls_are_told_to_the_store_together() {
+    let Some(server) = server() else { return };
+    // Three done and not yet told: the lapse gives them back with the rest
+    // (at least once), as it gives back /0, the claim's first.
+    let mut all = vec!["https://k.example/".to_owned()];
+    all.extend((0..19).map(|i| format!("/{i}")));
+    assert_eq!(a_claim_stalled_after(&server, "acks-held", 3).await, all);
+    // Sixteen done go at once, with the next call: the lapse gives back /0,
+    // /17 (done, held back), /18 (out) and the other host's URL.
+    assert_eq!(
+        a_claim_stalled_after(&server, "acks-sent", 17).await,
+        ["https://k.example/", "/0", "/17", "/18"]
+    );
+}
+
 #[tokio::test]
 async fn a_gathered_url_retried_goes_back_once_with_its_new_tag() {
     let Some(server) = server() else { return };
@@ -1242,4 +1317,142 @@ async fn the_progress_lines_stats_may_stand_while_the_frontiers_are_exact() {
     // Read a moment ago: it stands, though this worker changed something.
     assert_eq!(a.recent_stats().await.expect("stats").queued, 1);
     assert_eq!(a.stats().await.expect("stats").queued, 2);
+}
+
+/// A worker claiming 3 at a time behind the robots.txt gate, with /0 and
+/// /1 queued on h.example: its first release is the robots.txt, and the
+/// claim takes both URLs with it. Returns it and that release.
+async fn a_robots_txt_claim(server: &RedisServer, crawl: &str) -> (Worker, Released) {
+    let o = Opts {
+        claim: 3,
+        robots_gate: true,
+        ..Opts::default()
+    };
+    let mut a = worker(server, crawl, &o).await.expect("a");
+    queue_n(&mut a, 2).await;
+    let robots = fetch(a.next(T0).await.expect("next"));
+    assert_eq!(robots.url, "https://h.example/robots.txt");
+    (a, robots)
+}
+
+#[tokio::test]
+async fn a_robots_txt_release_claims_its_hosts_urls_for_once_it_is_known() {
+    let Some(server) = server() else { return };
+    let (mut a, robots) = a_robots_txt_claim(&server, "robots-claim").await;
+    let gate = Opts {
+        robots_gate: true,
+        ..Opts::default()
+    };
+    let mut b = worker(&server, "robots-claim", &gate).await.expect("b");
+    // The store's queue holds none of them: they are A's.
+    assert_eq!(b.stats().await.expect("stats").queued, 0);
+    assert_eq!(b.next(T0.add_millis(10)).await.ok(), Some(Next::Busy));
+    a.robots_known(
+        "https://h.example",
+        Default::default(),
+        T0.add_millis(86_400_000),
+        T0.add_millis(10),
+    )
+    .await
+    .expect("known");
+    a.complete(&robots, &ok(), T0.add_millis(10))
+        .await
+        .expect("complete");
+    // A releases them itself, the delay after the robots.txt.
+    assert_eq!(
+        a.next(T0.add_millis(30)).await.ok(),
+        Some(Next::Wait {
+            until: T0.add_millis(1_000)
+        })
+    );
+    let r0 = fetch(a.next(T0.add_millis(1_000)).await.expect("next"));
+    assert_eq!(
+        (r0.url.as_str(), r0.kind),
+        ("https://h.example/0", Kind::Page)
+    );
+    a.complete(&r0, &ok(), T0.add_millis(1_010))
+        .await
+        .expect("complete");
+    let r1 = fetch(a.next(T0.add_millis(2_000)).await.expect("next"));
+    assert_eq!(r1.url, "https://h.example/1");
+    a.complete(&r1, &ok(), T0.add_millis(2_010))
+        .await
+        .expect("complete");
+    a.sync().await.expect("sync");
+    // Settled: the robots.txt is known to the fleet, and a new URL of the
+    // host goes out with no robots.txt first.
+    assert_eq!(
+        hget(&server, a.layout(), "h.example", "rb", "https://h.example").await,
+        Some(format!("K{}", T0.add_millis(86_400_000).as_millis()))
+    );
+    assert_eq!(
+        b.enqueue("https://h.example/9", 0, T0.add_millis(2_020))
+            .await
+            .ok(),
+        Some(Admission::Queued)
+    );
+    let r9 = fetch(b.next(T0.add_millis(3_000)).await.expect("next"));
+    assert_eq!(
+        (r9.url.as_str(), r9.kind),
+        ("https://h.example/9", Kind::Page)
+    );
+    b.complete(&r9, &ok(), T0.add_millis(3_010))
+        .await
+        .expect("complete");
+    assert_eq!(b.next(T0.add_millis(9_000)).await.ok(), Some(Next::Empty));
+}
+
+#[tokio::test]
+async fn a_robots_txt_claim_that_lapses_or_is_not_known_gives_its_urls_back() {
+    let Some(server) = server() else { return };
+    let gate = Opts {
+        robots_gate: true,
+        ..Opts::default()
+    };
+    // A stalls with the robots.txt out: past the lease, B fetches it
+    // again, then the URLs.
+    let (_a, _) = a_robots_txt_claim(&server, "robots-claim-lapse").await;
+    let mut b = worker(&server, "robots-claim-lapse", &gate)
+        .await
+        .expect("b");
+    let again = fetch(b.next(T0.add_millis(5_001)).await.expect("next"));
+    assert_eq!(again.url, "https://h.example/robots.txt");
+    b.robots_known(
+        "https://h.example",
+        Default::default(),
+        T0.add_millis(86_400_000),
+        T0.add_millis(5_010),
+    )
+    .await
+    .expect("known");
+    b.complete(&again, &ok(), T0.add_millis(5_010))
+        .await
+        .expect("complete");
+    takes_only(&mut b, T0.add_millis(6_010), &[("/0", 0), ("/1", 0)]).await;
+
+    // The robots.txt is unavailable: the claim goes back at once, and the
+    // URLs wait for the gate.
+    let (mut a, robots) = a_robots_txt_claim(&server, "robots-claim-503").await;
+    a.robots_unavailable(
+        "https://h.example",
+        T0.add_millis(60_000),
+        "503",
+        T0.add_millis(10),
+    )
+    .await
+    .expect("unavailable");
+    a.complete(&robots, &ok(), T0.add_millis(10))
+        .await
+        .expect("complete");
+    a.flush().await.expect("flush");
+    let mut b = worker(&server, "robots-claim-503", &gate).await.expect("b");
+    assert_eq!(b.stats().await.expect("stats").queued, 2);
+    assert_eq!(
+        b.next(T0.add_millis(1_000)).await.ok(),
+        Some(Next::Wait {
+            until: T0.add_millis(60_000)
+        })
+    );
+    let again = fetch(b.next(T0.add_millis(60_000)).await.expect("next"));
+    assert_eq!(again.url, "https://h.example/robots.txt");
 }
