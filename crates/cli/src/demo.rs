@@ -114,6 +114,13 @@ pub fn demo(args: DemoArgs) -> Result<u8> {
                 "Crawl-delay: 2",
             ),
             (
+                "glacial.test",
+                HostSpec::default()
+                    .robots("User-agent: *\nCrawl-delay: 120\n")
+                    .pages(4, 2),
+                "Crawl-delay: 120 (over the 30 s maximum: skipped, its URLs logged)",
+            ),
+            (
                 "storm.test",
                 HostSpec::default()
                     .robots("User-agent: *\nAllow: /\n")

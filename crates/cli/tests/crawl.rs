@@ -37,6 +37,14 @@ fn the_demo_crawl_is_polite_by_the_servers_own_log() {
         "{stdout}"
     );
     assert!(out.join("log.jsonl").exists() && out.join("warc").is_dir());
+    // A host whose Crawl-delay is over the maximum is skipped, and its
+    // URLs are logged as such.
+    let log = std::fs::read_to_string(out.join("log.jsonl")).expect("log");
+    assert!(
+        log.lines()
+            .any(|l| l.contains("host-skipped") && l.contains("glacial.test")),
+        "{log}"
+    );
     // A second demo into the same directory would take up the finished
     // crawl and fetch nothing: it is refused, naming the directory.
     let again = mannerly(&[

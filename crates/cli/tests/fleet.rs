@@ -281,6 +281,18 @@ wait
         fleet["distinct_pages"], alone["distinct_pages"],
         "nothing queued was lost: {fleet}\n{logs}"
     );
+    // The URLs of the host skipped for its Crawl-delay reach a worker's
+    // log (taken from the store as the stats show them, or after `sync`).
+    let crawl_logs: String = ["w0", "w1"]
+        .iter()
+        .map(|w| std::fs::read_to_string(dir.join(w).join("log.jsonl")).unwrap_or_default())
+        .collect();
+    assert!(
+        crawl_logs
+            .lines()
+            .any(|l| l.contains("host-skipped") && l.contains("glacial.test")),
+        "{logs}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -1244,17 +1244,7 @@ pub async fn crawl_on<B: Backend>(
                     .min(usize::try_from(m.saturating_sub(pages_started)).unwrap_or(usize::MAX));
             }
             let batch = Frontier::next_batch(&mut frontier, room.max(1), now).await?;
-            // URLs the frontier dropped with their host (a Crawl-delay over
-            // the maximum delay): each is logged.
-            for dropped in Frontier::take_skipped(&mut frontier).await? {
-                skip(
-                    &mut log,
-                    &mut summary,
-                    &dropped.url,
-                    "host-skipped",
-                    &dropped.reason,
-                )?;
-            }
+            log_skipped(&mut frontier, &mut log, &mut summary).await?;
             let released_any = !batch.released.is_empty();
             for r in batch.released {
                 match r.kind {
@@ -1383,6 +1373,9 @@ pub async fn crawl_on<B: Backend>(
     }
     summary.hosts = hosts_answered.len() as u64;
     Frontier::sync(&mut frontier).await?;
+    // The last (a networked frontier hands them over at intervals, and
+    // all that are left after `sync`).
+    log_skipped(&mut frontier, &mut log, &mut summary).await?;
     log.flush()?;
     if let Ok(mut w) = warc.lock() {
         w.sync()?;
@@ -1739,6 +1732,19 @@ struct Shared<'a> {
     cache: &'a RobotsCache<RecordingFetcher>,
     made: &'a Mutex<HashMap<Origin, RobotsFetch>>,
     warc: &'a Mutex<WarcWriter>,
+}
+
+/// Logs the URLs the frontier dropped with their host (a Crawl-delay over
+/// the maximum delay) since it was last asked.
+async fn log_skipped<F: CrawlFrontier>(
+    frontier: &mut F,
+    log: &mut Log,
+    summary: &mut Summary,
+) -> Result<(), CrawlError> {
+    for dropped in Frontier::take_skipped(frontier).await? {
+        skip(log, summary, &dropped.url, "host-skipped", &dropped.reason)?;
+    }
+    Ok(())
 }
 
 async fn handle<F: CrawlFrontier>(

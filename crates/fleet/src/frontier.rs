@@ -59,8 +59,9 @@ const PROBE_MAX: u64 = 1_600;
 /// partition, and a busy worker changes something every turn.
 const STATS_EVERY: u64 = 2_000;
 
-/// How often skipped URLs are collected from every partition.
-const SKIPPED_EVERY: u64 = 1_000;
+/// How long skipped URLs may wait when the stats are not read (they say
+/// which partitions have some): then every partition's list is read.
+const SKIPPED_FULL_EVERY: u64 = 10_000;
 
 /// Skipped URLs taken from a partition at a time (the rest wait for the
 /// next collection).
@@ -281,8 +282,18 @@ pub struct FleetFrontier<C> {
     stats_cache: Option<(Stats, UnixMillis)>,
     /// This worker changed something since the cached stats were read.
     stats_stale: bool,
-    /// When skipped URLs were last taken.
+    /// When skipped URLs were last taken from every partition.
     skipped_at: Option<UnixMillis>,
+    /// Each partition's count of skipped URLs at the last read of the
+    /// stats: one that grew there has URLs to take.
+    skipped_counts: Vec<u64>,
+    /// Partitions with skipped URLs to take (their count grew, or a take
+    /// left some).
+    skipped_owed: std::collections::BTreeSet<u32>,
+    /// When the stats were last read from every partition.
+    stats_read_at: Option<UnixMillis>,
+    /// The next take reads every partition's list (after `sync`).
+    skipped_full: bool,
     /// This worker's name in the fleet's list (host name and process id).
     worker: String,
     /// Completions not yet sent (each one's partition, and its arguments
@@ -429,6 +440,10 @@ impl<C: FleetConnection> FleetFrontier<C> {
             stats_cache: None,
             stats_stale: false,
             skipped_at: None,
+            skipped_counts: vec![0; partitions as usize],
+            skipped_owed: Default::default(),
+            stats_read_at: None,
+            skipped_full: false,
             worker: worker_name(),
             offset: 0,
             last_now: UnixMillis::EPOCH,
@@ -476,18 +491,25 @@ impl<C: FleetConnection> FleetFrontier<C> {
         .await
         .map_err(|e| store_err(&self.url, e))?;
         let mut s = Stats::default();
-        for reply in replies {
+        for (p, reply) in replies.into_iter().enumerate() {
             type Row = (Vec<Option<i64>>, u64, u64);
             let (meta, fl, cnt) = redis::from_redis_value::<Row>(Value::Array(reply))
                 .map_err(|e| self.corrupt(format!("stats: {e}")))?;
             let get = |i: usize| meta.get(i).copied().flatten().unwrap_or(0).max(0) as u64;
             s.queued += get(0);
             s.skipped += get(1);
+            if let Some(seen) = self.skipped_counts.get_mut(p) {
+                if get(1) > *seen {
+                    *seen = get(1);
+                    self.skipped_owed.insert(p as u32);
+                }
+            }
             s.reissued += get(2);
             s.in_flight += fl;
             s.keys += cnt;
         }
         self.stats_cache = Some((s, now.add_millis(STATS_EVERY)));
+        self.stats_read_at = Some(now);
         // What this worker's claims hold is queued, not yet released.
         s.queued += held;
         Ok(s)
@@ -2093,6 +2115,8 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         // see the crate documentation.
         self.give_back_claims(self.last_now).await?;
         self.replay(self.last_now).await?;
+        // The next take of skipped URLs reads every partition.
+        self.skipped_full = true;
         self.flush().await
     }
 
@@ -2104,17 +2128,27 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
     }
     async fn take_skipped(&mut self) -> Result<Vec<Skipped>, FrontierError> {
         // The crawler asks after every release; reading every partition
-        // that often would be most of the server's work. Whichever worker
-        // asks first takes them, so each is reported once.
+        // that often would be most of the server's work. The stats (read
+        // every 2 s for the progress line) count each partition's skipped
+        // URLs, and only those where the count grew are read; every one is
+        // read when neither they nor the stats were for 10 s, and after
+        // `sync`.
+        // Whichever worker asks first takes them, so each is reported once.
         let now = UnixMillis::now();
-        if self
-            .skipped_at
-            .is_some_and(|t| now < t.add_millis(SKIPPED_EVERY))
-        {
+        let every =
+            |t: Option<UnixMillis>| t.is_none_or(|t| now >= t.add_millis(SKIPPED_FULL_EVERY));
+        let full = std::mem::take(&mut self.skipped_full)
+            || (every(self.stats_read_at) && every(self.skipped_at));
+        let parts: Vec<u32> = if full {
+            self.skipped_at = Some(now);
+            self.skipped_owed.clear();
+            (0..self.layout.partitions()).collect()
+        } else {
+            std::mem::take(&mut self.skipped_owed).into_iter().collect()
+        };
+        if parts.is_empty() {
             return Ok(Vec::new());
         }
-        self.skipped_at = Some(now);
-        let parts: Vec<u32> = (0..self.layout.partitions()).collect();
         // A plain `LPOP` with a count per partition (atomic, so each entry
         // goes to one worker): a script call would cost the server ten
         // times as much, every second, for each worker.
@@ -2125,10 +2159,17 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         .await
         .map_err(|e| store_err(&self.url, e))?;
         let mut out = Vec::new();
-        for reply in replies.into_iter().flatten() {
+        for (&p, reply) in parts.iter().zip(replies) {
+            let Some(reply) = reply.into_iter().next() else {
+                continue;
+            };
             let items: Vec<String> = redis::from_redis_value::<Option<Vec<String>>>(reply)
                 .map_err(|e| self.corrupt(format!("skipped: {e}")))?
                 .unwrap_or_default();
+            if items.len() >= SKIPPED_TAKE {
+                // More wait there.
+                self.skipped_owed.insert(p);
+            }
             for item in items {
                 let (url, reason): (String, String) = serde_json::from_str(&item)
                     .map_err(|_| self.corrupt(format!("a skipped entry: {item}")))?;

@@ -1456,3 +1456,66 @@ async fn a_robots_txt_claim_that_lapses_or_is_not_known_gives_its_urls_back() {
     let again = fetch(b.next(T0.add_millis(60_000)).await.expect("next"));
     assert_eq!(again.url, "https://h.example/robots.txt");
 }
+
+/// Queues three URLs of `host` through `w`, then skips the host (a
+/// Crawl-delay past the maximum), and sends it all.
+async fn skip_host(w: &mut Worker, host: &str) {
+    for i in 0..3 {
+        let url = format!("https://{host}/{i}");
+        assert_eq!(w.enqueue(&url, 0, T0).await.ok(), Some(Admission::Queued));
+    }
+    let far = mannerly_polite::controller::RobotsPacing {
+        crawl_delay: Some(100_000.0),
+        request_rate: None,
+    };
+    w.robots_known(
+        &format!("https://{host}"),
+        far,
+        T0.add_millis(86_400_000),
+        T0,
+    )
+    .await
+    .expect("known");
+    w.flush().await.expect("flush");
+}
+
+#[tokio::test]
+async fn urls_dropped_with_their_host_are_taken_once_where_the_stats_say_they_are() {
+    let Some(server) = server() else { return };
+    let o = Opts {
+        partitions: 8,
+        ..Opts::default()
+    };
+    let mut a = worker(&server, "skipped", &o).await.expect("a");
+    let mut b = worker(&server, "skipped", &o).await.expect("b");
+    // The first takes read every partition: nothing yet.
+    assert!(a.take_skipped().await.expect("take").is_empty());
+    assert!(b.take_skipped().await.expect("take").is_empty());
+    skip_host(&mut a, "h.example").await;
+    // Until a read of the stats says where they are, a take reads nothing.
+    assert!(a.take_skipped().await.expect("take").is_empty());
+    assert_eq!(b.stats().await.expect("stats").skipped, 3);
+    let mut urls: Vec<String> = b
+        .take_skipped()
+        .await
+        .expect("take")
+        .into_iter()
+        .map(|s| s.url)
+        .collect();
+    urls.sort();
+    assert_eq!(
+        urls,
+        [
+            "https://h.example/0",
+            "https://h.example/1",
+            "https://h.example/2"
+        ]
+    );
+    // Once: A, told the same, finds them taken.
+    assert_eq!(a.stats().await.expect("stats").skipped, 3);
+    assert!(a.take_skipped().await.expect("take").is_empty());
+    // After `sync`, a take reads every partition, stats or not.
+    skip_host(&mut b, "k.example").await;
+    a.sync().await.expect("sync");
+    assert_eq!(a.take_skipped().await.expect("take").len(), 3);
+}
