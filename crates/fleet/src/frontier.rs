@@ -279,7 +279,10 @@ pub struct FleetFrontier<C> {
     /// [`PROBE_MAX`].
     probe_every: u64,
     /// The last stats, and until when they may be given again.
-    stats_cache: Option<(Stats, UnixMillis)>,
+    /// The last stats read, whether every count was read then (`stats`;
+    /// the progress line's read only the queue's and skipped counts), and
+    /// until when they stand.
+    stats_cache: Option<(Stats, bool, UnixMillis)>,
     /// This worker changed something since the cached stats were read.
     stats_stale: bool,
     /// When skipped URLs were last taken from every partition.
@@ -454,18 +457,33 @@ impl<C: FleetConnection> FleetFrontier<C> {
         })
     }
 
-    /// The crawl's counts, read at most every 2 s even when this worker
-    /// changed something since (then [`Frontier::stats`] reads them
-    /// afresh): for a progress line.
+    /// The crawl's counts for a progress line: read at most every 2 s, even
+    /// when this worker changed something since (then [`Frontier::stats`]
+    /// reads them afresh), and only the queued, skipped and reissued
+    /// counts (one read of each partition, not three): requests in flight
+    /// and hosts with URLs queued are as the last `stats` read them.
     pub async fn recent_stats(&mut self) -> Result<Stats, FrontierError> {
+        self.read_stats(false).await
+    }
+
+    /// The crawl's counts: those read within 2 s unless `exact` and this
+    /// worker changed something since; every count when `exact`, else the
+    /// progress line's.
+    async fn read_stats(&mut self, exact: bool) -> Result<Stats, FrontierError> {
         let now = UnixMillis::now();
         let held = self.claimed();
-        if let Some((mut s, until)) = self.stats_cache {
-            if now < until {
+        if let Some((mut s, full, until)) = self.stats_cache {
+            let stands = if exact {
+                full && !self.stats_stale
+            } else {
+                true
+            };
+            if now < until && stands {
                 s.queued += held;
                 return Ok(s);
             }
         }
+        let before = self.stats_cache.map(|(s, _, _)| s).unwrap_or_default();
         self.stats_stale = false;
         self.flush().await?;
         // The crawler asks for stats twice a second: that is this worker's
@@ -485,13 +503,22 @@ impl<C: FleetConnection> FleetFrontier<C> {
                 .arg("queued")
                 .arg("skipped")
                 .arg("reissued");
-            pipe.cmd("HLEN").arg(layout.key(p, "fl"));
-            pipe.cmd("ZCARD").arg(layout.key(p, "cnt"));
+            if exact {
+                pipe.cmd("HLEN").arg(layout.key(p, "fl"));
+                pipe.cmd("ZCARD").arg(layout.key(p, "cnt"));
+            }
         })
         .await
         .map_err(|e| store_err(&self.url, e))?;
         let mut s = Stats::default();
-        for (p, reply) in replies.into_iter().enumerate() {
+        if !exact {
+            s.in_flight = before.in_flight;
+            s.keys = before.keys;
+        }
+        for (p, mut reply) in replies.into_iter().enumerate() {
+            if !exact {
+                reply.extend([Value::Int(0), Value::Int(0)]);
+            }
             type Row = (Vec<Option<i64>>, u64, u64);
             let (meta, fl, cnt) = redis::from_redis_value::<Row>(Value::Array(reply))
                 .map_err(|e| self.corrupt(format!("stats: {e}")))?;
@@ -508,7 +535,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
             s.in_flight += fl;
             s.keys += cnt;
         }
-        self.stats_cache = Some((s, now.add_millis(STATS_EVERY)));
+        self.stats_cache = Some((s, exact, now.add_millis(STATS_EVERY)));
         self.stats_read_at = Some(now);
         // What this worker's claims hold is queued, not yet released.
         s.queued += held;
@@ -2121,10 +2148,7 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
     }
 
     async fn stats(&mut self) -> Result<Stats, FrontierError> {
-        if self.stats_stale {
-            self.stats_cache = None;
-        }
-        self.recent_stats().await
+        self.read_stats(true).await
     }
     async fn take_skipped(&mut self) -> Result<Vec<Skipped>, FrontierError> {
         // The crawler asks after every release; reading every partition
