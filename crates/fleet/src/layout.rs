@@ -81,6 +81,18 @@ impl Layout {
         format!("{{{}}}:workers", self.crawl)
     }
 
+    /// The crawl-wide board (a sorted set: partition → sequence number of
+    /// the last change posted there), read by idle workers so that they
+    /// probe only the partitions that changed.
+    pub fn board_key(&self) -> String {
+        format!("{{{}}}:board", self.crawl)
+    }
+
+    /// The counter that numbers the board's posts.
+    pub fn board_seq_key(&self) -> String {
+        format!("{{{}}}:boardseq", self.crawl)
+    }
+
     /// The key of one of partition `p`'s structures (`due`, `lease`, ...).
     pub fn key(&self, p: u32, what: &str) -> String {
         format!("{}:{what}", self.tag(p))

@@ -39,13 +39,24 @@
 //!   head URL, or first its origin's robots.txt, exactly as the embedded
 //!   frontier chooses, as many times as asked. The release records a
 //!   flight with a lease and a fencing token, and starts the host's delay
-//!   at once, in the store. Between probes of every partition, only the
-//!   partitions a worker changed and those whose answered wait is over are
-//!   asked again. A probe is five plain reads per partition, pipelined (no
-//!   script); probes come 500 ms apart while they find something this
-//!   worker did not know of, and back off to 1.6 s while they find
-//!   nothing, so a worker waiting out its hosts' delays costs the server
-//!   little (a full probe of 1,024 partitions is some 5 ms of its time).
+//!   at once, in the store. Between probes, only the partitions a worker
+//!   changed and those whose answered wait is over are asked again. A
+//!   probe is three plain reads per partition, pipelined (no script), and
+//!   two more where no host is ready or waiting; probes come 500 ms apart
+//!   while they find something this worker did not know of, and back off
+//!   to 1.6 s while they find nothing.
+//! - **The board** (standalone server): a crawl-wide sorted set, partition
+//!   → number of the last change posted there. A worker that changed
+//!   partitions in a way that gives others something to do (queued URLs,
+//!   settled or gave back a flight, told of a robots.txt) posts them in the
+//!   same round trip, after the change. An idle worker's probe then reads
+//!   the board past the number it last saw and asks only those partitions,
+//!   and those where a lease it saw lapses by now; every 10 s (and at
+//!   first, and after a failed call) it asks every partition, so a post
+//!   lost with its worker's connection delays nothing longer. A full probe
+//!   of 1,024 partitions is some 5 ms of the server's time; a worker
+//!   waiting out its hosts' delays now makes one every 10 s. On a Cluster
+//!   (the board would be a round trip of its own) every probe is full.
 //! - **Completion** (`complete`, `requeue`, `cancel`, `discard`: held in
 //!   the worker and sent in front of its next call, in the same round
 //!   trip, or by `sync`, those waiting in one script call (one per

@@ -616,6 +616,19 @@ reschedule(key, now, maxin, ARGV[6], inf)
 return 'ok'
 "#;
 
+/// KEYS: the board, its counter. ARGV: the board's key (unused), then
+/// partitions that changed: each gets the next sequence number.
+const BOARD: &str = r#"
+local n = redis.call('INCR', KEYS[2])
+local args = {}
+for i = 2, #ARGV do
+  args[#args + 1] = n
+  args[#args + 1] = ARGV[i]
+end
+if #args > 0 then redis.call('ZADD', KEYS[1], unpack(args)) end
+return n
+"#;
+
 /// The scripts, with the helpers prepended.
 pub(crate) struct Scripts {
     pub enqueue: redis::Script,
@@ -625,11 +638,12 @@ pub(crate) struct Scripts {
     pub robots_unavailable: redis::Script,
     pub begin: redis::Script,
     pub end: redis::Script,
+    pub board: redis::Script,
 }
 
 impl Scripts {
     /// Every script, to load them all at once.
-    pub(crate) fn all(&self) -> [&redis::Script; 7] {
+    pub(crate) fn all(&self) -> [&redis::Script; 8] {
         [
             &self.enqueue,
             &self.next,
@@ -638,6 +652,7 @@ impl Scripts {
             &self.robots_unavailable,
             &self.begin,
             &self.end,
+            &self.board,
         ]
     }
 
@@ -651,6 +666,7 @@ impl Scripts {
             robots_unavailable: s(ROBOTS_UNAVAILABLE),
             begin: s(BEGIN),
             end: s(END),
+            board: s(BOARD),
         }
     }
 }

@@ -896,7 +896,24 @@ async fn a_server_still_loading_its_data_after_a_restart_is_waited_for() {
 
 /// Script calls the server has run so far.
 async fn script_calls(server: &RedisServer) -> u64 {
-    command_calls(server, "evalsha").await
+    // Less the board's posts (each numbered: the counters sum them), which
+    // ride in the same round trip as the changes they tell of.
+    let mut raw = connection(server).await;
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("*:boardseq")
+        .query_async(&mut raw)
+        .await
+        .expect("KEYS");
+    let mut posts = 0;
+    for k in keys {
+        let n: u64 = redis::cmd("GET")
+            .arg(k)
+            .query_async(&mut raw)
+            .await
+            .expect("GET");
+        posts += n;
+    }
+    command_calls(server, "evalsha").await - posts
 }
 
 /// How many `command` calls the server ran, scripts' own included.
@@ -1518,4 +1535,49 @@ async fn urls_dropped_with_their_host_are_taken_once_where_the_stats_say_they_ar
     skip_host(&mut b, "k.example").await;
     a.sync().await.expect("sync");
     assert_eq!(a.take_skipped().await.expect("take").len(), 3);
+}
+
+#[tokio::test]
+async fn an_idle_worker_asks_only_the_partitions_others_changed_and_where_a_lease_lapses() {
+    let Some(server) = server() else { return };
+    let o = Opts {
+        partitions: 64,
+        ..Opts::default()
+    };
+    let mut a = worker(&server, "board", &o).await.expect("a");
+    let mut b = worker(&server, "board", &o).await.expect("b");
+    // The first probe asks every partition.
+    assert_eq!(b.next(T0).await.ok(), Some(Next::Empty));
+    assert_eq!(b.probed, 64);
+    // A queues a URL: B's next probe asks that partition alone, and finds
+    // it.
+    a.enqueue("https://h.example/0", 0, T0)
+        .await
+        .expect("enqueue");
+    let r = fetch(b.next(T0.add_millis(1_000)).await.expect("next"));
+    assert_eq!(r.url, "https://h.example/0");
+    assert_eq!(b.probed, 65);
+    b.complete(&r, &ok(), T0.add_millis(1_000))
+        .await
+        .expect("complete");
+    b.flush().await.expect("flush");
+    // A takes a URL of another host and stalls with it: B, asking what
+    // changed, sees the flight and when its lease lapses, and then asks
+    // that partition again and gets the URL back.
+    a.enqueue("https://k.example/0", 0, T0.add_millis(1_100))
+        .await
+        .expect("enqueue");
+    let k = fetch(a.next(T0.add_millis(1_200)).await.expect("next"));
+    assert_eq!(k.url, "https://k.example/0");
+    // (B first asks again the partition it changed itself.)
+    assert_eq!(b.next(T0.add_millis(2_000)).await.ok(), Some(Next::Empty));
+    assert_eq!(b.next(T0.add_millis(2_600)).await.ok(), Some(Next::Busy));
+    let probed = b.probed;
+    let again = fetch(b.next(T0.add_millis(6_300)).await.expect("next"));
+    assert_eq!(again.url, "https://k.example/0");
+    assert!(
+        b.probed - probed <= 4,
+        "{} partitions asked",
+        b.probed - probed
+    );
 }
