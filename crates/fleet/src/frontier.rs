@@ -310,7 +310,7 @@ pub struct FleetFrontier<C> {
     /// The last stats, and until when they may be given again.
     /// The last stats read, whether every count was read then (`stats`;
     /// the progress line's read only the queue's and skipped counts), and
-    /// until when they stand.
+    /// when (they stand [`STATS_EVERY`] from then).
     stats_cache: Option<(Stats, bool, UnixMillis)>,
     /// This worker changed something since the cached stats were read.
     stats_stale: bool,
@@ -322,8 +322,6 @@ pub struct FleetFrontier<C> {
     /// Partitions with skipped URLs to take (their count grew, or a take
     /// left some).
     skipped_owed: std::collections::BTreeSet<u32>,
-    /// When the stats were last read from every partition.
-    stats_read_at: Option<UnixMillis>,
     /// The next take reads every partition's list (after `sync`).
     skipped_full: bool,
     /// This worker's name in the fleet's list (host name and process id).
@@ -493,7 +491,6 @@ impl<C: FleetConnection> FleetFrontier<C> {
             board_incarnation: None,
             lapse_at: vec![0; partitions as usize],
             skipped_owed: Default::default(),
-            stats_read_at: None,
             skipped_full: false,
             worker: worker_name(),
             offset: 0,
@@ -520,13 +517,13 @@ impl<C: FleetConnection> FleetFrontier<C> {
     async fn read_stats(&mut self, exact: bool) -> Result<Stats, FrontierError> {
         let now = UnixMillis::now();
         let held = self.claimed();
-        if let Some((mut s, full, until)) = self.stats_cache {
+        if let Some((mut s, full, read)) = self.stats_cache {
             let stands = if exact {
                 full && !self.stats_stale
             } else {
                 true
             };
-            if now < until && stands {
+            if now < read.add_millis(STATS_EVERY) && stands {
                 s.queued += held;
                 return Ok(s);
             }
@@ -563,12 +560,18 @@ impl<C: FleetConnection> FleetFrontier<C> {
             s.in_flight = before.in_flight;
             s.keys = before.keys;
         }
-        for (p, mut reply) in replies.into_iter().enumerate() {
-            if !exact {
-                reply.extend([Value::Int(0), Value::Int(0)]);
-            }
-            type Row = (Vec<Option<i64>>, u64, u64);
-            let (meta, fl, cnt) = redis::from_redis_value::<Row>(Value::Array(reply))
+        for (p, reply) in replies.into_iter().enumerate() {
+            let mut reply = reply.into_iter();
+            let meta: Vec<Option<i64>> = reply
+                .next()
+                .map(redis::from_redis_value)
+                .transpose()
+                .map_err(|e| self.corrupt(format!("stats: {e}")))?
+                .unwrap_or_default();
+            // The exact read's two counts; none in the progress line's.
+            let counts: Vec<u64> = reply
+                .map(redis::from_redis_value)
+                .collect::<Result<_, _>>()
                 .map_err(|e| self.corrupt(format!("stats: {e}")))?;
             let get = |i: usize| meta.get(i).copied().flatten().unwrap_or(0).max(0) as u64;
             s.queued += get(0);
@@ -580,11 +583,12 @@ impl<C: FleetConnection> FleetFrontier<C> {
                 }
             }
             s.reissued += get(2);
-            s.in_flight += fl;
-            s.keys += cnt;
+            if let [fl, cnt] = counts[..] {
+                s.in_flight += fl;
+                s.keys += cnt;
+            }
         }
-        self.stats_cache = Some((s, exact, now.add_millis(STATS_EVERY)));
-        self.stats_read_at = Some(now);
+        self.stats_cache = Some((s, exact, now));
         // What this worker's claims hold is queued, not yet released.
         s.queued += held;
         Ok(s)
@@ -1174,10 +1178,15 @@ impl<C: FleetConnection> FleetFrontier<C> {
 
     /// The partitions to probe instead of all: those any worker changed
     /// since this one last read the board, and those where a lease lapses
-    /// by now. `None` when every partition is to be probed: on a Cluster
-    /// (no board), at first, every [`PROBE_FULL_EVERY`], and after the
-    /// connection failed (the server may have lost the board).
-    async fn board_changes(&mut self, now: UnixMillis) -> Result<Option<Vec<u32>>, FrontierError> {
+    /// by `at` (the store's clock). `None` when every partition is to be
+    /// probed: on a Cluster (no board), at first, every
+    /// [`PROBE_FULL_EVERY`], and after the connection failed (the server
+    /// may have lost the board).
+    async fn board_changes(
+        &mut self,
+        now: UnixMillis,
+        at: u64,
+    ) -> Result<Option<Vec<u32>>, FrontierError> {
         if self.con.one_slot_per_pipeline() {
             return Ok(None);
         }
@@ -1216,7 +1225,6 @@ impl<C: FleetConnection> FleetFrontier<C> {
             parts.insert(p);
             self.board_seen = self.board_seen.max(Some(seq as u64));
         }
-        let at = self.store_now(now).as_millis();
         for (p, &t) in self.lapse_at.iter().enumerate() {
             if t != 0 && t <= at {
                 parts.insert(p as u32);
@@ -1238,7 +1246,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
         self.touched.clear();
         let n = self.layout.partitions();
         let at = self.store_now(now).as_millis();
-        let order: Vec<u32> = match self.board_changes(now).await? {
+        let order: Vec<u32> = match self.board_changes(now, at).await? {
             Some(changed) => changed,
             None => {
                 for a in &mut self.answers {
@@ -2322,7 +2330,7 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         let every =
             |t: Option<UnixMillis>| t.is_none_or(|t| now >= t.add_millis(SKIPPED_FULL_EVERY));
         let full = std::mem::take(&mut self.skipped_full)
-            || (every(self.stats_read_at) && every(self.skipped_at));
+            || (every(self.stats_cache.map(|(_, _, read)| read)) && every(self.skipped_at));
         let parts: Vec<u32> = if full {
             self.skipped_at = Some(now);
             self.skipped_owed.clear();
