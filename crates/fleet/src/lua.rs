@@ -129,11 +129,13 @@ local function insert(key, score, member)
   raise(key)
 end
 -- Takes the first `n` URLs of a host's queue (its head, and a claim's
--- others).
-local function take_n(key, n)
-  redis.call('ZREMRANGEBYRANK', K('q:' .. key), '0', num(n - 1))
+-- others); `all`: they are all it holds (the caller asked for more).
+local function take_n(key, n, all)
+  if all then redis.call('DEL', K('q:' .. key))
+  else redis.call('ZREMRANGEBYRANK', K('q:' .. key), '0', num(n - 1)) end
   redis.call('HINCRBY', K('meta'), 'queued', num(-n))
-  if tonumber(redis.call('ZINCRBY', K('cnt'), num(n), key)) >= 0 then
+  if all then redis.call('ZREM', K('cnt'), key)
+  elseif tonumber(redis.call('ZINCRBY', K('cnt'), num(n), key)) >= 0 then
     redis.call('ZREM', K('cnt'), key)
   end
 end
@@ -223,12 +225,15 @@ local function dec_inf(key)
   return n
 end
 -- A claim's flight ended (settled, or its lease lapsed): what it gathered
--- and did not report done goes back to the queue, and the host is no
--- longer held by it.
-local function unhold(key, tok)
+-- and did not report done (nor in `gone`, a set of members: done with
+-- this settle) goes back to the queue, and the host is no longer held by
+-- it.
+local function unhold(key, tok, gone)
   local fx = K('fx:' .. tok)
   local g = redis.call('HGETALL', fx)
-  for j = 1, #g, 2 do insert(key, tonumber(g[j + 1]), g[j]) end
+  for j = 1, #g, 2 do
+    if not (gone and gone[g[j]]) then insert(key, tonumber(g[j + 1]), g[j]) end
+  end
   if #g > 0 then redis.call('DEL', fx) end
   if redis.call('HGET', K('hold'), key) == tok then redis.call('HDEL', K('hold'), key) end
 end
@@ -242,7 +247,10 @@ end
 /// and the reason after a tab, or `claimed` and the URL's score after a
 /// tab: the host is held by that claim still, and a new URL joins it (kept
 /// in the claim's `fx` record, which its lapse gives back) instead of the
-/// queue, so the worker releases it with no further step here. On a
+/// queue, so the worker releases it with no further step here. A host's
+/// skip comes first, then the seen-set (a duplicate is one step), then the
+/// bounds (a URL they turn away leaves the seen-set again), as in
+/// `LocalFrontier::enqueue`. On a
 /// standalone server one call carries every partition's URLs (a call's
 /// fixed cost is most of a small one's); on a Cluster, where a call
 /// touches one slot, one group.
@@ -256,15 +264,12 @@ local out = {}
 -- answers are those of one call per URL.
 local function group(first, last)
   -- The queued count is read when first needed (a claim's own links do
-  -- not need it); arrival numbers are read once and written back once.
+  -- not need it). URLs are judged first, then those taken get their
+  -- arrival numbers, in order, from one step.
   local queued
-  local added, nkeys, seq = 0, nil, nil
-  local function arrival()
-    if seq == nil then seq = tonumber(redis.call('GET', K('seq')) or '0') end
-    seq = seq + 1
-    return seq
-  end
+  local added, nkeys = 0, nil
   local chk, qn, grew, order, held = {}, {}, {}, {}, {}
+  local taken = {}
   for i = first, last - 6, 7 do
     local key, fp, prio, tag, origin, url = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
     local tok = ARGV[i + 6]
@@ -284,47 +289,54 @@ local function group(first, last)
     local a
     if c and string.sub(c, 1, 1) == '1' then
       a = 'skip\t' .. (redis.call('HGET', K('why'), key) or 'host skipped')
+    elseif redis.call('SADD', K('seen'), fp) == 0 then
+      -- A URL queued once is a duplicate whatever the bounds say now.
+      a = 'duplicate'
     elseif h then
-      if redis.call('SADD', K('seen'), fp) == 0 then a = 'duplicate'
-      else
-        local score = num((255 - tonumber(prio)) * P40 + arrival())
-        redis.call('HSET', K('fx:' .. tok), tag .. '\t' .. origin .. '\t' .. url, score)
-        a = 'claimed\t' .. score
-      end
+      taken[#taken + 1] = {#out + 1, key, prio, tag .. '\t' .. origin .. '\t' .. url, tok}
+      a = 'claimed'
     else
+      -- The bounds, checked after the seen-set (one step for a
+      -- duplicate); a URL they turn away is not remembered as seen.
       if queued == nil then queued = tonumber(redis.call('HGET', K('meta'), 'queued') or '0') end
+      local n = qn[key]
+      if n == nil and queued < maxt then
+        n = redis.call('ZCARD', K('q:' .. key))
+        qn[key] = n
+      end
       if queued >= maxt then a = 'total'
+      elseif n >= maxk then a = 'key'
       else
-        local n = qn[key]
-        if n == nil then
-          n = redis.call('ZCARD', K('q:' .. key))
-          qn[key] = n
-        end
-        if n >= maxk then a = 'key'
+        if n == 0 and nkeys == nil then nkeys = redis.call('ZCARD', K('cnt')) end
+        if n == 0 and nkeys >= maxkeys then a = 'keys'
         else
-          if n == 0 and nkeys == nil then nkeys = redis.call('ZCARD', K('cnt')) end
-          if n == 0 and nkeys >= maxkeys then a = 'keys'
-          elseif redis.call('SADD', K('seen'), fp) == 0 then a = 'duplicate'
-          else
-            if redis.call('ZADD', K('q:' .. key), num((255 - tonumber(prio)) * P40 + arrival()), tag .. '\t' .. origin .. '\t' .. url) == 1 then
-              queued = queued + 1
-              added = added + 1
-              if n == 0 then nkeys = nkeys + 1 end
-              qn[key] = n + 1
-              if not grew[key] then
-                grew[key] = 0
-                order[#order + 1] = key
-              end
-              grew[key] = grew[key] + 1
-            end
-            a = 'queued'
+          taken[#taken + 1] = {#out + 1, key, prio, tag .. '\t' .. origin .. '\t' .. url, false}
+          queued = queued + 1
+          added = added + 1
+          if n == 0 then nkeys = nkeys + 1 end
+          qn[key] = n + 1
+          if not grew[key] then
+            grew[key] = 0
+            order[#order + 1] = key
           end
+          grew[key] = grew[key] + 1
+          a = 'queued'
         end
       end
+      if a ~= 'queued' then redis.call('SREM', K('seen'), fp) end
     end
     out[#out + 1] = a
   end
-  if seq then redis.call('SET', K('seq'), num(seq)) end
+  if #taken > 0 then
+    local seq = tonumber(redis.call('INCRBY', K('seq'), num(#taken))) - #taken
+    for j, t in ipairs(taken) do
+      local score = num((255 - tonumber(t[3])) * P40 + seq + j)
+      if t[5] then
+        redis.call('HSET', K('fx:' .. t[5]), t[4], score)
+        out[t[1]] = 'claimed\t' .. score
+      else redis.call('ZADD', K('q:' .. t[2]), score, t[4]) end
+    end
+  end
   if added > 0 then redis.call('HINCRBY', K('meta'), 'queued', num(added)) end
   -- Each host that gained URLs: its count, then as `insert` and `schedule`
   -- would leave it: a host in the ready set has its priority raised to its
@@ -381,14 +393,24 @@ local function lapse()
     reschedule(f[2], now, maxin)
   end
 end
+-- Heads read by `promote`, for the pop that follows (each used once:
+-- nothing else in this script changes a queue between the two).
+local heads = {}
 local function promote()
   local due = redis.call('ZRANGEBYSCORE', K('time'), '-inf', num(now), 'WITHSCORES')
+  if #due == 0 then return end
+  redis.call('ZREMRANGEBYSCORE', K('time'), '-inf', num(now))
+  local add = {}
   for i = 1, #due, 2 do
     local key, at = due[i], tonumber(due[i + 1])
-    redis.call('ZREM', K('time'), key)
-    local _, hs = head(key)
-    if hs then redis.call('ZADD', K('ready'), num(prio_of(hs) * P44 + (P44 - 1 - at)), key) end
+    local hm, hs = head(key)
+    if hs then
+      heads[key] = {hm, hs}
+      add[#add + 1] = num(prio_of(hs) * P44 + (P44 - 1 - at))
+      add[#add + 1] = key
+    end
   end
+  if #add > 0 then redis.call('ZADD', K('ready'), unpack(add)) end
 end
 local function release(key, hm, hs, c)
   local tag, origin, url = split(hm)
@@ -415,11 +437,13 @@ local function release(key, hm, hs, c)
       local nc, inf = start(key, now, mind, c)
       local rec = {'R', key, origin, '', '', num(tok)}
       local extra = {}
+      local empty = false
       if claim > 1 then
         -- A claim from the start: the host's first URLs go with its
         -- robots.txt, for its worker to release once that is known.
         extra = redis.call('ZRANGE', K('q:' .. key), '0', num(claim - 1), 'WITHSCORES')
-        take_n(key, #extra / 2)
+        empty = #extra / 2 < claim
+        take_n(key, #extra / 2, empty)
         rec[7] = extra
         rec[8] = 1
         redis.call('HSET', K('hold'), key, num(tok))
@@ -427,14 +451,16 @@ local function release(key, hm, hs, c)
       redis.call('HSET', K('fl'), num(id), cjson.encode(rec))
       redis.call('ZADD', K('lease'), num(now + lease), num(id))
       return {id, 'R', key, prio, origin .. '/robots.txt', '0',
-              redis.call('HGET', K('state'), key) or '', tok, extra}, nc, inf
+              redis.call('HGET', K('state'), key) or '', tok, extra}, nc, inf, empty
     end
   end
   local extra = {}
+  local empty = false
   if claim > 1 then
     extra = redis.call('ZRANGE', K('q:' .. key), '1', num(claim - 1), 'WITHSCORES')
+    empty = 1 + #extra / 2 < claim
   end
-  take_n(key, 1 + #extra / 2)
+  take_n(key, 1 + #extra / 2, empty)
   local id = hs % P40
   local tok = redis.call('INCR', K('tok'))
   local nc, inf = start(key, now, mind, c)
@@ -447,7 +473,7 @@ local function release(key, hm, hs, c)
   elseif #extra > 0 then rec[7] = extra end
   redis.call('HSET', K('fl'), num(id), cjson.encode(rec))
   redis.call('ZADD', K('lease'), num(now + lease), num(id))
-  return {id, 'P', key, prio, url, tag, redis.call('HGET', K('state'), key) or '', tok, extra}, nc, inf
+  return {id, 'P', key, prio, url, tag, redis.call('HGET', K('state'), key) or '', tok, extra}, nc, inf, empty
 end
 local function one()
   promote()
@@ -455,14 +481,20 @@ local function one()
     local top = redis.call('ZPOPMAX', K('ready'))
     if #top == 0 then return nil end
     local key = top[1]
-    local hm, hs = head(key)
+    local hm, hs
+    local h = heads[key]
+    if h then
+      heads[key] = nil
+      hm, hs = h[1], h[2]
+    else hm, hs = head(key) end
     if hm then
       local c = redis.call('HGET', K('chk'), key) or false
       local v, at, limited = judge(key, c, now, maxin)
       if v == 'ok' then
-        local r, nc, inf = release(key, hm, hs, c)
+        local r, nc, inf, empty = release(key, hm, hs, c)
         if r then
-          reschedule(key, now, maxin, nc, inf, true)
+          -- A claim that took the whole queue leaves nothing to schedule.
+          if not empty then reschedule(key, now, maxin, nc, inf, true) end
           return r
         end
       elseif v == 'wait' then
@@ -474,6 +506,7 @@ local function one()
   end
 end
 local function ask(want)
+  heads = {}
   lapse()
   local got = {}
   while #got < want do
@@ -572,11 +605,18 @@ local function settle(now, maxin, id, how, tag, token, first, last)
     local _, origin, url = split(f[5])
     insert(key, tonumber(f[4]), tag .. '\t' .. origin .. '\t' .. url)
   elseif how == 'cancel' then insert(key, tonumber(f[4]), f[5]) end
-  forget(token, first, last)
+  -- A claim's record goes whole: the members given leave it as they are
+  -- read, instead of in a step of their own.
+  local gone = {}
+  if f[8] then
+    for j = first, last - 1, 2 do
+      if ARGV[j] == '' then gone[ARGV[j + 1]] = true end
+    end
+  else forget(token, first, last) end
   for j = first, last - 1, 2 do
     if ARGV[j] ~= '' then insert(key, tonumber(ARGV[j]), ARGV[j + 1]) end
   end
-  if f[8] then unhold(key, f[6]) end
+  if f[8] then unhold(key, f[6], gone) end
   reschedule(key, now, maxin, chk, inf)
   return 'ok'
 end

@@ -24,7 +24,8 @@
 //!
 //! What the cache answers differs from the store in one way: a URL it
 //! remembers is "duplicate" even where the store would now answer that the
-//! host was skipped or a bound was reached. Either way the URL is not
+//! host was skipped (a bound reached does not differ: the store, as the
+//! embedded frontier, answers "duplicate" first). Either way the URL is not
 //! queued again; it already was, once. And an offer sent again after a
 //! restart was answered already: if the store now turns it away (a bound
 //! reached meanwhile), that answer reaches no caller.

@@ -773,6 +773,102 @@ async fn a_worker_given_its_own_lapsed_claim_again_trusts_the_store() {
 }
 
 #[tokio::test]
+async fn links_a_claim_gathers_and_others_in_one_call_answer_in_order() {
+    let Some(server) = server() else { return };
+    let o = Opts {
+        claim: 3,
+        lease: Duration::from_secs(60),
+        seen_cache: 0,
+        ..Opts::default()
+    };
+    let mut a = worker(&server, "mixed-claim", &o).await.expect("a");
+    queue_n(&mut a, 1).await;
+    let r0 = fetch(a.next(T0).await.expect("next"));
+    assert_eq!(r0.url, "https://h.example/0");
+    // The claim's host's new links, another host's, and a repeat, in one
+    // call: one answer each, in order.
+    let urls = [
+        "https://h.example/1",
+        "https://other.test/x",
+        "https://h.example/2",
+        "https://h.example/1",
+        "https://other.test/x",
+    ];
+    let offers: Vec<mannerly_polite::frontier::Offer<'_>> = urls
+        .iter()
+        .map(|u| mannerly_polite::frontier::Offer {
+            url: u,
+            priority: 0,
+            tag: 0,
+        })
+        .collect();
+    let got = a
+        .enqueue_many(&offers, T0.add_millis(5))
+        .await
+        .expect("enqueue");
+    use Admission::{Duplicate, Queued};
+    assert_eq!(got, vec![Queued, Queued, Queued, Duplicate, Duplicate]);
+    // Three wait (two with the claim); the claim's go out in their order.
+    assert_eq!(a.stats().await.expect("stats").queued, 3);
+    a.complete(&r0, &ok(), T0.add_millis(10))
+        .await
+        .expect("complete");
+    let mut out = Vec::new();
+    let mut now = T0.add_millis(10);
+    while out.len() < 3 && now < T0.add_millis(10_000) {
+        for r in a.next_batch(8, now).await.expect("next").released {
+            a.complete(&r, &ok(), now).await.expect("complete");
+            out.push(r.url);
+        }
+        now = now.add_millis(500);
+    }
+    out.sort_by_key(|u| u.contains("other"));
+    assert_eq!(
+        out,
+        [
+            "https://h.example/1",
+            "https://h.example/2",
+            "https://other.test/x"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_url_queued_once_is_a_duplicate_even_past_a_bound() {
+    let Some(server) = server() else { return };
+    let o = Opts {
+        partitions: 4,
+        max_per_key: 1,
+        seen_cache: 0,
+        ..Opts::default()
+    };
+    let mut w = worker(&server, "dup-bound", &o).await.expect("open");
+    let mut q = async |u: &str| {
+        let offer = mannerly_polite::frontier::Offer {
+            url: u,
+            priority: 0,
+            tag: 0,
+        };
+        w.enqueue_many(&[offer], T0)
+            .await
+            .expect("enqueue")
+            .pop()
+            .expect("an answer")
+    };
+    assert_eq!(q("https://a.test/1").await, Admission::Queued);
+    // The host is at its bound: the same URL again is a duplicate (as the
+    // embedded frontier answers), one step in the store.
+    assert_eq!(q("https://a.test/1").await, Admission::Duplicate);
+    // A new URL is pushed back, and not remembered: pushed back again.
+    for _ in 0..2 {
+        assert!(matches!(
+            q("https://a.test/2").await,
+            Admission::Backpressure { reason } if reason.contains("a.test")
+        ));
+    }
+}
+
+#[tokio::test]
 async fn one_enqueue_call_across_partitions_answers_as_one_url_at_a_time() {
     let Some(server) = server() else { return };
     // 702 offers (more than one call holds) over 90 hosts in 16

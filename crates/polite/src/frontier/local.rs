@@ -483,25 +483,34 @@ impl LocalFrontier {
         }
     }
 
-    fn seen_insert(&mut self, fp: u128) -> Result<bool, FrontierError> {
+    fn seen_contains(&mut self, fp: u128) -> Result<bool, FrontierError> {
         match &mut self.seen {
-            Seen::Memory(set) => Ok(set.insert(fp)),
+            Seen::Memory(set) => Ok(set.contains(&fp)),
             Seen::Disk(bloom) => {
-                let maybe = bloom.as_ref().is_none_or(|b| b.contains(&fp));
-                if maybe {
-                    if let Some(store) = self.store.as_mut() {
-                        if store.seen(fp)? {
-                            return Ok(false);
-                        }
-                    }
+                if bloom.as_ref().is_some_and(|b| !b.contains(&fp)) {
+                    return Ok(false);
                 }
+                match self.store.as_mut() {
+                    Some(store) => Ok(store.seen(fp)?),
+                    None => Ok(false),
+                }
+            }
+        }
+    }
+
+    /// Remembers `fp` (just found not seen).
+    fn seen_add(&mut self, fp: u128) {
+        match &mut self.seen {
+            Seen::Memory(set) => {
+                set.insert(fp);
+            }
+            Seen::Disk(bloom) => {
                 if let Some(b) = bloom.as_mut() {
                     b.insert(&fp);
                 }
                 if let Some(store) = self.store.as_mut() {
                     store.put_seen(fp);
                 }
-                Ok(true)
             }
         }
     }
@@ -762,8 +771,12 @@ impl LocalFrontier {
             return Ok(Admission::Skipped { reason });
         }
         let fp = fingerprint(&parsed);
-        // Bounds are checked before the seen-set so a URL pushed back is not
-        // remembered as seen.
+        // A URL queued once is a duplicate whatever the bounds say now (and
+        // is not handed back to be offered again); the bounds come before
+        // it is remembered, so a URL pushed back is not remembered as seen.
+        if self.seen_contains(fp)? {
+            return Ok(Admission::Duplicate);
+        }
         if self.total >= self.config.max_total {
             return Ok(Admission::Backpressure {
                 reason: format!(
@@ -789,9 +802,7 @@ impl LocalFrontier {
                 ),
             });
         }
-        if !self.seen_insert(fp)? {
-            return Ok(Admission::Duplicate);
-        }
+        self.seen_add(fp);
         self.seq += 1;
         let sort = sort_key(priority, self.seq);
         let normal = &parsed[..url::Position::AfterQuery];
@@ -1559,6 +1570,9 @@ mod tests {
         assert!(
             matches!(q("https://c.test/1"), Admission::Backpressure { reason } if reason.contains("holds 3 URLs"))
         );
+        // A URL queued once is a duplicate, whatever the bounds say now.
+        assert_eq!(q("https://a.test/1"), Admission::Duplicate);
+        assert_eq!(q("https://b.test/1"), Admission::Duplicate);
         // Pushed back, not remembered: offered again later, it is queued.
         assert!(
             matches!(q("not a url"), Admission::Skipped { reason } if reason.contains("not an absolute URL"))

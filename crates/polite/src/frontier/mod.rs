@@ -87,9 +87,11 @@ use crate::key::{KeyError, KeyMode, Keyer};
 pub enum Admission {
     /// Queued.
     Queued,
-    /// Seen before (queued, in flight or done).
+    /// Seen before (queued, in flight or done), whatever the bounds say
+    /// now.
     Duplicate,
-    /// Not queued now: try later (the reason says which bound).
+    /// Not queued now: try later (the reason says which bound). A URL
+    /// pushed back is not remembered as seen.
     Backpressure {
         /// Which bound.
         reason: String,
