@@ -16,6 +16,11 @@
 #   CLAIM=1 tools/fleet-bench/run.sh     # workers take one URL of a host at a
 #                                        # time (--claim 1; default: the CLI's, 16)
 #   PIN=1 tools/fleet-bench/run.sh       # the server alone on core 0
+#   CALLGRIND=1 tools/fleet-bench/run.sh # the server under valgrind's callgrind:
+#                                        # instructions per page, which this noisy
+#                                        # machine does not change (its CPU time per
+#                                        # page varied 1.3x between runs of one
+#                                        # binary); the crawl runs ~6x slower
 #   BIN=path/to/mannerly tools/fleet-bench/run.sh  # that binary, unbuilt
 #
 # Needs redis-server and redis-cli (Debian's redis-server package).
@@ -33,6 +38,7 @@ work=$(mktemp -d)
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 cleanup() {
     redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+    if [ -n "${vpid:-}" ]; then wait "$vpid" 2>/dev/null || true; fi
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -44,8 +50,18 @@ if [ -n "${PIN:-}" ]; then
     last=$(($(nproc) - 1))
     server_cpus=(taskset -c 0) client_cpus=(taskset -c "1-$last")
 fi
-"${server_cpus[@]}" redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
-    --dir "$work" --logfile "$work/redis.log"
+vpid=
+if [ -n "${CALLGRIND:-}" ]; then
+    command -v valgrind >/dev/null || { echo "CALLGRIND=1 needs valgrind" >&2; exit 1; }
+    "${server_cpus[@]}" valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
+        redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
+        --dir "$work" --logfile "$work/redis.log" >"$work/valgrind.log" 2>&1 &
+    vpid=$!
+    for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.2; done
+else
+    "${server_cpus[@]}" redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
+        --dir "$work" --logfile "$work/redis.log"
+fi
 for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 redis-cli -p "$port" ping >/dev/null 2>&1 || { echo "redis-server on port $port did not start:" >&2; cat "$work/redis.log" >&2; exit 1; }
 
@@ -92,6 +108,7 @@ run() { # label, workers, frontier URL ('' for the embedded frontier), crawl nam
     pid=$(info server | field process_id)
     sys0=$(awk '/^sysc[rw]:/{s+=$2} END{print s}' "/proc/$pid/io" 2>/dev/null || echo 0)
     rm -rf "$work/run"; mkdir -p "$work/run"
+    if [ -n "$vpid" ]; then rm -f "$work"/cg.out.*; callgrind_control -z "$vpid" >/dev/null 2>&1; fi
     "${client_cpus[@]}" "$bin" demo --json --hosts "$hosts" ${PAGES:+--pages "$PAGES"} --min-delay "${DELAY:-0}" -- sh "$work/workers.sh" "$bin" "$work/run" "$n" "$frontier" "$crawl" "$partitions" "${CLAIM:-}" \
         >"$work/audit.json" 2>"$work/demo.err" || true
     if [ -n "${KEEP_LOGS:-}" ]; then mkdir -p "$KEEP_LOGS/$n"; cp "$work"/run/w*.log "$KEEP_LOGS/$n/" 2>/dev/null || true; fi
@@ -115,6 +132,34 @@ if frontier:
 else:
     print(f"{label:<22} {pages:>7} {secs:>8.1f} {pages / secs:>8.0f} {'-':>12} {'-':>14} {'-':>16}  violations {a['violations']}")
 PY
+    # CALLGRIND=1: the server's instructions in this run, per page, and
+    # the share of them in scripts and in the commands scripts call.
+    if [ -n "$vpid" ] && [ -n "$frontier" ]; then
+        callgrind_control -d "$vpid" >/dev/null 2>&1
+        local dump pages
+        for _ in $(seq 50); do dump=$(ls "$work"/cg.out.* 2>/dev/null | head -1); [ -n "$dump" ] && break; sleep 0.2; done
+        sleep 1
+        pages=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["pages"])' "$work/audit.json")
+        callgrind_annotate --inclusive=yes "$dump" 2>/dev/null | python3 -c '
+import re, sys
+pages = int(sys.argv[1])
+total, named = None, {}
+for line in sys.stdin:
+    m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)", line)
+    if not m:
+        continue
+    n, what = int(m.group(1).replace(",", "")), m.group(2)
+    if "PROGRAM TOTALS" in what:
+        total = n
+    for f in ("evalGenericCommand", "scriptCall", "lua_pcall"):
+        if what.startswith("???:" + f + " "):
+            named[f] = n
+if total:
+    ev, sc = named.get("evalGenericCommand", 0), named.get("scriptCall", 0)
+    print(f"    server instructions {total / pages / 1e3:,.0f} k/page: scripts {ev / pages / 1e3:,.0f} k "
+          f"(commands they call {sc / pages / 1e3:,.0f} k), the rest {(total - ev) / pages / 1e3:,.0f} k")
+' "$pages"
+    fi
     # COMMANDS=1: where the server's time went, by command (scripts'
     # own calls included), per page.
     if [ -n "$frontier" ] && [ -n "${COMMANDS:-}" ]; then
@@ -134,7 +179,7 @@ done
 # trip and a bare script call (4 clients), so figures from machines of
 # different speed (or one machine at different times: this one varied
 # 2.7x within an hour) can be set side by side as multiples of it.
-if command -v redis-benchmark >/dev/null; then
+if [ -z "$vpid" ] && command -v redis-benchmark >/dev/null; then
     calib() { # label, calls, command...
         local label=$1 n=$2 c0 c1; shift 2
         c0=$(info cpu | awk -F: '/^used_cpu_(user|sys):/{s+=$2} END{printf "%.6f", s}')

@@ -44,6 +44,12 @@ local P44 = 17592186044416
 -- '%d' formats the integer part without the multi-precision printf that
 -- '%.0f' runs (half the cost); every number formatted here is whole.
 local function num(x) return string.format('%d', x) end
+-- `num(n)` for a time that recurs (a call's `now`): formatted once.
+local now_n, now_s
+local function num_now(n)
+  if n ~= now_n then now_n, now_s = n, num(n) end
+  return now_s
+end
 local server_now
 -- `v`, or the server's time when `v` is negative (read once per call:
 -- a script runs as one step).
@@ -209,11 +215,11 @@ end
 -- the time set): wait for that head, or busy/empty (with the number of
 -- flights, so a worker can tell whether any are another's).
 local function idle(now, t)
-  if #t > 0 then return {'wait', num(now), t[2]} end
+  if #t > 0 then return {'wait', num_now(now), t[2]} end
   if tonumber(redis.call('HGET', K('meta'), 'queued') or '0') <= 0 then
-    return {'empty', num(now), redis.call('HLEN', K('fl'))}
+    return {'empty', num_now(now), redis.call('HLEN', K('fl'))}
   end
-  return {'busy', num(now)}
+  return {'busy', num_now(now)}
 end
 -- A request ended; returns the requests still in flight.
 local function dec_inf(key)
@@ -268,7 +274,7 @@ local function group(first, last)
   -- arrival numbers, in order, from one step.
   local queued
   local added, nkeys = 0, nil
-  local chk, qn, grew, order, held = {}, {}, {}, {}, {}
+  local chk, qn, grew, order, held, fresh = {}, {}, {}, {}, {}, {}
   local taken = {}
   for i = first, last - 6, 7 do
     local key, fp, prio, tag, origin, url = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
@@ -318,6 +324,7 @@ local function group(first, last)
           if not grew[key] then
             grew[key] = 0
             order[#order + 1] = key
+            fresh[key] = n == 0
           end
           grew[key] = grew[key] + 1
           a = 'queued'
@@ -341,9 +348,11 @@ local function group(first, last)
   -- Each host that gained URLs: its count, then as `insert` and `schedule`
   -- would leave it: a host in the ready set has its priority raised to its
   -- new head's; any other is due now at the latest.
+  -- (A host whose queue was empty is not in the ready set, which holds
+  -- only hosts with a head: no need to ask.)
   for _, key in ipairs(order) do
     redis.call('ZINCRBY', K('cnt'), num(-grew[key]), key)
-    if not raise(key) then redis.call('ZADD', K('time'), 'LT', num(now), key) end
+    if fresh[key] or not raise(key) then redis.call('ZADD', K('time'), 'LT', num_now(now), key) end
   end
 end
 local i = 6
@@ -379,7 +388,7 @@ local maxin, lease, mind, gate = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(
 local claim = tonumber(ARGV[7])
 -- Flights whose lease expired give their URLs back.
 local function lapse()
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', K('lease'), '-inf', num(now))) do
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', K('lease'), '-inf', num_now(now))) do
     local f = cjson.decode(redis.call('HGET', K('fl'), id))
     redis.call('HDEL', K('fl'), id)
     redis.call('ZREM', K('lease'), id)
@@ -397,9 +406,9 @@ end
 -- nothing else in this script changes a queue between the two).
 local heads = {}
 local function promote()
-  local due = redis.call('ZRANGEBYSCORE', K('time'), '-inf', num(now), 'WITHSCORES')
+  local due = redis.call('ZRANGEBYSCORE', K('time'), '-inf', num_now(now), 'WITHSCORES')
   if #due == 0 then return end
-  redis.call('ZREMRANGEBYSCORE', K('time'), '-inf', num(now))
+  redis.call('ZREMRANGEBYSCORE', K('time'), '-inf', num_now(now))
   local add = {}
   for i = 1, #due, 2 do
     local key, at = due[i], tonumber(due[i + 1])
@@ -514,7 +523,7 @@ local function ask(want)
     if not r then break end
     got[#got + 1] = r
   end
-  if #got >= want then return {'more', num(now), '', got} end
+  if #got >= want then return {'more', num_now(now), '', got} end
   local i = idle(now, redis.call('ZRANGE', K('time'), '0', '0', 'WITHSCORES'))
   return {i[1], i[2], i[3] or '', got}
 end
@@ -651,9 +660,9 @@ local c = redis.call('HGET', K('chk'), key) or false
 local v, at = judge(key, c, now, maxin)
 if v == 'ok' then
   start(key, now, tonumber(ARGV[5]), c)
-  return {'started', num(now), redis.call('HGET', K('state'), key) or ''}
-elseif v == 'wait' then return {'wait', num(now), num(at)} end
-return {'refused', num(now), redis.call('HGET', K('why'), key) or 'host skipped'}
+  return {'started', num_now(now), redis.call('HGET', K('state'), key) or ''}
+elseif v == 'wait' then return {'wait', num_now(now), num(at)} end
+return {'refused', num_now(now), redis.call('HGET', K('why'), key) or 'host skipped'}
 "#;
 
 /// ARGV: T, now, max in flight, key, state, chk, why.
