@@ -58,11 +58,13 @@ const PROBE_MAX: u64 = 1_600;
 /// between the two) is seen within this.
 const PROBE_FULL_EVERY: u64 = 10_000;
 
-/// How long stats stand when nothing here changed, and how long
-/// [`FleetFrontier::recent_stats`] (the progress line's, asked twice a
-/// second) lets them stand anyway: reading them is three reads of every
-/// partition, and a busy worker changes something every turn.
-const STATS_EVERY: u64 = 2_000;
+/// The progress line's stats read a fifth of the partitions each time (in
+/// turn), and sum them with what the others said at their last read: each
+/// count is at most five reads (10 s by default) old, and a worker's reads
+/// for it are a fifth of one per partition every 2 s (with 1,024
+/// partitions, 512 reads a second per worker were most of a slow or
+/// polite fleet's load).
+const STATS_SLICES: u32 = 5;
 
 /// How long skipped URLs may wait when the stats are not read (they say
 /// which partitions have some): then every partition's list is read.
@@ -127,6 +129,11 @@ pub struct FleetConfig {
     /// reached, a remembered URL is "duplicate" here: it was queued once
     /// already.
     pub seen_cache: usize,
+    /// How long stats stand when nothing here changed, and how long
+    /// [`FleetFrontier::recent_stats`] (the progress line's, asked twice a
+    /// second) lets them stand anyway (2 s): an exact read is three reads
+    /// of every partition, and a busy worker changes something every turn.
+    pub stats_every: Duration,
 }
 
 impl Default for FleetConfig {
@@ -136,6 +143,7 @@ impl Default for FleetConfig {
             time: TimeSource::Server,
             claim: 1,
             seen_cache: 1 << 20,
+            stats_every: Duration::from_secs(2),
         }
     }
 }
@@ -310,10 +318,15 @@ pub struct FleetFrontier<C> {
     /// The last stats, and until when they may be given again.
     /// The last stats read, whether every count was read then (`stats`;
     /// the progress line's read only the queue's and skipped counts), and
-    /// when (they stand [`STATS_EVERY`] from then).
+    /// when (they stand [`FleetConfig::stats_every`] from then).
     stats_cache: Option<(Stats, bool, UnixMillis)>,
     /// This worker changed something since the cached stats were read.
     stats_stale: bool,
+    /// Each partition's queued, skipped and reissued counts as last read
+    /// (empty until a read of every partition).
+    part_counts: Vec<[u64; 3]>,
+    /// The first partition the progress line's next read asks.
+    stats_cursor: u32,
     /// When skipped URLs were last taken from every partition.
     skipped_at: Option<UnixMillis>,
     /// Each partition's count of skipped URLs at the last read of the
@@ -337,11 +350,11 @@ pub struct FleetFrontier<C> {
     /// Partitions this worker changed since it last probed them all: while
     /// the probe's answer stands, only these are asked again.
     touched: std::collections::BTreeSet<u32>,
-    /// The server's clock minus this process's, in ms, from the last reply
-    /// that carried the server's time ([`TimeSource::Server`]): the
-    /// worker's own arithmetic (a completion's backoff, Retry-After) is
-    /// done on the server's clock, as the scripts' is.
-    offset: i64,
+    /// The server's clock minus this process's, in ms, learnt from the
+    /// replies that carried the server's time ([`TimeSource::Server`]):
+    /// the worker's own arithmetic (a completion's backoff, Retry-After, a
+    /// claim's pacing) is done on the server's clock, as the scripts' is.
+    offset: ClockOffset,
     /// The latest `now` a caller passed: the time of what `sync` sends.
     last_now: UnixMillis,
     /// Lease ids handed out when a release's own id was still taken here
@@ -485,6 +498,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
             stats_stale: false,
             skipped_at: None,
             skipped_counts: vec![0; partitions as usize],
+            part_counts: Vec::new(),
+            stats_cursor: 0,
             posts: Default::default(),
             board_seen: None,
             board_full_at: None,
@@ -493,7 +508,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
             skipped_owed: Default::default(),
             skipped_full: false,
             worker: worker_name(),
-            offset: 0,
+            offset: ClockOffset::default(),
             last_now: UnixMillis::EPOCH,
             spare_ids: 0,
             pending: Vec::new(),
@@ -505,8 +520,9 @@ impl<C: FleetConnection> FleetFrontier<C> {
     /// The crawl's counts for a progress line: read at most every 2 s, even
     /// when this worker changed something since (then [`Frontier::stats`]
     /// reads them afresh), and only the queued, skipped and reissued
-    /// counts (one read of each partition, not three): requests in flight
-    /// and hosts with URLs queued are as the last `stats` read them.
+    /// counts of a fifth of the partitions in turn (the others' as last
+    /// read, at most five reads ago): requests in flight and hosts with
+    /// URLs queued are as the last `stats` read them.
     pub async fn recent_stats(&mut self) -> Result<Stats, FrontierError> {
         self.read_stats(false).await
     }
@@ -523,7 +539,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
             } else {
                 true
             };
-            if now < read.add_millis(STATS_EVERY) && stands {
+            let every = u64::try_from(self.fleet.stats_every.as_millis()).unwrap_or(u64::MAX);
+            if now < read.add_millis(every) && stands {
                 s.queued += held;
                 return Ok(s);
             }
@@ -540,7 +557,16 @@ impl<C: FleetConnection> FleetFrontier<C> {
             .exec_async(&mut self.con)
             .await
             .map_err(|e| self.err(e))?;
-        let parts: Vec<u32> = (0..self.layout.partitions()).collect();
+        let n = self.layout.partitions();
+        let parts: Vec<u32> = if exact || self.part_counts.len() != n as usize {
+            (0..n).collect()
+        } else {
+            // A slice, in turn; the others' counts as last read.
+            let slice = n.div_ceil(STATS_SLICES);
+            let first = self.stats_cursor % n;
+            self.stats_cursor = (first + slice) % n;
+            (0..slice).map(|i| (first + i) % n).collect()
+        };
         let layout = &self.layout;
         let replies = across(&mut self.con, &parts, |pipe, p| {
             pipe.cmd("HMGET")
@@ -560,7 +586,18 @@ impl<C: FleetConnection> FleetFrontier<C> {
             s.in_flight = before.in_flight;
             s.keys = before.keys;
         }
-        for (p, reply) in replies.into_iter().enumerate() {
+        if self.part_counts.len() != n as usize {
+            self.part_counts = vec![[0; 3]; n as usize];
+        }
+        if replies.len() != parts.len() {
+            return Err(self.corrupt(format!(
+                "stats: {} answers for {} partitions",
+                replies.len(),
+                parts.len()
+            )));
+        }
+        for (&p, reply) in parts.iter().zip(replies) {
+            let p = p as usize;
             let mut reply = reply.into_iter();
             let meta: Vec<Option<i64>> = reply
                 .next()
@@ -574,19 +611,24 @@ impl<C: FleetConnection> FleetFrontier<C> {
                 .collect::<Result<_, _>>()
                 .map_err(|e| self.corrupt(format!("stats: {e}")))?;
             let get = |i: usize| meta.get(i).copied().flatten().unwrap_or(0).max(0) as u64;
-            s.queued += get(0);
-            s.skipped += get(1);
+            if let Some(c) = self.part_counts.get_mut(p) {
+                *c = [get(0), get(1), get(2)];
+            }
             if let Some(seen) = self.skipped_counts.get_mut(p) {
                 if get(1) > *seen {
                     *seen = get(1);
                     self.skipped_owed.insert(p as u32);
                 }
             }
-            s.reissued += get(2);
             if let [fl, cnt] = counts[..] {
                 s.in_flight += fl;
                 s.keys += cnt;
             }
+        }
+        for c in &self.part_counts {
+            s.queued += c[0];
+            s.skipped += c[1];
+            s.reissued += c[2];
         }
         self.stats_cache = Some((s, exact, now));
         // What this worker's claims hold is queued, not yet released.
@@ -673,24 +715,16 @@ impl<C: FleetConnection> FleetFrontier<C> {
             TimeSource::Caller => now,
             TimeSource::Server => {
                 let t = i64::try_from(now.as_millis()).unwrap_or(i64::MAX);
-                UnixMillis(u64::try_from(t.saturating_add(self.offset)).unwrap_or(0))
+                UnixMillis(u64::try_from(t.saturating_add(self.offset.get())).unwrap_or(0))
             }
         }
     }
 
     /// Learns the server's clock from a reply stamped `at` to a call sent
-    /// at `sent` on this process's clock. The server read its clock after
-    /// the call left, so `at - sent` is at least the true offset: taking it
-    /// (rather than `at` minus when the reply arrived, which is at most the
-    /// offset) errs toward later times, so a completion's time, and the
-    /// host's next request counted from it, is never put too early by a
-    /// slow reply.
+    /// at `sent` on this process's clock (see [`ClockOffset`]).
     fn saw_server_time(&mut self, at: UnixMillis, sent: UnixMillis) {
         if self.fleet.time == TimeSource::Server {
-            let local = i64::try_from(sent.as_millis()).unwrap_or(i64::MAX);
-            self.offset = i64::try_from(at.as_millis())
-                .unwrap_or(i64::MAX)
-                .saturating_sub(local);
+            self.offset.saw(at, sent);
         }
     }
 
@@ -2372,9 +2406,88 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
     }
 }
 
+/// How long a [`ClockOffset`] window lasts.
+const OFFSET_WINDOW: u64 = 30_000;
+
+/// The server's clock minus this process's, in ms.
+///
+/// The server reads its clock after a call left, so a reply stamped `at`
+/// to a call sent at `sent` gives `at - sent`: the true offset plus the
+/// call's way there (at least 0), which varies from call to call. Taking
+/// each reply's as it came made the worker's clock jump by that variation:
+/// a host's next request, counted from a start read on one reply's offset
+/// and checked on a later, larger one's, could leave early by the
+/// difference (tens of ms with a loaded server). So the offset is the
+/// least `at - sent` of the last 30 to 60 s: the closest to the true one,
+/// still never below it (times err late, so a completion's time, and the
+/// host's next request counted from it, is never put too early by a slow
+/// reply), and it moves only when a better reply comes or a window ends.
+/// A server clock set back is followed at its first reply; one set
+/// forward (or a failover to a server whose clock is ahead) within a
+/// minute, the worker's times erring early by the step until then, as
+/// they would until its next reply before.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct ClockOffset {
+    /// The least `at - sent` in the current window, and in the one before.
+    current: Option<i64>,
+    previous: Option<i64>,
+    /// When the current window began, on this process's clock.
+    since: u64,
+}
+
+impl ClockOffset {
+    fn saw(&mut self, at: UnixMillis, sent: UnixMillis) {
+        let local = sent.as_millis();
+        let sample = i64::try_from(at.as_millis())
+            .unwrap_or(i64::MAX)
+            .saturating_sub(i64::try_from(local).unwrap_or(i64::MAX));
+        if self.current.is_none() || local.saturating_sub(self.since) >= OFFSET_WINDOW {
+            self.previous = self.current;
+            self.current = None;
+            self.since = local;
+        }
+        self.current = Some(self.current.map_or(sample, |c| c.min(sample)));
+    }
+
+    fn get(&self) -> i64 {
+        match (self.current, self.previous) {
+            (Some(c), Some(p)) => c.min(p),
+            (Some(x), None) | (None, Some(x)) => x,
+            (None, None) => 0,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_servers_clock_is_the_closest_reply_of_the_last_window() {
+        let mut o = ClockOffset::default();
+        assert_eq!(o.get(), 0);
+        // The server is 500 ms ahead; calls take 3, 40 and 1 ms to get there.
+        let t0 = 1_795_000_000_000;
+        for (sent, way) in [(t0, 3), (t0 + 100, 40), (t0 + 200, 1), (t0 + 300, 25)] {
+            o.saw(UnixMillis(sent + 500 + way), UnixMillis(sent));
+        }
+        assert_eq!(o.get(), 501, "the best reply, not the last one");
+        // The server's clock is set back 200 ms: its first reply says so.
+        let mut t = t0 + 400;
+        o.saw(UnixMillis(t + 300 + 2), UnixMillis(t));
+        assert_eq!(o.get(), 302);
+        // Set forward 600 ms: the older, smaller offset stands (times err
+        // early by up to 600 ms) until its window has passed, within a
+        // minute; never beyond the truth.
+        t += 1_000;
+        let forward = t;
+        while t < forward + 2 * OFFSET_WINDOW {
+            o.saw(UnixMillis(t + 900 + 5), UnixMillis(t));
+            assert!((302..=905).contains(&o.get()), "{}", o.get());
+            t += 1_000;
+        }
+        assert_eq!(o.get(), 905);
+    }
 
     fn bulk(s: &str) -> Value {
         Value::BulkString(s.as_bytes().to_vec())

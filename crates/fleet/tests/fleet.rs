@@ -35,6 +35,7 @@ struct Opts {
     max_per_key: u64,
     seen_cache: usize,
     robots_gate: bool,
+    stats_every: Duration,
 }
 
 impl Default for Opts {
@@ -48,6 +49,7 @@ impl Default for Opts {
             max_per_key: FrontierConfig::default().max_per_key,
             seen_cache: FleetConfig::default().seen_cache,
             robots_gate: false,
+            stats_every: FleetConfig::default().stats_every,
         }
     }
 }
@@ -95,6 +97,7 @@ async fn worker_on<C: FleetConnection>(
             time: o.time,
             claim: o.claim,
             seen_cache: o.seen_cache,
+            stats_every: o.stats_every,
         },
     )
     .await
@@ -1430,6 +1433,40 @@ async fn the_progress_lines_stats_may_stand_while_the_frontiers_are_exact() {
     // Read a moment ago: it stands, though this worker changed something.
     assert_eq!(a.recent_stats().await.expect("stats").queued, 1);
     assert_eq!(a.stats().await.expect("stats").queued, 2);
+}
+
+#[tokio::test]
+async fn the_progress_lines_stats_read_a_fifth_of_the_partitions_in_turn() {
+    let Some(server) = server() else { return };
+    let o = Opts {
+        partitions: 10,
+        stats_every: Duration::ZERO,
+        ..Opts::default()
+    };
+    let mut a = worker(&server, "slices", &o).await.expect("a");
+    let mut b = worker(&server, "slices", &o).await.expect("b");
+    let hosts: Vec<String> = (0..40).map(|i| format!("https://s{i}.test/")).collect();
+    for u in &hosts[..20] {
+        a.enqueue(u, 0, T0).await.expect("enqueue");
+    }
+    // The first read asks every partition.
+    assert_eq!(b.recent_stats().await.expect("stats").queued, 20);
+    for u in &hosts[20..] {
+        a.enqueue(u, 0, T0).await.expect("enqueue");
+    }
+    // Each later read asks two of the ten partitions: the count grows as
+    // they come round, and is whole after five reads.
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        let before = command_calls(&server, "hmget").await;
+        seen.push(b.recent_stats().await.expect("stats").queued);
+        assert_eq!(command_calls(&server, "hmget").await - before, 2);
+    }
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    assert!(seen[0] < 40, "{seen:?}");
+    assert_eq!(seen[4], 40, "{seen:?}");
+    // The exact read asks every partition.
+    assert_eq!(b.stats().await.expect("stats").queued, 40);
 }
 
 /// A worker claiming 3 at a time behind the robots.txt gate, with /0 and

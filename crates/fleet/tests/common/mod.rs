@@ -92,6 +92,7 @@ pub async fn contract_frontier<C: FleetConnection>(
             // worker's memory answers "duplicate" where the store may say
             // skipped or full (tests/fleet.rs covers it).
             seen_cache: 0,
+            ..FleetConfig::default()
         },
     )
     .await
