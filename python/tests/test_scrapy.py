@@ -36,3 +36,28 @@ def test_scrapy_loads_it_as_its_robots_parser():
     assert issubclass(cls, scrapy_robotstxt.RobotParser)
     ours = cls.from_crawler(None, BODY)
     assert not ours.allowed("https://example.com/private/x", "OtherBot")
+
+
+def test_a_hosts_first_request_is_counted_from_its_response(monkeypatch):
+    """It opened the connection, so it reached the server a connect after
+    Scrapy counted it as started; later ones are counted from their start."""
+    import types
+
+    from scrapy.http import Request, Response
+    from scrapy.utils.test import get_crawler
+
+    from mannerly.scrapy import PolitenessMiddleware
+
+    mw = PolitenessMiddleware(get_crawler(settings_dict={"MANNERLY_MIN_DELAY": 1.0}))
+    mw._downloader = lambda: types.SimpleNamespace(slots={})
+    times = iter([1_000.0, 1_010.0])
+    monkeypatch.setattr("mannerly.scrapy.time.time", lambda: next(times))
+
+    def answered(latency):
+        request = Request("http://a.test/", meta={"download_slot": "a.test", "download_latency": latency})
+        mw._response_downloaded(Response(request.url, status=200, request=request), request)
+
+    answered(0.2)  # robots.txt, say, at 1,000.0: counted from then
+    assert mw.politeness.next_allowed("a.test") == pytest.approx(1_001.0)
+    answered(0.2)  # at 1,010.0, sent 0.2 s before
+    assert mw.politeness.next_allowed("a.test") == pytest.approx(1_010.8)
