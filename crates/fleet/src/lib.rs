@@ -150,7 +150,10 @@
 //! [`TimeSource::Server`] reads the server's clock (`TIME`) inside each
 //! script, so workers with skewed clocks still agree on leases and due
 //! times; [`TimeSource::Caller`] uses the `now` passed in, for tests on a
-//! fake clock.
+//! fake clock. A worker's own arithmetic (a claim's pacing, backoff) runs on
+//! its estimate of the server's clock: its own plus the least `at - sent`
+//! of the replies of the last 30 to 60 s: never behind the server's clock,
+//! ahead of it by the shortest transit seen, not by each call's.
 //!
 //! # Durability
 //!
