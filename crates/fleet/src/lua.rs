@@ -417,6 +417,11 @@ local function promote()
       heads[key] = {hm, hs}
       add[#add + 1] = num(prio_of(hs) * P44 + (P44 - 1 - at))
       add[#add + 1] = key
+      -- In steps of 500 hosts: `unpack` fails past some 8,000 values.
+      if #add >= 1000 then
+        redis.call('ZADD', K('ready'), unpack(add))
+        add = {}
+      end
     end
   end
   if #add > 0 then redis.call('ZADD', K('ready'), unpack(add)) end

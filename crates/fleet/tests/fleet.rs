@@ -837,6 +837,27 @@ async fn links_a_claim_gathers_and_others_in_one_call_answer_in_order() {
 }
 
 #[tokio::test]
+async fn thousands_of_hosts_due_at_once_in_one_partition_are_released() {
+    let Some(server) = server() else { return };
+    let mut w = worker(&server, "many-due", &Opts::default())
+        .await
+        .expect("open");
+    let urls: Vec<String> = (0..6_000).map(|i| format!("https://m{i}.test/")).collect();
+    let offers: Vec<mannerly_polite::frontier::Offer<'_>> = urls
+        .iter()
+        .map(|u| mannerly_polite::frontier::Offer {
+            url: u,
+            priority: 0,
+            tag: 0,
+        })
+        .collect();
+    w.enqueue_many(&offers, T0).await.expect("enqueue");
+    // All 6,000 are due at once: one step moves them to the ready set.
+    let r = w.next_batch(8, T0).await.expect("next");
+    assert_eq!(r.released.len(), 8);
+}
+
+#[tokio::test]
 async fn a_url_queued_once_is_a_duplicate_even_past_a_bound() {
     let Some(server) = server() else { return };
     let o = Opts {
