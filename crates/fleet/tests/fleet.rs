@@ -797,14 +797,7 @@ async fn links_a_claim_gathers_and_others_in_one_call_answer_in_order() {
         "https://h.example/1",
         "https://other.test/x",
     ];
-    let offers: Vec<mannerly_polite::frontier::Offer<'_>> = urls
-        .iter()
-        .map(|u| mannerly_polite::frontier::Offer {
-            url: u,
-            priority: 0,
-            tag: 0,
-        })
-        .collect();
+    let offers = offers_of(&urls);
     let got = a
         .enqueue_many(&offers, T0.add_millis(5))
         .await
@@ -843,15 +836,9 @@ async fn thousands_of_hosts_due_at_once_in_one_partition_are_released() {
         .await
         .expect("open");
     let urls: Vec<String> = (0..6_000).map(|i| format!("https://m{i}.test/")).collect();
-    let offers: Vec<mannerly_polite::frontier::Offer<'_>> = urls
-        .iter()
-        .map(|u| mannerly_polite::frontier::Offer {
-            url: u,
-            priority: 0,
-            tag: 0,
-        })
-        .collect();
-    w.enqueue_many(&offers, T0).await.expect("enqueue");
+    w.enqueue_many(&offers_of(&urls), T0)
+        .await
+        .expect("enqueue");
     // All 6,000 are due at once: one step moves them to the ready set.
     let r = w.next_batch(8, T0).await.expect("next");
     assert_eq!(r.released.len(), 8);
@@ -1014,6 +1001,17 @@ async fn a_server_still_loading_its_data_after_a_restart_is_waited_for() {
     );
 }
 
+/// Offers of `urls` at priority 0, tag 0.
+fn offers_of<S: AsRef<str>>(urls: &[S]) -> Vec<mannerly_polite::frontier::Offer<'_>> {
+    urls.iter()
+        .map(|u| mannerly_polite::frontier::Offer {
+            url: u.as_ref(),
+            priority: 0,
+            tag: 0,
+        })
+        .collect()
+}
+
 /// Script calls the server has run so far.
 async fn script_calls(server: &RedisServer) -> u64 {
     // Less the board's posts (each numbered: the counters sum them), which
@@ -1060,37 +1058,34 @@ async fn a_link_met_again_costs_the_server_nothing() {
         ..Opts::default()
     };
     let mut w = worker(&server, "memory", &o).await.expect("open");
-    let offers = |urls: &[&'static str]| -> Vec<mannerly_polite::frontier::Offer<'static>> {
-        urls.iter()
-            .map(|u| mannerly_polite::frontier::Offer {
-                url: u,
-                priority: 0,
-                tag: 0,
-            })
-            .collect()
-    };
     let (a, b, c) = (
         "https://a.test/x",
         "https://b.test/y#top",
         "https://c.test/z",
     );
-    let first = w.enqueue_many(&offers(&[a, b]), T0).await.expect("enqueue");
+    let first = w
+        .enqueue_many(&offers_of(&[a, b]), T0)
+        .await
+        .expect("enqueue");
     assert_eq!(first, [Admission::Queued, Admission::Queued]);
     let before = script_calls(&server).await;
     // The same links again (one spelt differently but the same URL).
     let again = w
-        .enqueue_many(&offers(&[a, "https://b.test/y"]), T0)
+        .enqueue_many(&offers_of(&[a, "https://b.test/y"]), T0)
         .await
         .expect("enqueue");
     assert_eq!(again, [Admission::Duplicate, Admission::Duplicate]);
     assert_eq!(script_calls(&server).await, before, "no call for them");
-    let mixed = w.enqueue_many(&offers(&[a, c]), T0).await.expect("enqueue");
+    let mixed = w
+        .enqueue_many(&offers_of(&[a, c]), T0)
+        .await
+        .expect("enqueue");
     assert_eq!(mixed, [Admission::Duplicate, Admission::Queued]);
     assert_eq!(script_calls(&server).await, before + 1, "one call, for c");
     // Another worker has no memory of them: the store answers.
     let mut other = worker(&server, "memory", &o).await.expect("open");
     let theirs = other
-        .enqueue_many(&offers(&[a, b, c]), T0)
+        .enqueue_many(&offers_of(&[a, b, c]), T0)
         .await
         .expect("enqueue");
     assert_eq!(theirs, vec![Admission::Duplicate; 3]);
