@@ -125,9 +125,9 @@ pub struct FleetConfig {
     /// without a call: most of a page's links are. Kept only while the
     /// connection can show the store did not lose them (see the crate's
     /// `seen` module); a Cluster connection cannot, and gets none. Where
-    /// the store would answer that the host was skipped or a bound was
-    /// reached, a remembered URL is "duplicate" here: it was queued once
-    /// already.
+    /// the store would answer that the host was skipped, a remembered URL
+    /// is "duplicate" here: it was queued once already (past a bound, the
+    /// store answers "duplicate" too).
     pub seen_cache: usize,
     /// How long stats stand when nothing here changed, and how long
     /// [`FleetFrontier::recent_stats`] (the progress line's, asked twice a

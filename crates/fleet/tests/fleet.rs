@@ -855,12 +855,7 @@ async fn a_url_queued_once_is_a_duplicate_even_past_a_bound() {
     };
     let mut w = worker(&server, "dup-bound", &o).await.expect("open");
     let mut q = async |u: &str| {
-        let offer = mannerly_polite::frontier::Offer {
-            url: u,
-            priority: 0,
-            tag: 0,
-        };
-        w.enqueue_many(&[offer], T0)
+        w.enqueue_many(&offers_of(&[u]), T0)
             .await
             .expect("enqueue")
             .pop()

@@ -90,7 +90,7 @@ pub async fn contract_frontier<C: FleetConnection>(
             claim: 1,
             // Every answer is compared with the embedded frontier's: the
             // worker's memory answers "duplicate" where the store may say
-            // skipped or full (tests/fleet.rs covers it).
+            // the host is skipped (tests/fleet.rs covers it).
             seen_cache: 0,
             ..FleetConfig::default()
         },
