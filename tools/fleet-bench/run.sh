@@ -21,6 +21,9 @@
 #                                        # machine does not change (its CPU time per
 #                                        # page varied 1.3x between runs of one
 #                                        # binary); the crawl runs ~6x slower
+#   CALLGRIND=1 KEEP_CG=/tmp/cg tools/fleet-bench/run.sh  # and keep each run's
+#                                        # dump as /tmp/cg.<workers> (pages in
+#                                        # /tmp/cg.<workers>.pages)
 #   BIN=path/to/mannerly tools/fleet-bench/run.sh  # that binary, unbuilt
 #
 # Needs redis-server and redis-cli (Debian's redis-server package).
@@ -140,6 +143,7 @@ PY
         for _ in $(seq 50); do dump=$(ls "$work"/cg.out.* 2>/dev/null | head -1); [ -n "$dump" ] && break; sleep 0.2; done
         sleep 1
         pages=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["pages"])' "$work/audit.json")
+        if [ -n "${KEEP_CG:-}" ]; then cp "$dump" "$KEEP_CG.$n"; echo "$pages" >"$KEEP_CG.$n.pages"; fi
         callgrind_annotate --inclusive=yes "$dump" 2>/dev/null | python3 -c '
 import re, sys
 pages = int(sys.argv[1])

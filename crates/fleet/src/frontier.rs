@@ -90,6 +90,13 @@ const PENDING_MAX: usize = 64;
 /// most frequent step the server ran.
 const ACKS_MAX: usize = 16;
 
+/// The layout of what a crawl keeps in the store (keys, and the records
+/// the scripts read and write), recorded in the crawl's settings by the
+/// worker that creates it. A worker joins only a crawl of its own format,
+/// so workers that would read each other's records differently never
+/// share one; a change to what the scripts store takes the next number.
+pub const STORE_FORMAT: u32 = 1;
+
 /// URLs per enqueue script call (a call blocks the server while it runs).
 const ENQUEUE_CHUNK: usize = 256;
 
@@ -439,12 +446,19 @@ impl<C: FleetConnection> FleetFrontier<C> {
             .arg("key_mode")
             .arg(&wanted)
             .ignore();
+        // A crawl created before formats were numbered is in the first.
+        pipe.cmd("HSETNX")
+            .arg(&meta)
+            .arg("format")
+            .arg(STORE_FORMAT)
+            .ignore();
         pipe.cmd("HMGET")
             .arg(&meta)
             .arg("partitions")
-            .arg("key_mode");
-        let (stored, mode): (u32, String) = pipe
-            .query_async::<Vec<(u32, String)>>(&mut con)
+            .arg("key_mode")
+            .arg("format");
+        let (stored, mode, format): (u32, String, String) = pipe
+            .query_async::<Vec<(u32, String, String)>>(&mut con)
             .await
             .map_err(|e| store_err(url, e))?
             .into_iter()
@@ -453,6 +467,16 @@ impl<C: FleetConnection> FleetFrontier<C> {
                 store: url.to_owned(),
                 what: "no answer to HMGET".into(),
             })?;
+        if format != STORE_FORMAT.to_string() {
+            return Err(FrontierError::Corrupt {
+                store: url.to_owned(),
+                what: format!(
+                    "crawl {} keeps its frontier in store format {format:?}; this worker reads and \
+                     writes format {STORE_FORMAT}: join it with a mannerly of that format",
+                    layout.crawl(),
+                ),
+            });
+        }
         if stored != layout.partitions() {
             return Err(FrontierError::Corrupt {
                 store: url.to_owned(),

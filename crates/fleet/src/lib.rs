@@ -26,7 +26,9 @@
 //!
 //! - **Partitions.** A host belongs to partition `xxh3(host) % P` (P fixed
 //!   when the crawl is created, and checked by every worker that joins, as
-//!   is the key mode). Every key of a partition carries its hash tag
+//!   are the key mode and the store format, [`STORE_FORMAT`], so workers
+//!   that would read each other's records differently never share a
+//!   crawl). Every key of a partition carries its hash tag
 //!   `{crawl:p}`, so each script touches one Cluster slot and runs
 //!   atomically on one node ([`layout`]).
 //! - **Release** (`next_batch`: the partitions asked, each for at most what
@@ -198,5 +200,5 @@ mod lua;
 mod seen;
 
 pub use client::{connect, Connection, Outbox, Retrying, RobotsStore};
-pub use frontier::{FleetConfig, FleetFrontier, TimeSource};
+pub use frontier::{FleetConfig, FleetFrontier, TimeSource, STORE_FORMAT};
 pub use layout::{Layout, LayoutError, DEFAULT_PARTITIONS};

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use mannerly_fleet::client::FleetConnection;
-use mannerly_fleet::{FleetConfig, FleetFrontier, Layout, TimeSource};
+use mannerly_fleet::{FleetConfig, FleetFrontier, Layout, TimeSource, STORE_FORMAT};
 use mannerly_polite::controller::{Config, Politeness, UnixMillis};
 use mannerly_polite::frontier::{
     Admission, Frontier, FrontierConfig, FrontierError, Kind, Next, Released,
@@ -306,6 +306,55 @@ async fn the_servers_clock_rules_and_a_crawl_keeps_its_shape() {
     )
     .await;
     assert!(matches!(by_domain, Err(FrontierError::KeyMode { .. })));
+}
+
+#[tokio::test]
+async fn a_worker_joins_only_a_crawl_of_its_store_format() {
+    let Some(server) = server() else { return };
+    let o = Opts {
+        partitions: 4,
+        ..Opts::default()
+    };
+    let mut con = connection(&server).await;
+    let meta = Layout::new("formats", 4).expect("layout").meta_key();
+    // A crawl created before formats were numbered: the first format,
+    // which the worker records.
+    let _: () = redis::cmd("HSET")
+        .arg(&meta)
+        .arg("partitions")
+        .arg(4)
+        .arg("key_mode")
+        .arg("host")
+        .query_async(&mut con)
+        .await
+        .expect("hset");
+    worker(&server, "formats", &o).await.expect("open");
+    let format: String = redis::cmd("HGET")
+        .arg(&meta)
+        .arg("format")
+        .query_async(&mut con)
+        .await
+        .expect("hget");
+    assert_eq!(format, STORE_FORMAT.to_string());
+    // One written by a later format: this worker stays out.
+    let _: () = redis::cmd("HSET")
+        .arg(&meta)
+        .arg("format")
+        .arg(STORE_FORMAT + 1)
+        .query_async(&mut con)
+        .await
+        .expect("hset");
+    match worker(&server, "formats", &o).await {
+        Err(e @ FrontierError::Corrupt { .. }) => assert!(
+            e.to_string().contains(&format!(
+                "crawl formats keeps its frontier in store format \"{}\"",
+                STORE_FORMAT + 1
+            )),
+            "{e}"
+        ),
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("a crawl of another store format was joined"),
+    }
 }
 
 #[tokio::test]
