@@ -1884,19 +1884,17 @@ impl<C: FleetConnection> FleetFrontier<C> {
                 c.arg(self.layout.tag(p)).arg(chunk.len());
                 for (i, key, fp, origin, normal, join) in chunk {
                     let o = &offers[*i];
+                    // The member a queue (or a claim) holds the URL as.
+                    let member = format!("{}\t{origin}\t{normal}", o.tag);
                     c.arg(key)
                         .arg(&fp.to_be_bytes()[..])
                         .arg(o.priority)
-                        .arg(o.tag)
-                        .arg(origin)
-                        .arg(normal);
+                        .arg(&member);
                     match join {
                         Some(j) => c.arg(j.token),
                         None => c.arg(""),
                     };
-                    // The member the script builds, should the URL join.
-                    let member = join.map(|j| (j, format!("{}\t{origin}\t{normal}", o.tag)));
-                    held.push((*i, key.clone(), *fp, member));
+                    held.push((*i, key.clone(), *fp, join.map(|j| (j, member))));
                 }
             }
         }

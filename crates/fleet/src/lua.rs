@@ -23,7 +23,7 @@
 //! | `:fl`, `:lease` | hash, sorted set | flight → record; flight → lease expiry |
 //! | `:rb`, `:ua` | hashes | origin → robots.txt gate; gate waiting for a fetch to settle |
 //! | `:sk` | list | URLs dropped with a skipped host |
-//! | `:hold` | hash | host → fencing token of the claim that holds it (a claim's flight only) |
+//! | `:hold` | hash | host → fencing token of the claim that holds it (a claim's flight only; none while the host is skipped) |
 //! | `:fx:<token>` | hash | URLs a claim gathered after it was released (member → score): its worker's own new links to the host |
 //! | `:meta` | hash | `queued`, `skipped`, `reissued` counts |
 //! | `:seq`, `:tok` | counters | arrival order and flight ids; fencing tokens |
@@ -108,8 +108,16 @@ local function start(key, now, min_delay, c)
   end
   if nx > n then n = nx end
   c = s .. ' ' .. num(p) .. ' ' .. num(r) .. ' ' .. num(n) .. ' ' .. num(d) .. ' ' .. num(w)
+  -- (Not skipped: a request starts only on a host `judge` let go.)
   redis.call('HSET', K('chk'), key, c)
   return c, inf
+end
+-- Writes a host's `chk` record. A skipped host is held by no claim, so a
+-- hold says its host is not skipped (`ENQUEUE` reads no `chk` for a
+-- claim's links).
+local function set_chk(key, c)
+  redis.call('HSET', K('chk'), key, c)
+  if string.sub(c, 1, 1) == '1' then redis.call('HDEL', K('hold'), key) end
 end
 local function split(m)
   return string.match(m, '^([^\t]*)\t([^\t]*)\t(.*)$')
@@ -246,9 +254,10 @@ end
 "#;
 
 /// ARGV: T, now, max per key, max total, max keys, then groups of URLs,
-/// each a partition's: its prefix, how many URLs, then seven per URL: key,
-/// fingerprint, priority, tag, origin, url, and the fencing token of the
-/// offering worker's claim on the host ('' for none). One answer per URL,
+/// each a partition's: its prefix, how many URLs, then five per URL: key,
+/// fingerprint, priority, the member its queue would hold
+/// (`tag\torigin\turl`), and the fencing token of the offering worker's
+/// claim on the host ('' for none). One answer per URL,
 /// in order: `queued`, `duplicate`, `total`, `key`, `keys` (bounds), `skip`
 /// and the reason after a tab, or `claimed` and the URL's score after a
 /// tab: the host is held by that claim still, and a new URL joins it (kept
@@ -256,7 +265,8 @@ end
 /// queue, so the worker releases it with no further step here. A host's
 /// skip comes first, then the seen-set (a duplicate is one step), then the
 /// bounds (a URL they turn away leaves the seen-set again), as in
-/// `LocalFrontier::enqueue`. On a
+/// `LocalFrontier::enqueue`. A host its claim still holds is not skipped
+/// (a skip clears the hold: `set_chk`), so a claim's links read no `chk`. On a
 /// standalone server one call carries every partition's URLs (a call's
 /// fixed cost is most of a small one's); on a Cluster, where a call
 /// touches one slot, one group.
@@ -276,20 +286,23 @@ local function group(first, last)
   local added, nkeys = 0, nil
   local chk, qn, grew, order, held, fresh = {}, {}, {}, {}, {}, {}
   local taken = {}
-  for i = first, last - 6, 7 do
-    local key, fp, prio, tag, origin, url = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
-    local tok = ARGV[i + 6]
-    local c = chk[key]
-    if c == nil then
-      c = redis.call('HGET', K('chk'), key) or false
-      chk[key] = c
-    end
+  for i = first, last - 4, 5 do
+    local key, fp, prio, member, tok = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
     local h = false
     if tok ~= '' then
       h = held[key]
       if h == nil then
         h = redis.call('HGET', K('hold'), key) == tok
         held[key] = h
+      end
+    end
+    -- Held: not skipped (see `set_chk`).
+    local c = false
+    if not h then
+      c = chk[key]
+      if c == nil then
+        c = redis.call('HGET', K('chk'), key) or false
+        chk[key] = c
       end
     end
     local a
@@ -299,7 +312,7 @@ local function group(first, last)
       -- A URL queued once is a duplicate whatever the bounds say now.
       a = 'duplicate'
     elseif h then
-      taken[#taken + 1] = {#out + 1, key, prio, tag .. '\t' .. origin .. '\t' .. url, tok}
+      taken[#taken + 1] = {#out + 1, key, prio, member, tok}
       a = 'claimed'
     else
       -- The bounds, checked after the seen-set (one step for a
@@ -316,7 +329,7 @@ local function group(first, last)
         if n == 0 and nkeys == nil then nkeys = redis.call('ZCARD', K('cnt')) end
         if n == 0 and nkeys >= maxkeys then a = 'keys'
         else
-          taken[#taken + 1] = {#out + 1, key, prio, tag .. '\t' .. origin .. '\t' .. url, false}
+          taken[#taken + 1] = {#out + 1, key, prio, member, false}
           queued = queued + 1
           added = added + 1
           if n == 0 then nkeys = nkeys + 1 end
@@ -358,7 +371,7 @@ end
 local i = 6
 while i < #ARGV do
   T = ARGV[i]
-  local last = i + 1 + 7 * tonumber(ARGV[i + 1])
+  local last = i + 1 + 5 * tonumber(ARGV[i + 1])
   group(i + 2, last)
   i = last + 1
 end
@@ -591,7 +604,7 @@ local function settle(now, maxin, id, how, tag, token, first, last)
     known(origin, tag)
     if key ~= '' then
       redis.call('HSET', K('state'), key, ARGV[first - 5])
-      redis.call('HSET', K('chk'), key, ARGV[first - 4])
+      set_chk(key, ARGV[first - 4])
       if ARGV[first - 3] ~= '' then redis.call('HSET', K('why'), key, ARGV[first - 3]) end
       reschedule(key, now, maxin)
     end
@@ -611,7 +624,7 @@ local function settle(now, maxin, id, how, tag, token, first, last)
   local inf = dec_inf(key)
   local state, chk, why = ARGV[first - 5], ARGV[first - 4], ARGV[first - 3]
   redis.call('HSET', K('state'), key, state)
-  redis.call('HSET', K('chk'), key, chk)
+  set_chk(key, chk)
   if why ~= '' then redis.call('HSET', K('why'), key, why) end
   if f[1] == 'R' then
     if tag ~= '0' then settle_known(f[3], tag) else settle_robots(f[3]) end
@@ -675,7 +688,7 @@ const END: &str = r#"
 local now, maxin, key = clock(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local inf = dec_inf(key)
 redis.call('HSET', K('state'), key, ARGV[5])
-redis.call('HSET', K('chk'), key, ARGV[6])
+set_chk(key, ARGV[6])
 if ARGV[7] ~= '' then redis.call('HSET', K('why'), key, ARGV[7]) end
 reschedule(key, now, maxin, ARGV[6], inf)
 return 'ok'

@@ -666,6 +666,47 @@ async fn a_claim_takes_the_links_its_worker_finds_on_its_host_without_the_queue(
 }
 
 #[tokio::test]
+async fn a_link_to_a_held_host_that_was_skipped_meanwhile_is_skipped() {
+    let Some(server) = server() else { return };
+    let o = Opts {
+        claim: 4,
+        ..Opts::default()
+    };
+    let mut a = worker(&server, "skipheld", &o).await.expect("a");
+    queue_n(&mut a, 1).await;
+    let r0 = fetch(a.next(T0).await.expect("next"));
+    assert_eq!(r0.url, "https://h.example/0");
+    // The claim takes A's links to its host while it holds it.
+    assert_eq!(
+        a.enqueue("https://h.example/1", 0, T0.add_millis(5))
+            .await
+            .ok(),
+        Some(Admission::Queued)
+    );
+    assert_eq!(a.stats().await.expect("stats").queued, 1);
+    // Another worker learns that the host is to be skipped (its
+    // Crawl-delay is over the maximum) while A's claim holds it.
+    let mut b = worker(&server, "skipheld", &Opts::default())
+        .await
+        .expect("b");
+    let far = mannerly_polite::controller::RobotsPacing {
+        crawl_delay: Some(100_000.0),
+        request_rate: None,
+    };
+    b.robots_known("https://h.example", far, T0.add_millis(86_400_000), T0)
+        .await
+        .expect("known");
+    b.flush().await.expect("flush");
+    // A's next link to it is answered as any worker's would be: skipped,
+    // not taken into the claim.
+    match a.enqueue("https://h.example/5", 0, T0.add_millis(20)).await {
+        Ok(Admission::Skipped { .. }) => {}
+        other => panic!("expected skipped, got {other:?}"),
+    }
+    assert_eq!(a.stats().await.expect("stats").queued, 1);
+}
+
+#[tokio::test]
 async fn a_lapsed_claim_gives_back_what_it_gathered_but_not_what_it_finished() {
     let Some(server) = server() else { return };
     let (mut a, r1) = a_gathered_url_out(&server, "gather-lapse", Duration::from_secs(5)).await;
