@@ -36,7 +36,16 @@ async fn ctrl_c_stops_gracefully_with_130_and_the_crawl_resumes() {
         .stdout(Stdio::piped())
         .spawn()
         .expect("spawn");
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    // Mid-crawl: once the first pages are fetched (a fixed wait of 1.5 s
+    // once fell before any, on a loaded machine), with some 9 s of each
+    // host's 10 pages at 1 s apart still to go.
+    let mut waited = Duration::ZERO;
+    while pages(&web).is_empty() {
+        assert!(waited < Duration::from_secs(60), "no page fetched in 60 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waited += Duration::from_millis(50);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let sent = Command::new("kill")
         .args(["-s", "INT", &child.id().to_string()])
         .status()
