@@ -285,9 +285,10 @@ impl<F: Fetcher> RobotsCache<F> {
         })
     }
 
-    async fn save(&self, state: &OriginState) {
-        if let Err(e) = self.store.save(&state.to_stored()).await {
-            self.store_failed(e);
+    async fn save(&self, state: &mut OriginState) {
+        match self.store.save(&state.to_stored()).await {
+            Ok(()) => state.saved(),
+            Err(e) => self.store_failed(e),
         }
     }
 
@@ -314,7 +315,7 @@ impl<F: Fetcher> RobotsCache<F> {
         let outcome = self.fetcher.fetch(origin, &validators).await;
         let now = self.clock.now();
         let decision = state.apply(&outcome, now, &self.config.policy).clone();
-        self.save(&state).await;
+        self.save(&mut state).await;
         self.account(origin, &state);
         decision
     }
@@ -348,18 +349,21 @@ impl<F: Fetcher> RobotsCache<F> {
     /// Tells the cache the site answered another request (see
     /// [`OriginState::note_host_answered`]).
     ///
-    /// The 30-day rule counts in days, so the store is written at most once
-    /// a minute per origin for this (a crawler calls it for every page).
+    /// A crawler calls this for every page; the store is written for it
+    /// only while robots.txt is failing, at most once a minute per origin
+    /// ([`OriginState::answer_worth_saving`]). Each save writes the whole
+    /// state, body included: it had been one write per origin crawled, for
+    /// a time nothing reads while robots.txt answers; and while it failed,
+    /// with pages closer than a minute apart, none after the first (the
+    /// minute was counted from the last answer, not the last write), so
+    /// the stored time was only as fresh as the last robots.txt retry.
     pub async fn note_host_answered(&self, origin: &Origin) {
         let slot = self.slot(origin);
         let mut state = self.loaded(&slot, origin).await;
         let now = self.clock.now();
-        let stale = state
-            .host_answered_at
-            .is_none_or(|t| now.millis_since(t) >= 60_000);
         state.note_host_answered(now);
-        if stale {
-            self.save(&state).await;
+        if state.answer_worth_saving(now) {
+            self.save(&mut state).await;
         }
     }
 

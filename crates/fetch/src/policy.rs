@@ -355,6 +355,9 @@ pub struct OriginState {
     /// The parsed good copy, kept so fallbacks need not re-parse.
     parsed: Option<Arc<Robots>>,
     decision: Option<Decision>,
+    /// The `host_answered_at` the store holds, as far as this state knows
+    /// (what it was restored with, or last saved with).
+    answer_stored: Option<UnixMillis>,
 }
 
 /// The parts of an [`OriginState`] worth persisting (bodies served with
@@ -390,6 +393,7 @@ impl OriginState {
             history: VecDeque::new(),
             parsed: None,
             decision: None,
+            answer_stored: None,
         }
     }
 
@@ -410,6 +414,7 @@ impl OriginState {
             history: stored.history.into(),
             parsed,
             decision: None,
+            answer_stored: stored.host_answered_at,
         };
         if let Some(exp) = stored.expires_at {
             let last = s.history.back().map_or(exp, |h| h.at);
@@ -472,6 +477,25 @@ impl OriginState {
     /// other than 5xx or 429). Used by the 30-day fallback.
     pub fn note_host_answered(&mut self, now: UnixMillis) {
         self.host_answered_at = Some(now);
+    }
+
+    /// Whether the store's `host_answered_at` is worth bringing up to
+    /// date at `now`: only a failure run reads it (the 30-day rule, which
+    /// counts in days), so only while one is under way, and at most once a
+    /// minute. While robots.txt answers, the time rides with the next save
+    /// (the one of the fetch that starts a failure run included).
+    pub fn answer_worth_saving(&self, now: UnixMillis) -> bool {
+        self.failure.is_some()
+            && self.host_answered_at != self.answer_stored
+            && self
+                .answer_stored
+                .is_none_or(|t| now.millis_since(t) >= 60_000)
+    }
+
+    /// Records that the store now holds this state (its answer time
+    /// included).
+    pub fn saved(&mut self) {
+        self.answer_stored = self.host_answered_at;
     }
 
     /// Applies one fetch outcome at `now` and returns the new decision.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mannerly_fetch::policy::PolicyConfig;
-use mannerly_fetch::time::test_epoch;
+use mannerly_fetch::time::{test_epoch, Clock};
 use mannerly_fetch::{
     CacheConfig, FakeClock, FetchConfig, HttpFetcher, MemoryStore, Origin, Profile, RobotsCache,
     Store,
@@ -272,6 +272,45 @@ async fn server_errors_walk_the_three_google_phases() {
         "{}",
         r.reason
     );
+}
+
+#[tokio::test]
+async fn the_sites_answers_are_stored_while_robots_txt_fails_and_ride_along_otherwise() {
+    let e = env(vec![(
+        "a.test",
+        robots(vec![Reply::text(RULES), Reply::status(503)]),
+    )])
+    .await;
+    let origin = e.origin("a.test");
+    let stored = || e.store.get(&origin).expect("stored");
+    assert!(e.check("a.test", "/public").await.allowed);
+    // robots.txt answers: nothing reads the time, so no write for it.
+    e.cache.note_host_answered(&origin).await;
+    let answered = e.clock.now();
+    assert_eq!(stored().host_answered_at, None);
+    e.clock.advance(HOUR);
+    e.cache.note_host_answered(&origin).await;
+    assert_eq!(stored().host_answered_at, None);
+    // The refetch that starts a failure run saves the time with it.
+    e.clock.advance(DAY);
+    assert!(!e.check("a.test", "/public").await.allowed);
+    assert!(stored().failure.is_some());
+    assert_eq!(
+        stored().host_answered_at,
+        Some(answered + HOUR),
+        "the last answer rode along"
+    );
+    // While it fails, an answer is stored (at most once a minute).
+    e.clock.advance(HOUR);
+    e.cache.note_host_answered(&origin).await;
+    let now = e.clock.now();
+    assert_eq!(stored().host_answered_at, Some(now));
+    e.clock.advance(Duration::from_secs(30));
+    e.cache.note_host_answered(&origin).await;
+    assert_eq!(stored().host_answered_at, Some(now));
+    e.clock.advance(Duration::from_secs(31));
+    e.cache.note_host_answered(&origin).await;
+    assert_eq!(stored().host_answered_at, Some(e.clock.now()));
 }
 
 #[tokio::test]
