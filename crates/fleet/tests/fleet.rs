@@ -689,14 +689,7 @@ async fn a_link_to_a_held_host_that_was_skipped_meanwhile_is_skipped() {
     let mut b = worker(&server, "skipheld", &Opts::default())
         .await
         .expect("b");
-    let far = mannerly_polite::controller::RobotsPacing {
-        crawl_delay: Some(100_000.0),
-        request_rate: None,
-    };
-    b.robots_known("https://h.example", far, T0.add_millis(86_400_000), T0)
-        .await
-        .expect("known");
-    b.flush().await.expect("flush");
+    learn_host_is_skipped(&mut b, "h.example").await;
     // A's next link to it is answered as any worker's would be: skipped,
     // not taken into the claim.
     match a.enqueue("https://h.example/5", 0, T0.add_millis(20)).await {
@@ -1715,6 +1708,12 @@ async fn skip_host(w: &mut Worker, host: &str) {
         let url = format!("https://{host}/{i}");
         assert_eq!(w.enqueue(&url, 0, T0).await.ok(), Some(Admission::Queued));
     }
+    learn_host_is_skipped(w, host).await;
+}
+
+/// `w` learns that `host`'s robots.txt asks for a Crawl-delay over the
+/// maximum, so the host is to be skipped, and tells the store.
+async fn learn_host_is_skipped(w: &mut Worker, host: &str) {
     let far = mannerly_polite::controller::RobotsPacing {
         crawl_delay: Some(100_000.0),
         request_rate: None,
