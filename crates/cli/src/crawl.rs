@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use mannerly_crawl::engine::{crawl_on, Backend, CrawlConfig, Ending, Local, Progress, Summary};
-use mannerly_crawl::fleet::Fleet;
 use mannerly_crawl::normalize::ScopeMode;
+use mannerly_crawl::{crawl_on, Backend, CrawlConfig, Ending, Local, Progress, Summary};
+use mannerly_fleet::Fleet;
 
 #[derive(clap::Args)]
 pub struct Args {

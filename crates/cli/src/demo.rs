@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use mannerly_crawl::engine::CrawlConfig;
+use mannerly_crawl::CrawlConfig;
 use mannerly_testweb::{Generated, HostSpec, Reply, TestWeb, WebConfig};
 
 use crate::crawl::{report, run_crawl};

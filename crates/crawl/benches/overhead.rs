@@ -25,7 +25,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mannerly_crawl::engine::{crawl, CrawlConfig};
+use mannerly_crawl::{crawl, CrawlConfig};
 use mannerly_testweb::{Generated, TestWeb, WebConfig};
 
 const CONCURRENCY: usize = 64;

@@ -1,5 +1,33 @@
-//! The polite crawler engine (in progress): the pure parts a crawl is made
-//! of, each tested on its own.
+//! The polite crawler engine: [`crawl`] runs a crawl into a directory
+//! (WARC files, a JSON log, the frontier and robots.txt state for a
+//! resume); [`crawl_on`] runs it on another [`Backend`], such as a fleet's
+//! shared frontier (`mannerly-fleet`).
+//!
+//! Every delay a crawl observes comes from `mannerly-polite`'s frontier;
+//! this crate adds no rate limiter of its own. robots.txt comes through
+//! `mannerly-fetch`'s cache, fetched as a request of its own before any
+//! page of its origin.
+//!
+//! # Modules
+//!
+//! The loop and its parts, in the order a page meets them:
+//!
+//! - `engine`: the loop. One task owns the frontier and makes every
+//!   decision; fetches run as tasks and report back. A page is released →
+//!   admitted → fetched → recorded → its links offered.
+//! - `admit`: whether a released page may be requested (the per-host page
+//!   bound, robots.txt allowed, disallowed or unavailable).
+//! - `page`: the HTTP client, one page's GET (signed when asked) and the
+//!   heads a WARC record stores.
+//! - `robots_fetch`: robots.txt fetches archived to WARC and reported to
+//!   the loop; a robots.txt redirect to another host held to its pacing.
+//! - `outlinks`: a page's redirect, links and sitemap entries as
+//!   candidates for the frontier (scope and nofollow applied).
+//! - `record`: `log.jsonl`, the [`Summary`], [`Progress`], `status.json`.
+//! - `config`: [`CrawlConfig`], [`CrawlSettings`], [`CrawlError`].
+//! - `backend`: [`Backend`], [`Local`] and [`CrawlFrontier`].
+//!
+//! Pure parts, public and tested alone:
 //!
 //! - [`normalize`]: URL normalisation before deduplication (RFC 3986 §6,
 //!   only the rules that never change the resource, in a table), and the
@@ -8,11 +36,16 @@
 //! - [`links`]: outlinks from streaming HTML (`a`, `area`, `link`, frames,
 //!   `<base href>`), `rel=nofollow`, `<meta name="robots">` and
 //!   `X-Robots-Tag`, including its per-crawler form.
+//! - [`tag`]: depth, redirect hops, retries and the sitemap bit, packed in
+//!   the frontier's `u32` tag.
 //! - [`warc`]: WARC 1.1 records, gzip per record, rotated files, SHA-1
 //!   digests in base32, and the repair of a record cut by a kill.
+//! - [`robots_store`]: robots.txt states in a fjall keyspace, so a resumed
+//!   crawl neither refetches nor forgets.
 //!
-//! Every delay a crawl observes will come from `mannerly-polite`'s
-//! frontier; this crate adds no rate limiter of its own.
+//! A crawl's directory holds `frontier/`, `robots/`, `warc/`, `log.jsonl`,
+//! `crawl.json` (seeds and scope, for `--resume`) and `status.json` (for
+//! `--status`).
 //!
 //! ```
 //! use mannerly_crawl::normalize::CrawlUrl;
@@ -25,13 +58,39 @@
 //! assert_eq!(found.links[0].as_str(), "https://example.com/a/next.html");
 //! assert_eq!(found.dropped, 1);
 //! ```
+//!
+//! # Design notes
+//!
+//! - **Durability.** The loop hands the frontier's operations of a turn
+//!   on together ([`CrawlFrontier::commit`]) at the top of every turn and
+//!   before it waits; a page's links are offered before the page is
+//!   recorded done, so a kill -9 fetches a page again (at least once) and
+//!   never loses its links.
+//! - **Pacing.** A page's outcome is reported to the frontier with the
+//!   time its response head arrived as the request's time, the latest
+//!   moment it can have reached the server, so a host's delay never counts
+//!   from earlier than the server saw it.
+//! - **Leases.** A fleet's release can lapse while a worker is stopped;
+//!   every request is confirmed with the frontier just before it goes out
+//!   and not sent past the frontier's `send_by`.
 
 #![deny(missing_docs)]
 
-pub mod engine;
-pub mod fleet;
+mod admit;
+mod backend;
+mod config;
+mod engine;
 pub mod links;
 pub mod normalize;
+mod outlinks;
+mod page;
+mod record;
+mod robots_fetch;
 pub mod robots_store;
 pub mod tag;
 pub mod warc;
+
+pub use backend::{Backend, CrawlFrontier, Local};
+pub use config::{ClientHook, CrawlConfig, CrawlError, CrawlSettings};
+pub use engine::{crawl, crawl_on};
+pub use record::{Ending, Progress, Summary};

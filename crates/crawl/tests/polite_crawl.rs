@@ -10,7 +10,7 @@ use std::io::Read;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mannerly_crawl::engine::{crawl, CrawlConfig, Ending};
+use mannerly_crawl::{crawl, CrawlConfig, Ending};
 use mannerly_testweb::{HostSpec, Reply, TestWeb, WebConfig};
 
 fn html(body: &str) -> Reply {

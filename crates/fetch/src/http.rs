@@ -443,8 +443,9 @@ fn deadline_detail(total: Duration) -> String {
     )
 }
 
-/// Header names (lower-case) and values, as text.
-fn header_pairs(headers: &reqwest::header::HeaderMap) -> Vec<(String, String)> {
+/// Header names (lower-case) and values, as text (a value that is not
+/// UTF-8 is read lossily).
+pub fn header_pairs(headers: &reqwest::header::HeaderMap) -> Vec<(String, String)> {
     headers
         .iter()
         .map(|(k, v)| {

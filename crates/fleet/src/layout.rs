@@ -20,6 +20,7 @@ pub struct Layout {
 
 /// A crawl name that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LayoutError {
     /// Empty, too long, or with characters that would break a hash tag.
     #[error("crawl name {0:?} must be 1 to 64 characters of letters, digits, '-', '_' and '.'")]

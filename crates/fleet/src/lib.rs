@@ -193,12 +193,16 @@
 //! wait asks again instead of leaving URLs a lapsing lease will bring
 //! back.
 
+#![deny(missing_docs)]
+
+pub mod backend;
 pub mod client;
 pub mod frontier;
 pub mod layout;
 mod lua;
 mod seen;
 
+pub use backend::{Fleet, JoinError};
 pub use client::{connect, Connection, Outbox, Retrying, RobotsStore};
 pub use frontier::{FleetConfig, FleetFrontier, TimeSource, STORE_FORMAT};
 pub use layout::{Layout, LayoutError, DEFAULT_PARTITIONS};

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mannerly_crawl::engine::{
+use mannerly_crawl::{
     crawl_on, Backend, CrawlConfig, CrawlError, CrawlFrontier, CrawlSettings, Local, Summary,
 };
 use mannerly_fetch::Store;

@@ -1,22 +1,59 @@
-//! Crawling as one worker of a fleet: the frontier and the robots.txt
-//! states are shared on a Redis-protocol server (`mannerly-fleet`); the
-//! WARC files, the log and `status.json` stay this worker's, under its
-//! own `out`.
+//! Crawling as one worker of a fleet: [`Fleet`] is a `mannerly-crawl`
+//! [`Backend`] whose frontier and robots.txt states are shared on a
+//! Redis-protocol server; the WARC files, the log and `status.json` stay
+//! this worker's, under its own `out`. It plugs into the crawl engine from
+//! here, so the embedded crawler carries no Redis client.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mannerly_crawl::{Backend, CrawlError, CrawlFrontier, CrawlSettings};
 use mannerly_fetch::Store;
-use mannerly_fleet::client::{crawl_value, set_crawl_value};
-use mannerly_fleet::{
-    connect, Connection, FleetConfig, FleetFrontier, Layout, RobotsStore, TimeSource,
-};
 use mannerly_polite::controller::{Politeness, UnixMillis};
 use mannerly_polite::frontier::{FrontierConfig, FrontierError, Stats};
 use mannerly_polite::key::KeyError;
 
-use crate::engine::{Backend, CrawlError, CrawlFrontier, CrawlSettings};
+use crate::client::{connect, crawl_value, set_crawl_value, Connection, RobotsStore};
+use crate::frontier::{FleetConfig, FleetFrontier, TimeSource};
+use crate::layout::{Layout, LayoutError};
+
+/// Why a worker cannot take part in a fleet's crawl as asked.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum JoinError {
+    /// The crawl's name or partitions cannot be used.
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+    /// `--join` was asked, and the server holds no such crawl.
+    #[error("there is no crawl {crawl} on {url} to join: start it with seeds and without --join")]
+    NoCrawl {
+        /// The crawl's name.
+        crawl: String,
+        /// The server.
+        url: String,
+    },
+    /// The crawl's stored settings are not what this worker can read.
+    #[error("crawl {crawl} on {url}: its settings do not parse: {source}")]
+    Settings {
+        /// The crawl's name.
+        crawl: String,
+        /// The server.
+        url: String,
+        /// What the JSON reader said.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The settings could not be written as JSON.
+    #[error("the crawl's settings cannot be written as JSON: {0}")]
+    Encode(#[source] serde_json::Error),
+}
+
+impl From<JoinError> for CrawlError {
+    fn from(e: JoinError) -> CrawlError {
+        CrawlError::Backend(Box::new(e))
+    }
+}
 
 /// A crawl whose frontier is shared by a fleet of workers.
 #[derive(Debug, Clone)]
@@ -39,7 +76,7 @@ pub struct Fleet {
 
 impl Fleet {
     fn layout(&self) -> Result<Layout, CrawlError> {
-        Layout::new(&self.crawl, self.partitions).map_err(|e| CrawlError::Fleet(e.to_string()))
+        Ok(Layout::new(&self.crawl, self.partitions).map_err(JoinError::from)?)
     }
 }
 
@@ -60,23 +97,24 @@ impl Backend for Fleet {
         let mut con = connect(&self.url).await?;
         let stored = crawl_value(&mut con, &self.url, &layout, "settings").await?;
         let mut settings = match stored {
-            Some(json) => serde_json::from_str::<CrawlSettings>(&json).map_err(|e| {
-                CrawlError::Fleet(format!(
-                    "crawl {} on {}: its settings do not parse: {e}",
-                    self.crawl, self.url
-                ))
+            Some(json) => serde_json::from_str::<CrawlSettings>(&json).map_err(|source| {
+                JoinError::Settings {
+                    crawl: self.crawl.clone(),
+                    url: self.url.clone(),
+                    source,
+                }
             })?,
             None if self.join => {
-                return Err(CrawlError::Fleet(format!(
-                    "there is no crawl {} on {} to join: start it with seeds and without --join",
-                    self.crawl, self.url
-                )))
+                return Err(JoinError::NoCrawl {
+                    crawl: self.crawl.clone(),
+                    url: self.url.clone(),
+                }
+                .into())
             }
             None => fresh,
         };
         settings.add_seeds(seeds);
-        let json = serde_json::to_string(&settings)
-            .map_err(|e| CrawlError::Fleet(format!("settings: {e}")))?;
+        let json = serde_json::to_string(&settings).map_err(JoinError::Encode)?;
         set_crawl_value(&mut con, &self.url, &layout, "settings", &json).await?;
         Ok(settings)
     }

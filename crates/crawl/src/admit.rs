@@ -1,0 +1,139 @@
+//! Admission: whether a released page may be requested now. The crawl's
+//! own bound per host, then robots.txt as the cache knows it: allowed (with
+//! the page's AIPREF Content-Usage rule), disallowed (dropped, with the
+//! deciding line logged), or unavailable (the page waits, never dropped).
+
+use mannerly_fetch::policy::{Access, Decision};
+use mannerly_fetch::{Origin, RobotsCache};
+use mannerly_polite::frontier::{Frontier, Released};
+use mannerly_time::UnixMillis;
+
+use crate::backend::CrawlFrontier;
+use crate::config::CrawlError;
+use crate::engine::Crawl;
+use crate::robots_fetch::RecordingFetcher;
+
+impl<F: CrawlFrontier> Crawl<F> {
+    /// Checks a released page before any request: `Some` (its
+    /// Content-Usage rule, as text) when it is to be fetched; `None` when
+    /// it was handed back to the frontier (waiting, or dropped and logged).
+    pub(crate) async fn admit(&mut self, r: &Released) -> Result<Option<String>, CrawlError> {
+        if let Some(max) = self.config.max_pages_per_host {
+            let host = host_of(&r.url);
+            if self.per_host.get(&host).is_some_and(|n| *n >= max) {
+                let why = format!("{host} has had its {max} pages");
+                self.record.skip(&r.url, "max-pages-per-host", &why)?;
+                Frontier::discard(&mut self.frontier, r, UnixMillis::now()).await?;
+                return Ok(None);
+            }
+        }
+        self.admit_by_robots(r).await
+    }
+
+    async fn admit_by_robots(&mut self, r: &Released) -> Result<Option<String>, CrawlError> {
+        let now = UnixMillis::now();
+        let config = self.config.clone();
+        let agent = &config.agent;
+        // One lookup: whether robots.txt is decided, what it says of the
+        // page, and the rules the Content-Usage record is read from.
+        let (check, decision) = match self.cache.check_decided(&r.url, agent).await {
+            Ok(Some(known)) => known,
+            Ok(None) => return self.refetch_robots(r, now).await.map(|()| None),
+            Err(e) => {
+                self.record.skip(&r.url, "unusable-url", &e.to_string())?;
+                Frontier::discard(&mut self.frontier, r, now).await?;
+                return Ok(None);
+            }
+        };
+        if check.allowed {
+            return Ok(Some(content_usage_rule(&decision, agent, &r.url)));
+        }
+        if check.access == "disallow-all" {
+            // robots.txt unavailable: the page waits, it is not dropped.
+            let expires = check.expires_at.unwrap_or(now.add_millis(60_000));
+            let until = match Origin::of(&check.origin) {
+                Ok(origin) => hold_until(&self.cache, &origin, &expires, now).await,
+                Err(_) => expires,
+            };
+            let f = &mut self.frontier;
+            Frontier::robots_unavailable(f, &check.origin, until, &check.reason, now).await?;
+            Frontier::cancel(f, r, now).await?;
+            return Ok(None);
+        }
+        let why = match &check.rule {
+            Some(rule) => format!("robots.txt line {}: {}", rule.line, rule.pattern),
+            None => check.reason.clone(),
+        };
+        self.record.skip(&r.url, "disallowed", &why)?;
+        Frontier::discard(&mut self.frontier, r, now).await?;
+        Ok(None)
+    }
+
+    /// No valid robots.txt state here or in the store (it expired, or in a
+    /// fleet the worker that fetched it could not save it): checking would
+    /// fetch robots.txt on this page's turn and the page would follow at
+    /// once. robots.txt goes back through the frontier instead, as a
+    /// request of its own, and the page waits.
+    async fn refetch_robots(&mut self, r: &Released, now: UnixMillis) -> Result<(), CrawlError> {
+        let f = &mut self.frontier;
+        let Ok(origin) = Origin::of(&r.url) else {
+            // A URL the cache could read has an origin: not reached.
+            self.record
+                .skip(&r.url, "unusable-url", "it has no origin")?;
+            return Ok(Frontier::discard(f, r, now).await?);
+        };
+        let why = "robots.txt is fetched again: no valid state for it here";
+        Frontier::robots_unavailable(f, &origin.to_string(), now, why, now).await?;
+        Ok(Frontier::cancel(f, r, now).await?)
+    }
+}
+
+/// The host of a URL, or "" (the per-host page counts' key).
+pub(crate) fn host_of(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// Until when an origin whose robots.txt is unavailable holds its pages:
+/// the cache's next attempt (backoff or Retry-After), within the
+/// decision's life, and at least 1 s on.
+pub(crate) async fn hold_until(
+    cache: &RobotsCache<RecordingFetcher>,
+    origin: &Origin,
+    expires: &UnixMillis,
+    now: UnixMillis,
+) -> UnixMillis {
+    let state = cache.state(origin).await;
+    state
+        .retry_at
+        .map_or(*expires, |r| r.min(*expires))
+        .max(now.add_millis(1_000))
+}
+
+/// The robots.txt `Content-Usage` rule (AIPREF) that applies to a URL, as
+/// text: `train-ai=n, search=y (line 4)`, or `none`.
+fn content_usage_rule(decision: &Decision, agent: &str, url: &str) -> String {
+    let Access::Rules(robots) = &decision.access else {
+        return "none".into();
+    };
+    let word = |p: mannerly_robots::Preference| match p {
+        mannerly_robots::Preference::Allowed => "y",
+        mannerly_robots::Preference::Disallowed => "n",
+        _ => "unknown",
+    };
+    match robots.content_usage(agent, url) {
+        Some(u) if !u.lines.is_empty() => format!(
+            "train-ai={}, search={} (line {})",
+            word(u.train_ai),
+            word(u.search),
+            u.lines
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => "none".into(),
+    }
+}

@@ -1,0 +1,176 @@
+//! Where a crawl keeps its frontier and its robots.txt states: the
+//! [`Backend`] trait, the embedded [`Local`] backend (fjall files under the
+//! crawl's directory), and [`CrawlFrontier`], what the loop needs of a
+//! frontier beyond `mannerly-polite`'s [`Frontier`] calls. A fleet's
+//! backend (`mannerly-fleet`) implements the same traits from above, so
+//! this crate carries no Redis client.
+
+use std::future::Future;
+use std::path::Path;
+use std::sync::Arc;
+
+use mannerly_fetch::Store;
+use mannerly_polite::controller::Politeness;
+use mannerly_polite::frontier::{Frontier, FrontierConfig, FrontierError, LocalFrontier, Stats};
+use mannerly_polite::key::KeyError;
+use mannerly_time::UnixMillis;
+
+use crate::config::{CrawlError, CrawlSettings};
+use crate::robots_store::FjallStore;
+
+/// Where a crawl keeps its frontier and its robots.txt state.
+pub trait Backend {
+    /// The frontier it opens.
+    type Frontier: CrawlFrontier;
+    /// Whether a crawl is there to go on with when no seed is given.
+    fn resumable(&self, out: &Path) -> bool;
+    /// The crawl's settings: those stored, with `seeds` added, or `fresh`
+    /// (with `seeds`) for a new crawl; stored again before returning.
+    fn settings(
+        &self,
+        out: &Path,
+        fresh: CrawlSettings,
+        seeds: &[String],
+    ) -> impl Future<Output = Result<CrawlSettings, CrawlError>> + Send;
+    /// Opens (or creates) the frontier, paced by `politeness`, and the
+    /// store of robots.txt states.
+    fn open(
+        self,
+        out: &Path,
+        politeness: Politeness,
+    ) -> impl Future<Output = Result<(Self::Frontier, Arc<dyn Store>), CrawlError>> + Send;
+}
+
+/// A crawl on this machine: the frontier in `out/frontier` (fjall), the
+/// robots.txt states in `out/robots`.
+pub struct Local;
+
+impl Backend for Local {
+    type Frontier = LocalFrontier;
+
+    fn resumable(&self, out: &Path) -> bool {
+        out.join("frontier").exists()
+    }
+
+    async fn settings(
+        &self,
+        out: &Path,
+        fresh: CrawlSettings,
+        seeds: &[String],
+    ) -> Result<CrawlSettings, CrawlError> {
+        let io = |path: &Path| {
+            let path = path.to_owned();
+            move |source| CrawlError::Io { path, source }
+        };
+        let path = out.join("crawl.json");
+        let mut settings = match std::fs::read(&path) {
+            Ok(bytes) => {
+                serde_json::from_slice::<CrawlSettings>(&bytes).map_err(|e| CrawlError::Io {
+                    path: path.clone(),
+                    source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+                })?
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => fresh,
+            Err(e) => return Err(io(&path)(e)),
+        };
+        settings.add_seeds(seeds);
+        let tmp = out.join("crawl.json.tmp");
+        {
+            use std::io::Write;
+            let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+            let mut w = std::io::BufWriter::new(file);
+            serde_json::to_writer_pretty(&mut w, &settings).map_err(|e| io(&tmp)(e.into()))?;
+            w.flush().map_err(io(&tmp))?;
+        }
+        std::fs::rename(&tmp, &path).map_err(io(&path))?;
+        Ok(settings)
+    }
+
+    async fn open(
+        self,
+        out: &Path,
+        politeness: Politeness,
+    ) -> Result<(LocalFrontier, Arc<dyn Store>), CrawlError> {
+        // The loop commits its operations together (`CrawlFrontier::commit`),
+        // once per turn; the bound only caps a turn that does very many.
+        let frontier = LocalFrontier::open(
+            &out.join("frontier"),
+            politeness,
+            FrontierConfig {
+                commit_every: 256,
+                ..FrontierConfig::on_disk()
+            },
+        )?;
+        let store = FjallStore::open(&out.join("robots")).map_err(|e| CrawlError::Io {
+            path: out.join("robots"),
+            source: std::io::Error::other(e),
+        })?;
+        Ok((frontier, Arc::new(store)))
+    }
+}
+
+/// What the crawler needs of a frontier besides the [`Frontier`] calls.
+pub trait CrawlFrontier: Frontier + Send {
+    /// The politeness key of a URL.
+    fn key_of(&self, url: &str) -> Result<String, KeyError>;
+    /// Calls `f` with every URL still queued and what holds it back, for
+    /// the log of a crawl that gave up. A frontier that other workers go on
+    /// draining has nothing to report here.
+    fn for_each_deferred(
+        &mut self,
+        now: UnixMillis,
+        f: &mut dyn FnMut(&str, &str),
+    ) -> Result<(), FrontierError>;
+    /// The hosts holding the most queued URLs, with why each waits, for
+    /// `status.json` (written twice a second: it must be cheap).
+    fn busiest_hosts(&self, now: UnixMillis) -> Vec<serde_json::Value>;
+    /// Hands the operations of the loop's last turn on together, so they
+    /// survive a kill: the loop calls it at the top of every turn and
+    /// before it waits. (A page's links are queued before it is recorded
+    /// done, and operations are handed on in order, so a kill never keeps
+    /// the one without the other.)
+    fn commit(&mut self) -> Result<(), FrontierError>;
+    /// The counts for the progress line, asked twice a second:
+    /// [`Frontier::stats`], or a recent copy where reading them costs a
+    /// shared server something.
+    fn progress_stats(&mut self) -> impl Future<Output = Result<Stats, FrontierError>> + Send {
+        Frontier::stats(self)
+    }
+}
+
+impl CrawlFrontier for LocalFrontier {
+    fn commit(&mut self) -> Result<(), FrontierError> {
+        LocalFrontier::commit(self)
+    }
+
+    fn key_of(&self, url: &str) -> Result<String, KeyError> {
+        LocalFrontier::key_of(self, url)
+    }
+
+    fn for_each_deferred(
+        &mut self,
+        now: UnixMillis,
+        f: &mut dyn FnMut(&str, &str),
+    ) -> Result<(), FrontierError> {
+        self.for_each_queued(|fr, _, url| {
+            let why = LocalFrontier::why_not_now(fr, url, now)
+                .unwrap_or_else(|| "nothing: it may be fetched now".into());
+            f(url, &why);
+            Ok(())
+        })
+    }
+
+    fn busiest_hosts(&self, now: UnixMillis) -> Vec<serde_json::Value> {
+        LocalFrontier::busiest(self, 10)
+            .into_iter()
+            .map(|l| {
+                let why = l
+                    .head
+                    .as_deref()
+                    .and_then(|u| LocalFrontier::why_not_now(self, u, now))
+                    .or_else(|| self.politeness.why_not_now(&l.key, now));
+                serde_json::json!({"host": l.key, "queued": l.queued, "waiting": why})
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,191 @@
+//! What a crawl is asked to do ([`CrawlConfig`]), what makes it the crawl
+//! it is across resumes and workers ([`CrawlSettings`]), and why it can
+//! fail ([`CrawlError`]).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mannerly_polite::controller::CrawlDelayProfile;
+use mannerly_polite::frontier::FrontierError;
+
+use crate::normalize::ScopeMode;
+use crate::warc::WarcError;
+
+/// Adjusts the HTTP clients (tests add a resolver and a test CA).
+pub type ClientHook = Arc<dyn Fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder + Send + Sync>;
+
+/// What a crawl does, and its bounds.
+#[derive(Clone)]
+pub struct CrawlConfig {
+    /// The User-Agent header.
+    pub user_agent: String,
+    /// The product token matched against robots.txt.
+    pub agent: String,
+    /// Requests in flight across all hosts (64).
+    pub concurrency: usize,
+    /// Smallest delay between two requests to a host, start to start (1 s).
+    pub min_delay: Duration,
+    /// How Crawl-delay is read.
+    pub profile: CrawlDelayProfile,
+    /// Body bytes kept per response (8 MiB); a longer body is cut and
+    /// marked truncated.
+    pub max_bytes: usize,
+    /// Retries of a 429, 5xx or timeout (2).
+    pub retries: u8,
+    /// Redirect hops followed per chain (5).
+    pub max_redirects: u8,
+    /// The crawl ends when every URL left waits longer than this (600 s).
+    pub give_up_after: Duration,
+    /// Which hosts to enter.
+    pub scope: ScopeMode,
+    /// Only URLs matching one of these (regex crate syntax).
+    pub include: Vec<String>,
+    /// No URL matching one of these.
+    pub exclude: Vec<String>,
+    /// Links followed from a seed.
+    pub max_depth: Option<u32>,
+    /// Pages fetched in all (a resumed crawl counts what it fetched before).
+    pub max_pages: Option<u64>,
+    /// Pages fetched per host.
+    pub max_pages_per_host: Option<u64>,
+    /// Follow `rel=nofollow` links.
+    pub follow_rel_nofollow: bool,
+    /// Media types kept (`text/html`, `image/*`); empty keeps every type.
+    /// A 2xx page of another type is not downloaded past its head, not
+    /// stored, and logged as such (robots.txt and sitemaps are always
+    /// kept).
+    pub content_types: Vec<String>,
+    /// Rotate WARC files after this many bytes (1 GiB).
+    pub warc_max_size: u64,
+    /// Whole-request limit (30 s).
+    pub timeout: Duration,
+    /// Connection set-up limit (10 s).
+    pub connect_timeout: Duration,
+    /// Until the response head arrives (15 s).
+    pub first_byte_timeout: Duration,
+    /// A proxy for every request (`HTTP_PROXY` and friends are read
+    /// otherwise).
+    pub proxy: Option<String>,
+    /// Adjusts the HTTP clients.
+    pub client_hook: Option<ClientHook>,
+    /// Queue the sitemaps robots.txt names (true).
+    pub sitemaps: bool,
+    /// Sign every request with Web Bot Auth: the key and the URL of the
+    /// crawler's key directory (`Signature-Agent`).
+    pub signing: Option<(mannerly_botauth::KeyPair, String)>,
+}
+
+impl Default for CrawlConfig {
+    fn default() -> Self {
+        CrawlConfig {
+            user_agent: format!(
+                "mannerly/{} (+https://example.invalid/mannerly)",
+                env!("CARGO_PKG_VERSION")
+            ),
+            agent: "mannerly".into(),
+            concurrency: 64,
+            min_delay: Duration::from_secs(1),
+            profile: CrawlDelayProfile::default(),
+            max_bytes: 8 << 20,
+            retries: 2,
+            max_redirects: 5,
+            give_up_after: Duration::from_secs(600),
+            scope: ScopeMode::Host,
+            include: Vec::new(),
+            exclude: Vec::new(),
+            max_depth: None,
+            max_pages: None,
+            max_pages_per_host: None,
+            follow_rel_nofollow: false,
+            content_types: Vec::new(),
+            warc_max_size: 1 << 30,
+            timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+            first_byte_timeout: Duration::from_secs(15),
+            proxy: None,
+            client_hook: None,
+            sitemaps: true,
+            signing: None,
+        }
+    }
+}
+
+/// Why a crawl could not run or go on.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CrawlError {
+    /// No seed is a crawlable URL.
+    #[error("no usable seed: {0}")]
+    NoSeeds(String),
+    /// An `--include` or `--exclude` pattern does not compile.
+    #[error("bad pattern: {0}")]
+    Pattern(#[from] regex::Error),
+    /// The frontier failed.
+    #[error(transparent)]
+    Frontier(#[from] FrontierError),
+    /// Writing WARC failed.
+    #[error(transparent)]
+    Warc(#[from] WarcError),
+    /// The output directory or the log.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The `proxy` setting is not a proxy URL.
+    #[error("--proxy {proxy}: {source}")]
+    Proxy {
+        /// The proxy as given.
+        proxy: String,
+        /// Why the HTTP client refused it.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The HTTP client could not be built (TLS set-up).
+    #[error("cannot build the HTTP client: {0}")]
+    Client(#[source] reqwest::Error),
+    /// The WARC writer is unusable: a task panicked while it wrote.
+    #[error("the WARC writer is unusable: a task panicked while writing to it")]
+    WarcPoisoned,
+    /// The backend (a fleet's shared store, say) cannot serve this crawl
+    /// as asked; its own error is the source.
+    #[error(transparent)]
+    Backend(Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// The settings that make a crawl what it is (its seeds and scope), kept
+/// where its frontier is (`out/crawl.json`, or the fleet's store), so a
+/// resumed crawl or a worker that joins goes on with the same scope.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CrawlSettings {
+    /// Every seed given so far.
+    pub seeds: Vec<String>,
+    /// Which hosts the crawl may enter.
+    pub scope: ScopeMode,
+    /// Only URLs matching one of these.
+    pub include: Vec<String>,
+    /// No URL matching one of these.
+    pub exclude: Vec<String>,
+    /// Links followed from a seed.
+    pub max_depth: Option<u32>,
+}
+
+impl CrawlSettings {
+    /// Adds `seeds` not already there (a set, not a scan per seed: a seed
+    /// file can hold millions).
+    pub fn add_seeds(&mut self, seeds: &[String]) {
+        let mut known: std::collections::HashSet<&str> =
+            self.seeds.iter().map(String::as_str).collect();
+        let added: Vec<String> = seeds
+            .iter()
+            .filter(|u| known.insert(u.as_str()))
+            .cloned()
+            .collect();
+        drop(known);
+        self.seeds.extend(added);
+    }
+}

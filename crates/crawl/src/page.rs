@@ -1,0 +1,305 @@
+//! Fetching one page: the HTTP client the crawl builds, the GET (signed
+//! with Web Bot Auth when asked), the body read up to its cap, and the
+//! request and response heads a WARC record stores.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mannerly_polite::frontier::Released;
+use mannerly_time::UnixMillis;
+
+use crate::config::{CrawlConfig, CrawlError};
+use crate::tag::Tag;
+
+/// What one page fetch gave.
+pub(crate) struct PageDone {
+    pub(crate) released: Released,
+    pub(crate) date: UnixMillis,
+    pub(crate) latency: u64,
+    /// When the response head arrived (or the fetch failed): the latest the
+    /// request can have reached the server.
+    pub(crate) head_at: Instant,
+    /// The robots.txt Content-Usage rule for the URL (AIPREF), as text.
+    pub(crate) content_usage_rule: String,
+    pub(crate) result: Result<PageResponse, String>,
+    pub(crate) timed_out: bool,
+    /// Not sent: the moment the frontier gave for sending it had passed
+    /// (this worker was stopped or starved between `confirm` and the send).
+    pub(crate) unsent: bool,
+}
+
+/// A page's response, as much of it as the crawl keeps.
+pub(crate) struct PageResponse {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
+    pub(crate) truncated: bool,
+    pub(crate) ip: Option<std::net::IpAddr>,
+    /// The media type, when `content_types` does not want it (the body
+    /// was not read).
+    pub(crate) unwanted: Option<String>,
+}
+
+impl PageResponse {
+    /// The first value of a header, by name in any case.
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The client every request of a crawl goes through (robots.txt too, so a
+/// host's first page reuses its robots.txt connection). Sockets are
+/// bounded: a connection is kept (one per host) only while the host's next
+/// request may come; a crawl of many thousand hosts otherwise holds a
+/// socket per host it has seen, and runs out of file descriptors. Bodies
+/// are kept as sent, for the WARC (`mannerly-fetch` decodes a compressed
+/// robots.txt itself).
+pub(crate) fn http_client(config: &CrawlConfig) -> Result<reqwest::Client, CrawlError> {
+    let keep_alive = (config.min_delay * 2 + Duration::from_secs(2)).min(Duration::from_secs(90));
+    let mut b = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_gzip()
+        .no_brotli()
+        .no_deflate()
+        .user_agent(&config.user_agent)
+        .timeout(config.timeout)
+        .connect_timeout(config.connect_timeout)
+        .pool_max_idle_per_host(1)
+        .pool_idle_timeout(keep_alive);
+    if let Some(p) = &config.proxy {
+        let proxy = reqwest::Proxy::all(p).map_err(|source| CrawlError::Proxy {
+            proxy: p.clone(),
+            source,
+        })?;
+        b = b.proxy(proxy);
+    }
+    if let Some(hook) = &config.client_hook {
+        b = hook(b);
+    }
+    b.build().map_err(CrawlError::Client)
+}
+
+/// Fetches a released page. `send_by`: the moment after which its lease
+/// may be another worker's, so it is not sent.
+pub(crate) async fn fetch_page(
+    client: reqwest::Client,
+    released: Released,
+    config: Arc<CrawlConfig>,
+    send_by: Option<Instant>,
+) -> PageDone {
+    let start = Instant::now();
+    let date = UnixMillis::now();
+    let done = |result, timed_out, head_at: Option<Instant>| PageDone {
+        content_usage_rule: String::new(),
+        head_at: head_at.unwrap_or_else(Instant::now),
+        latency: start.elapsed().as_millis() as u64,
+        released: released.clone(),
+        date,
+        result,
+        timed_out,
+        unsent: false,
+    };
+    let request = match build_request(&client, &released.url, &config) {
+        Ok(r) => r,
+        Err(e) => return done(Err(e), false, None),
+    };
+    if send_by.is_some_and(|t| Instant::now() > t) {
+        let lapsed = Err("its lease lapsed before it was sent".into());
+        return PageDone {
+            unsent: true,
+            ..done(lapsed, false, None)
+        };
+    }
+    let send = client.execute(request);
+    let resp = match tokio::time::timeout(config.first_byte_timeout, send).await {
+        Err(_) => {
+            let why = "no response head within the first-byte timeout";
+            return done(Err(why.into()), true, None);
+        }
+        Ok(Err(e)) => return done(Err(e.to_string()), e.is_timeout(), None),
+        Ok(Ok(r)) => r,
+    };
+    let head_at = Some(Instant::now());
+    match read_response(resp, &config, Tag::unpack(released.tag)).await {
+        Ok(page) => done(Ok(page), false, head_at),
+        Err((error, timed_out)) => done(Err(error), timed_out, head_at),
+    }
+}
+
+/// The GET, signed when the crawl signs.
+fn build_request(
+    client: &reqwest::Client,
+    url: &str,
+    config: &CrawlConfig,
+) -> Result<reqwest::Request, String> {
+    let mut request = client.get(url).build().map_err(|e| e.to_string())?;
+    if let Some((key, agent)) = &config.signing {
+        let sign = mannerly_botauth::SignConfig::new(
+            UnixMillis::now(),
+            mannerly_botauth::AgentForm::dictionary(agent),
+        );
+        mannerly_botauth::sign_reqwest(key, &mut request, &sign)
+            .map_err(|e| format!("cannot sign the request: {e}"))?;
+    }
+    Ok(request)
+}
+
+/// Reads a response whose head has arrived: its body up to the cap (a
+/// body the server cut is kept and marked cut), or only its head when
+/// `--content-types` does not want its media type. An error comes with
+/// whether it was a timeout.
+async fn read_response(
+    mut resp: reqwest::Response,
+    config: &CrawlConfig,
+    tag: Tag,
+) -> Result<PageResponse, (String, bool)> {
+    let status = resp.status().as_u16();
+    let ip = resp.remote_addr().map(|a| a.ip());
+    let headers = mannerly_fetch::http::header_pairs(resp.headers());
+    let media = media_type(
+        headers
+            .iter()
+            .find(|(k, _)| k == "content-type")
+            .map(|(_, v)| v.as_str()),
+    );
+    let mut page = PageResponse {
+        status,
+        headers,
+        body: Vec::new(),
+        truncated: false,
+        ip,
+        unwanted: None,
+    };
+    if (200..300).contains(&status)
+        && !tag.sitemap
+        && !content_type_wanted(&config.content_types, &media)
+    {
+        // Not downloaded past the head: the connection is dropped.
+        page.unwanted = Some(media);
+        return Ok(page);
+    }
+    loop {
+        match resp.chunk().await {
+            Ok(Some(c)) => {
+                let room = config.max_bytes.saturating_sub(page.body.len());
+                if c.len() > room {
+                    page.body.extend_from_slice(&c[..room]);
+                    page.truncated = true;
+                    break;
+                }
+                page.body.extend_from_slice(&c);
+            }
+            Ok(None) => break,
+            Err(e) if page.body.is_empty() => return Err((format!("body: {e}"), e.is_timeout())),
+            Err(_) => {
+                // A body cut by the server (reset, short): kept, marked cut.
+                page.truncated = true;
+                break;
+            }
+        }
+    }
+    Ok(page)
+}
+
+/// The media type of a `Content-Type` value, lower-cased, without
+/// parameters; `application/octet-stream` when there is none (RFC 9110
+/// §8.3).
+fn media_type(header: Option<&str>) -> String {
+    let t = header
+        .and_then(|v| v.split(';').next())
+        .map(str::trim)
+        .unwrap_or("");
+    if t.is_empty() {
+        "application/octet-stream".into()
+    } else {
+        t.to_ascii_lowercase()
+    }
+}
+
+/// Whether `--content-types` keeps a media type: an empty list keeps all;
+/// `type/*` keeps a whole type.
+fn content_type_wanted(wanted: &[String], media: &str) -> bool {
+    wanted.is_empty()
+        || wanted.iter().any(|w| {
+            let w = w.trim().to_ascii_lowercase();
+            match w.strip_suffix("/*") {
+                Some(top) => media.split('/').next() == Some(top),
+                None => w == media,
+            }
+        })
+}
+
+/// The request head a WARC `request` record stores for a GET of `url`.
+pub(crate) fn request_head(url: &str, user_agent: &str) -> String {
+    let (host, target) = match url::Url::parse(url) {
+        Ok(u) => (
+            u[url::Position::BeforeHost..url::Position::AfterPort].to_owned(),
+            u[url::Position::BeforePath..url::Position::AfterQuery].to_owned(),
+        ),
+        Err(_) => (String::new(), url.to_owned()),
+    };
+    format!(
+        "GET {target} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: {user_agent}\r\nAccept: */*\r\n\r\n"
+    )
+}
+
+/// The response head a WARC `response` record stores: the status line and
+/// the headers, less those `skip` names (lower-case), and `extra` lines
+/// (each ending in CRLF) before the blank line.
+pub(crate) fn response_head(
+    status: u16,
+    headers: &[(String, String)],
+    skip: &[&str],
+    extra: &str,
+) -> String {
+    let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    for (k, v) in headers {
+        if !skip.iter().any(|s| k.eq_ignore_ascii_case(s)) {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+    }
+    head.push_str(extra);
+    head.push_str("\r\n");
+    head
+}
+
+fn reason(status: u16) -> &'static str {
+    reqwest::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn media_types_are_read_and_matched_as_ranges() {
+        assert_eq!(media_type(Some("Text/HTML; charset=utf-8")), "text/html");
+        assert_eq!(media_type(None), "application/octet-stream");
+        assert_eq!(media_type(Some(" ; x=1")), "application/octet-stream");
+        let wanted = vec!["text/html".to_owned(), "image/*".to_owned()];
+        assert!(content_type_wanted(&wanted, "text/html"));
+        assert!(content_type_wanted(&wanted, "image/png"));
+        assert!(!content_type_wanted(&wanted, "text/plain"));
+        assert!(!content_type_wanted(&wanted, "imagex/png"));
+        assert!(content_type_wanted(&[], "anything/at-all"));
+    }
+
+    #[test]
+    fn a_response_head_drops_what_it_is_told_to() {
+        let headers = vec![
+            ("content-type".to_owned(), "text/html".to_owned()),
+            ("Transfer-Encoding".to_owned(), "chunked".to_owned()),
+        ];
+        let head = response_head(200, &headers, &["transfer-encoding"], "x: 1\r\n");
+        assert_eq!(
+            head,
+            "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\nx: 1\r\n\r\n"
+        );
+    }
+}

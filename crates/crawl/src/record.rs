@@ -1,0 +1,412 @@
+//! What a crawl records: `log.jsonl` (one JSON line per URL handled),
+//! the [`Summary`] it returns, the [`Progress`] it reports, and
+//! `status.json` (for `mannerly crawl --status`).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use mannerly_polite::frontier::Frontier;
+use mannerly_time::UnixMillis;
+
+use crate::backend::CrawlFrontier;
+use crate::config::CrawlError;
+
+/// How a crawl ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ending {
+    /// Nothing was left to fetch.
+    Done,
+    /// Every URL left waits longer than `give_up_after`.
+    GaveUp,
+    /// `max_pages` was reached.
+    MaxPages,
+    /// Stopped from outside (Ctrl-C).
+    Stopped,
+}
+
+/// What a crawl did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Summary {
+    /// How it ended.
+    pub ending: Ending,
+    /// Page responses by status.
+    pub pages_by_status: BTreeMap<u16, u64>,
+    /// Page fetches that got no response.
+    pub page_errors: u64,
+    /// robots.txt requests made.
+    pub robots_requests: u64,
+    /// Body bytes received.
+    pub bytes: u64,
+    /// URLs not fetched, by reason.
+    pub skipped: BTreeMap<String, u64>,
+    /// Retries scheduled.
+    pub retries: u64,
+    /// URLs still queued at the end (deferred: they stay in the store).
+    pub deferred: u64,
+    /// Deferred URLs by what holds them back (when the crawl gave up on
+    /// them; each is in the log with its host's full reason).
+    pub deferred_by_reason: BTreeMap<String, u64>,
+    /// Origins whose robots.txt was unavailable at the end, with why.
+    pub unavailable: BTreeMap<String, String>,
+    /// Hosts that answered.
+    pub hosts: u64,
+    /// Entries read from sitemaps.
+    pub sitemap_entries: u64,
+    /// WARC records written.
+    pub warc_records: u64,
+    /// Seconds the crawl ran.
+    pub seconds: f64,
+}
+
+/// A snapshot for a progress display.
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    /// Pages fetched.
+    pub pages: u64,
+    /// Body bytes received.
+    pub bytes: u64,
+    /// Requests in flight.
+    pub in_flight: usize,
+    /// URLs queued.
+    pub queued: u64,
+    /// Fetch errors.
+    pub errors: u64,
+    /// Seconds since the start.
+    pub seconds: f64,
+    /// Origins whose robots.txt is unavailable (their pages wait).
+    pub hosts_blocked: usize,
+}
+
+impl Summary {
+    fn new() -> Summary {
+        Summary {
+            ending: Ending::Done,
+            pages_by_status: BTreeMap::new(),
+            page_errors: 0,
+            robots_requests: 0,
+            bytes: 0,
+            skipped: BTreeMap::new(),
+            retries: 0,
+            deferred: 0,
+            deferred_by_reason: BTreeMap::new(),
+            unavailable: BTreeMap::new(),
+            hosts: 0,
+            sitemap_entries: 0,
+            warc_records: 0,
+            seconds: 0.0,
+        }
+    }
+}
+
+/// The log and the summary together: every helper that turns a URL away
+/// does both.
+pub(crate) struct Record {
+    pub(crate) log: Log,
+    pub(crate) summary: Summary,
+}
+
+impl Record {
+    /// Opens (or appends to) `log.jsonl`, first cutting a line a kill left
+    /// half written.
+    pub(crate) fn open(path: PathBuf) -> Result<Record, CrawlError> {
+        let io = |source| CrawlError::Io {
+            path: path.clone(),
+            source,
+        };
+        cut_partial_line(&path).map_err(io)?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io)?;
+        Ok(Record {
+            log: Log {
+                out: std::io::BufWriter::new(file),
+                path,
+            },
+            summary: Summary::new(),
+        })
+    }
+
+    /// Writes one line.
+    pub(crate) fn line(&mut self, line: &LogLine<'_>) -> Result<(), CrawlError> {
+        self.log.line(line)
+    }
+
+    /// A URL not fetched: counted under `what` and logged with why.
+    pub(crate) fn skip(&mut self, url: &str, what: &str, why: &str) -> Result<(), CrawlError> {
+        *self.summary.skipped.entry(what.to_owned()).or_default() += 1;
+        self.log.line(&LogLine {
+            time: UnixMillis::now().to_rfc3339_millis(),
+            kind: "skipped",
+            url,
+            reason: Some(&format!("{what}: {why}")),
+            ..LogLine::default()
+        })
+    }
+
+    /// Logs the URLs the frontier dropped with their host (a Crawl-delay
+    /// over the maximum delay) since it was last asked.
+    pub(crate) async fn take_skipped<F: CrawlFrontier>(
+        &mut self,
+        frontier: &mut F,
+    ) -> Result<(), CrawlError> {
+        for dropped in Frontier::take_skipped(frontier).await? {
+            self.skip(&dropped.url, "host-skipped", &dropped.reason)?;
+        }
+        Ok(())
+    }
+
+    /// The progress snapshot of now.
+    pub(crate) fn progress(&self, in_flight: usize, queued: u64, seconds: f64) -> Progress {
+        let s = &self.summary;
+        Progress {
+            pages: s.pages_by_status.values().sum(),
+            bytes: s.bytes,
+            in_flight,
+            queued,
+            errors: s.page_errors,
+            seconds,
+            hosts_blocked: s.unavailable.len(),
+        }
+    }
+
+    /// Logs every URL left queued when the crawl gave up on them, with
+    /// what holds it back, and counts them by kind of reason.
+    pub(crate) fn log_deferred<F: CrawlFrontier>(
+        &mut self,
+        frontier: &mut F,
+        now: UnixMillis,
+    ) -> Result<(), CrawlError> {
+        let Record { log, summary } = self;
+        let mut failed = None;
+        let time = now.to_rfc3339_millis();
+        frontier.for_each_deferred(now, &mut |url, why| {
+            *summary
+                .deferred_by_reason
+                .entry(hold_kind(why).to_owned())
+                .or_default() += 1;
+            if let Err(e) = log.line(&LogLine {
+                time: time.clone(),
+                kind: "deferred",
+                url,
+                reason: Some(why),
+                ..LogLine::default()
+            }) {
+                failed = Some(e);
+            }
+        })?;
+        failed.map_or(Ok(()), Err)
+    }
+}
+
+/// One JSON line of `log.jsonl`.
+#[derive(serde::Serialize, Default)]
+pub(crate) struct LogLine<'a> {
+    pub(crate) time: String,
+    pub(crate) kind: &'a str,
+    pub(crate) url: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) retry: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reason: Option<&'a str>,
+    /// The page's `Content-Usage` header (AIPREF), as sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) content_usage: Option<&'a str>,
+    /// The robots.txt `Content-Usage` rule that applies to the page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) content_usage_rule: Option<&'a str>,
+    /// A sitemap entry's `<lastmod>`, as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) lastmod: Option<&'a str>,
+    /// Where a URL was found (the sitemap of a sitemap entry).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) from: Option<&'a str>,
+}
+
+/// `log.jsonl`, buffered.
+pub(crate) struct Log {
+    pub(crate) out: std::io::BufWriter<std::fs::File>,
+    pub(crate) path: PathBuf,
+}
+
+impl Log {
+    pub(crate) fn line(&mut self, line: &LogLine<'_>) -> Result<(), CrawlError> {
+        use std::io::Write;
+        let io = |source| CrawlError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        serde_json::to_writer(&mut self.out, line).map_err(|e| io(e.into()))?;
+        self.out.write_all(b"\n").map_err(io)
+    }
+
+    pub(crate) fn flush(&mut self) -> Result<(), CrawlError> {
+        use std::io::Write;
+        self.out.flush().map_err(|source| CrawlError::Io {
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
+/// Pages a crawl fetched before (from its log): in all, and per host.
+pub(crate) fn count_pages(log: &Path) -> (u64, HashMap<String, u64>) {
+    let mut per_host: HashMap<String, u64> = HashMap::new();
+    let mut total = 0;
+    let Ok(text) = std::fs::read_to_string(log) else {
+        return (0, per_host);
+    };
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if v["kind"] != "page" || !v["status"].is_number() {
+            continue;
+        }
+        total += 1;
+        if let Some(host) = v["url"]
+            .as_str()
+            .and_then(|u| url::Url::parse(u).ok())
+            .and_then(|u| u.host_str().map(str::to_owned))
+        {
+            *per_host.entry(host).or_default() += 1;
+        }
+    }
+    (total, per_host)
+}
+
+/// A kill can leave the log's last line half written: cut it, so every
+/// line stays one JSON document.
+fn cut_partial_line(path: &Path) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = match std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let len = f.metadata()?.len();
+    let mut end = len;
+    let mut buf = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(buf.len() as u64);
+        let n = (end - start) as usize;
+        f.seek(SeekFrom::Start(start))?;
+        f.read_exact(&mut buf[..n])?;
+        if let Some(i) = buf[..n].iter().rposition(|&b| b == b'\n') {
+            let keep = start + i as u64 + 1;
+            if keep < len {
+                f.set_len(keep)?;
+            }
+            return Ok(());
+        }
+        end = start;
+    }
+    f.set_len(0)
+}
+
+/// The kind of hold a `why_not_now` answer describes, for the summary's
+/// counts (the log keeps the full text).
+fn hold_kind(why: &str) -> &'static str {
+    if why.contains("/robots.txt") {
+        "robots.txt unavailable"
+    } else if why.contains("retry after") {
+        "Retry-After"
+    } else if why.contains("in flight") {
+        "requests in flight"
+    } else if why.contains("delay of") {
+        "host delay (Crawl-delay or backoff)"
+    } else {
+        "other"
+    }
+}
+
+/// `out/status.json`, for `mannerly crawl --status` while a crawl runs
+/// (the frontier store is the running crawl's alone). Best effort: a
+/// failed write is retried at the next snapshot.
+pub(crate) fn write_status(
+    out: &Path,
+    p: &Progress,
+    summary: &Summary,
+    busiest: &[serde_json::Value],
+    ended: bool,
+) {
+    let status = serde_json::json!({
+        "pid": std::process::id(),
+        "updated": UnixMillis::now().to_rfc3339_millis(),
+        "running": !ended,
+        "ending": if ended { Some(summary.ending) } else { None },
+        "pages": p.pages,
+        "bytes": p.bytes,
+        "in_flight": p.in_flight,
+        "queued": p.queued,
+        "errors": p.errors,
+        "retries": summary.retries,
+        "seconds": p.seconds,
+        "pages_by_status": summary.pages_by_status,
+        "skipped": summary.skipped,
+        "robots_unavailable": summary.unavailable,
+        "deferred_by_reason": summary.deferred_by_reason,
+        "busiest": busiest,
+    });
+    let tmp = out.join("status.json.tmp");
+    if std::fs::write(&tmp, status.to_string()).is_ok() {
+        let _ = std::fs::rename(&tmp, out.join("status.json"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mannerly_polite::controller::{Config as PoliteConfig, Outcome, Politeness, RobotsPacing};
+    use mannerly_polite::frontier::{FrontierConfig, LocalFrontier, Next};
+
+    #[test]
+    fn holds_are_counted_by_kind() {
+        let mut f = LocalFrontier::in_memory(
+            Politeness::new(PoliteConfig {
+                min_delay: 5_000,
+                ..PoliteConfig::default()
+            }),
+            FrontierConfig::default(),
+        );
+        let t = UnixMillis::from_secs(1_000);
+        f.enqueue("https://a.test/1", 1, t).expect("enqueue");
+        f.enqueue("https://b.test/1", 1, t).expect("enqueue");
+        f.robots_unavailable("https://b.test", t.add_millis(60_000), "503", t)
+            .expect("unavailable");
+        let Next::Fetch(r) = f.next(t).expect("next") else {
+            panic!("a.test's robots.txt first")
+        };
+        f.robots_known(
+            "https://a.test",
+            RobotsPacing::default(),
+            t.add_millis(1 << 30),
+            t,
+        )
+        .expect("known");
+        let ok = Outcome::Status {
+            status: 200,
+            latency: 0,
+            retry_after: None,
+        };
+        f.complete(&r, &ok, t).expect("complete");
+        let a = f.why_not_now("https://a.test/1", t).expect("a.test waits");
+        let b = f.why_not_now("https://b.test/1", t).expect("b.test waits");
+        assert_eq!(hold_kind(&a), "host delay (Crawl-delay or backoff)", "{a}");
+        assert_eq!(hold_kind(&b), "robots.txt unavailable", "{b}");
+    }
+}

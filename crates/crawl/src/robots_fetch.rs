@@ -1,0 +1,235 @@
+//! robots.txt as the crawl fetches it: through `mannerly-fetch`'s cache,
+//! with every fetch archived to WARC and reported to the loop
+//! ([`RecordingFetcher`]), and a redirect to another host held to that
+//! host's pacing ([`LoopGate`]).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mannerly_fetch::policy::FetchOutcome;
+use mannerly_fetch::{Fetcher, HopGate, HttpFetcher, Origin, Validators};
+use mannerly_polite::controller::Outcome;
+use mannerly_polite::frontier::{Begin, Frontier};
+use mannerly_time::UnixMillis;
+use tokio::sync::mpsc;
+
+use crate::backend::CrawlFrontier;
+use crate::config::CrawlError;
+use crate::page::{request_head, response_head};
+use crate::warc::{Exchange, WarcWriter};
+
+/// A robots.txt fetch the cache made, as the recording fetcher saw it.
+pub(crate) struct RobotsFetch {
+    /// Its latency counts to the end of the fetch (see `paced`).
+    pub(crate) outcome: Outcome,
+    pub(crate) done_at: Instant,
+    /// The network error, when there was no response.
+    pub(crate) error: Option<String>,
+}
+
+/// The robots.txt fetches made and not yet handled by the loop, by origin.
+pub(crate) type Made = Arc<Mutex<HashMap<Origin, RobotsFetch>>>;
+
+/// Wraps the robots.txt fetcher: archives every fetch and tells the engine
+/// whether the cache made a request.
+pub(crate) struct RecordingFetcher {
+    pub(crate) inner: HttpFetcher,
+    pub(crate) user_agent: String,
+    pub(crate) made: Made,
+    pub(crate) warc: Arc<Mutex<WarcWriter>>,
+}
+
+impl Fetcher for RecordingFetcher {
+    async fn fetch(&self, origin: &Origin, validators: &Validators) -> FetchOutcome {
+        let start = Instant::now();
+        let date = UnixMillis::now();
+        let outcome = self.inner.fetch(origin, validators).await;
+        let latency = start.elapsed().as_millis() as u64;
+        self.archive(&outcome, date);
+        let polite = match &outcome {
+            FetchOutcome::Response { response, .. } => Outcome::Status {
+                status: response.status,
+                latency,
+                retry_after: response.header("retry-after").map(str::to_owned),
+            },
+            FetchOutcome::TooManyRedirects { redirects, .. } => Outcome::Status {
+                status: redirects.last().map_or(310, |h| h.status),
+                latency,
+                retry_after: None,
+            },
+            FetchOutcome::Network { .. } => Outcome::Failed { latency },
+        };
+        let error = match &outcome {
+            FetchOutcome::Network { error, detail, .. } => {
+                Some(format!("{}: {detail}", error.describe()))
+            }
+            _ => None,
+        };
+        if let Ok(mut m) = self.made.lock() {
+            let fetch = RobotsFetch {
+                outcome: polite,
+                done_at: Instant::now(),
+                error,
+            };
+            m.insert(origin.clone(), fetch);
+        }
+        outcome
+    }
+}
+
+impl RecordingFetcher {
+    /// Writes a fetch's redirects and its response to WARC. A failed write
+    /// is reported when the engine next writes.
+    fn archive(&self, outcome: &FetchOutcome, date: UnixMillis) {
+        let hops = match outcome {
+            FetchOutcome::Response { redirects, .. }
+            | FetchOutcome::TooManyRedirects { redirects, .. }
+            | FetchOutcome::Network { redirects, .. } => redirects.as_slice(),
+        };
+        for hop in hops {
+            // A redirect's body is not read: the head is what there is.
+            let head = response_head(hop.status, &hop.headers, &["transfer-encoding"], "");
+            let has_body = hop.headers.iter().any(|(k, v)| {
+                k == "transfer-encoding" || (k == "content-length" && v.trim() != "0")
+            });
+            self.write(&hop.url, date, &head, &[], has_body);
+        }
+        if let FetchOutcome::Response { response, .. } = outcome {
+            // The body is stored decoded: the head says so by dropping
+            // Content-Encoding and giving the stored length.
+            let length = format!("content-length: {}\r\n", response.body.len());
+            let skip = ["content-encoding", "content-length", "transfer-encoding"];
+            let head = response_head(response.status, &response.headers, &skip, &length);
+            self.write(
+                &response.url,
+                date,
+                &head,
+                &response.body,
+                response.body_cut,
+            );
+        }
+    }
+
+    fn write(&self, url: &str, date: UnixMillis, head: &str, body: &[u8], truncated: bool) {
+        let request = request_head(url, &self.user_agent);
+        if let Ok(mut w) = self.warc.lock() {
+            let _ = w.exchange(&Exchange {
+                url,
+                date,
+                ip: None,
+                request_head: request.as_bytes(),
+                response_head: head.as_bytes(),
+                body,
+                truncated,
+            });
+        }
+    }
+}
+
+/// A robots.txt fetch's hop to another host, asking the loop (which owns
+/// the frontier) for that host's slot, or giving it back.
+pub(crate) enum GateMsg {
+    Enter {
+        from: String,
+        to: String,
+        reply: tokio::sync::oneshot::Sender<Begin>,
+    },
+    Leave {
+        from: String,
+        to: String,
+        outcome: Outcome,
+    },
+}
+
+/// Holds a robots.txt redirect to another host to that host's pacing, as
+/// the frontier keeps it: a hop goes out only when the frontier says the
+/// host may be fetched, and takes the host's slot while it is out. A hop
+/// that cannot go out within `patience` is not sent (the robots.txt fetch
+/// then fails closed, and is tried again later).
+pub(crate) struct LoopGate {
+    pub(crate) tx: mpsc::UnboundedSender<GateMsg>,
+    pub(crate) patience: Duration,
+}
+
+impl HopGate for LoopGate {
+    fn enter<'a>(
+        &'a self,
+        from: &'a url::Url,
+        to: &'a url::Url,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send + 'a>> {
+        Box::pin(async move {
+            let deadline = Instant::now() + self.patience;
+            loop {
+                let (reply, answer) = tokio::sync::oneshot::channel();
+                let asked = GateMsg::Enter {
+                    from: from.to_string(),
+                    to: to.to_string(),
+                    reply,
+                };
+                if self.tx.send(asked).is_err() {
+                    return false;
+                }
+                match answer.await {
+                    Ok(Begin::Started) => return true,
+                    Ok(Begin::Wait { until }) => {
+                        // The frontier's own wait, not a delay of ours.
+                        let wait = until
+                            .duration_since(UnixMillis::now())
+                            .max(Duration::from_millis(5));
+                        if Instant::now() + wait > deadline {
+                            return false;
+                        }
+                        tokio::time::sleep(wait).await;
+                    }
+                    Ok(Begin::Refused { .. }) | Err(_) => return false,
+                }
+            }
+        })
+    }
+
+    fn leave(&self, from: &url::Url, to: &url::Url, status: Option<u16>, latency: Duration) {
+        let latency = latency.as_millis() as u64;
+        let outcome = match status {
+            Some(status) => Outcome::Status {
+                status,
+                latency,
+                retry_after: None,
+            },
+            None => Outcome::Failed { latency },
+        };
+        let _ = self.tx.send(GateMsg::Leave {
+            from: from.to_string(),
+            to: to.to_string(),
+            outcome,
+        });
+    }
+}
+
+/// Answers a robots.txt fetch's hop to another host (see [`LoopGate`]).
+/// A hop that stays within the politeness key of the robots.txt being
+/// fetched (another host of one registered domain, in domain mode) is
+/// already covered by that release's slot.
+pub(crate) async fn gate<F: CrawlFrontier>(
+    frontier: &mut F,
+    msg: GateMsg,
+) -> Result<(), CrawlError> {
+    let now = UnixMillis::now();
+    let same_key = |f: &F, from: &str, to: &str| matches!((f.key_of(from), f.key_of(to)), (Ok(a), Ok(b)) if a == b);
+    match msg {
+        GateMsg::Enter { from, to, reply } => {
+            let answer = if same_key(frontier, &from, &to) {
+                Begin::Started
+            } else {
+                Frontier::begin_request(frontier, &to, now).await?
+            };
+            let _ = reply.send(answer);
+        }
+        GateMsg::Leave { from, to, outcome } => {
+            if !same_key(frontier, &from, &to) {
+                Frontier::end_request(frontier, &to, &outcome, now).await?;
+            }
+        }
+    }
+    Ok(())
+}
