@@ -372,7 +372,7 @@ pub(crate) fn write_status(
 mod tests {
     use super::*;
     use mannerly_polite::controller::{Config as PoliteConfig, Outcome, Politeness, RobotsPacing};
-    use mannerly_polite::frontier::{FrontierConfig, LocalFrontier, Next};
+    use mannerly_polite::frontier::{block_on, Frontier, FrontierConfig, LocalFrontier, Next};
 
     #[test]
     fn holds_are_counted_by_kind() {
@@ -384,26 +384,26 @@ mod tests {
             FrontierConfig::default(),
         );
         let t = UnixMillis::from_secs(1_000);
-        f.enqueue("https://a.test/1", 1, t).expect("enqueue");
-        f.enqueue("https://b.test/1", 1, t).expect("enqueue");
-        f.robots_unavailable("https://b.test", t.add_millis(60_000), "503", t)
+        block_on(f.enqueue("https://a.test/1", 1, t)).expect("enqueue");
+        block_on(f.enqueue("https://b.test/1", 1, t)).expect("enqueue");
+        block_on(f.robots_unavailable("https://b.test", t.add_millis(60_000), "503", t))
             .expect("unavailable");
-        let Next::Fetch(r) = f.next(t).expect("next") else {
+        let Next::Fetch(r) = block_on(f.next(t)).expect("next") else {
             panic!("a.test's robots.txt first")
         };
-        f.robots_known(
+        block_on(f.robots_known(
             "https://a.test",
             RobotsPacing::default(),
             t.add_millis(1 << 30),
             t,
-        )
+        ))
         .expect("known");
         let ok = Outcome::Status {
             status: 200,
             latency: 0,
             retry_after: None,
         };
-        f.complete(&r, &ok, t).expect("complete");
+        block_on(f.complete(&r, &ok, t)).expect("complete");
         let a = f.why_not_now("https://a.test/1", t).expect("a.test waits");
         let b = f.why_not_now("https://b.test/1", t).expect("b.test waits");
         assert_eq!(hold_kind(&a), "host delay (Crawl-delay or backoff)", "{a}");

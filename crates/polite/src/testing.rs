@@ -29,10 +29,6 @@
 //! ```
 
 use std::future::Future;
-use std::pin::pin;
-use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
-use std::thread::Thread;
 
 use proptest::prelude::*;
 
@@ -42,33 +38,7 @@ use crate::frontier::{
     Released,
 };
 
-/// Runs a future to completion on this thread (no runtime needed). For
-/// tests and benchmarks of backends whose futures need no reactor, such as
-/// [`LocalFrontier`]'s, which are ready at once.
-pub fn block_on<F: Future>(future: F) -> F::Output {
-    struct Unpark(Thread);
-    impl Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    thread_local! {
-        // One waker per thread, so a call allocates nothing.
-        static WAKER: Waker = Waker::from(Arc::new(Unpark(std::thread::current())));
-    }
-    WAKER.with(|waker| run(future, waker))
-}
-
-fn run<F: Future>(future: F, waker: &Waker) -> F::Output {
-    let mut cx = Context::from_waker(waker);
-    let mut future = pin!(future);
-    loop {
-        match future.as_mut().poll(&mut cx) {
-            Poll::Ready(v) => return v,
-            Poll::Pending => std::thread::park(),
-        }
-    }
-}
+pub use crate::frontier::block_on;
 
 /// One step of a contract run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -296,7 +266,10 @@ where
             } => {
                 let url = format!("https://h{host}.test/p{page}");
                 let tag = u32::from(*host) * 1_000 + u32::from(*page);
-                let a = mem.enqueue_tagged(&url, *priority, tag, now).map_err(err)?;
+                let a = mem
+                    .enqueue_tagged(&url, *priority, tag, now)
+                    .await
+                    .map_err(err)?;
                 let b = d
                     .enqueue_tagged(&url, *priority, tag, now)
                     .await
@@ -344,7 +317,7 @@ where
                 flying.extend(a.released);
             }
             Op::Next => {
-                let a = mem.next(now).map_err(err)?;
+                let a = mem.next(now).await.map_err(err)?;
                 let b = d.next(now).await.map_err(err)?;
                 same!(a, b, "op {i}: next");
                 if let Next::Fetch(r) = a {
@@ -362,7 +335,7 @@ where
             Op::Cancel { which } => {
                 if !flying.is_empty() {
                     let r = flying.remove(usize::from(*which) % flying.len());
-                    let a = mem.cancel(&r, now).map_err(err);
+                    let a = mem.cancel(&r, now).await.map_err(err);
                     let b = d.cancel(&r, now).await.map_err(err);
                     same!(a, b, "op {i}: cancel");
                 }
@@ -376,7 +349,7 @@ where
                         retry_after: (*status == 429).then(|| "1".to_owned()),
                     };
                     let tag = r.tag.wrapping_add(1_000_000);
-                    let a = mem.requeue(&r, &outcome, tag, now).map_err(err);
+                    let a = mem.requeue(&r, &outcome, tag, now).await.map_err(err);
                     let b = d.requeue(&r, &outcome, tag, now).await.map_err(err);
                     same!(a, b, "op {i}: requeue");
                     if a.is_err() {
@@ -388,7 +361,7 @@ where
             Op::Discard { which } => {
                 if !flying.is_empty() {
                     let r = flying.remove(usize::from(*which) % flying.len());
-                    let a = mem.discard(&r, now).map_err(err);
+                    let a = mem.discard(&r, now).await.map_err(err);
                     let b = d.discard(&r, now).await.map_err(err);
                     same!(a, b, "op {i}: discard");
                 }
@@ -398,6 +371,7 @@ where
                 let until = now.add_millis(u64::from(*ms));
                 let a = mem
                     .robots_unavailable(&origin, until, "503 since now", now)
+                    .await
                     .map_err(err);
                 let b = d
                     .robots_unavailable(&origin, until, "503 since now", now)
@@ -422,7 +396,7 @@ where
                         latency: 30,
                         retry_after: None,
                     };
-                    let a = mem.end_request(&url, &outcome, now).map_err(err);
+                    let a = mem.end_request(&url, &outcome, now).await.map_err(err);
                     let b = d.end_request(&url, &outcome, now).await.map_err(err);
                     same!(a, b, "op {i}: end_request {url}");
                 }
@@ -478,7 +452,7 @@ where
         retry_after: None,
     };
     for url in begun.drain(..) {
-        let a = mem.end_request(&url, &ok, now).map_err(err);
+        let a = mem.end_request(&url, &ok, now).await.map_err(err);
         let b = d.end_request(&url, &ok, now).await.map_err(err);
         same!(a, b, "end_request {url}");
     }
@@ -491,7 +465,7 @@ where
     }
     let mut n = 0;
     loop {
-        let a = mem.next(now).map_err(err)?;
+        let a = mem.next(now).await.map_err(err)?;
         let b = d.next(now).await.map_err(err)?;
         same!(a, b, "drain {n}");
         match a {

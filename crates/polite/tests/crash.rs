@@ -17,7 +17,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use mannerly_polite::controller::{Config, Outcome, Politeness, UnixMillis};
-use mannerly_polite::frontier::{Admission, FrontierConfig, LocalFrontier, Next};
+use mannerly_polite::frontier::{
+    block_on, Admission, Frontier, FrontierConfig, LocalFrontier, Next,
+};
 
 mod common;
 use common::Rng;
@@ -75,19 +77,20 @@ fn crash_child() {
     let mut mine = Vec::new();
     for step in 0..400u64 {
         let url = format!("https://h{}.test/r{round}/s{step}", rng.below(20));
-        if f.enqueue(&url, rng.below(4) as u8, now).expect("enqueue") == Admission::Queued {
+        if block_on(f.enqueue(&url, rng.below(4) as u8, now)).expect("enqueue") == Admission::Queued
+        {
             ack(&mut held, format!("ACK Q {url}"));
         }
         mine.push(url);
         // An earlier URL again: the on-disk seen-set must know it.
         let old = &mine[rng.below(mine.len() as u64) as usize];
         assert_eq!(
-            f.enqueue(old, 0, now).expect("enqueue"),
+            block_on(f.enqueue(old, 0, now)).expect("enqueue"),
             Admission::Duplicate,
             "{old}"
         );
         for _ in 0..2 {
-            if let Next::Fetch(r) = f.next(now).expect("next") {
+            if let Next::Fetch(r) = block_on(f.next(now)).expect("next") {
                 if group {
                     // Not a report: the release may be committed before
                     // the step's end (a window refill commits), and then
@@ -117,8 +120,7 @@ fn crash_child() {
                     latency: 50,
                     retry_after: None,
                 };
-                f.complete(&r, &outcome, now.add_millis(50))
-                    .expect("complete");
+                block_on(f.complete(&r, &outcome, now.add_millis(50))).expect("complete");
                 let h = f.politeness.get(&r.key).expect("state");
                 ack(
                     &mut held,
@@ -142,7 +144,7 @@ fn crash_child() {
         // Now and then a sync, which writes the reopen summary: kills land
         // while it is being written too.
         if step % 100 == 99 {
-            f.sync().expect("sync");
+            block_on(f.sync()).expect("sync");
         }
     }
     // Done: wait to be killed, like a crawler waiting for work; or close

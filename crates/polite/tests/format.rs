@@ -7,6 +7,8 @@
 use std::path::Path;
 
 use mannerly_polite::controller::{Config, Outcome, Politeness, UnixMillis};
+use mannerly_polite::frontier::block_on;
+use mannerly_polite::frontier::Frontier as _;
 use mannerly_polite::frontier::{
     Admission, FrontierConfig, FrontierError, Kind, LocalFrontier, Next,
 };
@@ -50,7 +52,7 @@ fn a_format_1_store_opens_and_keeps_its_state() {
     assert_eq!((stats.queued, stats.reissued), (3, 1), "{stats:?}");
     // The seen-set survived: finished URLs are not queued again.
     assert_eq!(
-        f.enqueue("https://b.test/x", 1, T0).expect("enqueue"),
+        block_on(f.enqueue("https://b.test/x", 1, T0)).expect("enqueue"),
         Admission::Duplicate
     );
     // robots.txt validity and Crawl-delay survived: pages come without a
@@ -62,11 +64,11 @@ fn a_format_1_store_opens_and_keeps_its_state() {
     };
     let (mut now, mut pages) = (T0, Vec::new());
     loop {
-        match f.next(now).expect("next") {
+        match block_on(f.next(now)).expect("next") {
             Next::Fetch(r) => {
                 assert_eq!(r.kind, Kind::Page, "{}", r.url);
                 pages.push((now.millis_since(T0), r.url.clone()));
-                f.complete(&r, &ok, now).expect("complete");
+                block_on(f.complete(&r, &ok, now)).expect("complete");
             }
             Next::Wait { until } => now = until,
             Next::Empty => break,
@@ -148,7 +150,10 @@ fn a_format_3_store_opens_and_records_4() {
         )
         .expect("create");
         for u in ["https://a.test/1", "https://a.test/2", "https://b.test/1"] {
-            assert_eq!(f.enqueue(u, 0, T0).expect("enqueue"), Admission::Queued);
+            assert_eq!(
+                block_on(f.enqueue(u, 0, T0)).expect("enqueue"),
+                Admission::Queued
+            );
         }
     }
     assert_eq!(format_of(tmp.path()), 4);

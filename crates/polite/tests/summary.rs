@@ -5,6 +5,8 @@
 use std::path::Path;
 
 use mannerly_polite::controller::{Config, Outcome, Politeness, UnixMillis};
+use mannerly_polite::frontier::block_on;
+use mannerly_polite::frontier::Frontier as _;
 use mannerly_polite::frontier::{Admission, FrontierConfig, LocalFrontier, Next};
 
 fn config() -> FrontierConfig {
@@ -24,19 +26,17 @@ fn fill(dir: &Path) {
     for i in 0..300u64 {
         let url = format!("https://h{}.test/p{i}", i % 7);
         assert_eq!(
-            f.enqueue(&url, (i % 3) as u8, UnixMillis::EPOCH)
-                .expect("enqueue"),
+            block_on(f.enqueue(&url, (i % 3) as u8, UnixMillis::EPOCH)).expect("enqueue"),
             Admission::Queued
         );
     }
-    f.sync().expect("sync");
+    block_on(f.sync()).expect("sync");
 }
 
 /// Every URL in release order, and a duplicate check against the seen-set.
 fn drain(mut f: LocalFrontier) -> Vec<String> {
     assert_eq!(
-        f.enqueue("https://h1.test/p1", 0, UnixMillis::EPOCH)
-            .expect("enqueue"),
+        block_on(f.enqueue("https://h1.test/p1", 0, UnixMillis::EPOCH)).expect("enqueue"),
         Admission::Duplicate,
         "the seen-set survived"
     );
@@ -69,9 +69,8 @@ fn a_summary_older_than_the_store_is_not_trusted() {
     let saved = std::fs::read(dir.path().join("summary.bin")).expect("summary");
     {
         let mut f = open(dir.path());
-        f.enqueue("https://h9.test/new", 0, UnixMillis::EPOCH)
-            .expect("enqueue");
-        f.sync().expect("sync");
+        block_on(f.enqueue("https://h9.test/new", 0, UnixMillis::EPOCH)).expect("enqueue");
+        block_on(f.sync()).expect("sync");
     }
     // Put the old summary back, as if the process died before writing a
     // new one: the store's generation moved on, so it is ignored.
@@ -133,12 +132,11 @@ fn a_clean_close_leaves_a_short_journal_when_it_was_long() {
         .expect("open");
         for i in 0..3_000u64 {
             let url = format!("https://h{}.test/{long}/{i}", i % 11);
-            f.enqueue(&url, (i % 3) as u8, UnixMillis::EPOCH)
-                .expect("enqueue");
+            block_on(f.enqueue(&url, (i % 3) as u8, UnixMillis::EPOCH)).expect("enqueue");
         }
         // A URL in flight at the close comes back on reopen.
         assert!(matches!(
-            f.next(UnixMillis::EPOCH).expect("next"),
+            block_on(f.next(UnixMillis::EPOCH)).expect("next"),
             Next::Fetch(_)
         ));
     }
@@ -176,10 +174,10 @@ fn drain_all(mut f: LocalFrontier) -> Vec<String> {
     };
     let (mut now, mut out) = (UnixMillis::EPOCH, Vec::new());
     loop {
-        match f.next(now).expect("next") {
+        match block_on(f.next(now)).expect("next") {
             Next::Fetch(r) => {
                 out.push(r.url.clone());
-                f.complete(&r, &ok, now).expect("complete");
+                block_on(f.complete(&r, &ok, now)).expect("complete");
             }
             Next::Wait { until } => now = until,
             Next::Empty => break,

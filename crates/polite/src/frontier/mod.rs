@@ -30,26 +30,29 @@
 //!
 //! ## Example: on disk, start to finish
 //!
+//! [`LocalFrontier`] never waits, so code that is not async calls it
+//! through [`block_on`], which returns at once.
+//!
 //! ```
 //! use mannerly_polite::controller::{Config, Outcome, Politeness, RobotsPacing, UnixMillis};
-//! use mannerly_polite::frontier::{Admission, FrontierConfig, Kind, LocalFrontier, Next};
+//! use mannerly_polite::frontier::{block_on, Admission, Frontier, FrontierConfig, Kind, LocalFrontier, Next};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
 //! let t0 = UnixMillis::from_secs(1_795_168_800); // 2026-11-20T10:00Z
 //! let mut f = LocalFrontier::open(dir.path(), Politeness::new(Config::default()), FrontierConfig::on_disk())?;
-//! assert_eq!(f.enqueue("https://example.com/a", 5, t0)?, Admission::Queued);
-//! assert_eq!(f.enqueue("https://example.com/a#top", 5, t0)?, Admission::Duplicate);
+//! assert_eq!(block_on(f.enqueue("https://example.com/a", 5, t0))?, Admission::Queued);
+//! assert_eq!(block_on(f.enqueue("https://example.com/a#top", 5, t0))?, Admission::Duplicate);
 //! // robots.txt first: it goes through the host's politeness slot.
-//! let Next::Fetch(robots) = f.next(t0)? else { unreachable!() };
+//! let Next::Fetch(robots) = block_on(f.next(t0))? else { unreachable!() };
 //! assert_eq!((robots.kind, robots.url.as_str()), (Kind::Robots, "https://example.com/robots.txt"));
 //! let pacing = RobotsPacing { crawl_delay: Some(2.0), request_rate: None };
-//! f.robots_known("https://example.com", pacing, t0.add_millis(86_400_000), t0.add_millis(100))?;
-//! f.complete(&robots, &Outcome::Status { status: 200, latency: 100, retry_after: None }, t0.add_millis(100))?;
+//! block_on(f.robots_known("https://example.com", pacing, t0.add_millis(86_400_000), t0.add_millis(100)))?;
+//! block_on(f.complete(&robots, &Outcome::Status { status: 200, latency: 100, retry_after: None }, t0.add_millis(100)))?;
 //! // The page waits for the Crawl-delay, counted from the robots.txt fetch.
-//! assert_eq!(f.next(t0.add_millis(100))?, Next::Wait { until: t0.add_millis(2_000) });
+//! assert_eq!(block_on(f.next(t0.add_millis(100)))?, Next::Wait { until: t0.add_millis(2_000) });
 //! assert_eq!(f.why_not_now("https://example.com/a", t0.add_millis(100)).as_deref(),
 //!            Some("example.com: delay of 2 s between requests (start to start); next at +1.9 s"));
-//! let Next::Fetch(page) = f.next(t0.add_millis(2_000))? else { unreachable!() };
+//! let Next::Fetch(page) = block_on(f.next(t0.add_millis(2_000)))? else { unreachable!() };
 //! assert_eq!(page.url, "https://example.com/a");
 //! # Ok(()) }
 //! ```
@@ -78,6 +81,10 @@ mod summary;
 pub use local::LocalFrontier;
 
 use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread::Thread;
 
 use crate::controller::{Outcome, RobotsPacing, UnixMillis};
 use crate::key::{KeyError, KeyMode, Keyer};
@@ -603,4 +610,42 @@ pub fn admit(keyer: &Keyer, url: &str) -> Result<(url::Url, String), Admission> 
 /// The origin (`scheme://host[:port]`) of a URL.
 pub fn origin_of(url: &url::Url) -> String {
     url.origin().ascii_serialization()
+}
+
+/// Runs a future to completion on this thread (no runtime needed): the
+/// way to call [`LocalFrontier`] from code that is not async (its calls
+/// never wait, so this returns at once), and for tests and benchmarks of
+/// backends whose futures need no reactor.
+///
+/// ```
+/// use mannerly_polite::controller::{Config, Politeness, UnixMillis};
+/// use mannerly_polite::frontier::{block_on, Admission, Frontier, FrontierConfig, LocalFrontier};
+///
+/// let mut f = LocalFrontier::in_memory(Politeness::new(Config::default()), FrontierConfig::default());
+/// let t0 = UnixMillis::from_secs(1_795_168_800);
+/// assert_eq!(block_on(f.enqueue("https://example.com/", 1, t0)).unwrap(), Admission::Queued);
+/// ```
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    struct Unpark(Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    thread_local! {
+        // One waker per thread, so a call allocates nothing.
+        static WAKER: Waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    }
+    WAKER.with(|waker| run(future, waker))
+}
+
+fn run<F: Future>(future: F, waker: &Waker) -> F::Output {
+    let mut cx = Context::from_waker(waker);
+    let mut future = pin!(future);
+    loop {
+        match future.as_mut().poll(&mut cx) {
+            Poll::Ready(v) => return v,
+            Poll::Pending => std::thread::park(),
+        }
+    }
 }

@@ -25,6 +25,8 @@ use crate::controller::{HostState, Outcome, Politeness, RobotsPacing, Started, U
 use crate::key::{KeyError, Keyer};
 use crate::store::{sort_key, sort_priority, sort_seq, Entry, Sort, Store};
 
+mod recovery;
+
 /// A queued URL with the caller's tag.
 #[derive(Debug, Clone)]
 struct Queued {
@@ -234,44 +236,6 @@ fn origin_str(url: &str) -> Cow<'_, str> {
     }
 }
 
-/// The Bloom filter a summary carries, if it holds every fingerprint of a
-/// sample of the seen-set; `Some(None)` when the frontier keeps none.
-/// `None` when it cannot be trusted (rebuild instead).
-fn restore_bloom(
-    store: &Store,
-    saved: Option<&(u32, Vec<u64>)>,
-) -> Result<Option<Option<fastbloom::BloomFilter>>, FrontierError> {
-    let Some((hashes, words)) = saved else {
-        return Ok(Some(None));
-    };
-    if words.is_empty() || *hashes == 0 {
-        return Ok(None);
-    }
-    let bloom = fastbloom::BloomFilter::from_vec(words.clone())
-        .seed(&summary::BLOOM_SEED)
-        .hashes(*hashes);
-    let sample = store.sample_seen(256)?;
-    if sample.iter().all(|fp| bloom.contains(fp)) {
-        Ok(Some(Some(bloom)))
-    } else {
-        Ok(None)
-    }
-}
-
-impl Drop for LocalFrontier {
-    /// Commits what is pending, writes the summary and starts fjall on an
-    /// empty journal, so a clean exit reopens fast (best effort: a failure
-    /// here only costs reopen time).
-    fn drop(&mut self) {
-        if self.store.is_some() {
-            self.write_summary();
-        }
-        if let Some(store) = self.store.as_ref() {
-            let _ = store.rotate_journal(self.config.rotate_journal_above);
-        }
-    }
-}
-
 impl LocalFrontier {
     /// A frontier held in memory (lost when the process ends).
     pub fn in_memory(politeness: Politeness, config: FrontierConfig) -> LocalFrontier {
@@ -295,149 +259,6 @@ impl LocalFrontier {
             from_summary: false,
             summary_generation: None,
         }
-    }
-
-    /// Whether [`open`](Self::open) restored the queues and the Bloom
-    /// filter from the summary the last [`sync`](Self::sync) or clean close
-    /// wrote (reading state proportional to the keys), rather than by
-    /// reading every queued URL and seen fingerprint (the summary was
-    /// missing, damaged, or older than the store).
-    pub fn opened_from_summary(&self) -> bool {
-        self.from_summary
-    }
-
-    /// Opens (or creates) a frontier stored in the directory `path`.
-    ///
-    /// Reopening after a crash restores every queued URL, puts the URLs
-    /// that were in flight back at their place in the queue (at-least-once;
-    /// counted in [`Stats::reissued`]), and restores each host's politeness
-    /// state, so no delay or backoff starts again from zero.
-    pub fn open(
-        path: &Path,
-        politeness: Politeness,
-        config: FrontierConfig,
-    ) -> Result<LocalFrontier, FrontierError> {
-        let mut store = Store::open(path, config.commit_every)?;
-        // Keys from another mode would split a host's budget in two.
-        let wanted = serde_json::to_string(&config.key_mode).unwrap_or_default();
-        let wanted = wanted.trim_matches('"');
-        let stored = store.key_mode(wanted)?;
-        if stored != wanted {
-            return Err(FrontierError::KeyMode {
-                store: path.display().to_string(),
-                stored,
-                wanted: wanted.to_owned(),
-            });
-        }
-        let mut f = LocalFrontier::in_memory(politeness, config);
-        for (key, json) in store.scan_hosts()? {
-            let state: HostState =
-                serde_json::from_slice(&json).map_err(|e| FrontierError::Corrupt {
-                    store: store.path().display().to_string(),
-                    what: format!("the politeness state of {key}: {e}"),
-                })?;
-            f.politeness.restore(&key, state);
-        }
-        // Sequence numbers only need to be unique among live entries.
-        let mut max_seq = 0;
-        for (origin, until) in store.scan_robots()? {
-            f.robots.insert(origin, RobotsGate::Known { until });
-        }
-        // A summary of exactly this generation of the store spares reading
-        // every queued URL and seen fingerprint (see `summary`).
-        let summary = summary::read(path)
-            .filter(|s| s.generation == store.generation())
-            .filter(|s| f.config.bloom == s.bloom.is_some());
-        let flights = store.scan_flight()?;
-        for fl in &flights {
-            store.put_queue(&fl.entry.key, &fl.entry.sort, fl.entry.tag, &fl.entry.url);
-            store.del_flight(fl.lease);
-            max_seq = max_seq.max(fl.lease + 1);
-            f.reissued += 1;
-        }
-        store.commit()?;
-        if let Some(s) = summary {
-            if let Some(bloom) = restore_bloom(&store, s.bloom.as_ref())? {
-                f.summary_generation = Some(s.generation);
-                for k in s.keys {
-                    f.queues.insert(
-                        k.key,
-                        KeyQueue {
-                            count: k.count,
-                            rest_low: Some(k.head),
-                            ..KeyQueue::default()
-                        },
-                    );
-                }
-                // The in-flight URLs just put back are not in the summary.
-                for fl in flights {
-                    let q = f.queues.entry(fl.entry.key.into_boxed_str()).or_default();
-                    q.count += 1;
-                    q.rest_low = Some(q.rest_low.map_or(fl.entry.sort, |r| r.min(fl.entry.sort)));
-                }
-                f.seq = s.next_seq.max(max_seq);
-                f.total = f.queues.values().map(|q| q.count).sum();
-                let keys: Vec<Box<str>> = f.queues.keys().cloned().collect();
-                for k in keys {
-                    f.schedule(&k, UnixMillis::EPOCH);
-                }
-                f.seen = Seen::Disk(bloom);
-                f.store = Some(store);
-                f.from_summary = true;
-                return Ok(f);
-            }
-        }
-        let window = f.config.window.max(1);
-        // Entries arrive grouped by key: build each key's queue whole.
-        let mut cur: Option<(Box<str>, KeyQueue)> = None;
-        store.scan_queue_raw(|key, sort, tag, url| {
-            max_seq = max_seq.max(sort_seq(sort) + 1);
-            if cur.as_ref().is_none_or(|(k, _)| &**k != key) {
-                if let Some((k, q)) = cur.take() {
-                    f.queues.insert(k, q);
-                }
-                cur = Some((key.into(), KeyQueue::default()));
-            }
-            if let Some((_, q)) = cur.as_mut() {
-                q.count += 1;
-                if q.window.len() < window {
-                    q.window.insert(
-                        *sort,
-                        Queued {
-                            tag,
-                            url: url.into(),
-                        },
-                    );
-                } else if q.rest_low.is_none() {
-                    q.rest_low = Some(*sort);
-                }
-            }
-            Ok(())
-        })?;
-        if let Some((k, q)) = cur.take() {
-            f.queues.insert(k, q);
-        }
-        f.seq = max_seq;
-        f.total = f.queues.values().map(|q| q.count).sum();
-        let keys: Vec<Box<str>> = f.queues.keys().cloned().collect();
-        for k in keys {
-            f.schedule(&k, UnixMillis::EPOCH);
-        }
-        f.seen = Seen::Disk(if f.config.bloom {
-            let mut bloom = fastbloom::BloomFilter::with_false_pos(0.01)
-                .seed(&summary::BLOOM_SEED)
-                .expected_items(
-                    usize::try_from(f.config.expected_urls.max(1_000)).unwrap_or(usize::MAX),
-                );
-            store.scan_seen(|fp| {
-                bloom.insert(&fp);
-            })?;
-            Some(bloom)
-        } else {
-            None
-        });
-        f.store = Some(store);
-        Ok(f)
     }
 
     /// Every queued URL with its key, in key order then queue order (on
@@ -744,19 +565,186 @@ impl LocalFrontier {
 /// The frontier calls as plain synchronous methods: what the [`Frontier`]
 /// implementation runs, for callers that hold a `LocalFrontier` directly.
 impl LocalFrontier {
-    /// Offers a URL with tag 0 (see [`Frontier::enqueue`]).
-    pub fn enqueue(
-        &mut self,
-        url: &str,
-        priority: u8,
-        now: UnixMillis,
-    ) -> Result<Admission, FrontierError> {
-        self.enqueue_tagged(url, priority, 0, now)
+    /// Why a URL waits (see [`Frontier::why_not_now`]).
+    pub fn why_not_now(&self, url: &str, now: UnixMillis) -> Option<String> {
+        let key = match self.keyer.key(url) {
+            Ok(k) => k,
+            Err(e) => return Some(e.to_string()),
+        };
+        if self.config.robots_gate {
+            let origin = origin_str(url);
+            match self.robots.get(origin.as_ref()) {
+                Some(RobotsGate::Fetching { .. }) => {
+                    return Some(format!("{origin}/robots.txt is being fetched"));
+                }
+                Some(RobotsGate::Unavailable { until, reason }) if now < *until => {
+                    return Some(format!(
+                        "{origin}/robots.txt: {reason}; fetched again at +{} s",
+                        until.millis_since(now).div_ceil(1000)
+                    ));
+                }
+                _ => {}
+            }
+        }
+        self.politeness.why_not_now(&key, now)
     }
 
+    /// On disk, hands every operation so far to the operating system in one
+    /// write: they then survive the process being killed (not a power
+    /// loss: that is [`sync`](Self::sync)). With
+    /// [`commit_every`](FrontierConfig::commit_every) 1 there is never
+    /// anything left to hand on; above 1, a caller that makes many
+    /// operations in a row (the crawler's loop) commits them together.
+    pub fn commit(&mut self) -> Result<(), FrontierError> {
+        match self.store.as_mut() {
+            Some(s) => s.commit(),
+            None => Ok(()),
+        }
+    }
+
+    /// Counts (exact here).
+    pub fn stats(&self) -> Stats {
+        Stats {
+            queued: self.total,
+            in_flight: self.flight.len() as u64,
+            keys: self.queues.len() as u64,
+            skipped: self.skipped_total,
+            reissued: self.reissued,
+        }
+    }
+
+    /// URLs dropped with their host, since the last call.
+    pub fn take_skipped(&mut self) -> Vec<Skipped> {
+        std::mem::take(&mut self.skipped)
+    }
+
+    /// Ends a release, one way or another: the one place a lease leaves
+    /// flight, so every ending updates pacing, the robots.txt gate, the
+    /// queue and the store alike, in one write batch.
+    fn settle(
+        &mut self,
+        released: &Released,
+        now: UnixMillis,
+        how: Settle<'_>,
+    ) -> Result<(), FrontierError> {
+        let Some(fl) = self.flight.remove(&released.lease) else {
+            return Err(FrontierError::UnknownLease {
+                lease: released.lease,
+                url: released.url.clone(),
+            });
+        };
+        match how {
+            Settle::Done(outcome) | Settle::Retry(outcome, _) => {
+                self.politeness.finish(fl.key(), now, outcome)
+            }
+            Settle::Cancel | Settle::Drop => self.politeness.unstart(fl.key(), fl.started()),
+        }
+        match &fl {
+            Flight::Robots { origin, .. } => self.settle_robots(origin),
+            Flight::Page {
+                key, sort, queued, ..
+            } => {
+                let back = match how {
+                    Settle::Retry(_, tag) => Some(tag),
+                    Settle::Cancel => Some(queued.tag),
+                    Settle::Done(_) | Settle::Drop => None,
+                };
+                if let Some(tag) = back {
+                    self.insert(key, *sort, tag, &queued.url);
+                }
+                if let Some(store) = self.store.as_mut() {
+                    store.del_flight(released.lease);
+                }
+            }
+        }
+        self.save_host(fl.key());
+        self.end_op()?;
+        self.reschedule(fl.key(), now)
+    }
+
+    /// Takes a host's slot for a request this frontier did not release
+    /// (see [`Frontier::begin_request`]).
+    pub fn begin_request(&mut self, url: &str, now: UnixMillis) -> Begin {
+        let key = match self.keyer.key(url) {
+            Ok(k) => k,
+            Err(e) => {
+                return Begin::Refused {
+                    reason: e.to_string(),
+                }
+            }
+        };
+        match self.politeness.check(&key, now) {
+            Ok(()) => {
+                self.politeness.start(&key, now);
+                Begin::Started
+            }
+            Err(Wait::Until { at, .. }) => Begin::Wait { until: at },
+            Err(Wait::Skipped { reason }) => Begin::Refused { reason },
+        }
+    }
+
+    /// The `n` keys holding the most queued URLs, most first (ties by key),
+    /// each with its count and the URL at its head (see
+    /// [`Frontier::busiest`]).
+    pub fn busiest(&self, n: usize) -> Vec<KeyLoad> {
+        let mut all: Vec<(&Box<str>, &KeyQueue)> =
+            self.queues.iter().filter(|(_, q)| q.count > 0).collect();
+        all.sort_by(|a, b| b.1.count.cmp(&a.1.count).then_with(|| a.0.cmp(b.0)));
+        all.into_iter()
+            .take(n)
+            .map(|(k, q)| KeyLoad {
+                key: k.to_string(),
+                queued: q.count,
+                head: q.window.values().next().map(|e| e.url.to_string()),
+            })
+            .collect()
+    }
+
+    /// Calls `f` with the frontier (to ask [`why_not_now`](Self::why_not_now))
+    /// and every queued URL with its key, in key order then queue order,
+    /// without holding them all in memory (on disk this reads the whole
+    /// store; meant for reports at the end of a crawl).
+    pub fn for_each_queued(
+        &mut self,
+        mut f: impl FnMut(&LocalFrontier, &str, &str) -> Result<(), FrontierError>,
+    ) -> Result<(), FrontierError> {
+        if let Some(store) = self.store.as_mut() {
+            store.commit()?;
+        }
+        let this = &*self;
+        match this.store.as_ref() {
+            Some(store) => store.scan_queue_raw(|key, _, _, url| f(this, key, url)),
+            None => {
+                let mut keys: Vec<&Box<str>> = this.queues.keys().collect();
+                keys.sort();
+                for k in keys {
+                    for q in this.queues[k].window.values() {
+                        f(this, k, &q.url)?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn settle_robots(&mut self, origin: &str) {
+        if let Some(gate) = self.unavailable_after_fetch.remove(origin) {
+            self.robots.insert(origin.to_owned(), gate);
+            return;
+        }
+        if let Some(gate) = self.robots.get(origin).cloned() {
+            match gate.settle() {
+                Some(g) => self.robots.insert(origin.to_owned(), g),
+                None => self.robots.remove(origin),
+            };
+        }
+    }
+}
+
+impl Frontier for LocalFrontier {
     /// Offers a URL with a tag the frontier keeps and hands back in
     /// [`Released::tag`] (see [`Frontier::enqueue_tagged`]).
-    pub fn enqueue_tagged(
+    async fn enqueue_tagged(
         &mut self,
         url: &str,
         priority: u8,
@@ -813,7 +801,7 @@ impl LocalFrontier {
     }
 
     /// The next fetch, or how long to wait (see [`Frontier::next`]).
-    pub fn next(&mut self, now: UnixMillis) -> Result<Next, FrontierError> {
+    async fn next(&mut self, now: UnixMillis) -> Result<Next, FrontierError> {
         // Keys whose time has come move to the ready heap.
         while let Some(Reverse((at, key))) = self.time.peek().cloned() {
             if at > now {
@@ -880,8 +868,62 @@ impl LocalFrontier {
         })
     }
 
+    /// Reports a fetch that will be tried again: the host's pacing adapts
+    /// to `outcome` as in [`complete`](Self::complete), and the page goes
+    /// back to the head of its queue with `tag` (see [`Frontier::requeue`]).
+    async fn requeue(
+        &mut self,
+        released: &Released,
+        outcome: &Outcome,
+        tag: u32,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        released.require_page()?;
+        self.settle(released, now, Settle::Retry(outcome, tag))
+    }
+
+    /// Gives back a release that made no request and will not be made
+    /// (see [`Frontier::discard`]).
+    async fn discard(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
+        self.settle(released, now, Settle::Drop)
+    }
+
+    /// An origin's robots.txt could not be had (see
+    /// [`Frontier::robots_unavailable`]).
+    async fn robots_unavailable(
+        &mut self,
+        origin: &str,
+        until: UnixMillis,
+        reason: &str,
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        let origin = match url::Url::parse(origin) {
+            Ok(u) => super::origin_of(&u),
+            Err(_) => origin.to_owned(),
+        };
+        let key = self.keyer.key(&origin).ok();
+        let gate = RobotsGate::Unavailable {
+            until,
+            reason: reason.into(),
+        };
+        // While its fetch is in flight the gate stays `Fetching`; the
+        // outcome takes over when the fetch settles.
+        match self.robots.get_mut(&origin) {
+            Some(RobotsGate::Fetching { .. }) => {
+                self.unavailable_after_fetch.insert(origin, gate);
+            }
+            _ => {
+                self.robots.insert(origin, gate);
+            }
+        }
+        match key {
+            Some(key) => self.reschedule(&key, now),
+            None => Ok(()),
+        }
+    }
+
     /// Reports how a release ended (see [`Frontier::complete`]).
-    pub fn complete(
+    async fn complete(
         &mut self,
         released: &Released,
         outcome: &Outcome,
@@ -891,12 +933,12 @@ impl LocalFrontier {
     }
 
     /// Gives back a release that made no request (see [`Frontier::cancel`]).
-    pub fn cancel(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
+    async fn cancel(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
         self.settle(released, now, Settle::Cancel)
     }
 
     /// An origin's robots.txt is known (see [`Frontier::robots_known`]).
-    pub fn robots_known(
+    async fn robots_known(
         &mut self,
         origin: &str,
         pacing: RobotsPacing,
@@ -929,236 +971,13 @@ impl LocalFrontier {
         }
     }
 
-    /// Why a URL waits (see [`Frontier::why_not_now`]).
-    pub fn why_not_now(&self, url: &str, now: UnixMillis) -> Option<String> {
-        let key = match self.keyer.key(url) {
-            Ok(k) => k,
-            Err(e) => return Some(e.to_string()),
-        };
-        if self.config.robots_gate {
-            let origin = origin_str(url);
-            match self.robots.get(origin.as_ref()) {
-                Some(RobotsGate::Fetching { .. }) => {
-                    return Some(format!("{origin}/robots.txt is being fetched"));
-                }
-                Some(RobotsGate::Unavailable { until, reason }) if now < *until => {
-                    return Some(format!(
-                        "{origin}/robots.txt: {reason}; fetched again at +{} s",
-                        until.millis_since(now).div_ceil(1000)
-                    ));
-                }
-                _ => {}
-            }
-        }
-        self.politeness.why_not_now(&key, now)
-    }
-
-    /// On disk, hands every operation so far to the operating system in one
-    /// write: they then survive the process being killed (not a power
-    /// loss: that is [`sync`](Self::sync)). With
-    /// [`commit_every`](FrontierConfig::commit_every) 1 there is never
-    /// anything left to hand on; above 1, a caller that makes many
-    /// operations in a row (the crawler's loop) commits them together.
-    pub fn commit(&mut self) -> Result<(), FrontierError> {
-        match self.store.as_mut() {
-            Some(s) => s.commit(),
-            None => Ok(()),
-        }
-    }
-
-    /// Makes everything durable (see [`Frontier::sync`]), and writes the
-    /// summary that lets the next [`open`](Self::open) skip reading every
-    /// queued URL (a failure to write it only costs that reopen time).
-    pub fn sync(&mut self) -> Result<(), FrontierError> {
-        match self.store.as_mut() {
-            Some(s) => s.sync()?,
-            None => return Ok(()),
-        }
-        self.write_summary();
-        Ok(())
-    }
-
-    /// Writes the summary of the store as it is now committed.
-    fn write_summary(&mut self) {
-        let Some(store) = self.store.as_mut() else {
-            return;
-        };
-        if store.commit().is_err() {
-            return;
-        }
-        if self.summary_generation == Some(store.generation()) {
-            return; // the summary on disk already describes this state
-        }
-        if store.flush_memtables().is_err() {
-            return;
-        }
-        let mut keys = Vec::with_capacity(self.queues.len());
-        for (k, q) in &self.queues {
-            if q.count == 0 {
-                continue;
-            }
-            let Some(head) = q.window.keys().next().or(q.rest_low.as_ref()) else {
-                return; // not a state a summary can describe
-            };
-            keys.push(summary::KeySummary {
-                key: k.clone(),
-                count: q.count,
-                head: *head,
-            });
-        }
-        let bloom = match &self.seen {
-            Seen::Disk(Some(b)) => Some((b.num_hashes(), b.as_slice().to_vec())),
-            _ => None,
-        };
-        let s = summary::Summary {
-            generation: store.generation(),
-            next_seq: self.seq,
-            keys,
-            bloom,
-        };
-        if summary::write(store.path(), &s).is_ok() {
-            self.summary_generation = Some(s.generation);
-        }
-    }
-
-    /// Counts (exact here).
-    pub fn stats(&self) -> Stats {
-        Stats {
-            queued: self.total,
-            in_flight: self.flight.len() as u64,
-            keys: self.queues.len() as u64,
-            skipped: self.skipped_total,
-            reissued: self.reissued,
-        }
-    }
-
-    /// URLs dropped with their host, since the last call.
-    pub fn take_skipped(&mut self) -> Vec<Skipped> {
-        std::mem::take(&mut self.skipped)
-    }
-
-    /// Reports a fetch that will be tried again: the host's pacing adapts
-    /// to `outcome` as in [`complete`](Self::complete), and the page goes
-    /// back to the head of its queue with `tag` (see [`Frontier::requeue`]).
-    pub fn requeue(
-        &mut self,
-        released: &Released,
-        outcome: &Outcome,
-        tag: u32,
-        now: UnixMillis,
-    ) -> Result<(), FrontierError> {
-        released.require_page()?;
-        self.settle(released, now, Settle::Retry(outcome, tag))
-    }
-
-    /// Gives back a release that made no request and will not be made
-    /// (see [`Frontier::discard`]).
-    pub fn discard(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
-        self.settle(released, now, Settle::Drop)
-    }
-
-    /// Ends a release, one way or another: the one place a lease leaves
-    /// flight, so every ending updates pacing, the robots.txt gate, the
-    /// queue and the store alike, in one write batch.
-    fn settle(
-        &mut self,
-        released: &Released,
-        now: UnixMillis,
-        how: Settle<'_>,
-    ) -> Result<(), FrontierError> {
-        let Some(fl) = self.flight.remove(&released.lease) else {
-            return Err(FrontierError::UnknownLease {
-                lease: released.lease,
-                url: released.url.clone(),
-            });
-        };
-        match how {
-            Settle::Done(outcome) | Settle::Retry(outcome, _) => {
-                self.politeness.finish(fl.key(), now, outcome)
-            }
-            Settle::Cancel | Settle::Drop => self.politeness.unstart(fl.key(), fl.started()),
-        }
-        match &fl {
-            Flight::Robots { origin, .. } => self.settle_robots(origin),
-            Flight::Page {
-                key, sort, queued, ..
-            } => {
-                let back = match how {
-                    Settle::Retry(_, tag) => Some(tag),
-                    Settle::Cancel => Some(queued.tag),
-                    Settle::Done(_) | Settle::Drop => None,
-                };
-                if let Some(tag) = back {
-                    self.insert(key, *sort, tag, &queued.url);
-                }
-                if let Some(store) = self.store.as_mut() {
-                    store.del_flight(released.lease);
-                }
-            }
-        }
-        self.save_host(fl.key());
-        self.end_op()?;
-        self.reschedule(fl.key(), now)
-    }
-
-    /// An origin's robots.txt could not be had (see
-    /// [`Frontier::robots_unavailable`]).
-    pub fn robots_unavailable(
-        &mut self,
-        origin: &str,
-        until: UnixMillis,
-        reason: &str,
-        now: UnixMillis,
-    ) -> Result<(), FrontierError> {
-        let origin = match url::Url::parse(origin) {
-            Ok(u) => super::origin_of(&u),
-            Err(_) => origin.to_owned(),
-        };
-        let key = self.keyer.key(&origin).ok();
-        let gate = RobotsGate::Unavailable {
-            until,
-            reason: reason.into(),
-        };
-        // While its fetch is in flight the gate stays `Fetching`; the
-        // outcome takes over when the fetch settles.
-        match self.robots.get_mut(&origin) {
-            Some(RobotsGate::Fetching { .. }) => {
-                self.unavailable_after_fetch.insert(origin, gate);
-            }
-            _ => {
-                self.robots.insert(origin, gate);
-            }
-        }
-        match key {
-            Some(key) => self.reschedule(&key, now),
-            None => Ok(()),
-        }
-    }
-
-    /// Takes a host's slot for a request this frontier did not release
-    /// (see [`Frontier::begin_request`]).
-    pub fn begin_request(&mut self, url: &str, now: UnixMillis) -> Begin {
-        let key = match self.keyer.key(url) {
-            Ok(k) => k,
-            Err(e) => {
-                return Begin::Refused {
-                    reason: e.to_string(),
-                }
-            }
-        };
-        match self.politeness.check(&key, now) {
-            Ok(()) => {
-                self.politeness.start(&key, now);
-                Begin::Started
-            }
-            Err(Wait::Until { at, .. }) => Begin::Wait { until: at },
-            Err(Wait::Skipped { reason }) => Begin::Refused { reason },
-        }
+    async fn begin_request(&mut self, url: &str, now: UnixMillis) -> Result<Begin, FrontierError> {
+        Ok(LocalFrontier::begin_request(self, url, now))
     }
 
     /// Ends a request [`begin_request`](Self::begin_request) started (see
     /// [`Frontier::end_request`]).
-    pub fn end_request(
+    async fn end_request(
         &mut self,
         url: &str,
         outcome: &Outcome,
@@ -1173,149 +992,6 @@ impl LocalFrontier {
         self.reschedule(&key, now)
     }
 
-    /// The `n` keys holding the most queued URLs, most first (ties by key),
-    /// each with its count and the URL at its head (see
-    /// [`Frontier::busiest`]).
-    pub fn busiest(&self, n: usize) -> Vec<KeyLoad> {
-        let mut all: Vec<(&Box<str>, &KeyQueue)> =
-            self.queues.iter().filter(|(_, q)| q.count > 0).collect();
-        all.sort_by(|a, b| b.1.count.cmp(&a.1.count).then_with(|| a.0.cmp(b.0)));
-        all.into_iter()
-            .take(n)
-            .map(|(k, q)| KeyLoad {
-                key: k.to_string(),
-                queued: q.count,
-                head: q.window.values().next().map(|e| e.url.to_string()),
-            })
-            .collect()
-    }
-
-    /// Calls `f` with the frontier (to ask [`why_not_now`](Self::why_not_now))
-    /// and every queued URL with its key, in key order then queue order,
-    /// without holding them all in memory (on disk this reads the whole
-    /// store; meant for reports at the end of a crawl).
-    pub fn for_each_queued(
-        &mut self,
-        mut f: impl FnMut(&LocalFrontier, &str, &str) -> Result<(), FrontierError>,
-    ) -> Result<(), FrontierError> {
-        if let Some(store) = self.store.as_mut() {
-            store.commit()?;
-        }
-        let this = &*self;
-        match this.store.as_ref() {
-            Some(store) => store.scan_queue_raw(|key, _, _, url| f(this, key, url)),
-            None => {
-                let mut keys: Vec<&Box<str>> = this.queues.keys().collect();
-                keys.sort();
-                for k in keys {
-                    for q in this.queues[k].window.values() {
-                        f(this, k, &q.url)?;
-                    }
-                }
-                Ok(())
-            }
-        }
-    }
-
-    fn settle_robots(&mut self, origin: &str) {
-        if let Some(gate) = self.unavailable_after_fetch.remove(origin) {
-            self.robots.insert(origin.to_owned(), gate);
-            return;
-        }
-        if let Some(gate) = self.robots.get(origin).cloned() {
-            match gate.settle() {
-                Some(g) => self.robots.insert(origin.to_owned(), g),
-                None => self.robots.remove(origin),
-            };
-        }
-    }
-}
-
-/// Every call answers at once: the future is ready on its first poll.
-impl Frontier for LocalFrontier {
-    async fn enqueue(
-        &mut self,
-        url: &str,
-        priority: u8,
-        now: UnixMillis,
-    ) -> Result<Admission, FrontierError> {
-        LocalFrontier::enqueue(self, url, priority, now)
-    }
-
-    async fn enqueue_tagged(
-        &mut self,
-        url: &str,
-        priority: u8,
-        tag: u32,
-        now: UnixMillis,
-    ) -> Result<Admission, FrontierError> {
-        LocalFrontier::enqueue_tagged(self, url, priority, tag, now)
-    }
-
-    async fn next(&mut self, now: UnixMillis) -> Result<Next, FrontierError> {
-        LocalFrontier::next(self, now)
-    }
-
-    async fn requeue(
-        &mut self,
-        released: &Released,
-        outcome: &Outcome,
-        tag: u32,
-        now: UnixMillis,
-    ) -> Result<(), FrontierError> {
-        LocalFrontier::requeue(self, released, outcome, tag, now)
-    }
-
-    async fn discard(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
-        LocalFrontier::discard(self, released, now)
-    }
-
-    async fn robots_unavailable(
-        &mut self,
-        origin: &str,
-        until: UnixMillis,
-        reason: &str,
-        now: UnixMillis,
-    ) -> Result<(), FrontierError> {
-        LocalFrontier::robots_unavailable(self, origin, until, reason, now)
-    }
-
-    async fn complete(
-        &mut self,
-        released: &Released,
-        outcome: &Outcome,
-        now: UnixMillis,
-    ) -> Result<(), FrontierError> {
-        LocalFrontier::complete(self, released, outcome, now)
-    }
-
-    async fn cancel(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
-        LocalFrontier::cancel(self, released, now)
-    }
-
-    async fn robots_known(
-        &mut self,
-        origin: &str,
-        pacing: RobotsPacing,
-        valid_until: UnixMillis,
-        now: UnixMillis,
-    ) -> Result<(), FrontierError> {
-        LocalFrontier::robots_known(self, origin, pacing, valid_until, now)
-    }
-
-    async fn begin_request(&mut self, url: &str, now: UnixMillis) -> Result<Begin, FrontierError> {
-        Ok(LocalFrontier::begin_request(self, url, now))
-    }
-
-    async fn end_request(
-        &mut self,
-        url: &str,
-        outcome: &Outcome,
-        now: UnixMillis,
-    ) -> Result<(), FrontierError> {
-        LocalFrontier::end_request(self, url, outcome, now)
-    }
-
     async fn busiest(&mut self, n: usize) -> Result<Vec<KeyLoad>, FrontierError> {
         Ok(LocalFrontier::busiest(self, n))
     }
@@ -1328,8 +1004,16 @@ impl Frontier for LocalFrontier {
         Ok(LocalFrontier::why_not_now(self, url, now))
     }
 
+    /// Makes everything durable (see [`Frontier::sync`]), and writes the
+    /// summary that lets the next [`open`](Self::open) skip reading every
+    /// queued URL (a failure to write it only costs that reopen time).
     async fn sync(&mut self) -> Result<(), FrontierError> {
-        LocalFrontier::sync(self)
+        match self.store.as_mut() {
+            Some(s) => s.sync()?,
+            None => return Ok(()),
+        }
+        self.write_summary();
+        Ok(())
     }
 
     async fn stats(&mut self) -> Result<Stats, FrontierError> {
@@ -1345,6 +1029,7 @@ impl Frontier for LocalFrontier {
 mod tests {
     use super::*;
     use crate::controller::Config;
+    use crate::frontier::block_on;
 
     const T0: UnixMillis = UnixMillis::EPOCH;
 
@@ -1373,14 +1058,14 @@ mod tests {
             no_gate(),
         );
         let t = T0.add_millis(10_000);
-        f.enqueue("https://b.test/page", 1, t).expect("enqueue");
+        block_on(f.enqueue("https://b.test/page", 1, t)).expect("enqueue");
         // A robots.txt fetch of a.test is redirected to b.test.
         assert_eq!(
             f.begin_request("https://b.test/robots.txt", t),
             Begin::Started
         );
         assert_eq!(
-            f.next(t).expect("next"),
+            block_on(f.next(t)).expect("next"),
             Next::Busy,
             "b.test's slot is taken while the redirected request is out"
         );
@@ -1393,17 +1078,17 @@ mod tests {
             latency: 50,
             retry_after: None,
         };
-        f.end_request("https://b.test/robots.txt", &answered, t.add_millis(50))
+        block_on(f.end_request("https://b.test/robots.txt", &answered, t.add_millis(50)))
             .expect("end");
         assert_eq!(
-            f.next(t.add_millis(50)).expect("next"),
+            block_on(f.next(t.add_millis(50))).expect("next"),
             Next::Wait {
                 until: t.add_millis(1_000)
             },
             "b.test's next request waits its delay from the redirected one"
         );
         assert!(matches!(
-            f.next(t.add_millis(1_000)).expect("next"),
+            block_on(f.next(t.add_millis(1_000))).expect("next"),
             Next::Fetch(_)
         ));
         assert!(matches!(
@@ -1417,8 +1102,7 @@ mod tests {
         let mut f = LocalFrontier::in_memory(Politeness::new(Config::default()), no_gate());
         for (host, n) in [("a", 1), ("b", 3), ("c", 2)] {
             for i in 0..n {
-                f.enqueue(&format!("https://{host}.test/{i}"), 1, T0)
-                    .expect("enqueue");
+                block_on(f.enqueue(&format!("https://{host}.test/{i}"), 1, T0)).expect("enqueue");
             }
         }
         let load = f.busiest(2);
@@ -1439,20 +1123,20 @@ mod tests {
     fn drain(f: &mut LocalFrontier) -> Vec<(u64, String)> {
         let (mut order, mut now) = (Vec::new(), UnixMillis::EPOCH);
         loop {
-            match f.next(now).expect("next") {
+            match block_on(f.next(now)).expect("next") {
                 Next::Fetch(r) => {
                     order.push((now.as_millis(), r.url.clone()));
                     if r.kind == Kind::Robots {
                         let origin = r.url.trim_end_matches("/robots.txt").to_owned();
-                        f.robots_known(
+                        block_on(f.robots_known(
                             &origin,
                             RobotsPacing::default(),
                             UnixMillis(86_400_000),
                             now.add_millis(10),
-                        )
+                        ))
                         .expect("robots");
                     }
-                    f.complete(&r, &ok(), now.add_millis(10)).expect("complete");
+                    block_on(f.complete(&r, &ok(), now.add_millis(10))).expect("complete");
                 }
                 Next::Wait { until } => now = until,
                 Next::Empty => return order,
@@ -1464,7 +1148,7 @@ mod tests {
     #[test]
     fn priorities_within_a_host_and_hosts_interleave() {
         let mut f = LocalFrontier::in_memory(Politeness::new(Config::default()), no_gate());
-        let q = |f: &mut LocalFrontier, u: &str, p| f.enqueue(u, p, T0).expect("enqueue");
+        let q = |f: &mut LocalFrontier, u: &str, p| block_on(f.enqueue(u, p, T0)).expect("enqueue");
         assert_eq!(q(&mut f, "https://a.test/low", 1), Admission::Queued);
         assert_eq!(q(&mut f, "https://a.test/high", 9), Admission::Queued);
         assert_eq!(q(&mut f, "https://b.test/x", 1), Admission::Queued);
@@ -1489,7 +1173,7 @@ mod tests {
             ("https://b.test/", 5),
             ("https://c.test/", 3),
         ] {
-            f.enqueue(u, p, T0).expect("enqueue");
+            block_on(f.enqueue(u, p, T0)).expect("enqueue");
         }
         let order: Vec<String> = drain(&mut f).into_iter().map(|(_, u)| u).collect();
         assert_eq!(
@@ -1504,8 +1188,8 @@ mod tests {
             Politeness::new(Config::default()),
             FrontierConfig::default(),
         );
-        f.enqueue("https://a.test/page", 0, T0).expect("enqueue");
-        f.enqueue("http://a.test/other", 0, T0).expect("enqueue");
+        block_on(f.enqueue("https://a.test/page", 0, T0)).expect("enqueue");
+        block_on(f.enqueue("http://a.test/other", 0, T0)).expect("enqueue");
         let order = drain(&mut f);
         let want: Vec<(u64, String)> = vec![
             (0, "https://a.test/robots.txt".into()),
@@ -1522,30 +1206,30 @@ mod tests {
             Politeness::new(Config::default()),
             FrontierConfig::default(),
         );
-        f.enqueue("https://a.test/page", 0, T0).expect("enqueue");
-        let Next::Fetch(r) = f.next(T0).expect("next") else {
+        block_on(f.enqueue("https://a.test/page", 0, T0)).expect("enqueue");
+        let Next::Fetch(r) = block_on(f.next(T0)).expect("next") else {
             panic!("robots first")
         };
         assert_eq!(r.kind, Kind::Robots);
         // The caller's cache knew the rules: no request was made.
-        f.robots_known(
+        block_on(f.robots_known(
             "https://a.test",
             RobotsPacing::default(),
             UnixMillis(60_000),
             T0,
-        )
+        ))
         .expect("known");
-        f.cancel(&r, T0).expect("cancel");
-        let Next::Fetch(p) = f.next(T0).expect("next") else {
+        block_on(f.cancel(&r, T0)).expect("cancel");
+        let Next::Fetch(p) = block_on(f.next(T0)).expect("next") else {
             panic!("page now")
         };
         assert_eq!(p.url, "https://a.test/page");
         // A page cancelled goes back to the head of its queue.
-        f.cancel(&p, T0).expect("cancel");
+        block_on(f.cancel(&p, T0)).expect("cancel");
         assert_eq!(f.stats().queued, 1);
-        assert!(matches!(f.next(T0).expect("next"), Next::Fetch(r) if r.url == p.url));
+        assert!(matches!(block_on(f.next(T0)).expect("next"), Next::Fetch(r) if r.url == p.url));
         assert!(matches!(
-            f.complete(&r, &ok(), UnixMillis(5)),
+            block_on(f.complete(&r, &ok(), UnixMillis(5))),
             Err(FrontierError::UnknownLease { .. })
         ));
     }
@@ -1560,7 +1244,7 @@ mod tests {
                 ..no_gate()
             },
         );
-        let mut q = |u: &str| f.enqueue(u, 0, T0).expect("enqueue");
+        let mut q = |u: &str| block_on(f.enqueue(u, 0, T0)).expect("enqueue");
         assert_eq!(q("https://a.test/1"), Admission::Queued);
         assert_eq!(q("https://a.test/2"), Admission::Queued);
         assert!(
@@ -1585,7 +1269,7 @@ mod tests {
             },
         );
         assert!(matches!(
-            f.enqueue("https://b.test/2", 0, T0).expect("enqueue"),
+            block_on(f.enqueue("https://b.test/2", 0, T0)).expect("enqueue"),
             Admission::Skipped { .. }
         ));
         // The queued b.test URL is reported when its turn comes.
@@ -1595,7 +1279,7 @@ mod tests {
         assert_eq!(skipped[0].url, "https://b.test/1");
         assert!(skipped[0].reason.contains("3600 s"));
         assert_eq!(
-            f.enqueue("https://c.test/1", 0, T0).expect("enqueue"),
+            block_on(f.enqueue("https://c.test/1", 0, T0)).expect("enqueue"),
             Admission::Queued
         );
     }
@@ -1611,7 +1295,7 @@ mod tests {
             },
         );
         assert_eq!(
-            f.enqueue("https://a.test/", 0, T0).expect("enqueue"),
+            block_on(f.enqueue("https://a.test/", 0, T0)).expect("enqueue"),
             Admission::Unresolved {
                 host: "a.test".into()
             }
@@ -1620,7 +1304,10 @@ mod tests {
         f.keyer.set_address("a.test", ip);
         f.keyer.set_address("b.test", ip);
         for u in ["https://a.test/", "https://b.test/"] {
-            assert_eq!(f.enqueue(u, 0, T0).expect("enqueue"), Admission::Queued);
+            assert_eq!(
+                block_on(f.enqueue(u, 0, T0)).expect("enqueue"),
+                Admission::Queued
+            );
         }
         let times: Vec<u64> = drain(&mut f).into_iter().map(|(t, _)| t).collect();
         assert_eq!(times, [0, 1_000], "one server, one request per second");
@@ -1637,7 +1324,10 @@ mod tests {
             "https://b.example.com/",
             "https://example.org/",
         ] {
-            assert_eq!(f.enqueue(u, 0, T0).expect("enqueue"), Admission::Queued);
+            assert_eq!(
+                block_on(f.enqueue(u, 0, T0)).expect("enqueue"),
+                Admission::Queued
+            );
         }
         let order = drain(&mut f);
         assert_eq!(
@@ -1658,17 +1348,17 @@ mod tests {
             },
         );
         assert_eq!(
-            f.enqueue("https://a.test/", 0, T0).expect("enqueue"),
+            block_on(f.enqueue("https://a.test/", 0, T0)).expect("enqueue"),
             Admission::Queued
         );
         assert!(matches!(
-            f.enqueue("https://b.test/", 0, T0).expect("enqueue"),
+            block_on(f.enqueue("https://b.test/", 0, T0)).expect("enqueue"),
             Admission::Backpressure { reason } if reason.contains("1 hosts have URLs waiting")
         ));
         drain(&mut f);
         assert_eq!(f.stats().keys, 0);
         assert_eq!(
-            f.enqueue("https://b.test/", 0, T0).expect("enqueue"),
+            block_on(f.enqueue("https://b.test/", 0, T0)).expect("enqueue"),
             Admission::Queued
         );
     }
@@ -1714,9 +1404,9 @@ mod tests {
         };
         let mut f = open();
         for (i, u) in ["https://a.test/1", "https://a.test/2"].iter().enumerate() {
-            f.enqueue_tagged(u, 0, 40 + i as u32, T0).expect("enqueue");
+            block_on(f.enqueue_tagged(u, 0, 40 + i as u32, T0)).expect("enqueue");
         }
-        let Next::Fetch(r) = f.next(T0).expect("next") else {
+        let Next::Fetch(r) = block_on(f.next(T0)).expect("next") else {
             panic!("a page")
         };
         assert_eq!((r.url.as_str(), r.tag), ("https://a.test/1", 40));
@@ -1727,25 +1417,23 @@ mod tests {
             latency: 10,
             retry_after: None,
         };
-        f.requeue(&r, &failed, 41, T0.add_millis(10))
-            .expect("requeue");
+        block_on(f.requeue(&r, &failed, 41, T0.add_millis(10))).expect("requeue");
         assert_eq!(f.stats().queued, 2);
         assert_eq!(f.politeness.get("a.test").map(|h| h.delay), Some(2_000));
         drop(f);
         let mut f = open();
         assert_eq!(
-            f.next(T0.add_millis(10)).expect("next"),
+            block_on(f.next(T0.add_millis(10))).expect("next"),
             Next::Wait {
                 until: T0.add_millis(2_010)
             }
         );
-        let Next::Fetch(r) = f.next(T0.add_millis(2_010)).expect("next") else {
+        let Next::Fetch(r) = block_on(f.next(T0.add_millis(2_010))).expect("next") else {
             panic!("the retry")
         };
         assert_eq!((r.url.as_str(), r.tag), ("https://a.test/1", 41));
         assert!(matches!(
-            f.requeue(&r, &failed, 0, T0)
-                .and(f.requeue(&r, &failed, 0, T0)),
+            block_on(f.requeue(&r, &failed, 0, T0)).and(block_on(f.requeue(&r, &failed, 0, T0))),
             Err(FrontierError::UnknownLease { .. })
         ));
     }
@@ -1753,20 +1441,20 @@ mod tests {
     #[test]
     fn discard_drops_the_page_and_hands_the_slot_back() {
         let mut f = LocalFrontier::in_memory(Politeness::new(Config::default()), no_gate());
-        f.enqueue("https://a.test/1", 0, T0).expect("enqueue");
-        f.enqueue("https://a.test/2", 0, T0).expect("enqueue");
-        let Next::Fetch(r) = f.next(T0).expect("next") else {
+        block_on(f.enqueue("https://a.test/1", 0, T0)).expect("enqueue");
+        block_on(f.enqueue("https://a.test/2", 0, T0)).expect("enqueue");
+        let Next::Fetch(r) = block_on(f.next(T0)).expect("next") else {
             panic!("a page")
         };
-        f.discard(&r, T0).expect("discard");
+        block_on(f.discard(&r, T0)).expect("discard");
         // No request was made: the next page may go at once.
-        let Next::Fetch(n) = f.next(T0).expect("next") else {
+        let Next::Fetch(n) = block_on(f.next(T0)).expect("next") else {
             panic!("the next page at once")
         };
         assert_eq!(n.url, "https://a.test/2");
         assert_eq!(f.stats().queued, 0);
         assert_eq!(
-            f.enqueue("https://a.test/1", 0, T0).expect("enqueue"),
+            block_on(f.enqueue("https://a.test/1", 0, T0)).expect("enqueue"),
             Admission::Duplicate,
             "a discarded URL stays seen"
         );
@@ -1778,20 +1466,20 @@ mod tests {
             Politeness::new(Config::default()),
             FrontierConfig::default(),
         );
-        f.enqueue("https://a.test/page", 0, T0).expect("enqueue");
-        let Next::Fetch(r) = f.next(T0).expect("next") else {
+        block_on(f.enqueue("https://a.test/page", 0, T0)).expect("enqueue");
+        let Next::Fetch(r) = block_on(f.next(T0)).expect("next") else {
             panic!("robots first")
         };
         assert_eq!(r.kind, Kind::Robots);
         let hold = T0.add_millis(3_600_000);
-        f.robots_unavailable(
+        block_on(f.robots_unavailable(
             "https://a.test",
             hold,
             "503 since 10:00, complete disallow",
             T0,
-        )
+        ))
         .expect("unavailable");
-        f.complete(
+        block_on(f.complete(
             &r,
             &Outcome::Status {
                 status: 503,
@@ -1799,11 +1487,11 @@ mod tests {
                 retry_after: None,
             },
             T0.add_millis(10),
-        )
+        ))
         .expect("complete");
         // The page waits for the hold, not just the host's delay.
         assert_eq!(
-            f.next(T0.add_millis(60_000)).expect("next"),
+            block_on(f.next(T0.add_millis(60_000))).expect("next"),
             Next::Wait { until: hold }
         );
         let why = f
@@ -1813,7 +1501,7 @@ mod tests {
             why.contains("503 since 10:00") && why.contains("+3540 s"),
             "{why}"
         );
-        let Next::Fetch(again) = f.next(hold).expect("next") else {
+        let Next::Fetch(again) = block_on(f.next(hold)).expect("next") else {
             panic!("robots.txt again")
         };
         assert_eq!(
@@ -1821,7 +1509,7 @@ mod tests {
             (Kind::Robots, "https://a.test/robots.txt")
         );
         assert!(matches!(
-            f.requeue(&again, &ok(), 0, hold),
+            block_on(f.requeue(&again, &ok(), 0, hold)),
             Err(FrontierError::NotAPage { .. })
         ));
     }

@@ -1,0 +1,269 @@
+//! Recovery: opening a frontier on disk after a clean close or a crash.
+//! The queues come back from the summary the last `sync` or clean close
+//! wrote when it describes this very generation of the store, else from
+//! reading every queued URL and seen fingerprint; URLs that were in flight
+//! go back to their place in the queue; hosts' politeness states and
+//! robots.txt gates are restored. The summary is written here too.
+
+use super::*;
+use crate::store::FlightEntry;
+
+/// Keys from another mode would split a host's budget in two: a store
+/// keeps the mode it was made with.
+fn check_key_mode(
+    store: &mut Store,
+    path: &Path,
+    config: &FrontierConfig,
+) -> Result<(), FrontierError> {
+    let wanted = serde_json::to_string(&config.key_mode).unwrap_or_default();
+    let wanted = wanted.trim_matches('"');
+    let stored = store.key_mode(wanted)?;
+    if stored != wanted {
+        return Err(FrontierError::KeyMode {
+            store: path.display().to_string(),
+            stored,
+            wanted: wanted.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+impl LocalFrontier {
+    /// Whether [`open`](Self::open) restored the queues and the Bloom
+    /// filter from the summary the last [`sync`](Self::sync) or clean close
+    /// wrote (reading state proportional to the keys), rather than by
+    /// reading every queued URL and seen fingerprint (the summary was
+    /// missing, damaged, or older than the store).
+    pub fn opened_from_summary(&self) -> bool {
+        self.from_summary
+    }
+
+    /// Opens (or creates) a frontier stored in the directory `path`.
+    ///
+    /// Reopening after a crash restores every queued URL, puts the URLs
+    /// that were in flight back at their place in the queue (at-least-once;
+    /// counted in [`Stats::reissued`]), and restores each host's politeness
+    /// state, so no delay or backoff starts again from zero.
+    pub fn open(
+        path: &Path,
+        politeness: Politeness,
+        config: FrontierConfig,
+    ) -> Result<LocalFrontier, FrontierError> {
+        let mut store = Store::open(path, config.commit_every)?;
+        check_key_mode(&mut store, path, &config)?;
+        let mut f = LocalFrontier::in_memory(politeness, config);
+        for (key, json) in store.scan_hosts()? {
+            let state: HostState =
+                serde_json::from_slice(&json).map_err(|e| FrontierError::Corrupt {
+                    store: store.path().display().to_string(),
+                    what: format!("the politeness state of {key}: {e}"),
+                })?;
+            f.politeness.restore(&key, state);
+        }
+        for (origin, until) in store.scan_robots()? {
+            f.robots.insert(origin, RobotsGate::Known { until });
+        }
+        // A summary of exactly this generation of the store spares reading
+        // every queued URL and seen fingerprint (see `summary`).
+        let summary = summary::read(path)
+            .filter(|s| s.generation == store.generation())
+            .filter(|s| f.config.bloom == s.bloom.is_some());
+        // Sequence numbers only need to be unique among live entries.
+        let (flights, max_seq) = f.reissue(&mut store)?;
+        if let Some(s) = summary {
+            if let Some(bloom) = restore_bloom(&store, s.bloom.as_ref())? {
+                f.restore_from_summary(s, flights, max_seq, bloom);
+                f.store = Some(store);
+                return Ok(f);
+            }
+        }
+        f.restore_by_scan(&store, max_seq)?;
+        f.store = Some(store);
+        Ok(f)
+    }
+
+    /// Puts the URLs that were in flight back in their queues
+    /// (at-least-once), returning them and the next free sequence number.
+    fn reissue(&mut self, store: &mut Store) -> Result<(Vec<FlightEntry>, u64), FrontierError> {
+        let mut max_seq = 0;
+        let flights = store.scan_flight()?;
+        for fl in &flights {
+            store.put_queue(&fl.entry.key, &fl.entry.sort, fl.entry.tag, &fl.entry.url);
+            store.del_flight(fl.lease);
+            max_seq = max_seq.max(fl.lease + 1);
+            self.reissued += 1;
+        }
+        store.commit()?;
+        Ok((flights, max_seq))
+    }
+
+    /// The queues' counts and heads from the summary (their windows fill
+    /// from the store as they are released), and the Bloom filter it
+    /// carries.
+    fn restore_from_summary(
+        &mut self,
+        s: summary::Summary,
+        flights: Vec<FlightEntry>,
+        max_seq: u64,
+        bloom: Option<fastbloom::BloomFilter>,
+    ) {
+        self.summary_generation = Some(s.generation);
+        for k in s.keys {
+            let q = KeyQueue {
+                count: k.count,
+                rest_low: Some(k.head),
+                ..KeyQueue::default()
+            };
+            self.queues.insert(k.key, q);
+        }
+        // The in-flight URLs just put back are not in the summary.
+        for fl in flights {
+            let q = self
+                .queues
+                .entry(fl.entry.key.into_boxed_str())
+                .or_default();
+            q.count += 1;
+            q.rest_low = Some(q.rest_low.map_or(fl.entry.sort, |r| r.min(fl.entry.sort)));
+        }
+        self.seq = s.next_seq.max(max_seq);
+        self.schedule_all();
+        self.seen = Seen::Disk(bloom);
+        self.from_summary = true;
+    }
+
+    /// The queues from every queued URL in the store, and the Bloom filter
+    /// from every seen fingerprint.
+    fn restore_by_scan(&mut self, store: &Store, mut max_seq: u64) -> Result<(), FrontierError> {
+        let window = self.config.window.max(1);
+        // Entries arrive grouped by key: build each key's queue whole.
+        let mut cur: Option<(Box<str>, KeyQueue)> = None;
+        let queues = &mut self.queues;
+        store.scan_queue_raw(|key, sort, tag, url| {
+            max_seq = max_seq.max(sort_seq(sort) + 1);
+            if cur.as_ref().is_none_or(|(k, _)| &**k != key) {
+                if let Some((k, q)) = cur.take() {
+                    queues.insert(k, q);
+                }
+                cur = Some((key.into(), KeyQueue::default()));
+            }
+            if let Some((_, q)) = cur.as_mut() {
+                q.count += 1;
+                if q.window.len() < window {
+                    let url = url.into();
+                    q.window.insert(*sort, Queued { tag, url });
+                } else if q.rest_low.is_none() {
+                    q.rest_low = Some(*sort);
+                }
+            }
+            Ok(())
+        })?;
+        if let Some((k, q)) = cur.take() {
+            self.queues.insert(k, q);
+        }
+        self.seq = max_seq;
+        self.schedule_all();
+        self.seen = Seen::Disk(if self.config.bloom {
+            let expected = self.config.expected_urls.max(1_000);
+            let mut bloom = fastbloom::BloomFilter::with_false_pos(0.01)
+                .seed(&summary::BLOOM_SEED)
+                .expected_items(usize::try_from(expected).unwrap_or(usize::MAX));
+            store.scan_seen(|fp| {
+                bloom.insert(&fp);
+            })?;
+            Some(bloom)
+        } else {
+            None
+        });
+        Ok(())
+    }
+
+    /// Counts the queued URLs and schedules every key at once.
+    fn schedule_all(&mut self) {
+        self.total = self.queues.values().map(|q| q.count).sum();
+        let keys: Vec<Box<str>> = self.queues.keys().cloned().collect();
+        for k in keys {
+            self.schedule(&k, UnixMillis::EPOCH);
+        }
+    }
+
+    /// Writes the summary of the store as it is now committed.
+    pub(super) fn write_summary(&mut self) {
+        let Some(store) = self.store.as_mut() else {
+            return;
+        };
+        if store.commit().is_err() {
+            return;
+        }
+        if self.summary_generation == Some(store.generation()) {
+            return; // the summary on disk already describes this state
+        }
+        if store.flush_memtables().is_err() {
+            return;
+        }
+        let mut keys = Vec::with_capacity(self.queues.len());
+        for (k, q) in &self.queues {
+            if q.count == 0 {
+                continue;
+            }
+            let Some(head) = q.window.keys().next().or(q.rest_low.as_ref()) else {
+                return; // not a state a summary can describe
+            };
+            keys.push(summary::KeySummary {
+                key: k.clone(),
+                count: q.count,
+                head: *head,
+            });
+        }
+        let bloom = match &self.seen {
+            Seen::Disk(Some(b)) => Some((b.num_hashes(), b.as_slice().to_vec())),
+            _ => None,
+        };
+        let s = summary::Summary {
+            generation: store.generation(),
+            next_seq: self.seq,
+            keys,
+            bloom,
+        };
+        if summary::write(store.path(), &s).is_ok() {
+            self.summary_generation = Some(s.generation);
+        }
+    }
+}
+
+/// The Bloom filter a summary carries, if it holds every fingerprint of a
+/// sample of the seen-set; `Some(None)` when the frontier keeps none.
+/// `None` when it cannot be trusted (rebuild instead).
+fn restore_bloom(
+    store: &Store,
+    saved: Option<&(u32, Vec<u64>)>,
+) -> Result<Option<Option<fastbloom::BloomFilter>>, FrontierError> {
+    let Some((hashes, words)) = saved else {
+        return Ok(Some(None));
+    };
+    if words.is_empty() || *hashes == 0 {
+        return Ok(None);
+    }
+    let bloom = fastbloom::BloomFilter::from_vec(words.clone())
+        .seed(&summary::BLOOM_SEED)
+        .hashes(*hashes);
+    let sample = store.sample_seen(256)?;
+    if sample.iter().all(|fp| bloom.contains(fp)) {
+        Ok(Some(Some(bloom)))
+    } else {
+        Ok(None)
+    }
+}
+
+impl Drop for LocalFrontier {
+    /// Commits what is pending, writes the summary and starts fjall on an
+    /// empty journal, so a clean exit reopens fast (best effort: a failure
+    /// here only costs reopen time).
+    fn drop(&mut self) {
+        if self.store.is_some() {
+            self.write_summary();
+        }
+        if let Some(store) = self.store.as_ref() {
+            let _ = store.rotate_journal(self.config.rotate_journal_above);
+        }
+    }
+}
