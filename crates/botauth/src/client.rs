@@ -308,8 +308,14 @@ impl DirectoryClient {
     }
 
     /// Verifies a request, fetching the keys from the directory its
-    /// `Signature-Agent` names.
-    pub async fn verify_request(&self, msg: &Message, config: &VerifyConfig) -> Outcome {
+    /// `Signature-Agent` names. `Err` when that directory cannot be used:
+    /// the signature was then not checked (the verifier's own
+    /// [`Rejection`]s name no fetching).
+    pub async fn verify_request(
+        &self,
+        msg: &Message,
+        config: &VerifyConfig,
+    ) -> Result<Outcome, DirectoryError> {
         // First pass: find what the signature needs (keyid and agent).
         struct Capture(Mutex<Option<(String, Option<String>)>>);
         impl KeyLookup for Capture {
@@ -323,19 +329,15 @@ impl DirectoryClient {
         let first = verify(msg, None, &capture, config);
         let hint = capture.0.lock().unwrap_or_else(|p| p.into_inner()).take();
         let Some((_, agent)) = hint else {
-            return first; // unsigned, or invalid before any key was needed
+            return Ok(first); // unsigned, or invalid before any key was needed
         };
         let Some(agent) = agent else {
-            return Outcome::Invalid {
+            return Ok(Outcome::Invalid {
                 reason: Rejection::NoAgent,
-            };
+            });
         };
-        match self.key_set(&agent).await {
-            Ok(keys) => verify(msg, None, &keys, config),
-            Err(e) => Outcome::Invalid {
-                reason: Rejection::Directory(e),
-            },
-        }
+        let keys = self.key_set(&agent).await?;
+        Ok(verify(msg, None, &keys, config))
     }
 }
 

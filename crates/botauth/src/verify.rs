@@ -137,9 +137,6 @@ pub enum Rejection {
     /// No `Signature-Agent`, so no directory to find the key in.
     #[error("no Signature-Agent to find the key directory")]
     NoAgent,
-    /// The key directory could not be used.
-    #[error("{0}")]
-    Directory(crate::client::DirectoryError),
 }
 
 /// Where verifying keys come from.

@@ -56,10 +56,13 @@ fn signed_by(pair: &KeyPair, agent: &str) -> Message {
     m
 }
 
-fn reason(o: Outcome) -> String {
+/// Why a request was not verified: the verifier's rejection, or the
+/// directory's problem (the signature was then not checked).
+fn reason(o: Result<Outcome, mannerly_botauth::client::DirectoryError>) -> String {
     match o {
-        Outcome::Invalid { reason } => reason.to_string(),
-        other => panic!("expected Invalid, got {other:?}"),
+        Ok(Outcome::Invalid { reason }) => reason.to_string(),
+        Err(e) => e.to_string(),
+        Ok(other) => panic!("expected Invalid, got {other:?}"),
     }
 }
 
@@ -76,7 +79,7 @@ async fn verified_through_the_directory_and_failed_refresh_keeps_keys() {
     let c = client(&w, true);
     let m = signed_by(&pair, &origin);
     match c.verify_request(&m, &VerifyConfig::at(now())).await {
-        Outcome::Verified { agent, keyid, .. } => {
+        Ok(Outcome::Verified { agent, keyid, .. }) => {
             assert_eq!(agent.as_deref(), Some(origin.as_str()));
             assert_eq!(keyid, pair.keyid());
         }
@@ -85,7 +88,7 @@ async fn verified_through_the_directory_and_failed_refresh_keeps_keys() {
     // max-age=0: the next lookup refreshes, gets 503, keeps the keys.
     assert!(matches!(
         c.verify_request(&m, &VerifyConfig::at(now())).await,
-        Outcome::Verified { .. }
+        Ok(Outcome::Verified { .. })
     ));
     assert_eq!(w.count("crawler.test", DIRECTORY_PATH), 2);
     // A key the directory does not list.

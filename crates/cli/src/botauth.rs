@@ -205,7 +205,14 @@ pub fn verify(args: VerifyArgs) -> Result<u8> {
         None => {
             let client = DirectoryClient::new(DirectoryConfig::default())?;
             let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-            rt.block_on(client.verify_request(&msg, &config))
+            match rt.block_on(client.verify_request(&msg, &config)) {
+                Ok(outcome) => outcome,
+                // The directory could not be used: reported as invalid,
+                // with the directory's problem as the reason.
+                Err(e) => {
+                    return report(args.json, ("invalid", e.to_string(), 1));
+                }
+            }
         }
     };
     let (word, detail, code) = match &outcome {
@@ -231,7 +238,12 @@ pub fn verify(args: VerifyArgs) -> Result<u8> {
             1,
         ),
     };
-    if args.json {
+    report(args.json, (word, detail, code))
+}
+
+/// Prints a verification's outcome word and detail; its exit code.
+fn report(json: bool, (word, detail, code): (&str, String, u8)) -> Result<u8> {
+    if json {
         println!(
             "{}",
             serde_json::json!({ "outcome": word, "detail": detail })

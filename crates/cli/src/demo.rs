@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
+use mannerly_audit::{judge, Expect, Report, Seen};
 use mannerly_crawl::CrawlConfig;
 use mannerly_testweb::{Generated, HostSpec, Reply, TestWeb, WebConfig};
 
@@ -46,9 +47,45 @@ pub struct DemoArgs {
 /// `mannerly demo`: a simulated web on 127.0.0.1, crawled politely, then
 /// audited from the server's own log.
 pub fn demo(args: DemoArgs) -> Result<u8> {
-    let out = match &args.out {
-        // An earlier crawl's directory: the demo would take it up where
-        // it stopped, and find nothing left to fetch.
+    let out = out_dir(&args)?;
+    crate::crawl::raise_open_file_limit();
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let scripted = scripted_hosts();
+        let web = start_web(&args, &scripted).await?;
+        let port = web.port();
+        // testweb is also the crawl's HTTP proxy, so every host keeps its
+        // plain name (`http://site3.test/`), as on the real web.
+        let mut seeds: Vec<String> = (0..args.hosts)
+            .map(|i| format!("http://site{i}.test/"))
+            .collect();
+        seeds.extend(scripted.iter().map(|(n, _, _)| format!("http://{n}/")));
+        let (stopped, usage) = if args.external.is_empty() {
+            (crawl_ours(&args, &web, seeds, &out).await?, None)
+        } else {
+            (false, Some(crawl_theirs(&args, port, &seeds, &out).await?))
+        };
+        let audit = audit(&web, args.min_delay);
+        if args.json {
+            println!("{}", json_report(&audit, usage.as_ref()));
+            return anyhow::Ok(u8::from(audit.violations() > 0));
+        }
+        print_report(&args, &audit, usage.as_ref());
+        anyhow::Ok(if audit.violations() > 0 {
+            1
+        } else if stopped {
+            130
+        } else {
+            0
+        })
+    })
+}
+
+/// Where the demo's crawl goes: `--out`, unless it holds an earlier crawl
+/// (the demo would take it up where it stopped, and find nothing left to
+/// fetch), or a new temporary directory.
+fn out_dir(args: &DemoArgs) -> Result<PathBuf> {
+    match &args.out {
         Some(o)
             if args.external.is_empty()
                 && (o.join("crawl.json").exists() || o.join("frontier").exists()) =>
@@ -60,414 +97,341 @@ pub fn demo(args: DemoArgs) -> Result<u8> {
                 o.display()
             )
         }
-        Some(o) => o.clone(),
+        Some(o) => Ok(o.clone()),
         // A new directory each time, kept for the WARC and the log: one
         // named after the process id alone was sometimes an earlier run's
         // (ids are reused), and the demo then fetched nothing.
-        None => tempfile::Builder::new()
+        None => Ok(tempfile::Builder::new()
             .prefix("mannerly-demo-")
             .tempdir()
             .context("cannot create a temporary directory for the demo's crawl")?
-            .keep(),
-    };
-    crate::crawl::raise_open_file_limit();
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    runtime.block_on(async {
-        let mut web_config = WebConfig {
-            generated: Generated {
-                prefix: "site".into(),
-                suffix: ".test".into(),
-                count: args.hosts,
-                robots: "User-agent: *\nDisallow: /p7.html\n".into(),
-                pages_per_host: args.pages,
-                links_per_page: 4,
-                cross_host_links: 1,
-            },
-            ..WebConfig::default()
-        };
-        let scripted: Vec<(&str, HostSpec, &str)> = vec![
-            (
-                "down.test",
-                HostSpec::default().route("/robots.txt", vec![Reply::status(503)]),
-                "robots.txt answers 503",
-            ),
-            (
-                "busy.test",
-                HostSpec::default().route(
-                    "/robots.txt",
-                    vec![Reply::status(429).header("Retry-After", "3600")],
-                ),
-                "robots.txt answers 429",
-            ),
-            (
-                "gone.test",
-                HostSpec::default()
-                    .route("/robots.txt", vec![Reply::status(404)])
-                    .pages(4, 2),
-                "no robots.txt (404)",
-            ),
-            (
-                "slowpoke.test",
-                HostSpec::default()
-                    .robots("User-agent: *\nCrawl-delay: 2\n")
-                    .pages(4, 2),
-                "Crawl-delay: 2",
-            ),
-            (
-                "glacial.test",
-                HostSpec::default()
-                    .robots("User-agent: *\nCrawl-delay: 120\n")
-                    .pages(4, 2),
-                "Crawl-delay: 120 (over the 30 s maximum: skipped, its URLs logged)",
-            ),
-            (
-                "storm.test",
-                HostSpec::default()
-                    .robots("User-agent: *\nAllow: /\n")
-                    .route(
-                        "/",
-                        vec![
-                            Reply::status(429).header("Retry-After", "2"),
-                            Reply::status(429).header("Retry-After", "1"),
-                            Reply::text("<a href=/p1.html>p1</a>")
-                                .header("Content-Type", "text/html"),
-                        ],
-                    )
-                    .pages(3, 2),
-                "429 storm with Retry-After",
-            ),
-            (
-                "loop.test",
-                HostSpec::default()
-                    .robots("User-agent: *\n")
-                    .route("/", vec![Reply::redirect(302, "/a")])
-                    .route("/a", vec![Reply::redirect(302, "/b")])
-                    .route("/b", vec![Reply::redirect(302, "/a")]),
-                "redirect loop",
-            ),
-            (
-                "hop.test",
-                HostSpec::default()
-                    .route(
-                        "/robots.txt",
-                        vec![Reply::redirect(301, "/real-robots.txt")],
-                    )
-                    .route(
-                        "/real-robots.txt",
-                        vec![Reply::text("User-agent: *\nDisallow: /p2.html\n")],
-                    )
-                    .pages(4, 3),
-                "robots.txt redirects",
-            ),
-            (
-                "nofollow.test",
-                HostSpec::default()
-                    .robots("User-agent: *\n")
-                    .route(
-                        "/",
-                        vec![Reply::text(
-                            "<a href=/stop.html>stop</a> <a rel=nofollow href=/sponsored.html>ad</a>",
-                        )
-                        .header("Content-Type", "text/html")],
-                    )
-                    .route(
-                        "/stop.html",
-                        vec![Reply::text(
-                            "<meta name=robots content=nofollow><a href=/never.html>never</a>",
-                        )
-                        .header("Content-Type", "text/html")],
-                    ),
-                "nofollow page and rel=nofollow link",
-            ),
-            (
-                "slow.test",
-                HostSpec {
-                    latency_ms: 800,
-                    ..HostSpec::default().robots("User-agent: *\n").pages(3, 2)
-                },
-                "slow host (800 ms)",
-            ),
-        ];
-        for (name, spec, _) in &scripted {
-            web_config.hosts.insert((*name).to_owned(), spec.clone());
-        }
-        let web = TestWeb::start(web_config).await?;
-        let port = web.port();
-        // testweb is also the crawl's HTTP proxy, so every host keeps its
-        // plain name (`http://site3.test/`), as on the real web.
-        let mut seeds: Vec<String> = (0..args.hosts)
-            .map(|i| format!("http://site{i}.test/"))
-            .collect();
-        seeds.extend(scripted.iter().map(|(n, _, _)| format!("http://{n}/")));
-        eprintln!(
-            "demo: a simulated web on 127.0.0.1:{port}: {} generated hosts and {} with quirks:",
-            args.hosts,
-            scripted.len()
-        );
-        for (n, _, what) in &scripted {
-            eprintln!("  {n}: {what}");
-        }
-        let (stopped, usage) = if args.external.is_empty() {
-            let ca = reqwest::Certificate::from_der(&web.ca_der()).context("the test CA")?;
-            let config = CrawlConfig {
-                min_delay: Duration::from_secs_f64(args.min_delay.max(0.0)),
-                concurrency: args.concurrency.max(1),
-                give_up_after: Duration::from_secs(20),
-                proxy: Some(format!("http://127.0.0.1:{port}")),
-                client_hook: Some(Arc::new(move |b: reqwest::ClientBuilder| {
-                    b.add_root_certificate(ca.clone())
-                })),
-                ..CrawlConfig::default()
-            };
-            let (summary, stopped) = run_crawl(config, seeds, &out).await?;
-            if !args.json {
-                report(&summary, &out, false)?;
-            }
-            (stopped, None)
-        } else {
-            std::fs::create_dir_all(&out)
-                .with_context(|| format!("cannot create {}", out.display()))?;
-            let seeds_file = out.join("seeds.txt");
-            std::fs::write(&seeds_file, seeds.join("\n") + "\n")
-                .with_context(|| format!("cannot write {}", seeds_file.display()))?;
-            let env = [
-                ("MANNERLY_DEMO_PROXY", format!("http://127.0.0.1:{port}")),
-                ("MANNERLY_DEMO_SEEDS", seeds_file.display().to_string()),
-                ("MANNERLY_DEMO_DELAY", args.min_delay.to_string()),
-                ("MANNERLY_DEMO_CONCURRENCY", args.concurrency.to_string()),
-            ];
-            let usage = run_external(&args.external, &env).await?;
-            (false, Some(usage))
-        };
-        let audit = audit(&web, args.min_delay);
-        let violations = audit.concurrent
-            + audit.too_soon
-            + audit.retry_after
-            + audit.disallowed
-            + audit.robots_not_first
-            + audit.unavailable_pages
-            + audit.nofollow;
-        if args.json {
-            let mut v = serde_json::json!({
-                "requests": audit.requests,
-                "pages": audit.pages,
-                "distinct_pages": audit.distinct_pages,
-                "hosts_concurrent": audit.concurrent,
-                "too_soon": audit.too_soon,
-                "too_soon_by_over_100ms": audit.too_soon_far,
-                "retry_after_ignored": audit.retry_after,
-                "disallowed": audit.disallowed,
-                "robots_not_first": audit.robots_not_first,
-                "pages_while_robots_unavailable": audit.unavailable_pages,
-                "nofollow_followed": audit.nofollow,
-                "refetched": audit.refetched,
-                "violations": violations,
-                "examples": audit.examples,
-            });
-            if let Some(u) = &usage {
-                v["external"] = serde_json::json!({
-                    "exit": u.exit,
-                    "seconds": u.seconds,
-                    "cpu_seconds": u.cpu_seconds,
-                    "peak_rss_kib": u.peak_rss_kib,
-                    "pages_per_cpu_second": audit.pages as f64 / u.cpu_seconds.max(0.001),
-                });
-            }
-            println!("{v}");
-            return anyhow::Ok(if violations > 0 { 1 } else { 0 });
-        }
-        if let Some(u) = &usage {
-            println!(
-                "external crawler ({}): exit {}, {:.1} s, {:.2} CPU s, peak RSS {} MiB, {} pages ({:.0} pages per CPU second)",
-                args.external.join(" "),
-                u.exit.map_or("by a signal".to_owned(), |c| c.to_string()),
-                u.seconds,
-                u.cpu_seconds,
-                u.peak_rss_kib / 1024,
-                audit.pages,
-                audit.pages as f64 / u.cpu_seconds.max(0.001)
-            );
-        }
-        println!(
-            "politeness audit (from the server's own request log, {} requests):",
-            audit.requests
-        );
-        println!(
-            "  hosts with more than one request in flight: {}",
-            audit.concurrent
-        );
-        println!(
-            "  requests sooner than the host's delay after the previous one: {} ({} by more than 100 ms)",
-            audit.too_soon, audit.too_soon_far
-        );
-        println!(
-            "  requests sooner than the server's Retry-After allowed: {}",
-            audit.retry_after
-        );
-        println!(
-            "  requests to paths robots.txt disallows: {}",
-            audit.disallowed
-        );
-        println!(
-            "  hosts whose first request was not robots.txt: {}",
-            audit.robots_not_first
-        );
-        println!(
-            "  page requests to hosts whose robots.txt was unavailable: {}",
-            audit.unavailable_pages
-        );
-        println!(
-            "  requests to links of a nofollow page or rel=nofollow links: {}",
-            audit.nofollow
-        );
-        println!("  violations: {violations}");
-        for e in &audit.examples {
-            println!("    {e}");
-        }
-        anyhow::Ok(if violations > 0 {
-            1
-        } else if stopped {
-            130
-        } else {
-            0
-        })
-    })
-}
-
-struct Audit {
-    /// The first violations, described.
-    examples: Vec<String>,
-    requests: usize,
-    /// Requests other than robots.txt.
-    pages: usize,
-    /// Distinct URLs among them (a fleet that re-fetches after a lapsed
-    /// lease asks some twice; none may be missing).
-    distinct_pages: usize,
-    concurrent: usize,
-    too_soon: usize,
-    /// Of `too_soon`, those more than 100 ms short of the delay.
-    too_soon_far: usize,
-    retry_after: usize,
-    nofollow: usize,
-    disallowed: usize,
-    robots_not_first: usize,
-    unavailable_pages: usize,
-    /// Pages requested more than once (`host path`), each with the shortest
-    /// start-to-start gap between two of its requests, in ms: a retry, or
-    /// in a fleet a URL given back when its worker's lease lapsed.
-    refetched: std::collections::BTreeMap<String, u64>,
-}
-
-/// Counts politeness violations from testweb's log: its own timestamps,
-/// not the crawler's claims.
-fn audit(web: &TestWeb, min_delay: f64) -> Audit {
-    let requests = web.requests();
-    let mut by_host: std::collections::BTreeMap<String, Vec<_>> = Default::default();
-    for r in &requests {
-        by_host.entry(r.host.clone()).or_default().push(r);
+            .keep()),
     }
+}
+
+/// The hosts with quirks: name, what it serves, and what to say of it.
+fn scripted_hosts() -> Vec<(&'static str, HostSpec, &'static str)> {
+    vec![
+        (
+            "down.test",
+            HostSpec::default().route("/robots.txt", vec![Reply::status(503)]),
+            "robots.txt answers 503",
+        ),
+        (
+            "busy.test",
+            HostSpec::default().route(
+                "/robots.txt",
+                vec![Reply::status(429).header("Retry-After", "3600")],
+            ),
+            "robots.txt answers 429",
+        ),
+        (
+            "gone.test",
+            HostSpec::default()
+                .route("/robots.txt", vec![Reply::status(404)])
+                .pages(4, 2),
+            "no robots.txt (404)",
+        ),
+        (
+            "slowpoke.test",
+            HostSpec::default()
+                .robots("User-agent: *\nCrawl-delay: 2\n")
+                .pages(4, 2),
+            "Crawl-delay: 2",
+        ),
+        (
+            "glacial.test",
+            HostSpec::default()
+                .robots("User-agent: *\nCrawl-delay: 120\n")
+                .pages(4, 2),
+            "Crawl-delay: 120 (over the 30 s maximum: skipped, its URLs logged)",
+        ),
+        (
+            "storm.test",
+            HostSpec::default()
+                .robots("User-agent: *\nAllow: /\n")
+                .route(
+                    "/",
+                    vec![
+                        Reply::status(429).header("Retry-After", "2"),
+                        Reply::status(429).header("Retry-After", "1"),
+                        Reply::text("<a href=/p1.html>p1</a>").header("Content-Type", "text/html"),
+                    ],
+                )
+                .pages(3, 2),
+            "429 storm with Retry-After",
+        ),
+        (
+            "loop.test",
+            HostSpec::default()
+                .robots("User-agent: *\n")
+                .route("/", vec![Reply::redirect(302, "/a")])
+                .route("/a", vec![Reply::redirect(302, "/b")])
+                .route("/b", vec![Reply::redirect(302, "/a")]),
+            "redirect loop",
+        ),
+        (
+            "hop.test",
+            HostSpec::default()
+                .route(
+                    "/robots.txt",
+                    vec![Reply::redirect(301, "/real-robots.txt")],
+                )
+                .route(
+                    "/real-robots.txt",
+                    vec![Reply::text("User-agent: *\nDisallow: /p2.html\n")],
+                )
+                .pages(4, 3),
+            "robots.txt redirects",
+        ),
+        (
+            "nofollow.test",
+            HostSpec::default()
+                .robots("User-agent: *\n")
+                .route(
+                    "/",
+                    vec![Reply::text(
+                        "<a href=/stop.html>stop</a> <a rel=nofollow href=/sponsored.html>ad</a>",
+                    )
+                    .header("Content-Type", "text/html")],
+                )
+                .route(
+                    "/stop.html",
+                    vec![Reply::text(
+                        "<meta name=robots content=nofollow><a href=/never.html>never</a>",
+                    )
+                    .header("Content-Type", "text/html")],
+                ),
+            "nofollow page and rel=nofollow link",
+        ),
+        (
+            "slow.test",
+            HostSpec {
+                latency_ms: 800,
+                ..HostSpec::default().robots("User-agent: *\n").pages(3, 2)
+            },
+            "slow host (800 ms)",
+        ),
+    ]
+}
+
+/// Starts the simulated web: the generated hosts and the scripted ones.
+async fn start_web(
+    args: &DemoArgs,
+    scripted: &[(&'static str, HostSpec, &'static str)],
+) -> Result<TestWeb> {
+    let mut web_config = WebConfig {
+        generated: Generated {
+            prefix: "site".into(),
+            suffix: ".test".into(),
+            count: args.hosts,
+            robots: "User-agent: *\nDisallow: /p7.html\n".into(),
+            pages_per_host: args.pages,
+            links_per_page: 4,
+            cross_host_links: 1,
+        },
+        ..WebConfig::default()
+    };
+    for (name, spec, _) in scripted {
+        web_config.hosts.insert((*name).to_owned(), spec.clone());
+    }
+    let web = TestWeb::start(web_config).await?;
+    eprintln!(
+        "demo: a simulated web on 127.0.0.1:{}: {} generated hosts and {} with quirks:",
+        web.port(),
+        args.hosts,
+        scripted.len()
+    );
+    for (n, _, what) in scripted {
+        eprintln!("  {n}: {what}");
+    }
+    Ok(web)
+}
+
+/// Crawls the simulated web with mannerly; whether it was stopped.
+async fn crawl_ours(
+    args: &DemoArgs,
+    web: &TestWeb,
+    seeds: Vec<String>,
+    out: &std::path::Path,
+) -> Result<bool> {
+    let ca = reqwest::Certificate::from_der(&web.ca_der()).context("the test CA")?;
+    let config = CrawlConfig {
+        min_delay: Duration::from_secs_f64(args.min_delay.max(0.0)),
+        concurrency: args.concurrency.max(1),
+        give_up_after: Duration::from_secs(20),
+        proxy: Some(format!("http://127.0.0.1:{}", web.port())),
+        client_hook: Some(Arc::new(move |b: reqwest::ClientBuilder| {
+            b.add_root_certificate(ca.clone())
+        })),
+        ..CrawlConfig::default()
+    };
+    let (summary, stopped) = run_crawl(config, seeds, out).await?;
+    if !args.json {
+        report(&summary, out, false)?;
+    }
+    Ok(stopped)
+}
+
+/// Runs the command given after `--` against the simulated web.
+async fn crawl_theirs(
+    args: &DemoArgs,
+    port: u16,
+    seeds: &[String],
+    out: &std::path::Path,
+) -> Result<Usage> {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let seeds_file = out.join("seeds.txt");
+    std::fs::write(&seeds_file, seeds.join("\n") + "\n")
+        .with_context(|| format!("cannot write {}", seeds_file.display()))?;
+    let env = [
+        ("MANNERLY_DEMO_PROXY", format!("http://127.0.0.1:{port}")),
+        ("MANNERLY_DEMO_SEEDS", seeds_file.display().to_string()),
+        ("MANNERLY_DEMO_DELAY", args.min_delay.to_string()),
+        ("MANNERLY_DEMO_CONCURRENCY", args.concurrency.to_string()),
+    ];
+    run_external(&args.external, &env).await
+}
+
+/// The audit as one JSON document.
+fn json_report(audit: &Report, usage: Option<&Usage>) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "requests": audit.requests,
+        "pages": audit.pages,
+        "distinct_pages": audit.distinct_pages,
+        "hosts_concurrent": audit.concurrent,
+        "too_soon": audit.too_soon,
+        "too_soon_by_over_100ms": audit.too_soon_far,
+        "retry_after_ignored": audit.retry_after,
+        "disallowed": audit.disallowed,
+        "robots_not_first": audit.robots_not_first,
+        "pages_while_robots_unavailable": audit.unavailable_pages,
+        "nofollow_followed": audit.nofollow,
+        "refetched": audit.refetched,
+        "violations": audit.violations(),
+        "examples": audit.examples,
+    });
+    if let Some(u) = usage {
+        v["external"] = serde_json::json!({
+            "exit": u.exit,
+            "seconds": u.seconds,
+            "cpu_seconds": u.cpu_seconds,
+            "peak_rss_kib": u.peak_rss_kib,
+            "pages_per_cpu_second": audit.pages as f64 / u.cpu_seconds.max(0.001),
+        });
+    }
+    v
+}
+
+/// The audit for people.
+fn print_report(args: &DemoArgs, audit: &Report, usage: Option<&Usage>) {
+    if let Some(u) = usage {
+        println!(
+            "external crawler ({}): exit {}, {:.1} s, {:.2} CPU s, peak RSS {} MiB, {} pages ({:.0} pages per CPU second)",
+            args.external.join(" "),
+            u.exit.map_or("by a signal".to_owned(), |c| c.to_string()),
+            u.seconds,
+            u.cpu_seconds,
+            u.peak_rss_kib / 1024,
+            audit.pages,
+            audit.pages as f64 / u.cpu_seconds.max(0.001)
+        );
+    }
+    let lines = [
+        (
+            "hosts with more than one request in flight",
+            audit.concurrent.to_string(),
+        ),
+        (
+            "requests sooner than the host's delay after the previous one",
+            format!(
+                "{} ({} by more than 100 ms)",
+                audit.too_soon, audit.too_soon_far
+            ),
+        ),
+        (
+            "requests sooner than the server's Retry-After allowed",
+            audit.retry_after.to_string(),
+        ),
+        (
+            "requests to paths robots.txt disallows",
+            audit.disallowed.to_string(),
+        ),
+        (
+            "hosts whose first request was not robots.txt",
+            audit.robots_not_first.to_string(),
+        ),
+        (
+            "page requests to hosts whose robots.txt was unavailable",
+            audit.unavailable_pages.to_string(),
+        ),
+        (
+            "requests to links of a nofollow page or rel=nofollow links",
+            audit.nofollow.to_string(),
+        ),
+        ("violations", audit.violations().to_string()),
+    ];
+    println!(
+        "politeness audit (from the server's own request log, {} requests):",
+        audit.requests
+    );
+    for (what, n) in lines {
+        println!("  {what}: {n}");
+    }
+    for e in &audit.examples {
+        println!("    {e}");
+    }
+}
+
+/// Judges the crawl from testweb's log (its own timestamps, not the
+/// crawler's claims) against what each host of the demo's web asks for.
+fn audit(web: &TestWeb, min_delay: f64) -> Report {
+    let seen: Vec<Seen> = web
+        .requests()
+        .into_iter()
+        .map(|r| Seen {
+            host: r.host,
+            path: r.path,
+            started: r.started,
+        })
+        .collect();
     // Server-side jitter allowed on a gap (the request's trip, scheduling).
     let jitter = Duration::from_millis(15);
-    let mut a = Audit {
-        examples: Vec::new(),
-        requests: requests.len(),
-        pages: requests.iter().filter(|r| r.path != "/robots.txt").count(),
-        distinct_pages: requests
-            .iter()
-            .filter(|r| r.path != "/robots.txt")
-            .map(|r| (r.host.as_str(), r.path.as_str()))
-            .collect::<std::collections::HashSet<_>>()
-            .len(),
-        concurrent: 0,
-        too_soon: 0,
-        too_soon_far: 0,
-        retry_after: 0,
-        nofollow: 0,
-        disallowed: 0,
-        robots_not_first: 0,
-        unavailable_pages: 0,
-        refetched: Default::default(),
-    };
-    for (host, mut reqs) in by_host {
-        reqs.sort_by_key(|r| r.started);
-        let mut last: std::collections::HashMap<&str, Duration> = Default::default();
-        for r in reqs.iter().filter(|r| r.path != "/robots.txt") {
-            if let Some(prev) = last.insert(r.path.as_str(), r.started) {
-                let gap =
-                    u64::try_from(r.started.saturating_sub(prev).as_millis()).unwrap_or(u64::MAX);
-                let min = a
-                    .refetched
-                    .entry(format!("{host} {}", r.path))
-                    .or_insert(gap);
-                *min = (*min).min(gap);
-            }
-        }
-        if web.max_in_flight(&host) > 1 {
-            a.concurrent += 1;
-        }
-        if reqs.first().is_some_and(|r| r.path != "/robots.txt") {
-            a.robots_not_first += 1;
-        }
-        let delay = Duration::from_secs_f64(match host.as_str() {
+    judge(
+        &seen,
+        |h| expect(h, min_delay),
+        |h| web.max_in_flight(h),
+        jitter,
+    )
+}
+
+/// What a host of the demo's web asks of a crawler.
+fn expect(host: &str, min_delay: f64) -> Expect {
+    let secs = |s: f64| Duration::from_secs_f64(s);
+    let paths = |p: &[&str]| p.iter().map(|s| (*s).to_owned()).collect();
+    Expect {
+        delay: secs(match host {
             "slowpoke.test" => 2.0f64.max(min_delay),
             _ => min_delay,
-        });
-        for w in reqs.windows(2) {
-            let gap = w[1].started.saturating_sub(w[0].started);
-            if gap + jitter < delay {
-                a.too_soon += 1;
-                if gap + Duration::from_millis(100) < delay {
-                    a.too_soon_far += 1;
-                }
-                if a.examples.len() < 5 {
-                    a.examples.push(format!(
-                        "{host}: {} {:?} after {}",
-                        w[1].path, gap, w[0].path
-                    ));
-                }
-            }
-        }
-        let disallowed: &[&str] = match host.as_str() {
-            "hop.test" => &["/p2.html"],
-            h if h.starts_with("site") => &["/p7.html"],
-            _ => &[],
-        };
-        a.disallowed += reqs
-            .iter()
-            .filter(|r| disallowed.contains(&r.path.as_str()))
-            .count();
-        if host == "down.test" || host == "busy.test" {
-            a.unavailable_pages += reqs.iter().filter(|r| r.path != "/robots.txt").count();
-        }
-        // Retry-After: storm.test's "/" answers 429 with 2 s, then 1 s;
-        // busy.test's robots.txt answers 429 with an hour.
-        let waits: &[(&str, f64)] = match host.as_str() {
-            "storm.test" => &[("/", 2.0), ("/", 1.0)],
-            "busy.test" => &[("/robots.txt", 3600.0)],
-            _ => &[],
-        };
-        if let Some((path, _)) = waits.first() {
-            let asked: Vec<_> = reqs.iter().filter(|r| r.path == *path).collect();
-            for (w, (_, secs)) in asked.windows(2).zip(waits.iter()) {
-                let gap = w[1].started.saturating_sub(w[0].started);
-                if gap + jitter < Duration::from_secs_f64(*secs) {
-                    a.retry_after += 1;
-                    if a.examples.len() < 5 {
-                        a.examples.push(format!(
-                            "{host}: {path} again {gap:?} after a 429 asking for {secs} s"
-                        ));
-                    }
-                }
-            }
-        }
-        if host == "nofollow.test" {
-            a.nofollow += reqs
-                .iter()
-                .filter(|r| r.path == "/never.html" || r.path == "/sponsored.html")
-                .count();
-        }
+        }),
+        disallowed: match host {
+            "hop.test" => paths(&["/p2.html"]),
+            h if h.starts_with("site") => paths(&["/p7.html"]),
+            _ => Vec::new(),
+        },
+        // storm.test's "/" answers 429 with 2 s, then 1 s; busy.test's
+        // robots.txt answers 429 with an hour.
+        retry_after: match host {
+            "storm.test" => vec![("/".into(), secs(2.0)), ("/".into(), secs(1.0))],
+            "busy.test" => vec![("/robots.txt".into(), secs(3600.0))],
+            _ => Vec::new(),
+        },
+        robots_unavailable: host == "down.test" || host == "busy.test",
+        nofollow: match host {
+            "nofollow.test" => paths(&["/never.html", "/sponsored.html"]),
+            _ => Vec::new(),
+        },
     }
-    a
 }
 
 /// What an external crawler cost.
