@@ -5,6 +5,9 @@
 //! Parsing never raises on content (a robots.txt is whatever a server
 //! sent); wrong argument types raise `TypeError` through PyO3's checks.
 
+#![deny(missing_docs)]
+
+mod options;
 mod pace;
 
 use std::sync::Arc;
@@ -455,9 +458,7 @@ fn sign_request(
 /// 'thumbprint', 'agent' and 'label'. Every check of the Rust verifier
 /// runs (timestamps, tag, covered authority, the RFC 9421 test key).
 #[pyfunction]
-#[pyo3(signature = (method, url, headers, keys_json, now = None, *, web_bot_auth = true,
-    max_validity = 86_400, allow_test_keys = false))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (method, url, headers, keys_json, now = None, **options))]
 fn _verify_request<'py>(
     py: Python<'py>,
     method: &str,
@@ -465,10 +466,13 @@ fn _verify_request<'py>(
     headers: Vec<(String, String)>,
     keys_json: &str,
     now: Option<f64>,
-    web_bot_auth: bool,
-    max_validity: i64,
-    allow_test_keys: bool,
+    options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let known = ["web_bot_auth", "max_validity", "allow_test_keys"];
+    let o = options::Options::new("_verify_request", options, &known)?;
+    let web_bot_auth: bool = o.get("web_bot_auth", true)?;
+    let max_validity: i64 = o.get("max_validity", 86_400)?;
+    let allow_test_keys: bool = o.get("allow_test_keys", false)?;
     #[derive(serde::Deserialize)]
     struct Jwks {
         keys: Vec<mannerly_botauth::Jwk>,

@@ -26,7 +26,9 @@ use mannerly_robots::{ParseOptions, Robots as Parsed};
 use mannerly_time::UnixMillis;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
+use crate::options::Options;
 use crate::{check_agent, Robots};
 
 /// Now, or `now` seconds since 1970.
@@ -157,19 +159,23 @@ struct RobotsState {
 #[pymethods]
 impl RobotsState {
     #[new]
-    #[pyo3(signature = (origin, profile = "google", *, rfc = false, max_ttl = 86400.0,
-        min_ttl = 60.0, backoff_base = 60.0, backoff_max = 3600.0, retry_after_cap = 86400.0))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (origin, profile = "google", **options))]
     fn new(
         origin: &str,
         profile: &str,
-        rfc: bool,
-        max_ttl: f64,
-        min_ttl: f64,
-        backoff_base: f64,
-        backoff_max: f64,
-        retry_after_cap: f64,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<RobotsState> {
+        let known = [
+            "rfc",
+            "max_ttl",
+            "min_ttl",
+            "backoff_base",
+            "backoff_max",
+            "retry_after_cap",
+        ];
+        let o = Options::new("RobotsState", options, &known)?;
+        let rfc = o.get("rfc", false)?;
+        let seconds = |name: &str, default: f64| duration(name, o.get(name, default)?);
         let origin = Origin::of(origin).map_err(|e| {
             PyValueError::new_err(format!("origin={origin:?} is not an http(s) origin: {e}"))
         })?;
@@ -185,11 +191,11 @@ impl RobotsState {
         let parse = ParseOptions::strict(rfc);
         let config = PolicyConfig {
             profile,
-            max_ttl: duration("max_ttl", max_ttl)?,
-            min_ttl: duration("min_ttl", min_ttl)?,
-            backoff_base: duration("backoff_base", backoff_base)?,
-            backoff_max: duration("backoff_max", backoff_max)?,
-            retry_after_cap: duration("retry_after_cap", retry_after_cap)?,
+            max_ttl: seconds("max_ttl", 86400.0)?,
+            min_ttl: seconds("min_ttl", 60.0)?,
+            backoff_base: seconds("backoff_base", 60.0)?,
+            backoff_max: seconds("backoff_max", 3600.0)?,
+            retry_after_cap: seconds("retry_after_cap", 86400.0)?,
             parse,
             ..PolicyConfig::default()
         };
@@ -410,22 +416,32 @@ fn profile_of(p: &str) -> PyResult<CrawlDelayProfile> {
 #[pymethods]
 impl Politeness {
     #[new]
-    #[pyo3(signature = (min_delay = 1.0, profile = "conservative", *, max_in_flight = 1,
-        max_crawl_delay = 30.0, over_max = "skip", retry_after_cap = 3600.0,
-        backoff_factor = 2.0, max_delay = 300.0, pause_after = 10, pause_for = 600.0))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (min_delay = 1.0, profile = "conservative", **options))]
     fn new(
         min_delay: f64,
         profile: &str,
-        max_in_flight: u32,
-        max_crawl_delay: f64,
-        over_max: &str,
-        retry_after_cap: f64,
-        backoff_factor: f64,
-        max_delay: f64,
-        pause_after: u32,
-        pause_for: f64,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Politeness> {
+        let known = [
+            "max_in_flight",
+            "max_crawl_delay",
+            "over_max",
+            "retry_after_cap",
+            "backoff_factor",
+            "max_delay",
+            "pause_after",
+            "pause_for",
+        ];
+        let o = Options::new("Politeness", options, &known)?;
+        let max_in_flight: u32 = o.get("max_in_flight", 1)?;
+        let max_crawl_delay: f64 = o.get("max_crawl_delay", 30.0)?;
+        let over_max: String = o.get("over_max", "skip".to_owned())?;
+        let over_max = over_max.as_str();
+        let retry_after_cap: f64 = o.get("retry_after_cap", 3600.0)?;
+        let backoff_factor: f64 = o.get("backoff_factor", 2.0)?;
+        let max_delay: f64 = o.get("max_delay", 300.0)?;
+        let pause_after: u32 = o.get("pause_after", 10)?;
+        let pause_for: f64 = o.get("pause_for", 600.0)?;
         if max_in_flight == 0 {
             return Err(PyValueError::new_err(
                 "max_in_flight=0 would never send a request: use 1 or more",

@@ -3,6 +3,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, LazyLock, Mutex};
 
+use std::borrow::Cow;
+
 use ed25519_dalek::{Signature, Verifier, VerifyingKey};
 use sfv::{BareItem, Dictionary, InnerList, ListEntry, Parser};
 
@@ -387,15 +389,11 @@ impl VerifyConfig {
     }
 }
 
-fn invalid(reason: Rejection) -> Outcome {
-    Outcome::Invalid { reason }
-}
-
-fn malformed(header: &'static str, detail: impl Into<String>) -> Outcome {
-    invalid(Rejection::MalformedHeader {
+fn malformed(header: &'static str, detail: impl Into<String>) -> Rejection {
+    Rejection::MalformedHeader {
         header,
         detail: detail.into(),
-    })
+    }
 }
 
 /// Verifies a request's Web Bot Auth signature.
@@ -410,62 +408,124 @@ pub fn verify(
     keys: &dyn KeyLookup,
     config: &VerifyConfig,
 ) -> Outcome {
+    match checked(msg, resp, keys, config) {
+        Ok(outcome) => outcome,
+        Err(reason) => Outcome::Invalid { reason },
+    }
+}
+
+/// [`verify`], each check's refusal as the error.
+fn checked(
+    msg: &Message,
+    resp: Option<&Response>,
+    keys: &dyn KeyLookup,
+    config: &VerifyConfig,
+) -> Result<Outcome, Rejection> {
     let headers = resp.map_or(&msg.headers, |r| &r.headers);
-    // A field's lines joined with ", " (RFC 9110 §5.3); borrowed when
-    // there is one line, as there nearly always is.
-    let get = |n: &str| -> Option<std::borrow::Cow<'_, str>> {
-        let mut lines = headers
-            .iter()
-            .filter(|(k, _)| k.eq_ignore_ascii_case(n))
-            .map(|(_, v)| v.as_str());
-        let first = lines.next()?;
-        match lines.next() {
-            None => Some(std::borrow::Cow::Borrowed(first)),
-            Some(second) => {
-                let mut joined = format!("{first}, {second}");
-                for l in lines {
-                    joined.push_str(", ");
-                    joined.push_str(l);
-                }
-                Some(std::borrow::Cow::Owned(joined))
-            }
-        }
+    let Some((inputs, sigs)) = signature_fields(headers)? else {
+        return Ok(Outcome::Unsigned);
     };
-    let (input, sig) = match (get("signature-input"), get("signature")) {
-        (None, None) => return Outcome::Unsigned,
+    let (label, covered, sig_bytes) = choose(&inputs, &sigs, config)?;
+    let p = &covered.params;
+    let string = |n: &str| {
+        p.get(n)
+            .and_then(|v| v.as_string())
+            .map(|s| s.as_str().to_owned())
+    };
+    if let Some(alg) = string("alg") {
+        if alg != "ed25519" {
+            return Err(Rejection::UnsupportedAlgorithm(alg));
+        }
+    }
+    let keyid = string("keyid").ok_or(Rejection::NoKeyId)?;
+    let window = check_times(covered, config)?;
+    let agent = covered_agent(covered, field(headers, "signature-agent"), config)?;
+    let covers = |name: &str| {
+        covered
+            .items
+            .iter()
+            .any(|i| i.bare_item.as_string().is_some_and(|s| s.as_str() == name))
+    };
+    if config.web_bot_auth && !covers("@authority") {
+        return Err(Rejection::AuthorityNotCovered);
+    }
+    let base = signature_base(covered, msg, resp).map_err(|e| Rejection::Base(e.to_string()))?;
+    let Some(ready) = keys.resolve(&keyid, agent.as_deref()) else {
+        return Err(Rejection::UnknownKey(keyid));
+    };
+    check_signature(&ready, &base, sig_bytes, config)?;
+    let thumbprint = ready.thumbprint.clone();
+    check_nonce(string("nonce"), &thumbprint, window, config)?;
+    Ok(Outcome::Verified {
+        agent,
+        keyid,
+        thumbprint,
+        label,
+    })
+}
+
+/// A field's lines joined with ", " (RFC 9110 §5.3); borrowed when there
+/// is one line, as there nearly always is.
+fn field<'a>(headers: &'a [(String, String)], name: &str) -> Option<Cow<'a, str>> {
+    let mut lines = headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str());
+    let first = lines.next()?;
+    match lines.next() {
+        None => Some(Cow::Borrowed(first)),
+        Some(second) => {
+            let mut joined = format!("{first}, {second}");
+            for l in lines {
+                joined.push_str(", ");
+                joined.push_str(l);
+            }
+            Some(Cow::Owned(joined))
+        }
+    }
+}
+
+/// `Signature-Input` and `Signature` parsed; `None` when neither is there
+/// (unsigned).
+fn signature_fields(
+    headers: &[(String, String)],
+) -> Result<Option<(Dictionary, Dictionary)>, Rejection> {
+    let (input, sig) = match (
+        field(headers, "signature-input"),
+        field(headers, "signature"),
+    ) {
+        (None, None) => return Ok(None),
         (Some(i), Some(s)) => (i, s),
         (Some(_), None) => {
-            return invalid(Rejection::HalfSigned {
+            return Err(Rejection::HalfSigned {
                 present: "Signature-Input",
                 missing: "Signature",
             })
         }
         (None, Some(_)) => {
-            return invalid(Rejection::HalfSigned {
+            return Err(Rejection::HalfSigned {
                 present: "Signature",
                 missing: "Signature-Input",
             })
         }
     };
-    let inputs: Dictionary = match Parser::new(input.as_bytes()).parse() {
-        Ok(d) => d,
-        Err(e) => {
-            return malformed(
-                "Signature-Input",
-                format!("is not a structured-field dictionary: {e}"),
-            )
-        }
+    let dictionary = |name: &'static str, text: &str| {
+        Parser::new(text.as_bytes())
+            .parse::<Dictionary>()
+            .map_err(|e| malformed(name, format!("is not a structured-field dictionary: {e}")))
     };
-    let sigs: Dictionary = match Parser::new(sig.as_bytes()).parse() {
-        Ok(d) => d,
-        Err(e) => {
-            return malformed(
-                "Signature",
-                format!("is not a structured-field dictionary: {e}"),
-            )
-        }
-    };
-    // The Web Bot Auth signature, else the first.
+    let inputs = dictionary("Signature-Input", &input)?;
+    let sigs = dictionary("Signature", &sig)?;
+    Ok(Some((inputs, sigs)))
+}
+
+/// The signature to verify: the Web Bot Auth one (tagged `web-bot-auth`),
+/// else the first; its label, covered components and bytes.
+fn choose<'a>(
+    inputs: &'a Dictionary,
+    sigs: &'a Dictionary,
+    config: &VerifyConfig,
+) -> Result<(String, &'a InnerList, &'a [u8]), Rejection> {
     let tag_of = |il: &InnerList| {
         il.params
             .get("tag")
@@ -480,160 +540,147 @@ pub fn verify(
         })
         .find(|(_, il)| !config.web_bot_auth || tag_of(il).as_deref() == Some("web-bot-auth"));
     let Some((label, covered)) = chosen else {
-        return invalid(Rejection::NoSignature {
+        return Err(Rejection::NoSignature {
             web_bot_auth: config.web_bot_auth,
         });
     };
     let Some(ListEntry::Item(sig_item)) = sigs.get(label.as_str()) else {
-        return malformed("Signature", format!("has no member {label}"));
+        return Err(malformed("Signature", format!("has no member {label}")));
     };
     let BareItem::ByteSequence(sig_bytes) = &sig_item.bare_item else {
-        return malformed(
-            "Signature",
-            format!("member {label} is not a byte sequence"),
-        );
+        let why = format!("member {label} is not a byte sequence");
+        return Err(malformed("Signature", why));
     };
-    let p = &covered.params;
-    let int = |n: &str| p.get(n).and_then(|v| v.as_integer()).map(i64::from);
-    let string = |n: &str| {
-        p.get(n)
-            .and_then(|v| v.as_string())
-            .map(|s| s.as_str().to_owned())
+    Ok((label, covered, sig_bytes.as_slice()))
+}
+
+/// `created` and `expires` against the clock and the caps; the instant
+/// until which a nonce must be remembered, in seconds.
+fn check_times(covered: &InnerList, config: &VerifyConfig) -> Result<i64, Rejection> {
+    let int = |n: &str| {
+        covered
+            .params
+            .get(n)
+            .and_then(|v| v.as_integer())
+            .map(i64::from)
     };
-    if let Some(alg) = string("alg") {
-        if alg != "ed25519" {
-            return invalid(Rejection::UnsupportedAlgorithm(alg));
-        }
-    }
-    let Some(keyid) = string("keyid") else {
-        return invalid(Rejection::NoKeyId);
-    };
-    let created = int("created");
-    let expires = int("expires");
+    let (created, expires) = (int("created"), int("expires"));
     if config.web_bot_auth && (created.is_none() || expires.is_none()) {
-        return invalid(Rejection::MissingTimestamps);
+        return Err(Rejection::MissingTimestamps);
     }
     let now = i64::try_from(config.now.as_secs()).unwrap_or(i64::MAX);
     if let Some(c) = created {
         if c > now.saturating_add(config.max_skew) {
-            return invalid(Rejection::CreatedInFuture { created: c, now });
+            return Err(Rejection::CreatedInFuture { created: c, now });
         }
     }
     if let Some(e) = expires {
         if e < now {
-            return invalid(Rejection::Expired { expires: e, now });
+            return Err(Rejection::Expired { expires: e, now });
         }
         if let Some(c) = created {
             if e.saturating_sub(c) > config.max_validity {
-                return invalid(Rejection::ValidityTooLong {
+                return Err(Rejection::ValidityTooLong {
                     secs: e.saturating_sub(c),
                     max: config.max_validity,
                 });
             }
             if e < c {
-                return invalid(Rejection::ExpiresBeforeCreated);
+                return Err(Rejection::ExpiresBeforeCreated);
             }
         }
     }
-    // The agent the signature covers.
+    Ok(expires.unwrap_or(now.saturating_add(config.max_validity)))
+}
+
+/// The key directory URL the signature covers through `Signature-Agent`
+/// (`raw`: the header), if it covers one.
+fn covered_agent(
+    covered: &InnerList,
+    raw: Option<Cow<'_, str>>,
+    config: &VerifyConfig,
+) -> Result<Option<String>, Rejection> {
     let agent_item = covered.items.iter().find(|i| {
         i.bare_item
             .as_string()
             .is_some_and(|s| s.as_str() == "signature-agent")
     });
-    let agent = match (agent_item, get("signature-agent")) {
-        (Some(item), Some(raw)) => {
-            let url = match item.params.get("key").and_then(|k| k.as_string()) {
-                Some(member) => Parser::new(raw.as_bytes())
-                    .parse::<Dictionary>()
-                    .ok()
-                    .and_then(|d| match d.get(member.as_str()) {
-                        Some(ListEntry::Item(i)) => {
-                            i.bare_item.as_string().map(|s| s.as_str().to_owned())
-                        }
-                        _ => None,
-                    }),
-                None => Parser::new(raw.as_bytes())
-                    .parse::<sfv::Item>()
-                    .ok()
-                    .and_then(|i| i.bare_item.as_string().map(|s| s.as_str().to_owned())),
-            };
-            match url {
-                Some(u) => Some(u),
-                None => {
-                    return invalid(Rejection::SignatureAgent(
-                        "Signature-Agent does not hold the covered member as a string",
-                    ))
-                }
-            }
-        }
+    let item = match (agent_item, raw.as_deref()) {
+        (Some(item), Some(raw)) => (item, raw),
         (Some(_), None) => {
-            return invalid(Rejection::SignatureAgent(
-                "signature-agent is covered but the header is missing",
-            ))
+            let why = "signature-agent is covered but the header is missing";
+            return Err(Rejection::SignatureAgent(why));
         }
         (None, Some(_)) if config.web_bot_auth => {
-            return invalid(Rejection::SignatureAgent(
-                "Signature-Agent is present but not covered by the signature",
-            ))
+            let why = "Signature-Agent is present but not covered by the signature";
+            return Err(Rejection::SignatureAgent(why));
         }
-        (None, _) => None,
+        (None, _) => return Ok(None),
     };
-    let covers = |name: &str| {
-        covered
-            .items
-            .iter()
-            .any(|i| i.bare_item.as_string().is_some_and(|s| s.as_str() == name))
+    let (item, raw) = item;
+    let url = match item.params.get("key").and_then(|k| k.as_string()) {
+        Some(member) => Parser::new(raw.as_bytes())
+            .parse::<Dictionary>()
+            .ok()
+            .and_then(|d| match d.get(member.as_str()) {
+                Some(ListEntry::Item(i)) => i.bare_item.as_string().map(|s| s.as_str().to_owned()),
+                _ => None,
+            }),
+        None => Parser::new(raw.as_bytes())
+            .parse::<sfv::Item>()
+            .ok()
+            .and_then(|i| i.bare_item.as_string().map(|s| s.as_str().to_owned())),
     };
-    if config.web_bot_auth && !covers("@authority") {
-        return invalid(Rejection::AuthorityNotCovered);
-    }
-    let base = match signature_base(covered, msg, resp) {
-        Ok(b) => b,
-        Err(e) => return invalid(Rejection::Base(e.to_string())),
-    };
-    let Some(ready) = keys.resolve(&keyid, agent.as_deref()) else {
-        return invalid(Rejection::UnknownKey(keyid));
-    };
+    let why = "Signature-Agent does not hold the covered member as a string";
+    url.map(Some).ok_or(Rejection::SignatureAgent(why))
+}
+
+/// The signature against the key: a usable key, not the RFC 9421 test
+/// key when those are refused, 64 bytes, and a match.
+fn check_signature(
+    ready: &ReadyKey,
+    base: &str,
+    sig_bytes: &[u8],
+    config: &VerifyConfig,
+) -> Result<(), Rejection> {
     let key: VerifyingKey = match &ready.key {
         Ok(k) => *k,
-        Err(e) => return invalid(Rejection::BadKey(e.clone())),
+        Err(e) => return Err(Rejection::BadKey(e.clone())),
     };
     // Compared as key bytes, not text: `x` with `=` padding or other
     // spellings decodes to the same key.
     if config.reject_test_keys && Some(key.as_bytes()) == RFC9421_TEST_KEY.as_ref() {
-        return invalid(Rejection::TestKey);
+        return Err(Rejection::TestKey);
     }
-    let Ok(sig_arr) = <[u8; 64]>::try_from(sig_bytes.as_slice()) else {
-        return invalid(Rejection::SignatureLength);
+    let Ok(sig_arr) = <[u8; 64]>::try_from(sig_bytes) else {
+        return Err(Rejection::SignatureLength);
     };
-    if key
-        .verify(base.as_bytes(), &Signature::from_bytes(&sig_arr))
-        .is_err()
-    {
-        return invalid(Rejection::BadSignature);
-    }
-    let thumbprint = ready.thumbprint.clone();
-    if let Some(cache) = &config.replay {
-        match string("nonce") {
-            Some(nonce) => {
-                let until = expires.unwrap_or(now.saturating_add(config.max_validity));
-                let until = UnixMillis::from_secs(u64::try_from(until).unwrap_or(0));
-                match cache.insert(&thumbprint, &nonce, until, config.now) {
-                    NonceCheck::Fresh => {}
-                    NonceCheck::Replayed => return invalid(Rejection::Replayed),
-                    NonceCheck::Full => return invalid(Rejection::ReplayCacheFull),
-                }
-            }
-            None if config.allow_nonceless => {}
-            None => return invalid(Rejection::NoNonce),
-        }
-    }
-    Outcome::Verified {
-        agent,
-        keyid,
-        thumbprint,
-        label,
+    key.verify(base.as_bytes(), &Signature::from_bytes(&sig_arr))
+        .map_err(|_| Rejection::BadSignature)
+}
+
+/// Replay protection, when on: the nonce is new for this key, and kept
+/// until `until` (seconds).
+fn check_nonce(
+    nonce: Option<String>,
+    thumbprint: &str,
+    until: i64,
+    config: &VerifyConfig,
+) -> Result<(), Rejection> {
+    let Some(cache) = &config.replay else {
+        return Ok(());
+    };
+    let Some(nonce) = nonce else {
+        return match config.allow_nonceless {
+            true => Ok(()),
+            false => Err(Rejection::NoNonce),
+        };
+    };
+    let until = UnixMillis::from_secs(u64::try_from(until).unwrap_or(0));
+    match cache.insert(thumbprint, &nonce, until, config.now) {
+        NonceCheck::Fresh => Ok(()),
+        NonceCheck::Replayed => Err(Rejection::Replayed),
+        NonceCheck::Full => Err(Rejection::ReplayCacheFull),
     }
 }
 

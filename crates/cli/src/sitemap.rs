@@ -4,7 +4,7 @@ use std::io::{self, BufWriter, Write};
 
 use anyhow::{bail, Context, Result};
 use mannerly_fetch::{FetchConfig, HttpFetcher};
-use mannerly_sitemap::walk::{Found, Start, VisitResult, WalkConfig, Walker};
+use mannerly_sitemap::walk::{Found, Start, VisitResult, WalkConfig, WalkReport, Walker};
 use mannerly_sitemap::{Entry, LocationRule, Options, SitemapParser, Stop, Summary};
 
 use crate::input::is_url;
@@ -75,91 +75,7 @@ pub fn run(args: Args) -> Result<u8> {
         ..Options::default()
     };
     if args.discover || is_url(&args.source) {
-        let start_url = url::Url::parse(&args.source)
-            .with_context(|| format!("'{}' is not a URL", args.source))?;
-        if start_url.scheme() != "http" && start_url.scheme() != "https" {
-            bail!("'{}' is not an http(s) URL", args.source);
-        }
-        let start = if args.discover {
-            Start::Robots(start_url)
-        } else {
-            Start::Sitemaps(vec![start_url])
-        };
-        let walker = Walker::new(
-            HttpFetcher::new(FetchConfig::default())?,
-            WalkConfig {
-                options,
-                max_depth: args.max_depth,
-                probe_known_paths: args.probe_known_paths,
-                ..WalkConfig::default()
-            },
-        );
-        let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-        let json = args.json;
-        let (report, write_err) = runtime.block_on(async move {
-            let (tx, mut rx) = tokio::sync::mpsc::channel::<Found>(256);
-            let printer = tokio::task::spawn_blocking(move || -> io::Result<()> {
-                let mut out = BufWriter::new(io::stdout());
-                while let Some(f) = rx.blocking_recv() {
-                    let entry = Entry::Url(f.entry);
-                    if json {
-                        serde_json::to_writer(
-                            &mut out,
-                            &JsonEntry {
-                                entry: &entry,
-                                source: &f.sitemap,
-                            },
-                        )?;
-                        writeln!(out)?;
-                    } else {
-                        writeln!(out, "{}", text_line(&entry, &f.sitemap))?;
-                    }
-                }
-                out.flush()
-            });
-            let report = walker.walk(start, tx).await;
-            let write_err = printer.await.ok().and_then(Result::err);
-            (report, write_err)
-        });
-        if let Some(e) = write_err {
-            return Err(e.into());
-        }
-        let mut problems = false;
-        if let Some(r) = &report.robots {
-            eprintln!(
-                "robots.txt {}: {} ({} sitemap(s) named)",
-                r.url,
-                r.reason,
-                r.sitemaps.len()
-            );
-        }
-        for v in &report.sitemaps {
-            let line = match &v.result {
-                VisitResult::Parsed { summary } => {
-                    problems |= lost(summary);
-                    summary.describe()
-                }
-                VisitResult::Skipped { reason } => format!("skipped: {reason}"),
-                VisitResult::Failed { reason } => {
-                    problems = true;
-                    format!("failed: {reason}")
-                }
-            };
-            eprintln!(
-                "{} (depth {}): {line}",
-                v.final_url.as_deref().unwrap_or(&v.url),
-                v.depth
-            );
-        }
-        if !report.skipped.is_empty() {
-            let counts: Vec<String> = report
-                .skipped
-                .iter()
-                .map(|(why, n)| format!("{n} {why}"))
-                .collect();
-            eprintln!("sitemaps not fetched: {}", counts.join(", "));
-        }
-        return Ok(u8::from(problems));
+        return walk(&args, options);
     }
     // A local file.
     let reader: Box<dyn io::Read> = if args.source == "-" {
@@ -181,18 +97,7 @@ pub fn run(args: Args) -> Result<u8> {
     let mut out = BufWriter::new(io::stdout().lock());
     let source = args.base.clone().unwrap_or_else(|| args.source.clone());
     for entry in parser.by_ref() {
-        if args.json {
-            serde_json::to_writer(
-                &mut out,
-                &JsonEntry {
-                    entry: &entry,
-                    source: &source,
-                },
-            )?;
-            writeln!(out)?;
-        } else {
-            writeln!(out, "{}", text_line(&entry, &source))?;
-        }
+        write_entry(&mut out, &entry, &source, args.json)?;
     }
     out.flush()?;
     let summary = parser.finish();
@@ -201,4 +106,97 @@ pub fn run(args: Args) -> Result<u8> {
         return Ok(1);
     }
     Ok(u8::from(lost(&summary)))
+}
+
+/// One entry on stdout, as JSON or as a text line.
+fn write_entry(out: &mut impl Write, entry: &Entry, source: &str, json: bool) -> io::Result<()> {
+    if json {
+        serde_json::to_writer(&mut *out, &JsonEntry { entry, source })?;
+        writeln!(out)
+    } else {
+        writeln!(out, "{}", text_line(entry, source))
+    }
+}
+
+/// Walks sitemaps from a URL (or from robots.txt with `--discover`),
+/// printing entries as they are found and a report of each sitemap.
+fn walk(args: &Args, options: Options) -> Result<u8> {
+    let start_url =
+        url::Url::parse(&args.source).with_context(|| format!("'{}' is not a URL", args.source))?;
+    if start_url.scheme() != "http" && start_url.scheme() != "https" {
+        bail!("'{}' is not an http(s) URL", args.source);
+    }
+    let start = if args.discover {
+        Start::Robots(start_url)
+    } else {
+        Start::Sitemaps(vec![start_url])
+    };
+    let walker = Walker::new(
+        HttpFetcher::new(FetchConfig::default())?,
+        WalkConfig {
+            options,
+            max_depth: args.max_depth,
+            probe_known_paths: args.probe_known_paths,
+            ..WalkConfig::default()
+        },
+    );
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let json = args.json;
+    let (report, write_err) = runtime.block_on(async move {
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<Found>(256);
+        let printer = tokio::task::spawn_blocking(move || -> io::Result<()> {
+            let mut out = BufWriter::new(io::stdout());
+            while let Some(f) = rx.blocking_recv() {
+                write_entry(&mut out, &Entry::Url(f.entry), &f.sitemap, json)?;
+            }
+            out.flush()
+        });
+        let report = walker.walk(start, tx).await;
+        let write_err = printer.await.ok().and_then(Result::err);
+        (report, write_err)
+    });
+    if let Some(e) = write_err {
+        return Err(e.into());
+    }
+    Ok(u8::from(print_walk(&report)))
+}
+
+/// The walk's report on stderr; whether anything was lost or failed.
+fn print_walk(report: &WalkReport) -> bool {
+    let mut problems = false;
+    if let Some(r) = &report.robots {
+        eprintln!(
+            "robots.txt {}: {} ({} sitemap(s) named)",
+            r.url,
+            r.reason,
+            r.sitemaps.len()
+        );
+    }
+    for v in &report.sitemaps {
+        let line = match &v.result {
+            VisitResult::Parsed { summary } => {
+                problems |= lost(summary);
+                summary.describe()
+            }
+            VisitResult::Skipped { reason } => format!("skipped: {reason}"),
+            VisitResult::Failed { reason } => {
+                problems = true;
+                format!("failed: {reason}")
+            }
+        };
+        eprintln!(
+            "{} (depth {}): {line}",
+            v.final_url.as_deref().unwrap_or(&v.url),
+            v.depth
+        );
+    }
+    if !report.skipped.is_empty() {
+        let counts: Vec<String> = report
+            .skipped
+            .iter()
+            .map(|(why, n)| format!("{n} {why}"))
+            .collect();
+        eprintln!("sitemaps not fetched: {}", counts.join(", "));
+    }
+    problems
 }

@@ -232,32 +232,28 @@ macro_rules! same {
     }};
 }
 
-/// Plays `ops` against the backend that `open` opens and against the
-/// reference, and says where they first differ. `open` is called once at
-/// the start and again for every reopen (when `persistent`), with the
-/// contract's configuration; a persistent backend must then come back with
-/// what it held.
-pub async fn check_contract<F, O, Fut>(
-    ops: &[Op],
-    persistent: bool,
-    mut open: O,
-) -> Result<(), String>
-where
-    F: Frontier + Send,
-    O: FnMut(FrontierConfig) -> Fut,
-    Fut: Future<Output = Result<F, FrontierError>>,
-{
-    let err = |e: FrontierError| e.to_string();
-    let mut mem = LocalFrontier::in_memory(contract_politeness(), contract_config());
-    let mut backend = Some(open(contract_config()).await.map_err(err)?);
-    let mut flying: Vec<Released> = Vec::new();
-    let mut begun: Vec<String> = Vec::new();
-    let mut now = START;
-    let mut reopened = false;
-    for (i, op) in ops.iter().enumerate() {
-        let Some(d) = backend.as_mut() else {
-            return Err("the backend is closed".into());
-        };
+/// A contract run's reference frontier and what is out on both.
+struct Run {
+    /// The reference: the embedded frontier in memory.
+    mem: LocalFrontier,
+    flying: Vec<Released>,
+    begun: Vec<String>,
+    now: UnixMillis,
+}
+
+fn err(e: FrontierError) -> String {
+    e.to_string()
+}
+
+impl Run {
+    /// Plays an operation on the reference and on the backend `d`, and
+    /// says how they first differ.
+    async fn play<F: Frontier + Send>(
+        &mut self,
+        i: usize,
+        op: &Op,
+        d: &mut F,
+    ) -> Result<(), String> {
         match op {
             Op::Enqueue {
                 host,
@@ -266,12 +262,13 @@ where
             } => {
                 let url = format!("https://h{host}.test/p{page}");
                 let tag = u32::from(*host) * 1_000 + u32::from(*page);
-                let a = mem
-                    .enqueue_tagged(&url, *priority, tag, now)
+                let a = self
+                    .mem
+                    .enqueue_tagged(&url, *priority, tag, self.now)
                     .await
                     .map_err(err)?;
                 let b = d
-                    .enqueue_tagged(&url, *priority, tag, now)
+                    .enqueue_tagged(&url, *priority, tag, self.now)
                     .await
                     .map_err(err)?;
                 same!(a, b, "op {i}: enqueue {url}");
@@ -292,17 +289,20 @@ where
                         tag: *tag,
                     })
                     .collect();
-                let a = Frontier::enqueue_many(&mut mem, &offers, now)
+                let a = Frontier::enqueue_many(&mut self.mem, &offers, self.now)
                     .await
                     .map_err(err)?;
-                let b = d.enqueue_many(&offers, now).await.map_err(err)?;
+                let b = d.enqueue_many(&offers, self.now).await.map_err(err)?;
                 same!(a, b, "op {i}: enqueue_many {urls:?}");
             }
             Op::NextBatch { max } => {
-                let a = Frontier::next_batch(&mut mem, usize::from(*max), now)
+                let a = Frontier::next_batch(&mut self.mem, usize::from(*max), self.now)
                     .await
                     .map_err(err)?;
-                let b = d.next_batch(usize::from(*max), now).await.map_err(err)?;
+                let b = d
+                    .next_batch(usize::from(*max), self.now)
+                    .await
+                    .map_err(err)?;
                 // What a further call would answer is the backend's to know
                 // or not (`None`: ask again); when both know, they agree.
                 same!(a.released, b.released, "op {i}: next_batch {max}");
@@ -314,91 +314,14 @@ where
                         "op {i}: next_batch released nothing and said ask again"
                     ));
                 }
-                flying.extend(a.released);
+                self.flying.extend(a.released);
             }
             Op::Next => {
-                let a = mem.next(now).await.map_err(err)?;
-                let b = d.next(now).await.map_err(err)?;
+                let a = self.mem.next(self.now).await.map_err(err)?;
+                let b = d.next(self.now).await.map_err(err)?;
                 same!(a, b, "op {i}: next");
                 if let Next::Fetch(r) = a {
-                    flying.push(r);
-                }
-            }
-            Op::Complete { which, status } => {
-                if !flying.is_empty() {
-                    let r = flying.remove(usize::from(*which) % flying.len());
-                    let a = finish(&mut mem, &r, *status, now).await;
-                    let b = finish(d, &r, *status, now).await;
-                    same!(a, b, "op {i}: complete");
-                }
-            }
-            Op::Cancel { which } => {
-                if !flying.is_empty() {
-                    let r = flying.remove(usize::from(*which) % flying.len());
-                    let a = mem.cancel(&r, now).await.map_err(err);
-                    let b = d.cancel(&r, now).await.map_err(err);
-                    same!(a, b, "op {i}: cancel");
-                }
-            }
-            Op::Requeue { which, status } => {
-                if !flying.is_empty() {
-                    let r = flying.remove(usize::from(*which) % flying.len());
-                    let outcome = Outcome::Status {
-                        status: *status,
-                        latency: 30,
-                        retry_after: (*status == 429).then(|| "1".to_owned()),
-                    };
-                    let tag = r.tag.wrapping_add(1_000_000);
-                    let a = mem.requeue(&r, &outcome, tag, now).await.map_err(err);
-                    let b = d.requeue(&r, &outcome, tag, now).await.map_err(err);
-                    same!(a, b, "op {i}: requeue");
-                    if a.is_err() {
-                        // A robots.txt release: it is still in flight.
-                        flying.push(r);
-                    }
-                }
-            }
-            Op::Discard { which } => {
-                if !flying.is_empty() {
-                    let r = flying.remove(usize::from(*which) % flying.len());
-                    let a = mem.discard(&r, now).await.map_err(err);
-                    let b = d.discard(&r, now).await.map_err(err);
-                    same!(a, b, "op {i}: discard");
-                }
-            }
-            Op::Unavailable { host, ms } => {
-                let origin = format!("https://h{host}.test");
-                let until = now.add_millis(u64::from(*ms));
-                let a = mem
-                    .robots_unavailable(&origin, until, "503 since now", now)
-                    .await
-                    .map_err(err);
-                let b = d
-                    .robots_unavailable(&origin, until, "503 since now", now)
-                    .await
-                    .map_err(err);
-                same!(a, b, "op {i}: robots_unavailable");
-            }
-            Op::BeginRequest { host } => {
-                let url = format!("https://h{host}.test/robots.txt");
-                let a = mem.begin_request(&url, now);
-                let b = d.begin_request(&url, now).await.map_err(err)?;
-                same!(a, b, "op {i}: begin_request {url}");
-                if a == Begin::Started {
-                    begun.push(url);
-                }
-            }
-            Op::EndRequest { which } => {
-                if !begun.is_empty() {
-                    let url = begun.remove(usize::from(*which) % begun.len());
-                    let outcome = Outcome::Status {
-                        status: 200,
-                        latency: 30,
-                        retry_after: None,
-                    };
-                    let a = mem.end_request(&url, &outcome, now).await.map_err(err);
-                    let b = d.end_request(&url, &outcome, now).await.map_err(err);
-                    same!(a, b, "op {i}: end_request {url}");
+                    self.flying.push(r);
                 }
             }
             Op::Busiest => {
@@ -406,80 +329,203 @@ where
                 // give or not.
                 let counts =
                     |v: Vec<KeyLoad>| v.into_iter().map(|l| (l.key, l.queued)).collect::<Vec<_>>();
-                let a = counts(mem.busiest(3));
+                let a = counts(self.mem.busiest(3));
                 let b = counts(d.busiest(3).await.map_err(err)?);
                 same!(a, b, "op {i}: busiest");
             }
             Op::WhyNotNow { host, page } => {
                 let url = format!("https://h{host}.test/p{page}");
-                let a = mem.why_not_now(&url, now);
-                let b = d.why_not_now(&url, now).await.map_err(err)?;
+                let a = self.mem.why_not_now(&url, self.now);
+                let b = d.why_not_now(&url, self.now).await.map_err(err)?;
                 same!(a, b, "op {i}: why_not_now {url}");
             }
-            Op::Advance { ms } => now = now.add_millis(u64::from(*ms)),
-            Op::Reopen => {
-                // Only with nothing in flight: reopening re-issues
-                // in-flight URLs, which memory cannot mirror. Keys are
-                // rescheduled on reopen, so the order among hosts may
-                // differ from here on; what must hold is checked below.
-                if persistent && flying.is_empty() && begun.is_empty() {
-                    d.sync().await.map_err(err)?;
-                    drop(backend.take());
-                    backend = Some(open(contract_config()).await.map_err(err)?);
-                    reopened = true;
+            Op::Advance { ms } => self.now = self.now.add_millis(u64::from(*ms)),
+            Op::Reopen => {}
+            op => return self.play_flight(i, op, d).await,
+        }
+        Ok(())
+    }
+
+    /// The operations on what is in flight: releases settled, robots.txt
+    /// reported, requests begun and ended outside the queues.
+    async fn play_flight<F: Frontier + Send>(
+        &mut self,
+        i: usize,
+        op: &Op,
+        d: &mut F,
+    ) -> Result<(), String> {
+        match op {
+            Op::Complete { which, status } if !self.flying.is_empty() => {
+                let r = self.flying.remove(usize::from(*which) % self.flying.len());
+                let a = finish(&mut self.mem, &r, *status, self.now).await;
+                let b = finish(d, &r, *status, self.now).await;
+                same!(a, b, "op {i}: complete");
+            }
+            Op::Cancel { which } if !self.flying.is_empty() => {
+                let r = self.flying.remove(usize::from(*which) % self.flying.len());
+                let a = self.mem.cancel(&r, self.now).await.map_err(err);
+                let b = d.cancel(&r, self.now).await.map_err(err);
+                same!(a, b, "op {i}: cancel");
+            }
+            Op::Requeue { which, status } if !self.flying.is_empty() => {
+                let r = self.flying.remove(usize::from(*which) % self.flying.len());
+                let outcome = Outcome::Status {
+                    status: *status,
+                    latency: 30,
+                    retry_after: (*status == 429).then(|| "1".to_owned()),
+                };
+                let tag = r.tag.wrapping_add(1_000_000);
+                let a = self
+                    .mem
+                    .requeue(&r, &outcome, tag, self.now)
+                    .await
+                    .map_err(err);
+                let b = d.requeue(&r, &outcome, tag, self.now).await.map_err(err);
+                same!(a, b, "op {i}: requeue");
+                if a.is_err() {
+                    // A robots.txt release: it is still in flight.
+                    self.flying.push(r);
                 }
             }
+            Op::Discard { which } if !self.flying.is_empty() => {
+                let r = self.flying.remove(usize::from(*which) % self.flying.len());
+                let a = self.mem.discard(&r, self.now).await.map_err(err);
+                let b = d.discard(&r, self.now).await.map_err(err);
+                same!(a, b, "op {i}: discard");
+            }
+            Op::Unavailable { host, ms } => {
+                let origin = format!("https://h{host}.test");
+                let until = self.now.add_millis(u64::from(*ms));
+                let a = self
+                    .mem
+                    .robots_unavailable(&origin, until, "503 since now", self.now)
+                    .await
+                    .map_err(err);
+                let b = d
+                    .robots_unavailable(&origin, until, "503 since now", self.now)
+                    .await
+                    .map_err(err);
+                same!(a, b, "op {i}: robots_unavailable");
+            }
+            Op::BeginRequest { host } => {
+                let url = format!("https://h{host}.test/robots.txt");
+                let a = self.mem.begin_request(&url, self.now);
+                let b = d.begin_request(&url, self.now).await.map_err(err)?;
+                same!(a, b, "op {i}: begin_request {url}");
+                if a == Begin::Started {
+                    self.begun.push(url);
+                }
+            }
+            Op::EndRequest { which } if !self.begun.is_empty() => {
+                let url = self.begun.remove(usize::from(*which) % self.begun.len());
+                let outcome = Outcome::Status {
+                    status: 200,
+                    latency: 30,
+                    retry_after: None,
+                };
+                let a = self
+                    .mem
+                    .end_request(&url, &outcome, self.now)
+                    .await
+                    .map_err(err);
+                let b = d.end_request(&url, &outcome, self.now).await.map_err(err);
+                same!(a, b, "op {i}: end_request {url}");
+            }
+            _ => {}
         }
-        if reopened {
+        Ok(())
+    }
+
+    /// Settles everything still out, on both.
+    async fn settle_all<F: Frontier + Send>(&mut self, d: &mut F) -> Result<(), String> {
+        let now = self.now;
+        for r in self.flying.drain(..) {
+            finish(&mut self.mem, &r, 200, now).await;
+            finish(d, &r, 200, now).await;
+        }
+        let ok = Outcome::Status {
+            status: 200,
+            latency: 30,
+            retry_after: None,
+        };
+        for url in self.begun.drain(..) {
+            let a = self.mem.end_request(&url, &ok, now).await.map_err(err);
+            let b = d.end_request(&url, &ok, now).await.map_err(err);
+            same!(a, b, "end_request {url}");
+        }
+        Ok(())
+    }
+
+    /// Releases and completes everything on both, answer by answer.
+    async fn drain_both<F: Frontier + Send>(&mut self, d: &mut F) -> Result<(), String> {
+        let mut n = 0;
+        loop {
+            let a = self.mem.next(self.now).await.map_err(err)?;
+            let b = d.next(self.now).await.map_err(err)?;
+            same!(a, b, "drain {n}");
+            match a {
+                Next::Fetch(r) => {
+                    finish(&mut self.mem, &r, 200, self.now).await;
+                    finish(d, &r, 200, self.now).await;
+                }
+                Next::Wait { until } => self.now = until,
+                Next::Empty => break,
+                Next::Busy => return Err("busy with nothing in flight".into()),
+            }
+            n += 1;
+        }
+        let skipped = d.take_skipped().await.map_err(err)?;
+        same!(self.mem.take_skipped(), skipped, "skipped URLs");
+        Ok(())
+    }
+}
+
+/// Plays `ops` against the backend that `open` opens and against the
+/// reference, and says where they first differ. `open` is called once at
+/// the start and again for every reopen (when `persistent`), with the
+/// contract's configuration; a persistent backend must then come back with
+/// what it held.
+pub async fn check_contract<F, O, Fut>(
+    ops: &[Op],
+    persistent: bool,
+    mut open: O,
+) -> Result<(), String>
+where
+    F: Frontier + Send,
+    O: FnMut(FrontierConfig) -> Fut,
+    Fut: Future<Output = Result<F, FrontierError>>,
+{
+    let mut run = Run {
+        mem: LocalFrontier::in_memory(contract_politeness(), contract_config()),
+        flying: Vec::new(),
+        begun: Vec::new(),
+        now: START,
+    };
+    let mut d = open(contract_config()).await.map_err(err)?;
+    let mut reopened = false;
+    for (i, op) in ops.iter().enumerate() {
+        // Only with nothing in flight: reopening re-issues in-flight URLs,
+        // which memory cannot mirror. Keys are rescheduled on reopen, so
+        // the order among hosts may differ from here on; what must hold is
+        // checked below.
+        if matches!(op, Op::Reopen) && persistent && run.flying.is_empty() && run.begun.is_empty() {
+            d.sync().await.map_err(err)?;
+            drop(d);
+            d = open(contract_config()).await.map_err(err)?;
+            reopened = true;
             break;
         }
-        let Some(d) = backend.as_mut() else {
-            return Err("the backend is closed".into());
-        };
+        run.play(i, op, &mut d).await?;
         let queued = d.stats().await.map_err(err)?.queued;
-        same!(mem.stats().queued, queued, "op {i}: queued");
+        same!(run.mem.stats().queued, queued, "op {i}: queued");
     }
-    let Some(d) = backend.as_mut() else {
-        return Err("the backend is closed".into());
-    };
-    for r in flying.drain(..) {
-        finish(&mut mem, &r, 200, now).await;
-        finish(d, &r, 200, now).await;
-    }
-    let ok = Outcome::Status {
-        status: 200,
-        latency: 30,
-        retry_after: None,
-    };
-    for url in begun.drain(..) {
-        let a = mem.end_request(&url, &ok, now).await.map_err(err);
-        let b = d.end_request(&url, &ok, now).await.map_err(err);
-        same!(a, b, "end_request {url}");
-    }
+    run.settle_all(&mut d).await?;
     if reopened {
         // After a reopen: the same pages, each released once.
-        let a = drain_pages(&mut mem, now).await?;
-        let b = drain_pages(d, now).await?;
+        let a = drain_pages(&mut run.mem, run.now).await?;
+        let b = drain_pages(&mut d, run.now).await?;
         same!(a, b, "pages drained after a reopen");
         return Ok(());
     }
-    let mut n = 0;
-    loop {
-        let a = mem.next(now).await.map_err(err)?;
-        let b = d.next(now).await.map_err(err)?;
-        same!(a, b, "drain {n}");
-        match a {
-            Next::Fetch(r) => {
-                finish(&mut mem, &r, 200, now).await;
-                finish(d, &r, 200, now).await;
-            }
-            Next::Wait { until } => now = until,
-            Next::Empty => break,
-            Next::Busy => return Err("busy with nothing in flight".into()),
-        }
-        n += 1;
-    }
-    let skipped = d.take_skipped().await.map_err(err)?;
-    same!(mem.take_skipped(), skipped, "skipped URLs");
-    Ok(())
+    run.drain_both(&mut d).await
 }

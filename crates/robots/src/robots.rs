@@ -1262,69 +1262,47 @@ impl Parser {
     fn other(&mut self, line: u32, key: &[u8], value: &[u8], key_col: u32, col: u32) {
         let lower = String::from_utf8_lossy(key).to_ascii_lowercase();
         let group = self.current;
-        let outside = |what: &str| {
-            Diagnostic::new(
-                line,
-                key_col,
-                Severity::Warning,
-                codes::DIRECTIVE_OUTSIDE_GROUP,
-                format!("this {what} line comes before any User-agent line, so it applies to no crawler"),
-            )
-            .suggest("move it into the group of the crawlers it is meant for")
-        };
         match lower.as_str() {
             "crawl-delay" => match (extensions::parse_crawl_delay(value), group) {
-                (Ok(v), Some(g)) => self.robots.groups[g].crawl_delays.push(CrawlDelay { line, ..v }),
-                (Ok(_), None) => self.diag(outside("Crawl-delay")),
+                (Ok(v), Some(g)) => self.robots.groups[g]
+                    .crawl_delays
+                    .push(CrawlDelay { line, ..v }),
+                (Ok(_), None) => self.diag(outside(line, key_col, "Crawl-delay")),
                 (Err(why), _) => self.diag(
                     Diagnostic::new(line, col, Severity::Error, codes::CRAWL_DELAY_INVALID, why)
                         .suggest("write a whole number of seconds, e.g. `Crawl-delay: 10`"),
                 ),
             },
             "request-rate" => match (extensions::parse_request_rate(value), group) {
-                (Ok(v), Some(g)) => self.robots.groups[g].request_rates.push(RequestRate { line, ..v }),
-                (Ok(_), None) => self.diag(outside("Request-rate")),
+                (Ok(v), Some(g)) => self.robots.groups[g]
+                    .request_rates
+                    .push(RequestRate { line, ..v }),
+                (Ok(_), None) => self.diag(outside(line, key_col, "Request-rate")),
                 (Err(why), _) => self.diag(
                     Diagnostic::new(line, col, Severity::Error, codes::REQUEST_RATE_INVALID, why)
                         .suggest("write requests/period with a unit, e.g. `Request-rate: 1/10s`"),
                 ),
             },
             "visit-time" => match (extensions::parse_visit_time(value), group) {
-                (Ok(v), Some(g)) => self.robots.groups[g].visit_times.push(VisitTime { line, ..v }),
-                (Ok(_), None) => self.diag(outside("Visit-time")),
+                (Ok(v), Some(g)) => self.robots.groups[g]
+                    .visit_times
+                    .push(VisitTime { line, ..v }),
+                (Ok(_), None) => self.diag(outside(line, key_col, "Visit-time")),
                 (Err(why), _) => self.diag(
                     Diagnostic::new(line, col, Severity::Error, codes::VISIT_TIME_INVALID, why)
                         .suggest("write a UTC range, e.g. `Visit-time: 0100-0645`"),
                 ),
             },
-            "content-usage" => {
-                let escape: fn(&[u8]) -> Cow<'_, [u8]> = match self.options.mode {
-                    Mode::Google => escape_pattern,
-                    Mode::Rfc9309 => rfc_normalize_pattern,
-                };
-                let (rule, err) = extensions::parse_content_usage(value, line, escape);
-                if let Some(why) = err {
-                    self.diag(Diagnostic::new(line, col, Severity::Warning, codes::CONTENT_USAGE_INVALID, why)
-                        .suggest("write a preference dictionary, e.g. `Content-Usage: train-ai=n` or `Content-Usage: /docs/ train-ai=y, search=y`"));
-                }
-                match group {
-                    Some(g) => {
-                        self.robots.groups[g].content_usage.push(rule);
-                        // A rule (attach-05 §3): in strict mode it ends the
-                        // group like Allow/Disallow; in Google mode only the
-                        // AIPREF grouping ends there.
-                        if self.strict() {
-                            self.seen_rule = true;
-                        } else if self.usage_since_agents.is_none() {
-                            self.usage_since_agents = Some(line);
-                        }
-                    }
-                    None => self.diag(outside("Content-Usage")),
-                }
-            }
+            "content-usage" => self.content_usage(line, value, key_col, col, group),
             "host" => match extensions::parse_host(value) {
                 Ok(h) => self.robots.hosts.push(HostDirective { line, ..h }),
-                Err(why) => self.diag(Diagnostic::new(line, col, Severity::Error, codes::HOST_INVALID, why)),
+                Err(why) => self.diag(Diagnostic::new(
+                    line,
+                    col,
+                    Severity::Error,
+                    codes::HOST_INVALID,
+                    why,
+                )),
             },
             "clean-param" => match extensions::parse_clean_param(value) {
                 Ok(c) => self.robots.clean_params.push(CleanParam { line, ..c }),
@@ -1333,53 +1311,107 @@ impl Parser {
                         .suggest("write `Clean-param: ref&sid /path/`"),
                 ),
             },
-            k if UNSUPPORTED.contains(&k) => self.diag(Diagnostic::new(
-                line,
-                key_col,
-                Severity::Warning,
-                codes::UNSUPPORTED_DIRECTIVE,
-                format!(
-                    "`{}` is not a robots.txt directive that Google or RFC 9309 supports; crawlers ignore it",
-                    String::from_utf8_lossy(key)
-                ),
-            )
-            .suggest(if k.starts_with("no") {
-                "use a robots meta tag or an X-Robots-Tag header for indexing controls"
-            } else {
-                "remove the line"
-            })),
-            "http" | "https" if value.starts_with(b"//") => {
-                let url = format!("{lower}:{}", String::from_utf8_lossy(value));
-                self.diag(
-                    Diagnostic::new(
-                        line,
-                        key_col,
-                        Severity::Warning,
-                        codes::UNKNOWN_DIRECTIVE,
-                        format!("`{url}` is a bare URL, not a directive; crawlers ignore it (a sitemap needs a `Sitemap:` line)"),
-                    )
-                    .suggest(format!("Sitemap: {url}")),
-                );
+            _ => self.not_a_directive(line, key, value, key_col, &lower),
+        }
+    }
+
+    /// An AIPREF `Content-Usage` line (attach-05).
+    fn content_usage(
+        &mut self,
+        line: u32,
+        value: &[u8],
+        key_col: u32,
+        col: u32,
+        group: Option<usize>,
+    ) {
+        let escape: fn(&[u8]) -> Cow<'_, [u8]> = match self.options.mode {
+            Mode::Google => escape_pattern,
+            Mode::Rfc9309 => rfc_normalize_pattern,
+        };
+        let (rule, err) = extensions::parse_content_usage(value, line, escape);
+        if let Some(why) = err {
+            self.diag(Diagnostic::new(line, col, Severity::Warning, codes::CONTENT_USAGE_INVALID, why)
+                .suggest("write a preference dictionary, e.g. `Content-Usage: train-ai=n` or `Content-Usage: /docs/ train-ai=y, search=y`"));
+        }
+        match group {
+            Some(g) => {
+                self.robots.groups[g].content_usage.push(rule);
+                // A rule (attach-05 §3): in strict mode it ends the
+                // group like Allow/Disallow; in Google mode only the
+                // AIPREF grouping ends there.
+                if self.strict() {
+                    self.seen_rule = true;
+                } else if self.usage_since_agents.is_none() {
+                    self.usage_since_agents = Some(line);
+                }
             }
-            _ => {
-                let key_s = String::from_utf8_lossy(key).into_owned();
-                let mut d = Diagnostic::new(
+            None => self.diag(outside(line, key_col, "Content-Usage")),
+        }
+    }
+
+    /// A line whose key is no directive this parser reads: unsupported, a
+    /// bare URL, or unknown (with the closest known name).
+    fn not_a_directive(&mut self, line: u32, key: &[u8], value: &[u8], key_col: u32, lower: &str) {
+        match lower {
+        k if UNSUPPORTED.contains(&k) => self.diag(Diagnostic::new(
+            line,
+            key_col,
+            Severity::Warning,
+            codes::UNSUPPORTED_DIRECTIVE,
+            format!(
+                "`{}` is not a robots.txt directive that Google or RFC 9309 supports; crawlers ignore it",
+                String::from_utf8_lossy(key)
+            ),
+        )
+        .suggest(if k.starts_with("no") {
+            "use a robots meta tag or an X-Robots-Tag header for indexing controls"
+        } else {
+            "remove the line"
+        })),
+        "http" | "https" if value.starts_with(b"//") => {
+            let url = format!("{lower}:{}", String::from_utf8_lossy(value));
+            self.diag(
+                Diagnostic::new(
                     line,
                     key_col,
                     Severity::Warning,
                     codes::UNKNOWN_DIRECTIVE,
-                    format!("`{key_s}` is not a directive any crawler knows; the line is ignored"),
+                    format!("`{url}` is a bare URL, not a directive; crawlers ignore it (a sitemap needs a `Sitemap:` line)"),
+                )
+                .suggest(format!("Sitemap: {url}")),
+            );
+        }
+        _ => {
+            let key_s = String::from_utf8_lossy(key).into_owned();
+            let mut d = Diagnostic::new(
+                line,
+                key_col,
+                Severity::Warning,
+                codes::UNKNOWN_DIRECTIVE,
+                format!("`{key_s}` is not a directive any crawler knows; the line is ignored"),
+            );
+            if let Some(s) = closest_known(lower) {
+                d.message = format!(
+                    "`{key_s}` is not a directive any crawler knows (did you mean `{s}`?); the line is ignored"
                 );
-                if let Some(s) = closest_known(&lower) {
-                    d.message = format!(
-                        "`{key_s}` is not a directive any crawler knows (did you mean `{s}`?); the line is ignored"
-                    );
-                    d = d.suggest(format!("{}: {}", canonical_name(s), String::from_utf8_lossy(value)));
-                }
-                self.diag(d);
+                d = d.suggest(format!("{}: {}", canonical_name(s), String::from_utf8_lossy(value)));
             }
+            self.diag(d);
+        }
         }
     }
+}
+
+/// A directive that belongs to a group, before any User-agent line.
+fn outside(line: u32, key_col: u32, what: &str) -> Diagnostic {
+    Diagnostic::new(
+        line,
+        key_col,
+        Severity::Warning,
+        codes::DIRECTIVE_OUTSIDE_GROUP,
+        format!("this {what} line comes before any User-agent line, so it applies to no crawler"),
+    )
+    .suggest("move it into the group of the crawlers it is meant for")
 }
 
 /// The items of `items` that `f` keeps.

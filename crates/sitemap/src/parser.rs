@@ -786,91 +786,109 @@ fn end(x: &mut XmlState, summary: &Summary, name: &[u8]) {
     let text = clean(&std::mem::take(&mut x.text));
     let bad = std::mem::take(&mut x.bad_entity);
     x.text_cut = false;
-    let kind = summary.kind;
-    if let Some(img) = x.image.as_mut() {
-        match name {
-            b"loc" => img.loc = text,
-            b"caption" => img.caption = Some(text),
-            b"title" => img.title = Some(text),
-            b"geo_location" => img.geo_location = Some(text),
-            b"license" => img.license = Some(text),
-            b"image" => {
-                if let (Some(img), Some(u)) = (x.image.take(), x.url.as_mut()) {
-                    let size = img.loc.len()
-                        + [&img.caption, &img.title, &img.geo_location, &img.license]
-                            .iter()
-                            .map(|f| f.as_ref().map_or(0, String::len))
-                            .sum::<usize>();
-                    if u.budget(size) {
-                        u.images.push(img);
-                    } else {
-                        x.extensions_dropped += 1;
-                    }
+    if x.image.is_some() {
+        end_image(x, name, text);
+    } else if x.video.is_some() {
+        end_video(x, name, text);
+    } else if x.in_news {
+        end_news(x, name, text);
+    } else {
+        end_entry(x, summary.kind, name, text, bad);
+    }
+}
+
+/// Inside `<image:image>`.
+fn end_image(x: &mut XmlState, name: &[u8], text: String) {
+    let Some(img) = x.image.as_mut() else { return };
+    match name {
+        b"loc" => img.loc = text,
+        b"caption" => img.caption = Some(text),
+        b"title" => img.title = Some(text),
+        b"geo_location" => img.geo_location = Some(text),
+        b"license" => img.license = Some(text),
+        b"image" => {
+            if let (Some(img), Some(u)) = (x.image.take(), x.url.as_mut()) {
+                let size = img.loc.len()
+                    + [&img.caption, &img.title, &img.geo_location, &img.license]
+                        .iter()
+                        .map(|f| f.as_ref().map_or(0, String::len))
+                        .sum::<usize>();
+                if u.budget(size) {
+                    u.images.push(img);
+                } else {
+                    x.extensions_dropped += 1;
                 }
             }
+        }
+        _ => {}
+    }
+}
+
+/// Inside `<video:video>`.
+fn end_video(x: &mut XmlState, name: &[u8], text: String) {
+    let Some(v) = x.video.as_mut() else { return };
+    match name {
+        b"thumbnail_loc" => v.thumbnail_loc = Some(text),
+        b"title" => v.title = Some(text),
+        b"description" => v.description = Some(text),
+        b"content_loc" => v.content_loc = Some(text),
+        b"player_loc" => v.player_loc = Some(text),
+        b"duration" => v.duration = text.parse().ok(),
+        b"publication_date" => v.publication_date = Some(LastMod::w3c(&text)),
+        // The video's own budget is checked when it closes.
+        b"tag" if v.tags.len() < 32 => v.tags.push(text),
+        b"tag" => x.extensions_dropped += 1,
+        b"category" => v.category = Some(text),
+        b"family_friendly" => v.family_friendly = Some(text.eq_ignore_ascii_case("yes")),
+        b"video" => {
+            if let (Some(v), Some(u)) = (x.video.take(), x.url.as_mut()) {
+                let size = [
+                    &v.thumbnail_loc,
+                    &v.title,
+                    &v.description,
+                    &v.content_loc,
+                    &v.player_loc,
+                    &v.category,
+                ]
+                .iter()
+                .map(|f| f.as_ref().map_or(0, String::len))
+                .sum::<usize>()
+                    + v.tags.iter().map(String::len).sum::<usize>();
+                if u.budget(size) {
+                    u.videos.push(v);
+                } else {
+                    x.extensions_dropped += 1;
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Inside `<news:news>`.
+fn end_news(x: &mut XmlState, name: &[u8], text: String) {
+    if let Some(n) = x.url.as_mut().and_then(|u| u.news.as_mut()) {
+        match name {
+            b"name" => n.name = Some(text),
+            b"language" => n.language = Some(text),
+            b"publication_date" => n.publication_date = Some(LastMod::w3c(&text)),
+            b"title" => n.title = Some(text),
+            b"keywords" => {
+                n.keywords = text
+                    .split(',')
+                    .map(|k| k.trim().to_owned())
+                    .filter(|k| !k.is_empty())
+                    .collect()
+            }
+            b"news" => x.in_news = false,
             _ => {}
         }
-        return;
     }
-    if let Some(v) = x.video.as_mut() {
-        match name {
-            b"thumbnail_loc" => v.thumbnail_loc = Some(text),
-            b"title" => v.title = Some(text),
-            b"description" => v.description = Some(text),
-            b"content_loc" => v.content_loc = Some(text),
-            b"player_loc" => v.player_loc = Some(text),
-            b"duration" => v.duration = text.parse().ok(),
-            b"publication_date" => v.publication_date = Some(LastMod::w3c(&text)),
-            // The video's own budget is checked when it closes.
-            b"tag" if v.tags.len() < 32 => v.tags.push(text),
-            b"tag" => x.extensions_dropped += 1,
-            b"category" => v.category = Some(text),
-            b"family_friendly" => v.family_friendly = Some(text.eq_ignore_ascii_case("yes")),
-            b"video" => {
-                if let (Some(v), Some(u)) = (x.video.take(), x.url.as_mut()) {
-                    let size = [
-                        &v.thumbnail_loc,
-                        &v.title,
-                        &v.description,
-                        &v.content_loc,
-                        &v.player_loc,
-                        &v.category,
-                    ]
-                    .iter()
-                    .map(|f| f.as_ref().map_or(0, String::len))
-                    .sum::<usize>()
-                        + v.tags.iter().map(String::len).sum::<usize>();
-                    if u.budget(size) {
-                        u.videos.push(v);
-                    } else {
-                        x.extensions_dropped += 1;
-                    }
-                }
-            }
-            _ => {}
-        }
-        return;
-    }
-    if x.in_news {
-        if let Some(n) = x.url.as_mut().and_then(|u| u.news.as_mut()) {
-            match name {
-                b"name" => n.name = Some(text),
-                b"language" => n.language = Some(text),
-                b"publication_date" => n.publication_date = Some(LastMod::w3c(&text)),
-                b"title" => n.title = Some(text),
-                b"keywords" => {
-                    n.keywords = text
-                        .split(',')
-                        .map(|k| k.trim().to_owned())
-                        .filter(|k| !k.is_empty())
-                        .collect()
-                }
-                b"news" => x.in_news = false,
-                _ => {}
-            }
-        }
-        return;
-    }
+}
+
+/// An entry's own elements, and the entry's end. `bad`: its text held an
+/// entity that could not be read.
+fn end_entry(x: &mut XmlState, kind: Option<Kind>, name: &[u8], text: String, bad: bool) {
     let Some(u) = x.url.as_mut() else { return };
     match (kind, name) {
         (Some(Kind::UrlSet | Kind::Index), b"loc") | (Some(Kind::Rss), b"link") => {

@@ -220,7 +220,37 @@ struct WalkState {
     fetched: usize,
 }
 
+impl WalkState {
+    /// A visit that failed, reported (unless it was a probe of a known
+    /// path: those are silent).
+    fn fail(&mut self, mut visit: Visited, probe: bool, reason: String) {
+        if !probe {
+            visit.result = VisitResult::Failed { reason };
+            self.report.sitemaps.push(visit);
+        }
+    }
+
+    /// A visit redirected to a sitemap already visited.
+    fn duplicate(&mut self, visit: Visited, probe: bool, to: &str) {
+        if !probe {
+            let reason = format!("redirected to {to}, already visited: a cycle or a duplicate");
+            self.report.skip(visit, "duplicate", reason);
+        }
+    }
+}
+
 impl Job {
+    /// A job at depth 0 (or set later), found `via` from `parent`.
+    fn given(url: Url, via: Via, parent: Option<String>, cross: Vec<Url>) -> Job {
+        Job {
+            url,
+            depth: 0,
+            parent,
+            via,
+            cross,
+        }
+    }
+
     /// Its entry in the report, before anything is known of it.
     fn visit(&self) -> Visited {
         Visited {
@@ -269,200 +299,181 @@ impl Walker {
         match start {
             Start::Sitemaps(urls) => {
                 for url in urls {
-                    self.offer(
-                        &mut w,
-                        Job {
-                            url,
-                            depth: 0,
-                            parent: None,
-                            via: Via::Given,
-                            cross: Vec::new(),
-                        },
-                    );
+                    self.offer(&mut w, Job::given(url, Via::Given, None, Vec::new()));
                 }
             }
-            Start::Robots(site) => {
-                let discovered = tokio::time::timeout_at(deadline, self.discover(&site)).await;
-                let (note, listed) = discovered.unwrap_or_else(|_| {
-                    (
-                        RobotsNote {
-                            url: site.to_string(),
-                            reason: "the walk's deadline passed while robots.txt was fetched"
-                                .into(),
-                            sitemaps: Vec::new(),
-                        },
-                        Vec::new(),
-                    )
-                });
-                let robots_url = Url::parse(&note.url).ok();
-                for url in listed {
-                    self.offer(
-                        &mut w,
-                        Job {
-                            url,
-                            depth: 0,
-                            parent: Some(note.url.clone()),
-                            via: Via::Robots,
-                            cross: robots_url.iter().cloned().collect(),
-                        },
-                    );
-                }
-                if self.config.probe_known_paths {
-                    for path in KNOWN_PATHS {
-                        if let Ok(url) = site.join(path) {
-                            self.offer(
-                                &mut w,
-                                Job {
-                                    url,
-                                    depth: 0,
-                                    parent: None,
-                                    via: Via::KnownPath,
-                                    cross: Vec::new(),
-                                },
-                            );
-                        }
-                    }
-                }
-                w.report.robots = Some(note);
-            }
+            Start::Robots(site) => self.start_from_robots(&mut w, site, deadline).await,
         }
         while let Some(job) = w.queue.pop_front() {
             let mut visit = job.visit();
-            let listed = visit.url.clone();
             if tokio::time::Instant::now() >= deadline {
-                let reason = format!(
-                    "the walk's deadline of {} s passed",
-                    self.config.deadline.as_secs()
-                );
+                let secs = self.config.deadline.as_secs();
+                let reason = format!("the walk's deadline of {secs} s passed");
                 w.report.skip(visit, "deadline", reason);
                 continue;
             }
             w.fetched += 1;
-            let known = &w.known;
-            let got = tokio::time::timeout_at(
-                deadline,
-                self.fetcher
-                    .get_unless(&job.url, |next| known.contains(next.as_str())),
-            )
-            .await;
-            let Ok(outcome) = got else {
-                visit.result = VisitResult::Failed {
-                    reason: "the walk's deadline passed during the fetch".into(),
-                };
-                w.report.sitemaps.push(visit);
+            let Some((final_url, response)) = self.fetch(&mut w, &job, &mut visit, deadline).await
+            else {
                 continue;
             };
-            let (final_url, response) = match outcome {
-                GetOutcome::Stopped { at, .. } => {
-                    if job.via == Via::KnownPath {
-                        continue;
-                    }
-                    visit.final_url = Some(at.to_string());
-                    let reason =
-                        format!("redirected to {at}, already visited: a cycle or a duplicate");
-                    w.report.skip(visit, "duplicate", reason);
-                    continue;
-                }
-                GetOutcome::Response {
-                    final_url,
-                    response,
-                    ..
-                } => (final_url, response),
-                GetOutcome::TooManyRedirects { redirects, is_loop } => {
-                    if job.via == Via::KnownPath {
-                        continue;
-                    }
-                    visit.result = VisitResult::Failed {
-                        reason: if is_loop {
-                            format!("redirect loop after {} hops", redirects.len())
-                        } else {
-                            format!("more than {} redirects", redirects.len().saturating_sub(1))
-                        },
-                    };
-                    w.report.sitemaps.push(visit);
-                    continue;
-                }
-                GetOutcome::Network { error, detail, .. } => {
-                    if job.via == Via::KnownPath {
-                        continue;
-                    }
-                    visit.result = VisitResult::Failed {
-                        reason: format!("{}: {detail}", error.describe()),
-                    };
-                    w.report.sitemaps.push(visit);
-                    continue;
-                }
+            let fetched = (final_url, response);
+            self.read(&mut w, (job, visit), fetched, deadline, &found)
+                .await;
+        }
+        w.report
+    }
+
+    /// The sitemaps robots.txt of `site` lists (and the known paths, when
+    /// probed) are queued.
+    async fn start_from_robots(
+        &self,
+        w: &mut WalkState,
+        site: Url,
+        deadline: tokio::time::Instant,
+    ) {
+        let discovered = tokio::time::timeout_at(deadline, self.discover(&site)).await;
+        let (note, listed) = discovered.unwrap_or_else(|_| {
+            let note = RobotsNote {
+                url: site.to_string(),
+                reason: "the walk's deadline passed while robots.txt was fetched".into(),
+                sitemaps: Vec::new(),
             };
-            let final_s = final_url.to_string();
-            visit.final_url = Some(final_s.clone());
-            if final_s != listed && !w.known.insert(final_s.clone()) {
-                if job.via == Via::KnownPath {
-                    continue;
-                }
-                let reason =
-                    format!("redirected to {final_s}, already visited: a cycle or a duplicate");
-                w.report.skip(visit, "duplicate", reason);
-                continue;
-            }
-            let status = response.status().as_u16();
-            if !(200..300).contains(&status) {
-                if job.via == Via::KnownPath {
-                    continue;
-                }
-                visit.result = VisitResult::Failed {
-                    reason: format!("HTTP {status}"),
-                };
-                w.report.sitemaps.push(visit);
-                continue;
-            }
-            let mut rule = LocationRule::new(&final_url);
-            for r in &job.cross {
-                rule = rule.cross_submitted_by(r);
-            }
-            // Children are kept only while the walk has room for them.
-            let room = self
-                .config
-                .max_sitemaps
-                .saturating_sub(w.fetched + w.queue.len());
-            let parsed = tokio::time::timeout_at(
-                deadline,
-                self.parse_streaming(response, rule, final_s.clone(), found.clone(), room),
-            )
-            .await;
-            let Ok((summary, children, over)) = parsed else {
-                visit.result = VisitResult::Failed {
-                    reason: "the walk's deadline passed while the sitemap was read".into(),
-                };
-                w.report.sitemaps.push(visit);
-                continue;
-            };
-            if job.via == Via::KnownPath && summary.kind.is_none() {
-                continue;
-            }
-            let is_index = summary.kind == Some(Kind::Index);
-            visit.result = VisitResult::Parsed { summary };
-            w.report.sitemaps.push(visit);
-            if is_index {
-                if over > 0 {
-                    *w.report.skipped.entry("limit".into()).or_default() += over as u64;
-                }
-                for child in children {
-                    if let Ok(url) = Url::parse(&child) {
-                        self.offer(
-                            &mut w,
-                            Job {
-                                url,
-                                depth: job.depth + 1,
-                                parent: Some(final_s.clone()),
-                                via: Via::Index,
-                                cross: job.cross.clone(),
-                            },
-                        );
-                    }
+            (note, Vec::new())
+        });
+        let robots_url = Url::parse(&note.url).ok();
+        for url in listed {
+            let cross = robots_url.iter().cloned().collect();
+            self.offer(
+                w,
+                Job::given(url, Via::Robots, Some(note.url.clone()), cross),
+            );
+        }
+        if self.config.probe_known_paths {
+            for path in KNOWN_PATHS {
+                if let Ok(url) = site.join(path) {
+                    self.offer(w, Job::given(url, Via::KnownPath, None, Vec::new()));
                 }
             }
         }
-        w.report
+        w.report.robots = Some(note);
+    }
+
+    /// Fetches a job's sitemap: its final URL and a 2xx response, or
+    /// `None` once the visit is reported (failed, or skipped as a
+    /// duplicate; a known path that is not there is not reported).
+    async fn fetch(
+        &self,
+        w: &mut WalkState,
+        job: &Job,
+        visit: &mut Visited,
+        deadline: tokio::time::Instant,
+    ) -> Option<(Url, reqwest::Response)> {
+        let known = &w.known;
+        let got = tokio::time::timeout_at(
+            deadline,
+            self.fetcher
+                .get_unless(&job.url, |next| known.contains(next.as_str())),
+        )
+        .await;
+        let probe = job.via == Via::KnownPath;
+        let Ok(outcome) = got else {
+            w.fail(
+                visit.clone(),
+                false,
+                "the walk's deadline passed during the fetch".into(),
+            );
+            return None;
+        };
+        let (final_url, response) = match outcome {
+            GetOutcome::Stopped { at, .. } => {
+                visit.final_url = Some(at.to_string());
+                w.duplicate(visit.clone(), probe, at.as_ref());
+                return None;
+            }
+            GetOutcome::Response {
+                final_url,
+                response,
+                ..
+            } => (final_url, response),
+            GetOutcome::TooManyRedirects { redirects, is_loop } => {
+                let reason = if is_loop {
+                    format!("redirect loop after {} hops", redirects.len())
+                } else {
+                    format!("more than {} redirects", redirects.len().saturating_sub(1))
+                };
+                w.fail(visit.clone(), probe, reason);
+                return None;
+            }
+            GetOutcome::Network { error, detail, .. } => {
+                w.fail(
+                    visit.clone(),
+                    probe,
+                    format!("{}: {detail}", error.describe()),
+                );
+                return None;
+            }
+        };
+        let final_s = final_url.to_string();
+        visit.final_url = Some(final_s.clone());
+        if final_s != visit.url && !w.known.insert(final_s.clone()) {
+            w.duplicate(visit.clone(), probe, &final_s);
+            return None;
+        }
+        let status = response.status().as_u16();
+        if !(200..300).contains(&status) {
+            w.fail(visit.clone(), probe, format!("HTTP {status}"));
+            return None;
+        }
+        Some((final_url, response))
+    }
+
+    /// Reads a fetched sitemap: its pages to `found`, its report entry,
+    /// and an index's children queued.
+    async fn read(
+        &self,
+        w: &mut WalkState,
+        (job, mut visit): (Job, Visited),
+        (final_url, response): (Url, reqwest::Response),
+        deadline: tokio::time::Instant,
+        found: &mpsc::Sender<Found>,
+    ) {
+        let mut rule = LocationRule::new(&final_url);
+        for r in &job.cross {
+            rule = rule.cross_submitted_by(r);
+        }
+        let final_s = final_url.to_string();
+        // Children are kept only while the walk has room for them.
+        let room = self
+            .config
+            .max_sitemaps
+            .saturating_sub(w.fetched + w.queue.len());
+        let parse = self.parse_streaming(response, rule, final_s.clone(), found.clone(), room);
+        let Ok((summary, children, over)) = tokio::time::timeout_at(deadline, parse).await else {
+            let reason = "the walk's deadline passed while the sitemap was read".into();
+            w.fail(visit, false, reason);
+            return;
+        };
+        if job.via == Via::KnownPath && summary.kind.is_none() {
+            return;
+        }
+        let is_index = summary.kind == Some(Kind::Index);
+        visit.result = VisitResult::Parsed { summary };
+        w.report.sitemaps.push(visit);
+        if !is_index {
+            return;
+        }
+        if over > 0 {
+            *w.report.skipped.entry("limit".into()).or_default() += over as u64;
+        }
+        for child in children {
+            if let Ok(url) = Url::parse(&child) {
+                let mut next =
+                    Job::given(url, Via::Index, Some(final_s.clone()), job.cross.clone());
+                next.depth = job.depth + 1;
+                self.offer(w, next);
+            }
+        }
     }
 
     /// Queues a sitemap unless it is a duplicate, too deep, robots.txt, or

@@ -9,6 +9,8 @@
 //!   `.ci/run`; outside CI its absence skips the test), and
 //!   [`RedisCluster`], three or more of them made a Cluster.
 
+#![deny(missing_docs)]
+
 use std::path::PathBuf;
 
 mod redis;

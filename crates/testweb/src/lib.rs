@@ -799,13 +799,9 @@ fn pick_reply(state: &State, host: &str, port: u16, path: &str) -> Reply {
     reply
 }
 
-async fn handle(
-    state: Arc<State>,
-    port: u16,
-    req: Request<Incoming>,
-) -> Result<Response<ChannelBody>, io::Error> {
-    let host = req
-        .headers()
+/// The `Host` header without its port, lower-cased ("" without one).
+fn host_of(req: &Request<Incoming>) -> String {
+    req.headers()
         .get(hyper::header::HOST)
         .and_then(|h| h.to_str().ok())
         .map(|h| {
@@ -818,20 +814,20 @@ async fn handle(
             })
         })
         .unwrap_or("")
-        .to_ascii_lowercase();
-    let path = req
-        .uri()
-        .path_and_query()
-        .map_or("/", |p| p.as_str())
-        .to_owned();
+        .to_ascii_lowercase()
+}
+
+/// A request comes in: counted in flight for its host (the most at once
+/// kept), and recorded. The guard counts it out when its answer is done.
+fn begin(state: &Arc<State>, host: &str, port: u16, req: &Request<Incoming>, path: &str) -> Guard {
     let counter = lock(&state.in_flight)
-        .entry(host.clone())
+        .entry(host.to_owned())
         .or_default()
         .clone();
     let in_flight = counter.fetch_add(1, Ordering::SeqCst) + 1;
     {
         let mut max = lock(&state.max_in_flight);
-        let m = max.entry(host.clone()).or_insert(0);
+        let m = max.entry(host.to_owned()).or_insert(0);
         *m = (*m).max(in_flight);
     }
     let record = if !lock(&state.config).record {
@@ -839,10 +835,10 @@ async fn handle(
     } else {
         let mut records = lock(&state.records);
         records.push(RequestRecord {
-            host: host.clone(),
+            host: host.to_owned(),
             port,
             method: req.method().to_string(),
-            path: path.clone(),
+            path: path.to_owned(),
             user_agent: req
                 .headers()
                 .get(hyper::header::USER_AGENT)
@@ -856,26 +852,37 @@ async fn handle(
         });
         records.len() - 1
     };
-    let guard = Guard {
+    Guard {
         state: state.clone(),
         counter,
         record,
-    };
+    }
+}
+
+async fn handle(
+    state: Arc<State>,
+    port: u16,
+    req: Request<Incoming>,
+) -> Result<Response<ChannelBody>, io::Error> {
+    let host = host_of(&req);
+    let path = req
+        .uri()
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .to_owned();
+    let guard = begin(&state, &host, port, &req, &path);
     let reply = pick_reply(&state, &host, port, &path);
     if lock(&state.config).log {
-        eprintln!(
-            "{:>10.3}s {host}:{port} {} {path} -> {}{}",
-            state.start.elapsed().as_secs_f64(),
-            req.method(),
-            reply.status,
-            if reply.reset {
-                " (reset)"
-            } else if reply.hang {
-                " (hang)"
-            } else {
-                ""
-            }
-        );
+        let how = if reply.reset {
+            " (reset)"
+        } else if reply.hang {
+            " (hang)"
+        } else {
+            ""
+        };
+        let at = state.start.elapsed().as_secs_f64();
+        let (method, status) = (req.method(), reply.status);
+        eprintln!("{at:>10.3}s {host}:{port} {method} {path} -> {status}{how}");
     }
     if reply.latency_ms > 0 {
         tokio::time::sleep(Duration::from_millis(reply.latency_ms)).await;
@@ -891,9 +898,41 @@ async fn handle(
         ));
     }
     let (tx, rx) = mpsc::channel::<Result<Bytes, io::Error>>(4);
+    let (producer, content_length, gzipped) = produce(reply.body, tx).await;
+    tokio::spawn(producer);
     let mut builder = Response::builder().status(reply.status);
+    if gzipped {
+        builder = builder.header("Content-Encoding", "gzip");
+    }
+    for (k, v) in &reply.headers {
+        builder = builder.header(k.as_str(), v.as_str());
+    }
+    if let Some(len) = content_length {
+        if !reply
+            .headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        {
+            builder = builder.header("Content-Length", len);
+        }
+    }
+    builder
+        .body(ChannelBody {
+            rx,
+            _guard: Some(guard),
+        })
+        .map_err(|e| io::Error::other(e.to_string()))
+}
+
+/// A task that sends a body's chunks down `tx` as the body says, its
+/// length when it declares one, and whether it is gzipped.
+async fn produce(
+    body: Body,
+    tx: mpsc::Sender<Result<Bytes, io::Error>>,
+) -> (Producer, Option<u64>, bool) {
     let mut content_length: Option<u64> = None;
-    let producer: Pin<Box<dyn std::future::Future<Output = ()> + Send>> = match reply.body {
+    let mut gzipped = false;
+    let producer: Producer = match body {
         Body::Text { text } => {
             content_length = Some(text.len() as u64);
             Box::pin(async move {
@@ -909,7 +948,7 @@ async fn handle(
         Body::Gzip { text } => {
             let z = gzip(text.as_bytes());
             content_length = Some(z.len() as u64);
-            builder = builder.header("Content-Encoding", "gzip");
+            gzipped = true;
             Box::pin(async move {
                 let _ = tx.send(Ok(Bytes::from(z))).await;
             })
@@ -917,7 +956,7 @@ async fn handle(
         Body::GzipBomb { decoded_bytes } => {
             let z = cached_gzip_bomb(decoded_bytes).await;
             content_length = Some(z.len() as u64);
-            builder = builder.header("Content-Encoding", "gzip");
+            gzipped = true;
             Box::pin(async move {
                 let _ = tx.send(Ok(z)).await;
             })
@@ -989,23 +1028,8 @@ async fn handle(
                 .await;
         }),
     };
-    tokio::spawn(producer);
-    for (k, v) in &reply.headers {
-        builder = builder.header(k.as_str(), v.as_str());
-    }
-    if let Some(len) = content_length {
-        if !reply
-            .headers
-            .iter()
-            .any(|(k, _)| k.eq_ignore_ascii_case("content-length"))
-        {
-            builder = builder.header("Content-Length", len);
-        }
-    }
-    builder
-        .body(ChannelBody {
-            rx,
-            _guard: Some(guard),
-        })
-        .map_err(|e| io::Error::other(e.to_string()))
+    (producer, content_length, gzipped)
 }
+
+/// A body's sending task.
+type Producer = Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
