@@ -5,7 +5,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use mannerly_polite::controller::{Config, Outcome, Politeness, RobotsPacing, UnixMillis};
-use mannerly_polite::frontier::{Admission, FrontierConfig, Kind, LocalFrontier, Next};
+use mannerly_polite::frontier::{
+    block_on, Admission, Frontier, FrontierConfig, Kind, LocalFrontier, Next,
+};
 use mannerly_polite::key::KeyMode;
 
 fuzz_target!(|data: &[u8]| {
@@ -35,14 +37,14 @@ fuzz_target!(|data: &[u8]| {
                 .set_address(host, std::net::IpAddr::from([192, 0, 2, (i % 250) as u8]));
             continue;
         }
-        if let Ok(Admission::Queued) = f.enqueue(line, (i % 7) as u8, UnixMillis::EPOCH) {
+        if let Ok(Admission::Queued) = block_on(f.enqueue(line, (i % 7) as u8, UnixMillis::EPOCH)) {
             accepted += 1;
         }
     }
     let (mut now, mut pages, mut steps) = (UnixMillis::from_secs(1_800_000_000), 0u64, 0);
     while steps < 10_000 {
         steps += 1;
-        match f.next(now).expect("memory frontier") {
+        match block_on(f.next(now)).expect("memory frontier") {
             Next::Fetch(r) => {
                 if r.kind == Kind::Robots {
                     let cd = (retry.len() % 40) as f64;
@@ -51,7 +53,7 @@ fuzz_target!(|data: &[u8]| {
                         request_rate: Some((1, 3)),
                     };
                     let origin = r.url.trim_end_matches("/robots.txt").to_owned();
-                    f.robots_known(&origin, pacing, now.add_millis(1_000_000), now)
+                    block_on(f.robots_known(&origin, pacing, now.add_millis(1_000_000), now))
                         .expect("memory frontier");
                 } else {
                     pages += 1;
@@ -62,8 +64,7 @@ fuzz_target!(|data: &[u8]| {
                     latency: 10,
                     retry_after: Some(retry.clone()),
                 };
-                f.complete(&r, &outcome, now.add_millis(10))
-                    .expect("memory frontier");
+                block_on(f.complete(&r, &outcome, now.add_millis(10))).expect("memory frontier");
             }
             Next::Wait { until } => now = until.max(now.add_millis(1)),
             Next::Empty => break,

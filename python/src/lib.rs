@@ -86,10 +86,7 @@ impl Verdict {
         Verdict {
             allowed: v.allowed,
             line: v.rule.as_ref().map(|r| r.line),
-            rule: v
-                .rule
-                .as_ref()
-                .map(|r| format!("{}: {}", r.kind.directive(), r.pattern)),
+            rule: v.rule.as_ref().map(ToString::to_string),
             groups: v.groups,
             agent_match: agent_match(v.agent_match),
         }

@@ -134,16 +134,7 @@ impl Message {
         Message {
             method: req.method().as_str().to_owned(),
             target_uri: req.url().to_string(),
-            headers: req
-                .headers()
-                .iter()
-                .map(|(k, v)| {
-                    (
-                        k.as_str().to_owned(),
-                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                    )
-                })
-                .collect(),
+            headers: mannerly_fetch::http::header_pairs(req.headers()),
         }
     }
 

@@ -243,16 +243,7 @@ impl DirectoryClient {
             .await
             .map_err(|e| DirectoryProblem::Fetch(e.to_string()))?;
         let status = resp.status().as_u16();
-        let headers: Vec<(String, String)> = resp
-            .headers()
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.as_str().to_owned(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
-            })
-            .collect();
+        let headers = mannerly_fetch::http::header_pairs(resp.headers());
         if (300..400).contains(&status) {
             return Err(DirectoryProblem::Redirect(status));
         }

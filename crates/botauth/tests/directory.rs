@@ -8,14 +8,14 @@ use mannerly_botauth::UnixMillis;
 use mannerly_botauth::{
     sign_request, AgentForm, KeyPair, Message, Outcome, SignConfig, VerifyConfig,
 };
-use mannerly_testweb::{Body, HostSpec, Reply, TestWeb, WebConfig};
+use mannerly_testweb::{Body, HostSpec, Reply, TestWeb};
 
 fn now() -> UnixMillis {
     UnixMillis::now()
 }
 
 async fn web() -> TestWeb {
-    TestWeb::start(WebConfig::default()).await.expect("web")
+    TestWeb::with_hosts([]).await.expect("web")
 }
 
 fn client(web: &TestWeb, allow_private: bool) -> DirectoryClient {

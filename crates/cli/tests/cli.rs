@@ -3,24 +3,10 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-const ROBOTS: &str = "User-agent: *\nDisallow: /private/\nAllow: /private/press/\n\nUser-agent: Googlebot\nDisallow: /search\n";
+mod common;
+use common::mannerly;
 
-fn mannerly(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mannerly"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mannerly");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin)
-        .expect("write stdin");
-    child.wait_with_output().expect("wait")
-}
+const ROBOTS: &str = "User-agent: *\nDisallow: /private/\nAllow: /private/press/\n\nUser-agent: Googlebot\nDisallow: /search\n";
 
 fn robots_file(body: &str) -> tempfile_lite::TempFile {
     tempfile_lite::TempFile::new(body.as_bytes())

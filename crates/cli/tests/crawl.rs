@@ -2,28 +2,25 @@
 //! audit (computed from the simulated web's own request log) finds no
 //! violation, and usage errors exit 2 with a message.
 
-use std::process::Command;
-
-fn mannerly(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_mannerly"))
-        .args(args)
-        .output()
-        .expect("run mannerly")
-}
+mod common;
+use common::mannerly;
 
 #[test]
 fn the_demo_crawl_is_polite_by_the_servers_own_log() {
     let out = std::env::temp_dir().join(format!("mannerly-demo-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let o = mannerly(&[
-        "demo",
-        "--hosts",
-        "25",
-        "--min-delay",
-        "0.2",
-        "--out",
-        out.to_str().expect("utf-8 path"),
-    ]);
+    let o = mannerly(
+        &[
+            "demo",
+            "--hosts",
+            "25",
+            "--min-delay",
+            "0.2",
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ],
+        b"",
+    );
     let stdout = String::from_utf8_lossy(&o.stdout);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
@@ -47,13 +44,16 @@ fn the_demo_crawl_is_polite_by_the_servers_own_log() {
     );
     // A second demo into the same directory would take up the finished
     // crawl and fetch nothing: it is refused, naming the directory.
-    let again = mannerly(&[
-        "demo",
-        "--hosts",
-        "3",
-        "--out",
-        out.to_str().expect("utf-8 path"),
-    ]);
+    let again = mannerly(
+        &[
+            "demo",
+            "--hosts",
+            "3",
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ],
+        b"",
+    );
     let err = String::from_utf8_lossy(&again.stderr);
     assert_eq!(again.status.code(), Some(2), "{err}");
     assert!(
@@ -61,7 +61,10 @@ fn the_demo_crawl_is_polite_by_the_servers_own_log() {
         "{err}"
     );
     // --status reads what the crawl wrote of itself.
-    let st = mannerly(&["crawl", "--status", out.to_str().expect("utf-8 path")]);
+    let st = mannerly(
+        &["crawl", "--status", out.to_str().expect("utf-8 path")],
+        b"",
+    );
     let text = String::from_utf8_lossy(&st.stdout);
     assert_eq!(st.status.code(), Some(0), "{text}");
     assert!(
@@ -86,38 +89,44 @@ fn the_demo_crawl_is_polite_by_the_servers_own_log() {
 
 #[test]
 fn crawl_usage_errors_say_what_is_missing() {
-    let o = mannerly(&["crawl", "https://example.com/"]);
+    let o = mannerly(&["crawl", "https://example.com/"], b"");
     assert_eq!(o.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("--out DIR"),
         "{o:?}"
     );
     let dir = std::env::temp_dir().join(format!("mannerly-no-crawl-{}", std::process::id()));
-    let o = mannerly(&["crawl", "--resume", dir.to_str().expect("utf-8")]);
+    let o = mannerly(&["crawl", "--resume", dir.to_str().expect("utf-8")], b"");
     assert_eq!(o.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("no crawl there"),
         "{o:?}"
     );
-    let o = mannerly(&[
-        "crawl",
-        "--out",
-        dir.to_str().expect("utf-8"),
-        "mailto:x@example.com",
-    ]);
+    let o = mannerly(
+        &[
+            "crawl",
+            "--out",
+            dir.to_str().expect("utf-8"),
+            "mailto:x@example.com",
+        ],
+        b"",
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("only http and https"),
         "{o:?}"
     );
-    let o = mannerly(&[
-        "crawl",
-        "--out",
-        dir.to_str().expect("utf-8"),
-        "--content-types",
-        "text/html,pdf",
-        "https://example.com/",
-    ]);
+    let o = mannerly(
+        &[
+            "crawl",
+            "--out",
+            dir.to_str().expect("utf-8"),
+            "--content-types",
+            "text/html,pdf",
+            "https://example.com/",
+        ],
+        b"",
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("'pdf' is not a media type"),
@@ -139,9 +148,12 @@ fn the_demo_audits_another_crawler_from_the_servers_log() {
     let rude = "import os, urllib.request as u\n\
         o = u.build_opener(u.ProxyHandler({'http': os.environ['MANNERLY_DEMO_PROXY']}))\n\
         o.open('http://site0.test/p7.html').read()\n";
-    let o = mannerly(&[
-        "demo", "--hosts", "3", "--json", "--out", out, "--", "python3", "-c", rude,
-    ]);
+    let o = mannerly(
+        &[
+            "demo", "--hosts", "3", "--json", "--out", out, "--", "python3", "-c", rude,
+        ],
+        b"",
+    );
     let text = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "violations exit 1: {text}");
     let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON document");
@@ -150,23 +162,26 @@ fn the_demo_audits_another_crawler_from_the_servers_log() {
     assert_eq!(v["external"]["exit"], 0, "{v}");
     // This crawler, run the same way, breaks no rule.
     let crawl_out = dir.join("crawl");
-    let o = mannerly(&[
-        "demo",
-        "--hosts",
-        "3",
-        "--min-delay",
-        "0.2",
-        "--json",
-        "--out",
-        out,
-        "--",
-        "sh",
-        "-c",
-        "exec \"$0\" crawl --proxy \"$MANNERLY_DEMO_PROXY\" --seeds \"$MANNERLY_DEMO_SEEDS\" \
+    let o = mannerly(
+        &[
+            "demo",
+            "--hosts",
+            "3",
+            "--min-delay",
+            "0.2",
+            "--json",
+            "--out",
+            out,
+            "--",
+            "sh",
+            "-c",
+            "exec \"$0\" crawl --proxy \"$MANNERLY_DEMO_PROXY\" --seeds \"$MANNERLY_DEMO_SEEDS\" \
          --min-delay \"$MANNERLY_DEMO_DELAY\" --give-up-after 1 --out \"$1\" >/dev/null",
-        bin,
-        crawl_out.to_str().expect("utf-8 path"),
-    ]);
+            bin,
+            crawl_out.to_str().expect("utf-8 path"),
+        ],
+        b"",
+    );
     let text = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{text}");
     let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON document");

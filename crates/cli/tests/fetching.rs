@@ -4,14 +4,14 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use mannerly_testweb::{HostSpec, Reply, TestWeb, WebConfig};
+use mannerly_testweb::{HostSpec, Reply, TestWeb};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
 
 async fn web(spec: HostSpec) -> TestWeb {
-    let mut config = WebConfig::default();
-    config.hosts.insert("127.0.0.1".into(), spec);
-    TestWeb::start(config).await.expect("testweb")
+    TestWeb::with_hosts([("127.0.0.1", spec)])
+        .await
+        .expect("testweb")
 }
 
 /// Runs the binary off the async runtime so the server keeps serving.

@@ -4,7 +4,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use mannerly_robots::MatchedRule;
 
@@ -64,7 +66,7 @@ pub struct MemoryStore(Mutex<HashMap<Origin, StoredState>>);
 impl MemoryStore {
     /// Origins stored.
     pub fn len(&self) -> usize {
-        lock(&self.0).len()
+        self.0.lock().len()
     }
     /// Whether nothing is stored.
     pub fn is_empty(&self) -> bool {
@@ -72,23 +74,19 @@ impl MemoryStore {
     }
     /// A copy of one origin's stored state, without going through a future.
     pub fn get(&self, origin: &Origin) -> Option<StoredState> {
-        lock(&self.0).get(origin).cloned()
+        self.0.lock().get(origin).cloned()
     }
 }
 
 impl Store for MemoryStore {
     fn load<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<StoredState>> {
-        let found = lock(&self.0).get(origin).cloned();
+        let found = self.0.lock().get(origin).cloned();
         Box::pin(async move { Ok(found) })
     }
     fn save<'a>(&'a self, state: &'a StoredState) -> StoreFuture<'a, ()> {
-        lock(&self.0).insert(state.origin.clone(), state.clone());
+        self.0.lock().insert(state.origin.clone(), state.clone());
         Box::pin(async { Ok(()) })
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Limits of the cache.
@@ -190,7 +188,7 @@ impl<F: Fetcher> RobotsCache<F> {
 
     /// Origins in memory.
     pub fn len(&self) -> usize {
-        lock(&self.lru).map.len()
+        self.lru.lock().map.len()
     }
 
     /// Whether no origin is held.
@@ -200,11 +198,11 @@ impl<F: Fetcher> RobotsCache<F> {
 
     /// Approximate bytes held.
     pub fn bytes(&self) -> usize {
-        lock(&self.lru).bytes
+        self.lru.lock().bytes
     }
 
     fn slot(&self, origin: &Origin) -> Arc<Slot> {
-        let mut lru = lock(&self.lru);
+        let mut lru = self.lru.lock();
         if let Some(s) = lru.touch(origin) {
             return s;
         }
@@ -236,7 +234,7 @@ impl<F: Fetcher> RobotsCache<F> {
 
     fn account(&self, origin: &Origin, state: &OriginState) {
         let bytes = 512 + state.good.as_ref().map_or(0, |g| g.body.len() * 3);
-        let mut lru = lock(&self.lru);
+        let mut lru = self.lru.lock();
         let mut delta: isize = 0;
         if let Some(entry) = lru.map.get_mut(origin) {
             delta = bytes as isize - entry.2 as isize;
@@ -254,12 +252,12 @@ impl<F: Fetcher> RobotsCache<F> {
 
     /// The most recent store failure, as text.
     pub fn last_store_error(&self) -> Option<String> {
-        lock(&self.last_store_error).clone()
+        self.last_store_error.lock().clone()
     }
 
     fn store_failed(&self, e: StoreError) {
         self.store_errors.fetch_add(1, Ordering::Relaxed);
-        *lock(&self.last_store_error) = Some(e.to_string());
+        *self.last_store_error.lock() = Some(e.to_string());
     }
 
     /// The slot's state, loaded from the store on first use.

@@ -382,7 +382,8 @@ impl<C: redis::aio::ConnectionLike + Send> redis::aio::ConnectionLike for Retryi
     }
 }
 
-fn store_err(url: &str, e: redis::RedisError) -> FrontierError {
+/// A store error, named after the server.
+pub(crate) fn store_err(url: &str, e: redis::RedisError) -> FrontierError {
     FrontierError::Store {
         store: url.to_owned(),
         source: Box::new(e),

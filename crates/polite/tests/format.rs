@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use mannerly_polite::controller::{Config, Outcome, Politeness, UnixMillis};
+use mannerly_polite::controller::{Config, Outcome, Politeness};
 use mannerly_polite::frontier::block_on;
 use mannerly_polite::frontier::Frontier as _;
 use mannerly_polite::frontier::{
@@ -14,7 +14,7 @@ use mannerly_polite::frontier::{
 };
 
 /// When the fixture's crawl started (2026-11-20T10:00Z).
-const T0: UnixMillis = UnixMillis(1_795_168_800_000);
+use mannerly_testsupport::T0;
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");

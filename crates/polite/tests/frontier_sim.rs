@@ -15,7 +15,7 @@ use mannerly_polite::frontier::{
 use mannerly_polite::testing::block_on;
 
 /// When the simulation starts (2026-11-20T10:00Z).
-const T0: UnixMillis = UnixMillis::from_secs(1_795_168_800);
+use mannerly_testsupport::T0;
 
 mod common;
 use common::Rng;

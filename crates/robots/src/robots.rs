@@ -288,6 +288,13 @@ pub struct MatchedRule {
     pub priority: usize,
 }
 
+impl std::fmt::Display for MatchedRule {
+    /// The rule as written: `Disallow: /x`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.kind.directive(), self.pattern)
+    }
+}
+
 /// The answer to "may this agent fetch this URL?", with the reason.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Verdict {

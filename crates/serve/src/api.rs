@@ -54,10 +54,7 @@ impl Answer {
         Answer {
             allowed: v.allowed,
             line: v.rule.as_ref().map(|r| r.line),
-            rule: v
-                .rule
-                .as_ref()
-                .map(|r| format!("{}: {}", r.kind.directive(), r.pattern)),
+            rule: v.rule.as_ref().map(ToString::to_string),
         }
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use mannerly_fetch::{FetchConfig, HttpFetcher};
 use mannerly_robots::{Mode, ParseOptions, Robots};
 use mannerly_serve::{router, router_with, ServeConfig, OPENAPI_JSON};
-use mannerly_testweb::{HostSpec, Reply, TestWeb, WebConfig};
+use mannerly_testweb::{HostSpec, Reply, TestWeb};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -98,11 +98,7 @@ async fn server_over(web: &TestWeb, config: ServeConfig) -> Server {
 }
 
 async fn web(hosts: Vec<(&str, HostSpec)>) -> TestWeb {
-    let mut config = WebConfig::default();
-    for (name, spec) in hosts {
-        config.hosts.insert(name.to_owned(), spec);
-    }
-    TestWeb::start(config).await.expect("testweb")
+    TestWeb::with_hosts(hosts).await.expect("testweb")
 }
 
 #[tokio::test]

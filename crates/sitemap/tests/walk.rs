@@ -33,11 +33,7 @@ fn urlset(locs: &[String]) -> String {
 }
 
 async fn web(hosts: Vec<(&str, HostSpec)>) -> TestWeb {
-    let mut c = WebConfig::default();
-    for (h, s) in hosts {
-        c.hosts.insert(h.into(), s);
-    }
-    TestWeb::start(c).await.expect("web")
+    TestWeb::with_hosts(hosts).await.expect("web")
 }
 
 fn reasons(r: &mannerly_sitemap::walk::WalkReport) -> Vec<String> {

@@ -34,7 +34,9 @@ use std::io::{self, Write};
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -424,6 +426,18 @@ impl Drop for TestWeb {
 }
 
 impl TestWeb {
+    /// Starts a web of the given scripted hosts (and the default
+    /// settings otherwise): the builder most tests need.
+    pub async fn with_hosts<'a>(
+        hosts: impl IntoIterator<Item = (&'a str, HostSpec)>,
+    ) -> Result<TestWeb, TestWebError> {
+        let mut config = WebConfig::default();
+        for (name, spec) in hosts {
+            config.hosts.insert(name.to_owned(), spec);
+        }
+        TestWeb::start(config).await
+    }
+
     /// Binds the ports on 127.0.0.1 and starts serving.
     pub async fn start(config: WebConfig) -> Result<TestWeb, TestWebError> {
         let mut listeners = Vec::new();
@@ -519,18 +533,20 @@ impl TestWeb {
 
     /// Replaces (or adds) a host's script while running; its counters reset.
     pub fn set_host(&self, name: &str, spec: HostSpec) {
-        lock(&self.state.config).hosts.insert(name.to_owned(), spec);
-        lock(&self.state.counters).retain(|(h, _, _), _| h != name);
+        self.state.config.lock().hosts.insert(name.to_owned(), spec);
+        self.state.counters.lock().retain(|(h, _, _), _| h != name);
     }
 
     /// Every request so far, in arrival order.
     pub fn requests(&self) -> Vec<RequestRecord> {
-        lock(&self.state.records).clone()
+        self.state.records.lock().clone()
     }
 
     /// Requests for one host and path.
     pub fn count(&self, host: &str, path: &str) -> usize {
-        lock(&self.state.records)
+        self.state
+            .records
+            .lock()
             .iter()
             .filter(|r| r.host == host && r.path == path)
             .count()
@@ -538,7 +554,9 @@ impl TestWeb {
 
     /// Most requests to `host` that were ever in flight at once.
     pub fn max_in_flight(&self, host: &str) -> usize {
-        lock(&self.state.max_in_flight)
+        self.state
+            .max_in_flight
+            .lock()
             .get(host)
             .copied()
             .unwrap_or(0)
@@ -546,8 +564,8 @@ impl TestWeb {
 
     /// Forgets the requests recorded so far.
     pub fn clear_records(&self) {
-        lock(&self.state.records).clear();
-        lock(&self.state.max_in_flight).clear();
+        self.state.records.lock().clear();
+        self.state.max_in_flight.lock().clear();
     }
 
     /// A DNS resolver for reqwest that sends every name to 127.0.0.1, except
@@ -559,10 +577,6 @@ impl TestWeb {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 /// See [`TestWeb::resolver`].
 pub struct Resolver {
     state: Arc<State>,
@@ -571,7 +585,7 @@ pub struct Resolver {
 impl reqwest::dns::Resolve for Resolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
         let host = name.as_str().to_ascii_lowercase();
-        let fail = lock(&self.state.config).dns_failures.contains(&host);
+        let fail = self.state.config.lock().dns_failures.contains(&host);
         Box::pin(async move {
             if fail {
                 let e: Box<dyn std::error::Error + Send + Sync> = Box::new(io::Error::new(
@@ -633,7 +647,7 @@ impl Drop for Guard {
     fn drop(&mut self) {
         self.counter.fetch_sub(1, Ordering::SeqCst);
         let now = self.state.start.elapsed();
-        if let Some(r) = lock(&self.state.records).get_mut(self.record) {
+        if let Some(r) = self.state.records.lock().get_mut(self.record) {
             r.finished = Some(now);
         }
     }
@@ -677,19 +691,19 @@ static BOMBS: std::sync::LazyLock<Mutex<HashMap<u64, Bytes>>> =
 /// How many distinct gzip bombs this process has compressed (each size is
 /// compressed once, then shared).
 pub fn gzip_bombs_made() -> usize {
-    lock(&BOMBS).len()
+    BOMBS.lock().len()
 }
 
 /// A gzip bomb of `decoded` bytes, compressed once per size (on a blocking
 /// thread) and shared by every request for it after that.
 async fn cached_gzip_bomb(decoded: u64) -> Bytes {
-    if let Some(b) = lock(&BOMBS).get(&decoded) {
+    if let Some(b) = BOMBS.lock().get(&decoded) {
         return b.clone();
     }
     let z = tokio::task::spawn_blocking(move || Bytes::from(gzip_bomb(decoded)))
         .await
         .unwrap_or_default();
-    lock(&BOMBS).entry(decoded).or_insert(z).clone()
+    BOMBS.lock().entry(decoded).or_insert(z).clone()
 }
 
 fn gzip_bomb(decoded: u64) -> Vec<u8> {
@@ -747,7 +761,7 @@ fn generated_page(
 /// The reply for a request, from the host's script, the generated hosts,
 /// or a 404.
 fn pick_reply(state: &State, host: &str, port: u16, path: &str) -> Reply {
-    let config = lock(&state.config);
+    let config = state.config.lock();
     let spec = config
         .hosts
         .get(&format!("{host}:{port}"))
@@ -779,7 +793,7 @@ fn pick_reply(state: &State, host: &str, port: u16, path: &str) -> Reply {
         })
         .filter(|(_, r)| !r.is_empty());
     let mut reply = if let Some((key, replies)) = route {
-        let mut counters = lock(&state.counters);
+        let mut counters = state.counters.lock();
         let n = counters
             .entry((host.to_owned(), port, key.clone()))
             .or_insert(0);
@@ -820,20 +834,22 @@ fn host_of(req: &Request<Incoming>) -> String {
 /// A request comes in: counted in flight for its host (the most at once
 /// kept), and recorded. The guard counts it out when its answer is done.
 fn begin(state: &Arc<State>, host: &str, port: u16, req: &Request<Incoming>, path: &str) -> Guard {
-    let counter = lock(&state.in_flight)
+    let counter = state
+        .in_flight
+        .lock()
         .entry(host.to_owned())
         .or_default()
         .clone();
     let in_flight = counter.fetch_add(1, Ordering::SeqCst) + 1;
     {
-        let mut max = lock(&state.max_in_flight);
+        let mut max = state.max_in_flight.lock();
         let m = max.entry(host.to_owned()).or_insert(0);
         *m = (*m).max(in_flight);
     }
-    let record = if !lock(&state.config).record {
+    let record = if !state.config.lock().record {
         usize::MAX
     } else {
-        let mut records = lock(&state.records);
+        let mut records = state.records.lock();
         records.push(RequestRecord {
             host: host.to_owned(),
             port,
@@ -872,7 +888,7 @@ async fn handle(
         .to_owned();
     let guard = begin(&state, &host, port, &req, &path);
     let reply = pick_reply(&state, &host, port, &path);
-    if lock(&state.config).log {
+    if state.config.lock().log {
         let how = if reply.reset {
             " (reset)"
         } else if reply.hang {

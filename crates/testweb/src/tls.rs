@@ -6,7 +6,9 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair, KeyUsagePurpose};
 use tokio_rustls::rustls::crypto::ring::sign::any_supported_type;
@@ -49,7 +51,7 @@ impl Minter {
     }
 
     fn mint(&self, name: &str) -> Option<Arc<CertifiedKey>> {
-        let mut minted = self.minted.lock().unwrap_or_else(|p| p.into_inner());
+        let mut minted = self.minted.lock();
         if let Some(k) = minted.get(name) {
             return Some(k.clone());
         }

@@ -1,12 +1,34 @@
-//! Helpers for the crawl process tests: the `mannerly crawl` command
-//! line, page counts from testweb's log, and the output checks.
+//! Helpers for the binary's tests: running `mannerly`, the `mannerly
+//! crawl` command line, page counts from testweb's log, and the output
+//! checks. Not every test binary uses every helper.
+
+#![allow(dead_code)]
 
 use std::collections::HashMap;
 use std::io::Read;
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 use mannerly_testweb::TestWeb;
+
+/// Runs the `mannerly` binary with `args`, `stdin` written to it.
+pub fn mannerly(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mannerly"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mannerly");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write stdin");
+    child.wait_with_output().expect("wait")
+}
 
 pub fn crawl_cmd(port: u16, seeds: &Path, out: &Path, resume: bool) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_mannerly"));

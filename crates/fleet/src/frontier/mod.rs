@@ -28,7 +28,7 @@ use redis::Value;
 
 #[cfg(doc)]
 use crate::client::RobotsStore;
-use crate::client::{across, run_on, FleetConnection, Outbox};
+use crate::client::{across, run_on, store_err, FleetConnection, Outbox};
 use crate::layout::Layout;
 use crate::lua::Scripts;
 use crate::seen::{Held, SeenCache};
@@ -268,13 +268,6 @@ pub struct FleetFrontier<C> {
     /// Per partition, when its first lease lapses as the last probe of it
     /// read (0: none).
     lapse_at: Vec<u64>,
-}
-
-fn store_err(url: &str, e: redis::RedisError) -> FrontierError {
-    FrontierError::Store {
-        store: url.to_owned(),
-        source: Box::new(e),
-    }
 }
 
 impl<C: FleetConnection> FleetFrontier<C> {

@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use mannerly_fleet::client::FleetConnection;
 use mannerly_fleet::{FleetConfig, FleetFrontier, Layout, TimeSource};
-use mannerly_polite::controller::{Outcome, UnixMillis};
+use mannerly_polite::controller::Outcome;
 use mannerly_polite::frontier::{Frontier, FrontierConfig, FrontierError, Next};
 use mannerly_polite::testing::contract_politeness;
 
-pub const T0: UnixMillis = UnixMillis::from_secs(1_795_168_800);
+pub use mannerly_testsupport::T0;
 
 pub fn ok() -> Outcome {
     Outcome::Status {
