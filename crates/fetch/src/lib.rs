@@ -1,6 +1,6 @@
 //! Fetching robots.txt correctly over time.
 //!
-//! Three layers, each usable alone:
+//! Four parts, each usable alone:
 //!
 //! - [`policy`]: the sans-IO state machine. Given the outcome of a fetch and
 //!   the time, it decides the origin's robots state (rules, allow-all or
@@ -13,6 +13,14 @@
 //!   bounded in entries and bytes, single-flight (a thousand concurrent
 //!   lookups for one origin cause one fetch), refreshes conditionally
 //!   (ETag / Last-Modified, 304), and persists through a [`Store`].
+//! - [`guard`]: refusing addresses a server must not be made to contact
+//!   for a stranger (SSRF): `mannerly serve`'s robots.txt fetches and the
+//!   Web Bot Auth verifier's key-directory fetches resolve names through
+//!   it.
+//!
+//! `policy` does no I/O and reads no clock; `http` and `guard` touch the
+//! network (`http` also times its deadlines with tokio's timer); `cache`
+//! awaits its fetcher and its `Store`.
 //!
 //! Time always comes from a [`Clock`]; tests use [`FakeClock`] and drive
 //! 12 hours and 30 days in microseconds.
