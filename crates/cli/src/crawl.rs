@@ -76,6 +76,12 @@ pub struct Args {
     /// End when every URL left waits longer than this (seconds).
     #[arg(long, value_name = "SECS", default_value_t = 600)]
     give_up_after: u64,
+    /// Longest a request may take, response body included (seconds). A
+    /// crawl resumed after a kill holds a host whose request was cut off
+    /// this long from that request's start, since the server may still be
+    /// answering it.
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    timeout: u64,
     /// Rotate WARC files after this many bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
     warc_max_size: u64,
@@ -115,6 +121,8 @@ pub struct Args {
     join: bool,
     /// With --frontier: seconds a release stays a worker's before another
     /// may take the URL over (default: twice the fetch timeout plus 60 s).
+    /// A request's total timeout is at most half the lease, so no request
+    /// is still running when its lease lapses.
     #[arg(long, value_name = "SECS", requires = "frontier")]
     lease: Option<u64>,
     /// With --frontier: URLs a worker takes from a host's queue at once.
@@ -342,6 +350,9 @@ pub fn run(args: Args) -> Result<u8> {
     config.content_types = args.content_types.clone();
     config.retries = args.retries;
     config.give_up_after = Duration::from_secs(args.give_up_after);
+    config.timeout = Duration::from_secs(args.timeout);
+    config.first_byte_timeout = config.first_byte_timeout.min(config.timeout);
+    config.connect_timeout = config.connect_timeout.min(config.timeout);
     config.warc_max_size = args.warc_max_size;
     config.proxy = args.proxy.clone();
     config.sitemaps = !args.no_sitemaps;
@@ -359,15 +370,20 @@ pub fn run(args: Args) -> Result<u8> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let (summary, stopped) = match &args.frontier {
         Some(url) => {
+            let lease = Duration::from_secs(
+                args.lease
+                    .unwrap_or(2 * config.timeout.as_secs() + 60)
+                    .max(1),
+            );
+            // A request is over before its lease can lapse: it goes out
+            // within half the lease (`send_by`) and lasts at most the rest.
+            config.timeout = config.timeout.min(lease / 2);
+            config.first_byte_timeout = config.first_byte_timeout.min(config.timeout);
             let fleet = Fleet {
                 url: url.clone(),
                 crawl: args.crawl_name.clone(),
                 partitions: args.partitions,
-                lease: Duration::from_secs(
-                    args.lease
-                        .unwrap_or(2 * config.timeout.as_secs() + 60)
-                        .max(1),
-                ),
+                lease,
                 join: args.join,
                 claim: args.claim as usize,
             };

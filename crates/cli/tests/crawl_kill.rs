@@ -3,16 +3,18 @@
 //! same set as an uninterrupted crawl's, a URL is fetched twice only when
 //! a kill landed while it was in flight, robots.txt is not fetched again
 //! after a restart (its state is on disk), every WARC file reads back,
-//! and every log line is one JSON document. The crawler runs as its own
-//! process through `--proxy` (the simulated web), so hosts keep plain
-//! names.
+//! and every log line is one JSON document. A slow host (2.5 s per answer)
+//! is often killed mid-request: the resumed crawl sends it nothing while
+//! that request may still be running at the server, so no host ever has two
+//! requests in flight. The crawler runs as its own process through
+//! `--proxy` (the simulated web), so hosts keep plain names.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use mannerly_testweb::{Generated, TestWeb, WebConfig};
+use mannerly_testweb::{Generated, HostSpec, TestWeb, WebConfig};
 
 const HOSTS: u32 = 200;
 const KILLS: usize = 20;
@@ -22,7 +24,16 @@ use common::{check_outputs, crawl_cmd, pages};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_and_resume_lose_nothing_and_repeat_only_what_was_in_flight() {
+    let mut hosts = HashMap::new();
+    hosts.insert(
+        "slow.test".to_owned(),
+        HostSpec {
+            latency_ms: 2_500,
+            ..HostSpec::default().robots("User-agent: *\n").pages(3, 2)
+        },
+    );
     let web = TestWeb::start(WebConfig {
+        hosts,
         generated: Generated {
             prefix: "h".into(),
             suffix: ".test".into(),
@@ -40,7 +51,8 @@ async fn kill_9_and_resume_lose_nothing_and_repeat_only_what_was_in_flight() {
     let port = web.port();
     let dir = tempfile::tempdir().expect("tempdir");
     let seeds = dir.path().join("seeds.txt");
-    let list: String = (0..HOSTS).map(|i| format!("http://h{i}.test/\n")).collect();
+    let mut list: String = (0..HOSTS).map(|i| format!("http://h{i}.test/\n")).collect();
+    list.push_str("http://slow.test/\n");
     std::fs::write(&seeds, list).expect("seeds");
 
     // The reference: one crawl, never interrupted.
@@ -156,6 +168,22 @@ async fn kill_9_and_resume_lose_nothing_and_repeat_only_what_was_in_flight() {
     assert!(
         robots <= HOSTS as usize + kills.len() * 32,
         "robots.txt fetched {robots} times for {HOSTS} hosts"
+    );
+    // The server's own count: never two requests in flight to one host,
+    // kills and resumes included.
+    let mut hosts: Vec<String> = records.iter().map(|r| r.host.clone()).collect();
+    hosts.sort();
+    hosts.dedup();
+    for host in &hosts {
+        assert!(
+            web.max_in_flight(host) <= 1,
+            "{host} had {} requests in flight at once",
+            web.max_in_flight(host)
+        );
+    }
+    assert!(
+        records.iter().any(|r| r.host == "slow.test"),
+        "the slow host was crawled"
     );
     check_outputs(&out);
     eprintln!(

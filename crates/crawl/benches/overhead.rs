@@ -299,8 +299,23 @@ fn main() {
     let port = web.port();
     let dir = tempfile::tempdir().expect("tempdir");
     let exe = std::env::current_exe().expect("exe");
+    // MANNERLY_BENCH_CALLGRIND=1: the engine child runs under valgrind's
+    // callgrind, which counts its instructions (a figure this machine's
+    // noise does not move; the run is some 50x slower).
+    let callgrind = std::env::var_os("MANNERLY_BENCH_CALLGRIND").is_some_and(|v| v == "1");
+    let instructions = std::cell::Cell::new(None::<f64>);
     let run = |what: &str| -> Vec<f64> {
-        let out = Command::new(&exe)
+        let mut cmd = if callgrind && what == "engine" {
+            let mut c = Command::new("valgrind");
+            let dump = dir.path().join("engine.callgrind");
+            c.arg("--tool=callgrind")
+                .arg(format!("--callgrind-out-file={}", dump.display()))
+                .arg(&exe);
+            c
+        } else {
+            Command::new(&exe)
+        };
+        let out = cmd
             .args(["--child", what, &port.to_string(), &hosts.to_string()])
             .arg(dir.path())
             .output()
@@ -312,6 +327,15 @@ fn main() {
         );
         if what == "floor" {
             print!("{}", String::from_utf8_lossy(&out.stderr));
+        }
+        if callgrind && what == "engine" {
+            // valgrind's summary: "==PID== Collected : N".
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let n = stderr
+                .lines()
+                .filter_map(|l| l.split("Collected :").nth(1))
+                .find_map(|n| n.trim().parse::<f64>().ok());
+            instructions.set(n);
         }
         String::from_utf8_lossy(&out.stdout)
             .split_whitespace()
@@ -355,4 +379,10 @@ fn main() {
         (bare_us + floor_us) / bare_us,
         e[2] / e[0] * 1e6
     );
+    if let Some(n) = instructions.get() {
+        println!(
+            "engine under callgrind: {n:.0} instructions, {:.0} per request",
+            n / e[0]
+        );
+    }
 }

@@ -211,6 +211,9 @@ impl<F: CrawlFrontier> Crawl<F> {
         let politeness = Politeness::new(PoliteConfig {
             min_delay: config.min_delay.as_millis() as u64,
             profile: config.profile,
+            // A request cut off by a kill may run at the server until a
+            // live crawler's request would have timed out.
+            in_flight_bound: u64::try_from(config.timeout.as_millis()).unwrap_or(u64::MAX),
             ..PoliteConfig::default()
         });
         let (frontier, robots_store) = backend.open(out, politeness).await?;
@@ -374,6 +377,10 @@ impl<F: CrawlFrontier> Crawl<F> {
             }
             let now = UnixMillis::now();
             let batch = Frontier::next_batch(&mut self.frontier, room.max(1), now).await?;
+            // The releases survive a kill before any of their requests goes
+            // out: a resumed crawl then knows them in flight, and holds
+            // their hosts while they may still be running.
+            self.frontier.commit()?;
             self.record.take_skipped(&mut self.frontier).await?;
             let released_any = !batch.released.is_empty();
             for r in batch.released {

@@ -76,6 +76,13 @@ pub struct Config {
     pub pause_after: u32,
     /// How long a pause lasts (10 min).
     pub pause_for: Millis,
+    /// How long a request may still be running at the server after its
+    /// start when the process that sent it died (30 s: the crawler sets
+    /// its total request timeout). A host whose saved state says a request
+    /// was in flight gets none after a restart before that request's start
+    /// plus this bound, and its delay counts from then (see
+    /// [`Politeness::restore`]).
+    pub in_flight_bound: Millis,
 }
 
 impl Default for Config {
@@ -94,6 +101,7 @@ impl Default for Config {
             latency_factor: 0.0,
             pause_after: 10,
             pause_for: 600_000,
+            in_flight_bound: 30_000,
         }
     }
 }
@@ -250,8 +258,20 @@ impl Politeness {
     }
 
     /// Restores a key's persisted state (delays never reset to zero).
+    ///
+    /// A request the state shows in flight was cut off by the process's
+    /// death, but the server cannot know until it writes its answer: the
+    /// host gets no request before that one's start plus
+    /// [`Config::in_flight_bound`] (when a request of a live process would
+    /// have timed out), and its delay counts from then.
     pub fn restore(&mut self, key: &str, state: HostState) {
         let mut s = state;
+        if let (true, Some(start)) = (s.in_flight > 0, s.last_start) {
+            let free = start
+                .add_millis(self.config.in_flight_bound)
+                .add_millis(s.delay);
+            s.next_allowed = s.next_allowed.max(free);
+        }
         s.in_flight = 0;
         self.hosts.insert(key.to_owned(), s);
     }

@@ -620,7 +620,11 @@ async fn accept_loop(
         let tls = tls.clone();
         tokio::spawn(async move {
             let svc = service_fn(move |req| handle(state.clone(), port, req));
-            let http = hyper::server::conn::http1::Builder::new();
+            // A client that goes away (killed) does not cancel its request:
+            // as a real server, testweb learns only when it writes the
+            // answer, so a request stays in flight until then.
+            let mut http = hyper::server::conn::http1::Builder::new();
+            http.half_close(true);
             match tls {
                 Some(acceptor) => {
                     if let Ok(stream) = acceptor.accept(stream).await {

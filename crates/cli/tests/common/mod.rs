@@ -47,6 +47,10 @@ pub fn crawl_cmd(port: u16, seeds: &Path, out: &Path, resume: bool) -> Command {
         "32",
         "--give-up-after",
         "5",
+        // A killed crawl's request may run this long at the server: a
+        // resumed crawl holds its host that long.
+        "--timeout",
+        "3",
     ])
     .stdout(Stdio::null())
     .stderr(Stdio::null());

@@ -1049,6 +1049,61 @@ mod tests {
     }
 
     #[test]
+    fn a_request_in_flight_at_a_crash_holds_its_host_until_it_cannot_be_running() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = Config {
+            min_delay: 1_000,
+            in_flight_bound: 30_000,
+            ..Config::default()
+        };
+        let on_disk = FrontierConfig {
+            robots_gate: false,
+            ..FrontierConfig::on_disk()
+        };
+        let t = T0.add_millis(100_000);
+        let open = || {
+            LocalFrontier::open(dir.path(), Politeness::new(config.clone()), on_disk.clone())
+                .expect("open")
+        };
+        let mut f = open();
+        for url in ["https://slow.test/a", "https://idle.test/a"] {
+            block_on(f.enqueue(url, 1, t)).expect("enqueue");
+        }
+        // slow.test's page goes out at t; idle.test's is left queued.
+        let Next::Fetch(r) = block_on(f.next(t)).expect("next") else {
+            panic!("a release")
+        };
+        let (slow, idle) = if r.url.contains("slow") {
+            (r.url.clone(), "https://idle.test/a")
+        } else {
+            (r.url.clone(), "https://slow.test/a")
+        };
+        f.commit().expect("commit");
+        // The process ends 2 s later, the request still out (what a kill
+        // leaves on disk: the flight and the host's state), and restarts.
+        drop(f);
+        let mut g = open();
+        let later = t.add_millis(2_000);
+        // The other host goes at once; the one with a request in flight
+        // waits for that request's start plus the bound, then its delay.
+        let Next::Fetch(first) = block_on(g.next(later)).expect("next") else {
+            panic!("the other host is not held up")
+        };
+        assert_eq!(first.url, idle);
+        block_on(g.complete(&first, &ok(), later)).expect("complete");
+        assert_eq!(
+            block_on(g.next(later)).expect("next"),
+            Next::Wait {
+                until: t.add_millis(30_000 + 1_000)
+            }
+        );
+        let Next::Fetch(again) = block_on(g.next(t.add_millis(31_000))).expect("next") else {
+            panic!("released after the bound")
+        };
+        assert_eq!(again.url, slow, "the page in flight is fetched again");
+    }
+
+    #[test]
     fn a_request_made_elsewhere_takes_the_host_slot_and_delay() {
         let mut f = LocalFrontier::in_memory(
             Politeness::new(Config {
