@@ -23,6 +23,9 @@ class Verdict:
     rule: Optional[str]
     groups: List[int]
     agent_match: str
+    requested: Optional[str]
+    """The URL as a crawler requests it (percent-encoded as a browser
+    does), when it differs from the URL given: what was judged."""
     def __bool__(self) -> bool: ...
 
 class AgentRules:
@@ -54,6 +57,9 @@ class Robots:
     def lint(self) -> List[Finding]: ...
 
 def lint(body: bytes, rfc: bool = False) -> List[Finding]: ...
+def as_requested(url: str) -> str:
+    """The URL as a crawler requests it (percent-encoded as a browser
+    does): the form every method judges."""
 
 class SitemapEntry(TypedDict, total=False):
     kind: str

@@ -13,8 +13,8 @@ mod pace;
 use std::sync::Arc;
 
 use mannerly_robots::{
-    lint_with, AgentMatch, Diagnostic, Mode, ParseOptions, Preference, Robots as Parsed,
-    Verdict as RustVerdict,
+    as_requested, lint_with, AgentMatch, Diagnostic, Mode, ParseOptions, Preference,
+    Robots as Parsed, Verdict as RustVerdict,
 };
 use mannerly_sitemap::{Entry, LocationRule, Options, SitemapParser};
 use pyo3::exceptions::PyValueError;
@@ -61,6 +61,9 @@ struct Verdict {
     groups: Vec<u32>,
     /// 'specific', 'global' or 'none': how the agent selected groups.
     agent_match: &'static str,
+    /// The URL as a crawler requests it (percent-encoded, as a browser
+    /// does), when that differs from the URL given: what was judged.
+    requested: Option<String>,
 }
 
 #[pymethods]
@@ -82,8 +85,9 @@ impl Verdict {
 }
 
 impl Verdict {
-    fn of(v: RustVerdict) -> Verdict {
+    fn of(v: RustVerdict, asked: &str, judged: &str) -> Verdict {
         Verdict {
+            requested: (asked != judged).then(|| judged.to_owned()),
             allowed: v.allowed,
             line: v.rule.as_ref().map(|r| r.line),
             rule: v.rule.as_ref().map(ToString::to_string),
@@ -138,14 +142,19 @@ impl Robots {
     /// `url` (a full URL or a path).
     fn is_allowed(&self, agent: &str, url: &str) -> PyResult<bool> {
         check_agent(agent)?;
-        Ok(self.parsed.is_allowed(agent, url))
+        Ok(self.parsed.is_allowed(agent, &as_requested(url)))
     }
 
     /// The verdict with its reason: the deciding line and rule, and the
     /// groups that applied.
     fn explain(&self, agent: &str, url: &str) -> PyResult<Verdict> {
         check_agent(agent)?;
-        Ok(Verdict::of(self.parsed.explain(agent, url)))
+        let judged = as_requested(url);
+        Ok(Verdict::of(
+            self.parsed.explain(agent, &judged),
+            url,
+            &judged,
+        ))
     }
 
     /// The file as one crawler reads it, for checking many URLs.
@@ -198,6 +207,7 @@ impl Robots {
         header: Option<Vec<String>>,
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
         check_agent(agent)?;
+        let url = &*as_requested(url);
         let usage = match header {
             Some(lines) => self.parsed.content_usage_with_header(
                 agent,
@@ -265,19 +275,37 @@ impl AgentRules {
 
     /// Whether this agent may fetch `url`.
     fn is_allowed(&self, url: &str) -> bool {
-        self.parsed.for_agent(&self.agent).is_allowed(url)
+        self.parsed
+            .for_agent(&self.agent)
+            .is_allowed(&as_requested(url))
     }
 
     /// Verdicts for many URLs at once (the rules are indexed once).
     fn allowed_many(&self, urls: Vec<String>) -> Vec<bool> {
         let view = self.parsed.for_agent(&self.agent);
-        urls.iter().map(|u| view.is_allowed(u)).collect()
+        urls.iter()
+            .map(|u| view.is_allowed(&as_requested(u)))
+            .collect()
     }
 
     /// The verdict with its reason.
     fn explain(&self, url: &str) -> Verdict {
-        Verdict::of(self.parsed.for_agent(&self.agent).explain(url))
+        let judged = as_requested(url);
+        Verdict::of(
+            self.parsed.for_agent(&self.agent).explain(&judged),
+            url,
+            &judged,
+        )
     }
+}
+
+/// The URL as a crawler requests it: in its path and query, what a browser
+/// percent-encodes (non-ASCII characters as UTF-8, controls, space, `"`,
+/// `<`, `>`, `` ` ``, `{`, `}`, and `'` in the query) becomes `%XX`; nothing
+/// else changes. Every method that judges a URL judges this form.
+#[pyfunction(name = "as_requested")]
+fn as_requested_py(url: &str) -> String {
+    as_requested(url).into_owned()
 }
 
 /// Lints a robots.txt body: every finding with its line, column,
@@ -523,6 +551,7 @@ fn _mannerly(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<AgentRules>()?;
     m.add_class::<Verdict>()?;
     m.add_function(wrap_pyfunction!(lint, m)?)?;
+    m.add_function(wrap_pyfunction!(as_requested_py, m)?)?;
     pace::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -5,7 +5,8 @@ test_scrapy_crawl.py and tools/scrapy-bench/run.sh.
 MANNERLY_DEMO_SEEDS, MANNERLY_DEMO_DELAY and MANNERLY_DEMO_CONCURRENCY set,
 and audits the crawl from the simulated web's own request log. MODE:
 
-- `mannerly`: mannerly's parser and both middlewares;
+- `mannerly`: mannerly's parser, its robots.txt, politeness and nofollow
+  middlewares, and its link extractor;
 - `polite`: Scrapy set up as a careful user would (one request per domain,
   the same delay without randomisation, the same global concurrency);
 - `defaults`: Scrapy's defaults apart from ROBOTSTXT_OBEY, which its project
@@ -25,6 +26,13 @@ seeds = [line.strip() for line in open(os.environ["MANNERLY_DEMO_SEEDS"]) if lin
 os.environ["http_proxy"] = os.environ["https_proxy"] = os.environ["MANNERLY_DEMO_PROXY"]
 
 
+mode = sys.argv[1] if len(sys.argv) > 1 else "mannerly"
+if mode == "mannerly":
+    # Links as mannerly's crawler follows them: none from a nofollow page,
+    # no rel=nofollow link.
+    from mannerly.scrapy import LinkExtractor
+
+
 class DemoSpider(CrawlSpider):
     name = "demo"
     start_urls = seeds
@@ -32,7 +40,6 @@ class DemoSpider(CrawlSpider):
     rules = (Rule(LinkExtractor(), follow=True),)
 
 
-mode = sys.argv[1] if len(sys.argv) > 1 else "mannerly"
 settings = {
     "ROBOTSTXT_OBEY": True,
     "LOG_LEVEL": os.environ.get("SCRAPY_LOG_LEVEL", "WARNING"),
@@ -48,6 +55,7 @@ if mode == "mannerly":
                 "mannerly.scrapy.RobotsTxtMiddleware": 100,
                 "mannerly.scrapy.PolitenessMiddleware": 950,
             },
+            "SPIDER_MIDDLEWARES": {"mannerly.scrapy.NofollowMiddleware": 550},
             "CONCURRENT_REQUESTS": int(os.environ.get("MANNERLY_DEMO_CONCURRENCY", "64")),
             "MANNERLY_MIN_DELAY": float(os.environ["MANNERLY_DEMO_DELAY"]),
             # A test cannot wait the minutes a real crawl would for a host

@@ -92,7 +92,7 @@ def corpus_sample(every=50):
 
 
 def test_a_sample_of_the_shared_corpus_agrees_with_the_reference():
-    checked = 0
+    checked = encoded = 0
     for case in corpus_sample():
         body = (SHARED / "corpus" / "files" / f"{case['id']}.txt").read_bytes()
         # The reference applies no size limit; compare like with like.
@@ -100,9 +100,28 @@ def test_a_sample_of_the_shared_corpus_agrees_with_the_reference():
         for agent, expect in case["expect"].items():
             view = r.for_agent(agent)
             # The reference decided `http://example.com<path>` (a path
-            # such as `//x` alone would read as a host).
+            # such as `//x` alone would read as a host), as given: its
+            # contract is a URL already percent-encoded. The package judges
+            # a URL as a crawler requests it, so URLs that encoding changes
+            # (raw non-ASCII, spaces) are left out here; the Rust suites
+            # check those against the reference through the raw matcher.
             urls = ["http://example.com" + u for u in case["urls"]]
-            got = "".join("1" if a else "0" for a in view.allowed_many(urls))
-            assert got == expect["allowed"], (case["id"], agent)
-            checked += len(case["urls"])
+            kept = [i for i, u in enumerate(urls) if mannerly.as_requested(u) == u]
+            got = "".join("1" if a else "0" for a in view.allowed_many([urls[i] for i in kept]))
+            assert got == "".join(expect["allowed"][i] for i in kept), (case["id"], agent)
+            checked += len(kept)
+            encoded += len(urls) - len(kept)
     assert checked > 10_000, checked
+    assert encoded < checked / 20, (encoded, checked)
+
+
+def test_a_url_as_typed_is_judged_as_a_crawler_requests_it():
+    robots = mannerly.Robots("User-agent: *\nDisallow: /wiki/Käyttäjä:\n".encode())
+    assert not robots.is_allowed("foo", "https://site.local/wiki/Käyttäjä:")
+    assert not robots.for_agent("foo").is_allowed("/wiki/Käyttäjä:")
+    assert robots.for_agent("foo").allowed_many(["/wiki/Käyttäjä:", "/ok"]) == [False, True]
+    v = robots.explain("foo", "/wiki/Käyttäjä:")
+    assert v.rule == "Disallow: /wiki/Käyttäjä:"
+    assert v.requested == "/wiki/K%C3%A4ytt%C3%A4j%C3%A4:"
+    assert robots.explain("foo", "/wiki/K%C3%A4ytt%C3%A4j%C3%A4:").requested is None
+    assert mannerly.as_requested("/wiki/Käyttäjä:") == "/wiki/K%C3%A4ytt%C3%A4j%C3%A4:"

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use mannerly_fetch::{Access, Origin};
-use mannerly_robots::{is_valid_user_agent, AgentMatch, Robots, Severity, Verdict};
+use mannerly_robots::{as_requested, is_valid_user_agent, AgentMatch, Robots, Severity, Verdict};
 
 use crate::fetch::fetch_origin;
 use crate::input::{is_url, read_robots, RobotsArgs};
@@ -67,20 +67,25 @@ pub fn run(args: Args) -> Result<u8> {
     let view = robots.for_agent(&args.agent);
     let mut any_disallowed = false;
     let foreign = for_each_url(&args, origin.as_ref(), |url, out| {
-        let verdict = view.explain(url);
+        // Judged as a crawler requests it (`/wiki/Käyttäjä:` is sent
+        // percent-encoded); the answer names that form when it differs.
+        let judged = as_requested(url);
+        let requested = (judged != url).then_some(judged.as_ref());
+        let verdict = view.explain(&judged);
         any_disallowed |= !verdict.allowed;
         if args.source.json {
             serde_json::to_writer(
                 &mut *out,
                 &JsonVerdict {
                     url,
+                    requested,
                     agent: &args.agent,
                     verdict: &verdict,
                 },
             )?;
             writeln!(out)?;
         } else {
-            writeln!(out, "{}", text_line(url, &verdict))?;
+            writeln!(out, "{}", text_line(url, requested, &verdict))?;
         }
         Ok(())
     })?;
@@ -204,12 +209,15 @@ fn fixed_verdicts(args: &Args, origin: &Origin, allowed: bool, reason: &str) -> 
 #[derive(serde::Serialize)]
 struct JsonVerdict<'a> {
     url: &'a str,
+    /// The URL as a crawler requests it, when that differs from `url`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    requested: Option<&'a str>,
     agent: &'a str,
     #[serde(flatten)]
     verdict: &'a Verdict,
 }
 
-fn text_line(url: &str, v: &Verdict) -> String {
+fn text_line(url: &str, requested: Option<&str>, v: &Verdict) -> String {
     let word = if v.allowed { "allowed" } else { "disallowed" };
     let why = match &v.rule {
         Some(r)
@@ -235,6 +243,10 @@ fn text_line(url: &str, v: &Verdict) -> String {
             AgentMatch::None => "no group applies to this agent".to_owned(),
             _ => "no rule matched".to_owned(),
         },
+    };
+    let why = match requested {
+        Some(r) => format!("{why} (requested as {r})"),
+        None => why,
     };
     format!("{word}\t{}\t{}", clean(url), clean(&why))
 }

@@ -248,3 +248,27 @@ fn endless_input_is_read_only_as_far_as_it_is_used() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("longer than 1048576 bytes"), "{err}");
 }
+
+#[test]
+fn a_path_as_typed_is_judged_as_a_crawler_requests_it() {
+    let robots = robots_file("User-agent: *\nDisallow: /wiki/Käyttäjä:\n");
+    let path = robots.0.to_str().expect("utf-8 path");
+    let o = mannerly(&["check", path, "--agent", "foo", "/wiki/Käyttäjä:"], b"");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.starts_with("disallowed\t/wiki/Käyttäjä:\tline 2"),
+        "{out}"
+    );
+    assert!(
+        out.contains("requested as /wiki/K%C3%A4ytt%C3%A4j%C3%A4:"),
+        "{out}"
+    );
+    let o = mannerly(
+        &["check", path, "--agent", "foo", "--json", "/wiki/Käyttäjä:"],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["allowed"], false);
+    assert_eq!(v["requested"], "/wiki/K%C3%A4ytt%C3%A4j%C3%A4:");
+}

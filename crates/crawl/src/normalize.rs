@@ -339,6 +339,27 @@ impl Scope {
 mod tests {
     use super::*;
 
+    /// Seeds and links are requested percent-encoded, as a browser sends
+    /// them, and robots.txt judges that form (a rule written with the
+    /// characters themselves matches it).
+    #[test]
+    fn unicode_seeds_and_links_are_requested_and_judged_encoded() {
+        let seed = CrawlUrl::parse("https://site.test/wiki/Käyttäjä:").expect("seed");
+        assert_eq!(
+            seed.as_str(),
+            "https://site.test/wiki/K%C3%A4ytt%C3%A4j%C3%A4:"
+        );
+        let link = CrawlUrl::join(Some(seed.url()), "/wiki/Päivä?q=ö").expect("link");
+        assert_eq!(
+            link.as_str(),
+            "https://site.test/wiki/P%C3%A4iv%C3%A4?q=%C3%B6"
+        );
+        let robots =
+            mannerly_robots::Robots::parse("User-agent: *\nDisallow: /wiki/Käyttäjä:\n".as_bytes());
+        assert!(!robots.is_allowed("mannerly", seed.as_str()));
+        assert_eq!(mannerly_robots::as_requested(seed.as_str()), seed.as_str());
+    }
+
     fn n(s: &str) -> String {
         CrawlUrl::parse(s)
             .map(|u| u.to_string())

@@ -81,7 +81,10 @@ fn a_format_1_store_opens_and_keeps_its_state() {
         [
             (4_000, "https://a.test/2".to_owned()),
             (6_000, "https://a.test/3".to_owned()),
-            (6_000, "https://b.test/y".to_owned()),
+            // In flight when the process exited: its host waits until that
+            // request cannot be running any more (its start plus the 30 s
+            // bound), then its Crawl-delay.
+            (36_000, "https://b.test/y".to_owned()),
         ]
     );
     drop(f);

@@ -169,6 +169,7 @@ mod extensions;
 mod lexer;
 mod lint;
 pub mod pattern;
+mod requested;
 mod robots;
 
 pub use diagnostic::{codes, Diagnostic, Severity};
@@ -178,6 +179,7 @@ pub use extensions::{
 };
 pub use lint::{lint, lint_with};
 pub use pattern::path_params_query;
+pub use requested::as_requested;
 pub use robots::{
     AgentLine, AgentMatch, AgentRules, Group, MatchedRule, Mode, ParseOptions, Robots, Rule,
     RuleKind, Verdict, DEFAULT_MAX_BYTES,

@@ -410,6 +410,11 @@ impl Robots {
     /// `user_agent` is the crawler's product token, compared whole and
     /// case-insensitively with each group's (cut) user-agent value: pass
     /// `Googlebot`, not a full User-Agent header.
+    ///
+    /// As in Google's library, `url` is taken as the crawler will request
+    /// it, percent-encoded: `/wiki/Käyttäjä:` as typed does not match a
+    /// rule for that path. Pass what people or pages give through
+    /// [`as_requested`](crate::as_requested) first.
     pub fn is_allowed(&self, user_agent: &str, url: &str) -> bool {
         self.explain_inner(&self.groups, user_agent, url, false)
             .allowed

@@ -25,6 +25,12 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
+// A URL as asked and, when a crawler requests it percent-encoded, as judged.
+function urlCell(r) {
+  if (!r.requested) return el("td", {}, r.url);
+  return el("td", {}, r.url, el("div", { class: "requested", text: `requested as ${r.requested}` }));
+}
+
 function lines(text) {
   return text.split(/\r\n|\r|\n/).map((s) => s.trim()).filter((s) => s.length > 0);
 }
@@ -115,7 +121,7 @@ async function test(ev) {
       const other = r.other_mode
         ? `${r.other_mode.allowed ? "Allowed" : "Disallowed"} under ${check.mode === "google" ? "strict RFC 9309" : "Google"}${r.other_mode.line ? ` (line ${r.other_mode.line})` : ""}`
         : "same";
-      return el("tr", {}, el("td", {}, r.url), verdictCell(r), ruleCell(r), el("td", {}, other), el("td", {}, usageText(r.content_usage)));
+      return el("tr", {}, urlCell(r), verdictCell(r), ruleCell(r), el("td", {}, other), el("td", {}, usageText(r.content_usage)));
     }));
     $("results").hidden = check.results.length === 0;
     const first = check.results.find((r) => r.line);
@@ -155,7 +161,7 @@ async function compare(ev) {
     if (sitemap) req.sitemap = sitemap;
     const d = await api("/api/diff", req);
     const tbody = $("impact").querySelector("tbody");
-    tbody.replaceChildren(...d.changes.map((c) => el("tr", {}, el("td", {}, c.agent), el("td", {}, c.url), verdictCell(c.before), verdictCell(c.after))));
+    tbody.replaceChildren(...d.changes.map((c) => el("tr", {}, el("td", {}, c.agent), urlCell(c), verdictCell(c.before), verdictCell(c.after))));
     $("impact").hidden = d.changes.length === 0;
     const from = d.sitemap_urls ? ` (${d.sitemap_urls} page(s) from the sitemap)` : "";
     status.textContent = `${d.changes.length} of ${d.compared} verdict(s) change${from}.`;

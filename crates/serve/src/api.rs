@@ -5,7 +5,9 @@
 use mannerly_polite::controller::{
     Config as PoliteConfig, CrawlDelayProfile, Politeness, RobotsPacing,
 };
-use mannerly_robots::{lint_with, AgentMatch, ParseOptions, Preference, Robots, Verdict};
+use mannerly_robots::{
+    as_requested, lint_with, AgentMatch, ParseOptions, Preference, Robots, Verdict,
+};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -75,6 +77,10 @@ pub struct Usage {
 pub struct UrlResult {
     /// The URL as asked.
     pub url: String,
+    /// The URL as a crawler requests it (percent-encoded), when that
+    /// differs from `url`: what was judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested: Option<String>,
     /// Whether it may be fetched.
     pub allowed: bool,
     /// The deciding rule's line.
@@ -210,20 +216,22 @@ pub fn check(req: &CheckRequest) -> Result<CheckResponse, BadRequest> {
         .urls
         .iter()
         .map(|url| {
-            let v = view.explain(url);
+            let judged = as_requested(url);
+            let v = view.explain(&judged);
             if groups.is_empty() {
                 groups.clone_from(&v.groups);
             }
             let a = Answer::of(&v);
-            let o = Answer::of(&other_view.explain(url));
+            let o = Answer::of(&other_view.explain(&judged));
             let other_mode = (o.allowed != a.allowed).then_some(o);
             UrlResult {
                 url: url.clone(),
+                requested: requested(url, &judged),
                 allowed: a.allowed,
                 line: a.line,
                 rule: a.rule,
                 other_mode,
-                content_usage: robots.content_usage(&req.agent, url).map(|u| Usage {
+                content_usage: robots.content_usage(&req.agent, &judged).map(|u| Usage {
                     train_ai: word(u.train_ai),
                     search: word(u.search),
                     lines: u.lines,
@@ -408,6 +416,9 @@ pub struct Change {
     pub agent: String,
     /// The URL.
     pub url: String,
+    /// The URL as a crawler requests it, when that differs from `url`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested: Option<String>,
     /// Under the current file.
     pub before: Answer,
     /// Under the edited file.
@@ -448,11 +459,13 @@ pub fn diff(req: &DiffRequest) -> Result<DiffResponse, BadRequest> {
     for agent in &req.agents {
         let (b, a) = (before.for_agent(agent), after.for_agent(agent));
         for url in &req.urls {
-            let (vb, va) = (b.explain(url), a.explain(url));
+            let judged = as_requested(url);
+            let (vb, va) = (b.explain(&judged), a.explain(&judged));
             if vb.allowed != va.allowed {
                 changes.push(Change {
                     agent: agent.clone(),
                     url: url.clone(),
+                    requested: requested(url, &judged),
                     before: Answer::of(&vb),
                     after: Answer::of(&va),
                 });
@@ -509,6 +522,11 @@ impl BatchRequest<'_> {
     }
 }
 
+/// The form a crawler requests, when it differs from what was asked.
+fn requested(asked: &str, judged: &str) -> Option<String> {
+    (asked != judged).then(|| judged.to_owned())
+}
+
 /// A rule written as `Disallow: /x`, serialized without building the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RuleText<'r>(pub &'r mannerly_robots::Rule);
@@ -528,6 +546,10 @@ impl Serialize for RuleText<'_> {
 pub struct BatchResult<'a> {
     /// The URL as asked.
     pub url: &'a str,
+    /// The URL as a crawler requests it, when that differs from `url`:
+    /// what was judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested: Option<String>,
     /// Whether it may be fetched.
     pub allowed: bool,
     /// The deciding rule's line.
@@ -546,9 +568,11 @@ pub fn batch_results<'a>(
     let view = robots.for_agent(agent);
     urls.iter()
         .map(|u| {
-            let (allowed, rule) = view.lookup(u);
+            let judged = as_requested(u);
+            let (allowed, rule) = view.lookup(&judged);
             BatchResult {
                 url: u,
+                requested: requested(u, &judged),
                 allowed,
                 line: rule.map(|r| r.line),
                 rule: rule.map(RuleText),
@@ -562,6 +586,7 @@ pub fn batch_all<'a>(urls: &'a [Cow<'a, str>], allowed: bool) -> Vec<BatchResult
     urls.iter()
         .map(|u| BatchResult {
             url: u,
+            requested: requested(u, &as_requested(u)),
             allowed,
             line: None,
             rule: None,
@@ -589,6 +614,37 @@ mod tests {
         assert!(other.allowed);
         assert_eq!(r.results[1].rule, None);
         assert_eq!(r.groups, vec![1]);
+    }
+
+    #[test]
+    fn a_url_as_typed_is_judged_as_a_crawler_requests_it() {
+        let req = CheckRequest {
+            robots: "User-agent: *\nDisallow: /wiki/Käyttäjä:\n".into(),
+            agent: "foo".into(),
+            urls: vec![
+                "/wiki/Käyttäjä:".into(),
+                "/wiki/K%C3%A4ytt%C3%A4j%C3%A4:".into(),
+            ],
+            rfc: false,
+        };
+        let r = check(&req).expect("valid");
+        for result in &r.results {
+            assert!(!result.allowed, "{result:?}");
+            assert_eq!(result.other_mode, None, "both modes agree");
+        }
+        assert_eq!(
+            r.results[0].requested.as_deref(),
+            Some("/wiki/K%C3%A4ytt%C3%A4j%C3%A4:")
+        );
+        assert_eq!(r.results[1].requested, None, "already as requested");
+        let robots = Robots::parse(req.robots.as_bytes());
+        let urls = [Cow::Borrowed("https://site.test/wiki/Käyttäjä:")];
+        let batch = batch_results(&robots, "foo", &urls);
+        assert!(!batch[0].allowed);
+        assert_eq!(
+            batch[0].requested.as_deref(),
+            Some("https://site.test/wiki/K%C3%A4ytt%C3%A4j%C3%A4:")
+        );
     }
 
     #[test]

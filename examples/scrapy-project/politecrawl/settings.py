@@ -20,6 +20,8 @@ DOWNLOADER_MIDDLEWARES = {
     "mannerly.scrapy.RobotsTxtMiddleware": 100,
     "mannerly.scrapy.PolitenessMiddleware": 950,
 }
+# No request from a page whose meta robots or X-Robots-Tag says nofollow.
+SPIDER_MIDDLEWARES = {"mannerly.scrapy.NofollowMiddleware": 550}
 
 # One request in flight per host, at least 1 s between starts, raised by
 # Crawl-delay (the largest of it, Request-rate and this floor), by

@@ -2,21 +2,15 @@
 
 from urllib.parse import urlparse
 
-from scrapy.linkextractors import LinkExtractor
 from scrapy.spiders import CrawlSpider, Rule
+
+from mannerly.scrapy import LinkExtractor
 
 
 class SiteSpider(CrawlSpider):
     name = "site"
-    # Links marked rel=nofollow are not followed.
-    rules = (
-        Rule(
-            LinkExtractor(),
-            callback="parse_page",
-            follow=True,
-            process_links=lambda links: [link for link in links if not link.nofollow],
-        ),
-    )
+    # mannerly's extractor: no rel=nofollow link, nothing from a nofollow page.
+    rules = (Rule(LinkExtractor(), callback="parse_page", follow=True),)
 
     def __init__(self, start: str = "https://example.com/", *args, **kwargs):
         super().__init__(*args, **kwargs)
