@@ -223,6 +223,9 @@ pub(crate) async fn gate<F: CrawlFrontier>(
             } else {
                 Frontier::begin_request(frontier, &to, now).await?
             };
+            // As a release is: known before the hop goes out, so a crawl
+            // resumed after a kill holds that host while it may run.
+            frontier.commit()?;
             let _ = reply.send(answer);
         }
         GateMsg::Leave { from, to, outcome } => {
