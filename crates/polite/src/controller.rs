@@ -276,6 +276,16 @@ impl Politeness {
         self.hosts.insert(key.to_owned(), s);
     }
 
+    /// Takes a key's state as another owner left it (a fleet's store, when
+    /// the host comes to this worker): requests it shows in flight are that
+    /// owner's, over by the time the host was given out (a lease outlasts
+    /// a request), so they hold nothing here.
+    pub fn adopt(&mut self, key: &str, state: HostState) {
+        let mut s = state;
+        s.in_flight = 0;
+        self.hosts.insert(key.to_owned(), s);
+    }
+
     /// Drops a key's state: it is as if never used (its next use starts
     /// from the configured delays).
     pub fn forget(&mut self, key: &str) {

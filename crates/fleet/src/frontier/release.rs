@@ -76,7 +76,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
     /// or one that does not parse: the key starts afresh).
     pub(super) fn adopt(&mut self, key: &str, json: &str) {
         match serde_json::from_str::<HostState>(json) {
-            Ok(s) => self.politeness.restore(key, s),
+            Ok(s) => self.politeness.adopt(key, s),
             Err(_) => self.politeness.forget(key),
         }
     }
