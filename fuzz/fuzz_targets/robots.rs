@@ -1,5 +1,7 @@
 //! Feeds arbitrary bytes to parse, explain, for_agent and lint, and checks
-//! that the two matching paths agree and that nothing panics.
+//! that the two matching paths agree and that nothing panics; the URL as a
+//! crawler requests it (`as_requested`) is judged too, and encoding it
+//! again changes nothing.
 //!
 //! The input is split at the first 0xFF byte: before it, the robots.txt
 //! body; after it, the URL and agent (split at the next 0xFF).
@@ -7,15 +9,23 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mannerly_robots::{lint, ParseOptions, Robots};
+use mannerly_robots::{as_requested, lint, ParseOptions, Robots};
 
 fuzz_target!(|data: &[u8]| {
     let mut parts = data.splitn(3, |&b| b == 0xFF);
     let body = parts.next().unwrap_or_default();
     let url = String::from_utf8_lossy(parts.next().unwrap_or(b"/"));
     let agent = String::from_utf8_lossy(parts.next().unwrap_or(b"FooBot"));
+    let requested = as_requested(&url);
+    assert_eq!(
+        as_requested(&requested),
+        requested,
+        "as_requested is idempotent"
+    );
     for options in [ParseOptions::default(), ParseOptions::rfc9309()] {
         let robots = Robots::parse_with(body, options);
+        let r = robots.explain(&agent, &requested);
+        assert_eq!(robots.for_agent(&agent).is_allowed(&requested), r.allowed);
         let a = robots.explain(&agent, &url);
         let b = robots.for_agent(&agent).explain(&url);
         assert_eq!(a.allowed, b.allowed, "explain and for_agent disagree");
