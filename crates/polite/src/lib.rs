@@ -97,6 +97,9 @@
 //!   at a time (release, then complete); a fleet runs one handle per
 //!   worker. The trait is not object-safe; code is generic over
 //!   `F: Frontier`, as ripgrep's searcher is generic over its matcher.
+//!   `LocalFrontier` has this one API, no synchronous copy of it: code
+//!   that is not async calls it through `frontier::block_on`, which
+//!   returns at once since its calls never wait.
 //! - **One contract for every backend.** `testing::check_contract` (feature
 //!   `testing`) plays random operations against a backend and the
 //!   in-memory reference and compares every answer; the fjall backend runs
