@@ -272,8 +272,7 @@ impl Politeness {
                 .add_millis(s.delay);
             s.next_allowed = s.next_allowed.max(free);
         }
-        s.in_flight = 0;
-        self.hosts.insert(key.to_owned(), s);
+        self.adopt(key, s);
     }
 
     /// Takes a key's state as another owner left it (a fleet's store, when
