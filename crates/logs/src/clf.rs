@@ -1,0 +1,109 @@
+//! The NCSA family: common (`host ident user [time] "request" status
+//! bytes`), combined (plus `"referer" "user-agent"`), with a virtual host
+//! in front (nginx's and Apache's `vhost_combined`), with fields after
+//! (Traefik's CLF adds a request count, router, service and duration), and
+//! with the ident or user field left out.
+
+use std::borrow::Cow;
+
+use crate::scan::Scan;
+use crate::{
+    bytes_of, client_of, dash_empty, host_of, request_line, stamp, status_of, Entry, LineError,
+};
+
+pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
+    let mut s = Scan::new(line);
+    let mut before: [&str; 4] = [""; 4];
+    let mut n = 0;
+    while s.peek().is_some_and(|b| b != b'[') {
+        let f = s
+            .field()
+            .ok_or_else(|| LineError::field("time", "missing"))?;
+        if n == before.len() {
+            return Err(LineError::field(
+                "time",
+                "no [time] in the first five fields",
+            ));
+        }
+        before[n] = f;
+        n += 1;
+    }
+    let (vhost, client) = match n {
+        4 => (Some(before[0]), before[1]),
+        1..=3 if client_of(before[0]).is_none() && n >= 2 && client_of(before[1]).is_some() => {
+            (Some(before[0]), before[1])
+        }
+        1..=3 => (None, before[0]),
+        _ => return Err(LineError::field("client", "missing")),
+    };
+    let time = s
+        .bracketed()
+        .ok_or_else(|| LineError::field("time", "missing"))?;
+    let stamp = stamp::clf(time.as_bytes())
+        .ok_or_else(|| LineError::field("time", format!("`{time}` is not a time")))?;
+    let request = s
+        .quoted()
+        .ok_or_else(|| LineError::field("request", "missing or unterminated quote"))?;
+    let status = s
+        .field()
+        .ok_or_else(|| LineError::field("status", "missing"))?;
+    if status != "-" && status.parse::<u16>().is_err() {
+        return Err(LineError::field("status", format!("`{status}`")));
+    }
+    let bytes = s
+        .field()
+        .ok_or_else(|| LineError::field("bytes", "missing"))?;
+    if bytes != "-" && bytes.parse::<u64>().is_err() {
+        return Err(LineError::field("bytes", format!("`{bytes}`")));
+    }
+    let (_referer, user_agent) = match s.peek() {
+        Some(b'"') => (s.quoted(), s.quoted().unwrap_or_default()),
+        _ => (None, Cow::Borrowed("")),
+    };
+    let (method, target) = request_line(request);
+    Ok(Entry {
+        stamp,
+        client: client_of(client),
+        host: vhost.and_then(|v| host_of(Cow::Borrowed(v))),
+        method,
+        target,
+        status: status_of(status),
+        bytes: bytes_of(bytes),
+        user_agent: dash_empty(user_agent),
+        retry_after: None,
+        signature: None,
+    })
+}
+
+/// Whether the fields after the User-Agent look like Traefik's
+/// (`count "router" "service" 12ms`).
+pub(crate) fn is_traefik(line: &str) -> bool {
+    line.trim_end().ends_with("ms") && line.matches('"').count() >= 10
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes() {
+        let e = parse(r#"www.a.test:80 192.0.2.1 - - [08/Jun/2020:08:04:43 +0000] "GET /x HTTP/1.1" 301 0 "-" "UA""#)
+            .expect("vhost");
+        assert_eq!(e.host.as_deref(), Some("www.a.test"));
+        assert_eq!(e.client, "192.0.2.1".parse().ok());
+        let e = parse(r#"192.0.2.1 [20/Jul/2009:22:59:29 +0000] "GET /v HTTP/1.0" 404 46210 "-" "gPXE/0.9.7""#)
+            .expect("no ident");
+        assert_eq!(e.user_agent, "gPXE/0.9.7");
+        let e = parse(r#"192.0.2.1 - - [08/Dec/2021:09:16:05 +0000] "GET /u?t=1 HTTP/1.1" 200 405 "-" "-" 502 "r@docker" "http://172.17.0.3:80" 0ms"#)
+            .expect("traefik");
+        assert_eq!((e.target.as_ref(), e.user_agent.as_ref()), ("/u?t=1", ""));
+        let e = parse(r#"1.2.3.4 - - [17/Oct/2023:05:57:49 +1100] "\x16\x03\x01" 400 226 "-" "-""#)
+            .expect("garbage request");
+        assert_eq!((e.method.as_ref(), e.status), ("", Some(400)));
+        let e = parse(r#"::1 - - [17/Oct/2023:05:57:49 +1100] "GET / HTTP/1.1" 200 1"#)
+            .expect("common");
+        assert_eq!(e.user_agent, "");
+        assert!(parse(r#"1.2.3.4 - - [29/Jul/2023:10:26:07 -0700] "batman""#).is_err());
+        assert!(parse("2021/12/01 13:53:33 [error] 31#31: *46 \"/x\" is not found").is_err());
+    }
+}

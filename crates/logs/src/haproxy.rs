@@ -1,0 +1,63 @@
+//! HAProxy's HTTP log format (`option httplog`), bare or after a syslog
+//! prefix: `client:port [accept-date] frontend backend/server timers
+//! status bytes cookie cookie flags conns queues {captures} "request"`.
+//! A captured request header block is read for the Host and User-Agent
+//! when HAProxy was told to capture them (`capture request header Host`,
+//! then `User-Agent`), in that order.
+
+use std::borrow::Cow;
+
+use crate::scan::Scan;
+use crate::{
+    bytes_of, client_of, host_of, request_line, split_absolute, stamp, status_of, Entry, LineError,
+};
+
+pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
+    // A syslog prefix ends with `haproxy[pid]: `.
+    let line = match line.find("]: ") {
+        Some(i) if line[..i].contains("haproxy[") => &line[i + 3..],
+        _ => line,
+    };
+    let mut s = Scan::new(line);
+    let client = s
+        .field()
+        .ok_or_else(|| LineError::field("client", "missing"))?;
+    let time = s
+        .bracketed()
+        .ok_or_else(|| LineError::field("accept-date", "missing"))?;
+    let stamp = stamp::clf(time.as_bytes())
+        .ok_or_else(|| LineError::field("accept-date", format!("`{time}` is not a time")))?;
+    let mut f = [""; 9];
+    for (i, slot) in f.iter_mut().enumerate() {
+        *slot = s
+            .field()
+            .ok_or_else(|| LineError::field("fields", format!("only {i} after the date")))?;
+    }
+    let [_front, _back, _timers, status, bytes, _, _, _flags, _conns] = f;
+    if status.parse::<i32>().is_err() {
+        return Err(LineError::field("status", format!("`{status}`")));
+    }
+    let _queues = s.field();
+    let mut captured: Vec<&str> = Vec::new();
+    while let Some(block) = s.braced() {
+        captured.extend(block.split('|'));
+    }
+    let request = s
+        .quoted()
+        .ok_or_else(|| LineError::field("request", "missing"))?;
+    let (method, target) = request_line(request);
+    let (url_host, target) = split_absolute(target);
+    let host = url_host.or_else(|| captured.first().and_then(|h| host_of(Cow::Borrowed(h))));
+    Ok(Entry {
+        stamp,
+        client: client_of(client),
+        host,
+        method,
+        target,
+        status: status_of(status),
+        bytes: bytes_of(bytes),
+        user_agent: Cow::Borrowed(captured.get(1).copied().unwrap_or_default()),
+        retry_after: None,
+        signature: None,
+    })
+}

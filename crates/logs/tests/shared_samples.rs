@@ -1,0 +1,96 @@
+//! Every access-log sample in `../shared/logs` is read with its format
+//! found by itself, and no line is left unread but those its README marks
+//! as malformed (or that are not requests at all).
+
+use mannerly_logs::{detect, open, Format, Lines};
+
+/// What reading a file gave: its format, the entries read, and the
+/// numbers of the lines left unread.
+fn read(path: &str) -> (Format, usize, Vec<u64>) {
+    let mut lines = Lines::new(open(path).expect("opens"));
+    let mut all = Vec::new();
+    while let Some(batch) = lines.next_batch(1 << 20).expect("reads") {
+        let text = String::from_utf8_lossy(&batch.text).into_owned();
+        for (i, l) in text.split('\n').enumerate() {
+            all.push((batch.first_line + i as u64, l.to_owned()));
+        }
+    }
+    let first: Vec<&str> = all.iter().take(20).map(|(_, l)| l.as_str()).collect();
+    let mut parser = detect(&first).expect("a format is found");
+    let (mut read, mut unread) = (0, Vec::new());
+    for (n, l) in &all {
+        match parser.parse(l) {
+            Ok(Some(_)) => read += 1,
+            Ok(None) => {}
+            Err(_) => unread.push(*n),
+        }
+    }
+    (parser.format(), read, unread)
+}
+
+#[test]
+fn shared_log_samples() {
+    let Some(shared) = mannerly_testsupport::shared_dir("the access-log samples") else {
+        println!("SKIPPED: ../shared not found beside the checkout, so the access-log samples were not read (set MANNERLY_SHARED)");
+        return;
+    };
+    // (file, format, lines read, lines left unread and why they may be)
+    let expected: &[(&str, Format, usize, &[u64])] = &[
+        ("access-missing-ident_lnav.log", Format::Combined, 3, &[]),
+        ("alb_crowdsec.log", Format::Alb, 14, &[]),
+        // TLS handshakes sent to a plain-HTTP port: read, as requests
+        // that were not HTTP.
+        ("apache-malformed_crowdsec.log", Format::Combined, 11, &[]),
+        // Line 11 is Caddy's reverse proxy talking, not an access line.
+        ("caddy-json_crowdsec.jsonl", Format::Caddy, 10, &[11]),
+        (
+            "cloudflare-logpush_lnav_1.jsonl",
+            Format::Cloudflare,
+            15,
+            &[],
+        ),
+        (
+            "cloudflare-logpush_lnav_ripe.jsonl",
+            Format::Cloudflare,
+            1,
+            &[],
+        ),
+        ("cloudfront_crowdsec.log", Format::CloudFront, 2, &[]),
+        ("cloudfront_dpetzold_multiple.log", Format::W3c, 6, &[]),
+        // Lines 3-5 are TLS failures HAProxy logs, not requests.
+        ("haproxy_crowdsec.log", Format::Haproxy, 2, &[3, 4, 5]),
+        (
+            "ipv6-compressed-empty-quotes_crowdsec.log",
+            Format::Combined,
+            5,
+            &[],
+        ),
+        ("ipv6-full-form_crowdsec.log", Format::Combined, 2, &[]),
+        // Line 9 is a line of nginx's error log, not of its access log.
+        ("nginx-combined_crowdsec.log", Format::Combined, 8, &[9]),
+        // Garbage request lines: read, as requests that were not HTTP.
+        ("nginx-malformed_crowdsec.log", Format::Combined, 12, &[]),
+        // The "invalid" lines lack trailing fields an audit does not need.
+        ("s3_nekrassov01_contains_unmatch.log", Format::S3, 5, &[]),
+        ("traefik-clf_crowdsec.log", Format::TraefikClf, 7, &[]),
+        // Line 6 is a plugin's debug output, not an access line.
+        ("traefik-json_crowdsec.jsonl", Format::TraefikJson, 6, &[6]),
+    ];
+    let mut failures = Vec::new();
+    for (file, format, n, unread) in expected {
+        let got = read(&shared.join("logs").join(file).to_string_lossy());
+        println!("{file}: {} read {}, unread {:?}", got.0, got.1, got.2);
+        if got != (*format, *n, unread.to_vec()) {
+            failures.push(format!(
+                "{file}: got {got:?}, expected {:?}",
+                (format, n, unread)
+            ));
+        }
+    }
+    let listed = std::fs::read_dir(shared.join("logs"))
+        .expect("lists")
+        .count()
+        - 1;
+    assert_eq!(listed, expected.len(), "a sample is not checked");
+    assert!(failures.is_empty(), "{failures:#?}");
+}
