@@ -44,6 +44,10 @@
 
 #![deny(missing_docs)]
 
+mod agents;
+
+pub use agents::{product_token, Agent, Catalogue, Known};
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
 

@@ -1,0 +1,311 @@
+//! Who a User-Agent says it is: a browser, or a bot with a product token
+//! (the name its robots.txt group is written for), found in a catalogue
+//! of known crawlers (built from public catalogues; see
+//! `data/CREDITS.md`) or read from the User-Agent itself.
+
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+/// A crawler the catalogue knows.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+pub struct Known {
+    /// Its product token, as its robots.txt group names it.
+    pub token: String,
+    /// Who runs it.
+    pub operator: Option<String>,
+    /// What it is for (`search-engine`, `ai`, ...).
+    pub category: Option<String>,
+    /// Domains its addresses reverse-resolve under (forward-confirmed
+    /// reverse DNS).
+    pub rdns: Vec<String>,
+    /// IP-range files its operator publishes (Google's `prefixes` format).
+    pub ranges: Vec<String>,
+}
+
+impl Known {
+    /// Whether its operator publishes a way to check its requests.
+    pub fn verifiable(&self) -> bool {
+        !self.rdns.is_empty() || !self.ranges.is_empty()
+    }
+}
+
+/// What a User-Agent is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Agent {
+    /// A browser (or an app's web view): not a bot by what it says.
+    Browser,
+    /// A bot, with its product token and, when the catalogue knows it,
+    /// its entry.
+    Bot {
+        /// The product token.
+        token: String,
+        /// Its index in the catalogue.
+        known: Option<usize>,
+    },
+}
+
+/// The crawlers known by name.
+pub struct Catalogue {
+    entries: Vec<Known>,
+    matcher: AhoCorasick,
+}
+
+static BUILTIN: LazyLock<Catalogue> = LazyLock::new(|| {
+    let entries: Vec<Known> =
+        serde_json::from_str(include_str!("../data/bots.json")).unwrap_or_default();
+    Catalogue::new(entries)
+});
+
+/// Parts of a word that mark a User-Agent as automated, lower-case.
+const WORD_MARKS: [&str; 8] = [
+    "crawl",
+    "spider",
+    "slurp",
+    "scrape",
+    "fetcher",
+    "archiver",
+    "headless",
+    "phantomjs",
+];
+
+/// HTTP clients, libraries and scanners, by product name, lower-case.
+const CLIENTS: [&str; 31] = [
+    "curl",
+    "wget",
+    "python-requests",
+    "python-urllib",
+    "python-httpx",
+    "python",
+    "aiohttp",
+    "httpx",
+    "go-http-client",
+    "java",
+    "okhttp",
+    "libwww-perl",
+    "lwp",
+    "apache-httpclient",
+    "axios",
+    "node-fetch",
+    "node",
+    "undici",
+    "guzzlehttp",
+    "ruby",
+    "php",
+    "scrapy",
+    "httpie",
+    "postmanruntime",
+    "nikto",
+    "sqlmap",
+    "nmap",
+    "masscan",
+    "zgrab",
+    "nuclei",
+    "wpscan",
+];
+
+/// How browsers and apps write their User-Agents, lower-case.
+const BROWSER_MARKS: [&str; 32] = [
+    "mozilla/",
+    "opera",
+    "applewebkit/",
+    "gecko/",
+    "safari/",
+    "chrome/",
+    "dalvik/",
+    "lynx/",
+    "w3m/",
+    "links",
+    "cfnetwork/",
+    "darwin/",
+    "profile/midp",
+    "[fban",
+    "ibrowse",
+    "amiga",
+    "browser",
+    "msie",
+    "trident/",
+    "windows nt",
+    "microsoft office",
+    "outlook",
+    "quicktime",
+    "playstation",
+    "(x11;",
+    "mosaic",
+    "mozac",
+    "midp",
+    "upnp",
+    "roku",
+    "googleapp",
+    "player",
+];
+
+/// Whether a User-Agent says it is automated: a word that ends in `bot`
+/// before a version, a `;` or its end; a crawling word; a contact URL; or
+/// a known HTTP client or scanner as a product.
+fn says_automated(lower: &str) -> bool {
+    let b = lower.as_bytes();
+    let bot_word = lower.match_indices("bot").any(|(i, _)| {
+        let after = b.get(i + 3);
+        let word_start = lower[..i]
+            .rfind(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_')
+            .map_or(0, |j| j + 1);
+        i > word_start && matches!(after, None | Some(b'/' | b';' | b')' | b','))
+            || i == word_start && matches!(after, None | Some(b'/' | b';' | b')'))
+    });
+    bot_word
+        || WORD_MARKS.iter().any(|m| lower.contains(m))
+        || ["http://", "https://", "+http", "www."]
+            .iter()
+            .any(|m| lower.contains(m))
+        || lower.split([' ', ';', '(', ')']).any(|part| {
+            part.split_once('/')
+                .is_some_and(|(name, _)| CLIENTS.contains(&name))
+        })
+}
+
+impl Catalogue {
+    /// A catalogue of these entries.
+    pub fn new(entries: Vec<Known>) -> Catalogue {
+        let patterns: Vec<&str> = entries.iter().map(|e| e.token.as_str()).collect();
+        let matcher = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&patterns)
+            .unwrap_or_else(|_| AhoCorasick::new(Vec::<&str>::new()).expect("empty"));
+        Catalogue { entries, matcher }
+    }
+
+    /// The catalogue shipped with mannerly.
+    pub fn builtin() -> &'static Catalogue {
+        &BUILTIN
+    }
+
+    /// An entry by index.
+    pub fn get(&self, index: usize) -> Option<&Known> {
+        self.entries.get(index)
+    }
+
+    /// How many crawlers it knows.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether it knows none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// What a User-Agent is.
+    pub fn classify(&self, user_agent: &str) -> Agent {
+        if let Some(m) = self.known_in(user_agent) {
+            return Agent::Bot {
+                token: self.entries[m].token.clone(),
+                known: Some(m),
+            };
+        }
+        let lower = user_agent.to_ascii_lowercase();
+        if !says_automated(&lower)
+            && (BROWSER_MARKS.iter().any(|m| lower.contains(m)) || looks_like_app(&lower))
+        {
+            return Agent::Browser;
+        }
+        Agent::Bot {
+            token: product_token(user_agent),
+            known: None,
+        }
+    }
+
+    /// The longest catalogue token in the User-Agent, on word boundaries.
+    fn known_in(&self, ua: &str) -> Option<usize> {
+        let b = ua.as_bytes();
+        self.matcher
+            .find_iter(ua)
+            .filter(|m| m.start() == 0 || !b[m.start() - 1].is_ascii_alphanumeric())
+            .filter(|m| m.end() == b.len() || !b[m.end()].is_ascii_alphabetic())
+            .max_by_key(|m| m.end() - m.start())
+            .map(|m| m.pattern().as_usize())
+    }
+}
+
+/// A phone or desktop app naming its platform (`App/1 CFNetwork/808.3
+/// Darwin/16.3.0`), which bot catalogues do not count as bots.
+fn looks_like_app(lower: &str) -> bool {
+    [
+        "cfnetwork/",
+        "darwin/",
+        "android",
+        "iphone",
+        "ipad",
+        "windows phone",
+        "amiga",
+        "ibrowse",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
+}
+
+/// The product token of a bot's User-Agent: the product whose name marks
+/// it as automated (`MJ12bot` in `Mozilla/5.0 (compatible; MJ12bot/v1.4.8;
+/// ...)`), else the first product that is not `Mozilla` (`curl` in
+/// `curl/8.5.0`). An empty User-Agent has the token `-`.
+pub fn product_token(user_agent: &str) -> String {
+    let names = user_agent
+        .split([' ', ';', '(', ')', ',', '+'])
+        .map(|p| p.split('/').next().unwrap_or(p))
+        .map(|p| p.trim_matches(|c: char| !c.is_ascii_alphanumeric()))
+        .filter(|p| !p.is_empty() && !p.contains(':'));
+    let mut first = None;
+    for name in names {
+        let lower = name.to_ascii_lowercase();
+        if lower == "mozilla" || lower == "compatible" || lower.starts_with("http") {
+            continue;
+        }
+        if ["bot", "crawl", "spider", "slurp", "fetch", "scrap"]
+            .iter()
+            .any(|m| lower.contains(m))
+        {
+            return clean(name);
+        }
+        first.get_or_insert(name);
+    }
+    first.map_or_else(|| "-".to_owned(), clean)
+}
+
+fn clean(name: &str) -> String {
+    name.chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .take(64)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token(ua: &str) -> Option<String> {
+        match Catalogue::builtin().classify(ua) {
+            Agent::Browser => None,
+            Agent::Bot { token, .. } => Some(token),
+        }
+    }
+
+    #[test]
+    fn tokens() {
+        let g = "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/41.0.2272.96 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+        assert_eq!(token(g).as_deref(), Some("Googlebot"));
+        assert_eq!(
+            token("Googlebot-Image/1.0").as_deref(),
+            Some("Googlebot-Image")
+        );
+        assert_eq!(token("Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)").as_deref(), Some("GPTBot"));
+        assert_eq!(token("curl/8.5.0").as_deref(), Some("curl"));
+        assert_eq!(token("").as_deref(), Some("-"));
+        assert_eq!(
+            token("Mozilla/5.0 (compatible; NewThingBot/0.1)").as_deref(),
+            Some("NewThingBot")
+        );
+        let chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
+        assert_eq!(token(chrome), None);
+    }
+}

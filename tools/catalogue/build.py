@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Builds crates/audit/data/bots.json, the crawler catalogue `mannerly audit`
+classifies User-Agents with, from the public catalogues in ../shared/bots
+(see crates/audit/data/CREDITS.md for their sources and licences).
+
+Each entry is one product token: the name a crawler's robots.txt group is
+written for and that appears in its User-Agent, its operator, and the ways
+its operator publishes to check that a request is really theirs (reverse-DNS
+domains, IP-range files in Google's `prefixes` format).
+
+    python3 tools/catalogue/build.py [SHARED_DIR]
+"""
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SHARED = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "../../../shared")
+OUT = os.path.join(HERE, "../../crates/audit/data/bots.json")
+TOKEN = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{2,}$")
+
+
+def literal(pattern):
+    """The plain token a User-Agent regex looks for, or None."""
+    p = pattern.replace("\\/", "/").replace("\\.", ".").replace("\\-", "-")
+    p = re.sub(r"\(\[\^-\]\|\$\)$", "", p)  # AdsBot-Google([^-]|$)
+    p = p.rstrip("/").lstrip("^")
+    return p if TOKEN.match(p) else None
+
+
+def domain(mask):
+    """`crawl-***.googlebot.com`, `*.search.msn.com`, `@.x.com` -> the domain."""
+    tail = re.split(r"[*@]", mask)[-1]
+    return tail.lstrip(".-").lower() or None
+
+
+def operator_text(md):
+    m = re.match(r"\[([^\]]+)\]", md or "")
+    text = m.group(1) if m else (md or "")
+    return None if not text or text.startswith("Unclear") else text.strip()
+
+
+# ipverse names services, not their operators.
+OPERATORS = {
+    "Googlebot": "Google", "Google (special)": "Google", "Google (user-triggered)": "Google",
+    "Bingbot": "Microsoft", "GPTBot": "OpenAI", "ChatGPT-User": "OpenAI", "OAI-SearchBot": "OpenAI",
+    "ClaudeBot": "Anthropic", "Common Crawl": "Common Crawl", "Applebot": "Apple",
+    "Amazonbot": "Amazon", "DuckDuckBot": "DuckDuckGo", "Meta-ExternalAgent": "Meta",
+    "PerplexityBot": "Perplexity", "Kagibot": "Kagi", "SERankingBacklinksBot": "SE Ranking",
+    "Ahrefs": "Ahrefs", "Yandex": "Yandex", "SE Ranking": "SE Ranking",
+}
+
+
+def main():
+    bots = {}
+
+    def entry(token):
+        return bots.setdefault(token.lower(), {
+            "token": token, "operator": None, "category": None, "rdns": [], "ranges": []})
+
+    ipverse = json.load(open(os.path.join(SHARED, "bots/ipverse_crawlers.json")))["services"]
+    for name, svc in ipverse.items():
+        for glob in svc["user_agent_patterns"]:
+            token = glob.strip("*")
+            if not TOKEN.match(token):
+                continue
+            e = entry(token)
+            e["operator"] = e["operator"] or OPERATORS.get(name, name)
+            for r in svc["rdns_patterns"]:
+                d = domain(r)
+                if d and d not in e["rdns"]:
+                    e["rdns"].append(d)
+            url = svc["source_url"]
+            if svc["ip_list_authoritative"] and url.endswith(".json") and url not in e["ranges"]:
+                e["ranges"].append(url)
+
+    for bot in json.load(open(os.path.join(SHARED, "bots/arcjet_well-known-bots.json"))):
+        for pattern in bot["pattern"]["accepted"]:
+            token = literal(pattern)
+            if not token:
+                continue
+            e = entry(token)
+            e["category"] = e["category"] or (bot.get("categories") or [None])[-1]
+            e["operator"] = e["operator"] or bot["id"].split("-")[0].capitalize()
+            for v in bot.get("verification", []):
+                if v["type"] == "dns":
+                    for m in v["masks"]:
+                        d = domain(m)
+                        if d and d not in e["rdns"]:
+                            e["rdns"].append(d)
+                if v["type"] == "cidr":
+                    for s in v["sources"]:
+                        if "prefixes" in s.get("selector", "") and s["url"] not in e["ranges"]:
+                            e["ranges"].append(s["url"])
+
+    ai = json.load(open(os.path.join(SHARED, "bots/ai-robots-txt_robots.json")))
+    for token, info in ai.items():
+        if not TOKEN.match(token):
+            continue
+        e = entry(token)
+        e["operator"] = operator_text(info.get("operator")) or e["operator"]
+        e["category"] = e["category"] or "ai"
+
+    for pat in json.load(open(os.path.join(SHARED, "bots/crawler-user-agents.json"))):
+        token = literal(pat["pattern"])
+        if token and len(token) >= 4:
+            e = entry(token)
+            e["category"] = e["category"] or (pat.get("tags") or [None])[-1]
+
+    # A token found in real browsers' User-Agents cannot tell a bot.
+    browsers = [l.strip()[2:].strip().strip('"').lower()
+                for l in open(os.path.join(SHARED, "bots/isbot_browsers.yml")) if l.strip().startswith("- ")]
+    def in_browser(token):
+        pat = re.compile(r"(?<![a-z0-9])" + re.escape(token.lower()) + r"(?![a-z])")
+        return any(pat.search(b) for b in browsers)
+    dropped = sorted(t for t, e in bots.items() if in_browser(e["token"]))
+    for t in dropped:
+        del bots[t]
+    print("dropped, as they appear in browsers' User-Agents:", ", ".join(dropped))
+    out = sorted(bots.values(), key=lambda e: e["token"].lower())
+    with open(OUT, "w") as f:
+        f.write("[\n" + ",\n".join(json.dumps(e, sort_keys=True) for e in out) + "\n]\n")
+    print(f"{len(out)} tokens, {sum(1 for e in out if e['rdns'] or e['ranges'])} verifiable -> {OUT}")
+
+
+main()
