@@ -264,31 +264,91 @@ impl IpRanges {
         let v: serde_json::Value =
             serde_json::from_str(json).map_err(|e| IpRangesError::Json(e.to_string()))?;
         let list = v["prefixes"].as_array().ok_or(IpRangesError::NoPrefixes)?;
-        let bad = |index: usize, problem: String| IpRangesError::Prefix { index, problem };
-        let mut prefixes = Vec::new();
+        let mut cidrs = Vec::new();
         for (i, p) in list.iter().enumerate() {
             let Some(cidr) = p["ipv4Prefix"]
                 .as_str()
                 .or_else(|| p["ipv6Prefix"].as_str())
             else {
-                return Err(bad(i, "has neither ipv4Prefix nor ipv6Prefix".into()));
+                return Err(IpRangesError::Prefix {
+                    index: i,
+                    problem: "has neither ipv4Prefix nor ipv6Prefix".into(),
+                });
             };
+            cidrs.push(cidr);
+        }
+        IpRanges::from_cidrs(&cidrs)
+    }
+
+    /// Reads ranges for one crawler from either Google's `prefixes` format
+    /// or a catalogue in ipverse's `crawlers.json` format (`{"services":
+    /// {name: {"user_agent_patterns": ["*Token*"], "ipv4": [...], "ipv6":
+    /// [...]}}}`), where the service whose patterns name `token` is read.
+    pub fn parse_for(json: &str, token: &str) -> Result<IpRanges, IpRangesError> {
+        let v: serde_json::Value =
+            serde_json::from_str(json).map_err(|e| IpRangesError::Json(e.to_string()))?;
+        let Some(services) = v["services"].as_object() else {
+            return IpRanges::parse(json);
+        };
+        let token = token.to_ascii_lowercase();
+        let names = |s: &serde_json::Value| {
+            s["user_agent_patterns"].as_array().is_some_and(|p| {
+                p.iter()
+                    .filter_map(|x| x.as_str())
+                    .any(|x| x.trim_matches('*').eq_ignore_ascii_case(&token))
+            })
+        };
+        let service = services
+            .values()
+            .find(|s| names(s))
+            .ok_or(IpRangesError::NoPrefixes)?;
+        let cidrs: Vec<&str> = ["ipv4", "ipv6"]
+            .iter()
+            .filter_map(|k| service[*k].as_array())
+            .flatten()
+            .filter_map(|c| c.as_str())
+            .collect();
+        IpRanges::from_cidrs(&cidrs)
+    }
+
+    /// Ranges from CIDR strings (`66.249.64.0/27`, `2001:db8::/32`).
+    pub fn from_cidrs(cidrs: &[&str]) -> Result<IpRanges, IpRangesError> {
+        let mut prefixes = Vec::new();
+        for (i, cidr) in cidrs.iter().enumerate() {
+            let bad = |problem: String| IpRangesError::Prefix { index: i, problem };
             let (addr, len) = cidr
                 .split_once('/')
-                .ok_or_else(|| bad(i, format!("`{cidr}` is not CIDR")))?;
+                .ok_or_else(|| bad(format!("`{cidr}` is not CIDR")))?;
             let addr: IpAddr = addr
                 .parse()
-                .map_err(|_| bad(i, format!("`{cidr}` has a bad address")))?;
+                .map_err(|_| bad(format!("`{cidr}` has a bad address")))?;
             let len: u8 = len
                 .parse()
-                .map_err(|_| bad(i, format!("`{cidr}` has a bad length")))?;
+                .map_err(|_| bad(format!("`{cidr}` has a bad length")))?;
             let max = if addr.is_ipv4() { 32 } else { 128 };
             if len > max {
-                return Err(bad(i, format!("`{cidr}` is longer than {max} bits")));
+                return Err(bad(format!("`{cidr}` is longer than {max} bits")));
             }
             prefixes.push((addr, len));
         }
         Ok(IpRanges { prefixes })
+    }
+
+    /// These ranges and `other`'s.
+    pub fn merge(&self, other: &IpRanges) -> IpRanges {
+        let mut prefixes = self.prefixes.clone();
+        prefixes.extend(other.prefixes.iter().copied());
+        IpRanges { prefixes }
+    }
+
+    /// How many ranges it holds.
+    pub fn len(&self) -> usize {
+        self.prefixes.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.prefixes.is_empty()
     }
 
     /// Whether an address is inside any of the ranges.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use mannerly_audit::{judge, Expect, Report, Seen};
+use mannerly_audit::{judge, Expect, Seen, ServerReport as Report};
 use mannerly_crawl::CrawlConfig;
 use mannerly_testweb::{Generated, HostSpec, Reply, TestWeb, WebConfig};
 

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod audit;
 mod botauth;
 mod check;
 mod crawl;
@@ -96,6 +97,19 @@ enum Command {
     Verify(botauth::VerifyArgs),
     /// Check an IP by forward-confirmed reverse DNS (and published ranges).
     VerifyIp(botauth::VerifyIpArgs),
+    /// Audit access logs: which bots broke robots.txt (as it was at each
+    /// request's time), ignored Crawl-delay or Retry-After, never read
+    /// robots.txt, or were not who they claimed.
+    ///
+    /// Reads nginx/Apache, W3C (IIS, CloudFront), AWS ALB/ELB/S3, HAProxy,
+    /// Caddy, Traefik, Cloudflare and nginx JSON logs, finding each file's
+    /// format by itself. Exit status: 0 when no bot broke a rule, 1 when
+    /// one did, 2 on errors.
+    #[command(after_help = "Examples:\n  \
+        mannerly audit /var/log/nginx/access.log* --robots /var/www/robots.txt\n  \
+        mannerly audit access.log.gz --robots-history robots-versions/ --json\n  \
+        mannerly audit cf-*.jsonl --robots robots.txt --offline --html report.html")]
+    Audit(Box<audit::Args>),
 }
 
 fn main() -> ExitCode {
@@ -113,6 +127,7 @@ fn main() -> ExitCode {
         Command::Sign(args) => botauth::sign(args),
         Command::Verify(args) => botauth::verify(args),
         Command::VerifyIp(args) => botauth::verify_ip_cmd(args),
+        Command::Audit(args) => audit::run(*args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

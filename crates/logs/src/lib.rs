@@ -52,7 +52,7 @@ use std::net::IpAddr;
 
 pub use detect::{detect, Format, Parser, UnknownFormat};
 pub use nginx::LogFormatError;
-pub use read::{open, Lines, OpenError, MAX_LINE};
+pub use read::{open, Batch, Lines, OpenError, MAX_LINE};
 pub use stamp::{parse_rfc3339, Stamp};
 
 /// One request as a log recorded it.

@@ -1,0 +1,88 @@
+//! robots.txt as it was: the versions of each host's file, each from the
+//! instant it came into force, so a request is judged against the file in
+//! force when it was made.
+
+use std::collections::HashMap;
+
+use mannerly_robots::Robots;
+
+/// One version of a robots.txt file.
+#[derive(Debug)]
+pub struct Version {
+    /// When it came into force, in Unix milliseconds (`None`: always).
+    pub since: Option<i64>,
+    /// Where it came from (a file name), for the report.
+    pub source: String,
+    /// The file.
+    pub robots: Robots,
+}
+
+/// The robots.txt versions of every host.
+#[derive(Debug, Default)]
+pub struct RobotsBook {
+    /// Versions for every host without its own, by `since`.
+    any: Vec<Version>,
+    /// Versions per host (lower-case), by `since`, with the host's slot.
+    hosts: HashMap<String, (u32, Vec<Version>)>,
+    count: usize,
+}
+
+/// A version's identity within a book: the host's slot (0 for every
+/// host) and the version's place.
+pub type VersionId = (u32, u32);
+
+impl RobotsBook {
+    /// An empty book: nothing is judged against robots.txt.
+    pub fn new() -> RobotsBook {
+        RobotsBook::default()
+    }
+
+    /// Adds a version for `host` (`None`: every host without its own).
+    pub fn add(&mut self, host: Option<&str>, since: Option<i64>, source: String, body: &[u8]) {
+        let version = Version {
+            since,
+            source,
+            robots: Robots::parse(body),
+        };
+        let slots = self.hosts.len() as u32 + 1;
+        let list = match host {
+            Some(h) => {
+                &mut self
+                    .hosts
+                    .entry(h.to_ascii_lowercase())
+                    .or_insert_with(|| (slots, Vec::new()))
+                    .1
+            }
+            None => &mut self.any,
+        };
+        list.push(version);
+        list.sort_by_key(|v| v.since.unwrap_or(i64::MIN));
+        self.count += 1;
+    }
+
+    /// Whether the book holds any file.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The version in force for `host` at `millis`, with an id unique in
+    /// this book; `None` when no version was in force.
+    pub fn at(&self, host: &str, millis: i64) -> Option<(VersionId, &Version)> {
+        let (slot, list) = match self.hosts.get(host) {
+            Some((slot, l)) => (*slot, l),
+            None => (0, &self.any),
+        };
+        let n = list.partition_point(|v| v.since.unwrap_or(i64::MIN) <= millis);
+        let i = n.checked_sub(1)?;
+        Some(((slot, i as u32), &list[i]))
+    }
+
+    /// Every version, with its host (`None`: every host).
+    pub fn versions(&self) -> impl Iterator<Item = (Option<&str>, &Version)> {
+        self.any.iter().map(|v| (None, v)).chain(
+            self.hosts
+                .iter()
+                .flat_map(|(h, (_, l))| l.iter().map(move |v| (Some(h.as_str()), v))),
+        )
+    }
+}

@@ -1,0 +1,111 @@
+//! The report made from a finished audit: bots ordered worst first, their
+//! hosts, timelines on one axis, and the suspects.
+
+use crate::engine::{rfc3339, Auditor};
+use crate::report::{BotReport, HostReport, Identity, Report, RobotsSource, Timeline};
+
+pub(crate) fn report(a: Auditor<'_>) -> Report {
+    let mut bots: Vec<BotReport> = a.groups.iter().map(|g| bot(&a, g)).collect();
+    bots.sort_by(|x, y| {
+        let key = |b: &BotReport| {
+            (
+                std::cmp::Reverse(b.counts.violations()),
+                b.identity != Identity::Spoofed,
+                std::cmp::Reverse(b.counts.requests),
+            )
+        };
+        key(x).cmp(&key(y)).then_with(|| x.token.cmp(&y.token))
+    });
+    share_axis(&mut bots);
+    let mut suspects: Vec<_> = a
+        .clients
+        .iter()
+        .filter_map(|((ip, ua), c)| {
+            let ip = ip.map_or_else(|| "-".to_owned(), |i| i.to_string());
+            c.judge(&ip, ua)
+        })
+        .collect();
+    suspects.sort_by(|x, y| y.pages.cmp(&x.pages).then_with(|| x.client.cmp(&y.client)));
+    Report {
+        lines: 0,
+        unparsed: 0,
+        files: Vec::new(),
+        robots: a
+            .book
+            .versions()
+            .map(|(h, v)| RobotsSource {
+                host: h.unwrap_or("*").to_owned(),
+                since: v.since.map(rfc3339),
+                source: v.source.clone(),
+            })
+            .collect(),
+        span: a.span.map(|(x, y)| (rfc3339(x), rfc3339(y))),
+        bots,
+        suspects,
+        browser_requests: a.browser_requests,
+        late: a.late,
+        identity_notes: Vec::new(),
+    }
+}
+
+fn bot(a: &Auditor<'_>, g: &crate::engine::Group) -> BotReport {
+    let (token, known) = &a.tokens[g.token as usize];
+    let known = known.and_then(|k| a.catalogue.get(k));
+    let mut hosts: Vec<HostReport> = g
+        .hosts
+        .iter()
+        .map(|(h, pace)| HostReport {
+            host: a.hosts[*h as usize].clone(),
+            counts: pace.counts.clone(),
+            crawl_delay: (pace.delay_ms > 0).then(|| pace.delay_ms as f64 / 1000.0),
+            peak_per_minute: pace.peak_per_minute,
+            median_gap: pace.median_gap(),
+        })
+        .collect();
+    hosts.sort_by(|x, y| {
+        (y.counts.violations(), y.counts.requests, &x.host).cmp(&(
+            x.counts.violations(),
+            x.counts.requests,
+            &y.host,
+        ))
+    });
+    let mut examples = g.examples.clone();
+    examples.sort_by(|x, y| (&x.time, x.rule, &x.path).cmp(&(&y.time, y.rule, &y.path)));
+    BotReport {
+        token: token.clone(),
+        identity: g.identity,
+        operator: known.and_then(|k| k.operator.clone()),
+        category: known.and_then(|k| k.category.clone()),
+        counts: Auditor::totals(g),
+        statuses: g.statuses.clone(),
+        clients: g.clients.len() as u64,
+        peak_per_minute: hosts.iter().map(|h| h.peak_per_minute).max().unwrap_or(0),
+        examples,
+        hosts,
+        timeline: g.timeline.clone(),
+    }
+}
+
+/// Puts every bot's timeline on one axis (the widest bucket, from the
+/// earliest start), so charts can be compared.
+fn share_axis(bots: &mut [BotReport]) {
+    let lines: Vec<&Timeline> = bots
+        .iter()
+        .map(|b| &b.timeline)
+        .filter(|t| t.width > 0)
+        .collect();
+    let (Some(start), Some(end)) = (
+        lines.iter().map(|t| t.start).min(),
+        lines.iter().map(|t| t.end()).max(),
+    ) else {
+        return;
+    };
+    let mut width = lines.iter().map(|t| t.width).max().unwrap_or(60_000);
+    while (end - start) / width >= crate::timeline::MAX_BUCKETS as i64 {
+        width *= 2;
+    }
+    let len = ((end - start) / width + 1) as usize;
+    for b in bots.iter_mut() {
+        b.timeline = b.timeline.rebucket(start, width, len);
+    }
+}

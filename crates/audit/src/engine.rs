@@ -1,0 +1,569 @@
+//! The audit of access-log entries: each request classified (browser or
+//! bot, which token, which identity) and judged against the robots.txt in
+//! force at its time as it arrives; then, in time order, each bot's pace
+//! per host (see `pace`) and each browser client's behaviour (see
+//! `suspects`).
+//!
+//! Logs are only nearly in time order (a server writes a line when a
+//! request ends; several servers' logs interleave), so requests wait in a
+//! heap until every file being read has moved `window` past them.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+use std::net::IpAddr;
+use std::time::Duration;
+
+use mannerly_logs::Entry;
+use mannerly_robots::AgentRules;
+
+use crate::agents::{Agent, Catalogue, Known};
+use crate::book::{RobotsBook, VersionId};
+use crate::pace::{Pace, Step};
+use crate::report::{Counts, Example, Identity, Rule, Timeline, MAX_EXAMPLES};
+use crate::suspects::{is_asset, Client};
+
+/// How an audit judges.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// The Retry-After a 429 or 503 meant when the log does not record the
+    /// header (default 60 s).
+    pub retry_after: Duration,
+    /// A gap every bot must keep even without a Crawl-delay (default none:
+    /// gaps are judged only against Crawl-delay).
+    pub min_gap: Option<Duration>,
+    /// Allowance on every gap and window, beyond the log's own precision
+    /// (default none).
+    pub slack: Duration,
+    /// How far out of order a log may be (default 5 minutes).
+    pub window: Duration,
+    /// Whether the logs begin when the site began serving, so no
+    /// robots.txt read can have come before them. When not, pages in the
+    /// logs' first 24 hours are not blamed for a read the logs may have
+    /// missed.
+    pub from_start: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            retry_after: Duration::from_secs(60),
+            min_gap: None,
+            slack: Duration::ZERO,
+            window: Duration::from_secs(300),
+            from_start: false,
+        }
+    }
+}
+
+/// Tells whether a request of a known bot is really its operator's.
+pub trait Identify {
+    /// The identity of `entry`, which claims to be `bot`.
+    fn identify(&self, bot: &Known, entry: &Entry<'_>) -> Identity;
+
+    /// Told, before a batch is fed, which known bots (catalogue index)
+    /// came from which addresses in it, so lookups can be made together.
+    fn prepare(&mut self, _wanted: &[(usize, IpAddr)]) {}
+}
+
+/// No checks: every request is unverified.
+pub struct Unchecked;
+
+impl Identify for Unchecked {
+    fn identify(&self, _: &Known, _: &Entry<'_>) -> Identity {
+        Identity::Unverified
+    }
+}
+
+/// What a User-Agent was classified as.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Browser,
+    Bot(u32),
+}
+
+/// A token's robots.txt group in one version, compiled once.
+struct Compiled<'r> {
+    rules: AgentRules<'r>,
+    delay_ms: u64,
+}
+
+/// The facts kept per bot group (token, identity).
+pub(crate) struct Group {
+    pub token: u32,
+    pub identity: Identity,
+    pub statuses: BTreeMap<u16, u64>,
+    pub bytes: u64,
+    pub clients: HashSet<IpAddr>,
+    pub examples: Vec<Example>,
+    pub hosts: HashMap<u32, Pace>,
+    pub timeline: Timeline,
+}
+
+/// Who made a waiting request.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Who {
+    Bot { group: u32, host: u32 },
+    Browser { client: u32 },
+}
+
+/// A request waiting for its turn in time order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Pending {
+    step: Step,
+    tiebreak: u64,
+    who: Who,
+    bytes: u64,
+    target: Box<str>,
+    client: Option<IpAddr>,
+    /// The deciding robots.txt line, when the path was disallowed.
+    disallowed: Option<Box<str>>,
+}
+
+impl Ord for Pending {
+    fn cmp(&self, o: &Self) -> Ordering {
+        (
+            self.step.millis,
+            !self.step.robots,
+            self.tiebreak,
+            &self.who,
+            &self.target,
+        )
+            .cmp(&(o.step.millis, !o.step.robots, o.tiebreak, &o.who, &o.target))
+    }
+}
+
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// An audit in progress: feed it entries, then [`finish`](Auditor::finish).
+pub struct Auditor<'r> {
+    pub(crate) book: &'r RobotsBook,
+    pub(crate) catalogue: &'r Catalogue,
+    pub(crate) options: Options,
+    kinds: HashMap<Box<str>, Kind>,
+    /// Tokens: (as found, catalogue entry).
+    pub(crate) tokens: Vec<(String, Option<usize>)>,
+    token_ids: HashMap<String, u32>,
+    pub(crate) groups: Vec<Group>,
+    group_ids: HashMap<(u32, Identity), u32>,
+    pub(crate) hosts: Vec<String>,
+    host_ids: HashMap<String, u32>,
+    compiled: HashMap<(VersionId, u32), Compiled<'r>>,
+    browser_rules: HashMap<VersionId, AgentRules<'r>>,
+    pub(crate) clients: Vec<((Option<IpAddr>, Box<str>), Client)>,
+    client_ids: HashMap<(Option<IpAddr>, Box<str>), u32>,
+    heap: BinaryHeap<Reverse<Pending>>,
+    latest: Vec<i64>,
+    done: Vec<bool>,
+    processed_to: i64,
+    pub(crate) late: u64,
+    pub(crate) browser_requests: u64,
+    pub(crate) span: Option<(i64, i64)>,
+    /// Before this instant a missing robots.txt read is not judged.
+    unknown_until: Option<i64>,
+}
+
+impl<'r> Auditor<'r> {
+    /// An audit of `files` log files (entries of each come nearly in time
+    /// order) against `book`.
+    pub fn new(
+        book: &'r RobotsBook,
+        catalogue: &'r Catalogue,
+        options: Options,
+        files: usize,
+    ) -> Auditor<'r> {
+        Auditor {
+            book,
+            catalogue,
+            options,
+            kinds: HashMap::new(),
+            tokens: Vec::new(),
+            token_ids: HashMap::new(),
+            groups: Vec::new(),
+            group_ids: HashMap::new(),
+            hosts: Vec::new(),
+            host_ids: HashMap::new(),
+            compiled: HashMap::new(),
+            browser_rules: HashMap::new(),
+            clients: Vec::new(),
+            client_ids: HashMap::new(),
+            heap: BinaryHeap::new(),
+            latest: vec![i64::MIN; files.max(1)],
+            done: vec![false; files.max(1)],
+            processed_to: i64::MIN,
+            late: 0,
+            browser_requests: 0,
+            span: None,
+            unknown_until: None,
+        }
+    }
+
+    /// Takes one entry of file `file`; `identify` tells a known bot's
+    /// identity.
+    pub fn feed(&mut self, file: usize, entry: &Entry<'_>, identify: &dyn Identify) {
+        let millis = entry.stamp.millis;
+        self.span = Some(match self.span {
+            None => (millis, millis),
+            Some((a, b)) => (a.min(millis), b.max(millis)),
+        });
+        if let Some(l) = self.latest.get_mut(file) {
+            *l = (*l).max(millis);
+        }
+        let pending = match self.kind(&entry.user_agent) {
+            Kind::Browser => self.browser(entry),
+            Kind::Bot(token) => self.bot(token, entry, identify),
+        };
+        if millis < self.processed_to {
+            self.late += 1;
+            self.process(pending);
+        } else {
+            self.heap.push(Reverse(pending));
+        }
+        self.drain(false);
+    }
+
+    /// Says that file `file` has ended.
+    pub fn end_file(&mut self, file: usize) {
+        if let Some(d) = self.done.get_mut(file) {
+            *d = true;
+        }
+        self.drain(false);
+    }
+
+    /// Adds to `wanted` the (catalogue entry, address) an entry asks to
+    /// check, if its bot is known and verifiable.
+    pub fn wanted(&mut self, entry: &Entry<'_>, wanted: &mut Vec<(usize, IpAddr)>) {
+        let (Kind::Bot(token), Some(ip)) = (self.kind(&entry.user_agent), entry.client) else {
+            return;
+        };
+        if let Some(k) = self.tokens[token as usize].1 {
+            if self.catalogue.get(k).is_some_and(Known::verifiable) {
+                wanted.push((k, ip));
+            }
+        }
+    }
+
+    fn kind(&mut self, user_agent: &str) -> Kind {
+        if let Some(k) = self.kinds.get(user_agent) {
+            return *k;
+        }
+        let kind = match self.catalogue.classify(user_agent) {
+            Agent::Browser => Kind::Browser,
+            Agent::Bot { token, known } => Kind::Bot(self.token_id(token, known)),
+        };
+        self.kinds.insert(user_agent.into(), kind);
+        kind
+    }
+
+    fn token_id(&mut self, token: String, known: Option<usize>) -> u32 {
+        let key = token.to_ascii_lowercase();
+        if let Some(id) = self.token_ids.get(&key) {
+            return *id;
+        }
+        let id = self.tokens.len() as u32;
+        self.tokens.push((token, known));
+        self.token_ids.insert(key, id);
+        id
+    }
+
+    fn host_id(&mut self, entry: &Entry<'_>) -> u32 {
+        let host = entry.host.as_deref().unwrap_or("-");
+        if let Some(id) = self.host_ids.get(host) {
+            return *id;
+        }
+        let id = self.hosts.len() as u32;
+        self.hosts.push(host.to_owned());
+        self.host_ids.insert(host.to_owned(), id);
+        id
+    }
+
+    fn group_id(&mut self, token: u32, identity: Identity) -> u32 {
+        if let Some(id) = self.group_ids.get(&(token, identity)) {
+            return *id;
+        }
+        let id = self.groups.len() as u32;
+        self.groups.push(Group {
+            token,
+            identity,
+            statuses: BTreeMap::new(),
+            bytes: 0,
+            clients: HashSet::new(),
+            examples: Vec::new(),
+            hosts: HashMap::new(),
+            timeline: Timeline::default(),
+        });
+        self.group_ids.insert((token, identity), id);
+        id
+    }
+
+    /// The Retry-After window a 429 or 503 opened, as an instant.
+    fn retry_until(&self, entry: &Entry<'_>) -> Option<i64> {
+        if !matches!(entry.status, Some(429 | 503)) {
+            return None;
+        }
+        let at = entry.stamp.millis;
+        let logged = entry.retry_after.as_deref().and_then(|v| {
+            let now = mannerly_time::UnixMillis(u64::try_from(at).ok()?);
+            let until = mannerly_time::parse_retry_after(v, now)?;
+            i64::try_from(until.0).ok()
+        });
+        Some(logged.unwrap_or(at + self.options.retry_after.as_millis() as i64))
+    }
+
+    fn bot(&mut self, token: u32, entry: &Entry<'_>, identify: &dyn Identify) -> Pending {
+        let identity = match self.tokens[token as usize]
+            .1
+            .and_then(|k| self.catalogue.get(k))
+        {
+            Some(known) => identify.identify(known, entry),
+            None => Identity::Unverified,
+        };
+        let group = self.group_id(token, identity);
+        let host = self.host_id(entry);
+        let robots = entry.target.split('?').next() == Some("/robots.txt");
+        let (delay_ms, disallowed) = self.judge_path(token, host, entry, robots);
+        Pending {
+            step: Step {
+                millis: entry.stamp.millis,
+                precision_ms: entry.stamp.precision_ms,
+                robots,
+                status: entry.status,
+                retry_until: self.retry_until(entry),
+                delay_ms,
+            },
+            tiebreak: tiebreak(entry),
+            who: Who::Bot { group, host },
+            bytes: entry.bytes.unwrap_or(0),
+            target: entry.target.as_ref().into(),
+            client: entry.client,
+            disallowed,
+        }
+    }
+
+    /// The Crawl-delay in force for the token, and the deciding line when
+    /// the path is disallowed.
+    fn judge_path(
+        &mut self,
+        token: u32,
+        host: u32,
+        entry: &Entry<'_>,
+        robots: bool,
+    ) -> (u64, Option<Box<str>>) {
+        let floor = self.options.min_gap.map_or(0, |d| d.as_millis() as u64);
+        let book = self.book;
+        let Some((vid, version)) = book.at(&self.hosts[host as usize], entry.stamp.millis) else {
+            return (floor, None);
+        };
+        let name = &self.tokens[token as usize].0;
+        let compiled = self
+            .compiled
+            .entry((vid, token))
+            .or_insert_with(|| Compiled {
+                rules: version.robots.for_agent(name),
+                delay_ms: version
+                    .robots
+                    .crawl_delay(name)
+                    .map_or(0, |d| d.delay.as_millis() as u64),
+            });
+        let delay = compiled.delay_ms.max(floor);
+        if robots || !entry.method.is_empty() && entry.method != "GET" && entry.method != "HEAD" {
+            return (delay, None);
+        }
+        match compiled.rules.lookup(&entry.target) {
+            (false, Some(rule)) => {
+                let text = format!(
+                    "line {}: {}: {}",
+                    rule.line,
+                    rule.kind.directive(),
+                    rule.pattern()
+                );
+                (delay, Some(text.into()))
+            }
+            _ => (delay, None),
+        }
+    }
+
+    fn browser(&mut self, entry: &Entry<'_>) -> Pending {
+        self.browser_requests += 1;
+        let key = (entry.client, Box::<str>::from(entry.user_agent.as_ref()));
+        let id = match self.client_ids.get(&key) {
+            Some(id) => *id,
+            None => {
+                let id = self.clients.len() as u32;
+                self.client_ids.insert(key.clone(), id);
+                self.clients.push((key, Client::default()));
+                id
+            }
+        };
+        let robots = entry.target.split('?').next() == Some("/robots.txt");
+        let disallowed = !robots && self.browser_disallowed(entry);
+        let c = &mut self.clients[id as usize].1;
+        c.requests += 1;
+        if robots {
+            c.read_robots = true;
+        } else if is_asset(&entry.target) {
+            c.assets += 1;
+        } else {
+            c.pages += 1;
+        }
+        c.disallowed += u64::from(disallowed);
+        Pending {
+            step: Step {
+                millis: entry.stamp.millis,
+                precision_ms: entry.stamp.precision_ms,
+                robots,
+                status: None,
+                retry_until: None,
+                delay_ms: 0,
+            },
+            tiebreak: tiebreak(entry),
+            who: Who::Browser { client: id },
+            bytes: 0,
+            target: Box::from(""),
+            client: None,
+            disallowed: None,
+        }
+    }
+
+    /// Whether robots.txt disallows the path to every crawler (its `*`
+    /// group), which a browser-looking client is checked against.
+    fn browser_disallowed(&mut self, entry: &Entry<'_>) -> bool {
+        let host = entry.host.as_deref().unwrap_or("-");
+        let book = self.book;
+        let Some((vid, version)) = book.at(host, entry.stamp.millis) else {
+            return false;
+        };
+        let rules = self
+            .browser_rules
+            .entry(vid)
+            .or_insert_with(|| version.robots.for_agent("mannerly-any-crawler"));
+        !rules.lookup(&entry.target).0
+    }
+
+    /// Takes, in time order, the requests every file has moved past.
+    fn drain(&mut self, all: bool) {
+        let watermark = if all {
+            i64::MAX
+        } else {
+            let open = self
+                .latest
+                .iter()
+                .zip(&self.done)
+                .filter(|(_, d)| !**d)
+                .map(|(l, _)| *l)
+                .min();
+            match open {
+                None => i64::MAX,
+                Some(i64::MIN) => return,
+                Some(l) => l.saturating_sub(self.options.window.as_millis() as i64),
+            }
+        };
+        while self
+            .heap
+            .peek()
+            .is_some_and(|Reverse(p)| p.step.millis <= watermark)
+        {
+            if let Some(Reverse(p)) = self.heap.pop() {
+                self.processed_to = self.processed_to.max(p.step.millis);
+                self.process(p);
+            }
+        }
+    }
+
+    fn process(&mut self, p: Pending) {
+        let slack = self.options.slack.as_millis() as i64;
+        let (group, host) = match p.who {
+            Who::Browser { client } => {
+                self.clients[client as usize].1.step(p.step.millis);
+                return;
+            }
+            Who::Bot { group, host } => (group, host),
+        };
+        let from_start = self.options.from_start;
+        let unknown_until = *self.unknown_until.get_or_insert_with(|| {
+            if from_start {
+                i64::MIN
+            } else {
+                p.step.millis.saturating_add(crate::pace::ROBOTS_CACHE_MS)
+            }
+        });
+        let g = &mut self.groups[group as usize];
+        let pace = g.hosts.entry(host).or_default();
+        let mut judged = pace.step(&p.step, slack, unknown_until);
+        if p.disallowed.is_some() {
+            judged.broke.insert(0, Rule::Disallowed);
+            pace.counts.count(Rule::Disallowed);
+        }
+        g.bytes += p.bytes;
+        if let Some(s) = p.step.status {
+            *g.statuses.entry(s).or_default() += 1;
+        }
+        if let Some(ip) = p.client {
+            g.clients.insert(ip);
+        }
+        g.timeline.add(p.step.millis, judged.broke.len() as u64);
+        for rule in judged.broke {
+            if g.examples.iter().filter(|e| e.rule == rule).count() >= MAX_EXAMPLES {
+                continue;
+            }
+            let detail = match rule {
+                Rule::Disallowed => p.disallowed.as_deref().unwrap_or_default().to_owned(),
+                Rule::TooSoon => format!(
+                    "{:.3} s after the previous request; Crawl-delay {:.3} s",
+                    judged.gap_ms.unwrap_or(0) as f64 / 1000.0,
+                    p.step.delay_ms as f64 / 1000.0
+                ),
+                Rule::IgnoredRetryAfter => "inside the Retry-After window of a 429 or 503".into(),
+                Rule::BeforeRobots => "no robots.txt read in the 24 h before".into(),
+                Rule::WhileRobotsUnavailable => "while robots.txt answered 5xx or 429".into(),
+            };
+            g.examples.push(Example {
+                rule,
+                time: rfc3339(p.step.millis),
+                host: self.hosts[host as usize].clone(),
+                path: p.target.to_string(),
+                status: p.step.status,
+                client: p.client.map(|c| c.to_string()),
+                detail,
+            });
+        }
+    }
+
+    /// Judges what is still waiting and gives the report's bot and
+    /// suspect parts (the caller adds what it knows of the files).
+    pub fn finish(mut self) -> crate::Report {
+        self.drain(true);
+        crate::build::report(self)
+    }
+
+    /// Totals over a group's hosts.
+    pub(crate) fn totals(g: &Group) -> Counts {
+        let mut c = Counts::default();
+        for pace in g.hosts.values() {
+            c.add(&pace.counts);
+        }
+        c.bytes = g.bytes;
+        c
+    }
+}
+
+/// A stable order for requests logged at the same instant, whatever file
+/// or position they came from.
+fn tiebreak(entry: &Entry<'_>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    entry.target.hash(&mut h);
+    entry.user_agent.hash(&mut h);
+    entry.client.hash(&mut h);
+    entry.status.hash(&mut h);
+    entry.host.hash(&mut h);
+    h.finish()
+}
+
+/// Unix milliseconds as RFC 3339 (UTC, milliseconds).
+pub(crate) fn rfc3339(millis: i64) -> String {
+    mannerly_time::UnixMillis(u64::try_from(millis).unwrap_or(0)).to_rfc3339_millis()
+}

@@ -1,0 +1,196 @@
+//! One bot's requests to one host, taken in time order: gaps against the
+//! Crawl-delay, Retry-After windows, robots.txt read first and available,
+//! and the pace (peak per minute, median gap).
+
+use std::collections::VecDeque;
+
+use crate::report::{Counts, Rule};
+
+/// A request as the ordered stage needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Step {
+    pub millis: i64,
+    pub precision_ms: u32,
+    pub robots: bool,
+    pub status: Option<u16>,
+    /// Until when the site asked it to wait, when it answered 429 or 503.
+    pub retry_until: Option<i64>,
+    /// The Crawl-delay in force, in milliseconds (0: none).
+    pub delay_ms: u64,
+}
+
+/// How long a robots.txt read stays good (RFC 9309 §2.4: a crawler
+/// should not use a cached copy for more than 24 hours).
+pub(crate) const ROBOTS_CACHE_MS: i64 = 24 * 3600 * 1000;
+
+/// Gap histogram buckets: powers of two of milliseconds.
+const BUCKETS: usize = 40;
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Pace {
+    last: Option<(i64, u32)>,
+    /// When robots.txt was last read.
+    robots_read: Option<i64>,
+    robots_unavailable: bool,
+    retry_until: Option<i64>,
+    pub counts: Counts,
+    pub delay_ms: u64,
+    minute: VecDeque<i64>,
+    pub peak_per_minute: u64,
+    gaps: Option<Box<[u64; BUCKETS]>>,
+}
+
+/// What judging a step found: the rules it broke and, for `too_soon`, the
+/// gap.
+pub(crate) struct Judged {
+    pub broke: Vec<Rule>,
+    pub gap_ms: Option<i64>,
+}
+
+impl Pace {
+    /// Judges the next request (in time order) and counts it; before
+    /// `unknown_until` a page without a robots.txt read in the log is not
+    /// judged (the read may have come before the log began).
+    pub(crate) fn step(&mut self, s: &Step, slack_ms: i64, unknown_until: i64) -> Judged {
+        let mut broke = Vec::new();
+        let mut gap_ms = None;
+        if let Some((last, last_precision)) = self.last {
+            let gap = s.millis - last;
+            gap_ms = Some(gap);
+            let tolerance = i64::from(s.precision_ms.max(last_precision)) + slack_ms;
+            if s.delay_ms > 0 && gap + tolerance <= s.delay_ms as i64 {
+                broke.push(Rule::TooSoon);
+            }
+            self.gap(gap);
+        }
+        if let Some(until) = self.retry_until {
+            let tolerance = i64::from(s.precision_ms) + slack_ms;
+            if s.millis + tolerance <= until {
+                broke.push(Rule::IgnoredRetryAfter);
+            }
+        }
+        let read_lately = self
+            .robots_read
+            .is_some_and(|t| s.millis - t <= ROBOTS_CACHE_MS);
+        if s.robots {
+            self.robots_read = Some(s.millis);
+            self.robots_unavailable = matches!(s.status, Some(429 | 500..=599));
+        } else if !read_lately && s.millis >= unknown_until {
+            broke.push(Rule::BeforeRobots);
+        } else if self.robots_unavailable {
+            broke.push(Rule::WhileRobotsUnavailable);
+        }
+        if s.retry_until.is_some() {
+            self.retry_until = s.retry_until;
+        }
+        self.last = Some((s.millis, s.precision_ms));
+        self.delay_ms = s.delay_ms;
+        self.peak(s.millis);
+        self.counts.requests += 1;
+        if s.robots {
+            self.counts.robots_fetches += 1;
+        } else {
+            self.counts.pages += 1;
+        }
+        for &rule in &broke {
+            self.counts.count(rule);
+        }
+        Judged { broke, gap_ms }
+    }
+
+    fn peak(&mut self, millis: i64) {
+        self.minute.push_back(millis);
+        while self.minute.front().is_some_and(|&t| t <= millis - 60_000) {
+            self.minute.pop_front();
+        }
+        self.peak_per_minute = self.peak_per_minute.max(self.minute.len() as u64);
+    }
+
+    fn gap(&mut self, gap: i64) {
+        let g = gap.max(0) as u64;
+        let bucket = (64 - g.leading_zeros() as usize).min(BUCKETS - 1);
+        self.gaps.get_or_insert_with(|| Box::new([0; BUCKETS]))[bucket] += 1;
+    }
+
+    /// The median gap, in seconds, to the bucket's geometric middle.
+    pub(crate) fn median_gap(&self) -> Option<f64> {
+        let gaps = self.gaps.as_ref()?;
+        let total: u64 = gaps.iter().sum();
+        let mut seen = 0;
+        for (b, n) in gaps.iter().enumerate() {
+            seen += n;
+            if seen * 2 >= total {
+                let (lo, hi) = if b == 0 {
+                    (0.0, 0.0)
+                } else {
+                    ((1u64 << (b - 1)) as f64, ((1u64 << b) - 1) as f64)
+                };
+                return Some(((lo * hi.max(1.0)).sqrt()).max(lo) / 1000.0);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(millis: i64, robots: bool, delay_ms: u64) -> Step {
+        Step {
+            millis,
+            precision_ms: 1,
+            robots,
+            status: Some(200),
+            retry_until: None,
+            delay_ms,
+        }
+    }
+
+    #[test]
+    fn gaps_and_robots() {
+        let mut p = Pace::default();
+        assert_eq!(
+            p.step(&step(0, false, 0), 0, i64::MIN).broke,
+            vec![Rule::BeforeRobots]
+        );
+        assert!(p
+            .step(&step(2000, true, 1000), 0, i64::MIN)
+            .broke
+            .is_empty());
+        assert_eq!(
+            p.step(&step(2500, false, 1000), 0, i64::MIN).broke,
+            vec![Rule::TooSoon]
+        );
+        assert!(p
+            .step(&step(3500, false, 1000), 0, i64::MIN)
+            .broke
+            .is_empty());
+        let mut s = step(4600, false, 1000);
+        s.status = Some(429);
+        s.retry_until = Some(64_600);
+        assert!(p.step(&s, 0, i64::MIN).broke.is_empty());
+        let broke = p.step(&step(30_000, false, 1000), 0, i64::MIN).broke;
+        assert_eq!(broke, vec![Rule::IgnoredRetryAfter]);
+        assert!(p
+            .step(&step(64_600, false, 1000), 0, i64::MIN)
+            .broke
+            .is_empty());
+        assert_eq!(p.counts.violations(), 3);
+        assert_eq!(p.peak_per_minute, 6);
+    }
+
+    #[test]
+    fn second_precision_forgives_a_second() {
+        let mut p = Pace::default();
+        let s = |m| Step {
+            precision_ms: 1000,
+            ..step(m, true, 2000)
+        };
+        p.step(&s(0), 0, i64::MIN);
+        // Logged 2 s apart: really between 1 and 3 s, so not proven short.
+        assert!(p.step(&s(2000), 0, i64::MIN).broke.is_empty());
+        // Logged 1 s apart: really under 2 s, certainly short.
+        assert_eq!(p.step(&s(3000), 0, i64::MIN).broke, vec![Rule::TooSoon]);
+    }
+}

@@ -1,0 +1,365 @@
+//! A report for people: the terminal text (rule-breakers worst first,
+//! then spoofers, suspects, everyone else) and a self-contained HTML page
+//! with charts drawn as inline SVG (no script, no outside request).
+
+use std::fmt::Write;
+
+use crate::report::{BotReport, Counts, Identity, Report, Timeline};
+
+/// Bots listed under "everyone else", at most.
+const OTHERS: usize = 30;
+
+fn counts_text(c: &Counts) -> String {
+    let mut parts = vec![format!("{} requests", c.requests)];
+    let mut add = |n: u64, what: &str| {
+        if n > 0 {
+            parts.push(format!("{n} {what}"));
+        }
+    };
+    add(c.robots_fetches, "robots.txt reads");
+    add(c.disallowed, "disallowed");
+    add(c.too_soon, "too soon");
+    add(c.ignored_retry_after, "inside Retry-After");
+    add(c.before_robots, "before robots.txt");
+    add(
+        c.while_robots_unavailable,
+        "while robots.txt was unavailable",
+    );
+    parts.join(", ")
+}
+
+fn name(b: &BotReport) -> String {
+    let operator = b
+        .operator
+        .as_deref()
+        .map(|o| format!(", {o}"))
+        .unwrap_or_default();
+    format!("{} ({}{operator})", b.token, b.identity.as_str())
+}
+
+/// The terminal report.
+pub fn text(r: &Report) -> String {
+    let mut out = String::new();
+    let formats: Vec<String> = r
+        .files
+        .iter()
+        .map(|f| format!("{} ({})", f.path, f.format))
+        .collect();
+    let _ = writeln!(
+        out,
+        "mannerly audit: {} lines in {}; {} unread",
+        r.lines,
+        formats.join(", "),
+        r.unparsed
+    );
+    if let Some((a, b)) = &r.span {
+        let _ = writeln!(out, "from {a} to {b}");
+    }
+    if r.robots.is_empty() {
+        let _ = writeln!(
+            out,
+            "no robots.txt given: paths and Crawl-delay were not judged"
+        );
+    }
+    for s in &r.robots {
+        let since = s
+            .since
+            .as_deref()
+            .map(|t| format!(" from {t}"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "robots.txt for {}{since}: {}", s.host, s.source);
+    }
+    let breakers: Vec<&BotReport> = r.rule_breakers().collect();
+    section(
+        &mut out,
+        "Bots that broke rules, worst first",
+        breakers.is_empty(),
+    );
+    for b in &breakers {
+        let _ = writeln!(out, "  {}: {}", name(b), counts_text(&b.counts));
+        for h in b.hosts.iter().filter(|h| h.counts.violations() > 0).take(5) {
+            let delay = h
+                .crawl_delay
+                .map(|d| format!(", Crawl-delay {d} s"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "    on {}: {}{delay}, peak {}/min",
+                h.host,
+                counts_text(&h.counts),
+                h.peak_per_minute
+            );
+        }
+        for e in &b.examples {
+            let _ = writeln!(
+                out,
+                "    {} {} {}{} [{}] {}",
+                e.time,
+                e.host,
+                e.path,
+                e.status.map(|s| format!(" {s}")).unwrap_or_default(),
+                e.rule.as_str(),
+                e.detail
+            );
+        }
+    }
+    let spoofers: Vec<&BotReport> = r
+        .bots
+        .iter()
+        .filter(|b| b.identity == Identity::Spoofed && b.counts.violations() == 0)
+        .collect();
+    section(
+        &mut out,
+        "Spoofers (claimed a crawler, failed its operator's check)",
+        spoofers.is_empty(),
+    );
+    for b in spoofers {
+        let _ = writeln!(
+            out,
+            "  {}: {} from {} addresses",
+            name(b),
+            counts_text(&b.counts),
+            b.clients
+        );
+    }
+    section(
+        &mut out,
+        "Suspects (a browser's User-Agent, a crawler's behaviour)",
+        r.suspects.is_empty(),
+    );
+    for s in &r.suspects {
+        let _ = writeln!(
+            out,
+            "  {} \"{}\": {}",
+            s.client,
+            s.user_agent,
+            s.evidence.join("; ")
+        );
+    }
+    let others: Vec<&BotReport> = r
+        .bots
+        .iter()
+        .filter(|b| b.counts.violations() == 0 && b.identity != Identity::Spoofed)
+        .collect();
+    section(&mut out, "Everyone else", others.is_empty());
+    for b in others.iter().take(OTHERS) {
+        let _ = writeln!(out, "  {}: {}", name(b), counts_text(&b.counts));
+    }
+    if others.len() > OTHERS {
+        let _ = writeln!(
+            out,
+            "  ... and {} more (--json lists them all)",
+            others.len() - OTHERS
+        );
+    }
+    let _ = writeln!(out, "  browsers: {} requests", r.browser_requests);
+    unread(&mut out, r);
+    out
+}
+
+fn section(out: &mut String, title: &str, empty: bool) {
+    let _ = writeln!(out, "\n{title}:{}", if empty { " none" } else { "" });
+}
+
+fn unread(out: &mut String, r: &Report) {
+    if r.unparsed == 0 && r.identity_notes.is_empty() && r.late == 0 {
+        return;
+    }
+    let _ = writeln!(out);
+    for f in r.files.iter().filter(|f| f.unparsed > 0) {
+        let _ = writeln!(out, "{}: {} lines unread, such as:", f.path, f.unparsed);
+        for (n, why) in &f.unparsed_examples {
+            let _ = writeln!(out, "  line {n}: {why}");
+        }
+    }
+    if r.late > 0 {
+        let _ = writeln!(
+            out,
+            "{} requests came later than --window allows; judged as they came",
+            r.late
+        );
+    }
+    for n in &r.identity_notes {
+        let _ = writeln!(out, "identity: {n}");
+    }
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A bar chart of one series as inline SVG, scaled to `max`.
+fn bars(values: &[u64], max: u64, color: &str) -> String {
+    let n = values.len().max(1);
+    let mut svg = format!(
+        "<svg viewBox=\"0 0 {n} 40\" preserveAspectRatio=\"none\" role=\"img\" class=\"chart\">"
+    );
+    for (i, v) in values.iter().enumerate().filter(|(_, v)| **v > 0) {
+        let h = (*v as f64 / max.max(1) as f64 * 40.0).max(1.0);
+        let _ = write!(
+            svg,
+            "<rect x=\"{i}\" y=\"{:.2}\" width=\"1\" height=\"{h:.2}\" fill=\"{color}\"/>",
+            40.0 - h
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// The pace of a host against its Crawl-delay: a bar for the median gap,
+/// a line at the delay.
+fn pace(median: f64, delay: f64) -> String {
+    let scale = (delay.max(median) * 1.2).max(0.001);
+    let w = |x: f64| x / scale * 200.0;
+    format!(
+        "<svg viewBox=\"0 0 200 16\" class=\"pace\" role=\"img\"><rect x=\"0\" y=\"3\" width=\"{:.1}\" height=\"10\" fill=\"#c0392b\"/><line x1=\"{d:.1}\" x2=\"{d:.1}\" y1=\"0\" y2=\"16\" stroke=\"#222\" stroke-width=\"2\"/></svg>",
+        w(median),
+        d = w(delay)
+    )
+}
+
+const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:960px;padding:12px;color:#222}\
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}table{border-collapse:collapse;width:100%}\
+td,th{padding:4px 6px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top;word-break:break-word}\
+.chart{width:100%;height:48px;background:#f6f6f6;display:block}.pace{width:100%;max-width:260px;height:16px}\
+.bad{color:#c0392b;font-weight:600}.card{border:1px solid #ddd;border-radius:6px;padding:8px 10px;margin:10px 0}\
+small{color:#666}@media (max-width:600px){body{font-size:14px}td,th{padding:3px}}";
+
+/// The self-contained HTML report.
+pub fn html(r: &Report) -> String {
+    let mut out = String::from("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>mannerly audit</title><style>");
+    out.push_str(STYLE);
+    out.push_str(
+        "</style></head><body><h1>Who crawled this site, and did they keep its rules?</h1>",
+    );
+    let span = r
+        .span
+        .as_ref()
+        .map(|(a, b)| format!(" from {} to {}", esc(a), esc(b)))
+        .unwrap_or_default();
+    let _ = write!(
+        out,
+        "<p>{} lines read{span}; {} unread; {} bots, {} broke rules; {} suspects.</p>",
+        r.lines,
+        r.unparsed,
+        r.bots.len(),
+        r.rule_breakers().count(),
+        r.suspects.len()
+    );
+    let max = r
+        .bots
+        .iter()
+        .flat_map(|b| b.timeline.requests.iter())
+        .copied()
+        .max()
+        .unwrap_or(1);
+    let vmax = r
+        .bots
+        .iter()
+        .flat_map(|b| b.timeline.violations.iter())
+        .copied()
+        .max()
+        .unwrap_or(1);
+    out.push_str("<h2>Rule-breakers, worst first</h2>");
+    for b in r.rule_breakers() {
+        bot_card(&mut out, b, max, vmax);
+    }
+    out.push_str("<h2>Suspects: a browser's User-Agent, a crawler's behaviour</h2><table><tr><th>client</th><th>User-Agent</th><th>evidence</th></tr>");
+    for s in &r.suspects {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&s.client),
+            esc(&s.user_agent),
+            esc(&s.evidence.join("; "))
+        );
+    }
+    out.push_str("</table><h2>Everyone else</h2>");
+    for b in r
+        .bots
+        .iter()
+        .filter(|b| b.counts.violations() == 0)
+        .take(OTHERS)
+    {
+        bot_card(&mut out, b, max, vmax);
+    }
+    timeline_note(&mut out, r);
+    out.push_str("</body></html>\n");
+    out
+}
+
+fn bot_card(out: &mut String, b: &BotReport, max: u64, vmax: u64) {
+    let class = if b.counts.violations() > 0 { "bad" } else { "" };
+    let _ = write!(
+        out,
+        "<div class=\"card\"><div class=\"{class}\">{}</div><small>{}</small>",
+        esc(&name(b)),
+        esc(&counts_text(&b.counts))
+    );
+    let _ = write!(
+        out,
+        "<div><small>requests over time</small>{}</div>",
+        bars(&b.timeline.requests, max, "#2c7be5")
+    );
+    if b.counts.violations() > 0 {
+        let _ = write!(
+            out,
+            "<div><small>violations over time</small>{}</div>",
+            bars(&b.timeline.violations, vmax, "#c0392b")
+        );
+        out.push_str(
+            "<table><tr><th>host</th><th>what</th><th>median gap against Crawl-delay</th></tr>",
+        );
+        for h in b
+            .hosts
+            .iter()
+            .filter(|h| h.counts.violations() > 0)
+            .take(10)
+        {
+            let chart = match (h.median_gap, h.crawl_delay) {
+                (Some(m), Some(d)) => {
+                    format!("{} <small>{m:.2} s against {d} s</small>", pace(m, d))
+                }
+                _ => "<small>no Crawl-delay</small>".into(),
+            };
+            let _ = write!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td>{chart}</td></tr>",
+                esc(&h.host),
+                esc(&counts_text(&h.counts))
+            );
+        }
+        out.push_str("</table><table><tr><th>time</th><th>request</th><th>why</th></tr>");
+        for e in &b.examples {
+            let _ = write!(
+                out,
+                "<tr><td>{}</td><td>{} {}</td><td>{}: {}</td></tr>",
+                esc(&e.time),
+                esc(&e.host),
+                esc(&e.path),
+                e.rule.as_str(),
+                esc(&e.detail)
+            );
+        }
+        out.push_str("</table>");
+    }
+    out.push_str("</div>");
+}
+
+fn timeline_note(out: &mut String, r: &Report) {
+    if let Some(t) = r
+        .bots
+        .first()
+        .map(|b| &b.timeline)
+        .filter(|t: &&Timeline| t.width > 0)
+    {
+        let _ = write!(
+            out,
+            "<p><small>Charts share one axis: bars of {} minutes each.</small></p>",
+            t.width / 60_000
+        );
+    }
+}

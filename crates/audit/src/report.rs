@@ -1,0 +1,285 @@
+//! What an audit found, as plain data (serialised as `--json` gives it).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// Examples kept per bot and per rule, at most.
+pub const MAX_EXAMPLES: usize = 5;
+
+/// Whether a bot's requests could be tied to its operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Identity {
+    /// Checked, and the operator's published way confirms it.
+    Verified,
+    /// Its claimed operator publishes a way to check, and the request
+    /// fails it.
+    Spoofed,
+    /// No way to check (or the check could not be made).
+    Unverified,
+}
+
+impl Identity {
+    /// The word used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Identity::Verified => "verified",
+            Identity::Spoofed => "spoofed",
+            Identity::Unverified => "unverified",
+        }
+    }
+}
+
+/// The rules a request can break.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    /// A path the robots.txt then in force disallowed for the token.
+    Disallowed,
+    /// Sooner after the previous request than the Crawl-delay.
+    TooSoon,
+    /// Inside the Retry-After window of a 429 or 503.
+    IgnoredRetryAfter,
+    /// A page without a robots.txt read in the 24 hours before.
+    BeforeRobots,
+    /// A page while the host's robots.txt answered 5xx or 429.
+    WhileRobotsUnavailable,
+}
+
+impl Rule {
+    /// The name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::Disallowed => "disallowed",
+            Rule::TooSoon => "too_soon",
+            Rule::IgnoredRetryAfter => "ignored_retry_after",
+            Rule::BeforeRobots => "before_robots",
+            Rule::WhileRobotsUnavailable => "while_robots_unavailable",
+        }
+    }
+}
+
+/// One request that broke a rule, described.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Example {
+    /// The rule broken.
+    pub rule: Rule,
+    /// When (RFC 3339).
+    pub time: String,
+    /// The host.
+    pub host: String,
+    /// Path and query.
+    pub path: String,
+    /// The status sent.
+    pub status: Option<u16>,
+    /// The client's address.
+    pub client: Option<String>,
+    /// What makes it a violation: the deciding robots.txt line, or the gap
+    /// against the delay.
+    pub detail: String,
+}
+
+/// Counts of the rules broken.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Requests in all, robots.txt included.
+    pub requests: u64,
+    /// Requests other than robots.txt.
+    pub pages: u64,
+    /// Bytes sent to it.
+    pub bytes: u64,
+    /// robots.txt requests.
+    pub robots_fetches: u64,
+    /// Requests to disallowed paths.
+    pub disallowed: u64,
+    /// Requests sooner than the Crawl-delay after the previous one.
+    pub too_soon: u64,
+    /// Requests inside a Retry-After window.
+    pub ignored_retry_after: u64,
+    /// Pages requested without a robots.txt read in the 24 hours before
+    /// (RFC 9309's longest cache), including by bots that never read it.
+    pub before_robots: u64,
+    /// Pages requested while robots.txt answered 5xx or 429.
+    pub while_robots_unavailable: u64,
+}
+
+impl Counts {
+    /// Every violation counted.
+    pub fn violations(&self) -> u64 {
+        self.disallowed
+            + self.too_soon
+            + self.ignored_retry_after
+            + self.before_robots
+            + self.while_robots_unavailable
+    }
+
+    pub(crate) fn add(&mut self, o: &Counts) {
+        self.requests += o.requests;
+        self.pages += o.pages;
+        self.bytes += o.bytes;
+        self.robots_fetches += o.robots_fetches;
+        self.disallowed += o.disallowed;
+        self.too_soon += o.too_soon;
+        self.ignored_retry_after += o.ignored_retry_after;
+        self.before_robots += o.before_robots;
+        self.while_robots_unavailable += o.while_robots_unavailable;
+    }
+
+    pub(crate) fn count(&mut self, rule: Rule) {
+        match rule {
+            Rule::Disallowed => self.disallowed += 1,
+            Rule::TooSoon => self.too_soon += 1,
+            Rule::IgnoredRetryAfter => self.ignored_retry_after += 1,
+            Rule::BeforeRobots => self.before_robots += 1,
+            Rule::WhileRobotsUnavailable => self.while_robots_unavailable += 1,
+        }
+    }
+}
+
+/// One bot's requests to one host.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostReport {
+    /// The host (`-` when the log names none).
+    pub host: String,
+    /// What it did there.
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// The Crawl-delay that applied to it, in seconds (the last in force).
+    pub crawl_delay: Option<f64>,
+    /// The most requests it made in one minute.
+    pub peak_per_minute: u64,
+    /// The median start-to-start gap, in seconds.
+    pub median_gap: Option<f64>,
+}
+
+/// One bot (a product token with one identity).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BotReport {
+    /// Its product token.
+    pub token: String,
+    /// Its identity.
+    pub identity: Identity,
+    /// Its operator, when the catalogue knows it.
+    pub operator: Option<String>,
+    /// What it is for, when the catalogue knows it.
+    pub category: Option<String>,
+    /// What it did, over all hosts.
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// Statuses answered, by code.
+    pub statuses: BTreeMap<u16, u64>,
+    /// Client addresses seen.
+    pub clients: u64,
+    /// The most requests it made to one host in one minute.
+    pub peak_per_minute: u64,
+    /// Some of its violations, described.
+    pub examples: Vec<Example>,
+    /// Per host.
+    pub hosts: Vec<HostReport>,
+    /// Requests and violations over time.
+    pub timeline: Timeline,
+}
+
+/// A client with a browser's User-Agent that behaved like a crawler.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Suspect {
+    /// Its address.
+    pub client: String,
+    /// The User-Agent it sent.
+    pub user_agent: String,
+    /// Its requests.
+    pub requests: u64,
+    /// Pages (not assets) among them.
+    pub pages: u64,
+    /// Assets (scripts, styles, images, fonts) among them.
+    pub assets: u64,
+    /// Requests to paths robots.txt disallows for every crawler.
+    pub disallowed: u64,
+    /// Whether it read robots.txt, which browsers do not.
+    pub read_robots: bool,
+    /// How regular its pace was: the spread of its gaps over their mean
+    /// (people are irregular, near 1 or more; schedulers near 0).
+    pub gap_variation: Option<f64>,
+    /// Why it is listed, in words.
+    pub evidence: Vec<String>,
+}
+
+/// Counts over time, in buckets of equal width.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Timeline {
+    /// The first bucket's start, in Unix milliseconds.
+    pub start: i64,
+    /// A bucket's width, in milliseconds.
+    pub width: i64,
+    /// Requests per bucket.
+    pub requests: Vec<u64>,
+    /// Violations per bucket.
+    pub violations: Vec<u64>,
+}
+
+/// One log file read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileReport {
+    /// The path given.
+    pub path: String,
+    /// The format found (or given).
+    pub format: String,
+    /// Lines in the file.
+    pub lines: u64,
+    /// Lines that could not be read.
+    pub unparsed: u64,
+    /// Some of them: line number and why.
+    pub unparsed_examples: Vec<(u64, String)>,
+}
+
+/// Everything an audit found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// Lines read, in all files.
+    pub lines: u64,
+    /// Lines that could not be read.
+    pub unparsed: u64,
+    /// Per file.
+    pub files: Vec<FileReport>,
+    /// The robots.txt files judged against: host (`*` for all), in force
+    /// since, source.
+    pub robots: Vec<RobotsSource>,
+    /// The first and last instant seen (RFC 3339).
+    pub span: Option<(String, String)>,
+    /// Bots, those that broke rules first (most violations first), then
+    /// the rest by requests.
+    pub bots: Vec<BotReport>,
+    /// Clients with a browser's User-Agent that behaved like crawlers.
+    pub suspects: Vec<Suspect>,
+    /// Requests by browsers.
+    pub browser_requests: u64,
+    /// Requests that arrived later than the reordering window allows
+    /// (judged in the order they came).
+    pub late: u64,
+    /// How identities were checked (ranges used and their age, lookups).
+    pub identity_notes: Vec<String>,
+}
+
+/// A robots.txt file the audit judged against.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RobotsSource {
+    /// The host it is for (`*`: every host without its own).
+    pub host: String,
+    /// In force since (RFC 3339), or always.
+    pub since: Option<String>,
+    /// Where it came from.
+    pub source: String,
+}
+
+impl Report {
+    /// Violations by every bot.
+    pub fn violations(&self) -> u64 {
+        self.bots.iter().map(|b| b.counts.violations()).sum()
+    }
+
+    /// The bots that broke a rule.
+    pub fn rule_breakers(&self) -> impl Iterator<Item = &BotReport> {
+        self.bots.iter().filter(|b| b.counts.violations() > 0)
+    }
+}

@@ -1,0 +1,111 @@
+//! Clients with a browser's User-Agent that behave like crawlers: many
+//! pages and no assets (a browser loads a page's styles, scripts and
+//! images), a pace too regular for a person, robots.txt read, disallowed
+//! paths asked for.
+
+use crate::report::Suspect;
+
+/// Pages a client must ask for before it is judged.
+pub const MIN_PAGES: u64 = 20;
+
+/// One browser client (an address with a User-Agent), taken in time order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Client {
+    pub requests: u64,
+    pub pages: u64,
+    pub assets: u64,
+    pub disallowed: u64,
+    pub read_robots: bool,
+    last: Option<i64>,
+    gaps: u64,
+    sum: f64,
+    sum_sq: f64,
+}
+
+/// Whether a path asks for a page's asset rather than a page.
+pub(crate) fn is_asset(path: &str) -> bool {
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    matches!(
+        ext.as_deref(),
+        Some(
+            "css"
+                | "js"
+                | "mjs"
+                | "png"
+                | "jpg"
+                | "jpeg"
+                | "gif"
+                | "svg"
+                | "ico"
+                | "webp"
+                | "avif"
+                | "woff"
+                | "woff2"
+                | "ttf"
+                | "otf"
+                | "map"
+                | "webmanifest"
+        )
+    )
+}
+
+impl Client {
+    /// Counts a request at `millis` (in time order).
+    pub(crate) fn step(&mut self, millis: i64) {
+        if let Some(last) = self.last {
+            let gap = (millis - last).max(0) as f64 / 1000.0;
+            self.gaps += 1;
+            self.sum += gap;
+            self.sum_sq += gap * gap;
+        }
+        self.last = Some(millis);
+    }
+
+    fn variation(&self) -> Option<f64> {
+        if self.gaps < 2 {
+            return None;
+        }
+        let n = self.gaps as f64;
+        let mean = self.sum / n;
+        let var = (self.sum_sq / n - mean * mean).max(0.0);
+        (mean > 0.0).then(|| var.sqrt() / mean)
+    }
+
+    /// The client as a suspect, when its behaviour says crawler.
+    pub(crate) fn judge(&self, client: &str, user_agent: &str) -> Option<Suspect> {
+        if self.pages < MIN_PAGES || self.assets > 0 {
+            return None;
+        }
+        let variation = self.variation();
+        let mut evidence = vec![format!(
+            "{} pages and not one style, script or image",
+            self.pages
+        )];
+        if let Some(v) = variation.filter(|v| *v < 0.3) {
+            evidence.push(format!(
+                "a regular pace (gap variation {v:.2}; people vary near 1)"
+            ));
+        }
+        if self.read_robots {
+            evidence.push("read robots.txt, which browsers do not".into());
+        }
+        if self.disallowed > 0 {
+            evidence.push(format!("{} requests to disallowed paths", self.disallowed));
+        }
+        if evidence.len() < 2 {
+            return None;
+        }
+        Some(Suspect {
+            client: client.to_owned(),
+            user_agent: user_agent.to_owned(),
+            requests: self.requests,
+            pages: self.pages,
+            assets: self.assets,
+            disallowed: self.disallowed,
+            read_robots: self.read_robots,
+            gap_variation: variation,
+            evidence,
+        })
+    }
+}

@@ -1,0 +1,259 @@
+//! Whether a request that claims a known crawler is its operator's: the IP
+//! ranges the operator publishes (given as files, or downloaded over https
+//! and cached with their age) and forward-confirmed reverse DNS (parallel,
+//! bounded, cached per address, with a timeout).
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use anyhow::{Context, Result};
+use mannerly_audit::{Catalogue, Identify, Identity, Known};
+use mannerly_botauth::fcrdns::{verify_ip, HickoryDns, IpRanges, IpVerdict};
+use mannerly_logs::Entry;
+
+/// Reverse lookups in flight at once, at most.
+const PARALLEL: usize = 32;
+/// How long one address's check may take.
+const DNS_TIMEOUT: Duration = Duration::from_secs(4);
+/// A downloaded range file younger than this is used without asking again.
+const FRESH: Duration = Duration::from_secs(24 * 3600);
+
+/// What reverse DNS said of one address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    Confirmed,
+    Refuted,
+    Unknown,
+}
+
+pub struct Checks {
+    catalogue: &'static Catalogue,
+    offline: bool,
+    given: HashMap<String, IpRanges>,
+    /// Ranges per catalogue entry (by address of the entry), once loaded.
+    ranges: HashMap<usize, Option<IpRanges>>,
+    rdns: HashMap<(usize, IpAddr), Answer>,
+    dns: Option<HickoryDns>,
+    rt: tokio::runtime::Runtime,
+    cache: PathBuf,
+    notes: Vec<String>,
+    lookups: u64,
+}
+
+fn key(k: &Known) -> usize {
+    std::ptr::from_ref(k) as usize
+}
+
+impl Checks {
+    pub fn new(args: &super::Args, catalogue: &'static Catalogue) -> Result<Checks> {
+        let mut given = HashMap::new();
+        for spec in &args.ip_ranges {
+            let (token, file) = spec
+                .split_once('=')
+                .with_context(|| format!("--ip-ranges '{spec}': expected TOKEN=FILE"))?;
+            let text = std::fs::read_to_string(file)
+                .with_context(|| format!("--ip-ranges: cannot read '{file}'"))?;
+            let ranges = IpRanges::parse_for(&text, token)
+                .map_err(|e| anyhow::anyhow!("--ip-ranges '{file}' for {token}: {e}"))?;
+            given.insert(token.to_ascii_lowercase(), ranges);
+        }
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")?;
+        let dns = match (args.offline, args.dns) {
+            (true, _) => None,
+            (false, Some(addr)) => Some(HickoryDns::with_server(addr)),
+            (false, None) => rt.block_on(async { HickoryDns::system().ok() }),
+        };
+        let cache = args
+            .cache
+            .as_ref()
+            .map_or_else(default_cache, PathBuf::from);
+        Ok(Checks {
+            catalogue,
+            offline: args.offline,
+            given,
+            ranges: HashMap::new(),
+            rdns: HashMap::new(),
+            dns,
+            rt,
+            cache,
+            notes: Vec::new(),
+            lookups: 0,
+        })
+    }
+
+    /// How identities were checked, for the report.
+    pub fn notes(&mut self) -> Vec<String> {
+        let mut notes = std::mem::take(&mut self.notes);
+        notes.push(match (&self.dns, self.offline) {
+            (_, true) => "offline: no reverse-DNS checks, no downloads".to_owned(),
+            (None, false) => "no DNS resolver: no reverse-DNS checks".to_owned(),
+            (Some(_), false) => format!(
+                "{} addresses checked by forward-confirmed reverse DNS",
+                self.lookups
+            ),
+        });
+        notes
+    }
+
+    /// Loads a crawler's ranges: a given file, else its operator's files
+    /// from the cache or the network.
+    fn load_ranges(&mut self, k: &Known) -> Option<IpRanges> {
+        if let Some(r) = self.given.get(&k.token.to_ascii_lowercase()) {
+            return Some(r.clone());
+        }
+        let mut cidrs: Option<IpRanges> = None;
+        for url in &k.ranges {
+            match self.fetch_ranges(url) {
+                Ok((text, age)) => match IpRanges::parse(&text) {
+                    Ok(r) => {
+                        self.notes.push(format!(
+                            "{}: {} ranges from {url} ({})",
+                            k.token,
+                            r.len(),
+                            age.map_or("downloaded now".into(), |a| format!(
+                                "cached {} h ago",
+                                a.as_secs() / 3600
+                            ))
+                        ));
+                        let merged = cidrs.take().map_or(r.clone(), |c| c.merge(&r));
+                        cidrs = Some(merged);
+                    }
+                    Err(e) => self.notes.push(format!("{}: {url}: {e}", k.token)),
+                },
+                Err(e) => self
+                    .notes
+                    .push(format!("{}: no ranges from {url}: {e:#}", k.token)),
+            }
+        }
+        cidrs
+    }
+
+    /// A range file from the cache (with its age) or the network.
+    fn fetch_ranges(&self, url: &str) -> Result<(String, Option<Duration>)> {
+        let name: String = url
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let path = self.cache.join(name);
+        let age = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| SystemTime::now().duration_since(t).ok());
+        if let Some(age) = age.filter(|a| *a < FRESH || self.offline) {
+            return Ok((std::fs::read_to_string(&path)?, Some(age)));
+        }
+        if self.offline {
+            anyhow::bail!("not in the cache, and --offline");
+        }
+        let text = self.rt.block_on(async {
+            let client = reqwest::Client::builder()
+                .timeout(Duration::from_secs(15))
+                .build()?;
+            let resp = client.get(url).send().await?.error_for_status()?;
+            resp.text().await
+        })?;
+        if std::fs::create_dir_all(&self.cache).is_ok() {
+            let _ = std::fs::write(&path, &text);
+        }
+        Ok((text, None))
+    }
+
+    fn resolve(&mut self, queue: Vec<(usize, IpAddr, Vec<String>)>) {
+        let Some(dns) = &self.dns else { return };
+        self.lookups += queue.len() as u64;
+        let answers = self.rt.block_on(async {
+            let limit = tokio::sync::Semaphore::new(PARALLEL);
+            let checks = queue.into_iter().map(|(k, ip, domains)| {
+                let limit = &limit;
+                async move {
+                    let _permit = limit.acquire().await;
+                    let verdict =
+                        tokio::time::timeout(DNS_TIMEOUT, verify_ip(ip, &domains, dns)).await;
+                    let answer = match verdict {
+                        Ok(IpVerdict::Verified { .. }) => Answer::Confirmed,
+                        Ok(IpVerdict::NotVerified { reason }) if !reason.is_transient() => {
+                            Answer::Refuted
+                        }
+                        _ => Answer::Unknown,
+                    };
+                    ((k, ip), answer)
+                }
+            });
+            futures_util::future::join_all(checks).await
+        });
+        self.rdns.extend(answers);
+    }
+}
+
+fn default_cache() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("mannerly/ip-ranges")
+}
+
+impl Identify for Checks {
+    fn identify(&self, bot: &Known, entry: &Entry<'_>) -> Identity {
+        let Some(ip) = entry.client else {
+            return Identity::Unverified;
+        };
+        let k = key(bot);
+        let in_ranges = self
+            .ranges
+            .get(&k)
+            .and_then(|r| r.as_ref())
+            .map(|r| r.contains(ip));
+        let rdns = self.rdns.get(&(k, ip)).copied();
+        if in_ranges == Some(true) || rdns == Some(Answer::Confirmed) {
+            Identity::Verified
+        } else if in_ranges == Some(false) || rdns == Some(Answer::Refuted) {
+            Identity::Spoofed
+        } else {
+            Identity::Unverified
+        }
+    }
+
+    fn prepare(&mut self, wanted: &[(usize, IpAddr)]) {
+        let mut queue = Vec::new();
+        for &(index, ip) in wanted {
+            let Some(known) = self.catalogue.get(index) else {
+                continue;
+            };
+            let k = key(known);
+            if !self.ranges.contains_key(&k) {
+                let r = self.load_ranges(known);
+                self.ranges.insert(k, r);
+            }
+            let in_ranges = self
+                .ranges
+                .get(&k)
+                .and_then(|r| r.as_ref())
+                .is_some_and(|r| r.contains(ip));
+            if in_ranges
+                || known.rdns.is_empty()
+                || self.dns.is_none()
+                || self.rdns.contains_key(&(k, ip))
+            {
+                continue;
+            }
+            self.rdns.insert((k, ip), Answer::Unknown);
+            queue.push((k, ip, known.rdns.clone()));
+        }
+        if !queue.is_empty() {
+            self.resolve(queue);
+        }
+    }
+}

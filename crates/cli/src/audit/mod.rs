@@ -1,0 +1,162 @@
+//! `mannerly audit`: from a site's access logs, which bots broke its
+//! robots.txt, how hard they hit, and whether they were who they claimed.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use mannerly_audit::{audit_logs, Catalogue, LogSource, Options, RobotsBook};
+
+mod checks;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Access logs (`-` for stdin); gzip and zstd are read as they are.
+    #[arg(required = true, value_name = "LOG")]
+    logs: Vec<String>,
+    /// robots.txt to judge against: FILE for every host, or HOST=FILE for
+    /// one virtual host (repeat for several).
+    #[arg(long, value_name = "FILE|HOST=FILE")]
+    robots: Vec<String>,
+    /// A directory of robots.txt versions, each named by the instant it
+    /// came into force (`2026-03-01T01:00:00Z.txt`), for every host, or in
+    /// a subdirectory named after one host.
+    #[arg(long, value_name = "DIR")]
+    robots_history: Option<String>,
+    /// The logs' format, instead of finding it from their lines.
+    #[arg(long, value_name = "NAME")]
+    format: Option<String>,
+    /// An nginx `log_format` string, for a custom layout.
+    #[arg(long, value_name = "FORMAT")]
+    log_format: Option<String>,
+    /// Seconds a 429 or 503 asked bots to wait when the log does not
+    /// record the Retry-After header.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    retry_after: f64,
+    /// A gap, in seconds, every bot must keep even where robots.txt sets
+    /// no Crawl-delay.
+    #[arg(long, value_name = "SECS")]
+    min_gap: Option<f64>,
+    /// Allowance on gaps and windows beyond the log's own precision, in
+    /// seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 0.0)]
+    slack: f64,
+    /// How far out of time order a log may be, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 300.0)]
+    window: f64,
+    /// The logs begin when the site began serving: a page before any
+    /// robots.txt read is blamed even in the logs' first 24 hours.
+    #[arg(long)]
+    from_start: bool,
+    /// A crawler's IP ranges from a file instead of its operator's site:
+    /// TOKEN=FILE, in Google's `prefixes` format or ipverse's crawlers.json.
+    #[arg(long, value_name = "TOKEN=FILE")]
+    ip_ranges: Vec<String>,
+    /// No network: no DNS, no downloads (given files and the cache only).
+    #[arg(long)]
+    offline: bool,
+    /// The DNS server for reverse-DNS checks (default: the system's).
+    #[arg(long, value_name = "ADDR:PORT")]
+    dns: Option<std::net::SocketAddr>,
+    /// Where downloaded IP ranges are kept.
+    #[arg(long, value_name = "DIR")]
+    cache: Option<String>,
+    /// One JSON document instead of the report.
+    #[arg(long)]
+    json: bool,
+    /// Also write a self-contained HTML report with charts.
+    #[arg(long, value_name = "FILE")]
+    html: Option<String>,
+}
+
+fn seconds(what: &str, s: f64) -> Result<Duration> {
+    Duration::try_from_secs_f64(s).with_context(|| format!("--{what} {s}: not a number of seconds"))
+}
+
+/// Exit status: 0 when no bot broke a rule, 1 when one did, 2 on errors.
+pub fn run(args: Args) -> Result<u8> {
+    let book = robots_book(&args)?;
+    let format = match &args.format {
+        Some(f) => Some(f.parse().map_err(|e| anyhow::anyhow!("--format: {e}"))?),
+        None => None,
+    };
+    let sources: Vec<LogSource> = args
+        .logs
+        .iter()
+        .map(|path| LogSource {
+            path: path.clone(),
+            format,
+            log_format: args.log_format.clone(),
+        })
+        .collect();
+    let options = Options {
+        retry_after: seconds("retry-after", args.retry_after)?,
+        min_gap: args.min_gap.map(|s| seconds("min-gap", s)).transpose()?,
+        slack: seconds("slack", args.slack)?,
+        window: seconds("window", args.window)?,
+        from_start: args.from_start,
+    };
+    let catalogue = Catalogue::builtin();
+    let mut checks = checks::Checks::new(&args, catalogue)?;
+    let mut report = audit_logs(&sources, &book, catalogue, options, &mut checks)?;
+    report.identity_notes = checks.notes();
+    if let Some(path) = &args.html {
+        std::fs::write(path, mannerly_audit::render::html(&report))
+            .with_context(|| format!("cannot write '{path}'"))?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", mannerly_audit::render::text(&report));
+    }
+    Ok(u8::from(report.violations() > 0))
+}
+
+fn robots_book(args: &Args) -> Result<RobotsBook> {
+    let mut book = RobotsBook::new();
+    for r in &args.robots {
+        let (host, file) = match r.split_once('=') {
+            Some((h, f)) if !h.contains('/') && !h.is_empty() => (Some(h), f),
+            _ => (None, r.as_str()),
+        };
+        let body =
+            std::fs::read(file).with_context(|| format!("--robots: cannot read '{file}'"))?;
+        book.add(host, None, file.to_owned(), &body);
+    }
+    if let Some(dir) = &args.robots_history {
+        history(&mut book, Path::new(dir), None)?;
+        if book.is_empty() {
+            bail!("--robots-history {dir}: no file named by an instant (such as 2026-03-01T01:00:00Z.txt)");
+        }
+    }
+    Ok(book)
+}
+
+/// Adds the versions in `dir` (and, for every host, its subdirectory).
+fn history(book: &mut RobotsBook, dir: &Path, host: Option<&str>) -> Result<()> {
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("--robots-history: cannot read '{}'", dir.display()))?;
+    for entry in entries {
+        let path = entry?.path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if path.is_dir() && host.is_none() {
+            history(book, &path, Some(name))?;
+            continue;
+        }
+        let stem = name.strip_suffix(".txt").unwrap_or(name);
+        let Some(since) = mannerly_logs::parse_rfc3339(stem) else {
+            eprintln!(
+                "mannerly audit: skipped {}: its name is not an instant (2026-03-01T01:00:00Z.txt)",
+                path.display()
+            );
+            continue;
+        };
+        let body = std::fs::read(&path)
+            .with_context(|| format!("--robots-history: cannot read '{}'", path.display()))?;
+        book.add(host, Some(since.millis), path.display().to_string(), &body);
+    }
+    Ok(())
+}
