@@ -81,6 +81,9 @@ enum Kind {
     Bot(u32),
 }
 
+/// A browser client: its address and User-Agent.
+pub(crate) type ClientKey = (Option<IpAddr>, Box<str>);
+
 /// A token's robots.txt group in one version, compiled once.
 struct Compiled<'r> {
     rules: AgentRules<'r>,
@@ -153,8 +156,8 @@ pub struct Auditor<'r> {
     host_ids: HashMap<String, u32>,
     compiled: HashMap<(VersionId, u32), Compiled<'r>>,
     browser_rules: HashMap<VersionId, AgentRules<'r>>,
-    pub(crate) clients: Vec<((Option<IpAddr>, Box<str>), Client)>,
-    client_ids: HashMap<(Option<IpAddr>, Box<str>), u32>,
+    pub(crate) clients: Vec<(ClientKey, Client)>,
+    client_ids: HashMap<ClientKey, u32>,
     heap: BinaryHeap<Reverse<Pending>>,
     latest: Vec<i64>,
     done: Vec<bool>,
@@ -512,7 +515,7 @@ impl<'r> Auditor<'r> {
             let detail = match rule {
                 Rule::Disallowed => p.disallowed.as_deref().unwrap_or_default().to_owned(),
                 Rule::TooSoon => format!(
-                    "{:.3} s after the previous request; Crawl-delay {:.3} s",
+                    "{:.3} s after the previous request; the delay is {:.3} s",
                     judged.gap_ms.unwrap_or(0) as f64 / 1000.0,
                     p.step.delay_ms as f64 / 1000.0
                 ),

@@ -225,11 +225,12 @@ fn unknown_format(
 ) -> Result<(), SourceError> {
     f.report.format = "unknown".into();
     for (i, l) in text.split_terminator('\n').enumerate() {
+        let n = batch.first_line + i as u64;
+        f.report.lines = f.report.lines.max(n);
         if !l.trim().is_empty() {
-            count_unparsed(&mut f.report, batch.first_line + i as u64, why);
+            count_unparsed(&mut f.report, n, why);
         }
     }
-    f.report.lines += text.split_terminator('\n').count() as u64;
     Ok(())
 }
 

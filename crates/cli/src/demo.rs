@@ -1,13 +1,13 @@
 //! `mannerly demo`: a simulated web of a few hundred hosts on 127.0.0.1,
 //! crawled (by this crawler, or by another with `--external`), then audited
-//! from the server's own request log.
+//! from the server's own access log by `mannerly audit`'s code.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use mannerly_audit::{judge, Expect, Seen, ServerReport as Report};
+use mannerly_audit::ServerReport as Report;
 use mannerly_crawl::CrawlConfig;
 use mannerly_testweb::{Generated, HostSpec, Reply, TestWeb, WebConfig};
 
@@ -65,7 +65,12 @@ pub fn demo(args: DemoArgs) -> Result<u8> {
         } else {
             (false, Some(crawl_theirs(&args, port, &seeds, &out).await?))
         };
-        let audit = audit(&web, args.min_delay);
+        let hosts: Vec<(&str, HostSpec)> = scripted
+            .iter()
+            .map(|(n, spec, _)| (*n, spec.clone()))
+            .collect();
+        let book = crate::demo_audit::robots_book(GENERATED_ROBOTS, &hosts, &out)?;
+        let audit = crate::demo_audit::audit(&web, &book, args.min_delay, &out)?;
         if args.json {
             println!("{}", json_report(&audit, usage.as_ref()));
             return anyhow::Ok(u8::from(audit.violations() > 0));
@@ -108,6 +113,9 @@ fn out_dir(args: &DemoArgs) -> Result<PathBuf> {
             .keep()),
     }
 }
+
+/// The robots.txt of every generated host.
+const GENERATED_ROBOTS: &str = "User-agent: *\nDisallow: /p7.html\n";
 
 /// The hosts with quirks: name, what it serves, and what to say of it.
 fn scripted_hosts() -> Vec<(&'static str, HostSpec, &'static str)> {
@@ -225,7 +233,7 @@ async fn start_web(
             prefix: "site".into(),
             suffix: ".test".into(),
             count: args.hosts,
-            robots: "User-agent: *\nDisallow: /p7.html\n".into(),
+            robots: GENERATED_ROBOTS.into(),
             pages_per_host: args.pages,
             links_per_page: 4,
             cross_host_links: 1,
@@ -380,57 +388,6 @@ fn print_report(args: &DemoArgs, audit: &Report, usage: Option<&Usage>) {
     }
     for e in &audit.examples {
         println!("    {e}");
-    }
-}
-
-/// Judges the crawl from testweb's log (its own timestamps, not the
-/// crawler's claims) against what each host of the demo's web asks for.
-fn audit(web: &TestWeb, min_delay: f64) -> Report {
-    let seen: Vec<Seen> = web
-        .requests()
-        .into_iter()
-        .map(|r| Seen {
-            host: r.host,
-            path: r.path,
-            started: r.started,
-        })
-        .collect();
-    // Server-side jitter allowed on a gap (the request's trip, scheduling).
-    let jitter = Duration::from_millis(15);
-    judge(
-        &seen,
-        |h| expect(h, min_delay),
-        |h| web.max_in_flight(h),
-        jitter,
-    )
-}
-
-/// What a host of the demo's web asks of a crawler.
-fn expect(host: &str, min_delay: f64) -> Expect {
-    let secs = |s: f64| Duration::from_secs_f64(s);
-    let paths = |p: &[&str]| p.iter().map(|s| (*s).to_owned()).collect();
-    Expect {
-        delay: secs(match host {
-            "slowpoke.test" => 2.0f64.max(min_delay),
-            _ => min_delay,
-        }),
-        disallowed: match host {
-            "hop.test" => paths(&["/p2.html"]),
-            h if h.starts_with("site") => paths(&["/p7.html"]),
-            _ => Vec::new(),
-        },
-        // storm.test's "/" answers 429 with 2 s, then 1 s; busy.test's
-        // robots.txt answers 429 with an hour.
-        retry_after: match host {
-            "storm.test" => vec![("/".into(), secs(2.0)), ("/".into(), secs(1.0))],
-            "busy.test" => vec![("/robots.txt".into(), secs(3600.0))],
-            _ => Vec::new(),
-        },
-        robots_unavailable: host == "down.test" || host == "busy.test",
-        nofollow: match host {
-            "nofollow.test" => paths(&["/never.html", "/sponsored.html"]),
-            _ => Vec::new(),
-        },
     }
 }
 

@@ -10,6 +10,7 @@ mod botauth;
 mod check;
 mod crawl;
 mod demo;
+mod demo_audit;
 mod fetch;
 mod input;
 mod lint;

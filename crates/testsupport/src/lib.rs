@@ -8,6 +8,7 @@
 //! - [`RedisServer`]: a throwaway `redis-server` on 127.0.0.1 (installed by
 //!   `.ci/run`; outside CI its absence skips the test), and
 //!   [`RedisCluster`], three or more of them made a Cluster.
+//! - [`dns_server`]: a DNS server on 127.0.0.1 answering from tables.
 
 #![deny(missing_docs)]
 
@@ -16,7 +17,9 @@ pub const T0: mannerly_time::UnixMillis = mannerly_time::UnixMillis::from_secs(1
 
 use std::path::PathBuf;
 
+mod dns;
 mod redis;
+pub use dns::dns_server;
 pub use redis::{RedisCluster, RedisServer};
 
 /// The `shared/` checkout beside the repository (`MANNERLY_SHARED`

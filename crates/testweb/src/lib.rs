@@ -276,6 +276,28 @@ impl HostSpec {
         self.route("/robots.txt", vec![Reply::text(robots)])
     }
 
+    /// The robots.txt this host serves at its first request (following
+    /// redirects within the host), or `None` when it answers no file
+    /// (an error status, a redirect out, a loop).
+    pub fn served_robots(&self) -> Option<String> {
+        let mut path = "/robots.txt".to_owned();
+        for _ in 0..5 {
+            let reply = self.routes.get(&path)?.first()?;
+            match (reply.status, &reply.body) {
+                (200, Body::Text { text }) => return Some(text.clone()),
+                (301 | 302 | 303 | 307 | 308, _) => {
+                    let (_, to) = reply
+                        .headers
+                        .iter()
+                        .find(|(k, _)| k.eq_ignore_ascii_case("location"))?;
+                    path = to.strip_prefix('/').map(|p| format!("/{p}"))?;
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
     /// Generated HTML pages: `pages` of them, each linking to `links` others.
     pub fn pages(mut self, pages: u32, links: u32) -> HostSpec {
         self.generated_pages = pages;
@@ -397,11 +419,25 @@ pub struct RequestRecord {
     /// Requests to this host in flight when this one started, itself
     /// included.
     pub in_flight_at_start: usize,
+    /// The status answered (`None` for a reset connection).
+    pub status: Option<u16>,
+    /// The Retry-After header sent, if any.
+    pub retry_after: Option<String>,
+    /// The body's length, when it declared one.
+    pub bytes: Option<u64>,
 }
+
+/// The layout of [`TestWeb::access_log`], as an nginx `log_format`: the
+/// combined format with the virtual host in front, times to the
+/// millisecond (as Apache's `%{msec_frac}t` writes them), and the
+/// Retry-After sent as a last field.
+pub const ACCESS_LOG_FORMAT: &str = r#"$host $remote_addr - - [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$sent_http_retry_after""#;
 
 struct State {
     config: Mutex<WebConfig>,
     start: Instant,
+    /// The wall clock when `start` was taken.
+    wall_start: std::time::SystemTime,
     records: Mutex<Vec<RequestRecord>>,
     counters: Mutex<HashMap<(String, u16, String), usize>>,
     in_flight: Mutex<HashMap<String, Arc<AtomicUsize>>>,
@@ -466,6 +502,7 @@ impl TestWeb {
         let state = Arc::new(State {
             config: Mutex::new(config),
             start: Instant::now(),
+            wall_start: std::time::SystemTime::now(),
             records: Mutex::new(Vec::new()),
             counters: Mutex::new(HashMap::new()),
             in_flight: Mutex::new(HashMap::new()),
@@ -550,6 +587,29 @@ impl TestWeb {
             .iter()
             .filter(|r| r.host == host && r.path == path)
             .count()
+    }
+
+    /// Every request recorded, as an access log in the layout of
+    /// [`ACCESS_LOG_FORMAT`], in the order they started.
+    pub fn access_log(&self) -> String {
+        let dash = |s: Option<String>| s.unwrap_or_else(|| "-".into());
+        let quote = |s: &str| s.replace('\\', "\\\\").replace('"', "\\x22");
+        let mut out = String::new();
+        for r in self.requests() {
+            let at = self.state.wall_start + r.started;
+            out.push_str(&format!(
+                "{} 127.0.0.1 - - [{}] \"{} {} HTTP/1.1\" {} {} \"-\" \"{}\" \"{}\"\n",
+                if r.host.is_empty() { "-" } else { &r.host },
+                clf_time(at),
+                r.method,
+                quote(&r.path),
+                dash(r.status.map(|s| s.to_string())),
+                dash(r.bytes.map(|b| b.to_string())),
+                quote(r.user_agent.as_deref().unwrap_or("-")),
+                dash(r.retry_after),
+            ));
+        }
+        out
     }
 
     /// Most requests to `host` that were ever in flight at once.
@@ -655,6 +715,41 @@ impl Drop for Guard {
             r.finished = Some(now);
         }
     }
+}
+
+/// Records what a request was answered.
+fn note_reply(state: &State, record: usize, reply: &Reply) {
+    if let Some(r) = state.records.lock().get_mut(record) {
+        r.status = (!reply.reset).then_some(reply.status);
+        r.retry_after = reply
+            .headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("retry-after"))
+            .map(|(_, v)| v.clone());
+        r.bytes = match &reply.body {
+            Body::Text { text } => Some(text.len() as u64),
+            _ => None,
+        };
+    }
+}
+
+/// `[26/Nov/2026:03:59:31.123 +0000]`'s inside, from RFC 3339.
+fn clf_time(at: std::time::SystemTime) -> String {
+    let millis = at
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let iso = mannerly_time::UnixMillis(millis).to_rfc3339_millis();
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let month = iso[5..7].parse::<usize>().unwrap_or(1).clamp(1, 12);
+    format!(
+        "{}/{}/{}:{} +0000",
+        &iso[8..10],
+        MONTHS[month - 1],
+        &iso[0..4],
+        &iso[11..23]
+    )
 }
 
 /// A body fed by a task through a channel.
@@ -869,6 +964,9 @@ fn begin(state: &Arc<State>, host: &str, port: u16, req: &Request<Incoming>, pat
             started: state.start.elapsed(),
             finished: None,
             in_flight_at_start: in_flight,
+            status: None,
+            retry_after: None,
+            bytes: None,
         });
         records.len() - 1
     };
@@ -892,6 +990,7 @@ async fn handle(
         .to_owned();
     let guard = begin(&state, &host, port, &req, &path);
     let reply = pick_reply(&state, &host, port, &path);
+    note_reply(&state, guard.record, &reply);
     if state.config.lock().log {
         let how = if reply.reset {
             " (reset)"

@@ -1,0 +1,288 @@
+//! The audit of access logs, on logs written here: robots.txt history,
+//! Retry-After windows, bots that never read robots.txt, suspects, and a
+//! log split into files read in any order.
+
+use std::io::Write;
+
+use mannerly_audit::{audit_logs, Catalogue, LogSource, Options, Report, RobotsBook, Unchecked};
+use proptest::prelude::*;
+
+/// 2026-03-01T10:00:00Z.
+const T0: i64 = 1_772_359_200;
+
+fn clf_time(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let s = secs.rem_euclid(86_400);
+    // 2026-03-01 is day 20513 since the epoch.
+    let day = 1 + (days - 20_513);
+    format!(
+        "{day:02}/Mar/2026:{:02}:{:02}:{:02} +0000",
+        s / 3600,
+        s % 3600 / 60,
+        s % 60
+    )
+}
+
+/// A combined log line, `at` seconds after T0.
+fn line(at: i64, ip: &str, path: &str, status: u16, ua: &str) -> String {
+    format!(
+        "{ip} - - [{}] \"GET {path} HTTP/1.1\" {status} 100 \"-\" \"{ua}\"\n",
+        clf_time(T0 + at)
+    )
+}
+
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+    let path = dir.path().join(name);
+    let mut f = std::fs::File::create(&path).expect("creates");
+    f.write_all(text.as_bytes()).expect("writes");
+    path.to_string_lossy().into_owned()
+}
+
+fn audit(files: &[String], book: &RobotsBook, options: Options) -> Report {
+    let sources: Vec<LogSource> = files
+        .iter()
+        .map(|p| LogSource {
+            path: p.clone(),
+            format: None,
+            log_format: None,
+        })
+        .collect();
+    audit_logs(
+        &sources,
+        book,
+        Catalogue::builtin(),
+        options,
+        &mut Unchecked,
+    )
+    .expect("audits")
+}
+
+fn from_start() -> Options {
+    Options {
+        from_start: true,
+        ..Options::default()
+    }
+}
+
+const BOT: &str = "Mozilla/5.0 (compatible; ExampleBot/1.0; +https://bot.example/)";
+
+#[test]
+fn a_disallow_added_mid_log_flags_only_later_requests() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut log = line(0, "192.0.2.1", "/robots.txt", 200, BOT);
+    for i in 1..=10 {
+        log += &line(i * 60, "192.0.2.1", &format!("/private/{i}"), 200, BOT);
+    }
+    let path = write(&dir, "access.log", &log);
+    let mut book = RobotsBook::new();
+    book.add(
+        None,
+        Some((T0 - 3600) * 1000),
+        "v1".into(),
+        b"User-agent: *\nAllow: /\n",
+    );
+    // In force from the 5th minute on: requests 5..=10 are flagged.
+    book.add(
+        None,
+        Some((T0 + 300) * 1000),
+        "v2".into(),
+        b"User-agent: *\nDisallow: /private\n",
+    );
+    let report = audit(&[path], &book, from_start());
+    let bot = &report.bots[0];
+    assert_eq!(bot.token, "ExampleBot");
+    assert_eq!(bot.counts.disallowed, 6);
+    assert_eq!(bot.counts.violations(), 6);
+    assert_eq!(bot.examples[0].path, "/private/5");
+    assert_eq!(bot.examples[0].detail, "line 2: Disallow: /private");
+}
+
+#[test]
+fn crawl_delay_retry_after_and_robots_read_first() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let rude = "RudeBot/2.0";
+    let mut log = String::new();
+    // Never reads robots.txt; a page a second against a Crawl-delay of 5.
+    for i in 0..10 {
+        log += &line(
+            i,
+            "192.0.2.9",
+            &format!("/p{i}"),
+            if i == 3 { 429 } else { 200 },
+            rude,
+        );
+    }
+    // A polite bot: robots.txt first, then 5 s apart.
+    log += &line(0, "192.0.2.2", "/robots.txt", 200, BOT);
+    for i in 1..5 {
+        log += &line(i * 5, "192.0.2.2", &format!("/q{i}"), 200, BOT);
+    }
+    let path = write(&dir, "access.log", &log);
+    let mut book = RobotsBook::new();
+    book.add(
+        None,
+        None,
+        "robots.txt".into(),
+        b"User-agent: *\nCrawl-delay: 5\n",
+    );
+    let report = audit(&[path], &book, from_start());
+    let rude = report
+        .bots
+        .iter()
+        .find(|b| b.token == "RudeBot")
+        .expect("rude");
+    assert_eq!(rude.counts.before_robots, 10);
+    // Logged one second apart with one-second precision: under 2 s, short.
+    assert_eq!(rude.counts.too_soon, 9);
+    // After the 429 at 3 s, the 60 s default window covers 4..=9 s.
+    assert_eq!(rude.counts.ignored_retry_after, 6);
+    assert_eq!(rude.counts.robots_fetches, 0);
+    let polite = report
+        .bots
+        .iter()
+        .find(|b| b.token == "ExampleBot")
+        .expect("polite");
+    assert_eq!(polite.counts.violations(), 0, "{:?}", polite.examples);
+    assert_eq!(polite.hosts[0].crawl_delay, Some(5.0));
+    assert_eq!(report.violations(), 25);
+}
+
+#[test]
+fn a_logged_retry_after_wins() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let format = r#"$remote_addr [$time_local] "$request" $status "$http_user_agent" $sent_http_retry_after"#;
+    let mut log = String::new();
+    for (at, status, ra) in [
+        (0, 200, "-"),
+        (10, 503, "5"),
+        (12, 200, "-"),
+        (16, 200, "-"),
+    ] {
+        log += &format!(
+            "192.0.2.3 [{}] \"GET /x HTTP/1.1\" {status} \"{BOT}\" {ra}\n",
+            clf_time(T0 + at)
+        );
+    }
+    let path = write(&dir, "custom.log", &log);
+    let sources = [LogSource {
+        path,
+        format: None,
+        log_format: Some(format.into()),
+    }];
+    let book = RobotsBook::new();
+    let report = audit_logs(
+        &sources,
+        &book,
+        Catalogue::builtin(),
+        from_start(),
+        &mut Unchecked,
+    )
+    .expect("audits");
+    assert_eq!(report.files[0].format, "log-format");
+    // 12 s is inside the 5 s window from 10 s; 16 s is not.
+    assert_eq!(report.bots[0].counts.ignored_retry_after, 1);
+}
+
+#[test]
+fn a_browser_that_crawls_is_a_suspect() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
+    let mut log = String::new();
+    for i in 0..40 {
+        log += &line(i * 3, "198.51.100.7", &format!("/article/{i}"), 200, chrome);
+    }
+    // A person: a page, its assets, irregular pauses.
+    for (i, at) in [0, 7, 45, 46, 200].iter().enumerate() {
+        log += &line(*at, "203.0.113.5", &format!("/read/{i}"), 200, chrome);
+        log += &line(*at, "203.0.113.5", "/site.css", 200, chrome);
+    }
+    let path = write(&dir, "access.log", &log);
+    let mut book = RobotsBook::new();
+    book.add(
+        None,
+        None,
+        "robots.txt".into(),
+        b"User-agent: *\nDisallow: /article/3\n",
+    );
+    let report = audit(&[path], &book, from_start());
+    assert!(report.bots.is_empty());
+    assert_eq!(report.suspects.len(), 1);
+    let s = &report.suspects[0];
+    // `Disallow: /article/3` also covers /article/30 to /article/39.
+    assert_eq!(
+        (s.client.as_str(), s.pages, s.assets, s.disallowed),
+        ("198.51.100.7", 40, 0, 11)
+    );
+    assert!(s.gap_variation.is_some_and(|v| v < 0.01));
+}
+
+#[test]
+fn first_day_of_a_log_is_not_blamed_for_an_unseen_read() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut log = line(0, "192.0.2.1", "/a", 200, BOT);
+    log += &line(90_000, "192.0.2.1", "/b", 200, BOT);
+    let path = write(&dir, "access.log", &log);
+    let report = audit(&[path], &RobotsBook::new(), Options::default());
+    // /a may have followed a read before the log began; /b, a day later, not.
+    assert_eq!(report.bots[0].counts.before_robots, 1);
+}
+
+/// A day of mixed traffic, in time order.
+fn traffic() -> Vec<String> {
+    let agents = [
+        BOT,
+        "RudeBot/2.0",
+        "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+        "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+    ];
+    let mut lines = Vec::new();
+    for i in 0..400i64 {
+        let ua = agents[(i % 4) as usize];
+        let path = match i % 7 {
+            0 => "/robots.txt".to_owned(),
+            1 => format!("/private/{i}"),
+            _ => format!("/page/{i}"),
+        };
+        let status = if i % 37 == 0 { 429 } else { 200 };
+        lines.push(line(
+            i / 3,
+            &format!("192.0.2.{}", i % 5),
+            &path,
+            status,
+            ua,
+        ));
+    }
+    lines
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// A log split into N files, each keeping its lines' order, given in
+    /// any order, gives the report the whole log gives.
+    #[test]
+    fn split_logs_give_the_same_report(seed in any::<u64>(), n in 1usize..5) {
+        let dir = tempfile::tempdir().expect("tmp");
+        let lines = traffic();
+        let mut book = RobotsBook::new();
+        book.add(None, None, "robots.txt".into(), b"User-agent: *\nDisallow: /private\nCrawl-delay: 1\n");
+        let whole = audit(&[write(&dir, "whole.log", &lines.concat())], &book, from_start());
+        let mut parts = vec![String::new(); n];
+        let mut x = seed;
+        for l in &lines {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            parts[(x >> 33) as usize % n].push_str(l);
+        }
+        let mut files: Vec<String> = parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| write(&dir, &format!("part{i}.log"), p))
+            .collect();
+        files.rotate_left((seed % n as u64) as usize);
+        let split = audit(&files, &book, from_start());
+        prop_assert_eq!(&split.bots, &whole.bots);
+        prop_assert_eq!(&split.suspects, &whole.suspects);
+        prop_assert_eq!(split.browser_requests, whole.browser_requests);
+        prop_assert_eq!(split.lines, whole.lines);
+    }
+}

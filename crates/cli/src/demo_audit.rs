@@ -1,0 +1,146 @@
+//! The demo's politeness audit. The rules every crawler is held to (paths
+//! disallowed, gaps against the delay, Retry-After windows, robots.txt
+//! read first and available) are judged by `mannerly audit`'s own code
+//! from the access log testweb writes, so the demo and the audit of a
+//! site's logs cannot disagree. What only the server knows and no log
+//! records (requests in flight at once, nofollow links followed, pages
+//! asked twice) comes from its records.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use mannerly_audit::{
+    audit_logs, judge, Catalogue, Expect, LogSource, Options, Report, RobotsBook, Seen,
+    ServerReport, Unchecked,
+};
+use mannerly_testweb::{HostSpec, TestWeb, ACCESS_LOG_FORMAT};
+
+/// Server-side jitter allowed on a gap (the request's trip, scheduling).
+const JITTER: Duration = Duration::from_millis(15);
+
+/// The robots.txt every host of the demo's web serves: the generated
+/// hosts' file for all, and each scripted host's own; each is also
+/// written to `out/audit-robots/` (`all-hosts.txt`, `HOST.txt`), so
+/// `mannerly audit` can be run on the demo's log by hand.
+pub fn robots_book(
+    generated: &str,
+    scripted: &[(&str, HostSpec)],
+    out: &Path,
+) -> Result<RobotsBook> {
+    let dir = out.join("audit-robots");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut book = RobotsBook::new();
+    let mut add = |host: Option<&str>, body: &str| -> Result<()> {
+        let file = dir.join(format!("{}.txt", host.unwrap_or("all-hosts")));
+        std::fs::write(&file, body).with_context(|| format!("cannot write {}", file.display()))?;
+        book.add(host, None, file.display().to_string(), body.as_bytes());
+        Ok(())
+    };
+    add(None, generated)?;
+    for (host, spec) in scripted {
+        // A host that answers no file allows everything (4xx) or holds
+        // its pages (5xx): the log shows which, and the audit judges it.
+        add(Some(host), &spec.served_robots().unwrap_or_default())?;
+    }
+    Ok(book)
+}
+
+/// Audits the crawl: writes testweb's access log to `out/access.log`,
+/// judges it, and adds what the server knows.
+pub fn audit(web: &TestWeb, book: &RobotsBook, min_delay: f64, out: &Path) -> Result<ServerReport> {
+    let log = out.join("access.log");
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    std::fs::write(&log, web.access_log())
+        .with_context(|| format!("cannot write {}", log.display()))?;
+    let judged = |slack: Duration| -> Result<Report> {
+        let options = Options {
+            // testweb logs every Retry-After it sends; nothing else asks
+            // for a wait.
+            retry_after: Duration::ZERO,
+            min_gap: Some(Duration::from_secs_f64(min_delay.max(0.0))),
+            slack,
+            from_start: true,
+            ..Options::default()
+        };
+        let source = LogSource {
+            path: log.display().to_string(),
+            format: None,
+            log_format: Some(ACCESS_LOG_FORMAT.into()),
+        };
+        Ok(audit_logs(
+            &[source],
+            book,
+            Catalogue::builtin(),
+            options,
+            &mut Unchecked,
+        )?)
+    };
+    let near = judged(JITTER)?;
+    let far = judged(Duration::from_millis(100))?;
+    let mut report = server_facts(web);
+    let total = |r: &Report, f: fn(&mannerly_audit::Counts) -> u64| -> usize {
+        r.bots.iter().map(|b| f(&b.counts) as usize).sum()
+    };
+    report.too_soon = total(&near, |c| c.too_soon);
+    report.too_soon_far = total(&far, |c| c.too_soon);
+    report.retry_after = total(&near, |c| c.ignored_retry_after);
+    report.disallowed = total(&near, |c| c.disallowed);
+    report.unavailable_pages = total(&near, |c| c.while_robots_unavailable);
+    report.robots_not_first = near
+        .bots
+        .iter()
+        .flat_map(|b| &b.hosts)
+        .filter(|h| h.counts.before_robots > 0)
+        .count();
+    let mut examples: Vec<String> = near
+        .bots
+        .iter()
+        .flat_map(|b| &b.examples)
+        .map(|e| {
+            format!(
+                "{} {}{} [{}]: {}",
+                e.host,
+                e.path,
+                e.status.map(|s| format!(" {s}")).unwrap_or_default(),
+                e.rule.as_str(),
+                e.detail
+            )
+        })
+        .collect();
+    examples.append(&mut report.examples);
+    examples.truncate(mannerly_audit::MAX_SERVER_EXAMPLES);
+    report.examples = examples;
+    Ok(report)
+}
+
+/// What only the server's records tell: requests in flight at once,
+/// nofollow links followed, pages asked more than once.
+fn server_facts(web: &TestWeb) -> ServerReport {
+    let seen: Vec<Seen> = web
+        .requests()
+        .into_iter()
+        .map(|r| Seen {
+            host: r.host,
+            path: r.path,
+            started: r.started,
+        })
+        .collect();
+    let nofollow = |host: &str| Expect {
+        nofollow: match host {
+            "nofollow.test" => vec!["/never.html".into(), "/sponsored.html".into()],
+            _ => Vec::new(),
+        },
+        ..Expect::default()
+    };
+    let mut r = judge(&seen, nofollow, |h| web.max_in_flight(h), JITTER);
+    // The rules a log shows are the log audit's to count.
+    r.examples.clear();
+    r.too_soon = 0;
+    r.too_soon_far = 0;
+    r.retry_after = 0;
+    r.disallowed = 0;
+    r.robots_not_first = 0;
+    r.unavailable_pages = 0;
+    r
+}

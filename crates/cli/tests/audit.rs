@@ -1,0 +1,309 @@
+//! `mannerly audit` end to end: the demo web crawled by mannerly and by a
+//! rude client, audited from testweb's access log (the counts equal the
+//! demo's); identities by published ranges and by reverse DNS against a
+//! DNS server on 127.0.0.1; the HTML report; exit statuses.
+
+mod common;
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::path::Path;
+
+use common::mannerly;
+use serde_json::Value;
+
+/// testweb's access-log layout (`mannerly_testweb::ACCESS_LOG_FORMAT`).
+const FORMAT: &str = mannerly_testweb::ACCESS_LOG_FORMAT;
+
+/// `mannerly audit` of a demo's `out` directory, judged as the demo
+/// judges: its min-delay, every Retry-After logged, the log from the start.
+fn audit_demo(out: &Path, min_delay: &str) -> (Option<i32>, Value) {
+    let dir = out.join("audit-robots");
+    let mut args: Vec<String> = vec![
+        "audit".into(),
+        out.join("access.log").display().to_string(),
+        "--log-format".into(),
+        FORMAT.into(),
+        "--min-gap".into(),
+        min_delay.into(),
+        "--retry-after".into(),
+        "0".into(),
+        "--slack".into(),
+        "0.015".into(),
+        "--from-start".into(),
+        "--offline".into(),
+        "--json".into(),
+    ];
+    for f in std::fs::read_dir(&dir).expect("the demo wrote its robots.txt files") {
+        let path = f.expect("entry").path();
+        let host = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("name")
+            .to_owned();
+        args.push("--robots".into());
+        args.push(if host == "all-hosts" {
+            path.display().to_string()
+        } else {
+            format!("{host}={}", path.display())
+        });
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = mannerly(&refs, b"");
+    let text = String::from_utf8_lossy(&o.stdout);
+    let v = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{e}: {text}\n{}", String::from_utf8_lossy(&o.stderr)));
+    (o.status.code(), v)
+}
+
+fn sum(v: &Value, key: &str) -> u64 {
+    v["bots"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .map(|b| b[key].as_u64().expect("a count"))
+        .sum()
+}
+
+fn demo(out: &Path, extra: &[&str]) -> Value {
+    let _ = std::fs::remove_dir_all(out);
+    let mut args = vec!["demo", "--hosts", "12", "--min-delay", "0.2", "--json"];
+    args.extend(["--out", out.to_str().expect("utf-8")]);
+    args.extend(extra);
+    let o = mannerly(&args, b"");
+    let text = String::from_utf8_lossy(&o.stdout);
+    serde_json::from_str(text.trim())
+        .unwrap_or_else(|e| panic!("{e}: {text}\n{}", String::from_utf8_lossy(&o.stderr)))
+}
+
+#[test]
+fn a_polite_crawl_and_a_rude_one_audited_from_the_access_log() {
+    let base = std::env::temp_dir().join(format!("mannerly-audit-demo-{}", std::process::id()));
+    // mannerly's own crawl: no violation, by the demo and by the audit.
+    let ours = base.join("ours");
+    let d = demo(&ours, &[]);
+    assert_eq!(d["violations"], 0, "{d}");
+    let (code, a) = audit_demo(&ours, "0.2");
+    assert_eq!(code, Some(0), "{a}");
+    assert_eq!(a["bots"][0]["token"], "mannerly", "{a}");
+    assert!(
+        a["bots"][0]["requests"].as_u64().is_some_and(|n| n > 50),
+        "{a}"
+    );
+    assert_eq!(a["unparsed"], 0, "{a}");
+    // A rude client: every violation counted, and the same counts.
+    let rude_out = base.join("rude");
+    let rude = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/rude.py");
+    let d = demo(&rude_out, &["--", "python3", rude.to_str().expect("utf-8")]);
+    let (code, a) = audit_demo(&rude_out, "0.2");
+    assert_eq!(code, Some(1), "{a}");
+    let rude_bot = &a["bots"][0];
+    assert_eq!(rude_bot["token"], "RudeBot", "{a}");
+    assert_eq!(rude_bot["robots_fetches"], 0, "{a}");
+    for (demo_key, audit_key) in [
+        ("disallowed", "disallowed"),
+        ("too_soon", "too_soon"),
+        ("retry_after_ignored", "ignored_retry_after"),
+        ("pages_while_robots_unavailable", "while_robots_unavailable"),
+    ] {
+        assert_eq!(
+            d[demo_key].as_u64(),
+            Some(sum(&a, audit_key)),
+            "{demo_key}: {d}\n{a}"
+        );
+    }
+    // /p7.html on every generated host, and hop.test's /p2.html.
+    assert_eq!(sum(&a, "disallowed"), 13, "{a}");
+    // Never read robots.txt: every page, on every host.
+    assert_eq!(sum(&a, "before_robots"), sum(&a, "pages"), "{a}");
+    let hosts_without = rude_bot["hosts"].as_array().expect("hosts").len() as u64;
+    assert_eq!(d["robots_not_first"].as_u64(), Some(hosts_without), "{d}");
+    // storm.test answers 429 twice with Retry-After; the client asks again at once.
+    assert!(sum(&a, "ignored_retry_after") >= 2, "{a}");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// A combined log line at second `at` of 2026-03-01T10:00Z.
+fn line(at: u32, ip: &str, path: &str, ua: &str) -> String {
+    format!(
+        "{ip} - - [01/Mar/2026:10:{:02}:{:02} +0000] \"GET {path} HTTP/1.1\" 200 10 \"-\" \"{ua}\"\n",
+        at / 60,
+        at % 60
+    )
+}
+
+const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+const BINGBOT: &str = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+
+#[test]
+fn spoofers_are_told_by_published_ranges() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut log = String::new();
+    for i in 0..3 {
+        log += &line(i, "66.249.66.1", &format!("/a{i}"), GOOGLEBOT);
+        log += &line(i, "192.0.2.66", &format!("/b{i}"), GOOGLEBOT);
+    }
+    let log_path = dir.path().join("access.log");
+    std::fs::write(&log_path, log).expect("log");
+    let ranges = dir.path().join("googlebot.json");
+    std::fs::write(&ranges, r#"{"prefixes":[{"ipv4Prefix":"66.249.64.0/19"}]}"#).expect("ranges");
+    let o = mannerly(
+        &[
+            "audit",
+            log_path.to_str().expect("utf-8"),
+            "--ip-ranges",
+            &format!("Googlebot={}", ranges.display()),
+            "--offline",
+            "--json",
+        ],
+        b"",
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).expect("json");
+    let identity = |id: &str| {
+        v["bots"]
+            .as_array()
+            .expect("bots")
+            .iter()
+            .find(|b| b["token"] == "Googlebot" && b["identity"] == id)
+            .map(|b| b["requests"].as_u64().unwrap_or(0))
+    };
+    assert_eq!(identity("verified"), Some(3), "{v}");
+    assert_eq!(identity("spoofed"), Some(3), "{v}");
+    let text = mannerly(
+        &[
+            "audit",
+            log_path.to_str().expect("utf-8"),
+            "--ip-ranges",
+            &format!("Googlebot={}", ranges.display()),
+            "--offline",
+        ],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("Spoofers") && text.contains("Googlebot (spoofed, Google)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn spoofers_are_told_by_reverse_dns() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let real: IpAddr = "192.0.2.10".parse().expect("ip");
+    let fake: IpAddr = "192.0.2.11".parse().expect("ip");
+    let ptr = HashMap::from([
+        (real, vec!["msnbot-192-0-2-10.search.msn.com."]),
+        (fake, vec!["msnbot-192-0-2-10.search.msn.com."]),
+    ]);
+    let fwd = HashMap::from([("msnbot-192-0-2-10.search.msn.com", vec![real])]);
+    let server = rt.block_on(mannerly_testsupport::dns_server(ptr, fwd));
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut log = String::new();
+    for i in 0..4 {
+        log += &line(i * 10, "192.0.2.10", "/", BINGBOT);
+        log += &line(i * 10, "192.0.2.11", "/", BINGBOT);
+    }
+    let log_path = dir.path().join("access.log");
+    std::fs::write(&log_path, log).expect("log");
+    // No ranges to download here: an empty list, so DNS decides.
+    let ranges = dir.path().join("none.json");
+    std::fs::write(&ranges, r#"{"prefixes":[]}"#).expect("ranges");
+    let o = mannerly(
+        &[
+            "audit",
+            log_path.to_str().expect("utf-8"),
+            "--ip-ranges",
+            &format!("bingbot={}", ranges.display()),
+            "--dns",
+            &server.to_string(),
+            "--json",
+        ],
+        b"",
+    );
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    let ids: Vec<(String, u64)> = v["bots"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .map(|b| {
+            (
+                b["identity"].as_str().unwrap_or("").to_owned(),
+                b["requests"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert!(
+        ids.contains(&("verified".into(), 4)) && ids.contains(&("spoofed".into(), 4)),
+        "{v}"
+    );
+    assert!(
+        v["identity_notes"]
+            .to_string()
+            .contains("2 addresses checked"),
+        "{v}"
+    );
+    drop(rt);
+}
+
+#[test]
+fn the_html_report_stands_alone() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut log = String::new();
+    for i in 0..30 {
+        log += &line(i, "192.0.2.9", &format!("/private/{i}"), "RudeBot/1.0");
+    }
+    let log_path = dir.path().join("access.log");
+    std::fs::write(&log_path, log).expect("log");
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(
+        &robots,
+        "User-agent: *\nDisallow: /private\nCrawl-delay: 10\n",
+    )
+    .expect("robots");
+    let html = dir.path().join("report.html");
+    let o = mannerly(
+        &[
+            "audit",
+            log_path.to_str().expect("utf-8"),
+            "--robots",
+            robots.to_str().expect("utf-8"),
+            "--offline",
+            "--html",
+            html.to_str().expect("utf-8"),
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let page = std::fs::read_to_string(&html).expect("html");
+    assert!(page.contains("<svg") && page.contains("RudeBot"));
+    assert!(page.contains("width=device-width"));
+    for outside in ["src=", "href=", "@import", "url("] {
+        assert!(
+            !page.contains(outside),
+            "the page asks for something outside: {outside}"
+        );
+    }
+}
+
+#[test]
+fn bad_input_is_named_and_exits_2() {
+    let o = mannerly(&["audit", "/nonexistent/access.log", "--offline"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/access.log"));
+    let o = mannerly(&["audit", "-", "--format", "bogus", "--offline"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no format is called `bogus`"));
+    // Unreadable lines are counted and shown, and never stop the run.
+    let o = mannerly(
+        &["audit", "-", "--offline", "--json"],
+        b"not a log line\nnor this\n",
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(
+        (v["lines"].as_u64(), v["unparsed"].as_u64()),
+        (Some(2), Some(2)),
+        "{v}"
+    );
+}
