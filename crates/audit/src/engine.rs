@@ -8,8 +8,9 @@
 //! request ends; several servers' logs interleave), so requests wait in a
 //! heap until every file being read has moved `window` past them.
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 use std::net::IpAddr;
 use std::time::Duration;
 
@@ -18,6 +19,7 @@ use mannerly_robots::AgentRules;
 
 use crate::agents::{Agent, Catalogue, Known};
 use crate::book::{RobotsBook, VersionId};
+use crate::order::{Reorder, Timed};
 use crate::pace::{Pace, Step};
 use crate::report::{Counts, Example, Identity, Rule, Timeline, MAX_EXAMPLES};
 use crate::suspects::{is_asset, Client};
@@ -82,7 +84,9 @@ enum Kind {
 }
 
 /// A browser client: its address and User-Agent.
-pub(crate) type ClientKey = (Option<IpAddr>, Box<str>);
+pub(crate) type ClientKey = (Option<IpAddr>, u32);
+
+type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
 /// A token's robots.txt group in one version, compiled once.
 struct Compiled<'r> {
@@ -96,9 +100,9 @@ pub(crate) struct Group {
     pub identity: Identity,
     pub statuses: BTreeMap<u16, u64>,
     pub bytes: u64,
-    pub clients: HashSet<IpAddr>,
+    pub clients: rustc_hash::FxHashSet<IpAddr>,
     pub examples: Vec<Example>,
-    pub hosts: HashMap<u32, Pace>,
+    pub hosts: FxMap<u32, Pace>,
     pub timeline: Timeline,
 }
 
@@ -135,6 +139,12 @@ impl Ord for Pending {
     }
 }
 
+impl Timed for Pending {
+    fn millis(&self) -> i64 {
+        self.step.millis
+    }
+}
+
 impl PartialOrd for Pending {
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
@@ -146,19 +156,21 @@ pub struct Auditor<'r> {
     pub(crate) book: &'r RobotsBook,
     pub(crate) catalogue: &'r Catalogue,
     pub(crate) options: Options,
-    kinds: HashMap<Box<str>, Kind>,
+    /// User-Agents seen: what each is, and its number.
+    kinds: FxMap<Box<str>, (Kind, u32)>,
+    pub(crate) user_agents: Vec<Box<str>>,
     /// Tokens: (as found, catalogue entry).
     pub(crate) tokens: Vec<(String, Option<usize>)>,
-    token_ids: HashMap<String, u32>,
+    token_ids: FxMap<String, u32>,
     pub(crate) groups: Vec<Group>,
-    group_ids: HashMap<(u32, Identity), u32>,
+    group_ids: FxMap<(u32, Identity), u32>,
     pub(crate) hosts: Vec<String>,
-    host_ids: HashMap<String, u32>,
-    compiled: HashMap<(VersionId, u32), Compiled<'r>>,
-    browser_rules: HashMap<VersionId, AgentRules<'r>>,
+    host_ids: FxMap<String, u32>,
+    compiled: FxMap<(VersionId, u32), Compiled<'r>>,
+    browser_rules: FxMap<VersionId, AgentRules<'r>>,
     pub(crate) clients: Vec<(ClientKey, Client)>,
-    client_ids: HashMap<ClientKey, u32>,
-    heap: BinaryHeap<Reverse<Pending>>,
+    client_ids: FxMap<ClientKey, u32>,
+    waiting: Reorder<Pending>,
     latest: Vec<i64>,
     done: Vec<bool>,
     processed_to: i64,
@@ -182,18 +194,19 @@ impl<'r> Auditor<'r> {
             book,
             catalogue,
             options,
-            kinds: HashMap::new(),
+            kinds: FxMap::default(),
+            user_agents: Vec::new(),
             tokens: Vec::new(),
-            token_ids: HashMap::new(),
+            token_ids: FxMap::default(),
             groups: Vec::new(),
-            group_ids: HashMap::new(),
+            group_ids: FxMap::default(),
             hosts: Vec::new(),
-            host_ids: HashMap::new(),
-            compiled: HashMap::new(),
-            browser_rules: HashMap::new(),
+            host_ids: FxMap::default(),
+            compiled: FxMap::default(),
+            browser_rules: FxMap::default(),
             clients: Vec::new(),
-            client_ids: HashMap::new(),
-            heap: BinaryHeap::new(),
+            client_ids: FxMap::default(),
+            waiting: Reorder::new(),
             latest: vec![i64::MIN; files.max(1)],
             done: vec![false; files.max(1)],
             processed_to: i64::MIN,
@@ -216,14 +229,14 @@ impl<'r> Auditor<'r> {
             *l = (*l).max(millis);
         }
         let pending = match self.kind(&entry.user_agent) {
-            Kind::Browser => self.browser(entry),
-            Kind::Bot(token) => self.bot(token, entry, identify),
+            (Kind::Browser, ua) => self.browser(entry, ua),
+            (Kind::Bot(token), _) => self.bot(token, entry, identify),
         };
         if millis < self.processed_to {
             self.late += 1;
             self.process(pending);
         } else {
-            self.heap.push(Reverse(pending));
+            self.waiting.push(pending);
         }
         self.drain(false);
     }
@@ -239,7 +252,7 @@ impl<'r> Auditor<'r> {
     /// Adds to `wanted` the (catalogue entry, address) an entry asks to
     /// check, if its bot is known and verifiable.
     pub fn wanted(&mut self, entry: &Entry<'_>, wanted: &mut Vec<(usize, IpAddr)>) {
-        let (Kind::Bot(token), Some(ip)) = (self.kind(&entry.user_agent), entry.client) else {
+        let ((Kind::Bot(token), _), Some(ip)) = (self.kind(&entry.user_agent), entry.client) else {
             return;
         };
         if let Some(k) = self.tokens[token as usize].1 {
@@ -249,7 +262,8 @@ impl<'r> Auditor<'r> {
         }
     }
 
-    fn kind(&mut self, user_agent: &str) -> Kind {
+    /// What a User-Agent is, and its number.
+    fn kind(&mut self, user_agent: &str) -> (Kind, u32) {
         if let Some(k) = self.kinds.get(user_agent) {
             return *k;
         }
@@ -257,8 +271,10 @@ impl<'r> Auditor<'r> {
             Agent::Browser => Kind::Browser,
             Agent::Bot { token, known } => Kind::Bot(self.token_id(token, known)),
         };
-        self.kinds.insert(user_agent.into(), kind);
-        kind
+        let id = self.user_agents.len() as u32;
+        self.user_agents.push(user_agent.into());
+        self.kinds.insert(user_agent.into(), (kind, id));
+        (kind, id)
     }
 
     fn token_id(&mut self, token: String, known: Option<usize>) -> u32 {
@@ -293,9 +309,9 @@ impl<'r> Auditor<'r> {
             identity,
             statuses: BTreeMap::new(),
             bytes: 0,
-            clients: HashSet::new(),
+            clients: rustc_hash::FxHashSet::default(),
             examples: Vec::new(),
-            hosts: HashMap::new(),
+            hosts: FxMap::default(),
             timeline: Timeline::default(),
         });
         self.group_ids.insert((token, identity), id);
@@ -389,14 +405,14 @@ impl<'r> Auditor<'r> {
         }
     }
 
-    fn browser(&mut self, entry: &Entry<'_>) -> Pending {
+    fn browser(&mut self, entry: &Entry<'_>, ua: u32) -> Pending {
         self.browser_requests += 1;
-        let key = (entry.client, Box::<str>::from(entry.user_agent.as_ref()));
+        let key = (entry.client, ua);
         let id = match self.client_ids.get(&key) {
             Some(id) => *id,
             None => {
                 let id = self.clients.len() as u32;
-                self.client_ids.insert(key.clone(), id);
+                self.client_ids.insert(key, id);
                 self.clients.push((key, Client::default()));
                 id
             }
@@ -464,15 +480,11 @@ impl<'r> Auditor<'r> {
                 Some(l) => l.saturating_sub(self.options.window.as_millis() as i64),
             }
         };
-        while self
-            .heap
-            .peek()
-            .is_some_and(|Reverse(p)| p.step.millis <= watermark)
-        {
-            if let Some(Reverse(p)) = self.heap.pop() {
-                self.processed_to = self.processed_to.max(p.step.millis);
-                self.process(p);
-            }
+        let mut taken = Vec::new();
+        self.waiting.take_until(watermark, |p| taken.push(p));
+        for p in taken {
+            self.processed_to = self.processed_to.max(p.step.millis);
+            self.process(p);
         }
     }
 
@@ -556,8 +568,7 @@ impl<'r> Auditor<'r> {
 /// A stable order for requests logged at the same instant, whatever file
 /// or position they came from.
 fn tiebreak(entry: &Entry<'_>) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = rustc_hash::FxHasher::default();
     entry.target.hash(&mut h);
     entry.user_agent.hash(&mut h);
     entry.client.hash(&mut h);

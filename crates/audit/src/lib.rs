@@ -56,6 +56,7 @@ mod agents;
 mod book;
 mod build;
 mod engine;
+mod order;
 mod pace;
 pub mod render;
 mod report;

@@ -32,7 +32,9 @@ pub(crate) struct Pace {
     /// When robots.txt was last read.
     robots_read: Option<i64>,
     robots_unavailable: bool,
-    retry_until: Option<i64>,
+    /// The 429 or 503 that opened a Retry-After window (when, and how
+    /// precisely logged), and when the window closes.
+    retry: Option<(i64, u32, i64)>,
     pub counts: Counts,
     pub delay_ms: u64,
     minute: VecDeque<i64>,
@@ -63,9 +65,13 @@ impl Pace {
             }
             self.gap(gap);
         }
-        if let Some(until) = self.retry_until {
-            let tolerance = i64::from(s.precision_ms) + slack_ms;
-            if s.millis + tolerance <= until {
+        if let Some((from, from_precision, until)) = self.retry {
+            // Certainly after the answer that asked for the wait, and
+            // certainly before the wait was over.
+            let tolerance = i64::from(s.precision_ms.max(from_precision)) + slack_ms;
+            if s.millis - from >= i64::from(s.precision_ms.max(from_precision))
+                && s.millis + tolerance <= until
+            {
                 broke.push(Rule::IgnoredRetryAfter);
             }
         }
@@ -80,8 +86,8 @@ impl Pace {
         } else if self.robots_unavailable {
             broke.push(Rule::WhileRobotsUnavailable);
         }
-        if s.retry_until.is_some() {
-            self.retry_until = s.retry_until;
+        if let Some(until) = s.retry_until {
+            self.retry = Some((s.millis, s.precision_ms, until));
         }
         self.last = Some((s.millis, s.precision_ms));
         self.delay_ms = s.delay_ms;

@@ -17,8 +17,8 @@ const UNPARSED_EXAMPLES: usize = 5;
 /// Bytes read per batch.
 const BATCH: usize = 4 << 20;
 
-/// Lines a batch is cut into for parsing in parallel, at least.
-const CHUNK_LINES: usize = 2048;
+/// Bytes of a piece of a batch parsed on one core.
+const CHUNK_BYTES: usize = 256 << 10;
 
 /// One log to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,11 +128,11 @@ fn read_batch(
         f.done = true;
         return Ok(());
     };
-    let text = String::from_utf8_lossy(&batch.text);
     let parser = match (&f.parser, &f.forced) {
         (Some(p), _) => p.clone(),
         (None, Some(p)) => p.clone(),
         (None, None) => {
+            let text = String::from_utf8_lossy(&batch.text);
             let first: Vec<&str> = text
                 .lines()
                 .filter(|l| !l.trim().is_empty())
@@ -145,8 +145,10 @@ fn read_batch(
         }
     };
     f.report.format = parser.format().to_string();
-    let parsed = parse_parallel(&parser, &text, batch.first_line);
-    f.parser = Some(advance(parser, &text));
+    let chunks = chunks(&batch.text, parser.format() == Format::W3c);
+    let texts = texts(&chunks);
+    let parsed = parse_parallel(&parser, &texts, batch.first_line);
+    f.parser = Some(advance(parser, &texts));
     for n in &batch.too_long {
         count_unparsed(&mut f.report, *n, &LineError::TooLong.to_string());
     }
@@ -172,45 +174,79 @@ fn read_batch(
     Ok(())
 }
 
-/// Parses a batch's lines on every core, keeping their order.
-fn parse_parallel<'a>(parser: &Parser, text: &'a str, first_line: u64) -> Parsed<'a> {
-    let mut chunks: Vec<(u64, &str)> = Vec::new();
-    let (mut start, mut line, mut in_chunk) = (0, first_line, 0);
-    let mut chunk_first = first_line;
-    let sequential = parser.format() == Format::W3c;
-    for (i, _) in text.match_indices('\n') {
-        in_chunk += 1;
-        line += 1;
-        if in_chunk == CHUNK_LINES && !sequential {
-            chunks.push((chunk_first, &text[start..=i]));
-            start = i + 1;
-            chunk_first = line;
-            in_chunk = 0;
-        }
+/// A batch cut into pieces of whole lines to parse in parallel (one
+/// piece for W3C, whose `#Fields` lines change how later lines read).
+fn chunks(bytes: &[u8], whole: bool) -> Vec<&[u8]> {
+    if whole {
+        return vec![bytes];
     }
-    if start < text.len() {
-        chunks.push((chunk_first, &text[start..]));
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < bytes.len() {
+        let target = (start + CHUNK_BYTES).min(bytes.len());
+        let end = match memchr::memchr(b'\n', &bytes[target..]) {
+            Some(i) if target < bytes.len() => target + i + 1,
+            _ => bytes.len(),
+        };
+        out.push(&bytes[start..end]);
+        start = end;
     }
+    out
+}
+
+/// Each piece as text, checked on every core (invalid UTF-8 is replaced,
+/// so a line with a stray byte is still read).
+fn texts<'a>(chunks: &[&'a [u8]]) -> Vec<std::borrow::Cow<'a, str>> {
     chunks
-        .into_par_iter()
-        .map(|(first, chunk)| {
-            let mut p = parser.clone();
-            chunk
-                .split_terminator('\n')
-                .enumerate()
-                .map(|(i, l)| (first + i as u64, p.parse(l)))
-                .collect::<Parsed<'a>>()
+        .par_iter()
+        .map(|c| match std::str::from_utf8(c) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(c),
         })
-        .collect::<Vec<Parsed<'a>>>()
-        .into_iter()
-        .flatten()
         .collect()
 }
 
+/// Parses the pieces on every core, keeping their order and numbering
+/// their lines from `first_line`.
+fn parse_parallel<'a>(
+    parser: &Parser,
+    texts: &'a [std::borrow::Cow<'a, str>],
+    first_line: u64,
+) -> Parsed<'a> {
+    let pieces: Vec<(u64, Parsed<'a>)> = texts
+        .par_iter()
+        .map(|text| {
+            let mut p = parser.clone();
+            let mut parsed = Parsed::new();
+            let (mut start, mut i) = (0, 0);
+            let b = text.as_bytes();
+            for end in memchr::memchr_iter(b'\n', b)
+                .chain((b.last() != Some(&b'\n') && !b.is_empty()).then_some(b.len()))
+            {
+                parsed.push((i, p.parse(&text[start..end])));
+                start = end + 1;
+                i += 1;
+            }
+            (i, parsed)
+        })
+        .collect();
+    let mut out = Vec::with_capacity(pieces.iter().map(|(_, p)| p.len()).sum());
+    let mut base = first_line;
+    for (lines, parsed) in pieces {
+        out.extend(parsed.into_iter().map(|(i, r)| (base + i, r)));
+        base += lines;
+    }
+    out
+}
+
 /// The parser's state after a batch (a W3C `#Fields` line changes it).
-fn advance(mut parser: Parser, text: &str) -> Parser {
+fn advance(mut parser: Parser, texts: &[std::borrow::Cow<'_, str>]) -> Parser {
     if parser.format() == Format::W3c {
-        for l in text.lines().filter(|l| l.starts_with('#')) {
+        for l in texts
+            .iter()
+            .flat_map(|t| t.lines())
+            .filter(|l| l.starts_with('#'))
+        {
             let _ = parser.parse(l);
         }
     }
