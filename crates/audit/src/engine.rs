@@ -57,21 +57,23 @@ impl Default for Options {
     }
 }
 
-/// Tells whether a request of a known bot is really its operator's.
+/// Tells whether a bot's request is really its operator's.
 pub trait Identify {
-    /// The identity of `entry`, which claims to be `bot`.
-    fn identify(&self, bot: &Known, entry: &Entry<'_>) -> Identity;
+    /// The identity of `entry`, which claims to be `bot` (`None`: a bot
+    /// the catalogue does not know, asked only when the request is signed).
+    fn identify(&self, bot: Option<&Known>, entry: &Entry<'_>) -> Identity;
 
     /// Told, before a batch is fed, which known bots (catalogue index)
-    /// came from which addresses in it, so lookups can be made together.
-    fn prepare(&mut self, _wanted: &[(usize, IpAddr)]) {}
+    /// came from which addresses in it, and which key directories its
+    /// signed requests name, so lookups can be made together.
+    fn prepare(&mut self, _wanted: &[(usize, IpAddr)], _agents: &[String]) {}
 }
 
 /// No checks: every request is unverified.
 pub struct Unchecked;
 
 impl Identify for Unchecked {
-    fn identify(&self, _: &Known, _: &Entry<'_>) -> Identity {
+    fn identify(&self, _: Option<&Known>, _: &Entry<'_>) -> Identity {
         Identity::Unverified
     }
 }
@@ -333,12 +335,13 @@ impl<'r> Auditor<'r> {
     }
 
     fn bot(&mut self, token: u32, entry: &Entry<'_>, identify: &dyn Identify) -> Pending {
-        let identity = match self.tokens[token as usize]
+        let known = self.tokens[token as usize]
             .1
-            .and_then(|k| self.catalogue.get(k))
-        {
-            Some(known) => identify.identify(known, entry),
-            None => Identity::Unverified,
+            .and_then(|k| self.catalogue.get(k));
+        let identity = if known.is_some() || entry.signature.is_some() {
+            identify.identify(known, entry)
+        } else {
+            Identity::Unverified
         };
         let group = self.group_id(token, identity);
         let host = self.host_id(entry);

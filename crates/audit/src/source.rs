@@ -153,12 +153,18 @@ fn read_batch(
         count_unparsed(&mut f.report, *n, &LineError::TooLong.to_string());
     }
     let mut wanted = Vec::new();
+    let mut agents: Vec<String> = Vec::new();
     for (_, r) in &parsed {
         if let Ok(Some(e)) = r {
             auditor.wanted(e, &mut wanted);
+            if let Some(a) = e.signature.as_ref().and_then(|s| s.agent.as_deref()) {
+                if !agents.iter().any(|x| x == a) {
+                    agents.push(a.to_owned());
+                }
+            }
         }
     }
-    identify.prepare(&wanted);
+    identify.prepare(&wanted, &agents);
     for chunk in parsed {
         let (n, r) = chunk;
         f.report.lines = f.report.lines.max(n);

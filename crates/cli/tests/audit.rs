@@ -307,3 +307,70 @@ fn bad_input_is_named_and_exits_2() {
         "{v}"
     );
 }
+
+#[test]
+fn signed_requests_are_verified_as_of_their_time() {
+    use mannerly_botauth::{sign_request, AgentForm, KeyPair, Message, SignConfig, UnixMillis};
+    let dir = tempfile::tempdir().expect("tmp");
+    let pair = KeyPair::from_seed([7; 32]);
+    let keys = dir.path().join("keys.json");
+    let jwks = serde_json::json!({ "keys": [pair.public_jwk()] });
+    std::fs::write(&keys, jwks.to_string()).expect("keys");
+    let t0: u64 = 1_772_359_200; // 2026-03-01T10:00:00Z
+    let mut log = String::new();
+    // (logged at, signed at, path signed, path logged)
+    for (at, signed, path, logged) in [
+        (t0, t0, "/a", "/a"),
+        (t0 + 5, t0 + 5, "/b", "/b"),
+        // A signature for another path: it fails.
+        (t0 + 10, t0 + 10, "/c", "/other"),
+        // Replayed two minutes after it expired.
+        (t0 + 180, t0, "/a", "/a"),
+    ] {
+        let msg = Message::new("GET", &format!("https://site.example{path}"))
+            .header("Host", "site.example");
+        let mut config = SignConfig::new(
+            UnixMillis(signed * 1000),
+            AgentForm::dictionary("https://bot.example"),
+        );
+        config.extra_components = vec!["@path".into()];
+        let headers = sign_request(&pair, &msg, &config).expect("signs");
+        let mut h = serde_json::Map::new();
+        h.insert("User-Agent".into(), serde_json::json!(["SignedBot/1.0"]));
+        for (k, v) in headers {
+            h.insert(k, serde_json::json!([v]));
+        }
+        let line = serde_json::json!({
+            "level": "info", "ts": at as f64, "logger": "http.log.access", "msg": "handled request",
+            "request": {"remote_ip": "192.0.2.5", "client_ip": "192.0.2.5", "proto": "HTTP/2.0",
+                        "method": "GET", "host": "site.example", "uri": logged, "headers": h},
+            "status": 200, "size": 10, "resp_headers": {}
+        });
+        log += &format!("{line}\n");
+    }
+    let log_path = dir.path().join("caddy.jsonl");
+    std::fs::write(&log_path, log).expect("log");
+    let o = mannerly(
+        &[
+            "audit",
+            log_path.to_str().expect("utf-8"),
+            "--wba-keys",
+            keys.to_str().expect("utf-8"),
+            "--offline",
+            "--json",
+        ],
+        b"",
+    );
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    assert_eq!(v["files"][0]["format"], "caddy", "{v}");
+    let count = |id: &str| {
+        v["bots"]
+            .as_array()
+            .expect("bots")
+            .iter()
+            .find(|b| b["token"] == "SignedBot" && b["identity"] == id)
+            .map_or(0, |b| b["requests"].as_u64().unwrap_or(0))
+    };
+    assert_eq!((count("verified"), count("spoofed")), (2, 2), "{v}");
+}

@@ -1,4 +1,6 @@
-//! Whether a request that claims a known crawler is its operator's: the IP
+//! Whether a request that claims a crawler is its operator's: a Web Bot
+//! Auth signature when the log recorded one (verified as of the request's
+//! time, with keys given or fetched from the directory it names), the IP
 //! ranges the operator publishes (given as files, or downloaded over https
 //! and cached with their age) and forward-confirmed reverse DNS (parallel,
 //! bounded, cached per address, with a timeout).
@@ -10,7 +12,11 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result};
 use mannerly_audit::{Catalogue, Identify, Identity, Known};
+use mannerly_botauth::client::{DirectoryClient, DirectoryConfig};
 use mannerly_botauth::fcrdns::{verify_ip, HickoryDns, IpRanges, IpVerdict};
+use mannerly_botauth::{
+    verify_request, Jwk, Message, Outcome, Rejection, StaticKeys, UnixMillis, VerifyConfig,
+};
 use mannerly_logs::Entry;
 
 /// Reverse lookups in flight at once, at most.
@@ -40,6 +46,11 @@ pub struct Checks {
     cache: PathBuf,
     notes: Vec<String>,
     lookups: u64,
+    /// Keys given with --wba-keys.
+    wba_keys: Option<StaticKeys>,
+    /// Keys of the directories signed requests named (`None`: unusable).
+    directories: HashMap<String, Option<StaticKeys>>,
+    directory_client: Option<DirectoryClient>,
 }
 
 fn key(k: &Known) -> usize {
@@ -73,7 +84,15 @@ impl Checks {
             .cache
             .as_ref()
             .map_or_else(default_cache, PathBuf::from);
+        let wba_keys = args.wba_keys.as_deref().map(read_keys).transpose()?;
+        let directory_client = match args.offline {
+            true => None,
+            false => Some(DirectoryClient::new(DirectoryConfig::default())?),
+        };
         Ok(Checks {
+            wba_keys,
+            directories: HashMap::new(),
+            directory_client,
             catalogue,
             offline: args.offline,
             given,
@@ -197,6 +216,93 @@ impl Checks {
     }
 }
 
+/// The directory URL in a `Signature-Agent` value: the first quoted
+/// string (`agent1="https://..."` or `"https://..."`), or the bare value.
+fn agent_url(value: &str) -> &str {
+    let v = value.trim();
+    match v.split_once('"') {
+        Some((_, rest)) => rest.split('"').next().unwrap_or(rest),
+        None => v,
+    }
+}
+
+/// A JWKS (`{"keys": [...]}`) or one JWK.
+fn read_keys(path: &str) -> Result<StaticKeys> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("--wba-keys: cannot read '{path}'"))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("--wba-keys: '{path}' is not JSON"))?;
+    let keys: Vec<Jwk> = match v.get("keys") {
+        Some(list) => serde_json::from_value(list.clone()),
+        None => serde_json::from_value(v).map(|k| vec![k]),
+    }
+    .with_context(|| format!("--wba-keys: '{path}' holds no JWK Set or JWK"))?;
+    Ok(StaticKeys::new(keys))
+}
+
+/// The request as Web Bot Auth signed it (a log records no scheme: https,
+/// which Web Bot Auth requires).
+fn message(entry: &Entry<'_>) -> Option<Message> {
+    let sig = entry.signature.as_ref()?;
+    let host = entry.host.as_deref()?;
+    let mut m = Message::new(&entry.method, &format!("https://{host}{}", entry.target))
+        .header("Host", host)
+        .header("Signature", &sig.signature)
+        .header("Signature-Input", &sig.input);
+    if let Some(agent) = &sig.agent {
+        m = m.header("Signature-Agent", agent);
+    }
+    Some(m)
+}
+
+impl Checks {
+    /// A signed request's identity: verified by its signature, spoofed
+    /// when the signature fails, unverified when no key can be had.
+    fn signed(&self, entry: &Entry<'_>) -> Option<Identity> {
+        let msg = message(entry)?;
+        let at = UnixMillis(u64::try_from(entry.stamp.millis).ok()?);
+        let mut config = VerifyConfig::at(at);
+        // The log's time is as precise as the log: allow for its rounding.
+        config.max_skew = i64::from(entry.stamp.precision_ms.div_ceil(1000));
+        let agent = entry.signature.as_ref()?.agent.as_deref();
+        let keys = self
+            .wba_keys
+            .as_ref()
+            .or_else(|| self.directories.get(agent_url(agent?))?.as_ref())?;
+        Some(match verify_request(&msg, keys, &config) {
+            Outcome::Verified { .. } => Identity::Verified,
+            Outcome::Invalid {
+                reason: Rejection::UnknownKey(_) | Rejection::NoAgent,
+            } => Identity::Unverified,
+            Outcome::Invalid { .. } => Identity::Spoofed,
+            Outcome::Unsigned => return None,
+        })
+    }
+
+    /// Fetches the key directories signed requests named.
+    fn fetch_directories(&mut self, agents: &[String]) {
+        let Some(client) = &self.directory_client else {
+            return;
+        };
+        for agent in agents {
+            let url = agent_url(agent).to_owned();
+            if self.directories.contains_key(&url) || !url.starts_with("https://") {
+                continue;
+            }
+            let keys = self.rt.block_on(client.keys(&url));
+            let keys = match keys {
+                Ok(k) => Some(StaticKeys::new(k)),
+                Err(e) => {
+                    self.notes
+                        .push(format!("Web Bot Auth directory {url}: {e}"));
+                    None
+                }
+            };
+            self.directories.insert(url, keys);
+        }
+    }
+}
+
 fn default_cache() -> PathBuf {
     std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
@@ -206,8 +312,11 @@ fn default_cache() -> PathBuf {
 }
 
 impl Identify for Checks {
-    fn identify(&self, bot: &Known, entry: &Entry<'_>) -> Identity {
-        let Some(ip) = entry.client else {
+    fn identify(&self, bot: Option<&Known>, entry: &Entry<'_>) -> Identity {
+        if let Some(identity) = self.signed(entry) {
+            return identity;
+        }
+        let (Some(bot), Some(ip)) = (bot, entry.client) else {
             return Identity::Unverified;
         };
         let k = key(bot);
@@ -226,7 +335,8 @@ impl Identify for Checks {
         }
     }
 
-    fn prepare(&mut self, wanted: &[(usize, IpAddr)]) {
+    fn prepare(&mut self, wanted: &[(usize, IpAddr)], agents: &[String]) {
+        self.fetch_directories(agents);
         let mut queue = Vec::new();
         for &(index, ip) in wanted {
             let Some(known) = self.catalogue.get(index) else {

@@ -52,6 +52,10 @@ pub struct Args {
     /// TOKEN=FILE, in Google's `prefixes` format or ipverse's crawlers.json.
     #[arg(long, value_name = "TOKEN=FILE")]
     ip_ranges: Vec<String>,
+    /// Web Bot Auth keys to verify signed requests with (a JWKS or one
+    /// JWK), instead of or before the directories requests name.
+    #[arg(long, value_name = "FILE")]
+    wba_keys: Option<String>,
     /// No network: no DNS, no downloads (given files and the cache only).
     #[arg(long)]
     offline: bool,
