@@ -52,6 +52,8 @@ impl Rng {
     }
 }
 
+/// `secs` after 2026-03-01T00:00:00Z, as a combined log writes it (the
+/// generated logs span less than March).
 fn clf(secs: u64) -> String {
     let day = 1 + secs / 86_400;
     let s = secs % 86_400;
@@ -73,11 +75,10 @@ fn main() -> std::io::Result<()> {
     let mut rng = Rng(args.get(2).and_then(|s| s.parse().ok()).unwrap_or(7));
     let out = std::io::stdout();
     let mut w = BufWriter::with_capacity(1 << 20, out.lock());
-    let start = 1_772_323_200u64; // 2026-03-01T00:00:00Z
     let per_sec = (lines / 86_400).max(1);
     let mut n = 0;
     while n < lines {
-        let t = start + n / per_sec;
+        let t = n / per_sec;
         let bot = rng.below(10) < 4;
         let (ip, ua) = if bot {
             let b = rng.below(BOTS.len() as u64) as usize;

@@ -223,7 +223,7 @@ fn pace(median: f64, delay: f64) -> String {
 
 const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:960px;padding:12px;color:#222}\
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}table{border-collapse:collapse;width:100%}\
-td,th{padding:4px 6px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top;word-break:break-word}\
+td,th{padding:4px 6px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}td{overflow-wrap:anywhere}\
 .chart{width:100%;height:48px;background:#f6f6f6;display:block}.pace{width:100%;max-width:260px;height:16px}\
 .bad{color:#c0392b;font-weight:600}.card{border:1px solid #ddd;border-radius:6px;padding:8px 10px;margin:10px 0}\
 small{color:#666}@media (max-width:600px){body{font-size:14px}td,th{padding:3px}}";

@@ -1,0 +1,178 @@
+//! The HTML report in a real browser at a phone's width: Debian's chromium
+//! through chromedriver (WebDriver, with `fantoccini`). The page asks for
+//! nothing outside itself, nothing is wider than the screen, the charts
+//! are drawn; a screenshot is kept (`target/ci-artifacts/audit-report.png`,
+//! or `$MANNERLY_ARTIFACTS`).
+//!
+//! Needs `/usr/bin/chromium` and `/usr/bin/chromedriver` (`.ci/run`
+//! installs both): in CI their absence fails the test, elsewhere it says
+//! SKIPPED.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use fantoccini::ClientBuilder;
+use mannerly_audit::{audit_logs, Catalogue, LogSource, Options, RobotsBook, Unchecked};
+use serde_json::json;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn artifacts() -> PathBuf {
+    std::env::var_os("MANNERLY_ARTIFACTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/ci-artifacts"))
+}
+
+/// A report worth looking at: a rude bot, a polite one, a browser.
+fn report_page(dir: &Path) -> PathBuf {
+    let mut log = String::new();
+    for i in 0..600u32 {
+        let (m, s) = (i / 60, i % 60);
+        let t = format!("01/Mar/2026:10:{m:02}:{s:02} +0000");
+        log += &format!("192.0.2.9 - - [{t}] \"GET /private/{i} HTTP/1.1\" 200 10 \"-\" \"Mozilla/5.0 (compatible; VeryLongNamedAggressiveCrawlerBot/3.1; +https://crawler.example/about-our-crawler-and-how-to-block-it)\"\n");
+        if i % 10 == 0 {
+            log += &format!("192.0.2.2 - - [{t}] \"GET /page/{i} HTTP/1.1\" 200 10 \"-\" \"Mozilla/5.0 (compatible; PoliteBot/1.0)\"\n");
+        }
+    }
+    let path = dir.join("access.log");
+    std::fs::File::create(&path)
+        .and_then(|mut f| f.write_all(log.as_bytes()))
+        .expect("log");
+    let mut book = RobotsBook::new();
+    book.add(
+        None,
+        None,
+        "robots.txt".into(),
+        b"User-agent: *\nDisallow: /private\nCrawl-delay: 5\n",
+    );
+    let source = LogSource {
+        path: path.display().to_string(),
+        format: None,
+        log_format: None,
+    };
+    let options = Options {
+        from_start: true,
+        ..Options::default()
+    };
+    let report = audit_logs(
+        &[source],
+        &book,
+        Catalogue::builtin(),
+        options,
+        &mut Unchecked,
+    )
+    .expect("audits");
+    let html = dir.join("report.html");
+    std::fs::write(&html, mannerly_audit::render::html(&report)).expect("html");
+    html
+}
+
+#[tokio::test]
+async fn the_html_report_reads_at_phone_width_in_chromium() {
+    if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run the browser test: {CHROMIUM} and {CHROMEDRIVER} are missing"
+        );
+        eprintln!("SKIPPED: the browser test needs {CHROMIUM} and {CHROMEDRIVER}");
+        return;
+    }
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let dir = tempfile::tempdir().expect("tmp");
+    let page = report_page(dir.path());
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    let _driver = Driver(
+        Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts"),
+    );
+    let profile = tempfile::tempdir().expect("profile dir");
+    let caps: serde_json::Map<String, serde_json::Value> = json!({
+        "goog:chromeOptions": {
+            "binary": CHROMIUM,
+            // A phone's viewport: 390 CSS pixels wide, as an iPhone's.
+            "mobileEmulation": {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2}},
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--window-size=390,844",
+                format!("--user-data-dir={}", profile.path().display()),
+            ]
+        }
+    })
+    .as_object()
+    .cloned()
+    .expect("an object");
+    let mut client = None;
+    for _ in 0..100 {
+        match ClientBuilder::rustls()
+            .expect("tls")
+            .capabilities(caps.clone())
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+        {
+            Ok(c) => {
+                client = Some(c);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    let c = client.expect("a WebDriver session with chromium");
+    c.goto(&format!("file://{}", page.display()))
+        .await
+        .expect("loads");
+    let facts = c
+        .execute(
+            "return { width: window.innerWidth, scroll: document.documentElement.scrollWidth, \
+             charts: Array.from(document.querySelectorAll('svg.chart')).map(s => s.getBoundingClientRect().width), \
+             resources: performance.getEntriesByType('resource').length, \
+             text: document.body.innerText };",
+            vec![],
+        )
+        .await
+        .expect("runs");
+    if let Ok(png) = c.screenshot().await {
+        let dir = artifacts();
+        let _ = std::fs::create_dir_all(&dir);
+        std::fs::write(dir.join("audit-report.png"), png).expect("screenshot");
+    }
+    let _ = c.close().await;
+    let width = facts["width"].as_f64().expect("width");
+    assert!(width <= 400.0, "the window is a phone's: {facts}");
+    assert!(
+        facts["scroll"].as_f64().expect("scroll") <= width + 1.0,
+        "nothing wider than the screen: {facts}"
+    );
+    let charts = facts["charts"].as_array().expect("charts");
+    assert!(charts.len() >= 3, "{facts}");
+    assert!(
+        charts.iter().all(|w| w.as_f64().is_some_and(|w| w > 300.0)),
+        "charts span the screen: {facts}"
+    );
+    assert_eq!(
+        facts["resources"], 0,
+        "nothing fetched from outside: {facts}"
+    );
+    assert!(facts["text"]
+        .as_str()
+        .is_some_and(|t| t.contains("VeryLongNamedAggressiveCrawlerBot")));
+}
