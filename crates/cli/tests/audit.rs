@@ -374,3 +374,73 @@ fn signed_requests_are_verified_as_of_their_time() {
     };
     assert_eq!((count("verified"), count("spoofed")), (2, 2), "{v}");
 }
+
+#[test]
+fn the_audit_reads_the_lines_goaccess_reads() {
+    if !Path::new("/usr/bin/goaccess").exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run this test: apt-get install goaccess"
+        );
+        eprintln!("SKIPPED: /usr/bin/goaccess is missing");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut log = String::new();
+    for i in 0..3000u32 {
+        let ua = [
+            GOOGLEBOT,
+            BINGBOT,
+            "curl/8.5.0",
+            "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+        ][(i % 4) as usize];
+        log += &line(
+            i % 3600,
+            &format!("192.0.2.{}", i % 200),
+            &format!("/p/{i}"),
+            ua,
+        );
+        if i % 500 == 0 {
+            log += "a line that is no request at all\n";
+        }
+    }
+    let path = dir.path().join("access.log");
+    std::fs::write(&path, log).expect("log");
+    let out = dir.path().join("goaccess.json");
+    let ga = std::process::Command::new("goaccess")
+        .arg(&path)
+        .args(["--log-format=COMBINED", "--no-global-config", "-o"])
+        .arg(&out)
+        .output()
+        .expect("goaccess runs");
+    assert!(
+        ga.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ga.stderr)
+    );
+    let ga: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("json")).expect("json");
+    let o = mannerly(
+        &[
+            "audit",
+            path.to_str().expect("utf-8"),
+            "--offline",
+            "--json",
+        ],
+        b"",
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).expect("json");
+    let read = v["lines"].as_u64().expect("lines") - v["unparsed"].as_u64().expect("unparsed");
+    assert_eq!(
+        Some(read),
+        ga["general"]["valid_requests"].as_u64(),
+        "{}",
+        ga["general"]
+    );
+    assert_eq!(
+        v["unparsed"].as_u64(),
+        ga["general"]["failed_requests"].as_u64(),
+        "{}",
+        ga["general"]
+    );
+}
