@@ -286,3 +286,34 @@ proptest! {
         prop_assert_eq!(split.lines, whole.lines);
     }
 }
+
+#[test]
+fn many_files_are_read_in_turn() {
+    // Past 16 files, they are read in turn rather than each on a thread.
+    let dir = tempfile::tempdir().expect("tmp");
+    let lines = traffic();
+    let mut book = RobotsBook::new();
+    book.add(
+        None,
+        None,
+        "robots.txt".into(),
+        b"User-agent: *\nDisallow: /private\nCrawl-delay: 1\n",
+    );
+    let whole = audit(
+        &[write(&dir, "whole.log", &lines.concat())],
+        &book,
+        from_start(),
+    );
+    let mut parts = vec![String::new(); 20];
+    for (i, l) in lines.iter().enumerate() {
+        parts[i % 20].push_str(l);
+    }
+    let files: Vec<String> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| write(&dir, &format!("part{i}.log"), p))
+        .collect();
+    let split = audit(&files, &book, from_start());
+    assert_eq!(split.bots, whole.bots);
+    assert_eq!(split.files.len(), 20);
+}

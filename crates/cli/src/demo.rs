@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::demo_audit::DemoAudit as Report;
 use anyhow::{bail, Context, Result};
-use mannerly_audit::ServerReport as Report;
 use mannerly_crawl::CrawlConfig;
 use mannerly_testweb::{Generated, HostSpec, Reply, TestWeb, WebConfig};
 
@@ -304,18 +304,18 @@ async fn crawl_theirs(
 /// The audit as one JSON document.
 fn json_report(audit: &Report, usage: Option<&Usage>) -> serde_json::Value {
     let mut v = serde_json::json!({
-        "requests": audit.requests,
-        "pages": audit.pages,
-        "distinct_pages": audit.distinct_pages,
-        "hosts_concurrent": audit.concurrent,
+        "requests": audit.server.requests,
+        "pages": audit.server.pages,
+        "distinct_pages": audit.server.distinct_pages,
+        "hosts_concurrent": audit.server.concurrent,
         "too_soon": audit.too_soon,
         "too_soon_by_over_100ms": audit.too_soon_far,
         "retry_after_ignored": audit.retry_after,
         "disallowed": audit.disallowed,
         "robots_not_first": audit.robots_not_first,
         "pages_while_robots_unavailable": audit.unavailable_pages,
-        "nofollow_followed": audit.nofollow,
-        "refetched": audit.refetched,
+        "nofollow_followed": audit.server.nofollow,
+        "refetched": audit.server.refetched,
         "violations": audit.violations(),
         "examples": audit.examples,
     });
@@ -325,7 +325,7 @@ fn json_report(audit: &Report, usage: Option<&Usage>) -> serde_json::Value {
             "seconds": u.seconds,
             "cpu_seconds": u.cpu_seconds,
             "peak_rss_kib": u.peak_rss_kib,
-            "pages_per_cpu_second": audit.pages as f64 / u.cpu_seconds.max(0.001),
+            "pages_per_cpu_second": audit.server.pages as f64 / u.cpu_seconds.max(0.001),
         });
     }
     v
@@ -341,14 +341,14 @@ fn print_report(args: &DemoArgs, audit: &Report, usage: Option<&Usage>) {
             u.seconds,
             u.cpu_seconds,
             u.peak_rss_kib / 1024,
-            audit.pages,
-            audit.pages as f64 / u.cpu_seconds.max(0.001)
+            audit.server.pages,
+            audit.server.pages as f64 / u.cpu_seconds.max(0.001)
         );
     }
     let lines = [
         (
             "hosts with more than one request in flight",
-            audit.concurrent.to_string(),
+            audit.server.concurrent.to_string(),
         ),
         (
             "requests sooner than the host's delay after the previous one",
@@ -375,13 +375,13 @@ fn print_report(args: &DemoArgs, audit: &Report, usage: Option<&Usage>) {
         ),
         (
             "requests to links of a nofollow page or rel=nofollow links",
-            audit.nofollow.to_string(),
+            audit.server.nofollow.to_string(),
         ),
         ("violations", audit.violations().to_string()),
     ];
     println!(
         "politeness audit (from the server's own request log, {} requests):",
-        audit.requests
+        audit.server.requests
     );
     for (what, n) in lines {
         println!("  {what}: {n}");

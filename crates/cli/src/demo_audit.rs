@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use mannerly_audit::{
-    audit_logs, judge, Catalogue, Expect, LogSource, Options, Report, RobotsBook, Seen,
-    ServerReport, Unchecked,
+    audit_logs, judge, Catalogue, Counts, Expect, LogSource, Options, Report, RobotsBook, Seen,
+    ServerReport, Unchecked, MAX_SERVER_EXAMPLES,
 };
 use mannerly_testweb::{HostSpec, TestWeb, ACCESS_LOG_FORMAT};
 
@@ -46,9 +46,41 @@ pub fn robots_book(
     Ok(book)
 }
 
+/// The demo's audit: the log's counts and the server's.
+pub struct DemoAudit {
+    /// What only the server knows.
+    pub server: ServerReport,
+    /// Requests sooner than the delay after the previous one.
+    pub too_soon: u64,
+    /// Of those, the ones more than 100 ms short.
+    pub too_soon_far: u64,
+    /// Requests inside a Retry-After window.
+    pub retry_after: u64,
+    /// Requests to disallowed paths.
+    pub disallowed: u64,
+    /// Hosts with a page before robots.txt was read.
+    pub robots_not_first: u64,
+    /// Pages while robots.txt answered 5xx or 429.
+    pub unavailable_pages: u64,
+    /// Some violations, described.
+    pub examples: Vec<String>,
+}
+
+impl DemoAudit {
+    /// Every violation counted.
+    pub fn violations(&self) -> u64 {
+        self.server.violations() as u64
+            + self.too_soon
+            + self.retry_after
+            + self.disallowed
+            + self.robots_not_first
+            + self.unavailable_pages
+    }
+}
+
 /// Audits the crawl: writes testweb's access log to `out/access.log`,
 /// judges it, and adds what the server knows.
-pub fn audit(web: &TestWeb, book: &RobotsBook, min_delay: f64, out: &Path) -> Result<ServerReport> {
+pub fn audit(web: &TestWeb, book: &RobotsBook, min_delay: f64, out: &Path) -> Result<DemoAudit> {
     let log = out.join("access.log");
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     std::fs::write(&log, web.access_log())
@@ -78,40 +110,41 @@ pub fn audit(web: &TestWeb, book: &RobotsBook, min_delay: f64, out: &Path) -> Re
     };
     let near = judged(JITTER)?;
     let far = judged(Duration::from_millis(100))?;
-    let mut report = server_facts(web);
-    let total = |r: &Report, f: fn(&mannerly_audit::Counts) -> u64| -> usize {
-        r.bots.iter().map(|b| f(&b.counts) as usize).sum()
-    };
-    report.too_soon = total(&near, |c| c.too_soon);
-    report.too_soon_far = total(&far, |c| c.too_soon);
-    report.retry_after = total(&near, |c| c.ignored_retry_after);
-    report.disallowed = total(&near, |c| c.disallowed);
-    report.unavailable_pages = total(&near, |c| c.while_robots_unavailable);
-    report.robots_not_first = near
-        .bots
-        .iter()
-        .flat_map(|b| &b.hosts)
-        .filter(|h| h.counts.before_robots > 0)
-        .count();
+    let total =
+        |r: &Report, f: fn(&Counts) -> u64| -> u64 { r.bots.iter().map(|b| f(&b.counts)).sum() };
+    let server = server_facts(web);
     let mut examples: Vec<String> = near
         .bots
         .iter()
         .flat_map(|b| &b.examples)
         .map(|e| {
+            let status = e.status.map(|s| format!(" {s}")).unwrap_or_default();
             format!(
-                "{} {}{} [{}]: {}",
+                "{} {}{status} [{}]: {}",
                 e.host,
                 e.path,
-                e.status.map(|s| format!(" {s}")).unwrap_or_default(),
                 e.rule.as_str(),
                 e.detail
             )
         })
         .collect();
-    examples.append(&mut report.examples);
-    examples.truncate(mannerly_audit::MAX_SERVER_EXAMPLES);
-    report.examples = examples;
-    Ok(report)
+    examples.extend(server.examples.iter().cloned());
+    examples.truncate(MAX_SERVER_EXAMPLES);
+    Ok(DemoAudit {
+        too_soon: total(&near, |c| c.too_soon),
+        too_soon_far: total(&far, |c| c.too_soon),
+        retry_after: total(&near, |c| c.ignored_retry_after),
+        disallowed: total(&near, |c| c.disallowed),
+        unavailable_pages: total(&near, |c| c.while_robots_unavailable),
+        robots_not_first: near
+            .bots
+            .iter()
+            .flat_map(|b| &b.hosts)
+            .filter(|h| h.counts.before_robots > 0)
+            .count() as u64,
+        examples,
+        server,
+    })
 }
 
 /// What only the server's records tell: requests in flight at once,
@@ -131,16 +164,6 @@ fn server_facts(web: &TestWeb) -> ServerReport {
             "nofollow.test" => vec!["/never.html".into(), "/sponsored.html".into()],
             _ => Vec::new(),
         },
-        ..Expect::default()
     };
-    let mut r = judge(&seen, nofollow, |h| web.max_in_flight(h), JITTER);
-    // The rules a log shows are the log audit's to count.
-    r.examples.clear();
-    r.too_soon = 0;
-    r.too_soon_far = 0;
-    r.retry_after = 0;
-    r.disallowed = 0;
-    r.robots_not_first = 0;
-    r.unavailable_pages = 0;
-    r
+    judge(&seen, nofollow, |h| web.max_in_flight(h))
 }

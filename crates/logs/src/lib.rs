@@ -81,6 +81,29 @@ pub struct Entry<'a> {
     pub signature: Option<Signature<'a>>,
 }
 
+impl Entry<'_> {
+    /// The entry with every field owned, free of the line it came from.
+    pub fn into_owned(self) -> Entry<'static> {
+        let own = |c: Cow<'_, str>| Cow::Owned(c.into_owned());
+        Entry {
+            stamp: self.stamp,
+            client: self.client,
+            host: self.host.map(own),
+            method: own(self.method),
+            target: own(self.target),
+            status: self.status,
+            bytes: self.bytes,
+            user_agent: own(self.user_agent),
+            retry_after: self.retry_after.map(own),
+            signature: self.signature.map(|s| Signature {
+                signature: own(s.signature),
+                input: own(s.input),
+                agent: s.agent.map(own),
+            }),
+        }
+    }
+}
+
 /// The Web Bot Auth headers of a request (RFC 9421 `Signature` and
 /// `Signature-Input`, and `Signature-Agent`).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -568,6 +568,11 @@ impl TestWeb {
         self.ca_der.clone()
     }
 
+    /// A host's script, as it is now (`None` for a generated host).
+    pub fn host(&self, name: &str) -> Option<HostSpec> {
+        self.state.config.lock().hosts.get(name).cloned()
+    }
+
     /// Replaces (or adds) a host's script while running; its counters reset.
     pub fn set_host(&self, name: &str, spec: HostSpec) {
         self.state.config.lock().hosts.insert(name.to_owned(), spec);

@@ -1,0 +1,190 @@
+//! One log read a batch at a time: its format found (or given) from the
+//! first batch, each batch cut into pieces that are checked as UTF-8 and
+//! parsed on every core, the entries kept with the bytes they point into
+//! (so a batch can be parsed on one thread and judged on another).
+
+use std::io::Read;
+
+use mannerly_logs::{detect, open, Entry, Format, LineError, Lines, Parser};
+use rayon::prelude::*;
+
+use super::{LogSource, SourceError};
+
+/// Bytes of a piece of a batch parsed on one core.
+const CHUNK_BYTES: usize = 256 << 10;
+
+/// Lines looked at to find a file's format.
+const DETECT_LINES: usize = 50;
+
+/// A line's outcome: its number and entry, or why it was not read.
+pub(crate) type Parsed<'a> = Vec<(u64, Result<Option<Entry<'a>>, LineError>)>;
+
+/// A batch's bytes and what it says besides its lines.
+pub(crate) struct Owned {
+    bytes: Vec<u8>,
+    /// Lines longer than the cap, by number (empty lines in `bytes`).
+    pub too_long: Vec<u64>,
+    /// The format its lines were read in (`None`: no format found).
+    pub format: Option<Format>,
+}
+
+self_cell::self_cell!(
+    /// A batch and its lines parsed: entries point into its bytes.
+    pub(crate) struct ParsedBatch {
+        owner: Owned,
+        #[covariant]
+        dependent: Parsed,
+    }
+);
+
+/// One log being read.
+pub(crate) struct Reader {
+    path: String,
+    lines: Lines<Box<dyn Read + Send>>,
+    parser: Option<Parser>,
+    batch_bytes: usize,
+}
+
+impl Reader {
+    pub(crate) fn open(source: &LogSource, batch_bytes: usize) -> Result<Reader, SourceError> {
+        let parser = match (&source.log_format, source.format) {
+            (Some(f), _) => Some(Parser::log_format(f)?),
+            (None, Some(f)) => Parser::new(f).ok(),
+            (None, None) => None,
+        };
+        Ok(Reader {
+            path: source.path.clone(),
+            lines: Lines::new(open(&source.path)?),
+            parser,
+            batch_bytes,
+        })
+    }
+
+    /// The next batch, parsed; `None` at the end.
+    pub(crate) fn next(&mut self) -> Result<Option<ParsedBatch>, SourceError> {
+        let batch =
+            self.lines
+                .next_batch(self.batch_bytes)
+                .map_err(|source| SourceError::Read {
+                    path: self.path.clone(),
+                    source,
+                })?;
+        let Some(batch) = batch else {
+            return Ok(None);
+        };
+        if self.parser.is_none() {
+            let text = String::from_utf8_lossy(&batch.text);
+            let first: Vec<&str> = text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .take(DETECT_LINES)
+                .collect();
+            self.parser = detect(&first).ok();
+        }
+        let parser = self.parser.clone();
+        let owned = Owned {
+            bytes: batch.text,
+            too_long: batch.too_long,
+            format: parser.as_ref().map(Parser::format),
+        };
+        let first_line = batch.first_line;
+        let parsed = ParsedBatch::new(owned, |o| parse(parser.as_ref(), &o.bytes, first_line));
+        if let Some(p) = &mut self.parser {
+            advance(p, parsed.borrow_owner());
+        }
+        Ok(Some(parsed))
+    }
+}
+
+impl ParsedBatch {
+    /// What the batch says besides its lines.
+    pub(crate) fn facts(&self) -> &Owned {
+        self.borrow_owner()
+    }
+
+    /// Its lines.
+    pub(crate) fn lines(&self) -> &Parsed<'_> {
+        self.borrow_dependent()
+    }
+}
+
+/// A batch's lines parsed on every core, numbered from `first_line`; with
+/// no parser, every line that is not blank is an error.
+fn parse<'a>(parser: Option<&Parser>, bytes: &'a [u8], first_line: u64) -> Parsed<'a> {
+    let whole = parser.is_none_or(|p| p.format() == Format::W3c);
+    let pieces: Vec<(u64, Parsed<'a>)> = chunks(bytes, whole)
+        .into_par_iter()
+        .map(|chunk| match std::str::from_utf8(chunk) {
+            Ok(text) => parse_piece(parser, text),
+            // A piece with stray bytes is read with them replaced; its
+            // entries then own their text.
+            Err(_) => {
+                let text = String::from_utf8_lossy(chunk);
+                let (n, parsed) = parse_piece(parser, &text);
+                let owned = parsed
+                    .into_iter()
+                    .map(|(i, r)| (i, r.map(|e| e.map(Entry::into_owned))))
+                    .collect();
+                (n, owned)
+            }
+        })
+        .collect();
+    let mut out = Vec::with_capacity(pieces.iter().map(|(_, p)| p.len()).sum());
+    let mut base = first_line;
+    for (lines, parsed) in pieces {
+        out.extend(parsed.into_iter().map(|(i, r)| (base + i, r)));
+        base += lines;
+    }
+    out
+}
+
+/// One piece's lines: how many, and each parsed (numbered from 0).
+fn parse_piece<'a>(parser: Option<&Parser>, text: &'a str) -> (u64, Parsed<'a>) {
+    let mut p = parser.cloned();
+    let mut parsed = Parsed::new();
+    let b = text.as_bytes();
+    let last = (!b.is_empty() && b.last() != Some(&b'\n')).then_some(b.len());
+    let (mut start, mut i) = (0, 0);
+    for end in memchr::memchr_iter(b'\n', b).chain(last) {
+        let line = &text[start..end];
+        let result = match &mut p {
+            Some(p) => p.parse(line),
+            None if line.trim().is_empty() => Ok(None),
+            None => Err(LineError::Field {
+                field: "format",
+                problem: "no known format reads the file's first lines".into(),
+            }),
+        };
+        parsed.push((i, result));
+        start = end + 1;
+        i += 1;
+    }
+    (i, parsed)
+}
+
+/// A batch cut into pieces of whole lines (one piece for W3C, whose
+/// `#Fields` lines change how later lines read).
+fn chunks(bytes: &[u8], whole: bool) -> Vec<&[u8]> {
+    if whole {
+        return vec![bytes];
+    }
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < bytes.len() {
+        let target = (start + CHUNK_BYTES).min(bytes.len());
+        let end = memchr::memchr(b'\n', &bytes[target..]).map_or(bytes.len(), |i| target + i + 1);
+        out.push(&bytes[start..end]);
+        start = end;
+    }
+    out
+}
+
+/// The parser's state after a batch (a W3C `#Fields` line changes it).
+fn advance(parser: &mut Parser, owned: &Owned) {
+    if parser.format() == Format::W3c {
+        let text = String::from_utf8_lossy(&owned.bytes);
+        for l in text.lines().filter(|l| l.starts_with('#')) {
+            let _ = parser.parse(l);
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! Reading log files into an audit. Each file is read and parsed a batch
+//! at a time on its own thread (pieces of a batch on every core), while
+//! the audit judges the batch before; files are taken in step by time, so
+//! requests from several servers interleave as they happened.
+
+use std::sync::mpsc;
+
+use mannerly_logs::Format;
+
+use crate::engine::{Auditor, Identify, Options};
+use crate::report::{FileReport, Report};
+use crate::{Catalogue, RobotsBook};
+
+mod batch;
+
+use batch::{ParsedBatch, Reader};
+
+/// Unreadable lines described per file, at most.
+const UNPARSED_EXAMPLES: usize = 5;
+
+/// Bytes read per batch.
+const BATCH: usize = 1 << 20;
+
+/// Past this many files, they are read one batch at a time in turn
+/// rather than each ahead on its own thread (memory stays bounded).
+const MAX_AHEAD: usize = 16;
+
+/// One log to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogSource {
+    /// A path, or `-` for stdin.
+    pub path: String,
+    /// Its format, when not to be found from its lines.
+    pub format: Option<Format>,
+    /// An nginx `log_format` string, for custom layouts.
+    pub log_format: Option<String>,
+}
+
+/// A log could not be read at all.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SourceError {
+    /// Opening or reading failed.
+    #[error(transparent)]
+    Open(#[from] mannerly_logs::OpenError),
+    /// Reading failed part way.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The path.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The `log_format` string cannot be used.
+    #[error("--log-format: {0}")]
+    LogFormat(#[from] mannerly_logs::LogFormatError),
+}
+
+/// What is known of one file while it is read.
+struct File {
+    report: FileReport,
+    latest: i64,
+    done: bool,
+}
+
+/// Where a file's next batch comes from.
+enum Next {
+    /// A thread reading ahead.
+    Ahead(mpsc::Receiver<Result<ParsedBatch, SourceError>>),
+    /// Read when asked.
+    Here(Box<Reader>),
+}
+
+impl Next {
+    fn take(&mut self) -> Result<Option<ParsedBatch>, SourceError> {
+        match self {
+            Next::Ahead(rx) => rx.recv().ok().transpose(),
+            Next::Here(r) => r.next(),
+        }
+    }
+}
+
+/// Audits the logs: every line read, every request judged.
+pub fn audit_logs(
+    sources: &[LogSource],
+    book: &RobotsBook,
+    catalogue: &Catalogue,
+    options: Options,
+    identify: &mut dyn Identify,
+) -> Result<Report, SourceError> {
+    let mut readers = Vec::new();
+    for s in sources {
+        readers.push(Reader::open(s, BATCH)?);
+    }
+    let mut files: Vec<File> = sources
+        .iter()
+        .map(|s| File {
+            report: FileReport {
+                path: s.path.clone(),
+                format: String::new(),
+                lines: 0,
+                unparsed: 0,
+                unparsed_examples: Vec::new(),
+            },
+            latest: i64::MIN,
+            done: false,
+        })
+        .collect();
+    let mut auditor = Auditor::new(book, catalogue, options, files.len());
+    if readers.len() > MAX_AHEAD {
+        let mut next: Vec<Next> = readers
+            .into_iter()
+            .map(|r| Next::Here(Box::new(r)))
+            .collect();
+        judge_all(&mut files, &mut next, &mut auditor, identify)?;
+    } else {
+        std::thread::scope(|scope| {
+            let mut next: Vec<Next> = readers
+                .into_iter()
+                .map(|mut r| {
+                    let (tx, rx) = mpsc::sync_channel(1);
+                    scope.spawn(move || {
+                        while let Some(batch) = r.next().transpose() {
+                            let failed = batch.is_err();
+                            if tx.send(batch).is_err() || failed {
+                                break;
+                            }
+                        }
+                    });
+                    Next::Ahead(rx)
+                })
+                .collect();
+            // Returning drops the receivers, so readers still ahead stop.
+            judge_all(&mut files, &mut next, &mut auditor, identify)
+        })?;
+    }
+    let mut report = auditor.finish();
+    report.files = files.into_iter().map(|f| f.report).collect();
+    report.lines = report.files.iter().map(|f| f.lines).sum();
+    report.unparsed = report.files.iter().map(|f| f.unparsed).sum();
+    Ok(report)
+}
+
+/// Judges every batch of every file, taking next the file furthest
+/// behind in time.
+fn judge_all(
+    files: &mut [File],
+    next: &mut [Next],
+    auditor: &mut Auditor<'_>,
+    identify: &mut dyn Identify,
+) -> Result<(), SourceError> {
+    while let Some(i) = (0..files.len())
+        .filter(|&i| !files[i].done)
+        .min_by_key(|&i| (files[i].latest, i))
+    {
+        match next[i].take()? {
+            Some(batch) => judge_batch(&mut files[i], i, &batch, auditor, identify),
+            None => {
+                files[i].done = true;
+                auditor.end_file(i);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn judge_batch(
+    f: &mut File,
+    index: usize,
+    batch: &ParsedBatch,
+    auditor: &mut Auditor<'_>,
+    identify: &mut dyn Identify,
+) {
+    let facts = batch.facts();
+    f.report.format = facts
+        .format
+        .map_or("unknown".into(), |p: Format| p.to_string());
+    for n in &facts.too_long {
+        count_unparsed(
+            &mut f.report,
+            *n,
+            &mannerly_logs::LineError::TooLong.to_string(),
+        );
+    }
+    let mut wanted = Vec::new();
+    let mut agents: Vec<String> = Vec::new();
+    for (_, r) in batch.lines() {
+        if let Ok(Some(e)) = r {
+            auditor.wanted(e, &mut wanted);
+            if let Some(a) = e.signature.as_ref().and_then(|s| s.agent.as_deref()) {
+                if !agents.iter().any(|x| x == a) {
+                    agents.push(a.to_owned());
+                }
+            }
+        }
+    }
+    identify.prepare(&wanted, &agents);
+    for (n, r) in batch.lines() {
+        f.report.lines = f.report.lines.max(*n);
+        match r {
+            Ok(Some(e)) => {
+                f.latest = f.latest.max(e.stamp.millis);
+                auditor.feed(index, e, identify);
+            }
+            Ok(None) => {}
+            Err(e) => count_unparsed(&mut f.report, *n, &e.to_string()),
+        }
+    }
+}
+
+fn count_unparsed(report: &mut FileReport, line: u64, why: &str) {
+    report.unparsed += 1;
+    report.lines = report.lines.max(line);
+    if report.unparsed_examples.len() < UNPARSED_EXAMPLES {
+        report.unparsed_examples.push((line, why.to_owned()));
+    }
+}
