@@ -4,36 +4,14 @@
 //! are drawn; a screenshot is kept (`target/ci-artifacts/audit-report.png`,
 //! or `$MANNERLY_ARTIFACTS`).
 //!
-//! Needs `/usr/bin/chromium` and `/usr/bin/chromedriver` (`.ci/run`
-//! installs both): in CI their absence fails the test, elsewhere it says
-//! SKIPPED.
+//! Needs chromium and chromedriver (see `mannerly_testsupport::Browser`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
-use fantoccini::ClientBuilder;
 use mannerly_audit::{audit_logs, Catalogue, LogSource, Options, RobotsBook, Unchecked};
+use mannerly_testsupport::Browser;
 use serde_json::json;
-
-const CHROMIUM: &str = "/usr/bin/chromium";
-const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
-
-struct Driver(Child);
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn artifacts() -> PathBuf {
-    std::env::var_os("MANNERLY_ARTIFACTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/ci-artifacts"))
-}
 
 /// A report worth looking at: a rude bot, a polite one, a browser.
 fn report_page(dir: &Path) -> PathBuf {
@@ -81,62 +59,14 @@ fn report_page(dir: &Path) -> PathBuf {
 
 #[tokio::test]
 async fn the_html_report_reads_at_phone_width_in_chromium() {
-    if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run the browser test: {CHROMIUM} and {CHROMEDRIVER} are missing"
-        );
-        eprintln!("SKIPPED: the browser test needs {CHROMIUM} and {CHROMEDRIVER}");
+    // A phone's viewport: 390 CSS pixels wide, as an iPhone's.
+    let phone = json!({"mobileEmulation": {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2}}});
+    let Some(browser) = Browser::start("the audit report's browser test", &[], phone).await else {
         return;
-    }
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    };
     let dir = tempfile::tempdir().expect("tmp");
     let page = report_page(dir.path());
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port");
-    let _driver = Driver(
-        Command::new(CHROMEDRIVER)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver starts"),
-    );
-    let profile = tempfile::tempdir().expect("profile dir");
-    let caps: serde_json::Map<String, serde_json::Value> = json!({
-        "goog:chromeOptions": {
-            "binary": CHROMIUM,
-            // A phone's viewport: 390 CSS pixels wide, as an iPhone's.
-            "mobileEmulation": {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2}},
-            "args": [
-                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--window-size=390,844",
-                format!("--user-data-dir={}", profile.path().display()),
-            ]
-        }
-    })
-    .as_object()
-    .cloned()
-    .expect("an object");
-    let mut client = None;
-    for _ in 0..100 {
-        match ClientBuilder::rustls()
-            .expect("tls")
-            .capabilities(caps.clone())
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-        {
-            Ok(c) => {
-                client = Some(c);
-                break;
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-        }
-    }
-    let c = client.expect("a WebDriver session with chromium");
+    let c = &browser.client;
     c.goto(&format!("file://{}", page.display()))
         .await
         .expect("loads");
@@ -150,12 +80,8 @@ async fn the_html_report_reads_at_phone_width_in_chromium() {
         )
         .await
         .expect("runs");
-    if let Ok(png) = c.screenshot().await {
-        let dir = artifacts();
-        let _ = std::fs::create_dir_all(&dir);
-        std::fs::write(dir.join("audit-report.png"), png).expect("screenshot");
-    }
-    let _ = c.close().await;
+    browser.screenshot("audit-report.png").await;
+    let _ = c.clone().close().await;
     let width = facts["width"].as_f64().expect("width");
     assert!(width <= 400.0, "the window is a phone's: {facts}");
     assert!(

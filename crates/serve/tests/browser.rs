@@ -5,60 +5,26 @@
 //! screenshot (`target/ci-artifacts/serve-tester.png`, or
 //! `$MANNERLY_ARTIFACTS`).
 //!
-//! Needs `/usr/bin/chromium` and `/usr/bin/chromedriver` (`.ci/run`
-//! installs both with apt-get): in CI their absence fails the test,
-//! elsewhere it says SKIPPED.
+//! Needs chromium and chromedriver (see `mannerly_testsupport::Browser`).
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use fantoccini::{ClientBuilder, Locator};
+use fantoccini::Locator;
 use mannerly_serve::{router, ServeConfig};
+use mannerly_testsupport::{artifacts, Browser};
 use serde_json::json;
-
-const CHROMIUM: &str = "/usr/bin/chromium";
-const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
-
-struct Driver(Child);
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-fn artifacts() -> PathBuf {
-    std::env::var_os("MANNERLY_ARTIFACTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/ci-artifacts"))
-}
 
 const FILE: &str = "User-agent: *\nDisallow: /private/\nAllow: /private/ok\nDisalow: /typo\n\nUser-agent: GPTBot\nDisallow: /\n";
 const EDITED: &str = "User-agent: *\nDisallow: /\n";
 
 #[tokio::test]
 async fn the_tester_page_works_in_chromium() {
-    if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run the browser test: {CHROMIUM} and {CHROMEDRIVER} are missing (apt-get install chromium chromium-driver)"
-        );
-        eprintln!("SKIPPED: the browser test needs {CHROMIUM} and {CHROMEDRIVER}");
+    let Some(browser) =
+        Browser::start("the browser test", &["--window-size=1200,1600"], json!({})).await
+    else {
         return;
-    }
-    // fantoccini speaks plain HTTP to chromedriver here, but its client
-    // wants a process-wide TLS provider chosen.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    };
     // The server.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -72,55 +38,10 @@ async fn the_tester_page_works_in_chromium() {
         )
         .await;
     });
-    // chromedriver, and a client that waits for it.
-    let port = free_port();
-    let _driver = Driver(
-        Command::new(CHROMEDRIVER)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver starts"),
-    );
-    let profile = tempfile::tempdir().expect("profile dir");
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        json!({
-            "binary": CHROMIUM,
-            "args": [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--window-size=1200,1600",
-                format!("--user-data-dir={}", profile.path().display()),
-            ]
-        }),
-    );
-    let mut client = None;
-    for _ in 0..100 {
-        match ClientBuilder::rustls()
-            .expect("tls")
-            .capabilities(caps.clone())
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-        {
-            Ok(c) => {
-                client = Some(c);
-                break;
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-        }
-    }
-    let c = client.expect("a WebDriver session with chromium");
+    let c = browser.client.clone();
     let result = drive(&c, &format!("http://{addr}/")).await;
     // The screenshot, whatever happened.
-    if let Ok(png) = c.screenshot().await {
-        let dir = artifacts();
-        let _ = std::fs::create_dir_all(&dir);
-        let path = dir.join("serve-tester.png");
-        std::fs::write(&path, png).expect("write the screenshot");
-        eprintln!("screenshot: {}", path.display());
-    }
+    browser.screenshot("serve-tester.png").await;
     let _ = c.close().await;
     if let Err(e) = result {
         panic!("{e}");

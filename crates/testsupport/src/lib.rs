@@ -9,6 +9,8 @@
 //!   `.ci/run`; outside CI its absence skips the test), and
 //!   [`RedisCluster`], three or more of them made a Cluster.
 //! - [`dns_server`]: a DNS server on 127.0.0.1 answering from tables.
+//! - [`Browser`]: headless chromium through chromedriver, for the tests
+//!   of pages (skipped outside CI when missing).
 
 #![deny(missing_docs)]
 
@@ -17,8 +19,10 @@ pub const T0: mannerly_time::UnixMillis = mannerly_time::UnixMillis::from_secs(1
 
 use std::path::PathBuf;
 
+mod browser;
 mod dns;
 mod redis;
+pub use browser::{artifacts, Browser};
 pub use dns::dns_server;
 pub use redis::{RedisCluster, RedisServer};
 
