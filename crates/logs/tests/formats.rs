@@ -1,0 +1,131 @@
+//! One line of every format, written here: its format found by itself,
+//! and the fields an audit needs read from it.
+
+use mannerly_logs::{detect, parse_rfc3339, Format};
+
+/// (format, lines, time, client, host, target, status, user agent)
+type Case = (
+    Format,
+    &'static [&'static str],
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    &'static str,
+    Option<u16>,
+    &'static str,
+);
+
+const CASES: &[Case] = &[
+    (
+        Format::Combined,
+        &[r#"192.0.2.1 - - [01/Mar/2026:10:00:00 +0100] "GET /a?b=1 HTTP/1.1" 200 512 "https://r.example/" "Mozilla/5.0 (compatible; ExampleBot/1.0)""#],
+        "2026-03-01T09:00:00Z", "192.0.2.1", None, "/a?b=1", Some(200), "Mozilla/5.0 (compatible; ExampleBot/1.0)",
+    ),
+    (
+        Format::Combined,
+        &[r#"www.a.test:443 2001:db8::7 - bob [01/Mar/2026:10:00:00 +0000] "GET / HTTP/2.0" 304 0 "-" "curl/8.5.0""#],
+        "2026-03-01T10:00:00Z", "2001:db8::7", Some("www.a.test"), "/", Some(304), "curl/8.5.0",
+    ),
+    (
+        Format::Common,
+        &[r#"192.0.2.2 - - [01/Mar/2026:10:00:00 +0000] "GET /c HTTP/1.0" 404 -"#],
+        "2026-03-01T10:00:00Z", "192.0.2.2", None, "/c", Some(404), "",
+    ),
+    (
+        Format::TraefikClf,
+        &[r#"192.0.2.3 - - [01/Mar/2026:10:00:00 +0000] "GET /t HTTP/1.1" 200 9 "-" "Go-http-client/1.1" 17 "web@docker" "http://10.0.0.2:80" 4ms"#],
+        "2026-03-01T10:00:00Z", "192.0.2.3", None, "/t", Some(200), "Go-http-client/1.1",
+    ),
+    (
+        Format::W3c,
+        &[
+            "#Software: Microsoft Internet Information Services 10.0",
+            "#Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs(User-Agent) cs(Referer) sc-status sc-substatus sc-win32-status time-taken",
+            "2026-03-01 10:00:00 10.0.0.1 GET /iis q=2 443 - 192.0.2.4 Mozilla/5.0+(compatible;+bingbot/2.0) - 200 0 0 12",
+        ],
+        "2026-03-01T10:00:00Z", "192.0.2.4", None, "/iis?q=2", Some(200), "Mozilla/5.0 (compatible; bingbot/2.0)",
+    ),
+    (
+        Format::CloudFront,
+        &["2026-03-01\t10:00:00\tLAX1\t500\t192.0.2.5\tGET\td1.cloudfront.net\t/cf\t200\t-\tMozilla/5.0%20(compatible;%20CCBot/2.0)\t-\t-\tHit\tid1\twww.a.test\thttps\t30\t0.002\t-\tTLSv1.3\tTLS_AES_128_GCM_SHA256\tHit\tHTTP/2.0\t-\t-\t5000\t0.002\tHit\ttext/html\t500\t-\t-"],
+        "2026-03-01T10:00:00Z", "192.0.2.5", Some("www.a.test"), "/cf", Some(200), "Mozilla/5.0 (compatible; CCBot/2.0)",
+    ),
+    (
+        Format::Alb,
+        &[r#"h2 2026-03-01T10:00:00.250000Z app/lb/1 192.0.2.6:40000 10.0.0.1:80 0.001 0.002 0.000 429 429 100 200 "GET https://www.a.test:443/alb?x=1 HTTP/2.0" "GPTBot/1.2" ECDHE TLSv1.2 arn:tg "Root=1" "www.a.test" "arn:cert" 0 2026-03-01T10:00:00Z "forward" "-" "-" "10.0.0.1:80" "429" "-" "-""#],
+        "2026-03-01T10:00:00.250Z", "192.0.2.6", Some("www.a.test"), "/alb?x=1", Some(429), "GPTBot/1.2",
+    ),
+    (
+        Format::Elb,
+        &[r#"2026-03-01T10:00:00.000000Z lb 192.0.2.7:1000 10.0.0.1:80 0.000 0.001 0.000 200 200 0 29 "GET http://www.a.test:80/elb HTTP/1.1" "curl/8.5.0" - -"#],
+        "2026-03-01T10:00:00Z", "192.0.2.7", Some("www.a.test"), "/elb", Some(200), "curl/8.5.0",
+    ),
+    (
+        Format::S3,
+        &[r#"0123abcd bucket [01/Mar/2026:10:00:00 +0000] 192.0.2.8 arn:aws:iam::1:user/x REQ1 REST.GET.OBJECT key.txt "GET /bucket/key.txt HTTP/1.1" 200 - 10 10 5 4 "-" "aws-sdk-go/1.0" - hostid SigV4 ECDHE AuthHeader bucket.s3.amazonaws.com TLSv1.3 -"#],
+        "2026-03-01T10:00:00Z", "192.0.2.8", Some("bucket.s3.amazonaws.com"), "/bucket/key.txt", Some(200), "aws-sdk-go/1.0",
+    ),
+    (
+        Format::Haproxy,
+        &[r#"Mar  1 10:00:00 lb1 haproxy[123]: 192.0.2.9:5000 [01/Mar/2026:10:00:00.125] fe~ be/s1 0/0/1/2/3 200 512 - - ---- 3/3/1/1/0 0/0 {www.a.test|Mozilla/5.0 (compatible; Googlebot/2.1)} "GET /hp HTTP/1.1""#],
+        "2026-03-01T10:00:00.125Z", "192.0.2.9", Some("www.a.test"), "/hp", Some(200), "Mozilla/5.0 (compatible; Googlebot/2.1)",
+    ),
+    (
+        Format::Caddy,
+        &[r#"{"level":"info","ts":1772359200.5,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"10.0.0.9","client_ip":"192.0.2.10","proto":"HTTP/2.0","method":"GET","host":"www.a.test","uri":"/caddy","headers":{"User-Agent":["ClaudeBot/1.0"]}},"status":503,"size":0,"resp_headers":{"Retry-After":["120"]}}"#],
+        "2026-03-01T10:00:00.500Z", "192.0.2.10", Some("www.a.test"), "/caddy", Some(503), "ClaudeBot/1.0",
+    ),
+    (
+        Format::TraefikJson,
+        &[r#"{"ClientHost":"192.0.2.11","ClientAddr":"192.0.2.11:1","RequestHost":"www.a.test","RequestMethod":"GET","RequestPath":"/tj?y=2","DownstreamStatus":200,"DownstreamContentSize":7,"StartUTC":"2026-03-01T10:00:00.123456789Z","request_User-Agent":"Applebot/0.1"}"#],
+        "2026-03-01T10:00:00.123Z", "192.0.2.11", Some("www.a.test"), "/tj?y=2", Some(200), "Applebot/0.1",
+    ),
+    (
+        Format::Cloudflare,
+        &[r#"{"ClientIP":"192.0.2.12","ClientRequestHost":"www.a.test","ClientRequestMethod":"GET","ClientRequestURI":"/cfl","ClientRequestUserAgent":"PerplexityBot/1.0","EdgeStartTimestamp":1772359200250000000,"EdgeResponseStatus":200,"EdgeResponseBytes":42}"#],
+        "2026-03-01T10:00:00.250Z", "192.0.2.12", Some("www.a.test"), "/cfl", Some(200), "PerplexityBot/1.0",
+    ),
+    (
+        Format::NginxJson,
+        &[r#"{"time_iso8601":"2026-03-01T11:00:00+01:00","remote_addr":"192.0.2.13","host":"www.a.test","request":"GET /nj HTTP/1.1","status":"200","body_bytes_sent":"9","http_user_agent":"YandexBot/3.0","sent_http_retry_after":"-"}"#],
+        "2026-03-01T10:00:00Z", "192.0.2.13", Some("www.a.test"), "/nj", Some(200), "YandexBot/3.0",
+    ),
+];
+
+#[test]
+fn every_format_is_found_and_read() {
+    for (format, lines, time, client, host, target, status, ua) in CASES {
+        let mut parser = detect(lines).unwrap_or_else(|e| panic!("{format}: {e}"));
+        assert_eq!(parser.format(), *format, "{lines:?}");
+        let entry = lines
+            .iter()
+            .find_map(|l| parser.parse(l).expect("reads").map(|e| e.into_owned()))
+            .unwrap_or_else(|| panic!("{format}: no entry"));
+        let want = parse_rfc3339(time).expect("time").millis;
+        assert_eq!(entry.stamp.millis, want, "{format}");
+        assert_eq!(
+            entry.client.map(|c| c.to_string()).as_deref(),
+            Some(*client),
+            "{format}"
+        );
+        assert_eq!(entry.host.as_deref(), *host, "{format}");
+        assert_eq!(entry.target, *target, "{format}");
+        assert_eq!(entry.status, *status, "{format}");
+        assert_eq!(entry.user_agent, *ua, "{format}");
+    }
+}
+
+#[test]
+fn a_logged_retry_after_is_kept() {
+    let line = CASES[10].1[0];
+    let mut p = detect(&[line]).expect("caddy");
+    let e = p.parse(line).expect("reads").expect("entry");
+    assert_eq!(e.retry_after.as_deref(), Some("120"));
+}
+
+#[test]
+fn a_forced_format_that_does_not_fit_says_so() {
+    let mut p = mannerly_logs::Parser::new(Format::Alb).expect("parser");
+    let err = p.parse(CASES[0].1[0]).expect_err("not an ALB line");
+    assert!(err.to_string().starts_with("type:"), "{err}");
+}
