@@ -444,3 +444,57 @@ fn the_audit_reads_the_lines_goaccess_reads() {
         ga["general"]
     );
 }
+
+#[test]
+fn published_ranges_come_from_the_cache_when_offline() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let cache = dir.path().join("cache");
+    std::fs::create_dir_all(&cache).expect("cache");
+    // The file the audit downloads for Googlebot, as it names it in its cache.
+    let url = "https://developers.google.com/static/crawling/ipranges/common-crawlers.json";
+    let name: String = url
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    std::fs::write(
+        cache.join(name),
+        r#"{"prefixes":[{"ipv4Prefix":"66.249.64.0/19"}]}"#,
+    )
+    .expect("cached");
+    let log_path = dir.path().join("access.log");
+    std::fs::write(
+        &log_path,
+        line(0, "66.249.66.1", "/", GOOGLEBOT) + &line(1, "192.0.2.66", "/", GOOGLEBOT),
+    )
+    .expect("log");
+    let o = mannerly(
+        &[
+            "audit",
+            log_path.to_str().expect("utf-8"),
+            "--cache",
+            cache.to_str().expect("utf-8"),
+            "--offline",
+            "--json",
+        ],
+        b"",
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).expect("json");
+    let ids: Vec<&str> = v["bots"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .filter_map(|b| b["identity"].as_str())
+        .collect();
+    assert!(ids.contains(&"verified") && ids.contains(&"spoofed"), "{v}");
+    let notes = v["identity_notes"].to_string();
+    assert!(
+        notes.contains("IP ranges from") && notes.contains("1 of them, cached 0 h ago"),
+        "{notes}"
+    );
+}

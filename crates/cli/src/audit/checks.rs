@@ -132,7 +132,7 @@ impl Checks {
                 Ok((text, age)) => match IpRanges::parse(&text) {
                     Ok(r) => {
                         self.notes.push(format!(
-                            "{}: {} ranges from {url} ({})",
+                            "{}: IP ranges from {url} ({} of them, {})",
                             k.token,
                             r.len(),
                             age.map_or("downloaded now".into(), |a| format!(
