@@ -498,3 +498,53 @@ fn published_ranges_come_from_the_cache_when_offline() {
         "{notes}"
     );
 }
+
+#[test]
+fn robots_txt_versions_come_from_git() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let repo = dir.path().join("site");
+    std::fs::create_dir_all(&repo).expect("repo");
+    let git = |args: &[&str], date: &str| {
+        let o = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .args(args)
+            .env("GIT_COMMITTER_DATE", date)
+            .env("GIT_AUTHOR_DATE", date)
+            .env("GIT_AUTHOR_NAME", "site")
+            .env("GIT_AUTHOR_EMAIL", "site@example.invalid")
+            .env("GIT_COMMITTER_NAME", "site")
+            .env("GIT_COMMITTER_EMAIL", "site@example.invalid")
+            .output()
+            .expect("git runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    git(&["init", "-q"], "2026-03-01T00:00:00Z");
+    std::fs::write(repo.join("robots.txt"), "User-agent: *\nAllow: /\n").expect("v1");
+    git(&["add", "robots.txt"], "2026-03-01T00:00:00Z");
+    git(&["commit", "-qm", "v1"], "2026-03-01T00:00:00Z");
+    std::fs::write(repo.join("robots.txt"), "User-agent: *\nDisallow: /p/\n").expect("v2");
+    git(&["commit", "-qam", "v2"], "2026-03-01T10:00:30Z");
+    let mut log = String::new();
+    for i in 0..60 {
+        log += &line(i, "192.0.2.1", &format!("/p/{i}"), "ExampleBot/1.0");
+    }
+    let log_path = dir.path().join("access.log");
+    std::fs::write(&log_path, log).expect("log");
+    let o = mannerly(
+        &[
+            "audit",
+            log_path.to_str().expect("utf-8"),
+            "--robots-git",
+            repo.to_str().expect("utf-8"),
+            "--offline",
+            "--json",
+        ],
+        b"",
+    );
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    // Only the requests from 10:00:30 on, when the Disallow came in.
+    assert_eq!(v["bots"][0]["disallowed"], 30, "{v}");
+    assert_eq!(v["robots"].as_array().map(Vec::len), Some(2), "{v}");
+}

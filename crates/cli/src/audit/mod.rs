@@ -23,6 +23,11 @@ pub struct Args {
     /// a subdirectory named after one host.
     #[arg(long, value_name = "DIR")]
     robots_history: Option<String>,
+    /// robots.txt versions from a git repository: every commit that
+    /// changed the file is a version, in force from the commit's time
+    /// (REPO, or REPO:PATH for a file other than robots.txt at its root).
+    #[arg(long, value_name = "REPO[:PATH]")]
+    robots_git: Option<String>,
     /// The logs' format, instead of finding it from their lines.
     #[arg(long, value_name = "NAME")]
     format: Option<String>,
@@ -127,6 +132,9 @@ fn robots_book(args: &Args) -> Result<RobotsBook> {
             std::fs::read(file).with_context(|| format!("--robots: cannot read '{file}'"))?;
         book.add(host, None, file.to_owned(), &body);
     }
+    if let Some(spec) = &args.robots_git {
+        git_history(&mut book, spec)?;
+    }
     if let Some(dir) = &args.robots_history {
         history(&mut book, Path::new(dir), None)?;
         if book.is_empty() {
@@ -134,6 +142,55 @@ fn robots_book(args: &Args) -> Result<RobotsBook> {
         }
     }
     Ok(book)
+}
+
+/// Adds the versions of a file kept in git: one per commit that changed
+/// it, in force from the commit's time (a deleting commit is skipped).
+fn git_history(book: &mut RobotsBook, spec: &str) -> Result<()> {
+    let (repo, path) = match spec.rsplit_once(':') {
+        Some((r, p)) if !p.is_empty() && !r.is_empty() => (r, p),
+        _ => (spec, "robots.txt"),
+    };
+    let git = |args: &[&str]| -> Result<Vec<u8>> {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(repo)
+            .args(args)
+            .output()
+            .with_context(|| format!("--robots-git {spec}: cannot run git"))?;
+        if !out.status.success() {
+            bail!(
+                "--robots-git {spec}: git {}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(out.stdout)
+    };
+    let log = git(&["log", "--format=%H %cI", "--", path])?;
+    let mut added = 0;
+    for line in String::from_utf8_lossy(&log).lines() {
+        let Some((commit, when)) = line.split_once(' ') else {
+            continue;
+        };
+        let Some(since) = mannerly_logs::parse_rfc3339(when) else {
+            continue;
+        };
+        let Ok(body) = git(&["show", &format!("{commit}:{path}")]) else {
+            continue;
+        };
+        book.add(
+            None,
+            Some(since.millis),
+            format!("{path} at {}", &commit[..12.min(commit.len())]),
+            &body,
+        );
+        added += 1;
+    }
+    if added == 0 {
+        bail!("--robots-git {spec}: no commit of {repo} holds {path}");
+    }
+    Ok(())
 }
 
 /// Adds the versions in `dir` (and, for every host, its subdirectory).
