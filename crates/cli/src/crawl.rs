@@ -288,6 +288,13 @@ fn status(dir: &Path, json: bool) -> Result<u8> {
 }
 
 pub fn run(args: Args) -> Result<u8> {
+    run_with(args, None)
+}
+
+/// Runs a crawl; with `old`, a recrawl of that earlier crawl (its pages are
+/// seeds and are asked for conditionally). A resumed crawl that was a
+/// recrawl finds its earlier crawl in `recrawl.json`.
+pub(crate) fn run_with(args: Args, old: Option<PathBuf>) -> Result<u8> {
     if let Some(dir) = &args.status {
         return match (dir, &args.frontier) {
             (_, Some(url)) => fleet_status(url, &args),
@@ -311,6 +318,7 @@ pub fn run(args: Args) -> Result<u8> {
         }
         _ => bail!("say where the crawl goes: --out DIR (or --resume DIR)"),
     };
+    let (seeds, prior) = crate::recrawl::prior_and_seeds(seeds, old, &out, resuming)?;
     if seeds.is_empty() && !resuming && !args.join {
         bail!("no seed URL: give URLs, or --seeds FILE (or --join a fleet's crawl)");
     }
@@ -366,6 +374,7 @@ pub fn run(args: Args) -> Result<u8> {
         }
         config.signing = Some((pair, agent.clone()));
     }
+    config.prior = prior;
     raise_open_file_limit();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let (summary, stopped) = match &args.frontier {
@@ -497,6 +506,14 @@ pub(crate) fn report(summary: &Summary, out: &Path, json: bool) -> Result<()> {
         return Ok(());
     }
     let pages: u64 = summary.pages_by_status.values().sum();
+    let r = &summary.revisits;
+    if r.not_modified + r.unchanged + r.changed > 0 {
+        writeln!(
+            stdout,
+            "recrawl: {} not modified (304), {} unchanged (same payload), {} changed, {} new",
+            r.not_modified, r.unchanged, r.changed, r.new
+        )?;
+    }
     writeln!(
         stdout,
         "crawl {}: {pages} pages in {:.1} s, {} hosts, {} robots.txt requests, {} KiB",

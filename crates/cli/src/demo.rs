@@ -237,6 +237,7 @@ async fn start_web(
             pages_per_host: args.pages,
             links_per_page: 4,
             cross_host_links: 1,
+            ..Generated::default()
         },
         ..WebConfig::default()
     };

@@ -14,6 +14,7 @@ mod demo_audit;
 mod fetch;
 mod input;
 mod lint;
+mod recrawl;
 mod serve;
 mod sitemap;
 mod testweb;
@@ -75,6 +76,16 @@ enum Command {
         mannerly crawl --seeds seeds.txt --out crawl/ --user-agent 'MyBot/1.0 (+https://example.com/bot)'\n  \
         mannerly crawl --resume crawl/")]
     Crawl(Box<crawl::Args>),
+    /// Revisit an earlier crawl, fetching only what changed: every page it
+    /// fetched is asked for with its validators (If-None-Match,
+    /// If-Modified-Since); a 304 or an unchanged payload is archived as a
+    /// WARC revisit record naming the earlier record. OLD stays as it is;
+    /// NEW is a crawl of its own (`--resume NEW` goes on with it). Every
+    /// crawl option applies.
+    #[command(after_help = "Examples:\n  \
+        mannerly recrawl crawl/ --out crawl-2/\n  \
+        mannerly recrawl crawl-2/ --out crawl-3/ --json")]
+    Recrawl(Box<recrawl::RecrawlArgs>),
     /// Crawl a simulated web of a few hundred hosts on 127.0.0.1 (no
     /// network needed) and audit the crawl from the server's own log.
     Demo(demo::DemoArgs),
@@ -123,6 +134,7 @@ fn main() -> ExitCode {
         Command::Testweb(args) => testweb::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Crawl(args) => crawl::run(*args),
+        Command::Recrawl(args) => recrawl::run(*args),
         Command::Demo(args) => demo::demo(args),
         Command::Keys(cmd) => botauth::keys(cmd),
         Command::Sign(args) => botauth::sign(args),

@@ -21,6 +21,7 @@ async fn ctrl_c_stops_gracefully_with_130_and_the_crawl_resumes() {
             pages_per_host: 10,
             links_per_page: 3,
             cross_host_links: 0,
+            ..Generated::default()
         },
         ..WebConfig::default()
     })

@@ -42,6 +42,7 @@ async fn kill_9_and_resume_lose_nothing_and_repeat_only_what_was_in_flight() {
             pages_per_host: 10,
             links_per_page: 3,
             cross_host_links: 1,
+            ..Generated::default()
         },
         ..WebConfig::default()
     })

@@ -291,6 +291,7 @@ fn main() {
                 pages_per_host: pages(),
                 links_per_page: 2,
                 cross_host_links: 0,
+                ..Generated::default()
             },
             record: false,
             ..WebConfig::default()

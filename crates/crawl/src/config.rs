@@ -74,6 +74,10 @@ pub struct CrawlConfig {
     /// Sign every request with Web Bot Auth: the key and the URL of the
     /// crawler's key directory (`Signature-Agent`).
     pub signing: Option<(mannerly_botauth::KeyPair, String)>,
+    /// An earlier crawl's pages: each is asked for conditionally, and an
+    /// unchanged one is archived as a WARC `revisit` record naming the
+    /// record that holds its payload (a recrawl).
+    pub prior: Option<Arc<crate::revisit::Prior>>,
 }
 
 impl Default for CrawlConfig {
@@ -107,6 +111,7 @@ impl Default for CrawlConfig {
             client_hook: None,
             sitemaps: true,
             signing: None,
+            prior: None,
         }
     }
 }

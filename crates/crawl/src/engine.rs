@@ -43,9 +43,10 @@ use crate::normalize::{CrawlUrl, Scope};
 use crate::outlinks::{offer_all, Candidate, Links};
 use crate::page::{fetch_page, http_client, request_head, response_head, PageDone, PageResponse};
 use crate::record::{count_pages, write_status, Ending, LogLine, Progress, Record, Summary};
+use crate::revisit::{PageState, Revisit, StoredRecord};
 use crate::robots_fetch::{gate, GateMsg, LoopGate, Made, RecordingFetcher};
 use crate::tag::Tag;
-use crate::warc::{Exchange, WarcWriter};
+use crate::warc::{Archived, Exchange, Profile, RefersTo, WarcWriter};
 
 /// Runs a crawl from `seeds` with everything under `out`: the frontier
 /// store (`out/frontier`), WARC files (`out/warc`) and `out/log.jsonl`.
@@ -204,7 +205,8 @@ impl<F: CrawlFrontier> Crawl<F> {
             config.warc_max_size,
             &config.user_agent,
         )?));
-        let record = Record::open(out.join("log.jsonl"))?;
+        let mut record = Record::open(out.join("log.jsonl"))?;
+        record.pages = Some(crate::revisit::PagesLog::open(out)?);
         let client = http_client(&config)?;
         let made = Made::default();
         let (gate_tx, gate_rx) = mpsc::unbounded_channel();
@@ -658,12 +660,17 @@ impl<F: CrawlFrontier> Crawl<F> {
         Ok(())
     }
 
-    /// The page's exchange as WARC `request` and `response` records.
+    /// The page's exchange as WARC `request` and `response` records; or,
+    /// when an earlier crawl holds its payload (a 304, or the same
+    /// payload), a `revisit` record naming that crawl's record. A page
+    /// with a payload is kept in `pages.jsonl` for the next recrawl.
     fn archive(&mut self, p: &PageDone, resp: &PageResponse) -> Result<(), CrawlError> {
         let head = response_head(resp.status, &resp.headers, &["transfer-encoding"], "");
-        let request = request_head(&p.released.url, &self.config.user_agent);
-        let mut warc = self.warc.lock().map_err(|_| CrawlError::WarcPoisoned)?;
-        warc.exchange(&Exchange {
+        let prior = self.config.prior.clone();
+        let prior = prior.as_deref().and_then(|pr| pr.get(&p.released.url));
+        let validators = prior.map(crate::revisit::conditional).unwrap_or_default();
+        let request = request_head(&p.released.url, &self.config.user_agent, &validators);
+        let x = Exchange {
             url: &p.released.url,
             date: p.date,
             ip: resp.ip,
@@ -671,8 +678,88 @@ impl<F: CrawlFrontier> Crawl<F> {
             response_head: head.as_bytes(),
             body: &resp.body,
             truncated: resp.truncated,
-        })?;
+        };
+        let digest = crate::warc::sha1_digest(&[&resp.body]);
+        let kind = match resp.unwanted {
+            Some(_) => None,
+            None => Revisit::of(prior, resp.status, &digest),
+        };
+        let stored = prior.and_then(|p| p.record.as_ref().zip(p.digest.as_deref()));
+        let profile = match kind {
+            Some(Revisit::NotModified) => Some(Profile::ServerNotModified),
+            Some(Revisit::Unchanged) => Some(Profile::IdenticalPayloadDigest),
+            _ => None,
+        };
+        let mut warc = self.warc.lock().map_err(|_| CrawlError::WarcPoisoned)?;
+        let archived = match (profile, stored) {
+            (Some(profile), Some((rec, digest))) => {
+                let refers_to = RefersTo {
+                    id: &rec.id,
+                    date: &rec.date,
+                    uri: &rec.uri,
+                    payload_digest: digest,
+                };
+                warc.revisit(&x, profile, &refers_to)?
+            }
+            _ => warc.exchange(&x)?,
+        };
+        drop(warc);
+        if let Some(kind) = kind {
+            let uri = match (profile, stored) {
+                (Some(_), Some((rec, _))) => rec.uri.clone(),
+                _ => p.released.url.clone(),
+            };
+            self.keep_page(p, resp, prior, kind, archived, uri)?;
+        }
         Ok(())
+    }
+
+    /// Counts a page against the earlier crawl's, and keeps its state.
+    fn keep_page(
+        &mut self,
+        p: &PageDone,
+        resp: &PageResponse,
+        prior: Option<&PageState>,
+        kind: Revisit,
+        archived: Archived,
+        uri: String,
+    ) -> Result<(), CrawlError> {
+        let counts = &mut self.record.summary.revisits;
+        match kind {
+            Revisit::NotModified => counts.not_modified += 1,
+            Revisit::Unchanged => counts.unchanged += 1,
+            Revisit::Changed => counts.changed += 1,
+            Revisit::New => counts.new += 1,
+        }
+        // A 304 may leave out the validators; the earlier ones still hold.
+        let header = |name: &str, before: Option<&String>| {
+            resp.header(name)
+                .map(str::to_owned)
+                .or_else(|| before.cloned())
+        };
+        let mut visits = prior.map(|p| p.visits.clone()).unwrap_or_default();
+        visits.push((p.date.0, matches!(kind, Revisit::Changed | Revisit::New)));
+        let state = PageState {
+            url: p.released.url.clone(),
+            fetched: p.date.0,
+            status: resp.status,
+            etag: header("etag", prior.and_then(|p| p.etag.as_ref())),
+            last_modified: header(
+                "last-modified",
+                prior.and_then(|p| p.last_modified.as_ref()),
+            ),
+            digest: Some(archived.payload_digest),
+            record: Some(StoredRecord {
+                id: archived.record_id,
+                date: archived.date,
+                uri,
+            }),
+            visits,
+        };
+        match &mut self.record.pages {
+            Some(pages) => pages.write(&state),
+            None => Ok(()),
+        }
     }
 
     /// A host answered: it counts among the crawl's hosts, and its
@@ -726,6 +813,9 @@ impl<F: CrawlFrontier> Crawl<F> {
         // all that are left after `sync`).
         self.record.take_skipped(&mut self.frontier).await?;
         self.record.log.flush()?;
+        if let Some(p) = &mut self.record.pages {
+            p.flush()?;
+        }
         if let Ok(mut w) = self.warc.lock() {
             w.sync()?;
             self.record.summary.warc_records = w.records();
@@ -760,6 +850,12 @@ impl Turn {
     ) -> Result<(), CrawlError> {
         let candidates = std::mem::take(&mut self.candidates);
         offer_all(frontier, record, &candidates).await?;
+        // A page's state is on disk before the page is recorded done: a
+        // kill in between fetches it again, never loses what a recrawl
+        // needs of it.
+        if let Some(pages) = &mut record.pages {
+            pages.flush()?;
+        }
         for (released, outcome, at) in std::mem::take(&mut self.completions) {
             Frontier::complete(frontier, &released, &outcome, at).await?;
         }

@@ -135,7 +135,13 @@ fn build_request(
     url: &str,
     config: &CrawlConfig,
 ) -> Result<reqwest::Request, String> {
-    let mut request = client.get(url).build().map_err(|e| e.to_string())?;
+    let mut builder = client.get(url);
+    if let Some(prior) = config.prior.as_deref().and_then(|p| p.get(url)) {
+        for (k, v) in crate::revisit::conditional(prior) {
+            builder = builder.header(k, v);
+        }
+    }
+    let mut request = builder.build().map_err(|e| e.to_string())?;
     if let Some((key, agent)) = &config.signing {
         let sign = mannerly_botauth::SignConfig::new(
             UnixMillis::now(),
@@ -232,8 +238,9 @@ fn content_type_wanted(wanted: &[String], media: &str) -> bool {
         })
 }
 
-/// The request head a WARC `request` record stores for a GET of `url`.
-pub(crate) fn request_head(url: &str, user_agent: &str) -> String {
+/// The request head a WARC `request` record stores for a GET of `url`,
+/// with `extra` header fields (a recrawl's validators).
+pub(crate) fn request_head(url: &str, user_agent: &str, extra: &[(&str, String)]) -> String {
     let (host, target) = match url::Url::parse(url) {
         Ok(u) => (
             u[url::Position::BeforeHost..url::Position::AfterPort].to_owned(),
@@ -241,9 +248,14 @@ pub(crate) fn request_head(url: &str, user_agent: &str) -> String {
         ),
         Err(_) => (String::new(), url.to_owned()),
     };
-    format!(
-        "GET {target} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: {user_agent}\r\nAccept: */*\r\n\r\n"
-    )
+    let mut head = format!(
+        "GET {target} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: {user_agent}\r\nAccept: */*\r\n"
+    );
+    for (k, v) in extra {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    head
 }
 
 /// The response head a WARC `response` record stores: the status line and

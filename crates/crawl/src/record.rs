@@ -57,6 +57,21 @@ pub struct Summary {
     pub warc_records: u64,
     /// Seconds the crawl ran.
     pub seconds: f64,
+    /// Pages against an earlier crawl's (a recrawl).
+    pub revisits: RevisitCounts,
+}
+
+/// Pages of a recrawl against the earlier crawl's.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RevisitCounts {
+    /// Answered 304 to a conditional request.
+    pub not_modified: u64,
+    /// Answered 200 with the payload stored before.
+    pub unchanged: u64,
+    /// Answered 200 with another payload.
+    pub changed: u64,
+    /// Not in the earlier crawl.
+    pub new: u64,
 }
 
 /// A snapshot for a progress display.
@@ -95,6 +110,7 @@ impl Summary {
             sitemap_entries: 0,
             warc_records: 0,
             seconds: 0.0,
+            revisits: RevisitCounts::default(),
         }
     }
 }
@@ -104,6 +120,8 @@ impl Summary {
 pub(crate) struct Record {
     pub(crate) log: Log,
     pub(crate) summary: Summary,
+    /// `pages.jsonl`: what a later crawl needs to revisit each page.
+    pub(crate) pages: Option<crate::revisit::PagesLog>,
 }
 
 impl Record {
@@ -126,6 +144,7 @@ impl Record {
                 path,
             },
             summary: Summary::new(),
+            pages: None,
         })
     }
 
@@ -179,7 +198,7 @@ impl Record {
         frontier: &mut F,
         now: UnixMillis,
     ) -> Result<(), CrawlError> {
-        let Record { log, summary } = self;
+        let Record { log, summary, .. } = self;
         let mut failed = None;
         let time = now.to_rfc3339_millis();
         frontier.for_each_deferred(now, &mut |url, why| {

@@ -112,7 +112,7 @@ impl RecordingFetcher {
     }
 
     fn write(&self, url: &str, date: UnixMillis, head: &str, body: &[u8], truncated: bool) {
-        let request = request_head(url, &self.user_agent);
+        let request = request_head(url, &self.user_agent, &[]);
         if let Ok(mut w) = self.warc.lock() {
             let _ = w.exchange(&Exchange {
                 url,

@@ -99,6 +99,53 @@ pub struct Exchange<'a> {
     pub truncated: bool,
 }
 
+/// What was archived of a response: the record holding its payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Archived {
+    /// The `WARC-Record-ID` of the `response` (or `revisit`) record.
+    pub record_id: String,
+    /// Its `WARC-Date`.
+    pub date: String,
+    /// The payload's `WARC-Payload-Digest`.
+    pub payload_digest: String,
+}
+
+/// Why a response is archived as a revisit (WARC 1.1 §6.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// The server answered 304 to a conditional request.
+    ServerNotModified,
+    /// The payload is the one an earlier record holds.
+    IdenticalPayloadDigest,
+}
+
+impl Profile {
+    /// The `WARC-Profile` URI.
+    pub fn uri(self) -> &'static str {
+        match self {
+            Profile::ServerNotModified => {
+                "http://netpreserve.org/warc/1.1/revisit/server-not-modified"
+            }
+            Profile::IdenticalPayloadDigest => {
+                "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+            }
+        }
+    }
+}
+
+/// The earlier record a revisit names.
+#[derive(Debug, Clone, Copy)]
+pub struct RefersTo<'a> {
+    /// Its `WARC-Record-ID`.
+    pub id: &'a str,
+    /// Its `WARC-Date`.
+    pub date: &'a str,
+    /// Its `WARC-Target-URI`.
+    pub uri: &'a str,
+    /// Its payload's digest.
+    pub payload_digest: &'a str,
+}
+
 /// Writes records to rotating `.warc.gz` files in a directory.
 pub struct WarcWriter {
     dir: PathBuf,
@@ -269,9 +316,10 @@ impl WarcWriter {
 
     /// Archives one HTTP exchange: a `response` record and its `request`,
     /// written together.
-    pub fn exchange(&mut self, x: &Exchange<'_>) -> Result<(), WarcError> {
+    pub fn exchange(&mut self, x: &Exchange<'_>) -> Result<Archived, WarcError> {
         self.ensure_file(x.date)?;
         let response_id = record_id();
+        let payload_digest = sha1_digest(&[x.body]);
         let mut headers = vec![
             ("WARC-Type", "response".to_owned()),
             ("WARC-Record-ID", response_id.clone()),
@@ -283,7 +331,7 @@ impl WarcWriter {
             headers.push(("WARC-IP-Address", ip.to_string()));
         }
         headers.push(("WARC-Block-Digest", sha1_digest(&[x.response_head, x.body])));
-        headers.push(("WARC-Payload-Digest", sha1_digest(&[x.body])));
+        headers.push(("WARC-Payload-Digest", payload_digest.clone()));
         if x.truncated {
             headers.push(("WARC-Truncated", "length".to_owned()));
         }
@@ -292,13 +340,75 @@ impl WarcWriter {
             "application/http;msgtype=response".to_owned(),
         ));
         let response = self.member(&headers, &[x.response_head, x.body]);
+        let archived = Archived {
+            record_id: response_id,
+            date: warc_date(x.date),
+            payload_digest,
+        };
+        self.write_request(x, response, &archived.record_id)?;
+        Ok(archived)
+    }
+
+    /// Archives a response whose payload an earlier record holds: a
+    /// `revisit` record (the response's head, no payload) naming that
+    /// record, and the `request`.
+    pub fn revisit(
+        &mut self,
+        x: &Exchange<'_>,
+        profile: Profile,
+        refers_to: &RefersTo<'_>,
+    ) -> Result<Archived, WarcError> {
+        self.ensure_file(x.date)?;
+        let id = record_id();
+        let mut headers = vec![
+            ("WARC-Type", "revisit".to_owned()),
+            ("WARC-Record-ID", id.clone()),
+            ("WARC-Warcinfo-ID", self.info_id.clone()),
+            ("WARC-Date", warc_date(x.date)),
+            ("WARC-Target-URI", x.url.to_owned()),
+            ("WARC-Profile", profile.uri().to_owned()),
+            ("WARC-Refers-To", refers_to.id.to_owned()),
+            ("WARC-Refers-To-Target-URI", refers_to.uri.to_owned()),
+            ("WARC-Refers-To-Date", refers_to.date.to_owned()),
+            ("WARC-Payload-Digest", refers_to.payload_digest.to_owned()),
+        ];
+        if let Some(ip) = x.ip {
+            headers.push(("WARC-IP-Address", ip.to_string()));
+        }
+        headers.push(("WARC-Block-Digest", sha1_digest(&[x.response_head])));
+        if profile == Profile::IdenticalPayloadDigest {
+            headers.push(("WARC-Truncated", "length".to_owned()));
+        }
+        headers.push((
+            "Content-Type",
+            "application/http;msgtype=response".to_owned(),
+        ));
+        let revisit = self.member(&headers, &[x.response_head]);
+        self.write_request(x, revisit, &id)?;
+        // The payload stays where it was: a later revisit names it too.
+        Ok(Archived {
+            record_id: refers_to.id.to_owned(),
+            date: refers_to.date.to_owned(),
+            payload_digest: refers_to.payload_digest.to_owned(),
+        })
+    }
+
+    /// Writes `first` (a response or revisit record) and the exchange's
+    /// `request` record, concurrent to `concurrent_to`, in one write.
+    fn write_request(
+        &mut self,
+        x: &Exchange<'_>,
+        first: std::io::Result<Vec<u8>>,
+        concurrent_to: &str,
+    ) -> Result<(), WarcError> {
+        let response = first;
         let mut headers = vec![
             ("WARC-Type", "request".to_owned()),
             ("WARC-Record-ID", record_id()),
             ("WARC-Warcinfo-ID", self.info_id.clone()),
             ("WARC-Date", warc_date(x.date)),
             ("WARC-Target-URI", x.url.to_owned()),
-            ("WARC-Concurrent-To", response_id),
+            ("WARC-Concurrent-To", concurrent_to.to_owned()),
         ];
         if let Some(ip) = x.ip {
             headers.push(("WARC-IP-Address", ip.to_string()));

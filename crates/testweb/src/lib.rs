@@ -46,10 +46,14 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
+use mannerly_time::UnixMillis;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
+mod revisit;
 mod tls;
+
+pub use revisit::{SitemapLastmod, Validators};
 
 /// Errors starting the simulated web or reading its configuration.
 #[derive(Debug, thiserror::Error)]
@@ -262,6 +266,14 @@ pub struct HostSpec {
     pub generated_pages: u32,
     /// Latency added to every reply of this host.
     pub latency_ms: u64,
+    /// How generated pages answer conditional requests.
+    pub validators: Validators,
+    /// Whether `/sitemap.xml` lists the generated pages, and how honest
+    /// its lastmod is.
+    pub sitemap: SitemapLastmod,
+    /// Every generated page changes this often (0: only when a test says,
+    /// with [`TestWeb::change`]).
+    pub change_every_ms: u64,
 }
 
 impl HostSpec {
@@ -324,6 +336,11 @@ pub struct Generated {
     pub links_per_page: u32,
     /// Links that go to other generated hosts, out of `links_per_page`.
     pub cross_host_links: u32,
+    /// How generated pages answer conditional requests.
+    pub validators: Validators,
+    /// Whether each host's `/sitemap.xml` lists its pages, and how honest
+    /// its lastmod is.
+    pub sitemap: SitemapLastmod,
 }
 
 impl Default for Generated {
@@ -336,6 +353,8 @@ impl Default for Generated {
             pages_per_host: 20,
             links_per_page: 5,
             cross_host_links: 1,
+            validators: Validators::None,
+            sitemap: SitemapLastmod::None,
         }
     }
 }
@@ -435,6 +454,8 @@ pub const ACCESS_LOG_FORMAT: &str = r#"$host $remote_addr - - [$time_local] "$re
 
 struct State {
     config: Mutex<WebConfig>,
+    /// Changes made to generated pages, per (host, path).
+    versions: Mutex<HashMap<(String, String), u32>>,
     start: Instant,
     /// The wall clock when `start` was taken.
     wall_start: std::time::SystemTime,
@@ -504,6 +525,7 @@ impl TestWeb {
             start: Instant::now(),
             wall_start: std::time::SystemTime::now(),
             records: Mutex::new(Vec::new()),
+            versions: Mutex::new(HashMap::new()),
             counters: Mutex::new(HashMap::new()),
             in_flight: Mutex::new(HashMap::new()),
             max_in_flight: Mutex::new(HashMap::new()),
@@ -566,6 +588,17 @@ impl TestWeb {
     /// `reqwest::Certificate::from_der(&web.ca_der())`.
     pub fn ca_der(&self) -> Vec<u8> {
         self.ca_der.clone()
+    }
+
+    /// Changes a generated page: its body, ETag and Last-Modified move on
+    /// (and an honest sitemap's lastmod with them).
+    pub fn change(&self, host: &str, path: &str) {
+        *self
+            .state
+            .versions
+            .lock()
+            .entry((host.to_owned(), path.to_owned()))
+            .or_insert(0) += 1;
     }
 
     /// A host's script, as it is now (`None` for a generated host).
@@ -864,7 +897,7 @@ fn generated_page(
 
 /// The reply for a request, from the host's script, the generated hosts,
 /// or a 404.
-fn pick_reply(state: &State, host: &str, port: u16, path: &str) -> Reply {
+fn pick_reply(state: &State, host: &str, port: u16, path: &str, asked: &Asked) -> Reply {
     let config = state.config.lock();
     let spec = config
         .hosts
@@ -878,8 +911,10 @@ fn pick_reply(state: &State, host: &str, port: u16, path: &str) -> Reply {
             .strip_suffix(&g.suffix)?
             .parse()
             .ok()?;
-        (n < g.count).then(|| {
-            HostSpec::default()
+        (n < g.count).then(|| HostSpec {
+            validators: g.validators,
+            sitemap: g.sitemap,
+            ..HostSpec::default()
                 .robots(g.robots.clone())
                 .pages(g.pages_per_host, g.links_per_page)
         })
@@ -905,16 +940,92 @@ fn pick_reply(state: &State, host: &str, port: u16, path: &str) -> Reply {
         *n += 1;
         reply
     } else {
-        let page = if path == "/" { "/p0.html" } else { path };
-        match generated_page(host, page, spec.generated_pages, spec.generated_links, g) {
-            Some(html) if spec.generated_links > 0 || spec.generated_pages > 0 => {
-                Reply::text(html).header("Content-Type", "text/html")
-            }
-            _ => Reply::status(404).header("Content-Type", "text/plain"),
-        }
+        generated(state, &spec, g, host, path, asked)
     };
     reply.latency_ms += spec.latency_ms;
     reply
+}
+
+/// What a request asked besides its path: its validators, and the
+/// authority it named.
+struct Asked {
+    if_none_match: Option<String>,
+    if_modified_since: Option<String>,
+    authority: String,
+}
+
+impl Asked {
+    fn of(req: &Request<Incoming>) -> Asked {
+        let header = |name: hyper::header::HeaderName| {
+            req.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        Asked {
+            if_none_match: header(hyper::header::IF_NONE_MATCH),
+            if_modified_since: header(hyper::header::IF_MODIFIED_SINCE),
+            authority: header(hyper::header::HOST).unwrap_or_default(),
+        }
+    }
+}
+
+/// A generated page (with its validators, 304 when they match), the
+/// host's sitemap, or a 404.
+fn generated(
+    state: &State,
+    spec: &HostSpec,
+    g: &Generated,
+    host: &str,
+    path: &str,
+    asked: &Asked,
+) -> Reply {
+    let version = |p: &str| version_of(state, host, p, spec.change_every_ms);
+    if path == "/sitemap.xml" && spec.sitemap != SitemapLastmod::None {
+        let origin = format!("http://{}", asked.authority);
+        let now = UnixMillis::now();
+        let xml = revisit::sitemap(spec.sitemap, &origin, spec.generated_pages, version, now);
+        return Reply::text(xml).header("Content-Type", "application/xml");
+    }
+    let page = if path == "/" { "/p0.html" } else { path };
+    let Some(html) = generated_page(host, page, spec.generated_pages, spec.generated_links, g)
+        .filter(|_| spec.generated_links > 0 || spec.generated_pages > 0)
+    else {
+        return Reply::status(404).header("Content-Type", "text/plain");
+    };
+    let v = version(page);
+    let validators = revisit::headers(spec.validators, host, page, v);
+    let unchanged = revisit::not_modified(
+        spec.validators,
+        host,
+        page,
+        v,
+        asked.if_none_match.as_deref(),
+        asked.if_modified_since.as_deref(),
+    );
+    let mut reply = if unchanged {
+        Reply::status(304)
+    } else {
+        Reply::text(format!("{html}<!-- version {v} -->\n")).header("Content-Type", "text/html")
+    };
+    reply.headers.extend(validators);
+    reply
+}
+
+/// A generated page's version: the changes a test made, and those of its
+/// schedule.
+fn version_of(state: &State, host: &str, path: &str, every_ms: u64) -> u32 {
+    let made = state
+        .versions
+        .lock()
+        .get(&(host.to_owned(), path.to_owned()))
+        .copied()
+        .unwrap_or(0);
+    let scheduled = match every_ms {
+        0 => 0,
+        ms => u32::try_from(state.start.elapsed().as_millis() as u64 / ms).unwrap_or(u32::MAX),
+    };
+    made.saturating_add(scheduled)
 }
 
 /// The `Host` header without its port, lower-cased ("" without one).
@@ -994,7 +1105,8 @@ async fn handle(
         .map_or("/", |p| p.as_str())
         .to_owned();
     let guard = begin(&state, &host, port, &req, &path);
-    let reply = pick_reply(&state, &host, port, &path);
+    let asked = Asked::of(&req);
+    let reply = pick_reply(&state, &host, port, &path, &asked);
     note_reply(&state, guard.record, &reply);
     if state.config.lock().log {
         let how = if reply.reset {

@@ -1,0 +1,202 @@
+//! `mannerly recrawl`: a crawl, a change of the simulated web, then a
+//! recrawl that asks for every page with its validators; 304s and
+//! unchanged payloads become WARC revisit records naming the earlier
+//! crawl's records, changed pages are responses.
+
+mod common;
+
+use std::collections::HashMap;
+use std::process::{Command, Stdio};
+
+use mannerly_testweb::{HostSpec, TestWeb, Validators, WebConfig};
+use serde_json::Value;
+
+const HOSTS: [(&str, Validators); 4] = [
+    ("etag.test", Validators::ETag),
+    ("lm.test", Validators::LastModified),
+    ("ignore.test", Validators::Ignored),
+    ("plain.test", Validators::None),
+];
+
+fn crawl(port: u16, args: &[&str]) -> Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_mannerly"))
+        .args(args)
+        .args([
+            "--proxy",
+            &format!("http://127.0.0.1:{port}"),
+            "--min-delay",
+            "0.05",
+            "--give-up-after",
+            "2",
+            "--json",
+        ])
+        .stderr(Stdio::piped())
+        .output()
+        .expect("mannerly runs");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).expect("one JSON summary")
+}
+
+/// Pages per host in a crawl's `pages.jsonl` (its last line per URL).
+fn pages_per_host(dir: &std::path::Path) -> HashMap<String, usize> {
+    let text = std::fs::read_to_string(dir.join("pages.jsonl")).expect("pages.jsonl");
+    let mut last: HashMap<String, Value> = HashMap::new();
+    for l in text.lines() {
+        let v: Value = serde_json::from_str(l).expect("a JSON line");
+        last.insert(v["url"].as_str().expect("url").to_owned(), v);
+    }
+    let mut n = HashMap::new();
+    for url in last.keys() {
+        let host = url.split('/').nth(2).unwrap_or("").to_owned();
+        *n.entry(host).or_default() += 1;
+    }
+    n
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recrawl_fetches_only_what_changed() {
+    let mut config = WebConfig::default();
+    for (host, validators) in HOSTS {
+        let spec = HostSpec {
+            validators,
+            ..HostSpec::default().robots("User-agent: *\n").pages(5, 4)
+        };
+        config.hosts.insert(host.into(), spec);
+    }
+    let web = TestWeb::start(config).await.expect("testweb");
+    let dir = tempfile::tempdir().expect("tmp");
+    let seeds = dir.path().join("seeds.txt");
+    let list: Vec<String> = HOSTS.iter().map(|(h, _)| format!("http://{h}/")).collect();
+    std::fs::write(&seeds, list.join("\n")).expect("seeds");
+    let (old, new) = (dir.path().join("old"), dir.path().join("new"));
+    let port = web.port();
+    let first = tokio::task::spawn_blocking({
+        let (seeds, old) = (seeds.clone(), old.clone());
+        move || {
+            crawl(
+                port,
+                &[
+                    "crawl",
+                    "--seeds",
+                    seeds.to_str().expect("utf-8"),
+                    "--out",
+                    old.to_str().expect("utf-8"),
+                ],
+            )
+        }
+    })
+    .await
+    .expect("joins");
+    assert_eq!(
+        first["revisits"]["new"].as_u64(),
+        Some(pages_per_host(&old).values().sum::<usize>() as u64)
+    );
+    // One page of each host changes.
+    for (host, _) in HOSTS {
+        web.change(host, "/p1.html");
+    }
+    web.clear_records();
+    let second = tokio::task::spawn_blocking({
+        let (old, new) = (old.clone(), new.clone());
+        move || {
+            crawl(
+                port,
+                &[
+                    "recrawl",
+                    old.to_str().expect("utf-8"),
+                    "--out",
+                    new.to_str().expect("utf-8"),
+                ],
+            )
+        }
+    })
+    .await
+    .expect("joins");
+    let before = pages_per_host(&old);
+    let r = &second["revisits"];
+    // etag.test and lm.test answer 304 but for their changed page; the
+    // others send everything, the same payload but for the changed page.
+    let n = |h: &str| before.get(h).copied().unwrap_or(0) as u64;
+    assert_eq!(
+        r["not_modified"].as_u64(),
+        Some(n("etag.test") + n("lm.test") - 2),
+        "{second}"
+    );
+    assert_eq!(
+        r["unchanged"].as_u64(),
+        Some(n("ignore.test") + n("plain.test") - 2),
+        "{second}"
+    );
+    assert_eq!(r["changed"].as_u64(), Some(4), "{second}");
+    // Every page known before went out with its validators (plain.test
+    // sends none to give back).
+    for rec in web.requests().iter().filter(|r| r.path != "/robots.txt") {
+        let has_validators = rec.host != "plain.test";
+        assert_eq!(rec.conditional, has_validators, "{} {}", rec.host, rec.path);
+    }
+    check_revisits(&old, &new);
+}
+
+/// With warcio (`MANNERLY_PYTHON`, as `.ci/run` provides): every record of
+/// NEW reads; each revisit has the right profile and names a record of
+/// OLD that holds the payload it stands for.
+fn check_revisits(old: &std::path::Path, new: &std::path::Path) {
+    let Some(python) = std::env::var_os("MANNERLY_PYTHON") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must check the WARC files with warcio (MANNERLY_PYTHON)"
+        );
+        eprintln!(
+            "SKIPPED: the WARC revisit records were not read with warcio (set MANNERLY_PYTHON)"
+        );
+        return;
+    };
+    let script = r#"
+import glob, sys
+from warcio.archiveiterator import ArchiveIterator
+def records(d):
+    for path in sorted(glob.glob(d + "/warc/*.warc.gz")):
+        with open(path, "rb") as f:
+            for r in ArchiveIterator(f):
+                yield r, (r.content_stream().read() if r.rec_type in ("response", "revisit") else b"")
+old = {r.rec_headers.get_header("WARC-Record-ID"): r.rec_headers.get_header("WARC-Payload-Digest")
+       for r, _ in records(sys.argv[1]) if r.rec_type == "response"}
+counts = {}
+for r, payload in records(sys.argv[2]):
+    h = r.rec_headers
+    if r.rec_type != "revisit":
+        continue
+    profile = h.get_header("WARC-Profile").rsplit("/", 1)[-1]
+    counts[profile] = counts.get(profile, 0) + 1
+    ref = h.get_header("WARC-Refers-To")
+    assert ref in old, ("names no record of the earlier crawl", ref)
+    assert old[ref] == h.get_header("WARC-Payload-Digest"), ("another payload", ref)
+    assert h.get_header("WARC-Refers-To-Target-URI") == h.get_header("WARC-Target-URI")
+    assert h.get_header("WARC-Refers-To-Date")
+    assert r.http_headers is not None and payload == b""
+print(counts.get("server-not-modified", 0), counts.get("identical-payload-digest", 0))
+"#;
+    let o = Command::new(python)
+        .args(["-c", script])
+        .arg(old)
+        .arg(new)
+        .output()
+        .expect("python runs");
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let counts = String::from_utf8_lossy(&o.stdout);
+    let n: Vec<u64> = counts
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    assert!(n.len() == 2 && n[0] > 0 && n[1] > 0, "{counts}");
+}

@@ -1,0 +1,228 @@
+//! What a crawl keeps of every page it fetched, so that a later crawl can
+//! revisit it cheaply: the validators the server sent (ETag,
+//! Last-Modified), the payload's digest, the WARC record that holds the
+//! payload, and each visit (when, and whether the page had changed). One
+//! JSON line per fetch in `pages.jsonl`; the last line of a URL wins.
+//!
+//! A recrawl ([`Prior`]) sends each page it knows conditionally
+//! (`If-None-Match`, `If-Modified-Since`), and a response is then
+//! [`Revisit::NotModified`] (304), [`Revisit::Unchanged`] (a 200 with the
+//! same payload digest: the server ignored the validators),
+//! [`Revisit::Changed`] or [`Revisit::New`].
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use crate::config::CrawlError;
+
+/// The file a crawl keeps its pages' states in.
+pub const PAGES_FILE: &str = "pages.jsonl";
+
+/// The WARC record that holds a page's payload.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StoredRecord {
+    /// Its `WARC-Record-ID`.
+    pub id: String,
+    /// Its `WARC-Date`.
+    pub date: String,
+    /// Its `WARC-Target-URI`.
+    pub uri: String,
+}
+
+/// What a crawl knows of one page.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PageState {
+    /// The URL.
+    pub url: String,
+    /// When it was last fetched (Unix milliseconds).
+    pub fetched: u64,
+    /// The status of that fetch (304 for a page that had not changed).
+    pub status: u16,
+    /// The ETag the server sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
+    /// The Last-Modified the server sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+    /// The `WARC-Payload-Digest` of the payload stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// The record that holds the payload (a revisit names it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<StoredRecord>,
+    /// Each visit: when (Unix milliseconds), and whether the page had
+    /// changed since the visit before (the first visit counts as changed).
+    #[serde(default)]
+    pub visits: Vec<(u64, bool)>,
+}
+
+/// How a response compares with what an earlier crawl kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Revisit {
+    /// 304: the server says it has not changed.
+    NotModified,
+    /// A 200 whose payload is the one stored before.
+    Unchanged,
+    /// A 200 with another payload.
+    Changed,
+    /// A page the earlier crawl did not have.
+    New,
+}
+
+impl Revisit {
+    /// Compares a response (`status`, payload `digest`) with the page's
+    /// earlier state; `None` for a response that is no page (an error, a
+    /// redirect) or a 304 with nothing stored to refer to.
+    pub fn of(prior: Option<&PageState>, status: u16, digest: &str) -> Option<Revisit> {
+        let stored = prior.filter(|p| p.record.is_some() && p.digest.is_some());
+        match (status, stored) {
+            (304, Some(_)) => Some(Revisit::NotModified),
+            (200..=299, Some(p)) if p.digest.as_deref() == Some(digest) => Some(Revisit::Unchanged),
+            (200..=299, Some(_)) => Some(Revisit::Changed),
+            (200..=299, None) => Some(Revisit::New),
+            _ => None,
+        }
+    }
+}
+
+/// The conditional headers to send for a page known before.
+pub fn conditional(prior: &PageState) -> Vec<(&'static str, String)> {
+    let mut h = Vec::new();
+    if let Some(tag) = &prior.etag {
+        h.push(("If-None-Match", tag.clone()));
+    }
+    if let Some(date) = &prior.last_modified {
+        h.push(("If-Modified-Since", date.clone()));
+    }
+    h
+}
+
+/// The pages an earlier crawl fetched.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Prior {
+    pages: HashMap<String, PageState>,
+}
+
+impl Prior {
+    /// Reads a crawl directory's `pages.jsonl` (a line a kill cut short
+    /// is left out).
+    pub fn load(dir: &Path) -> Result<Prior, CrawlError> {
+        let path = dir.join(PAGES_FILE);
+        let io = |source| CrawlError::Io {
+            path: path.clone(),
+            source,
+        };
+        let file = std::fs::File::open(&path).map_err(io)?;
+        let mut pages = HashMap::new();
+        for line in BufReader::new(file).lines() {
+            let line = line.map_err(io)?;
+            if let Ok(state) = serde_json::from_str::<PageState>(&line) {
+                pages.insert(state.url.clone(), state);
+            }
+        }
+        Ok(Prior { pages })
+    }
+
+    /// A page's state.
+    pub fn get(&self, url: &str) -> Option<&PageState> {
+        self.pages.get(url)
+    }
+
+    /// Every page known, in no order.
+    pub fn pages(&self) -> impl Iterator<Item = &PageState> {
+        self.pages.values()
+    }
+
+    /// How many pages it knows.
+    pub fn len(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// Whether it knows none.
+    pub fn is_empty(&self) -> bool {
+        self.pages.is_empty()
+    }
+}
+
+/// `pages.jsonl`, appended to as pages are fetched.
+pub(crate) struct PagesLog {
+    out: std::io::BufWriter<std::fs::File>,
+    path: PathBuf,
+}
+
+impl PagesLog {
+    pub(crate) fn open(dir: &Path) -> Result<PagesLog, CrawlError> {
+        let path = dir.join(PAGES_FILE);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|source| CrawlError::Io {
+                path: path.clone(),
+                source,
+            })?;
+        Ok(PagesLog {
+            out: std::io::BufWriter::new(file),
+            path,
+        })
+    }
+
+    pub(crate) fn write(&mut self, state: &PageState) -> Result<(), CrawlError> {
+        let io = |source| CrawlError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        // A line a kill left half written is skipped on reading: start
+        // each line on its own.
+        serde_json::to_writer(&mut self.out, state).map_err(|e| io(e.into()))?;
+        self.out.write_all(b"\n").map_err(io)
+    }
+
+    pub(crate) fn flush(&mut self) -> Result<(), CrawlError> {
+        self.out.flush().map_err(|source| CrawlError::Io {
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(digest: &str) -> PageState {
+        PageState {
+            url: "http://a.test/".into(),
+            fetched: 1,
+            status: 200,
+            etag: Some("\"x\"".into()),
+            last_modified: None,
+            digest: Some(digest.into()),
+            record: Some(StoredRecord {
+                id: "<urn:uuid:1>".into(),
+                date: "2026-01-01T00:00:00Z".into(),
+                uri: "http://a.test/".into(),
+            }),
+            visits: vec![(1, true)],
+        }
+    }
+
+    #[test]
+    fn responses_against_what_was_kept() {
+        let p = state("sha1:AAA");
+        assert_eq!(Revisit::of(Some(&p), 304, ""), Some(Revisit::NotModified));
+        assert_eq!(
+            Revisit::of(Some(&p), 200, "sha1:AAA"),
+            Some(Revisit::Unchanged)
+        );
+        assert_eq!(
+            Revisit::of(Some(&p), 200, "sha1:BBB"),
+            Some(Revisit::Changed)
+        );
+        assert_eq!(Revisit::of(None, 200, "sha1:BBB"), Some(Revisit::New));
+        assert_eq!(Revisit::of(None, 304, ""), None);
+        assert_eq!(Revisit::of(Some(&p), 503, ""), None);
+        assert_eq!(conditional(&p), vec![("If-None-Match", "\"x\"".to_owned())]);
+    }
+}
