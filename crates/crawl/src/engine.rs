@@ -42,7 +42,7 @@ use crate::config::{CrawlConfig, CrawlError, CrawlSettings};
 use crate::normalize::{CrawlUrl, Scope};
 use crate::outlinks::{offer_all, Candidate, Links};
 use crate::page::{fetch_page, http_client, request_head, response_head, PageDone, PageResponse};
-use crate::record::{count_pages, write_status, Ending, LogLine, Progress, Record, Summary};
+use crate::record::{count_pages, write_status, Ending, Log, LogLine, Progress, Record, Summary};
 use crate::revisit::{PageState, Revisit, StoredRecord};
 use crate::robots_fetch::{gate, GateMsg, LoopGate, Made, RecordingFetcher};
 use crate::tag::Tag;
@@ -206,7 +206,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             &config.user_agent,
         )?));
         let mut record = Record::open(out.join("log.jsonl"))?;
-        record.pages = Some(crate::revisit::PagesLog::open(out)?);
+        record.pages = Some(Log::append(out.join(crate::revisit::PAGES_FILE))?);
         let client = http_client(&config)?;
         let made = Made::default();
         let (gate_tx, gate_rx) = mpsc::unbounded_channel();
@@ -757,7 +757,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             visits,
         };
         match &mut self.record.pages {
-            Some(pages) => pages.write(&state),
+            Some(pages) => pages.line(&state),
             None => Ok(()),
         }
     }

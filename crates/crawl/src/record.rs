@@ -121,28 +121,15 @@ pub(crate) struct Record {
     pub(crate) log: Log,
     pub(crate) summary: Summary,
     /// `pages.jsonl`: what a later crawl needs to revisit each page.
-    pub(crate) pages: Option<crate::revisit::PagesLog>,
+    pub(crate) pages: Option<Log>,
 }
 
 impl Record {
     /// Opens (or appends to) `log.jsonl`, first cutting a line a kill left
     /// half written.
     pub(crate) fn open(path: PathBuf) -> Result<Record, CrawlError> {
-        let io = |source| CrawlError::Io {
-            path: path.clone(),
-            source,
-        };
-        cut_partial_line(&path).map_err(io)?;
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io)?;
         Ok(Record {
-            log: Log {
-                out: std::io::BufWriter::new(file),
-                path,
-            },
+            log: Log::append(path)?,
             summary: Summary::new(),
             pages: None,
         })
@@ -259,7 +246,27 @@ pub(crate) struct Log {
 }
 
 impl Log {
-    pub(crate) fn line(&mut self, line: &LogLine<'_>) -> Result<(), CrawlError> {
+    /// A JSON-lines file, appended to (a line a kill left half written is
+    /// cut first, so each new line starts on its own).
+    pub(crate) fn append(path: PathBuf) -> Result<Log, CrawlError> {
+        let io = |source| CrawlError::Io {
+            path: path.clone(),
+            source,
+        };
+        cut_partial_line(&path).map_err(io)?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io)?;
+        Ok(Log {
+            out: std::io::BufWriter::new(file),
+            path,
+        })
+    }
+
+    /// Writes one JSON line.
+    pub(crate) fn line(&mut self, line: &impl serde::Serialize) -> Result<(), CrawlError> {
         use std::io::Write;
         let io = |source| CrawlError::Io {
             path: self.path.clone(),

@@ -11,8 +11,8 @@
 //! [`Revisit::Changed`] or [`Revisit::New`].
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
 
 use crate::config::CrawlError;
 
@@ -142,48 +142,6 @@ impl Prior {
     /// Whether it knows none.
     pub fn is_empty(&self) -> bool {
         self.pages.is_empty()
-    }
-}
-
-/// `pages.jsonl`, appended to as pages are fetched.
-pub(crate) struct PagesLog {
-    out: std::io::BufWriter<std::fs::File>,
-    path: PathBuf,
-}
-
-impl PagesLog {
-    pub(crate) fn open(dir: &Path) -> Result<PagesLog, CrawlError> {
-        let path = dir.join(PAGES_FILE);
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(|source| CrawlError::Io {
-                path: path.clone(),
-                source,
-            })?;
-        Ok(PagesLog {
-            out: std::io::BufWriter::new(file),
-            path,
-        })
-    }
-
-    pub(crate) fn write(&mut self, state: &PageState) -> Result<(), CrawlError> {
-        let io = |source| CrawlError::Io {
-            path: self.path.clone(),
-            source,
-        };
-        // A line a kill left half written is skipped on reading: start
-        // each line on its own.
-        serde_json::to_writer(&mut self.out, state).map_err(|e| io(e.into()))?;
-        self.out.write_all(b"\n").map_err(io)
-    }
-
-    pub(crate) fn flush(&mut self) -> Result<(), CrawlError> {
-        self.out.flush().map_err(|source| CrawlError::Io {
-            path: self.path.clone(),
-            source,
-        })
     }
 }
 
