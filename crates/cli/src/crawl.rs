@@ -294,7 +294,7 @@ pub fn run(args: Args) -> Result<u8> {
 /// Runs a crawl; with `old`, a recrawl of that earlier crawl (its pages are
 /// seeds and are asked for conditionally). A resumed crawl that was a
 /// recrawl finds its earlier crawl in `recrawl.json`.
-pub(crate) fn run_with(args: Args, old: Option<PathBuf>) -> Result<u8> {
+pub(crate) fn run_with(args: Args, old: Option<(PathBuf, Duration)>) -> Result<u8> {
     if let Some(dir) = &args.status {
         return match (dir, &args.frontier) {
             (_, Some(url)) => fleet_status(url, &args),
@@ -318,7 +318,7 @@ pub(crate) fn run_with(args: Args, old: Option<PathBuf>) -> Result<u8> {
         }
         _ => bail!("say where the crawl goes: --out DIR (or --resume DIR)"),
     };
-    let (seeds, prior) = crate::recrawl::prior_and_seeds(seeds, old, &out, resuming)?;
+    let (seeds, revisiting) = crate::recrawl::prior_and_seeds(seeds, old, &out, resuming)?;
     if seeds.is_empty() && !resuming && !args.join {
         bail!("no seed URL: give URLs, or --seeds FILE (or --join a fleet's crawl)");
     }
@@ -374,7 +374,10 @@ pub(crate) fn run_with(args: Args, old: Option<PathBuf>) -> Result<u8> {
         }
         config.signing = Some((pair, agent.clone()));
     }
-    config.prior = prior;
+    if let Some(r) = revisiting {
+        config.prior = Some(r.prior);
+        config.max_age = r.max_age;
+    }
     raise_open_file_limit();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let (summary, stopped) = match &args.frontier {
@@ -507,12 +510,19 @@ pub(crate) fn report(summary: &Summary, out: &Path, json: bool) -> Result<()> {
     }
     let pages: u64 = summary.pages_by_status.values().sum();
     let r = &summary.revisits;
-    if r.not_modified + r.unchanged + r.changed > 0 {
+    if r.not_modified + r.unchanged + r.changed + r.skipped_by_lastmod > 0 {
         writeln!(
             stdout,
-            "recrawl: {} not modified (304), {} unchanged (same payload), {} changed, {} new",
-            r.not_modified, r.unchanged, r.changed, r.new
+            "recrawl: {} not requested (sitemap lastmod unchanged), {} not modified (304), {} unchanged (same payload), {} changed, {} new",
+            r.skipped_by_lastmod, r.not_modified, r.unchanged, r.changed, r.new
         )?;
+        if !r.lastmod_untrusted_hosts.is_empty() {
+            writeln!(
+                stdout,
+                "  sitemap lastmod ignored (caught lying): {}",
+                r.lastmod_untrusted_hosts.join(", ")
+            )?;
+        }
     }
     writeln!(
         stdout,

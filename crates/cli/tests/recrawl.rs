@@ -200,3 +200,114 @@ print(counts.get("server-not-modified", 0), counts.get("identical-payload-digest
         .collect();
     assert!(n.len() == 2 && n[0] > 0 && n[1] > 0, "{counts}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sitemap_lastmod_is_believed_only_while_honest() {
+    use mannerly_testweb::SitemapLastmod;
+    let mut config = WebConfig::default();
+    for (host, lastmod) in [
+        ("honest.test", SitemapLastmod::Honest),
+        ("liar.test", SitemapLastmod::Moving),
+    ] {
+        let spec = HostSpec {
+            validators: Validators::ETag,
+            sitemap: lastmod,
+            ..HostSpec::default()
+                .robots(format!(
+                    "User-agent: *\nSitemap: http://{host}/sitemap.xml\n"
+                ))
+                .pages(16, 2)
+        };
+        config.hosts.insert(host.into(), spec);
+    }
+    let web = TestWeb::start(config).await.expect("testweb");
+    let dir = tempfile::tempdir().expect("tmp");
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(
+        &seeds,
+        "http://honest.test/p0.html\nhttp://liar.test/p0.html\n",
+    )
+    .expect("seeds");
+    let (old, new) = (dir.path().join("old"), dir.path().join("new"));
+    let port = web.port();
+    tokio::task::spawn_blocking({
+        let (seeds, old) = (seeds.clone(), old.clone());
+        move || {
+            crawl(
+                port,
+                &[
+                    "crawl",
+                    "--seeds",
+                    seeds.to_str().expect("utf-8"),
+                    "--out",
+                    old.to_str().expect("utf-8"),
+                ],
+            )
+        }
+    })
+    .await
+    .expect("joins");
+    web.change("honest.test", "/p3.html");
+    web.clear_records();
+    let second = tokio::task::spawn_blocking({
+        let (old, new) = (old.clone(), new.clone());
+        move || {
+            crawl(
+                port,
+                &[
+                    "recrawl",
+                    old.to_str().expect("utf-8"),
+                    "--out",
+                    new.to_str().expect("utf-8"),
+                ],
+            )
+        }
+    })
+    .await
+    .expect("joins");
+    let r = &second["revisits"];
+    let asked: Vec<(String, String)> = web
+        .requests()
+        .into_iter()
+        .filter(|q| q.path.starts_with("/p"))
+        .map(|q| (q.host, q.path))
+        .collect();
+    // The honest host: its changed page is fetched; its unchanged pages
+    // are not, but for the few sampled to keep its lastmod checked.
+    let honest: Vec<&String> = asked
+        .iter()
+        .filter(|(h, _)| h == "honest.test")
+        .map(|(_, p)| p)
+        .collect();
+    assert!(honest.iter().any(|p| *p == "/p3.html"), "{honest:?}");
+    assert!(
+        honest.len() <= 5,
+        "unchanged pages of the honest host were asked for: {honest:?}"
+    );
+    assert!(
+        r["skipped_by_lastmod"].as_u64().is_some_and(|n| n >= 11),
+        "{second}"
+    );
+    // The liar's lastmod always moves; its pages come back 304: caught,
+    // named, and its pages all asked for.
+    assert_eq!(
+        r["lastmod_untrusted_hosts"],
+        serde_json::json!(["liar.test"]),
+        "{second}"
+    );
+    assert_eq!(
+        asked.iter().filter(|(h, _)| h == "liar.test").count(),
+        16,
+        "{asked:?}"
+    );
+    // What the honest host showed is remembered for the next recrawl.
+    let trust: Value = serde_json::from_str(
+        &std::fs::read_to_string(new.join("lastmod.json")).expect("lastmod.json"),
+    )
+    .expect("json");
+    assert!(
+        trust["liar.test"]["lies"].as_u64().is_some_and(|n| n >= 2),
+        "{trust}"
+    );
+    assert_eq!(trust["honest.test"]["lies"], 0, "{trust}");
+}

@@ -27,7 +27,46 @@ impl<F: CrawlFrontier> Crawl<F> {
                 return Ok(None);
             }
         }
+        if self.unchanged_by_lastmod(r)? {
+            Frontier::discard(&mut self.frontier, r, UnixMillis::now()).await?;
+            return Ok(None);
+        }
         self.admit_by_robots(r).await
+    }
+
+    /// On a recrawl: whether the page's sitemap lastmod says it has not
+    /// changed since its last fetch, on a host whose lastmod is believed
+    /// (see `lastmod`). Its state then goes on into this crawl's
+    /// `pages.jsonl` as it was, and it is logged and counted.
+    fn unchanged_by_lastmod(&mut self, r: &Released) -> Result<bool, CrawlError> {
+        let Some(prior) = self.config.prior.clone() else {
+            return Ok(false);
+        };
+        let Some(state) = prior.get(&r.url) else {
+            return Ok(false);
+        };
+        let now = UnixMillis::now().0;
+        let skip = crate::lastmod::skip(
+            state.lastmod.as_deref(),
+            self.lastmods.get(&r.url).map(String::as_str),
+            self.trust.host(&host_of(&r.url)),
+            now.saturating_sub(state.fetched),
+            self.config.max_age.as_millis() as u64,
+            &r.url,
+        );
+        if !skip {
+            return Ok(false);
+        }
+        if let Some(pages) = &mut self.record.pages {
+            pages.line(state)?;
+        }
+        self.record.summary.revisits.skipped_by_lastmod += 1;
+        let why = format!(
+            "its sitemap lastmod ({}) has not moved since it was fetched",
+            state.lastmod.as_deref().unwrap_or("")
+        );
+        self.record.skip(&r.url, "unchanged-by-lastmod", &why)?;
+        Ok(true)
     }
 
     async fn admit_by_robots(&mut self, r: &Released) -> Result<Option<String>, CrawlError> {

@@ -78,6 +78,9 @@ pub struct CrawlConfig {
     /// unchanged one is archived as a WARC `revisit` record naming the
     /// record that holds its payload (a recrawl).
     pub prior: Option<Arc<crate::revisit::Prior>>,
+    /// A recrawl requests a page whose sitemap lastmod has not moved when
+    /// its last fetch is older than this (30 days).
+    pub max_age: Duration,
 }
 
 impl Default for CrawlConfig {
@@ -112,6 +115,7 @@ impl Default for CrawlConfig {
             sitemaps: true,
             signing: None,
             prior: None,
+            max_age: Duration::from_secs(30 * 86_400),
         }
     }
 }

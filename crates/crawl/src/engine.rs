@@ -177,7 +177,15 @@ pub(crate) struct Crawl<F> {
     /// Pages sent, this run and before (from the log of a resumed crawl).
     pages_started: u64,
     pub(crate) per_host: HashMap<String, u64>,
+    /// Sitemap lastmod per URL, as read in this crawl.
+    pub(crate) lastmods: crate::lastmod::Lastmods,
+    /// What each host's sitemap lastmod has shown (a recrawl starts from
+    /// the earlier crawl's record).
+    pub(crate) trust: crate::lastmod::Trust,
 }
+
+/// The frontier priority of a page a recrawl revisits.
+const REVISIT_PRIORITY: u8 = 128;
 
 /// What the loop does after asking the frontier for work.
 enum Step {
@@ -244,6 +252,12 @@ impl<F: CrawlFrontier> Crawl<F> {
         // what it fetched.
         let (pages_started, per_host) = count_pages(&record.log.path);
         let (tx, done_rx) = mpsc::unbounded_channel();
+        // A resumed recrawl goes on from its own record; a new one from
+        // the earlier crawl's.
+        let config_trust = match &config.prior {
+            Some(p) if !out.join(crate::lastmod::LASTMOD_FILE).exists() => p.trust().clone(),
+            _ => crate::lastmod::Trust::load(out),
+        };
         let crawl = Crawl {
             config,
             scope,
@@ -258,6 +272,8 @@ impl<F: CrawlFrontier> Crawl<F> {
             in_flight: 0,
             pages_started,
             per_host,
+            lastmods: HashMap::new(),
+            trust: config_trust,
         };
         let reports = Reports {
             done: done_rx,
@@ -272,7 +288,13 @@ impl<F: CrawlFrontier> Crawl<F> {
                 .iter()
                 .map(|u| Offer {
                     url: u,
-                    priority: 255,
+                    // A recrawl's pages come after the sitemaps robots.txt
+                    // names (255), whose lastmod may spare their requests,
+                    // and after new links.
+                    priority: match &self.config.prior {
+                        Some(p) if p.get(u).is_some() => REVISIT_PRIORITY,
+                        _ => 255,
+                    },
                     tag: Tag::default().pack(),
                 })
                 .collect();
@@ -526,6 +548,7 @@ impl<F: CrawlFrontier> Crawl<F> {
                         scope: &self.scope,
                         record: &mut self.record,
                         found: &mut turn.candidates,
+                        lastmods: &mut self.lastmods,
                     };
                     let tag = Tag {
                         sitemap: true,
@@ -654,6 +677,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             scope: &self.scope,
             record: &mut self.record,
             found: &mut turn.candidates,
+            lastmods: &mut self.lastmods,
         };
         links.of_page(&p.released, tag, resp)?;
         turn.completions.push((p.released.clone(), outcome, at));
@@ -680,9 +704,11 @@ impl<F: CrawlFrontier> Crawl<F> {
             truncated: resp.truncated,
         };
         let digest = crate::warc::sha1_digest(&[&resp.body]);
-        let kind = match resp.unwanted {
-            Some(_) => None,
-            None => Revisit::of(prior, resp.status, &digest),
+        // A sitemap is read afresh every time (its lastmod entries are
+        // what a recrawl goes by), so it is not kept for revisits.
+        let kind = match (resp.unwanted.is_some(), Tag::unpack(p.released.tag).sitemap) {
+            (false, false) => Revisit::of(prior, resp.status, &digest),
+            _ => None,
         };
         let stored = prior.and_then(|p| p.record.as_ref().zip(p.digest.as_deref()));
         let profile = match kind {
@@ -737,6 +763,16 @@ impl<F: CrawlFrontier> Crawl<F> {
                 .map(str::to_owned)
                 .or_else(|| before.cloned())
         };
+        let lastmod = self.lastmods.get(&p.released.url).cloned();
+        if let (Some(before), Some(now), false) = (
+            prior.and_then(|p| p.lastmod.as_deref()),
+            lastmod.as_deref(),
+            kind == Revisit::New,
+        ) {
+            let changed = kind == Revisit::Changed;
+            let host = crate::admit::host_of(&p.released.url);
+            self.trust.host_mut(&host).observe(before != now, changed);
+        }
         let mut visits = prior.map(|p| p.visits.clone()).unwrap_or_default();
         visits.push((p.date.0, matches!(kind, Revisit::Changed | Revisit::New)));
         let state = PageState {
@@ -754,6 +790,7 @@ impl<F: CrawlFrontier> Crawl<F> {
                 date: archived.date,
                 uri,
             }),
+            lastmod,
             visits,
         };
         match &mut self.record.pages {
@@ -815,6 +852,10 @@ impl<F: CrawlFrontier> Crawl<F> {
         self.record.log.flush()?;
         if let Some(p) = &mut self.record.pages {
             p.flush()?;
+        }
+        if self.config.prior.is_some() {
+            self.trust.save(out)?;
+            self.record.summary.revisits.lastmod_untrusted_hosts = self.trust.untrusted();
         }
         if let Ok(mut w) = self.warc.lock() {
             w.sync()?;

@@ -80,6 +80,7 @@ mod admit;
 mod backend;
 mod config;
 mod engine;
+pub mod lastmod;
 pub mod links;
 pub mod normalize;
 mod outlinks;

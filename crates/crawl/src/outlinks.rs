@@ -29,6 +29,8 @@ pub(crate) struct Links<'a> {
     pub(crate) scope: &'a Scope,
     pub(crate) record: &'a mut Record,
     pub(crate) found: &'a mut Vec<Candidate>,
+    /// Sitemap lastmod per URL, as read in this crawl.
+    pub(crate) lastmods: &'a mut crate::lastmod::Lastmods,
 }
 
 impl Links<'_> {
@@ -138,6 +140,9 @@ impl Links<'_> {
                 mannerly_sitemap::Entry::Url(u) => (&u.loc, false, &u.lastmod),
                 mannerly_sitemap::Entry::Sitemap(s) => (&s.loc, true, &s.lastmod),
             };
+            if let (false, Some(l)) = (sitemap, lastmod) {
+                self.lastmods.insert(loc.to_string(), l.raw.clone());
+            }
             // The entry as the sitemap gave it, its lastmod kept in the log.
             self.record.line(&LogLine {
                 time: UnixMillis::now().to_rfc3339_millis(),

@@ -72,6 +72,11 @@ pub struct RevisitCounts {
     pub changed: u64,
     /// Not in the earlier crawl.
     pub new: u64,
+    /// Not requested: its sitemap lastmod had not moved, on a host whose
+    /// lastmod is believed.
+    pub skipped_by_lastmod: u64,
+    /// Hosts whose sitemap lastmod is no longer believed.
+    pub lastmod_untrusted_hosts: Vec<String>,
 }
 
 /// A snapshot for a progress display.

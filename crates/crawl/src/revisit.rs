@@ -51,6 +51,9 @@ pub struct PageState {
     /// The record that holds the payload (a revisit names it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub record: Option<StoredRecord>,
+    /// The lastmod its sitemap gave when it was fetched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lastmod: Option<String>,
     /// Each visit: when (Unix milliseconds), and whether the page had
     /// changed since the visit before (the first visit counts as changed).
     #[serde(default)]
@@ -102,6 +105,7 @@ pub fn conditional(prior: &PageState) -> Vec<(&'static str, String)> {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Prior {
     pages: HashMap<String, PageState>,
+    trust: crate::lastmod::Trust,
 }
 
 impl Prior {
@@ -121,7 +125,15 @@ impl Prior {
                 pages.insert(state.url.clone(), state);
             }
         }
-        Ok(Prior { pages })
+        Ok(Prior {
+            pages,
+            trust: crate::lastmod::Trust::load(dir),
+        })
+    }
+
+    /// What its hosts' sitemap lastmod had shown.
+    pub fn trust(&self) -> &crate::lastmod::Trust {
+        &self.trust
     }
 
     /// A page's state.
@@ -162,6 +174,7 @@ mod tests {
                 date: "2026-01-01T00:00:00Z".into(),
                 uri: "http://a.test/".into(),
             }),
+            lastmod: None,
             visits: vec![(1, true)],
         }
     }

@@ -1,0 +1,188 @@
+//! Sitemap lastmod, believed only while it is honest.
+//!
+//! On a recrawl, a page whose sitemap lastmod has not moved since its last
+//! fetch is not requested at all, on a host whose lastmod has not been
+//! caught lying (and unless that fetch is older than the recrawl's
+//! `max_age`). Every page that is fetched is also a check of the host's
+//! lastmod: one whose lastmod moved but that came back unchanged, or whose
+//! lastmod stood still but that came back changed, is a lie. One page in
+//! [`SAMPLE`] whose lastmod stood still is fetched anyway, so a lastmod
+//! that never moves is caught too.
+//!
+//! A host is no longer believed once it has told [`MIN_LIES`] lies and
+//! they are at least a quarter of its checks: a single page edited without
+//! its lastmod moving (it happens on honest sites) does not condemn it;
+//! a generator that stamps every page with today does. What each host
+//! said is kept in `lastmod.json`, and a recrawl starts from the earlier
+//! crawl's.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use crate::config::CrawlError;
+
+/// The file a crawl keeps its hosts' lastmod record in.
+pub const LASTMOD_FILE: &str = "lastmod.json";
+
+/// Lies a host may tell before its lastmod can be ignored.
+pub const MIN_LIES: u64 = 2;
+
+/// One page in this many whose lastmod stood still is fetched anyway.
+pub const SAMPLE: u64 = 8;
+
+/// What a host's sitemap lastmod has shown.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HostTrust {
+    /// Fetches that checked it.
+    pub checks: u64,
+    /// Of those, the ones that showed it wrong.
+    pub lies: u64,
+}
+
+impl HostTrust {
+    /// Whether its lastmod may still be believed.
+    pub fn trusted(self) -> bool {
+        !(self.lies >= MIN_LIES && self.lies * 4 >= self.checks)
+    }
+
+    /// Counts a fetch: whether the lastmod had moved, and whether the page
+    /// had changed.
+    pub fn observe(&mut self, moved: bool, changed: bool) {
+        self.checks += 1;
+        if moved != changed {
+            self.lies += 1;
+        }
+    }
+}
+
+/// Every host's record, by host.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Trust {
+    hosts: BTreeMap<String, HostTrust>,
+}
+
+impl Trust {
+    /// A crawl directory's record (none: every host believed).
+    pub fn load(dir: &Path) -> Trust {
+        let hosts = std::fs::read_to_string(dir.join(LASTMOD_FILE))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
+        Trust { hosts }
+    }
+
+    /// Writes the record into a crawl directory.
+    pub fn save(&self, dir: &Path) -> Result<(), CrawlError> {
+        let path = dir.join(LASTMOD_FILE);
+        let text = serde_json::to_string_pretty(&self.hosts).unwrap_or_default();
+        std::fs::write(&path, text).map_err(|source| CrawlError::Io { path, source })
+    }
+
+    /// A host's record.
+    pub fn host(&self, host: &str) -> HostTrust {
+        self.hosts.get(host).copied().unwrap_or_default()
+    }
+
+    /// A host's record, to count in.
+    pub fn host_mut(&mut self, host: &str) -> &mut HostTrust {
+        self.hosts.entry(host.to_owned()).or_default()
+    }
+
+    /// The hosts whose lastmod is no longer believed.
+    pub fn untrusted(&self) -> Vec<String> {
+        self.hosts
+            .iter()
+            .filter(|(_, t)| !t.trusted())
+            .map(|(h, _)| h.clone())
+            .collect()
+    }
+}
+
+/// Whether a page may be left unrequested: its sitemap lastmod (`now`) is
+/// the one seen at its last fetch (`before`), its host is believed, that
+/// fetch is younger than `max_age_ms`, and it is not one of the sample.
+pub fn skip(
+    before: Option<&str>,
+    now: Option<&str>,
+    trust: HostTrust,
+    fetched_ago_ms: u64,
+    max_age_ms: u64,
+    url: &str,
+) -> bool {
+    let stood_still = matches!((before, now), (Some(b), Some(n)) if b == n);
+    stood_still && trust.trusted() && fetched_ago_ms < max_age_ms && !sampled(url)
+}
+
+/// One URL in [`SAMPLE`], the same ones every time.
+fn sampled(url: &str) -> bool {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in url.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+    }
+    h.is_multiple_of(SAMPLE)
+}
+
+/// The sitemap lastmod read in this crawl, per URL.
+pub(crate) type Lastmods = HashMap<String, String>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lies_past_a_quarter_end_the_trust() {
+        let mut t = HostTrust::default();
+        t.observe(true, true);
+        t.observe(false, false);
+        t.observe(true, false);
+        assert!(t.trusted(), "one lie is not enough");
+        t.observe(true, false);
+        assert!(!t.trusted(), "{t:?}");
+        let mut honest = HostTrust::default();
+        for _ in 0..20 {
+            honest.observe(false, false);
+        }
+        honest.observe(false, true);
+        honest.observe(false, true);
+        assert!(honest.trusted(), "two slips among many checks: {honest:?}");
+    }
+
+    #[test]
+    fn what_is_skipped() {
+        let t = HostTrust::default();
+        let day = 86_400_000;
+        let urls: Vec<String> = (0..100).map(|i| format!("http://a.test/p{i}")).collect();
+        let skipped = urls
+            .iter()
+            .filter(|u| skip(Some("2026-01-01"), Some("2026-01-01"), t, day, 30 * day, u))
+            .count();
+        assert!(
+            (80..100).contains(&skipped),
+            "about one in {SAMPLE} sampled: {skipped}"
+        );
+        assert!(!skip(
+            Some("2026-01-01"),
+            Some("2026-02-01"),
+            t,
+            day,
+            30 * day,
+            "http://a.test/x"
+        ));
+        assert!(!skip(
+            None,
+            Some("2026-01-01"),
+            t,
+            day,
+            30 * day,
+            "http://a.test/x"
+        ));
+        assert!(!skip(
+            Some("a"),
+            Some("a"),
+            t,
+            31 * day,
+            30 * day,
+            "http://a.test/x1"
+        ));
+    }
+}
