@@ -294,7 +294,7 @@ pub fn run(args: Args) -> Result<u8> {
 /// Runs a crawl; with `old`, a recrawl of that earlier crawl (its pages are
 /// seeds and are asked for conditionally). A resumed crawl that was a
 /// recrawl finds its earlier crawl in `recrawl.json`.
-pub(crate) fn run_with(args: Args, old: Option<(PathBuf, Duration)>) -> Result<u8> {
+pub(crate) fn run_with(args: Args, old: Option<(PathBuf, Duration, Option<f64>)>) -> Result<u8> {
     if let Some(dir) = &args.status {
         return match (dir, &args.frontier) {
             (_, Some(url)) => fleet_status(url, &args),

@@ -311,3 +311,65 @@ async fn sitemap_lastmod_is_believed_only_while_honest() {
     );
     assert_eq!(trust["honest.test"]["lies"], 0, "{trust}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn due_revisits_only_the_pages_likely_to_have_changed() {
+    let mut config = WebConfig::default();
+    let spec = HostSpec {
+        validators: Validators::ETag,
+        ..HostSpec::default().robots("User-agent: *\n").pages(6, 3)
+    };
+    config.hosts.insert("site.test".into(), spec);
+    let web = TestWeb::start(config).await.expect("testweb");
+    let dir = tempfile::tempdir().expect("tmp");
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(&seeds, "http://site.test/\n").expect("seeds");
+    let d = |n: &str| dir.path().join(n).to_str().expect("utf-8").to_owned();
+    let port = web.port();
+    let run = |args: Vec<String>| {
+        tokio::task::spawn_blocking(move || {
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            crawl(port, &refs)
+        })
+    };
+    let s = seeds.to_str().expect("utf-8").to_owned();
+    run(vec![
+        "crawl".into(),
+        "--seeds".into(),
+        s,
+        "--out".into(),
+        d("v1"),
+    ])
+    .await
+    .expect("joins");
+    web.change("site.test", "/p1.html");
+    run(vec!["recrawl".into(), d("v1"), "--out".into(), d("v2")])
+        .await
+        .expect("joins");
+    web.change("site.test", "/p1.html");
+    web.clear_records();
+    let third = run(vec![
+        "recrawl".into(),
+        d("v2"),
+        "--out".into(),
+        d("v3"),
+        "--due".into(),
+        "--due-threshold".into(),
+        "0.2".into(),
+    ])
+    .await
+    .expect("joins");
+    // Only the page that changed between the last two visits is due.
+    let pages: Vec<String> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.path != "/robots.txt")
+        .map(|r| r.path)
+        .collect();
+    assert_eq!(pages, vec!["/p1.html".to_owned()], "{third}");
+    assert_eq!(third["revisits"]["changed"], 1, "{third}");
+    // The others are carried over: the next recrawl still knows them all.
+    let v2 = pages_per_host(std::path::Path::new(&d("v2")));
+    let v3 = pages_per_host(std::path::Path::new(&d("v3")));
+    assert_eq!(v2, v3);
+}

@@ -79,6 +79,7 @@
 mod admit;
 mod backend;
 mod config;
+pub mod due;
 mod engine;
 pub mod lastmod;
 pub mod links;
