@@ -5,9 +5,11 @@
 //! caught lying (and unless that fetch is older than the recrawl's
 //! `max_age`). Every page that is fetched is also a check of the host's
 //! lastmod: one whose lastmod moved but that came back unchanged, or whose
-//! lastmod stood still but that came back changed, is a lie. One page in
-//! [`SAMPLE`] whose lastmod stood still is fetched anyway, so a lastmod
-//! that never moves is caught too.
+//! lastmod stood still but that came back changed, is a lie. Until a host
+//! has passed [`ESTABLISHED`] checks without a lie, one page in [`SAMPLE`]
+//! whose lastmod stood still is fetched anyway, so a lastmod that never
+//! moves is caught too; an established host's still pages are not asked
+//! for at all.
 //!
 //! A host is no longer believed once it has told [`MIN_LIES`] lies and
 //! they are at least a quarter of its checks: a single page edited without
@@ -29,6 +31,10 @@ pub const MIN_LIES: u64 = 2;
 
 /// One page in this many whose lastmod stood still is fetched anyway.
 pub const SAMPLE: u64 = 8;
+
+/// Checks without a lie after which a host's lastmod is established:
+/// its still pages are no longer sampled.
+pub const ESTABLISHED: u64 = 16;
 
 /// What a host's sitemap lastmod has shown.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -110,7 +116,8 @@ pub fn skip(
     url: &str,
 ) -> bool {
     let stood_still = matches!((before, now), (Some(b), Some(n)) if b == n);
-    stood_still && trust.trusted() && fetched_ago_ms < max_age_ms && !sampled(url)
+    let established = trust.lies == 0 && trust.checks >= ESTABLISHED;
+    stood_still && trust.trusted() && fetched_ago_ms < max_age_ms && (established || !sampled(url))
 }
 
 /// One URL in [`SAMPLE`], the same ones every time.

@@ -328,7 +328,8 @@ pub struct Generated {
     pub suffix: String,
     /// How many hosts.
     pub count: u32,
-    /// robots.txt of every generated host.
+    /// robots.txt of every generated host (`{host}` in it stands for the
+    /// host's name: `Sitemap: http://{host}/sitemap.xml`).
     pub robots: String,
     /// HTML pages per host.
     pub pages_per_host: u32,
@@ -915,7 +916,7 @@ fn pick_reply(state: &State, host: &str, port: u16, path: &str, asked: &Asked) -
             validators: g.validators,
             sitemap: g.sitemap,
             ..HostSpec::default()
-                .robots(g.robots.clone())
+                .robots(g.robots.replace("{host}", host))
                 .pages(g.pages_per_host, g.links_per_page)
         })
     });
