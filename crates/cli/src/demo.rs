@@ -9,7 +9,9 @@ use std::time::Duration;
 use crate::demo_audit::DemoAudit as Report;
 use anyhow::{bail, Context, Result};
 use mannerly_crawl::CrawlConfig;
-use mannerly_testweb::{Generated, HostSpec, Reply, TestWeb, WebConfig};
+use mannerly_testweb::{
+    Generated, HostSpec, Reply, SitemapLastmod, TestWeb, Validators, WebConfig,
+};
 
 use crate::crawl::{report, run_crawl};
 
@@ -34,6 +36,11 @@ pub struct DemoArgs {
     /// Print the audit as one JSON document on stdout.
     #[arg(long)]
     json: bool,
+    /// Then change one page in nine, recrawl the web into OUT/recrawl
+    /// (validators, sitemap lastmod, WARC revisit records) and audit that
+    /// too.
+    #[arg(long, conflicts_with = "external")]
+    recrawl: bool,
     /// After `--`: audit another crawler instead. The command runs against
     /// the simulated web and is judged from the server's log. It gets
     /// MANNERLY_DEMO_PROXY (the HTTP proxy to use), MANNERLY_DEMO_SEEDS (a
@@ -61,7 +68,7 @@ pub fn demo(args: DemoArgs) -> Result<u8> {
             .collect();
         seeds.extend(scripted.iter().map(|(n, _, _)| format!("http://{n}/")));
         let (stopped, usage) = if args.external.is_empty() {
-            (crawl_ours(&args, &web, seeds, &out).await?, None)
+            (crawl_ours(&args, &web, seeds, &out, None).await?, None)
         } else {
             (false, Some(crawl_theirs(&args, port, &seeds, &out).await?))
         };
@@ -76,7 +83,11 @@ pub fn demo(args: DemoArgs) -> Result<u8> {
             return anyhow::Ok(u8::from(audit.violations() > 0));
         }
         print_report(&args, &audit, usage.as_ref());
-        anyhow::Ok(if audit.violations() > 0 {
+        let mut violations = audit.violations();
+        if args.recrawl && !stopped {
+            violations += recrawl(&args, &web, &book, &out).await?;
+        }
+        anyhow::Ok(if violations > 0 {
             1
         } else if stopped {
             130
@@ -233,11 +244,20 @@ async fn start_web(
             prefix: "site".into(),
             suffix: ".test".into(),
             count: args.hosts,
-            robots: GENERATED_ROBOTS.into(),
+            robots: match args.recrawl {
+                // The same rules, and a sitemap whose lastmod a recrawl
+                // goes by.
+                true => format!("{GENERATED_ROBOTS}Sitemap: http://{{host}}/sitemap.xml\n"),
+                false => GENERATED_ROBOTS.into(),
+            },
             pages_per_host: args.pages,
             links_per_page: 4,
             cross_host_links: 1,
-            ..Generated::default()
+            validators: Validators::ETag,
+            sitemap: match args.recrawl {
+                true => SitemapLastmod::Honest,
+                false => SitemapLastmod::None,
+            },
         },
         ..WebConfig::default()
     };
@@ -257,12 +277,42 @@ async fn start_web(
     Ok(web)
 }
 
-/// Crawls the simulated web with mannerly; whether it was stopped.
+/// Changes one page in nine of every generated host, recrawls the web
+/// into `out/recrawl` and audits it; its violations.
+async fn recrawl(
+    args: &DemoArgs,
+    web: &TestWeb,
+    book: &mannerly_audit::RobotsBook,
+    out: &std::path::Path,
+) -> Result<u64> {
+    for i in 0..args.hosts {
+        for p in (1..args.pages).step_by(9) {
+            web.change(&format!("site{i}.test"), &format!("/p{p}.html"));
+        }
+    }
+    web.clear_records();
+    let prior = Arc::new(mannerly_crawl::Prior::load(out)?);
+    let mut seeds: Vec<String> = prior.pages().map(|p| p.url.clone()).collect();
+    seeds.sort_unstable();
+    let again = out.join("recrawl");
+    println!(
+        "\nrecrawl of the same web, one page in nine changed ({}):",
+        again.display()
+    );
+    crawl_ours(args, web, seeds, &again, Some(prior)).await?;
+    let audit = crate::demo_audit::audit(web, book, args.min_delay, &again)?;
+    print_report(args, &audit, None);
+    Ok(audit.violations())
+}
+
+/// Crawls the simulated web with mannerly (revisiting an earlier crawl's
+/// pages when given them); whether it was stopped.
 async fn crawl_ours(
     args: &DemoArgs,
     web: &TestWeb,
     seeds: Vec<String>,
     out: &std::path::Path,
+    prior: Option<Arc<mannerly_crawl::Prior>>,
 ) -> Result<bool> {
     let ca = reqwest::Certificate::from_der(&web.ca_der()).context("the test CA")?;
     let config = CrawlConfig {
@@ -273,6 +323,7 @@ async fn crawl_ours(
         client_hook: Some(Arc::new(move |b: reqwest::ClientBuilder| {
             b.add_root_certificate(ca.clone())
         })),
+        prior,
         ..CrawlConfig::default()
     };
     let (summary, stopped) = run_crawl(config, seeds, out).await?;

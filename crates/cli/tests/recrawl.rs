@@ -373,3 +373,31 @@ async fn due_revisits_only_the_pages_likely_to_have_changed() {
     let v3 = pages_per_host(std::path::Path::new(&d("v3")));
     assert_eq!(v2, v3);
 }
+
+#[test]
+fn the_demo_shows_a_recrawl() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = dir.path().join("demo");
+    let o = Command::new(env!("CARGO_BIN_EXE_mannerly"))
+        .args([
+            "demo",
+            "--hosts",
+            "6",
+            "--min-delay",
+            "0.1",
+            "--recrawl",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("recrawl of the same web")
+            && text.contains("not requested (sitemap lastmod unchanged)"),
+        "{text}"
+    );
+    assert_eq!(text.matches("violations: 0").count(), 2, "{text}");
+    assert!(out.join("recrawl").join("pages.jsonl").exists());
+}
