@@ -516,6 +516,15 @@ pub(crate) fn report(summary: &Summary, out: &Path, json: bool) -> Result<()> {
             "recrawl: {} not requested (sitemap lastmod unchanged), {} not modified (304), {} unchanged (same payload), {} changed, {} new",
             r.skipped_by_lastmod, r.not_modified, r.unchanged, r.changed, r.new
         )?;
+        if let Some(before) = crate::recrawl::earlier_bytes(out) {
+            writeln!(
+                stdout,
+                "  {} KiB downloaded, against {} KiB by the earlier crawl ({:.1} %)",
+                summary.bytes / 1024,
+                before / 1024,
+                100.0 * summary.bytes as f64 / before.max(1) as f64
+            )?;
+        }
         if !r.lastmod_untrusted_hosts.is_empty() {
             writeln!(
                 stdout,

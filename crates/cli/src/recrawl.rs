@@ -141,3 +141,14 @@ pub(crate) fn prior_and_seeds(
         }),
     ))
 }
+
+/// The body bytes the crawl a recrawl in `out` revisited downloaded (from
+/// that crawl's `status.json`).
+pub(crate) fn earlier_bytes(out: &Path) -> Option<u64> {
+    let note: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join(RECRAWL_FILE)).ok()?).ok()?;
+    let old = PathBuf::from(note["old"].as_str()?);
+    let status: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(old.join("status.json")).ok()?).ok()?;
+    status["bytes"].as_u64()
+}

@@ -57,7 +57,9 @@ pub struct Summary {
     pub warc_records: u64,
     /// Seconds the crawl ran.
     pub seconds: f64,
-    /// Pages against an earlier crawl's (a recrawl).
+    /// Pages against an earlier crawl's (a recrawl), at the top level of
+    /// the summary's JSON.
+    #[serde(flatten)]
     pub revisits: RevisitCounts,
 }
 
