@@ -169,8 +169,11 @@ old = {r.rec_headers.get_header("WARC-Record-ID"): r.rec_headers.get_header("WAR
 counts = {}
 for r, payload in records(sys.argv[2]):
     h = r.rec_headers
+    if r.rec_type == "response" and h.get_header("WARC-Target-URI").endswith("/p1.html"):
+        counts["changed-response"] = counts.get("changed-response", 0) + 1
     if r.rec_type != "revisit":
         continue
+    assert not h.get_header("WARC-Target-URI").endswith("/p1.html"), "a changed page as a revisit"
     profile = h.get_header("WARC-Profile").rsplit("/", 1)[-1]
     counts[profile] = counts.get(profile, 0) + 1
     ref = h.get_header("WARC-Refers-To")
@@ -179,7 +182,7 @@ for r, payload in records(sys.argv[2]):
     assert h.get_header("WARC-Refers-To-Target-URI") == h.get_header("WARC-Target-URI")
     assert h.get_header("WARC-Refers-To-Date")
     assert r.http_headers is not None and payload == b""
-print(counts.get("server-not-modified", 0), counts.get("identical-payload-digest", 0))
+print(counts.get("server-not-modified", 0), counts.get("identical-payload-digest", 0), counts.get("changed-response", 0))
 "#;
     let o = Command::new(python)
         .args(["-c", script])
@@ -198,7 +201,11 @@ print(counts.get("server-not-modified", 0), counts.get("identical-payload-digest
         .split_whitespace()
         .filter_map(|x| x.parse().ok())
         .collect();
-    assert!(n.len() == 2 && n[0] > 0 && n[1] > 0, "{counts}");
+    // Both profiles, and the changed page of each host as a response.
+    assert!(
+        n.len() == 3 && n[0] > 0 && n[1] > 0 && n[2] == 4,
+        "{counts}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
