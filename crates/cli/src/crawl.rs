@@ -504,7 +504,13 @@ pub(crate) async fn run_crawl_on<B: Backend>(
 pub(crate) fn report(summary: &Summary, out: &Path, json: bool) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     if json {
-        serde_json::to_writer(&mut stdout, summary)?;
+        let mut v = serde_json::to_value(summary)?;
+        // A recrawl: the bytes the earlier crawl downloaded, to set its own
+        // against.
+        if let (Some(before), Some(o)) = (crate::recrawl::earlier_bytes(out), v.as_object_mut()) {
+            o.insert("earlier_bytes".into(), before.into());
+        }
+        serde_json::to_writer(&mut stdout, &v)?;
         writeln!(stdout)?;
         return Ok(());
     }

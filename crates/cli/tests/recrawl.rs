@@ -133,6 +133,12 @@ async fn a_recrawl_fetches_only_what_changed() {
         "{second}"
     );
     assert_eq!(r["changed"].as_u64(), Some(4), "{second}");
+    // What it downloaded, beside what the first crawl did.
+    assert_eq!(second["earlier_bytes"], first["bytes"], "{second}");
+    assert!(
+        second["bytes"].as_u64() < first["bytes"].as_u64(),
+        "{second}"
+    );
     // Every page known before went out with its validators (plain.test
     // sends none to give back).
     for rec in web.requests().iter().filter(|r| r.path != "/robots.txt") {

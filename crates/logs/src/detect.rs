@@ -153,8 +153,9 @@ impl Parser {
         self.format
     }
 
-    /// Reads one line: `Ok(None)` for a blank line or a directive
-    /// (`#Fields:` changes the columns that follow).
+    /// Reads one line: `Ok(None)` for a blank line, a directive
+    /// (`#Fields:` changes the columns that follow), or a line that is the
+    /// server's own message rather than a request (see [`not_a_request`]).
     pub fn parse<'a>(&mut self, line: &'a str) -> Result<Option<Entry<'a>>, LineError> {
         if line.len() > crate::MAX_LINE {
             return Err(LineError::TooLong);
@@ -169,6 +170,9 @@ impl Parser {
                 return Ok(None);
             }
         }
+        if not_a_request(line, self.format) {
+            return Ok(None);
+        }
         let entry = match (&self.state, self.format) {
             (State::Columns(c), _) => c.parse(line),
             (State::Json(d), _) => json::parse(line, *d),
@@ -180,6 +184,47 @@ impl Parser {
             (State::Plain, _) => clf::parse(line),
         };
         entry.map(Some)
+    }
+}
+
+/// Lines servers write into their access logs that are not requests, and
+/// are skipped as such rather than counted unreadable: nginx's error-log
+/// lines (`2026/03/01 10:00:00 [error] ...`), HAProxy's connection events
+/// (`client [date] frontend/backend: SSL handshake failure`), a plugin's
+/// `DEBUG: ...` line in a JSON log, and Caddy's other loggers' JSON lines.
+fn not_a_request(line: &str, format: Format) -> bool {
+    let b = line.as_bytes();
+    let nginx_error = b.len() > 21
+        && b[4] == b'/'
+        && b[7] == b'/'
+        && b[10] == b' '
+        && b[13] == b':'
+        && b[19..].starts_with(b" [");
+    let plugin = [
+        "DEBUG: ",
+        "INFO: ",
+        "WARN: ",
+        "WARNING: ",
+        "ERROR: ",
+        "TRACE: ",
+    ]
+    .iter()
+    .any(|p| line.starts_with(p));
+    match format {
+        Format::Combined | Format::Common | Format::TraefikClf | Format::LogFormat => nginx_error,
+        Format::Haproxy => line
+            .split_once("] ")
+            .and_then(|(_, rest)| rest.split(' ').next())
+            .is_some_and(|first| first.ends_with(':')),
+        Format::Caddy => {
+            plugin
+                || line.starts_with('{')
+                    && line.contains("\"logger\"")
+                    && !line.contains("\"http.log.access")
+                    && !line.contains("\"request\"")
+        }
+        Format::TraefikJson | Format::Cloudflare | Format::NginxJson => plugin,
+        _ => false,
     }
 }
 

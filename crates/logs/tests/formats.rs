@@ -129,3 +129,34 @@ fn a_forced_format_that_does_not_fit_says_so() {
     let err = p.parse(CASES[0].1[0]).expect_err("not an ALB line");
     assert!(err.to_string().starts_with("type:"), "{err}");
 }
+
+#[test]
+fn the_servers_own_messages_are_skipped_not_counted_unreadable() {
+    let cases: &[(Format, &str)] = &[
+        (
+            Format::Combined,
+            r#"2026/03/01 10:00:00 [error] 31#31: *46 "/srv/x" is not found (2: No such file or directory), client: 192.0.2.1"#,
+        ),
+        (
+            Format::Haproxy,
+            "192.0.2.4:50033 [01/Mar/2026:10:00:00.123] fe/be: SSL handshake failure",
+        ),
+        (
+            Format::Caddy,
+            r#"{"level":"debug","ts":1772359200.5,"logger":"http.handlers.reverse_proxy","msg":"selected upstream"}"#,
+        ),
+        (
+            Format::TraefikJson,
+            "DEBUG: SomePlugin: 2026/03/01 10:00:00 cache updated",
+        ),
+    ];
+    for (format, line) in cases {
+        let mut p = mannerly_logs::Parser::new(*format).expect("parser");
+        assert_eq!(p.parse(line), Ok(None), "{format}: {line}");
+    }
+    // A broken request line is still unreadable, and says so.
+    let mut p = mannerly_logs::Parser::new(Format::Combined).expect("parser");
+    assert!(p
+        .parse(r#"192.0.2.1 - - [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" two 5"#)
+        .is_err());
+}
