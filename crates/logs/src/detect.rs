@@ -155,7 +155,8 @@ impl Parser {
 
     /// Reads one line: `Ok(None)` for a blank line, a directive
     /// (`#Fields:` changes the columns that follow), or a line that is the
-    /// server's own message rather than a request (see [`not_a_request`]).
+    /// server's own message rather than a request (an nginx error line, a
+    /// HAProxy connection event, a plugin's output, another Caddy logger).
     pub fn parse<'a>(&mut self, line: &'a str) -> Result<Option<Entry<'a>>, LineError> {
         if line.len() > crate::MAX_LINE {
             return Err(LineError::TooLong);
