@@ -20,13 +20,9 @@ pub(crate) fn parse(line: &str, alb: bool) -> Result<Entry<'_>, LineError> {
     let time = s.field().unwrap_or_default();
     let stamp = stamp::parse_rfc3339(time)
         .ok_or_else(|| LineError::field("time", format!("`{time}` is not a time")))?;
-    let mut f = [""; 9];
-    for (i, slot) in f.iter_mut().enumerate() {
-        *slot = s
-            .field()
-            .ok_or_else(|| LineError::field("fields", format!("only {i} after the time")))?;
-    }
-    let [_elb, client, _target, _, _, _, elb_status, target_status, _received] = f;
+    let [_elb, client, _target, _, _, _, elb_status, target_status, _received] = s
+        .fields::<9>()
+        .map_err(|i| LineError::field("fields", format!("only {i} after the time")))?;
     let sent = s.field().unwrap_or_default();
     let request = s
         .quoted()

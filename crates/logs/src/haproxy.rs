@@ -27,13 +27,9 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         .ok_or_else(|| LineError::field("accept-date", "missing"))?;
     let stamp = stamp::clf(time.as_bytes())
         .ok_or_else(|| LineError::field("accept-date", format!("`{time}` is not a time")))?;
-    let mut f = [""; 9];
-    for (i, slot) in f.iter_mut().enumerate() {
-        *slot = s
-            .field()
-            .ok_or_else(|| LineError::field("fields", format!("only {i} after the date")))?;
-    }
-    let [_front, _back, _timers, status, bytes, _, _, _flags, _conns] = f;
+    let [_front, _back, _timers, status, bytes, _, _, _flags, _conns] = s
+        .fields::<9>()
+        .map_err(|i| LineError::field("fields", format!("only {i} after the date")))?;
     if status.parse::<i32>().is_err() {
         return Err(LineError::field("status", format!("`{status}`")));
     }

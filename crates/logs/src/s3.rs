@@ -21,20 +21,16 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
     let stamp = stamp::clf(time.as_bytes())
         .ok_or_else(|| LineError::field("time", format!("`{time}` is not a time")))?;
     let ip = s.field().unwrap_or_default();
-    for _ in 0..4 {
-        s.field()
-            .ok_or_else(|| LineError::field("operation", "missing"))?;
-    }
+    s.fields::<4>()
+        .map_err(|_| LineError::field("operation", "missing"))?;
     let request = s
         .quoted()
         .ok_or_else(|| LineError::field("request-uri", "missing"))?;
     let status = s.field().unwrap_or_default();
     let _error = s.field();
     let bytes = s.field().unwrap_or_default();
-    for _ in 0..3 {
-        s.field()
-            .ok_or_else(|| LineError::field("turnaround", "missing"))?;
-    }
+    s.fields::<3>()
+        .map_err(|_| LineError::field("turnaround", "missing"))?;
     let _referer = s
         .quoted()
         .ok_or_else(|| LineError::field("referer", "missing"))?;

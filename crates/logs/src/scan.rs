@@ -39,6 +39,16 @@ impl<'a> Scan<'a> {
         Some(&self.text[start..start + len])
     }
 
+    /// The next `N` space-separated fields; on a short line, how many
+    /// there were.
+    pub(crate) fn fields<const N: usize>(&mut self) -> Result<[&'a str; N], usize> {
+        let mut out = [""; N];
+        for (i, slot) in out.iter_mut().enumerate() {
+            *slot = self.field().ok_or(i)?;
+        }
+        Ok(out)
+    }
+
     /// A `"quoted"` field; `\"` and `\\` are unescaped.
     pub(crate) fn quoted(&mut self) -> Option<Cow<'a, str>> {
         self.skip_spaces();
