@@ -146,29 +146,5 @@ async fn kill_9_during_a_recrawl_then_resume() {
         }
     }
     check_outputs(&new);
-    if let Some(python) = std::env::var_os("MANNERLY_PYTHON") {
-        for e in std::fs::read_dir(new.join("warc")).expect("warc") {
-            let path = e.expect("entry").path();
-            let check = Command::new(&python)
-                .args([
-                    "-c",
-                    "import sys; from warcio.cli import main; sys.exit(main(sys.argv[1:]))",
-                    "check",
-                ])
-                .arg(&path)
-                .output()
-                .expect("warcio");
-            assert!(
-                check.status.success(),
-                "{}: {}",
-                path.display(),
-                String::from_utf8_lossy(&check.stdout)
-            );
-        }
-    } else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must check the WARC files with warcio"
-        );
-    }
+    mannerly_testsupport::warcio_check(&new.join("warc"));
 }

@@ -278,29 +278,7 @@ async fn a_polite_crawl_of_a_small_web() {
     );
     // The crawl's WARC files read back with warcio, digests verified
     // (`.ci/run` provides MANNERLY_PYTHON; elsewhere this part is skipped).
-    if let Some(python) = std::env::var_os("MANNERLY_PYTHON") {
-        for e in std::fs::read_dir(out.path().join("warc")).expect("warc dir") {
-            let path = e.expect("entry").path();
-            let check = std::process::Command::new(&python)
-                .args([
-                    "-c",
-                    "import sys; from warcio.cli import main; sys.exit(main(sys.argv[1:]))",
-                    "check",
-                ])
-                .arg(&path)
-                .output()
-                .expect("run warcio");
-            assert!(
-                check.status.success(),
-                "warcio check {}: {}{}",
-                path.display(),
-                String::from_utf8_lossy(&check.stdout),
-                String::from_utf8_lossy(&check.stderr)
-            );
-        }
-    } else if std::env::var_os("CI").is_some() {
-        panic!("CI must check the crawl's WARC files with warcio (MANNERLY_PYTHON)");
-    }
+    mannerly_testsupport::warcio_check(&out.path().join("warc"));
     let log = std::fs::read_to_string(out.path().join("log.jsonl")).expect("log");
     // AIPREF: the header and the robots.txt rule are recorded per page.
     let one = log

@@ -9,6 +9,7 @@
 //!   `.ci/run`; outside CI its absence skips the test), and
 //!   [`RedisCluster`], three or more of them made a Cluster.
 //! - [`dns_server`]: a DNS server on 127.0.0.1 answering from tables.
+//! - [`warcio_check`]: WARC files read back with warcio.
 //! - [`Browser`]: headless chromium through chromedriver, for the tests
 //!   of pages (skipped outside CI when missing).
 
@@ -43,6 +44,43 @@ pub fn shared_dir(what: &str) -> Option<PathBuf> {
         panic!("{} is missing: CI must run {what}", dir.display());
     }
     None
+}
+
+/// Reads every WARC file in `dir` back with warcio (`warcio check`,
+/// digests verified), through the Python `MANNERLY_PYTHON` names (`.ci/run`
+/// provides one). Without it: a failure in CI, a SKIPPED line elsewhere.
+///
+/// # Panics
+///
+/// When a file does not read back, or in CI without `MANNERLY_PYTHON`.
+pub fn warcio_check(dir: &std::path::Path) {
+    let Some(python) = std::env::var_os("MANNERLY_PYTHON") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must check the WARC files with warcio (MANNERLY_PYTHON)"
+        );
+        println!("SKIPPED: the WARC files were not read back with warcio (set MANNERLY_PYTHON)");
+        return;
+    };
+    for e in std::fs::read_dir(dir).expect("the WARC directory") {
+        let path = e.expect("entry").path();
+        let check = std::process::Command::new(&python)
+            .args([
+                "-c",
+                "import sys; from warcio.cli import main; sys.exit(main(sys.argv[1:]))",
+                "check",
+            ])
+            .arg(&path)
+            .output()
+            .expect("run warcio");
+        assert!(
+            check.status.success(),
+            "warcio check {}: {}{}",
+            path.display(),
+            String::from_utf8_lossy(&check.stdout),
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
 }
 
 /// Peak resident set of this process in KiB (`VmHWM` from
