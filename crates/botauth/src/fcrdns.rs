@@ -380,6 +380,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn ranges_for_a_crawler_from_either_format() {
+        let google = r#"{"prefixes":[{"ipv4Prefix":"66.249.64.0/27"},{"ipv6Prefix":"2001:4860:4801:10::/64"}]}"#;
+        let r = IpRanges::parse_for(google, "Googlebot").expect("prefixes");
+        assert!(r.contains("66.249.64.7".parse().expect("ip")));
+        let catalogue = r#"{"services":{
+            "GPTBot":{"user_agent_patterns":["*GPTBot*"],"ipv4":["20.15.240.64/28"],"ipv6":[]},
+            "Bingbot":{"user_agent_patterns":["*bingbot*"],"ipv4":["157.55.39.0/24"],"ipv6":["2620:1ec:c::/48"]}}}"#;
+        let bing = IpRanges::parse_for(catalogue, "Bingbot").expect("bingbot's service");
+        assert_eq!(bing.len(), 2);
+        assert!(bing.contains("157.55.39.9".parse().expect("ip")));
+        assert!(!bing.contains("20.15.240.70".parse().expect("ip")));
+        assert_eq!(
+            IpRanges::parse_for(catalogue, "CCBot"),
+            Err(IpRangesError::NoPrefixes)
+        );
+    }
+
+    #[test]
     fn label_boundaries() {
         assert!(under_domain(
             "crawl-66-249-66-1.googlebot.com.",
