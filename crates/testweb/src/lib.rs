@@ -1022,11 +1022,8 @@ fn version_of(state: &State, host: &str, path: &str, every_ms: u64) -> u32 {
         .get(&(host.to_owned(), path.to_owned()))
         .copied()
         .unwrap_or(0);
-    let scheduled = match every_ms {
-        0 => 0,
-        ms => u32::try_from(state.start.elapsed().as_millis() as u64 / ms).unwrap_or(u32::MAX),
-    };
-    made.saturating_add(scheduled)
+    let elapsed = u64::try_from(state.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    made.saturating_add(revisit::scheduled(elapsed, every_ms))
 }
 
 /// The `Host` header without its port, lower-cased ("" without one).

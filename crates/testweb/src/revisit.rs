@@ -57,6 +57,15 @@ pub(crate) fn etag(host: &str, path: &str, version: u32) -> String {
     format!("\"{h:016x}-v{version}\"")
 }
 
+/// The changes a page's schedule has made `elapsed_ms` after the web
+/// started, one every `every_ms` (0: none).
+pub(crate) fn scheduled(elapsed_ms: u64, every_ms: u64) -> u32 {
+    match every_ms {
+        0 => 0,
+        ms => u32::try_from(elapsed_ms / ms).unwrap_or(u32::MAX),
+    }
+}
+
 /// The validators a page at `version` sends.
 pub(crate) fn headers(
     v: Validators,
@@ -177,5 +186,14 @@ mod tests {
             Some(&since)
         ));
         assert_eq!(headers(Validators::None, "a", "/", 0), Vec::new());
+    }
+
+    #[test]
+    fn a_schedule_changes_a_page_every_period() {
+        assert_eq!(scheduled(5_000, 0), 0, "no schedule");
+        assert_eq!(scheduled(999, 1_000), 0);
+        assert_eq!(scheduled(1_000, 1_000), 1);
+        assert_eq!(scheduled(3_500, 1_000), 3);
+        assert_eq!(scheduled(u64::MAX, 1), u32::MAX);
     }
 }

@@ -1,6 +1,5 @@
-//! A web that changes: validators and 304s, a change a test makes, a
-//! change on a schedule, and sitemaps whose lastmod follows the pages or
-//! lies.
+//! A web that changes: validators and 304s (or ignored), a change a test
+//! makes, and sitemaps whose lastmod follows the pages.
 
 use mannerly_testweb::{HostSpec, SitemapLastmod, TestWeb, Validators, WebConfig};
 
@@ -85,11 +84,11 @@ async fn validators_changes_and_schedules() {
 }
 
 #[tokio::test]
-async fn a_page_changes_on_its_schedule_and_ignored_validators_get_it_all() {
-    // Every page changes each millisecond: by any request, it has.
+async fn ignored_validators_get_the_whole_page() {
+    // (The schedule's arithmetic is tested in `revisit.rs`: here no clock
+    // is waited on.)
     let w = web(HostSpec {
         validators: Validators::Ignored,
-        change_every_ms: 1,
         ..HostSpec::default().pages(2, 1)
     })
     .await;
@@ -101,9 +100,7 @@ async fn a_page_changes_on_its_schedule_and_ignored_validators_get_it_all() {
         .await
         .expect("get");
     assert_eq!(r.status(), 200, "validators ignored");
+    assert!(r.headers().contains_key("etag"), "but still sent");
     let body = r.text().await.expect("body");
-    assert!(
-        !body.contains("<!-- version 0 -->") && body.contains("<!-- version "),
-        "{body}"
-    );
+    assert!(body.contains("<!-- version 0 -->"), "{body}");
 }
