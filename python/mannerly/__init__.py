@@ -71,10 +71,21 @@ def verify_request(
     web_bot_auth: bool = True,
     max_validity: int = 86400,
     allow_test_keys: bool = False,
+    keys_from: Optional[str] = None,
+    allow_http: bool = False,
 ) -> Dict[str, Any]:
-    """Checks a request's Web Bot Auth signature against ``keys`` (a JWKS
+    """Checks a request's Web Bot Auth signatures against ``keys`` (a JWKS
     document, its ``keys`` list, or its JSON text). The result's
-    ``result`` is 'verified', 'invalid' (with ``reason``) or 'unsigned'.
+    ``result`` is 'verified', 'invalid' (with ``reason``), 'unverified'
+    (with ``reason``: the key is unknown, or the algorithm one this
+    verifier does not implement; not evidence against the signer) or
+    'unsigned'.
+
+    ``keys_from`` is the URL the keys were fetched from: a verified request
+    whose Signature-Agent names that URL is attributed to it (``agent``,
+    without its query); otherwise ``agent`` is None and the key's
+    thumbprint is the identity. ``allow_http=True`` accepts signatures on
+    plain http requests, which a server should refuse.
 
     ``web_bot_auth=False`` checks a plain RFC 9421 signature (no
     ``tag="web-bot-auth"`` or Signature-Agent required); ``max_validity``
@@ -98,6 +109,8 @@ def verify_request(
         web_bot_auth=web_bot_auth,
         max_validity=max_validity,
         allow_test_keys=allow_test_keys,
+        keys_from=keys_from,
+        allow_http=allow_http,
     )
 
 

@@ -12,6 +12,7 @@ class Finding(TypedDict):
 
 class Usage(TypedDict):
     train_ai: str
+    ai_use: str
     search: str
     lines: List[int]
 
@@ -110,6 +111,8 @@ def verify_request(
     web_bot_auth: bool = True,
     max_validity: int = 86400,
     allow_test_keys: bool = False,
+    keys_from: Optional[str] = None,
+    allow_http: bool = False,
 ) -> Dict[str, Any]: ...
 
 class RobotsDecision:

@@ -194,8 +194,9 @@ impl Robots {
             .collect()
     }
 
-    /// AIPREF usage preferences for a URL: a dict with 'train_ai' and
-    /// 'search' ('y', 'n' or 'unknown') and the deciding 'lines'; None
+    /// AIPREF usage preferences for a URL (vocabulary -08): a dict with
+    /// 'train_ai', 'ai_use' and 'search' ('y', 'n' or 'unknown') and the
+    /// deciding 'lines'; None
     /// when the URL may not be crawled. `header` is the response's
     /// Content-Usage field lines, combined as the drafts say.
     #[pyo3(signature = (agent, url, header = None))]
@@ -221,6 +222,7 @@ impl Robots {
         };
         let d = PyDict::new(py);
         d.set_item("train_ai", word(u.train_ai))?;
+        d.set_item("ai_use", word(u.ai_use))?;
         d.set_item("search", word(u.search))?;
         d.set_item("lines", u.lines)?;
         Ok(Some(d))
@@ -452,8 +454,8 @@ fn public_jwk(key: &str) -> PyResult<String> {
 }
 
 /// Signs a request for Web Bot Auth (RFC 9421, Ed25519): the headers to
-/// add, as (name, value) pairs. `agent` is your key directory's origin
-/// (`Signature-Agent`); `components` adds covered components such as
+/// add, as (name, value) pairs. `agent` is your key directory's URL (the
+/// JWK Set verifiers fetch as it is, sent as `Signature-Agent`); `components` adds covered components such as
 /// '@method' or '@path' to '@authority' and the agent.
 #[pyfunction]
 #[pyo3(signature = (method, url, headers, key, agent, components = None, now = None))]
@@ -477,9 +479,9 @@ fn sign_request(
         .map_err(|e| PyValueError::new_err(format!("cannot sign: {e}")))
 }
 
-/// Verifies a request's Web Bot Auth signature against `keys_json` (a
+/// Verifies a request's Web Bot Auth signatures against `keys_json` (a
 /// JWKS document, `{"keys": [...]}`): a dict with 'result' ('verified',
-/// 'invalid' or 'unsigned'), and 'reason', or the verified 'keyid',
+/// 'invalid', 'unverified' or 'unsigned'), and 'reason', or the verified 'keyid',
 /// 'thumbprint', 'agent' and 'label'. Every check of the Rust verifier
 /// runs (timestamps, tag, covered authority, the RFC 9421 test key).
 #[pyfunction]
@@ -493,18 +495,29 @@ fn _verify_request<'py>(
     now: Option<f64>,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let known = ["web_bot_auth", "max_validity", "allow_test_keys"];
+    let known = [
+        "web_bot_auth",
+        "max_validity",
+        "allow_test_keys",
+        "keys_from",
+        "allow_http",
+    ];
     let o = options::Options::new("_verify_request", options, &known)?;
     let web_bot_auth: bool = o.get("web_bot_auth", true)?;
     let max_validity: i64 = o.get("max_validity", 86_400)?;
     let allow_test_keys: bool = o.get("allow_test_keys", false)?;
+    let keys_from: Option<String> = o.get("keys_from", None)?;
+    let allow_http: bool = o.get("allow_http", false)?;
     #[derive(serde::Deserialize)]
     struct Jwks {
         keys: Vec<mannerly_botauth::Jwk>,
     }
     let jwks: Jwks = serde_json::from_str(keys_json)
         .map_err(|e| PyValueError::new_err(format!("keys are not a JWKS document: {e}")))?;
-    let keys = mannerly_botauth::StaticKeys::new(jwks.keys);
+    let keys = match &keys_from {
+        Some(url) => mannerly_botauth::StaticKeys::from_directory(url, jwks.keys),
+        None => mannerly_botauth::StaticKeys::new(jwks.keys),
+    };
     if max_validity <= 0 {
         return Err(PyValueError::new_err(format!(
             "max_validity={max_validity} must be a number of seconds above 0"
@@ -514,6 +527,7 @@ fn _verify_request<'py>(
     config.web_bot_auth = web_bot_auth;
     config.max_validity = max_validity;
     config.reject_test_keys = !allow_test_keys;
+    config.allow_http = allow_http;
     let out = PyDict::new(py);
     match mannerly_botauth::verify_request(&message(method, url, headers), &keys, &config) {
         mannerly_botauth::Outcome::Verified {
@@ -532,7 +546,11 @@ fn _verify_request<'py>(
             out.set_item("result", "invalid")?;
             out.set_item("reason", reason.to_string())?;
         }
-        mannerly_botauth::Outcome::Unsigned => {
+        mannerly_botauth::Outcome::Unverified { reason } => {
+            out.set_item("result", "unverified")?;
+            out.set_item("reason", reason.to_string())?;
+        }
+        _ => {
             out.set_item("result", "unsigned")?;
         }
     }

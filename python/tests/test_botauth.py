@@ -11,9 +11,12 @@ import pytest
 import mannerly
 
 
+DIRECTORY = "https://crawler.example/.well-known/http-message-signatures-directory"
+
+
 def signed(key, now=None):
     url = "https://example.com/catalog/item?id=42"
-    extra = mannerly.sign_request("GET", url, {"User-Agent": "ExampleBot/1.0"}, key, "https://crawler.example",
+    extra = mannerly.sign_request("GET", url, {"User-Agent": "ExampleBot/1.0"}, key, DIRECTORY,
                                   components=["@method", "@path"], now=now)
     return url, [("User-Agent", "ExampleBot/1.0")] + extra
 
@@ -24,10 +27,12 @@ def test_sign_then_verify():
     url, headers = signed(key)
     names = [n for n, _ in headers]
     assert {"Signature-Agent", "Signature-Input", "Signature"} <= set(names)
-    r = mannerly.verify_request("GET", url, headers, [jwk])
+    r = mannerly.verify_request("GET", url, headers, [jwk], keys_from=DIRECTORY + "?v=1")
     assert r["result"] == "verified", r
-    assert r["agent"] == "https://crawler.example"
+    assert r["agent"] == DIRECTORY, "attributed to the URL the keys came from, without its query"
     assert r["thumbprint"] == r["keyid"]
+    # Keys held by other means: verified, attributed to the key alone.
+    assert mannerly.verify_request("GET", url, headers, [jwk])["agent"] is None
     # The same with a JWKS document and its JSON text.
     assert mannerly.verify_request("GET", url, headers, {"keys": [jwk]})["result"] == "verified"
     assert mannerly.verify_request("GET", url, headers, json.dumps({"keys": [jwk]}))["result"] == "verified"
@@ -38,7 +43,10 @@ def test_refusals_say_why():
     other = json.loads(mannerly.public_jwk(mannerly.generate_key()))
     url, headers = signed(key)
     r = mannerly.verify_request("GET", url, headers, [other])
-    assert r["result"] == "invalid" and "key" in r["reason"], r
+    assert r["result"] == "unverified" and "unknown key" in r["reason"], r
+    http_url, http = "http://example.com/", None
+    http = mannerly.sign_request("GET", http_url, {}, key, DIRECTORY)
+    assert "plain http" in mannerly.verify_request("GET", http_url, http, [other])["reason"]
     jwk = json.loads(mannerly.public_jwk(key))
     old_url, old = signed(key, now=time.time() - 3600)
     r = mannerly.verify_request("GET", old_url, old, [jwk])

@@ -35,9 +35,9 @@ def test_extensions():
     assert r.crawl_delay("bot") == 2.5
     assert r.request_rate("bot") == (1, 10.0)
     assert r.sitemaps() == ["https://example.com/s.xml"]
-    assert r.content_usage("bot", "/x") == {"train_ai": "n", "search": "unknown", "lines": [4]}
-    both = r.content_usage("bot", "/x", header=["search=y", "train-ai=y"])
-    assert both == {"train_ai": "n", "search": "y", "lines": [4]}
+    assert r.content_usage("bot", "/x") == {"train_ai": "n", "ai_use": "unknown", "search": "unknown", "lines": [4]}
+    both = r.content_usage("bot", "/x", header=["search=y", "train-ai=y", "ai-use=n"])
+    assert both == {"train_ai": "n", "ai_use": "n", "search": "y", "lines": [4]}
 
 
 def test_strict_mode_and_lint():

@@ -256,6 +256,36 @@ fn component_value(
     })
 }
 
+/// `"@query-param";name="..."` (RFC 9421 §2.2.8): each value of the named
+/// parameter, in order, decoded as a form and re-encoded with every byte
+/// but `A-Za-z0-9*-._` escaped; the `name` is compared in that encoding.
+fn query_param(item: &Item, url: &url::Url) -> Result<Vec<String>, Error> {
+    let name = param_str(&item.params, "name")
+        .ok_or_else(|| Error::Field("@query-param without a name parameter".into()))?;
+    let values: Vec<String> = url
+        .query_pairs()
+        .filter(|(k, _)| form_encode(k) == name)
+        .map(|(_, v)| form_encode(&v))
+        .collect();
+    if values.is_empty() {
+        return Err(Error::Missing(format!("query parameter {name}")));
+    }
+    Ok(values)
+}
+
+/// Percent-encodes all but `A-Za-z0-9*-._`, spaces as `%20`.
+fn form_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"*-._".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// The signature base for the covered components `covered` (the parsed
 /// Signature-Input member) over `req` (and `resp`, for a response).
 pub fn signature_base(
@@ -273,14 +303,19 @@ pub fn signature_base(
             return Err(Error::Field(format!("component {id} is covered twice")));
         }
         seen.push(id.clone());
-        let value = component_value(item, req, resp, &target)?;
-        if value.contains('\n') {
-            return Err(Error::Field(format!("component {id} contains a newline")));
+        let values = match item.bare_item.as_string().map(|s| s.as_str()) {
+            Some("@query-param") => query_param(item, &target)?,
+            _ => vec![component_value(item, req, resp, &target)?],
+        };
+        for value in values {
+            if value.contains('\n') {
+                return Err(Error::Field(format!("component {id} contains a newline")));
+            }
+            out.push_str(&id);
+            out.push_str(": ");
+            out.push_str(&value);
+            out.push('\n');
         }
-        out.push_str(&id);
-        out.push_str(": ");
-        out.push_str(&value);
-        out.push('\n');
     }
     out.push_str("\"@signature-params\": ");
     out.push_str(&serialize_inner_list(covered)?);
@@ -290,6 +325,39 @@ pub fn signature_base(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn query_params_as_rfc9421_encodes_them() {
+        // RFC 9421 §2.2.8's second example.
+        let url = url::Url::parse("https://example.com/parameters?var=this%20is%20a%20big%0Amultiline%20value&bar=with+plus+whitespace&fa%C3%A7ade%22%3A%20=something").expect("url");
+        let value = |name: &str| {
+            let mut params = Parameters::new();
+            params.insert(
+                sfv::Key::from_string("name".into()).expect("key"),
+                BareItem::String(sfv::String::from_string(name.into()).expect("string")),
+            );
+            let item = Item {
+                bare_item: BareItem::String(
+                    sfv::String::from_string("@query-param".into()).expect("s"),
+                ),
+                params,
+            };
+            query_param(&item, &url).map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            value("var"),
+            Ok(vec!["this%20is%20a%20big%0Amultiline%20value".to_owned()])
+        );
+        assert_eq!(
+            value("bar"),
+            Ok(vec!["with%20plus%20whitespace".to_owned()])
+        );
+        assert_eq!(
+            value("fa%C3%A7ade%22%3A%20"),
+            Ok(vec!["something".to_owned()])
+        );
+        assert!(value("absent").is_err_and(|e| e.contains("query parameter absent")));
+    }
 
     #[test]
     fn raw_requests_parse_or_say_where_they_are_wrong() {

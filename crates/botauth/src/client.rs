@@ -6,10 +6,12 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::base::Message;
-use crate::directory::{DirectoryProblem, Jwks, DIRECTORY_PATH};
-use crate::verify::{verify, KeyLookup, Outcome, Rejection, StaticKeys, VerifyConfig};
+use crate::directory::{DirectoryProblem, Jwks};
+use crate::verify::{
+    summarise, verify_each, KeyLookup, Outcome, ReadyKey, Rejection, StaticKeys, Verdict,
+    VerifyConfig,
+};
 use crate::Jwk;
-use mannerly_time::UnixMillis;
 
 /// Limits for fetching directories.
 #[derive(Debug, Clone)]
@@ -111,20 +113,15 @@ impl DirectoryClient {
         }
     }
 
-    /// The directory URL for a `Signature-Agent` value: a bare origin gets
-    /// the well-known path; a URL with a path is used as it is (the direct
-    /// JWKS URL form).
+    /// The URL to fetch for a `Signature-Agent` member: the value as it
+    /// is (the editor's copy, §5.5: a JWK Set URL, no path guessed), https
+    /// only.
     pub fn directory_url(agent: &str) -> Result<url::Url, DirectoryProblem> {
         let u = url::Url::parse(agent).map_err(|e| DirectoryProblem::NotAUrl(e.to_string()))?;
         if u.scheme() != "https" {
             return Err(DirectoryProblem::NotHttps);
         }
-        if u.path() == "/" || u.path().is_empty() {
-            u.join(DIRECTORY_PATH)
-                .map_err(|e| DirectoryProblem::NotAUrl(e.to_string()))
-        } else {
-            Ok(u)
-        }
+        Ok(u)
     }
 
     /// The keys of the directory named by `agent`, fetched or cached. A
@@ -152,7 +149,7 @@ impl DirectoryClient {
         }
         match self.fetch(&url).await {
             Ok((keys, ttl)) => {
-                let keys = StaticKeys::new(keys);
+                let keys = StaticKeys::from_directory(url.as_str(), keys);
                 self.remember(key, Ok(keys.clone()), ttl);
                 Ok(keys)
             }
@@ -243,7 +240,6 @@ impl DirectoryClient {
             .await
             .map_err(|e| DirectoryProblem::Fetch(e.to_string()))?;
         let status = resp.status().as_u16();
-        let headers = mannerly_fetch::http::header_pairs(resp.headers());
         if (300..400).contains(&status) {
             return Err(DirectoryProblem::Redirect(status));
         }
@@ -264,17 +260,7 @@ impl DirectoryClient {
             .map_or(self.config.max_ttl, |s| {
                 Duration::from_secs(s).min(self.config.max_ttl)
             });
-        let mut body = Vec::new();
-        while let Some(chunk) = resp
-            .chunk()
-            .await
-            .map_err(|e| DirectoryProblem::Fetch(format!("body: {e}")))?
-        {
-            body.extend_from_slice(&chunk);
-            if body.len() > self.config.max_bytes {
-                return Err(DirectoryProblem::TooLarge(self.config.max_bytes));
-            }
-        }
+        let body = read_capped(&mut resp, self.config.max_bytes).await?;
         let doc: Jwks =
             serde_json::from_slice(&body).map_err(|e| DirectoryProblem::NotJwks(e.to_string()))?;
         if doc.keys.len() > self.config.max_keys {
@@ -283,52 +269,198 @@ impl DirectoryClient {
                 max: self.config.max_keys,
             });
         }
-        // A directory that signs itself is held to its signature: every
-        // key listed must have signed it (and the digest must match).
-        if headers
-            .iter()
-            .any(|(k, _)| k.eq_ignore_ascii_case("signature-input"))
-        {
-            let response = crate::base::Response { status, headers };
-            let origin = url.origin().ascii_serialization();
-            let keys =
-                crate::directory::verify_directory(&origin, &response, &body, UnixMillis::now())?;
-            return Ok((keys, ttl));
+        // Keys are used whether or not the directory's possession proof
+        // holds (Appendix B.1 allows it: the fetch itself associates them
+        // with the URL); entries with a wrong kid or alg are dropped
+        // (§5.5.1).
+        let (keys, _dropped) = crate::dircheck::usable_entries(url.as_str(), doc.keys);
+        if keys.is_empty() {
+            return Err(DirectoryProblem::NotJwks("no usable key".into()));
         }
-        Ok((doc.keys, ttl))
+        Ok((keys, ttl))
     }
 
-    /// Verifies a request, fetching the keys from the directory its
-    /// `Signature-Agent` names. `Err` when that directory cannot be used:
-    /// the signature was then not checked (the verifier's own
-    /// [`Rejection`]s name no fetching).
-    pub async fn verify_request(
-        &self,
-        msg: &Message,
-        config: &VerifyConfig,
-    ) -> Result<Outcome, DirectoryError> {
-        // First pass: find what the signature needs (keyid and agent).
-        struct Capture(Mutex<Option<(String, Option<String>)>>);
+    /// Verifies a request, fetching the keys from the directories its
+    /// signatures name ([`verify`](crate::verify)'s summary of
+    /// [`Self::verify_each`]).
+    pub async fn verify_request(&self, msg: &Message, config: &VerifyConfig) -> Outcome {
+        summarise(self.verify_each(msg, config).await)
+    }
+
+    /// Verifies each signature of a request with the keys of the JWK Set
+    /// its own Signature-Agent member names. A directory that cannot be
+    /// had makes its signatures unverified, with the reason.
+    pub async fn verify_each(&self, msg: &Message, config: &VerifyConfig) -> Vec<Verdict> {
+        // First pass: find the agents the signatures name.
+        struct Capture(Mutex<Vec<String>>);
         impl KeyLookup for Capture {
-            fn lookup(&self, keyid: &str, agent: Option<&str>) -> Option<Jwk> {
-                *self.0.lock().unwrap_or_else(|p| p.into_inner()) =
-                    Some((keyid.to_owned(), agent.map(str::to_owned)));
+            fn lookup(&self, _keyid: &str, agent: Option<&str>) -> Option<Jwk> {
+                if let Some(a) = agent {
+                    self.0
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push(a.to_owned());
+                }
                 None
             }
         }
-        let capture = Capture(Mutex::new(None));
-        let first = verify(msg, None, &capture, config);
-        let hint = capture.0.lock().unwrap_or_else(|p| p.into_inner()).take();
-        let Some((_, agent)) = hint else {
-            return Ok(first); // unsigned, or invalid before any key was needed
-        };
-        let Some(agent) = agent else {
-            return Ok(Outcome::Invalid {
+        let capture = Capture(Mutex::new(Vec::new()));
+        let first = verify_each(msg, None, &capture, config);
+        let agents = capture.0.into_inner().unwrap_or_else(|p| p.into_inner());
+        if agents.is_empty() {
+            return first.into_iter().map(no_agent).collect();
+        }
+        let mut sets = ByAgent::default();
+        for agent in agents {
+            if sets.keys.contains_key(&agent) || sets.failed.contains_key(&agent) {
+                continue;
+            }
+            match self.key_set(&agent).await {
+                Ok(keys) => {
+                    sets.keys.insert(agent, keys);
+                }
+                Err(e) => {
+                    sets.failed.insert(agent, e.to_string());
+                }
+            }
+        }
+        verify_each(msg, None, &sets, config)
+            .into_iter()
+            .map(|v| sets.explain(v))
+            .collect()
+    }
+}
+
+/// A document as fetched by [`fetch_document`]: whatever status came
+/// back (a redirect is returned, not followed), the headers, the body.
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// The response (status and headers).
+    pub response: crate::base::Response,
+    /// The body, at most the limit asked for.
+    pub body: Vec<u8>,
+}
+
+/// GETs `url` as a verifier or a card client must: no redirect followed
+/// (build `client` from [`DirectoryClient::client_builder`] or with
+/// redirects off), `Accept: accept`, at most `max_bytes` of body. For the
+/// operator's checks (`mannerly directory check`, `mannerly card check`).
+pub async fn fetch_document(
+    client: &reqwest::Client,
+    url: &str,
+    accept: &str,
+    max_bytes: usize,
+) -> Result<Document, DirectoryProblem> {
+    let mut resp = client
+        .get(url)
+        .header(reqwest::header::ACCEPT, accept)
+        .send()
+        .await
+        .map_err(|e| DirectoryProblem::Fetch(fetch_error(&e)))?;
+    let response = crate::base::Response {
+        status: resp.status().as_u16(),
+        headers: mannerly_fetch::http::header_pairs(resp.headers()),
+    };
+    let body = read_capped(&mut resp, max_bytes).await?;
+    Ok(Document { response, body })
+}
+
+/// A response's body, refused once it passes `max_bytes`.
+async fn read_capped(
+    resp: &mut reqwest::Response,
+    max_bytes: usize,
+) -> Result<Vec<u8>, DirectoryProblem> {
+    let mut body = Vec::new();
+    while let Some(chunk) = resp
+        .chunk()
+        .await
+        .map_err(|e| DirectoryProblem::Fetch(format!("body: {e}")))?
+    {
+        body.extend_from_slice(&chunk);
+        if body.len() > max_bytes {
+            return Err(DirectoryProblem::TooLarge(max_bytes));
+        }
+    }
+    Ok(body)
+}
+
+/// A reqwest error with its causes (TLS and connection errors hide the
+/// useful part in the source chain).
+fn fetch_error(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+/// A verdict of the capturing pass with no agent named: unverified for want
+/// of one (the directory fetcher has no other keys).
+fn no_agent(v: Verdict) -> Verdict {
+    match v.outcome {
+        Outcome::Unverified {
+            reason: Rejection::UnknownKey(_),
+        } => Verdict {
+            outcome: Outcome::Unverified {
                 reason: Rejection::NoAgent,
-            });
+            },
+            ..v
+        },
+        _ => v,
+    }
+}
+
+/// The key sets fetched, by the agent value that named them, and the
+/// directories that could not be had.
+#[derive(Default)]
+struct ByAgent {
+    keys: HashMap<String, StaticKeys>,
+    failed: HashMap<String, String>,
+    /// The agent each keyid was looked up under.
+    asked: Mutex<HashMap<String, String>>,
+}
+
+impl ByAgent {
+    /// An unknown key whose directory failed is unverified for that reason.
+    fn explain(&self, v: Verdict) -> Verdict {
+        let Outcome::Unverified {
+            reason: Rejection::UnknownKey(keyid),
+        } = &v.outcome
+        else {
+            return v;
         };
-        let keys = self.key_set(&agent).await?;
-        Ok(verify(msg, None, &keys, config))
+        let asked = self.asked.lock().unwrap_or_else(|p| p.into_inner());
+        match asked.get(keyid).and_then(|a| self.failed.get(a)) {
+            Some(why) => Verdict {
+                outcome: Outcome::Unverified {
+                    reason: Rejection::DirectoryUnavailable(why.clone()),
+                },
+                ..v
+            },
+            _ => v,
+        }
+    }
+}
+
+impl KeyLookup for ByAgent {
+    fn lookup(&self, keyid: &str, agent: Option<&str>) -> Option<Jwk> {
+        self.resolve(keyid, agent).map(|k| k.jwk.clone())
+    }
+
+    fn resolve(&self, keyid: &str, agent: Option<&str>) -> Option<std::sync::Arc<ReadyKey>> {
+        let agent = agent?;
+        self.asked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(keyid.to_owned(), agent.to_owned());
+        self.keys.get(agent)?.resolve(keyid, Some(agent))
+    }
+
+    fn needs_agent(&self) -> bool {
+        true
     }
 }
 
@@ -404,9 +536,10 @@ mod tests {
 
     #[test]
     fn directory_urls() {
+        // Fetched as it is: no path is guessed for a bare origin (§5.5).
         assert_eq!(
             DirectoryClient::directory_url("https://crawler.example").map(|u| u.to_string()),
-            Ok("https://crawler.example/.well-known/http-message-signatures-directory".into())
+            Ok("https://crawler.example/".into())
         );
         assert_eq!(
             DirectoryClient::directory_url("https://crawler.example/keys.json")

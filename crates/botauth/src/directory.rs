@@ -5,15 +5,16 @@
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use sfv::{BareItem, Dictionary, FieldType, InnerList, Integer, Item, Key, ListEntry, Parameters};
 use sha2::{Digest, Sha256};
 
-use crate::base::{signature_base, Message, Response};
+use crate::base::Response;
 use crate::verify::Rejection;
 use crate::{Error, Jwk, KeyPair, UnixMillis};
 
 /// The well-known path (note the plural "signatures").
 pub const DIRECTORY_PATH: &str = "/.well-known/http-message-signatures-directory";
+/// The `tag` of a directory's possession proof.
+pub const DIRECTORY_TAG: &str = "http-message-signatures-directory";
 /// The directory's media type.
 pub const DIRECTORY_MEDIA_TYPE: &str = "application/http-message-signatures-directory+json";
 
@@ -34,16 +35,6 @@ pub fn content_digest(body: &[u8]) -> String {
     format!("sha-256=:{}:", STANDARD.encode(Sha256::digest(body)))
 }
 
-fn k(s: &str) -> Result<Key, Error> {
-    Key::from_string(s.to_owned()).map_err(|(e, _)| Error::Field(e.to_string()))
-}
-
-fn s(v: &str) -> Result<BareItem, Error> {
-    sfv::String::from_string(v.to_owned())
-        .map(BareItem::String)
-        .map_err(|(e, _)| Error::Field(e.to_string()))
-}
-
 /// The signed directory response for a GET of the directory at `origin`
 /// (e.g. `https://crawler.example`): status 200, Content-Type,
 /// Content-Digest, Signature-Input and Signature (one member per key,
@@ -54,70 +45,27 @@ pub fn signed_directory(
     created: UnixMillis,
     validity: i64,
 ) -> Result<(Response, String), Error> {
-    let created = i64::try_from(created.as_secs()).unwrap_or(i64::MAX);
-    if pairs.is_empty() {
-        return Err(Error::NoKeys);
-    }
-    if !(1..=86_400).contains(&validity) {
-        return Err(Error::Validity(validity));
-    }
     let body = directory_document(&pairs.iter().map(KeyPair::public_jwk).collect::<Vec<_>>());
-    let request = Message::new(
-        "GET",
-        &format!("{}{DIRECTORY_PATH}", origin.trim_end_matches('/')),
-    );
-    let mut response = Response {
-        status: 200,
-        headers: vec![
+    let request = format!("{}{DIRECTORY_PATH}", origin.trim_end_matches('/'));
+    let response = crate::proof::sign_body(
+        pairs,
+        &request,
+        vec![
             ("Content-Type".into(), DIRECTORY_MEDIA_TYPE.into()),
-            ("Content-Digest".into(), content_digest(body.as_bytes())),
+            // Kept no longer than the proof holds, and at most a day.
+            (
+                "Cache-Control".into(),
+                format!("max-age={}", validity.clamp(1, 86_400)),
+            ),
+            (
+                "ETag".into(),
+                format!("\"{}\"", &content_digest(body.as_bytes())[9..25]),
+            ),
         ],
-    };
-    let mut inputs = Dictionary::new();
-    let mut sigs = Dictionary::new();
-    for (i, pair) in pairs.iter().enumerate() {
-        let mut authority = Parameters::new();
-        authority.insert(k("req")?, BareItem::Boolean(true));
-        let items = vec![
-            Item {
-                bare_item: s("@authority")?,
-                params: authority,
-            },
-            Item::new(s("content-digest")?),
-        ];
-        let mut params = Parameters::new();
-        let int = |n: i64| {
-            Integer::try_from(n)
-                .map(BareItem::Integer)
-                .map_err(|e| Error::Field(e.to_string()))
-        };
-        params.insert(k("created")?, int(created)?);
-        params.insert(k("expires")?, int(created.saturating_add(validity))?);
-        params.insert(k("keyid")?, s(&pair.keyid())?);
-        params.insert(k("alg")?, s("ed25519")?);
-        params.insert(k("tag")?, s("http-message-signatures-directory")?);
-        let covered = InnerList { items, params };
-        let base = signature_base(&covered, &request, Some(&response))?;
-        let label = k(&format!("binding{i}"))?;
-        sigs.insert(
-            label.clone(),
-            ListEntry::Item(Item::new(BareItem::ByteSequence(
-                pair.sign(base.as_bytes()).to_vec(),
-            ))),
-        );
-        inputs.insert(label, ListEntry::InnerList(covered));
-    }
-    response.headers.push((
-        "Signature-Input".into(),
-        inputs
-            .serialize()
-            .ok_or_else(|| Error::Field("empty".into()))?,
-    ));
-    response.headers.push((
-        "Signature".into(),
-        sigs.serialize()
-            .ok_or_else(|| Error::Field("empty".into()))?,
-    ));
+        body.as_bytes(),
+        (created, validity),
+        DIRECTORY_TAG,
+    )?;
     Ok((response, body))
 }
 
@@ -205,6 +153,14 @@ pub enum DirectoryProblem {
         /// Why it was refused.
         rejection: Box<Rejection>,
     },
+    /// A directory signature does not cover what Appendix B.1 requires.
+    #[error("directory signature {label} does not cover {missing} (Appendix B.1 requires \"@authority\";req and \"content-digest\")")]
+    ProofCoverage {
+        /// The signature's label.
+        label: String,
+        /// The component it leaves out.
+        missing: &'static str,
+    },
     /// A listed key did not sign the directory.
     #[error("key {0} is listed but did not sign the directory")]
     UnprovenKey(String),
@@ -213,9 +169,12 @@ pub enum DirectoryProblem {
     Client(String),
 }
 
-/// Checks a fetched directory response: the body's digest, and a valid
-/// `http-message-signatures-directory` signature by every key listed
-/// (proof that the operator holds each key). Returns the keys.
+/// Checks a fetched directory response's possession proof (Appendix B.1):
+/// the body's digest, and a valid `http-message-signatures-directory`
+/// signature, covering `"@authority";req` and `content-digest`, by every
+/// key listed. `origin` is the URL fetched, or its origin. Returns the
+/// keys. A verifier may use a directory's keys without a valid proof
+/// ([`crate::client`] does); the proof is what binds them to the domain.
 pub fn verify_directory(
     origin: &str,
     response: &Response,
@@ -224,82 +183,15 @@ pub fn verify_directory(
 ) -> Result<Vec<Jwk>, DirectoryProblem> {
     let doc: Jwks =
         serde_json::from_slice(body).map_err(|e| DirectoryProblem::NotJwks(e.to_string()))?;
-    let digest = response
-        .headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("content-digest"))
-        .map(|(_, v)| v.as_str())
-        .ok_or(DirectoryProblem::NoDigest)?;
-    if digest.replace(' ', "") != content_digest(body) {
-        return Err(DirectoryProblem::DigestMismatch);
-    }
-    let get = |n: &str| {
-        response
-            .headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(n))
-            .map(|(_, v)| v.clone())
+    // The request that fetched it: a URL as given, or an origin's
+    // well-known path. Only its authority is covered.
+    let request = match url::Url::parse(origin) {
+        Ok(u) if u.path().len() > 1 => origin.to_owned(),
+        _ => format!("{}{DIRECTORY_PATH}", origin.trim_end_matches('/')),
     };
-    let malformed = |header: &'static str| {
-        move |e: sfv::Error| DirectoryProblem::MalformedSignature {
-            header,
-            detail: e.to_string(),
-        }
-    };
-    let inputs: Dictionary =
-        sfv::Parser::new(&get("signature-input").ok_or(DirectoryProblem::Unsigned)?)
-            .parse()
-            .map_err(malformed("Signature-Input"))?;
-    let sigs: Dictionary = sfv::Parser::new(&get("signature").ok_or(DirectoryProblem::Unsigned)?)
-        .parse()
-        .map_err(malformed("Signature"))?;
-    let request = Message::new(
-        "GET",
-        &format!("{}{DIRECTORY_PATH}", origin.trim_end_matches('/')),
-    );
     let keys = crate::StaticKeys::new(doc.keys.clone());
-    let mut proven = Vec::new();
-    for (label, entry) in &inputs {
-        let (ListEntry::InnerList(il), Some(sig)) = (entry, sigs.get(label.as_str())) else {
-            continue;
-        };
-        if il
-            .params
-            .get("tag")
-            .and_then(|t| t.as_string())
-            .map(|t| t.as_str())
-            != Some("http-message-signatures-directory")
-        {
-            continue;
-        }
-        let mut one_in = Dictionary::new();
-        one_in.insert(label.clone(), entry.clone());
-        let mut one_sig = Dictionary::new();
-        one_sig.insert(label.clone(), sig.clone());
-        let mut r = response.clone();
-        r.headers.retain(|(k, _)| {
-            !k.eq_ignore_ascii_case("signature-input") && !k.eq_ignore_ascii_case("signature")
-        });
-        r.headers.push((
-            "Signature-Input".into(),
-            one_in.serialize().unwrap_or_default(),
-        ));
-        r.headers
-            .push(("Signature".into(), one_sig.serialize().unwrap_or_default()));
-        let mut config = crate::VerifyConfig::at(now);
-        config.web_bot_auth = false;
-        config.reject_test_keys = false;
-        match crate::verify(&request, Some(&r), &keys, &config) {
-            crate::Outcome::Verified { thumbprint, .. } => proven.push(thumbprint),
-            crate::Outcome::Invalid { reason } => {
-                return Err(DirectoryProblem::BadSignature {
-                    label: label.as_str().to_owned(),
-                    rejection: Box::new(reason),
-                })
-            }
-            crate::Outcome::Unsigned => {}
-        }
-    }
+    let proven =
+        crate::proof::verify_body(&request, response, body, &keys, now, Some(DIRECTORY_TAG))?;
     for k in &doc.keys {
         if !proven.contains(&k.thumbprint()) {
             return Err(DirectoryProblem::UnprovenKey(k.thumbprint()));

@@ -11,7 +11,7 @@ use crate::Error;
 /// A JSON Web Key. Signing and verifying use Ed25519 (`kty` `OKP`, `crv`
 /// `Ed25519`); other key types are read so their thumbprints can be
 /// computed and their signatures refused by name.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Jwk {
     /// The key type: `OKP` for Ed25519.
     pub kty: String,
@@ -36,6 +36,13 @@ pub struct Jwk {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     /// The directory's own key id (informational: keys are matched by thumbprint).
     pub kid: Option<String>,
+    /// The algorithm, from the HTTP Signature Algorithms registry
+    /// (`ed25519`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub alg: Option<String>,
+    /// The key's use (`sig`).
+    #[serde(rename = "use", skip_serializing_if = "Option::is_none", default)]
+    pub use_: Option<String>,
 }
 
 impl Jwk {
@@ -138,17 +145,21 @@ impl KeyPair {
         .map_err(Error::Pkcs8Encode)
     }
 
-    /// The public key as a JWK (no `d`).
+    /// The public key as a JWK (no `d`), as a directory publishes it:
+    /// `kid` is its thumbprint, `alg` `ed25519`, `use` `sig` (the
+    /// editor's copy, §5.5).
     pub fn public_jwk(&self) -> Jwk {
-        Jwk {
+        let bare = Jwk {
             kty: "OKP".into(),
             crv: "Ed25519".into(),
             x: URL_SAFE_NO_PAD.encode(self.signing.verifying_key().as_bytes()),
-            y: None,
-            n: None,
-            e: None,
-            d: None,
-            kid: None,
+            ..Jwk::default()
+        };
+        Jwk {
+            kid: Some(bare.thumbprint()),
+            alg: Some("ed25519".into()),
+            use_: Some("sig".into()),
+            ..bare
         }
     }
 
@@ -191,11 +202,7 @@ mod tests {
             kty: "OKP".into(),
             crv: "Ed25519".into(),
             x: "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo".into(),
-            y: None,
-            n: None,
-            e: None,
-            d: None,
-            kid: None,
+            ..Jwk::default()
         };
         assert_eq!(
             jwk.thumbprint(),

@@ -39,11 +39,15 @@
 
 #![deny(missing_docs)]
 
+pub mod accept;
 pub mod base;
+pub mod card;
 pub mod client;
+pub mod dircheck;
 pub mod directory;
 pub mod fcrdns;
 pub mod keys;
+pub mod proof;
 mod sign;
 mod verify;
 
@@ -51,8 +55,8 @@ pub use base::{Message, RequestParseError, Response};
 pub use keys::{Jwk, KeyPair};
 pub use sign::{sign_request, sign_reqwest, AgentForm, SignConfig};
 pub use verify::{
-    verify, verify_request, KeyLookup, NonceCache, NonceCheck, Outcome, ReadyKey, Rejection,
-    StaticKeys, VerifyConfig,
+    agent_identifier, summarise, verify, verify_each, verify_request, KeyLookup, NonceCache,
+    NonceCheck, Outcome, ReadyKey, Rejection, StaticKeys, Verdict, VerifyConfig,
 };
 
 pub use mannerly_time::UnixMillis;

@@ -8,19 +8,22 @@ use sfv::{BareItem, Dictionary, FieldType, InnerList, Integer, Item, Key, ListEn
 use crate::base::{signature_base, Message};
 use crate::{Error, KeyPair, UnixMillis};
 
-/// How the `Signature-Agent` header names the key directory.
+/// How the `Signature-Agent` header names the key directory: the URL of
+/// the JWK Set, which verifiers fetch as it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AgentForm {
-    /// `Signature-Agent: <member>="https://crawler.example"` (the default form).
+    /// `Signature-Agent: sig1="https://crawler.example/.well-known/..."`:
+    /// one member keyed to the signature's label, covered as
+    /// `"signature-agent";key="sig1"` (the editor's copy, §5.2.1; the form
+    /// signers must send).
     Dictionary {
-        /// The dictionary member (`agent1`).
-        member: String,
-        /// The key directory's origin or URL.
+        /// The JWK Set's URL.
         url: String,
     },
-    /// The legacy bare string: `Signature-Agent: "https://crawler.example"`.
+    /// The legacy bare string of draft -00: `Signature-Agent:
+    /// "https://..."`, for verifiers that know nothing newer.
     Legacy {
-        /// The key directory's origin or URL.
+        /// The JWK Set's URL.
         url: String,
     },
     /// No `Signature-Agent` header.
@@ -28,12 +31,9 @@ pub enum AgentForm {
 }
 
 impl AgentForm {
-    /// The dictionary form with member `agent1`.
+    /// The dictionary form.
     pub fn dictionary(url: &str) -> AgentForm {
-        AgentForm::Dictionary {
-            member: "agent1".into(),
-            url: url.into(),
-        }
+        AgentForm::Dictionary { url: url.into() }
     }
 }
 
@@ -45,7 +45,11 @@ pub struct SignConfig {
     /// How `Signature-Agent` names the key directory.
     pub agent: AgentForm,
     /// Covered components besides `@authority` and the agent:
-    /// `@method`, `@path`, `@target-uri`, `content-digest`, ...
+    /// `@method`, `@path`, `@target-uri`, `content-digest`, or identifiers
+    /// with parameters such as `"@query-param";name="q"` and, to cover
+    /// another signature, `"signature";key="agent"`. A message that
+    /// already carries signatures keeps them: the headers returned are
+    /// added beside them, and their lines combine into one dictionary.
     pub extra_components: Vec<String>,
     /// When the signature is made (`created`, in whole seconds on the wire).
     pub created: UnixMillis,
@@ -90,6 +94,18 @@ fn int(n: i64) -> Result<BareItem, Error> {
         .map_err(|e| Error::Field(format!("{n}: {e}")))
 }
 
+/// A component to cover: a bare name (`@method`, `content-digest`), or a
+/// serialised identifier with parameters (`"signature";key="sig1"`,
+/// `"@query-param";name="q"`).
+fn component(c: &str) -> Result<Item, Error> {
+    if c.starts_with('"') {
+        return sfv::Parser::new(c.as_bytes())
+            .parse::<Item>()
+            .map_err(|e| Error::Field(format!("component {c}: {e}")));
+    }
+    Ok(Item::new(string(&c.to_ascii_lowercase())?))
+}
+
 /// Signs `msg`: returns the headers to add (`Signature-Agent` when the
 /// form has one, `Signature-Input`, `Signature`), serialised canonically.
 pub fn sign_request(
@@ -103,7 +119,8 @@ pub fn sign_request(
     let mut headers = Vec::new();
     let mut items = vec![Item::new(string("@authority")?)];
     let agent_value = match &config.agent {
-        AgentForm::Dictionary { member, url } => {
+        AgentForm::Dictionary { url } => {
+            let member = &config.label;
             let mut d = Dictionary::new();
             d.insert(key(member)?, ListEntry::Item(Item::new(string(url)?)));
             let mut params = Parameters::new();
@@ -124,7 +141,7 @@ pub fn sign_request(
         headers.push(("Signature-Agent".to_owned(), v.clone()));
     }
     for c in &config.extra_components {
-        items.push(Item::new(string(&c.to_ascii_lowercase())?));
+        items.push(component(c)?);
     }
     let mut params = Parameters::new();
     let created = i64::try_from(config.created.as_secs()).unwrap_or(i64::MAX);

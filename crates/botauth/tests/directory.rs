@@ -1,6 +1,8 @@
 //! Verification through a key directory served by the simulated web over
-//! https: success, redirects, size, private addresses, unknown keys, and a
-//! failed refresh that keeps the good keys.
+//! https: success, redirects, size, private addresses, unknown keys, a
+//! failed refresh that keeps the good keys, and the editor's copy's rules
+//! (the member fetched as it is, attribution without the query, bad
+//! entries dropped, a bad proof not fatal).
 
 use mannerly_botauth::client::{DirectoryClient, DirectoryConfig};
 use mannerly_botauth::directory::{signed_directory, DIRECTORY_PATH};
@@ -56,14 +58,19 @@ fn signed_by(pair: &KeyPair, agent: &str) -> Message {
     m
 }
 
-/// Why a request was not verified: the verifier's rejection, or the
-/// directory's problem (the signature was then not checked).
-fn reason(o: Result<Outcome, mannerly_botauth::client::DirectoryError>) -> String {
+/// Why a request was not verified: invalid, or unverified (a directory's
+/// problem is never "invalid").
+fn reason(o: Outcome) -> String {
     match o {
-        Ok(Outcome::Invalid { reason }) => reason.to_string(),
-        Err(e) => e.to_string(),
-        Ok(other) => panic!("expected Invalid, got {other:?}"),
+        Outcome::Invalid { reason } => format!("invalid: {reason}"),
+        Outcome::Unverified { reason } => format!("unverified: {reason}"),
+        other => panic!("expected Invalid or Unverified, got {other:?}"),
     }
+}
+
+/// The directory URL at `host`'s well-known path.
+fn well_known(w: &TestWeb, host: &str) -> String {
+    w.https_url(host, DIRECTORY_PATH).expect("tls")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -77,10 +84,13 @@ async fn verified_through_the_directory_and_failed_refresh_keeps_keys() {
         HostSpec::default().route(DIRECTORY_PATH, vec![good, Reply::status(503)]),
     );
     let c = client(&w, true);
-    let m = signed_by(&pair, &origin);
+    // The member names the JWK Set; a query is part of what is fetched but
+    // not of the identifier (§5.5).
+    let dir = well_known(&w, "crawler.test");
+    let m = signed_by(&pair, &format!("{dir}?v=2"));
     match c.verify_request(&m, &VerifyConfig::at(now())).await {
-        Ok(Outcome::Verified { agent, keyid, .. }) => {
-            assert_eq!(agent.as_deref(), Some(origin.as_str()));
+        Outcome::Verified { agent, keyid, .. } => {
+            assert_eq!(agent.as_deref(), Some(dir.as_str()));
             assert_eq!(keyid, pair.keyid());
         }
         other => panic!("{other:?}"),
@@ -88,23 +98,37 @@ async fn verified_through_the_directory_and_failed_refresh_keeps_keys() {
     // max-age=0: the next lookup refreshes, gets 503, keeps the keys.
     assert!(matches!(
         c.verify_request(&m, &VerifyConfig::at(now())).await,
-        Ok(Outcome::Verified { .. })
+        Outcome::Verified { .. }
     ));
-    assert_eq!(w.count("crawler.test", DIRECTORY_PATH), 2);
-    // A key the directory does not list.
-    let stranger = signed_by(&KeyPair::generate(), &origin);
-    assert!(
-        reason(c.verify_request(&stranger, &VerifyConfig::at(now())).await)
-            .starts_with("unknown key")
+    let with_query = format!("{DIRECTORY_PATH}?v=2");
+    assert_eq!(w.count("crawler.test", &with_query), 2);
+    // A key the directory does not list: unverified, not invalid.
+    let stranger = signed_by(&KeyPair::generate(), &format!("{dir}?v=2"));
+    let why = reason(c.verify_request(&stranger, &VerifyConfig::at(now())).await);
+    assert!(why.starts_with("unverified: unknown key"), "{why}");
+    // A bare origin is fetched as it is, not completed to the well-known
+    // path: it serves no JWK Set, so the request is unverified.
+    let bare = reason(
+        c.verify_request(&signed_by(&pair, &origin), &VerifyConfig::at(now()))
+            .await,
     );
+    assert!(bare.starts_with("unverified: key directory"), "{bare}");
+    assert_eq!(
+        w.count("crawler.test", "/"),
+        1,
+        "the origin was fetched as it is"
+    );
+    // (Three fetches of the JWK Set: max-age=0 refetched it for the
+    // stranger; none at the well-known path for the bare origin.)
+    assert_eq!(w.count("crawler.test", &with_query), 3, "no path guessed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redirecting_oversized_and_private_directories_are_refused() {
     let w = web().await;
     let pair = KeyPair::generate();
-    let moved = w.https_url("moved.test", "").expect("tls");
-    let big = w.https_url("big.test", "").expect("tls");
+    let moved = well_known(&w, "moved.test");
+    let big = well_known(&w, "big.test");
     w.set_host(
         "moved.test",
         HostSpec::default().route(
@@ -134,14 +158,14 @@ async fn redirecting_oversized_and_private_directories_are_refused() {
     )
     .contains("larger than 65536 bytes"));
     let strict = client(&w, false);
-    let local = format!("https://localhost:{}", w.tls_ports()[0]);
+    let local = format!("https://localhost:{}{DIRECTORY_PATH}", w.tls_ports()[0]);
     assert!(reason(
         strict
             .verify_request(&signed_by(&pair, &local), &VerifyConfig::at(now()))
             .await
     )
     .contains("not a public address a verifier may contact: refused"));
-    let plain = w.url("crawler.test", "");
+    let plain = w.url("crawler.test", DIRECTORY_PATH);
     assert!(reason(
         strict
             .verify_request(&signed_by(&pair, &plain), &VerifyConfig::at(now()))
@@ -151,17 +175,17 @@ async fn redirecting_oversized_and_private_directories_are_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_signed_directory_is_held_to_its_signature() {
-    // Before: a directory's own signature was never checked when fetched.
+async fn a_bad_proof_still_yields_keys_and_bad_entries_are_dropped() {
+    // Appendix B.1: a verifier may use the keys of a directory it resolved
+    // whether or not the possession proof holds; the proof is what binds
+    // them to the domain. §5.5.1: malformed entries are rejected.
     let w = web().await;
     let pair = KeyPair::generate();
-    let stranger = KeyPair::generate();
     let origin = w.https_url("crawler.test", "").expect("tls");
-    // The body changed after signing: its digest no longer matches.
     let (resp, body) =
         signed_directory(std::slice::from_ref(&pair), &origin, now(), 300).expect("directory");
     let tampered = body.replace("\"keys\"", "\"keys\" ");
-    let mut bad = Reply::text(tampered);
+    let mut bad = Reply::text(tampered.clone());
     for (k, v) in &resp.headers {
         bad = bad.header(k, v);
     }
@@ -170,38 +194,49 @@ async fn a_signed_directory_is_held_to_its_signature() {
         HostSpec::default().route(DIRECTORY_PATH, vec![bad]),
     );
     let c = client(&w, true);
-    let e = c.keys(&origin).await.expect_err("refused");
-    assert!(e.to_string().contains("Content-Digest"), "{e}");
-    // A key added to a signed directory.
-    let (resp, body) =
-        signed_directory(std::slice::from_ref(&pair), &origin, now(), 300).expect("directory");
-    let mut doc: serde_json::Value = serde_json::from_str(&body).expect("json");
-    doc["keys"]
-        .as_array_mut()
-        .expect("keys")
-        .push(serde_json::to_value(stranger.public_jwk()).expect("jwk"));
-    let body = doc.to_string();
-    let mut r = Reply::text(body.clone());
-    for (k, v) in &resp.headers {
-        if !k.eq_ignore_ascii_case("content-digest") {
-            r = r.header(k, v);
-        }
-    }
-    let r = r.header(
-        "Content-Digest",
-        mannerly_botauth::directory::content_digest(body.as_bytes()),
+    let dir = well_known(&w, "crawler.test");
+    assert_eq!(c.keys(&dir).await.expect("keys").len(), 1);
+    let proof = mannerly_botauth::directory::verify_directory(
+        &dir,
+        &mannerly_botauth::Response {
+            status: 200,
+            headers: resp.headers.clone(),
+        },
+        tampered.as_bytes(),
+        now(),
     );
+    assert!(proof
+        .expect_err("bad proof")
+        .to_string()
+        .contains("Content-Digest"));
+    // Entries: a kid that is not the thumbprint, an alg outside the HTTP
+    // Signature Algorithms registry, a published private part.
+    let good = pair.public_jwk();
+    let (wrong_kid, jose_alg, private) = (
+        KeyPair::generate(),
+        KeyPair::generate(),
+        KeyPair::generate(),
+    );
+    let mut k1 = wrong_kid.public_jwk();
+    k1.kid = Some("key-1".into());
+    let mut k2 = jose_alg.public_jwk();
+    k2.alg = Some("EdDSA".into());
+    let k3 = private.private_jwk();
+    let doc = serde_json::json!({ "keys": [good, k1, k2, k3] }).to_string();
     w.set_host(
-        "other.test",
-        HostSpec::default().route(DIRECTORY_PATH, vec![r]),
+        "entries.test",
+        HostSpec::default().route(DIRECTORY_PATH, vec![Reply::text(doc)]),
     );
-    let origin2 = w.https_url("other.test", "").expect("tls");
-    // (Its signature covers the digest, so adding a key breaks it too.)
-    let e = c.keys(&origin2).await.expect_err("refused");
-    assert!(
-        e.to_string().contains("did not sign") || e.to_string().contains("directory signature"),
-        "{e}"
+    let dir = well_known(&w, "entries.test");
+    let keys = c.keys(&dir).await.expect("keys");
+    assert_eq!(
+        keys,
+        vec![pair.public_jwk()],
+        "only the well-formed entry is kept"
     );
+    let m = signed_by(&wrong_kid, &dir);
+    assert!(reason(c.verify_request(&m, &VerifyConfig::at(now())).await)
+        .starts_with("unverified: unknown key"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -225,7 +260,7 @@ async fn failures_are_remembered_briefly_and_the_cache_is_bounded() {
         .build()
         .expect("client");
     let c = DirectoryClient::with_client(rc, config);
-    let broken = w.https_url("broken.test", "").expect("tls");
+    let broken = well_known(&w, "broken.test");
     for _ in 0..3 {
         assert!(c.keys(&broken).await.is_err());
     }

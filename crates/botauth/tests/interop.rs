@@ -17,7 +17,7 @@ use web_bot_auth::message_signatures::{MessageSigner, SignedMessage, UnsignedMes
 use web_bot_auth::WebBotAuthVerifier;
 
 const SEED: [u8; 32] = [7; 32];
-const AGENT: &str = "https://crawler.example";
+const AGENT: &str = "https://crawler.example/.well-known/http-message-signatures-directory";
 
 fn now() -> UnixMillis {
     UnixMillis::now()
@@ -139,7 +139,10 @@ fn web_bot_auth_signatures_verify_with_us() {
         .header("Signature-Agent", &format!("agent1=\"{AGENT}\""))
         .header("Signature-Input", &m.input)
         .header("Signature", &m.signature);
-    let keys = StaticKeys::new(vec![pair.public_jwk()]);
+    // Keys as fetched from the agent's JWK Set: the request is attributed
+    // to it. (Their signer keys its member `agent1`, not the label `sig1`,
+    // as draft -00 senders do; one covered member is still read.)
+    let keys = StaticKeys::from_directory(AGENT, vec![pair.public_jwk()]);
     match verify_request(&msg, &keys, &VerifyConfig::at(now())) {
         Outcome::Verified { agent, keyid, .. } => {
             assert_eq!(agent.as_deref(), Some(AGENT));

@@ -24,12 +24,15 @@ fn signed(key: &KeyPair, agent: AgentForm, extra: &[&str]) -> Message {
     m
 }
 
+/// The reason of an invalid or unverified outcome.
 fn reason(o: Outcome) -> String {
     match o {
-        Outcome::Invalid { reason } => reason.to_string(),
-        other => panic!("expected Invalid, got {other:?}"),
+        Outcome::Invalid { reason } | Outcome::Unverified { reason } => reason.to_string(),
+        other => panic!("expected Invalid or Unverified, got {other:?}"),
     }
 }
+
+const DIR: &str = "https://crawler.example/.well-known/http-message-signatures-directory";
 
 fn set(m: &mut Message, name: &str, value: &str) {
     for h in m
@@ -44,17 +47,15 @@ fn set(m: &mut Message, name: &str, value: &str) {
 #[test]
 fn round_trip_in_both_agent_forms() {
     let key = KeyPair::generate();
-    let keys = StaticKeys::new(vec![key.public_jwk()]);
+    let keys = StaticKeys::from_directory(DIR, vec![key.public_jwk()]);
     for agent in [
-        AgentForm::dictionary("https://crawler.example"),
-        AgentForm::Legacy {
-            url: "https://crawler.example".into(),
-        },
+        AgentForm::dictionary(DIR),
+        AgentForm::Legacy { url: DIR.into() },
     ] {
         let m = signed(&key, agent, &["@method", "@path"]);
         match verify_request(&m, &keys, &VerifyConfig::at(secs(T + 5))) {
             Outcome::Verified { agent, keyid, .. } => {
-                assert_eq!(agent.as_deref(), Some("https://crawler.example"));
+                assert_eq!(agent.as_deref(), Some(DIR));
                 assert_eq!(keyid, key.keyid());
             }
             other => panic!("{other:?}"),
@@ -63,7 +64,7 @@ fn round_trip_in_both_agent_forms() {
     let si = signed(&key, AgentForm::dictionary("https://crawler.example"), &[])
         .field("signature-input")
         .expect("si");
-    assert!(si.starts_with("sig1=(\"@authority\" \"signature-agent\";key=\"agent1\");created=1800000000;expires=1800000060;keyid=\""), "{si}");
+    assert!(si.starts_with("sig1=(\"@authority\" \"signature-agent\";key=\"sig1\");created=1800000000;expires=1800000060;keyid=\""), "{si}");
     assert!(si.ends_with(";tag=\"web-bot-auth\""), "{si}");
 }
 
@@ -82,7 +83,7 @@ fn tampering_is_caught_with_its_own_reason() {
     set(
         &mut m,
         "signature-agent",
-        "agent1=\"https://impostor.example\"",
+        "sig1=\"https://impostor.example\"",
     );
     assert!(reason(verify_request(&m, &keys, &at)).contains("does not match"));
 
@@ -203,12 +204,26 @@ fn validity_over_a_day_and_test_keys_are_refused() {
 fn an_uncovered_signature_agent_is_refused() {
     let key = KeyPair::generate();
     let keys = StaticKeys::new(vec![key.public_jwk()]);
-    let mut m = signed(&key, AgentForm::None, &[]);
-    m.headers
-        .push(("Signature-Agent".into(), "a=\"https://x.example\"".into()));
+    let unsigned_agent = signed(&key, AgentForm::None, &[]);
+    let mut m = unsigned_agent.clone();
+    m.headers.push((
+        "Signature-Agent".into(),
+        "sig1=\"https://x.example\"".into(),
+    ));
     assert!(
         reason(verify_request(&m, &keys, &VerifyConfig::at(secs(T + 1)))).contains("not covered")
     );
+    // A member keyed to another label names nothing for this signature:
+    // it verifies, attributed to its key alone (§5.2.2, §4.3).
+    let mut m = unsigned_agent;
+    m.headers.push((
+        "Signature-Agent".into(),
+        "other=\"https://x.example\"".into(),
+    ));
+    match verify_request(&m, &keys, &VerifyConfig::at(secs(T + 1))) {
+        Outcome::Verified { agent, .. } => assert_eq!(agent, None),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

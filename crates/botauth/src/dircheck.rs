@@ -1,0 +1,321 @@
+//! Directory entries as the editor's copy requires them (§5.5.1), and the
+//! operator's check of a whole directory response, without I/O: fetch the
+//! directory as a verifier would, then hand the answer to
+//! [`check_directory`].
+//!
+//! A survey of live directories found `kid`s that are not the key's
+//! thumbprint and keys without `alg`; both are reported here, and a
+//! verifier ([`crate::client`]) drops entries whose `kid` or `alg` is
+//! wrong rather than guess.
+
+use crate::base::Response;
+use crate::directory::{
+    content_digest, verify_directory, Jwks, DIRECTORY_MEDIA_TYPE, DIRECTORY_PATH,
+};
+use crate::keys::RFC9421_TEST_KEY_X;
+use crate::{Jwk, UnixMillis};
+
+/// The HTTP Signature Algorithms registry (RFC 9421 §6.2.2).
+pub const REGISTERED_ALGS: &[&str] = &[
+    "rsa-pss-sha512",
+    "rsa-v1_5-sha256",
+    "hmac-sha256",
+    "ecdsa-p256-sha256",
+    "ecdsa-p384-sha384",
+    "ed25519",
+];
+
+/// Why a directory entry is not used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EntryProblem {
+    /// At the well-known path, `kid` must be the key's thumbprint.
+    #[error("key {index}: kid {kid:?} is not the key's RFC 7638 thumbprint {thumbprint}")]
+    KidNotThumbprint {
+        /// The entry's position in `keys`.
+        index: usize,
+        /// The `kid` published.
+        kid: String,
+        /// The thumbprint computed from the key.
+        thumbprint: String,
+    },
+    /// `alg` is not in the HTTP Signature Algorithms registry.
+    #[error("key {index}: alg {alg:?} is not an HTTP Signature Algorithm (RFC 9421 §6.2.2 names {registered})", registered = REGISTERED_ALGS.join(", "))]
+    UnregisteredAlg {
+        /// The entry's position.
+        index: usize,
+        /// The `alg` published.
+        alg: String,
+    },
+    /// A shared-secret algorithm, forbidden by §6.4.
+    #[error("key {index}: hmac-sha256 is a shared secret, which Web Bot Auth forbids (§6.4)")]
+    SharedSecret {
+        /// The entry's position.
+        index: usize,
+    },
+    /// The entry publishes a private key (`d`).
+    #[error("key {index}: the entry publishes its private part (d): anyone can sign as this key; replace it")]
+    PrivatePart {
+        /// The entry's position.
+        index: usize,
+    },
+    /// The RFC 9421 test key (§6.8).
+    #[error("key {index}: the RFC 9421 test key, which production verifiers refuse (§6.8)")]
+    TestKey {
+        /// The entry's position.
+        index: usize,
+    },
+}
+
+/// The entries a verifier uses from a directory fetched at `url`, and the
+/// problems of those it drops. `kid` is held to the thumbprint only at
+/// the well-known path; elsewhere it is the operator's own label (§5.5).
+pub fn usable_entries(url: &str, keys: Vec<Jwk>) -> (Vec<Jwk>, Vec<EntryProblem>) {
+    let well_known = is_well_known(url);
+    let mut kept = Vec::with_capacity(keys.len());
+    let mut dropped = Vec::new();
+    for (index, key) in keys.into_iter().enumerate() {
+        match entry_problem(index, &key, well_known) {
+            Some(p) => dropped.push(p),
+            None => kept.push(key),
+        }
+    }
+    (kept, dropped)
+}
+
+fn entry_problem(index: usize, key: &Jwk, well_known: bool) -> Option<EntryProblem> {
+    if key.d.is_some() {
+        return Some(EntryProblem::PrivatePart { index });
+    }
+    if key.kty == "OKP" && key.x.trim_end_matches('=') == RFC9421_TEST_KEY_X {
+        return Some(EntryProblem::TestKey { index });
+    }
+    if let Some(alg) = &key.alg {
+        if alg == "hmac-sha256" || key.kty == "oct" {
+            return Some(EntryProblem::SharedSecret { index });
+        }
+        if !REGISTERED_ALGS.contains(&alg.as_str()) {
+            let alg = alg.clone();
+            return Some(EntryProblem::UnregisteredAlg { index, alg });
+        }
+    }
+    let thumbprint = key.thumbprint();
+    match &key.kid {
+        Some(kid) if well_known && *kid != thumbprint => Some(EntryProblem::KidNotThumbprint {
+            index,
+            kid: kid.clone(),
+            thumbprint,
+        }),
+        _ => None,
+    }
+}
+
+/// Whether `url`'s path is the well-known directory path.
+pub fn is_well_known(url: &str) -> bool {
+    url::Url::parse(url).is_ok_and(|u| u.path() == DIRECTORY_PATH)
+}
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Breaks a MUST: verifiers will refuse the directory or a key.
+    Must,
+    /// Breaks a SHOULD or a RECOMMENDED: verifiers may work, but worse.
+    Should,
+}
+
+/// One thing wrong with a directory, for its operator.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Finding {
+    /// Whether it breaks a MUST or a SHOULD.
+    pub severity: Severity,
+    /// What it concerns: `path`, `status`, `redirect`, `media-type`,
+    /// `body`, `kid`, `alg`, `key-type`, `signature`, `cache`.
+    pub topic: &'static str,
+    /// What is wrong, and what to do.
+    pub detail: String,
+}
+
+fn finding(severity: Severity, topic: &'static str, detail: impl Into<String>) -> Finding {
+    Finding {
+        severity,
+        topic,
+        detail: detail.into(),
+    }
+}
+
+/// Every problem of the directory response fetched from `url` (GET, no
+/// redirects followed), as a verifier at `now` would meet it.
+pub fn check_directory(
+    url: &str,
+    response: &Response,
+    body: &[u8],
+    now: UnixMillis,
+) -> Vec<Finding> {
+    use Severity::{Must, Should};
+    let mut out = Vec::new();
+    let header = |name: &str| {
+        response
+            .headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.trim().to_owned())
+    };
+    let well_known = is_well_known(url);
+    if !url.starts_with("https://") {
+        out.push(finding(
+            Must,
+            "path",
+            "not https: directories are served over https (§5.5.1)",
+        ));
+    }
+    if !well_known {
+        let why = format!("not at {DIRECTORY_PATH}: the URL names no domain, only itself (§4.5); kid is then the operator's own label");
+        out.push(finding(Should, "path", why));
+    }
+    match response.status {
+        200 => {}
+        s @ 300..=399 => {
+            let to = header("location").unwrap_or_default();
+            let why = format!("HTTP {s} to {to:?}: verifiers do not follow redirects (§5.5); serve the directory at this URL");
+            out.push(finding(Must, "redirect", why));
+            return out;
+        }
+        s => {
+            let why =
+                format!("HTTP {s}: verifiers treat anything but 200 as a discovery failure (§5.5)");
+            out.push(finding(Must, "status", why));
+            return out;
+        }
+    }
+    check_media_type(header("content-type"), well_known, &mut out);
+    let doc: Jwks = match serde_json::from_slice(body) {
+        Ok(d) => d,
+        Err(e) => {
+            out.push(finding(Must, "body", format!("not a JWK Set: {e}")));
+            return out;
+        }
+    };
+    if doc.keys.is_empty() {
+        out.push(finding(Must, "body", "the JWK Set has no keys"));
+    }
+    check_keys(url, &doc.keys, &mut out);
+    check_proof(
+        url,
+        response,
+        body,
+        now,
+        header("signature-input").is_some(),
+        &mut out,
+    );
+    check_cache(&header, &mut out);
+    out
+}
+
+fn check_media_type(ct: Option<String>, well_known: bool, out: &mut Vec<Finding>) {
+    let essence = ct.as_deref().map(|c| {
+        c.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    });
+    if essence.as_deref() == Some(DIRECTORY_MEDIA_TYPE) {
+        return;
+    }
+    let got = ct.unwrap_or_else(|| "none".into());
+    let (severity, why) = match well_known {
+        true => (Severity::Must, format!("Content-Type {got}: the well-known directory is served as {DIRECTORY_MEDIA_TYPE} (§5.5.1)")),
+        false => (Severity::Should, format!("Content-Type {got}; {DIRECTORY_MEDIA_TYPE} tells verifiers what it is")),
+    };
+    out.push(finding(severity, "media-type", why));
+}
+
+fn check_keys(url: &str, keys: &[Jwk], out: &mut Vec<Finding>) {
+    let (_, dropped) = usable_entries(url, keys.to_vec());
+    for p in dropped {
+        let topic = match p {
+            EntryProblem::KidNotThumbprint { .. } => "kid",
+            EntryProblem::UnregisteredAlg { .. } | EntryProblem::SharedSecret { .. } => "alg",
+            _ => "key-type",
+        };
+        out.push(finding(Severity::Must, topic, p.to_string()));
+    }
+    for (i, k) in keys.iter().enumerate() {
+        if k.alg.is_none() {
+            let why = format!(
+                "key {i}: no alg; name it (ed25519) so verifiers need not guess from the key type"
+            );
+            out.push(finding(Severity::Should, "alg", why));
+        }
+        if !(k.kty == "OKP" && k.crv == "Ed25519") {
+            let why = format!(
+                "key {i}: kty {} crv {}: not Ed25519, which every Web Bot Auth verifier implements",
+                k.kty, k.crv
+            );
+            out.push(finding(Severity::Should, "key-type", why));
+        } else if k.verifying_key().is_err() {
+            out.push(finding(
+                Severity::Must,
+                "key-type",
+                format!("key {i}: x is not a valid Ed25519 public key"),
+            ));
+        }
+    }
+}
+
+fn check_proof(
+    url: &str,
+    response: &Response,
+    body: &[u8],
+    now: UnixMillis,
+    signed: bool,
+    out: &mut Vec<Finding>,
+) {
+    if !signed {
+        let why = "unsigned: a signature by each key, covering \"@authority\";req and content-digest, proves possession (Appendix B.1, RECOMMENDED)";
+        out.push(finding(Severity::Should, "signature", why));
+        return;
+    }
+    if let Err(e) = verify_directory(url, response, body, now) {
+        out.push(finding(
+            Severity::Must,
+            "signature",
+            format!("the directory's signature fails: {e}"),
+        ));
+    }
+    let digest = response
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-digest"));
+    if let Some((_, d)) = digest {
+        if d.replace(' ', "") != content_digest(body) {
+            out.push(finding(
+                Severity::Must,
+                "signature",
+                "Content-Digest does not match the body",
+            ));
+        }
+    }
+}
+
+fn check_cache(header: &dyn Fn(&str) -> Option<String>, out: &mut Vec<Finding>) {
+    let cc = header("cache-control")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let max_age = cc
+        .split(',')
+        .find_map(|d| d.trim().strip_prefix("max-age=")?.parse::<u64>().ok());
+    if cc.contains("no-store") || cc.contains("no-cache") {
+        let why = format!("Cache-Control {cc:?}: verifiers would refetch on every request; give a max-age (Appendix C.4)");
+        out.push(finding(Severity::Should, "cache", why));
+    } else if max_age.is_none() && header("expires").is_none() {
+        let why = "no Cache-Control max-age or Expires: verifiers cannot tell how long to keep the keys (Appendix C.4)";
+        out.push(finding(Severity::Should, "cache", why));
+    }
+    if header("etag").is_none() && header("last-modified").is_none() {
+        let why = "no ETag or Last-Modified: verifiers cannot refresh with a conditional request (Appendix C.2)";
+        out.push(finding(Severity::Should, "cache", why));
+    }
+}
