@@ -430,6 +430,9 @@ pub struct RequestRecord {
     pub path: String,
     /// The User-Agent header, if any.
     pub user_agent: Option<String>,
+    /// The Web Bot Auth headers sent (Signature-Agent, Signature-Input,
+    /// Signature), as sent.
+    pub signature_headers: Vec<(String, String)>,
     /// The request carried If-None-Match or If-Modified-Since.
     pub conditional: bool,
     /// Since the server started.
@@ -1073,6 +1076,15 @@ fn begin(state: &Arc<State>, host: &str, port: u16, req: &Request<Incoming>, pat
                 .get(hyper::header::USER_AGENT)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned),
+            signature_headers: ["signature-agent", "signature-input", "signature"]
+                .iter()
+                .flat_map(|name| {
+                    req.headers()
+                        .get_all(*name)
+                        .iter()
+                        .filter_map(|v| Some(((*name).to_owned(), v.to_str().ok()?.to_owned())))
+                })
+                .collect(),
             conditional: req.headers().contains_key(hyper::header::IF_NONE_MATCH)
                 || req.headers().contains_key(hyper::header::IF_MODIFIED_SINCE),
             started: state.start.elapsed(),
