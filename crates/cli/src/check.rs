@@ -73,6 +73,9 @@ pub fn run(args: Args) -> Result<u8> {
         let requested = (judged != url).then_some(judged.as_ref());
         let verdict = view.explain(&judged);
         any_disallowed |= !verdict.allowed;
+        let content_usage = robots
+            .content_usage(&args.agent, &judged)
+            .filter(|u| !u.lines.is_empty());
         if args.source.json {
             serde_json::to_writer(
                 &mut *out,
@@ -81,11 +84,21 @@ pub fn run(args: Args) -> Result<u8> {
                     requested,
                     agent: &args.agent,
                     verdict: &verdict,
+                    content_usage,
                 },
             )?;
             writeln!(out)?;
         } else {
-            writeln!(out, "{}", text_line(url, requested, &verdict))?;
+            let mut line = text_line(url, requested, &verdict);
+            if let Some(u) = &content_usage {
+                let lines: Vec<String> = u.lines.iter().map(u32::to_string).collect();
+                line.push_str(&format!(
+                    "\tcontent-usage {} (line {})",
+                    u.summary(),
+                    lines.join(", ")
+                ));
+            }
+            writeln!(out, "{line}")?;
         }
         Ok(())
     })?;
@@ -215,6 +228,9 @@ struct JsonVerdict<'a> {
     agent: &'a str,
     #[serde(flatten)]
     verdict: &'a Verdict,
+    /// The AIPREF Content-Usage rules that apply, when any do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_usage: Option<mannerly_robots::ContentUsage>,
 }
 
 fn text_line(url: &str, requested: Option<&str>, v: &Verdict) -> String {

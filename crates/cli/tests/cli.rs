@@ -272,3 +272,42 @@ fn a_path_as_typed_is_judged_as_a_crawler_requests_it() {
     assert_eq!(v["allowed"], false);
     assert_eq!(v["requested"], "/wiki/K%C3%A4ytt%C3%A4j%C3%A4:");
 }
+
+#[test]
+fn check_shows_the_aipref_preferences_of_vocabulary_08() {
+    let robots = b"User-agent: *\nDisallow: /private/\nContent-Usage: train-ai=n, ai-use=n\nContent-Usage: /news/ search=y\n";
+    let o = mannerly(
+        &[
+            "check",
+            "--agent",
+            "ExampleBot",
+            "-",
+            "https://example.com/news/today",
+            "https://example.com/about",
+        ],
+        robots,
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    // The rule with the longest matching path decides (attach-05).
+    assert!(
+        out.contains("content-usage train-ai=unknown, ai-use=unknown, search=y (line 4)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("content-usage train-ai=n, ai-use=n, search=unknown (line 3)"),
+        "{out}"
+    );
+    let o = mannerly(
+        &[
+            "check",
+            "--agent",
+            "ExampleBot",
+            "-",
+            "https://example.com/about",
+            "--json",
+        ],
+        robots,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["content_usage"]["ai_use"], "disallowed", "{v}");
+}

@@ -152,21 +152,15 @@ pub(crate) async fn hold_until(
 }
 
 /// The robots.txt `Content-Usage` rule (AIPREF) that applies to a URL, as
-/// text: `train-ai=n, search=y (line 4)`, or `none`.
+/// text: `train-ai=n, ai-use=unknown, search=y (line 4)`, or `none`.
 fn content_usage_rule(decision: &Decision, agent: &str, url: &str) -> String {
     let Access::Rules(robots) = &decision.access else {
         return "none".into();
     };
-    let word = |p: mannerly_robots::Preference| match p {
-        mannerly_robots::Preference::Allowed => "y",
-        mannerly_robots::Preference::Disallowed => "n",
-        _ => "unknown",
-    };
     match robots.content_usage(agent, url) {
         Some(u) if !u.lines.is_empty() => format!(
-            "train-ai={}, search={} (line {})",
-            word(u.train_ai),
-            word(u.search),
+            "{} (line {})",
+            u.summary(),
             u.lines
                 .iter()
                 .map(u32::to_string)

@@ -290,7 +290,9 @@ async fn a_polite_crawl_of_a_small_web() {
         "{one}"
     );
     assert!(
-        one.contains("\"content_usage_rule\":\"train-ai=n, search=unknown (line 4)\""),
+        one.contains(
+            "\"content_usage_rule\":\"train-ai=n, ai-use=unknown, search=unknown (line 4)\""
+        ),
         "{one}"
     );
     assert!(

@@ -121,7 +121,7 @@ pub enum Preference {
 }
 
 impl Preference {
-    /// Combines two statements: the most restrictive wins (vocab-07 §4.2).
+    /// Combines two statements: the most restrictive wins (vocab-08 §5.1).
     pub fn combine(self, other: Preference) -> Preference {
         use Preference::*;
         match (self, other) {
@@ -141,21 +141,53 @@ impl Preference {
     }
 }
 
-/// Preferences for the two categories of draft-ietf-aipref-vocab-07.
+/// The categories of use of draft-ietf-aipref-vocab-08 (§4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Category {
+    /// `train-ai`: using an asset to modify the learned parameters of a
+    /// generative AI model (-08 narrowed it to generative models: training
+    /// a model used only for non-generative tasks is not in it).
+    TrainAi,
+    /// `ai-use`: using an asset as input to a generative AI model, where the
+    /// user did not provide it (new in -08).
+    AiUse,
+    /// `search`: selecting assets and directing users to them, with links
+    /// and excerpts; it overrides the other categories for a use that falls
+    /// under it (§4.3).
+    Search,
+}
+
+impl Category {
+    /// The label in a statement of preference.
+    pub fn label(self) -> &'static str {
+        match self {
+            Category::TrainAi => "train-ai",
+            Category::AiUse => "ai-use",
+            Category::Search => "search",
+        }
+    }
+}
+
+/// Preferences for the categories of draft-ietf-aipref-vocab-08
+/// (`train-ai`, `ai-use`, `search`).
 ///
 /// Non-exhaustive: a later vocabulary may add categories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[non_exhaustive]
 pub struct UsagePreferences {
-    /// Training of AI models (`train-ai`).
+    /// Training generative AI models (`train-ai`).
     pub train_ai: Preference,
+    /// Input to generative AI models (`ai-use`, vocab-08).
+    pub ai_use: Preference,
     /// Search (`search`).
     pub search: Preference,
 }
 
 impl UsagePreferences {
     /// Parses a statement of preference (an RFC 9651 dictionary such as
-    /// `train-ai=n, search=y`) as vocab-07 §6.4 says: unknown keys and all
+    /// `train-ai=n, ai-use=n, search=y`) as vocab-08 §6.5 says: unknown keys and all
     /// parameters are ignored, a value other than the tokens `y` and `n` is
     /// unknown, and a dictionary that does not parse leaves everything
     /// unknown (the error is returned alongside).
@@ -179,6 +211,7 @@ impl UsagePreferences {
         (
             UsagePreferences {
                 train_ai: get("train-ai"),
+                ai_use: get("ai-use"),
                 search: get("search"),
             },
             None,
@@ -189,8 +222,33 @@ impl UsagePreferences {
     pub fn combine(self, other: UsagePreferences) -> UsagePreferences {
         UsagePreferences {
             train_ai: self.train_ai.combine(other.train_ai),
+            ai_use: self.ai_use.combine(other.ai_use),
             search: self.search.combine(other.search),
         }
+    }
+
+    /// The preference for one category.
+    pub fn get(&self, category: Category) -> Preference {
+        match category {
+            Category::TrainAi => self.train_ai,
+            Category::AiUse => self.ai_use,
+            Category::Search => self.search,
+        }
+    }
+
+    /// The preference for a use that falls under `categories`: when one of
+    /// them is `search`, the search preference decides (vocab-08 §4.3: it
+    /// overrides the others, e.g. a ranking model trained and used only
+    /// for search); otherwise the most restrictive of them.
+    pub fn for_use(&self, categories: &[Category]) -> Preference {
+        if categories.contains(&Category::Search) {
+            return self.search;
+        }
+        categories
+            .iter()
+            .map(|c| self.get(*c))
+            .reduce(Preference::combine)
+            .unwrap_or(Preference::Unknown)
     }
 }
 
@@ -215,8 +273,10 @@ pub struct ContentUsageRule {
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 #[non_exhaustive]
 pub struct ContentUsage {
-    /// Training of AI models (`train-ai`).
+    /// Training generative AI models (`train-ai`).
     pub train_ai: Preference,
+    /// Input to generative AI models (`ai-use`, vocab-08).
+    pub ai_use: Preference,
     /// Search (`search`).
     pub search: Preference,
     /// Lines of the robots.txt Content-Usage rules that decided (empty
@@ -234,9 +294,38 @@ pub(crate) fn combine_usage(rules: &[&ContentUsageRule]) -> ContentUsage {
     }
     ContentUsage {
         train_ai: prefs.train_ai,
+        ai_use: prefs.ai_use,
         search: prefs.search,
         lines: rules.iter().map(|r| r.line).collect(),
         from_header: false,
+    }
+}
+
+impl ContentUsage {
+    /// The categories' preferences, without where they came from.
+    pub fn preferences(&self) -> UsagePreferences {
+        UsagePreferences {
+            train_ai: self.train_ai,
+            ai_use: self.ai_use,
+            search: self.search,
+        }
+    }
+
+    /// The preference for a use under `categories` (search overriding the
+    /// others: [`UsagePreferences::for_use`]).
+    pub fn for_use(&self, categories: &[Category]) -> Preference {
+        self.preferences().for_use(categories)
+    }
+
+    /// `train-ai=n, ai-use=unknown, search=y`: every category, for people
+    /// and logs.
+    pub fn summary(&self) -> String {
+        format!(
+            "train-ai={}, ai-use={}, search={}",
+            self.train_ai.as_str(),
+            self.ai_use.as_str(),
+            self.search.as_str()
+        )
     }
 }
 
@@ -550,6 +639,42 @@ mod tests {
             (Some("https"), "www.example.com", Some(8443))
         );
         assert!(parse_host(b"not a host").is_err());
+    }
+
+    #[test]
+    fn vocab_08_ai_use_and_the_search_override() {
+        let (p, e) = UsagePreferences::parse(b"train-ai=n, ai-use=n, search=y, future-use=n");
+        assert_eq!(e, None);
+        assert_eq!(
+            (p.train_ai, p.ai_use, p.search),
+            (
+                Preference::Disallowed,
+                Preference::Disallowed,
+                Preference::Allowed
+            ),
+            "an unknown label is ignored"
+        );
+        // A ranking model trained and used only for search: search decides.
+        assert_eq!(
+            p.for_use(&[Category::TrainAi, Category::Search]),
+            Preference::Allowed
+        );
+        assert_eq!(
+            p.for_use(&[Category::AiUse, Category::Search]),
+            Preference::Allowed
+        );
+        // Generative training alone: train-ai decides.
+        assert_eq!(p.for_use(&[Category::TrainAi]), Preference::Disallowed);
+        // Search disallowed wins over an allowed train-ai for a search use.
+        let (q, _) = UsagePreferences::parse(b"train-ai=y, search=n");
+        assert_eq!(
+            q.for_use(&[Category::TrainAi, Category::Search]),
+            Preference::Disallowed
+        );
+        assert_eq!(q.for_use(&[Category::AiUse]), Preference::Unknown);
+        assert_eq!(q.for_use(&[]), Preference::Unknown);
+        assert_eq!(p.combine(q).ai_use, Preference::Disallowed);
+        assert_eq!(Category::AiUse.label(), "ai-use");
     }
 
     #[test]

@@ -174,8 +174,8 @@ mod robots;
 
 pub use diagnostic::{codes, Diagnostic, Severity};
 pub use extensions::{
-    CleanParam, ContentUsage, ContentUsageRule, CrawlDelay, HostDirective, Preference, RequestRate,
-    Sitemap, TimeWindow, UsagePreferences, VisitTime,
+    Category, CleanParam, ContentUsage, ContentUsageRule, CrawlDelay, HostDirective, Preference,
+    RequestRate, Sitemap, TimeWindow, UsagePreferences, VisitTime,
 };
 pub use lint::{lint, lint_with};
 pub use pattern::path_params_query;

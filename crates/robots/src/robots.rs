@@ -578,7 +578,7 @@ impl Robots {
     }
 
     /// AIPREF usage preferences (draft-ietf-aipref-attach-05 §3 with the
-    /// vocabulary of draft-ietf-aipref-vocab-07) for a URL, or `None` when
+    /// vocabulary of draft-ietf-aipref-vocab-08) for a URL, or `None` when
     /// the URL may not be crawled at all (preferences apply only to
     /// crawlable resources).
     ///
@@ -622,7 +622,7 @@ impl Robots {
     /// The usage preferences for a response: the robots.txt rule for its URL
     /// ([`content_usage`](Robots::content_usage)) combined with the
     /// response's `Content-Usage` header field, the most restrictive
-    /// statement winning per category (vocab-07 §7.1). `header_lines` are
+    /// statement winning per category (vocab-08 §5.1). `header_lines` are
     /// the field's lines in the order received; they are joined with `, `
     /// into one value and parsed as one dictionary, as RFC 9651 §4.2 says
     /// (so a key repeated on a later line overrides an earlier one, and a
@@ -661,6 +661,7 @@ impl Robots {
         if any {
             let (header, _) = extensions::UsagePreferences::parse(&joined);
             usage.train_ai = usage.train_ai.combine(header.train_ai);
+            usage.ai_use = usage.ai_use.combine(header.ai_use);
             usage.search = usage.search.combine(header.search);
             usage.from_header = true;
         }

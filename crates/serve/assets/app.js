@@ -88,7 +88,7 @@ function ruleCell(r) {
 function usageText(u) {
   if (!u) return "none (not crawlable)";
   const from = u.lines.length ? ` (line ${u.lines.join(", ")})` : "";
-  return `train-ai=${u.train_ai}, search=${u.search}${from}`;
+  return `train-ai=${u.train_ai}, ai-use=${u.ai_use}, search=${u.search}${from}`;
 }
 
 function renderExtras(x) {

@@ -64,9 +64,12 @@ impl Answer {
 /// AIPREF preferences for one URL.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Usage {
-    /// `y`, `n` or `unknown`.
+    /// `y`, `n` or `unknown`: training generative AI models.
     pub train_ai: &'static str,
-    /// `y`, `n` or `unknown`.
+    /// `y`, `n` or `unknown`: input to generative AI models (vocab-08).
+    pub ai_use: &'static str,
+    /// `y`, `n` or `unknown`: search, which overrides the others for a use
+    /// under it.
     pub search: &'static str,
     /// Lines of the deciding Content-Usage rules.
     pub lines: Vec<u32>,
@@ -233,6 +236,7 @@ pub fn check(req: &CheckRequest) -> Result<CheckResponse, BadRequest> {
                 other_mode,
                 content_usage: robots.content_usage(&req.agent, &judged).map(|u| Usage {
                     train_ai: word(u.train_ai),
+                    ai_use: word(u.ai_use),
                     search: word(u.search),
                     lines: u.lines,
                 }),

@@ -120,6 +120,7 @@ async fn check_names_verdicts_rules_groups_and_extras() {
     assert_eq!(r[1]["allowed"], true);
     assert_eq!(r[1]["rule"], Value::Null);
     assert_eq!(r[1]["content_usage"]["train_ai"], "n");
+    assert_eq!(r[1]["content_usage"]["ai_use"], "unknown");
     // Google does not decode %61; strict RFC 9309 does.
     assert_eq!(r[2]["allowed"], false);
     assert_eq!(r[2]["other_mode"]["allowed"], true);
