@@ -10,7 +10,8 @@ use mannerly_botauth::directory::signed_directory;
 use mannerly_botauth::fcrdns::{verify_ip, HickoryDns, IpRanges, IpVerdict};
 use mannerly_botauth::UnixMillis;
 use mannerly_botauth::{
-    sign_request, AgentForm, Jwk, KeyPair, Message, Outcome, SignConfig, StaticKeys, VerifyConfig,
+    sign_request, summarise, verify_each, AgentForm, Jwk, KeyPair, Message, Outcome, SignConfig,
+    StaticKeys, Verdict, VerifyConfig,
 };
 
 fn now() -> UnixMillis {
@@ -48,8 +49,9 @@ pub enum KeysCommand {
         /// The origin the directory is served from.
         #[arg(long, value_name = "URL")]
         origin: String,
-        /// Seconds the signatures are valid (at most 86400).
-        #[arg(long, default_value_t = 3600)]
+        /// Seconds the signatures are valid (a directory's proof is not
+        /// held to a day; verifiers cache it at most that long).
+        #[arg(long, default_value_t = 86_400)]
         validity: i64,
     },
 }
@@ -112,10 +114,12 @@ pub struct SignArgs {
     /// The private key (PKCS#8 PEM or JWK).
     #[arg(long, value_name = "FILE")]
     key: String,
-    /// The origin serving the crawler's key directory.
-    #[arg(long, value_name = "URL")]
-    agent_origin: String,
-    /// Use the legacy bare-string Signature-Agent form.
+    /// The URL of the crawler's JWK Set (its key directory), which
+    /// verifiers fetch as it is.
+    #[arg(long, value_name = "URL", alias = "agent-origin")]
+    signature_agent: String,
+    /// Use the legacy bare-string Signature-Agent form (draft -00), for
+    /// verifiers that know nothing newer.
     #[arg(long)]
     legacy: bool,
     /// Also cover these components (@method, @path, @target-uri, ...).
@@ -134,10 +138,10 @@ pub fn sign(args: SignArgs) -> Result<u8> {
     let pair = load_key(&args.key)?;
     let agent = if args.legacy {
         AgentForm::Legacy {
-            url: args.agent_origin.clone(),
+            url: args.signature_agent.clone(),
         }
     } else {
-        AgentForm::dictionary(&args.agent_origin)
+        AgentForm::dictionary(&args.signature_agent)
     };
     let mut config = SignConfig::new(now(), agent);
     config.extra_components = args.components;
@@ -159,97 +163,164 @@ pub struct VerifyArgs {
     /// Scheme for building the target URI from the request line and Host.
     #[arg(long, default_value = "https")]
     scheme: String,
+    /// Verify as of this instant (unix seconds or RFC 3339), to replay a
+    /// logged request; default now.
+    #[arg(long, value_name = "TIME")]
+    at: Option<String>,
+    /// Longest `expires - created` accepted, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 86_400)]
+    max_validity: i64,
+    /// Accept signatures on plain http requests (refused by default, §6.1).
+    #[arg(long)]
+    allow_http: bool,
     /// Accept the RFC 9421 test keys (for experiments).
     #[arg(long)]
     allow_test_keys: bool,
+    /// Cross-check the request against its bot's Signature Agent Card
+    /// (a file or an https URL): the User-Agent, and with --robots, the
+    /// robots.txt group its product token obeys.
+    #[arg(long, value_name = "FILE|URL")]
+    card: Option<String>,
+    /// The robots.txt the request was made under (with --card).
+    #[arg(long, value_name = "FILE", requires = "card")]
+    robots: Option<String>,
     #[arg(long)]
     json: bool,
 }
 
-pub fn verify(args: VerifyArgs) -> Result<u8> {
-    // A request is read up to 1 MiB (and one byte to know it went on):
-    // never the whole of an endless input.
+/// Reads a request to verify, up to 1 MiB (and one byte to know it went
+/// on): never the whole of an endless input.
+fn read_request(path: &str) -> Result<String> {
     const MAX_REQUEST: u64 = 1 << 20;
     let mut bytes = Vec::new();
-    if args.request == "-" {
+    if path == "-" {
         std::io::stdin()
             .lock()
             .take(MAX_REQUEST + 1)
             .read_to_end(&mut bytes)
             .context("cannot read the request from stdin")?;
     } else {
-        std::fs::File::open(&args.request)
+        std::fs::File::open(path)
             .and_then(|f| f.take(MAX_REQUEST + 1).read_to_end(&mut bytes))
-            .with_context(|| format!("cannot read '{}'", args.request))?;
+            .with_context(|| format!("cannot read '{path}'"))?;
     }
     if bytes.len() as u64 > MAX_REQUEST {
-        bail!(
-            "'{}' is longer than {MAX_REQUEST} bytes: not a request to verify",
-            args.request
-        );
+        bail!("'{path}' is longer than {MAX_REQUEST} bytes: not a request to verify");
     }
-    let text = String::from_utf8(bytes)
-        .with_context(|| format!("'{}' is not UTF-8 text", args.request))?;
+    String::from_utf8(bytes).with_context(|| format!("'{path}' is not UTF-8 text"))
+}
+
+/// `--at`: unix seconds or RFC 3339.
+fn parse_at(text: &str) -> Result<UnixMillis> {
+    if let Ok(secs) = text.trim().parse::<u64>() {
+        return Ok(UnixMillis::from_secs(secs));
+    }
+    let stamp = mannerly_logs::parse_rfc3339(text.trim()).with_context(|| {
+        format!("--at {text:?}: not unix seconds or an RFC 3339 time (2026-11-26T08:00:00Z)")
+    })?;
+    u64::try_from(stamp.millis)
+        .map(UnixMillis)
+        .with_context(|| format!("--at {text:?}: before 1970"))
+}
+
+pub fn verify(args: VerifyArgs) -> Result<u8> {
+    let text = read_request(&args.request)?;
     let msg = Message::parse_http(&text, &args.scheme)
         .with_context(|| format!("'{}' is not an HTTP request", args.request))?;
-    let mut config = VerifyConfig::at(now());
+    if args.max_validity < 1 {
+        bail!(
+            "--max-validity {}: give at least 1 second",
+            args.max_validity
+        );
+    }
+    let mut config = VerifyConfig::at(match &args.at {
+        Some(t) => parse_at(t)?,
+        None => now(),
+    });
     config.reject_test_keys = !args.allow_test_keys;
-    let outcome = match &args.key {
+    config.max_validity = args.max_validity;
+    config.allow_http = args.allow_http;
+    let verdicts = match &args.key {
         Some(path) => {
             let jwk: Jwk = serde_json::from_str(
                 &std::fs::read_to_string(path).with_context(|| format!("cannot read '{path}'"))?,
             )
             .with_context(|| format!("'{path}' is not a JWK"))?;
-            mannerly_botauth::verify_request(&msg, &StaticKeys::labelled(vec![jwk]), &config)
+            verify_each(&msg, None, &StaticKeys::labelled(vec![jwk]), &config)
         }
         None => {
             let client = DirectoryClient::new(DirectoryConfig::default())?;
             let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-            match rt.block_on(client.verify_request(&msg, &config)) {
-                Ok(outcome) => outcome,
-                // The directory could not be used: reported as invalid,
-                // with the directory's problem as the reason.
-                Err(e) => {
-                    return report(args.json, ("invalid", e.to_string(), 1));
-                }
-            }
+            rt.block_on(client.verify_each(&msg, &config))
         }
     };
-    let (word, detail, code) = match &outcome {
+    let cross = match &args.card {
+        Some(card) => crate::card::cross_check(card, args.robots.as_deref(), &msg)?,
+        None => Vec::new(),
+    };
+    report(args.json, &verdicts, &cross)
+}
+
+/// One outcome's word, detail and exit code.
+fn describe(outcome: &Outcome) -> (&'static str, String, u8) {
+    match outcome {
+        // The thumbprint of the key that verified, not the keyid the
+        // signature claims; the agent only when the key came from it.
         Outcome::Verified {
-            agent,
-            thumbprint,
-            label,
-            ..
+            agent, thumbprint, ..
         } => (
             "verified",
-            // The thumbprint of the key that verified, not the keyid the
-            // signature claims.
             format!(
-                "key {thumbprint}, label {label}, agent {}",
-                agent.as_deref().unwrap_or("-")
+                "key {thumbprint}, attributed to {}",
+                agent
+                    .as_deref()
+                    .unwrap_or("the key alone (not fetched from the agent's URL)")
             ),
             0,
         ),
         Outcome::Invalid { reason } => ("invalid", reason.to_string(), 1),
-        Outcome::Unsigned => (
+        Outcome::Unverified { reason } => ("unverified", reason.to_string(), 1),
+        _ => (
             "unsigned",
             "no Signature-Input or Signature header".into(),
             1,
         ),
-    };
-    report(args.json, (word, detail, code))
+    }
 }
 
-/// Prints a verification's outcome word and detail; its exit code.
-fn report(json: bool, (word, detail, code): (&str, String, u8)) -> Result<u8> {
+/// Prints the request's outcome, each signature's, and the card's
+/// cross-checks; the exit code (0 verified and consistent, else 1).
+fn report(json: bool, verdicts: &[Verdict], cross: &[(bool, String)]) -> Result<u8> {
+    let (word, detail, mut code) = describe(&summarise(verdicts.to_vec()));
+    if cross.iter().any(|(ok, _)| !ok) {
+        code = code.max(1);
+    }
     if json {
-        println!(
-            "{}",
-            serde_json::json!({ "outcome": word, "detail": detail })
-        );
-    } else {
-        println!("{word}: {}", crate::text::clean(&detail));
+        let each: Vec<_> = verdicts
+            .iter()
+            .map(|v| {
+                let (w, d, _) = describe(&v.outcome);
+                serde_json::json!({ "label": v.label, "outcome": w, "detail": d })
+            })
+            .collect();
+        let card: Vec<_> = cross
+            .iter()
+            .map(|(ok, what)| serde_json::json!({ "ok": ok, "check": what }))
+            .collect();
+        let out = serde_json::json!({ "outcome": word, "detail": detail, "signatures": each, "card": card });
+        println!("{out}");
+        return Ok(code);
+    }
+    println!("{word}: {}", crate::text::clean(&detail));
+    if verdicts.len() > 1 {
+        for v in verdicts {
+            let (w, d, _) = describe(&v.outcome);
+            println!("  {}: {w}: {}", v.label, crate::text::clean(&d));
+        }
+    }
+    for (ok, what) in cross {
+        let mark = if *ok { "ok" } else { "MISMATCH" };
+        println!("card {mark}: {}", crate::text::clean(what));
     }
     Ok(code)
 }

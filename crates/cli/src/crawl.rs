@@ -94,11 +94,17 @@ pub struct Args {
     no_sitemaps: bool,
     /// Sign every request with Web Bot Auth using this private key
     /// (PKCS#8 PEM, as `mannerly keys generate` writes).
-    #[arg(long, value_name = "PEM", requires = "signature_agent")]
+    #[arg(long, value_name = "PEM")]
     sign_key: Option<PathBuf>,
-    /// The URL of the crawler's key directory, sent as Signature-Agent.
+    /// The URL of the crawler's key directory (its JWK Set, fetched as it
+    /// is), sent as Signature-Agent.
     #[arg(long, value_name = "URL", requires = "sign_key")]
     signature_agent: Option<String>,
+    /// The crawler's Signature Agent Card: the User-Agent, the robots.txt
+    /// product token and the Signature-Agent (its jwks_uri) come from it
+    /// unless given.
+    #[arg(long, value_name = "FILE")]
+    card: Option<PathBuf>,
     /// Share the frontier with a fleet of workers on a Redis-protocol
     /// server (`redis://HOST:PORT/`; for a Redis Cluster, one node's URL or
     /// several, comma-separated): each host is fetched by one worker at a
@@ -160,6 +166,57 @@ fn media_range(s: &str) -> Result<String, String> {
         _ => Err(format!(
             "'{s}' is not a media type (type/subtype, or type/* for a whole type)"
         )),
+    }
+}
+
+/// Who the crawler says it is: from the flags, else its card.
+struct Identity {
+    user_agent: Option<String>,
+    agent: Option<String>,
+    signature_agent: Option<String>,
+}
+
+impl Identity {
+    fn of(args: &Args) -> Result<Identity> {
+        let mut id = Identity {
+            user_agent: args.user_agent.clone(),
+            agent: args.agent.clone(),
+            signature_agent: args.signature_agent.clone(),
+        };
+        let Some(path) = &args.card else {
+            return Ok(id);
+        };
+        let text = std::fs::read(path)
+            .with_context(|| format!("cannot read --card '{}'", path.display()))?;
+        let card: mannerly_botauth::card::Card =
+            serde_json::from_slice(&text).with_context(|| {
+                format!("--card '{}' is not a Signature Agent Card", path.display())
+            })?;
+        let expected = card
+            .web_bot_auth
+            .as_ref()
+            .map(|w| w.expected_user_agent.clone())
+            .unwrap_or_default();
+        match &id.user_agent {
+            Some(ua) if !expected.is_empty() && !card.matches_user_agent(ua) => bail!(
+                "--user-agent {ua:?} is not one the card expects ({expected:?}): verifiers that check the card would flag every request"
+            ),
+            Some(_) => {}
+            None => match expected.first() {
+                Some(ua) if ua.contains('*') => bail!(
+                    "the card's expected-user-agent {ua:?} is a pattern: give --user-agent"
+                ),
+                Some(ua) => id.user_agent = Some(ua.clone()),
+                None => {}
+            },
+        }
+        if id.agent.is_none() {
+            id.agent = card.product_token().map(str::to_owned);
+        }
+        if id.signature_agent.is_none() {
+            id.signature_agent = card.jwks_uri.clone();
+        }
+        Ok(id)
     }
 }
 
@@ -326,7 +383,8 @@ pub(crate) fn run_with(args: Args, old: Option<(PathBuf, Duration, Option<f64>)>
         bail!("--min-delay {} is not a number of seconds", args.min_delay);
     }
     let mut config = CrawlConfig::default();
-    if let Some(ua) = &args.user_agent {
+    let identity = Identity::of(&args)?;
+    if let Some(ua) = &identity.user_agent {
         if !ua.contains("http://") && !ua.contains("https://") && !ua.contains('@') {
             eprintln!(
                 "mannerly: warning: --user-agent has no contact URL; site owners cannot reach you"
@@ -335,7 +393,7 @@ pub(crate) fn run_with(args: Args, old: Option<(PathBuf, Duration, Option<f64>)>
         config.user_agent = ua.clone();
         config.agent = token_of(ua);
     }
-    if let Some(a) = &args.agent {
+    if let Some(a) = &identity.agent {
         config.agent = a.clone();
     }
     if config.agent.is_empty() {
@@ -364,7 +422,10 @@ pub(crate) fn run_with(args: Args, old: Option<(PathBuf, Duration, Option<f64>)>
     config.warc_max_size = args.warc_max_size;
     config.proxy = args.proxy.clone();
     config.sitemaps = !args.no_sitemaps;
-    if let (Some(key), Some(agent)) = (&args.sign_key, &args.signature_agent) {
+    if args.sign_key.is_some() && identity.signature_agent.is_none() {
+        bail!("--sign-key needs --signature-agent URL (or a --card with a jwks_uri)");
+    }
+    if let (Some(key), Some(agent)) = (&args.sign_key, &identity.signature_agent) {
         let pem = std::fs::read_to_string(key)
             .with_context(|| format!("cannot read --sign-key '{}'", key.display()))?;
         let pair = mannerly_botauth::KeyPair::from_pkcs8_pem(&pem)

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod audit;
 mod botauth;
+mod card;
 mod check;
 mod crawl;
 mod demo;
@@ -103,12 +104,18 @@ enum Command {
     /// Print the Web Bot Auth headers (Signature-Agent, Signature-Input,
     /// Signature) to add to a request.
     Sign(botauth::SignArgs),
-    /// Verify a raw HTTP request's Web Bot Auth signature (keys fetched from
-    /// the directory its Signature-Agent names, or --key). Exit status: 0
-    /// verified, 1 invalid or unsigned, 2 on errors.
+    /// Verify a raw HTTP request's Web Bot Auth signatures (keys fetched
+    /// from the JWK Set each Signature-Agent member names, or --key). Exit
+    /// status: 0 verified, 1 invalid, unverified or unsigned, 2 on errors.
     Verify(botauth::VerifyArgs),
     /// Check an IP by forward-confirmed reverse DNS (and published ranges).
     VerifyIp(botauth::VerifyIpArgs),
+    /// Signature Agent Cards: write one for a crawler, or check one.
+    #[command(subcommand)]
+    Card(card::CardCommand),
+    /// Web Bot Auth key directories: check one as verifiers will fetch it.
+    #[command(subcommand)]
+    Directory(card::DirectoryCommand),
     /// Audit access logs: which bots broke robots.txt (as it was at each
     /// request's time), ignored Crawl-delay or Retry-After, never read
     /// robots.txt, or were not who they claimed.
@@ -140,6 +147,8 @@ fn main() -> ExitCode {
         Command::Sign(args) => botauth::sign(args),
         Command::Verify(args) => botauth::verify(args),
         Command::VerifyIp(args) => botauth::verify_ip_cmd(args),
+        Command::Card(cmd) => card::card(cmd),
+        Command::Directory(cmd) => card::directory(cmd),
         Command::Audit(args) => audit::run(*args),
     };
     match result {

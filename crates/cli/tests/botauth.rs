@@ -65,7 +65,7 @@ fn generate_sign_verify_and_tamper() {
     );
     let headers = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(
-        headers.contains("Signature-Agent: agent1=\"https://crawler.example\""),
+        headers.contains("Signature-Agent: sig1=\"https://crawler.example\""),
         "{headers}"
     );
     let request = format!("GET /a HTTP/1.1\nHost: example.com\n{headers}\n");

@@ -15,7 +15,7 @@ use mannerly_audit::{Catalogue, Identify, Identity, Known};
 use mannerly_botauth::client::{DirectoryClient, DirectoryConfig};
 use mannerly_botauth::fcrdns::{verify_ip, HickoryDns, IpRanges, IpVerdict};
 use mannerly_botauth::{
-    verify_request, Jwk, Message, Outcome, Rejection, StaticKeys, UnixMillis, VerifyConfig,
+    verify_request, Jwk, Message, Outcome, StaticKeys, UnixMillis, VerifyConfig,
 };
 use mannerly_logs::Entry;
 
@@ -271,11 +271,9 @@ impl Checks {
             .or_else(|| self.directories.get(agent_url(agent?))?.as_ref())?;
         Some(match verify_request(&msg, keys, &config) {
             Outcome::Verified { .. } => Identity::Verified,
-            Outcome::Invalid {
-                reason: Rejection::UnknownKey(_) | Rejection::NoAgent,
-            } => Identity::Unverified,
+            Outcome::Unverified { .. } => Identity::Unverified,
             Outcome::Invalid { .. } => Identity::Spoofed,
-            Outcome::Unsigned => return None,
+            _ => return None,
         })
     }
 
@@ -291,7 +289,7 @@ impl Checks {
             }
             let keys = self.rt.block_on(client.keys(&url));
             let keys = match keys {
-                Ok(k) => Some(StaticKeys::new(k)),
+                Ok(k) => Some(StaticKeys::from_directory(&url, k)),
                 Err(e) => {
                     self.notes
                         .push(format!("Web Bot Auth directory {url}: {e}"));
