@@ -1,6 +1,8 @@
 //! Arbitrary Signature-Input, Signature and Signature-Agent values (split
 //! at 0xFF bytes) through the verifier: it must never panic, and never
-//! verify without a real signature.
+//! verify without a real signature. The whole input is also read as a
+//! Signature Agent Card and as a key directory's body (with the split
+//! parts as its signature headers), and as a Signature-Agent URL.
 
 #![no_main]
 
@@ -28,4 +30,23 @@ fuzz_target!(|data: &[u8]| {
         !matches!(outcome, Outcome::Verified { .. }),
         "random bytes verified"
     );
+    let now = mannerly_botauth::UnixMillis::from_secs(1_800_000_000);
+    let response = mannerly_botauth::Response {
+        status: 200,
+        headers: vec![
+            ("Signature-Input".into(), input),
+            ("Signature".into(), sig),
+            ("Content-Digest".into(), agent.clone()),
+        ],
+    };
+    let url = "https://crawler.example/.well-known/http-message-signatures-directory";
+    let _ = mannerly_botauth::dircheck::check_directory(url, &response, data, now);
+    let from = mannerly_botauth::card::Fetched {
+        url: Some("https://crawler.example/bot"),
+        response: Some(&response),
+        jwks_uri_keys: None,
+        now,
+    };
+    let _ = mannerly_botauth::card::check_card(data, &from);
+    let _ = mannerly_botauth::agent_identifier(&agent);
 });

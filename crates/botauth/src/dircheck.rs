@@ -319,3 +319,70 @@ fn check_cache(header: &dyn Fn(&str) -> Option<String>, out: &mut Vec<Finding>) 
         out.push(finding(Severity::Should, "cache", why));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::KeyPair;
+
+    const WELL_KNOWN: &str =
+        "https://crawler.example/.well-known/http-message-signatures-directory";
+
+    #[test]
+    fn entries_are_dropped_each_for_its_reason() {
+        let good = KeyPair::generate().public_jwk();
+        let mut label = KeyPair::generate().public_jwk();
+        label.kid = Some("2026-key".into());
+        let mut hmac = KeyPair::generate().public_jwk();
+        hmac.alg = Some("hmac-sha256".into());
+        let mut test_key = KeyPair::generate().public_jwk();
+        test_key.x = RFC9421_TEST_KEY_X.into();
+        test_key.kid = None;
+        let keys = vec![good.clone(), label.clone(), hmac, test_key];
+        let (kept, dropped) = usable_entries(WELL_KNOWN, keys.clone());
+        assert_eq!(kept, vec![good.clone()]);
+        let kinds: Vec<String> = dropped.iter().map(|p| p.to_string()).collect();
+        assert!(
+            kinds[0].contains("is not the key's RFC 7638 thumbprint"),
+            "{kinds:?}"
+        );
+        assert!(kinds[1].contains("shared secret"), "{kinds:?}");
+        assert!(kinds[2].contains("test key"), "{kinds:?}");
+        // Elsewhere than the well-known path, kid is the operator's label.
+        let (kept, _) = usable_entries("https://crawler.example/jwks.json", vec![good, label]);
+        assert_eq!(kept.len(), 2);
+    }
+
+    #[test]
+    fn a_proof_must_cover_authority_and_digest() {
+        let pair = KeyPair::generate();
+        let body = crate::directory::directory_document(&[pair.public_jwk()]);
+        let now = UnixMillis::from_secs(1_800_000_000);
+        let response = crate::proof::sign_body(
+            std::slice::from_ref(&pair),
+            WELL_KNOWN,
+            vec![("Content-Type".into(), DIRECTORY_MEDIA_TYPE.into())],
+            body.as_bytes(),
+            (now, 3600),
+            crate::directory::DIRECTORY_TAG,
+        )
+        .expect("sign");
+        assert!(verify_directory(WELL_KNOWN, &response, body.as_bytes(), now).is_ok());
+        // The same signature relabelled as covering content-digest alone.
+        let mut narrowed = response.clone();
+        for (k, v) in narrowed.headers.iter_mut() {
+            if k == "Signature-Input" {
+                *v = v.replace("\"@authority\";req ", "");
+            }
+        }
+        let e = verify_directory(WELL_KNOWN, &narrowed, body.as_bytes(), now).expect_err("refused");
+        assert!(
+            e.to_string().contains("does not cover \"@authority\";req"),
+            "{e}"
+        );
+        let findings = check_directory(WELL_KNOWN, &narrowed, body.as_bytes(), now);
+        assert!(findings
+            .iter()
+            .any(|f| f.topic == "signature" && f.severity == Severity::Must));
+    }
+}

@@ -23,12 +23,12 @@ struct Nonces {
 ///   nonces never collide with, or push out, another's.
 /// - A live nonce is never forgotten. When the cache holds `capacity` live
 ///   nonces, or a key holds its share (`per_key`), a new signature is
-///   refused ([`NonceCheck::Full`], [`Rejection::ReplayCacheFull`]) until
+///   refused ([`NonceCheck::Full`], [`Rejection::ReplayCacheFull`](crate::Rejection::ReplayCacheFull)) until
 ///   some expire: an attacker with a valid key of their own can fill only
 ///   their own share, never evict a victim's nonce to replay it.
 /// - A signature without a nonce cannot be replay-checked: with replay
-///   protection on it is refused ([`Rejection::NoNonce`]) unless
-///   [`VerifyConfig::allow_nonceless`] is set, in which case it may be
+///   protection on it is refused ([`Rejection::NoNonce`](crate::Rejection::NoNonce)) unless
+///   [`VerifyConfig::allow_nonceless`](crate::VerifyConfig::allow_nonceless) is set, in which case it may be
 ///   replayed until it expires (60 s for signatures this crate makes).
 #[derive(Debug)]
 pub struct NonceCache {
