@@ -13,21 +13,13 @@ mod pace;
 use std::sync::Arc;
 
 use mannerly_robots::{
-    as_requested, lint_with, AgentMatch, Diagnostic, Mode, ParseOptions, Preference,
-    Robots as Parsed, Verdict as RustVerdict,
+    as_requested, lint_with, Diagnostic, Mode, ParseOptions, Preference, Robots as Parsed,
+    Verdict as RustVerdict,
 };
 use mannerly_sitemap::{Entry, LocationRule, Options, SitemapParser};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-
-fn agent_match(m: AgentMatch) -> &'static str {
-    match m {
-        AgentMatch::Specific => "specific",
-        AgentMatch::Global => "global",
-        AgentMatch::None => "none",
-    }
-}
 
 fn word(p: Preference) -> &'static str {
     match p {
@@ -92,7 +84,7 @@ impl Verdict {
             line: v.rule.as_ref().map(|r| r.line),
             rule: v.rule.as_ref().map(ToString::to_string),
             groups: v.groups,
-            agent_match: agent_match(v.agent_match),
+            agent_match: v.agent_match.as_str(),
         }
     }
 }

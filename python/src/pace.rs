@@ -123,21 +123,8 @@ impl RobotsDecision {
 }
 
 fn network_kind(kind: &str) -> PyResult<NetworkError> {
-    Ok(match kind {
-        "dns" => NetworkError::Dns,
-        "connect" => NetworkError::Connect,
-        "tls" => NetworkError::Tls,
-        "timeout" => NetworkError::Timeout,
-        "reset" => NetworkError::Reset,
-        "truncated-body" => NetworkError::TruncatedBody,
-        "other" => NetworkError::Other,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "kind={kind:?} is not a network failure: use one of 'dns', 'connect', \
-                 'tls', 'timeout', 'reset', 'truncated-body', 'other'"
-            )))
-        }
-    })
+    kind.parse()
+        .map_err(|e: String| PyValueError::new_err(format!("kind={e}")))
 }
 
 /// robots.txt over time for one origin (`scheme://host[:port]`).
@@ -399,18 +386,8 @@ struct Politeness {
 }
 
 fn profile_of(p: &str) -> PyResult<CrawlDelayProfile> {
-    Ok(match p {
-        "ignore" | "google" => CrawlDelayProfile::Ignore,
-        "window" | "bing" => CrawlDelayProfile::Window,
-        "literal" => CrawlDelayProfile::Literal,
-        "conservative" => CrawlDelayProfile::Conservative,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "profile={p:?} is not a Crawl-delay profile: use 'conservative', \
-                 'literal', 'window' (Bing) or 'ignore' (Google)"
-            )))
-        }
-    })
+    p.parse()
+        .map_err(|e: String| PyValueError::new_err(format!("profile={e}")))
 }
 
 #[pymethods]

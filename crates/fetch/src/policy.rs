@@ -120,6 +120,29 @@ pub enum NetworkError {
     Other,
 }
 
+impl std::str::FromStr for NetworkError {
+    type Err = String;
+
+    /// `dns`, `connect`, `tls`, `timeout`, `reset`, `truncated-body` or
+    /// `other`; the error says what was given and the choices.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "dns" => NetworkError::Dns,
+            "connect" => NetworkError::Connect,
+            "tls" => NetworkError::Tls,
+            "timeout" => NetworkError::Timeout,
+            "reset" => NetworkError::Reset,
+            "truncated-body" => NetworkError::TruncatedBody,
+            "other" => NetworkError::Other,
+            _ => {
+                return Err(format!(
+                    "{s:?} is not a network failure: use one of 'dns', 'connect', 'tls', 'timeout', 'reset', 'truncated-body', 'other'"
+                ))
+            }
+        })
+    }
+}
+
 impl NetworkError {
     /// A short phrase for messages (`DNS failure`, `timeout`, ...).
     pub fn describe(self) -> &'static str {

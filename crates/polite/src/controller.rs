@@ -34,6 +34,26 @@ pub enum CrawlDelayProfile {
     Conservative,
 }
 
+impl std::str::FromStr for CrawlDelayProfile {
+    type Err = String;
+
+    /// `conservative`, `literal`, `window` (or `bing`), `ignore` (or
+    /// `google`); the error says what was given and the choices.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "ignore" | "google" => CrawlDelayProfile::Ignore,
+            "window" | "bing" => CrawlDelayProfile::Window,
+            "literal" => CrawlDelayProfile::Literal,
+            "conservative" => CrawlDelayProfile::Conservative,
+            _ => {
+                return Err(format!(
+                    "{s:?} is not a Crawl-delay profile: use 'conservative', 'literal', 'window' (Bing) or 'ignore' (Google)"
+                ))
+            }
+        })
+    }
+}
+
 /// What to do when a Crawl-delay is above the maximum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]

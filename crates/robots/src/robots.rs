@@ -272,6 +272,17 @@ pub enum AgentMatch {
     None,
 }
 
+impl AgentMatch {
+    /// `specific`, `global` or `none`, as the JSON output writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentMatch::Specific => "specific",
+            AgentMatch::Global => "global",
+            AgentMatch::None => "none",
+        }
+    }
+}
+
 /// The rule that decided a verdict.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct MatchedRule {
