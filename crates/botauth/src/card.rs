@@ -341,7 +341,8 @@ fn check_signatures(
     keys.extend(from.jwks_uri_keys.clone().unwrap_or_default());
     let url = from.url.unwrap_or("https://invalid.example/");
     let set = StaticKeys::new(keys);
-    match crate::proof::verify_body(url, r, body, &set, from.now, None) {
+    let need = (None, crate::proof::CARD_COVERS);
+    match crate::proof::verify_body(url, r, body, &set, from.now, need) {
         Ok(proven) if proven.is_empty() => report.problems.push(
             "signed, but by no key the card or its jwks_uri holds: the signature cannot be checked"
                 .into(),
@@ -351,5 +352,89 @@ fn check_signatures(
             proven.join(", ")
         )),
         Err(e) => report.problems.push(format!("signature: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::KeyPair;
+
+    const URL: &str = "https://crawler.example/bot";
+
+    fn signed_card(pair: &KeyPair, covers_authority: bool) -> (String, Response) {
+        let body = serde_json::json!({
+            "client_id": URL,
+            "jwks": { "keys": [pair.public_jwk()] },
+        })
+        .to_string();
+        let now = UnixMillis::from_secs(1_800_000_000);
+        let mut r = crate::proof::sign_body(
+            std::slice::from_ref(pair),
+            URL,
+            Vec::new(),
+            body.as_bytes(),
+            (now, 60),
+            "card",
+        )
+        .expect("sign");
+        if !covers_authority {
+            // The draft asks only that Content-Digest be covered: re-sign
+            // over it alone.
+            let input =
+                r#"binding0=("content-digest");created=1800000000;expires=1800000060;keyid="KID""#
+                    .replace("KID", &pair.keyid());
+            let base = format!(
+                "\"content-digest\": {}\n\"@signature-params\": {}",
+                crate::directory::content_digest(body.as_bytes()),
+                &input["binding0=".len()..]
+            );
+            let sig = base64::Engine::encode(
+                &base64::engine::general_purpose::STANDARD,
+                pair.sign(base.as_bytes()),
+            );
+            r.headers.retain(|(k, _)| !k.starts_with("Signature"));
+            r.headers.push(("Signature-Input".into(), input));
+            r.headers
+                .push(("Signature".into(), format!("binding0=:{sig}:")));
+        }
+        (body, r)
+    }
+
+    #[test]
+    fn a_card_signed_over_its_digest_alone_is_valid() {
+        let pair = KeyPair::generate();
+        for covers_authority in [true, false] {
+            let (body, response) = signed_card(&pair, covers_authority);
+            let report = check_card(
+                body.as_bytes(),
+                &Fetched {
+                    url: Some(URL),
+                    response: Some(&response),
+                    jwks_uri_keys: None,
+                    now: UnixMillis::from_secs(1_800_000_010),
+                },
+            );
+            assert!(report.problems.is_empty(), "{:?}", report.problems);
+            assert!(report
+                .notes
+                .iter()
+                .any(|n| n.contains("signature verified")));
+        }
+    }
+
+    #[test]
+    fn user_agents_match_as_prefixes_with_wildcards() {
+        let card = Card {
+            web_bot_auth: Some(WebBotAuth {
+                expected_user_agent: vec!["Mozilla/5.0 ExampleBot".into(), "Other*/2".into()],
+                ..WebBotAuth::default()
+            }),
+            ..Card::default()
+        };
+        assert!(card.matches_user_agent("Mozilla/5.0 ExampleBot/1.1"));
+        assert!(card.matches_user_agent("OtherCrawler/2.0"));
+        assert!(!card.matches_user_agent("Mozilla/5.0 (Windows NT 10.0)"));
+        assert!(!Card::default().matches_user_agent("anything"));
     }
 }

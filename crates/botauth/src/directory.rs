@@ -153,8 +153,9 @@ pub enum DirectoryProblem {
         /// Why it was refused.
         rejection: Box<Rejection>,
     },
-    /// A directory signature does not cover what Appendix B.1 requires.
-    #[error("directory signature {label} does not cover {missing} (Appendix B.1 requires \"@authority\";req and \"content-digest\")")]
+    /// A signature over a body does not cover what it must (a directory's:
+    /// Appendix B.1; a card's: the registry draft, §3.1.3).
+    #[error("signature {label} does not cover {missing}")]
     ProofCoverage {
         /// The signature's label.
         label: String,
@@ -190,8 +191,8 @@ pub fn verify_directory(
         _ => format!("{}{DIRECTORY_PATH}", origin.trim_end_matches('/')),
     };
     let keys = crate::StaticKeys::new(doc.keys.clone());
-    let proven =
-        crate::proof::verify_body(&request, response, body, &keys, now, Some(DIRECTORY_TAG))?;
+    let need = (Some(DIRECTORY_TAG), crate::proof::DIRECTORY_COVERS);
+    let proven = crate::proof::verify_body(&request, response, body, &keys, now, need)?;
     for k in &doc.keys {
         if !proven.contains(&k.thumbprint()) {
             return Err(DirectoryProblem::UnprovenKey(k.thumbprint()));

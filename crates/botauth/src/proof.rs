@@ -95,18 +95,25 @@ fn header(response: &Response, name: &str) -> Option<String> {
         .map(|(_, v)| v.clone())
 }
 
+/// What a signature over a body must cover: a directory's proof
+/// `"@authority";req` and `content-digest` (Appendix B.1), a card's
+/// `content-digest` (the registry draft, §3.1.3).
+pub const DIRECTORY_COVERS: &[&str] = &["\"@authority\";req", "\"content-digest\""];
+/// What a Signature Agent Card's signature must cover.
+pub const CARD_COVERS: &[&str] = &["\"content-digest\""];
+
 /// Checks a signed body fetched from `url`: the digest matches, and every
-/// signature (with `tag`, when given) covers `"@authority";req` and
-/// `content-digest` and verifies with one of `keys` at `now`. Returns the
-/// thumbprints of the keys that signed. Unknown keys and algorithms this
-/// crate does not implement prove nothing, and refuse nothing.
+/// signature (with `tag`, when given) covers `covers` and verifies with
+/// one of `keys` at `now`. Returns the thumbprints of the keys that signed.
+/// Unknown keys and algorithms this crate does not implement prove
+/// nothing, and refuse nothing.
 pub fn verify_body(
     url: &str,
     response: &Response,
     body: &[u8],
     keys: &StaticKeys,
     now: UnixMillis,
-    tag: Option<&str>,
+    (tag, covers): (Option<&str>, &[&'static str]),
 ) -> Result<Vec<String>, DirectoryProblem> {
     let digest = header(response, "content-digest").ok_or(DirectoryProblem::NoDigest)?;
     if digest.replace(' ', "") != content_digest(body) {
@@ -136,6 +143,15 @@ pub fn verify_body(
         if tag.is_some_and(|t| its_tag.map(|x| x.as_str()) != Some(t)) {
             continue;
         }
+        if let Some(missing) = covers
+            .iter()
+            .find(|id| !il.items.iter().any(|i| i.serialize() == **id))
+        {
+            return Err(DirectoryProblem::ProofCoverage {
+                label: label.as_str().to_owned(),
+                missing,
+            });
+        }
         if let Some(p) = one_signature(label, il, sig, &request, response, keys, now)? {
             proven.push(p);
         }
@@ -154,17 +170,6 @@ fn one_signature(
     keys: &StaticKeys,
     now: UnixMillis,
 ) -> Result<Option<String>, DirectoryProblem> {
-    for (id, missing) in [
-        ("\"@authority\";req", "\"@authority\";req"),
-        ("\"content-digest\"", "\"content-digest\""),
-    ] {
-        if !il.items.iter().any(|i| i.serialize() == id) {
-            return Err(DirectoryProblem::ProofCoverage {
-                label: label.as_str().to_owned(),
-                missing,
-            });
-        }
-    }
     let mut one_in = Dictionary::new();
     one_in.insert(label.clone(), ListEntry::InnerList(il.clone()));
     let mut one_sig = Dictionary::new();

@@ -417,3 +417,21 @@ fn plain_http_unknown_keys_and_challenges() {
     })
     .is_err());
 }
+
+#[test]
+fn covering_the_whole_field_covers_the_member_keyed_to_the_label() {
+    // A sender that covers "signature-agent" with no key, over a dictionary:
+    // the whole field, so the member keyed to its label, is signed.
+    let key = KeyPair::generate();
+    let msg = Message::new("GET", "https://origin.example/")
+        .header("Signature-Agent", &format!("sig1=\"{DIR}\""));
+    let mut c = sign_config("sig1", DIR, &["signature-agent"]);
+    c.agent = AgentForm::None;
+    let m = signed(&key, &msg, &c);
+    let keys = StaticKeys::from_directory(DIR, vec![key.public_jwk()]);
+    let config = VerifyConfig::at(UnixMillis::from_secs(T + 1));
+    match verify_request(&m, &keys, &config) {
+        Outcome::Verified { agent, .. } => assert_eq!(agent.as_deref(), Some(DIR)),
+        other => panic!("{other:?}"),
+    }
+}

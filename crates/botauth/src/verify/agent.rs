@@ -56,7 +56,9 @@ pub(super) fn claimed(
             header: "Signature-Agent",
             detail: format!("is not a structured-field dictionary: {e}"),
         })?;
-    let own = keys.contains(&Some(label));
+    // Covering the whole field covers every member in it.
+    let whole = keys.contains(&None);
+    let own = keys.contains(&Some(label)) || (whole && dict.contains_key(label));
     let chosen = if own {
         Some(label)
     } else if dict.contains_key(label) && web_bot_auth {
@@ -64,8 +66,9 @@ pub(super) fn claimed(
         return Err(Rejection::SignatureAgent(why));
     } else {
         // -00 senders: one covered member under a name of its own.
-        match keys.as_slice() {
-            [Some(only)] => Some(*only),
+        match (keys.as_slice(), whole) {
+            ([Some(only)], _) => Some(*only),
+            (_, true) if dict.len() == 1 => dict.keys().next().map(|k| k.as_str()),
             _ => None,
         }
     };
