@@ -1,18 +1,18 @@
-//! `mannerly card new` and `card check`: Signature Agent Cards; the
-//! cross-check `mannerly verify --card` makes; `mannerly directory check`.
+//! `mannerly card new` and `card check`: Signature Agent Cards, and the
+//! cross-check `mannerly verify --card` makes; `Reach`, how the checks
+//! reach a server.
 
 use std::net::IpAddr;
 
 use anyhow::{bail, Context, Result};
 use mannerly_botauth::card::{check_card, Card, Fetched, WebBotAuth};
 use mannerly_botauth::client::{fetch_document, DirectoryClient, DirectoryConfig, Document};
-use mannerly_botauth::dircheck::{check_directory, Severity};
 use mannerly_botauth::directory::{Jwks, DIRECTORY_MEDIA_TYPE};
 use mannerly_botauth::{Jwk, Message, UnixMillis};
 
 /// How to reach a server: extra trust, names pinned to addresses.
 #[derive(clap::Args, Clone)]
-pub struct Reach {
+pub(crate) struct Reach {
     /// Also trust this CA certificate (PEM or DER), e.g. a staging CA.
     #[arg(long, value_name = "FILE")]
     ca: Option<String>,
@@ -54,7 +54,7 @@ impl Reach {
     }
 
     /// GETs `url` (no redirect followed).
-    fn fetch(&self, url: &str, accept: &str) -> Result<Document> {
+    pub(crate) fn fetch(&self, url: &str, accept: &str) -> Result<Document> {
         let client = self.client()?;
         let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
         rt.block_on(fetch_document(&client, url, accept, 256 * 1024))
@@ -131,6 +131,7 @@ pub struct CheckArgs {
     at: Option<u64>,
     #[command(flatten)]
     reach: Reach,
+    /// Print one JSON document: every problem, and what held.
     #[arg(long)]
     json: bool,
 }
@@ -341,53 +342,4 @@ pub fn cross_check(
         out.push((false, format!("the User-Agent does not carry the product token {token}: robots.txt groups cannot be matched to it")));
     }
     Ok(out)
-}
-
-#[derive(clap::Subcommand)]
-pub enum DirectoryCommand {
-    /// Fetch a key directory as verifiers will and report every problem.
-    /// Exit status: 0 none, 1 at least one, 2 on errors.
-    Check(DirectoryArgs),
-}
-
-#[derive(clap::Args)]
-pub struct DirectoryArgs {
-    /// The directory's URL (usually https://HOST/.well-known/http-message-signatures-directory).
-    url: String,
-    #[command(flatten)]
-    reach: Reach,
-    #[arg(long)]
-    json: bool,
-}
-
-pub fn directory(cmd: DirectoryCommand) -> Result<u8> {
-    let DirectoryCommand::Check(a) = cmd;
-    if !a.url.starts_with("https://") {
-        bail!(
-            "{}: key directories are served over https only (§5.5.1)",
-            a.url
-        );
-    }
-    let doc = a.reach.fetch(&a.url, DIRECTORY_MEDIA_TYPE)?;
-    let findings = check_directory(&a.url, &doc.response, &doc.body, UnixMillis::now());
-    let code = u8::from(!findings.is_empty());
-    if a.json {
-        let out = serde_json::json!({ "url": a.url, "status": doc.response.status, "problems": findings });
-        println!("{out}");
-        return Ok(code);
-    }
-    if findings.is_empty() {
-        println!(
-            "ok: {} is a directory verifiers can use, with nothing to fix",
-            a.url
-        );
-    }
-    for f in &findings {
-        let level = match f.severity {
-            Severity::Must => "MUST",
-            Severity::Should => "SHOULD",
-        };
-        println!("{level} {}: {}", f.topic, crate::text::clean(&f.detail));
-    }
-    Ok(code)
 }

@@ -12,6 +12,7 @@ mod check;
 mod crawl;
 mod demo;
 mod demo_audit;
+mod directory;
 mod fetch;
 mod input;
 mod lint;
@@ -115,7 +116,7 @@ enum Command {
     Card(card::CardCommand),
     /// Web Bot Auth key directories: check one as verifiers will fetch it.
     #[command(subcommand)]
-    Directory(card::DirectoryCommand),
+    Directory(directory::DirectoryCommand),
     /// Audit access logs: which bots broke robots.txt (as it was at each
     /// request's time), ignored Crawl-delay or Retry-After, never read
     /// robots.txt, or were not who they claimed.
@@ -148,7 +149,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => botauth::verify(args),
         Command::VerifyIp(args) => botauth::verify_ip_cmd(args),
         Command::Card(cmd) => card::card(cmd),
-        Command::Directory(cmd) => card::directory(cmd),
+        Command::Directory(cmd) => directory::directory(cmd),
         Command::Audit(args) => audit::run(*args),
     };
     match result {
