@@ -1,9 +1,10 @@
 'use strict';
-// Crawlee made polite: `polite(options)` turns the options of a
-// CheerioCrawler or HttpCrawler into ones that fetch robots.txt first for
-// every origin and hold an origin's pages while it is unavailable, match
-// exactly, pace each host (Crawl-delay by engine profile, Retry-After,
-// backoff) with one request in flight, and follow no nofollow link.
+// Crawlee made polite: `politeCrawler(CheerioCrawler, options)` (or
+// `polite(options)`, the options alone) makes a CheerioCrawler or
+// HttpCrawler fetch robots.txt first for every origin and hold an origin's
+// pages while it is unavailable, match exactly, pace each host (Crawl-delay
+// by engine profile, Retry-After, backoff) with one request in flight, and
+// follow no nofollow link.
 
 const { RobotsState, Politeness } = require('./index.js');
 
@@ -455,12 +456,12 @@ function politeCrawler(CrawlerClass, options = {}) {
     hooks.splice(hooks.indexOf(answered), 1);
     hooks.unshift(answered);
   }
-  // Crawlee's own robots.txt hooks, answered from mannerly's state: they
-  // never fetch or wait (the page's turn does).
   // A page whose host is busy or not due yet goes back to the queue until
   // it is (Crawlee's own hook for same-domain delays), so it holds no slot
   // another host could use.
   crawler.delayRequest = (request, source) => m.delayed(request, source);
+  // Crawlee's own robots.txt hooks, answered from mannerly's state: they
+  // never fetch or wait (the page's turn does).
   crawler.respectRobotsTxtFile = { userAgent: m.agent };
   crawler.isAllowedBasedOnRobotsTxtFile = async (url) => m.knownAllowed(url);
   crawler.getRobotsTxtFileForUrl = async () => ({ isAllowed: (url) => m.knownAllowed(url) });
