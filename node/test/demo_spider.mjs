@@ -1,5 +1,5 @@
 // A Crawlee crawl of `mannerly demo`'s simulated web, run by
-// test/crawlee_demo.test.mjs and bench/demo.sh:
+// test/crawlee.test.mjs:
 //
 //   mannerly demo -- node test/demo_spider.mjs MODE
 //
@@ -18,7 +18,7 @@ process.env.CRAWLEE_STORAGE_DIR ??= mkdtempSync(join(tmpdir(), 'mannerly-crawlee
 process.env.CRAWLEE_PERSIST_STORAGE ??= 'false';
 process.env.CRAWLEE_LOG_LEVEL ??= 'ERROR';
 
-const { CheerioCrawler, ProxyConfiguration } = await import('crawlee');
+const { CheerioCrawler, ProxyConfiguration } = await import('@crawlee/cheerio');
 const { politeCrawler } = await import('mannerly/crawlee');
 
 const mode = process.argv[2] ?? 'mannerly';

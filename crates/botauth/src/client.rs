@@ -273,9 +273,14 @@ impl DirectoryClient {
         // holds (Appendix B.1 allows it: the fetch itself associates them
         // with the URL); entries with a wrong kid or alg are dropped
         // (§5.5.1).
-        let (keys, _dropped) = crate::dircheck::usable_entries(url.as_str(), doc.keys);
+        let (keys, dropped) = crate::dircheck::usable_entries(url.as_str(), doc.keys);
         if keys.is_empty() {
-            return Err(DirectoryProblem::NotJwks("no usable key".into()));
+            let why: Vec<String> = dropped.iter().map(ToString::to_string).collect();
+            let why = match why.is_empty() {
+                true => "no key".to_owned(),
+                false => format!("no usable key ({})", why.join("; ")),
+            };
+            return Err(DirectoryProblem::NotJwks(why));
         }
         Ok((keys, ttl))
     }

@@ -10,7 +10,7 @@
 
 use crate::base::Response;
 use crate::directory::{
-    content_digest, verify_directory, Jwks, DIRECTORY_MEDIA_TYPE, DIRECTORY_PATH,
+    content_digest, verify_directory, DirectoryProblem, Jwks, DIRECTORY_MEDIA_TYPE, DIRECTORY_PATH,
 };
 use crate::keys::RFC9421_TEST_KEY_X;
 use crate::{Jwk, UnixMillis};
@@ -265,6 +265,8 @@ fn check_keys(url: &str, keys: &[Jwk], out: &mut Vec<Finding>) {
     }
 }
 
+/// The digest, whether or not the directory is signed, then the proof:
+/// each fault reported once.
 fn check_proof(
     url: &str,
     response: &Response,
@@ -273,30 +275,27 @@ fn check_proof(
     signed: bool,
     out: &mut Vec<Finding>,
 ) {
+    let digest = response
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-digest"));
+    let digest_ok = digest.is_none_or(|(_, d)| d.replace(' ', "") == content_digest(body));
+    if !digest_ok {
+        let why = "Content-Digest does not match the body";
+        out.push(finding(Severity::Must, "signature", why));
+    }
     if !signed {
         let why = "unsigned: a signature by each key, covering \"@authority\";req and content-digest, proves possession (Appendix B.1, RECOMMENDED)";
         out.push(finding(Severity::Should, "signature", why));
         return;
     }
-    if let Err(e) = verify_directory(url, response, body, now) {
-        out.push(finding(
+    match verify_directory(url, response, body, now) {
+        Ok(_) | Err(DirectoryProblem::DigestMismatch) => {}
+        Err(e) => out.push(finding(
             Severity::Must,
             "signature",
             format!("the directory's signature fails: {e}"),
-        ));
-    }
-    let digest = response
-        .headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("content-digest"));
-    if let Some((_, d)) = digest {
-        if d.replace(' ', "") != content_digest(body) {
-            out.push(finding(
-                Severity::Must,
-                "signature",
-                "Content-Digest does not match the body",
-            ));
-        }
+        )),
     }
 }
 
@@ -351,6 +350,40 @@ mod tests {
         // Elsewhere than the well-known path, kid is the operator's label.
         let (kept, _) = usable_entries("https://crawler.example/jwks.json", vec![good, label]);
         assert_eq!(kept.len(), 2);
+    }
+
+    #[test]
+    fn a_wrong_digest_is_reported_once_signed_or_not() {
+        let pair = KeyPair::generate();
+        let body = crate::directory::directory_document(&[pair.public_jwk()]);
+        let now = UnixMillis::from_secs(1_800_000_000);
+        let signed = crate::proof::sign_body(
+            std::slice::from_ref(&pair),
+            WELL_KNOWN,
+            vec![("Content-Type".into(), DIRECTORY_MEDIA_TYPE.into())],
+            body.as_bytes(),
+            (now, 3600),
+            crate::directory::DIRECTORY_TAG,
+        )
+        .expect("sign");
+        let tampered = body.replace("\"keys\"", "\"keys\" ");
+        let unsigned = Response {
+            status: 200,
+            headers: signed
+                .headers
+                .iter()
+                .filter(|(k, _)| !k.starts_with("Signature"))
+                .cloned()
+                .collect(),
+        };
+        for response in [&signed, &unsigned] {
+            let findings = check_directory(WELL_KNOWN, response, tampered.as_bytes(), now);
+            let digest = findings
+                .iter()
+                .filter(|f| f.detail.contains("Content-Digest does not match"))
+                .count();
+            assert_eq!(digest, 1, "{findings:?}");
+        }
     }
 
     #[test]
