@@ -10,7 +10,7 @@
 
 use crate::base::Response;
 use crate::directory::{
-    content_digest, verify_directory, DirectoryProblem, Jwks, DIRECTORY_MEDIA_TYPE, DIRECTORY_PATH,
+    digest_matches, verify_directory, DirectoryProblem, Jwks, DIRECTORY_MEDIA_TYPE, DIRECTORY_PATH,
 };
 use crate::keys::RFC9421_TEST_KEY_X;
 use crate::{Jwk, UnixMillis};
@@ -279,7 +279,7 @@ fn check_proof(
         .headers
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case("content-digest"));
-    let digest_ok = digest.is_none_or(|(_, d)| d.replace(' ', "") == content_digest(body));
+    let digest_ok = digest.is_none_or(|(_, d)| digest_matches(d, body));
     if !digest_ok {
         let why = "Content-Digest does not match the body";
         out.push(finding(Severity::Must, "signature", why));
@@ -322,8 +322,10 @@ fn check_cache(header: &dyn Fn(&str) -> Option<String>, out: &mut Vec<Finding>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::directory::signed_directory;
     use crate::KeyPair;
 
+    const ORIGIN: &str = "https://crawler.example";
     const WELL_KNOWN: &str =
         "https://crawler.example/.well-known/http-message-signatures-directory";
 
@@ -355,17 +357,9 @@ mod tests {
     #[test]
     fn a_wrong_digest_is_reported_once_signed_or_not() {
         let pair = KeyPair::generate();
-        let body = crate::directory::directory_document(&[pair.public_jwk()]);
         let now = UnixMillis::from_secs(1_800_000_000);
-        let signed = crate::proof::sign_body(
-            std::slice::from_ref(&pair),
-            WELL_KNOWN,
-            vec![("Content-Type".into(), DIRECTORY_MEDIA_TYPE.into())],
-            body.as_bytes(),
-            (now, 3600),
-            crate::directory::DIRECTORY_TAG,
-        )
-        .expect("sign");
+        let (signed, body) =
+            signed_directory(std::slice::from_ref(&pair), ORIGIN, now, 3600).expect("sign");
         let tampered = body.replace("\"keys\"", "\"keys\" ");
         let unsigned = Response {
             status: 200,
@@ -389,17 +383,9 @@ mod tests {
     #[test]
     fn a_proof_must_cover_authority_and_digest() {
         let pair = KeyPair::generate();
-        let body = crate::directory::directory_document(&[pair.public_jwk()]);
         let now = UnixMillis::from_secs(1_800_000_000);
-        let response = crate::proof::sign_body(
-            std::slice::from_ref(&pair),
-            WELL_KNOWN,
-            vec![("Content-Type".into(), DIRECTORY_MEDIA_TYPE.into())],
-            body.as_bytes(),
-            (now, 3600),
-            crate::directory::DIRECTORY_TAG,
-        )
-        .expect("sign");
+        let (response, body) =
+            signed_directory(std::slice::from_ref(&pair), ORIGIN, now, 3600).expect("sign");
         assert!(verify_directory(WELL_KNOWN, &response, body.as_bytes(), now).is_ok());
         // The same signature relabelled as covering content-digest alone.
         let mut narrowed = response.clone();

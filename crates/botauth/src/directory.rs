@@ -30,6 +30,12 @@ pub fn directory_document(keys: &[Jwk]) -> String {
     serde_json::to_string(&Jwks { keys }).unwrap_or_else(|_| "{\"keys\":[]}".into())
 }
 
+/// Whether a `Content-Digest` value is the body's (spaces in the value
+/// ignored).
+pub(crate) fn digest_matches(value: &str, body: &[u8]) -> bool {
+    value.replace(' ', "") == content_digest(body)
+}
+
 /// `Content-Digest: sha-256=:...:` (RFC 9530) of a body.
 pub fn content_digest(body: &[u8]) -> String {
     format!("sha-256=:{}:", STANDARD.encode(Sha256::digest(body)))

@@ -6,7 +6,7 @@
 use sfv::{BareItem, Dictionary, FieldType, InnerList, Integer, Item, Key, ListEntry, Parameters};
 
 use crate::base::{signature_base, Message, Response};
-use crate::directory::{content_digest, DirectoryProblem};
+use crate::directory::{content_digest, digest_matches, DirectoryProblem};
 use crate::{Error, KeyPair, StaticKeys, UnixMillis};
 
 fn k(s: &str) -> Result<Key, Error> {
@@ -116,7 +116,7 @@ pub fn verify_body(
     (tag, covers): (Option<&str>, &[&'static str]),
 ) -> Result<Vec<String>, DirectoryProblem> {
     let digest = header(response, "content-digest").ok_or(DirectoryProblem::NoDigest)?;
-    if digest.replace(' ', "") != content_digest(body) {
+    if !digest_matches(&digest, body) {
         return Err(DirectoryProblem::DigestMismatch);
     }
     let malformed = |header: &'static str| {
