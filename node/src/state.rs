@@ -7,7 +7,7 @@ use mannerly_fetch::policy::{
     Access, Decision, FetchOutcome, Hop, HttpResponse, NetworkError, OriginState, PolicyConfig,
     Profile,
 };
-use mannerly_fetch::Origin;
+use mannerly_fetch::{AccessKind, Origin};
 use mannerly_robots::{ParseOptions, Robots as Parsed};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -18,7 +18,7 @@ use crate::{at, check_agent, invalid, seconds};
 /// What an origin's robots.txt allows now, and until when.
 #[napi]
 pub struct RobotsDecision {
-    access: &'static str,
+    access: AccessKind,
     robots: Option<Arc<Parsed>>,
     expires_at: f64,
     reason: String,
@@ -45,7 +45,7 @@ impl RobotsDecision {
     /// network failure).
     #[napi(getter)]
     pub fn access(&self) -> String {
-        self.access.into()
+        self.access.as_str().into()
     }
 
     /// The parsed file when `access` is `rules`, else null.
@@ -73,8 +73,7 @@ impl RobotsDecision {
         check_agent(&agent)?;
         Ok(match (&self.robots, self.access) {
             (Some(r), _) => r.is_allowed(&agent, &mannerly_robots::as_requested(&url)),
-            (None, "allow-all") => true,
-            _ => false,
+            (None, kind) => kind == AccessKind::AllowAll,
         })
     }
 }

@@ -18,7 +18,7 @@ use std::time::Duration;
 use mannerly_fetch::policy::{
     Access, Decision, FetchOutcome, Hop, HttpResponse, NetworkError, OriginState,
 };
-use mannerly_fetch::{Origin, PolicyConfig, Profile};
+use mannerly_fetch::{AccessKind, Origin, PolicyConfig, Profile};
 use mannerly_polite::controller::{
     Config, CrawlDelayProfile, Outcome, OverMax, Politeness as Controller, RobotsPacing, Wait,
 };
@@ -64,7 +64,7 @@ fn millis(what: &str, v: f64) -> PyResult<u64> {
 /// What an origin's robots.txt allows now, and until when.
 #[pyclass(module = "mannerly", frozen)]
 struct RobotsDecision {
-    access: &'static str,
+    access: AccessKind,
     robots: Option<Arc<Parsed>>,
     /// When this decision stops holding (seconds since 1970); after it,
     /// robots.txt is fetched again.
@@ -95,7 +95,7 @@ impl RobotsDecision {
     /// too many redirects) or 'disallow-all' (unreachable: 5xx, 429, network).
     #[getter]
     fn access(&self) -> &'static str {
-        self.access
+        self.access.as_str()
     }
 
     /// The parsed file when `access` is 'rules', else None.
@@ -109,15 +109,15 @@ impl RobotsDecision {
         check_agent(agent)?;
         Ok(match (&self.robots, self.access) {
             (Some(r), _) => r.is_allowed(agent, url),
-            (None, "allow-all") => true,
-            (None, _) => false,
+            (None, kind) => kind == AccessKind::AllowAll,
         })
     }
 
     fn __repr__(&self) -> String {
         format!(
             "RobotsDecision(access={:?}, reason={:?})",
-            self.access, self.reason
+            self.access.as_str(),
+            self.reason
         )
     }
 }

@@ -84,7 +84,7 @@ pub fn fetch_origin(
 #[derive(serde::Serialize)]
 struct Json<'a> {
     origin: String,
-    access: &'static str,
+    access: mannerly_fetch::AccessKind,
     reason: &'a str,
     expires_at: String,
     groups: Option<usize>,
@@ -144,7 +144,7 @@ pub fn run(args: Args) -> Result<u8> {
         writeln!(out, "origin:   {origin}")?;
         let state_line = match (groups, rules) {
             (Some(g), Some(r)) => format!("rules ({g} group(s), {r} rule(s))"),
-            _ => decision.access.kind().to_owned(),
+            _ => decision.access.kind().to_string(),
         };
         writeln!(out, "state:    {state_line}")?;
         writeln!(out, "reason:   {}", clean(&decision.reason))?;

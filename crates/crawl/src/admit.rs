@@ -3,15 +3,16 @@
 //! the page's AIPREF Content-Usage rule), disallowed (dropped, with the
 //! deciding line logged), or unavailable (the page waits, never dropped).
 
-use mannerly_fetch::policy::{Access, Decision};
-use mannerly_fetch::{Origin, RobotsCache};
+use mannerly_fetch::policy::{Access, AccessKind, Decision};
+use mannerly_fetch::Origin;
 use mannerly_polite::frontier::{Frontier, Released};
 use mannerly_time::UnixMillis;
 
 use crate::backend::CrawlFrontier;
-use crate::config::CrawlError;
 use crate::engine::Crawl;
-use crate::robots_fetch::RecordingFetcher;
+use crate::error::CrawlError;
+use crate::normalize::host_of;
+use crate::robots_fetch::hold_until;
 
 impl<F: CrawlFrontier> Crawl<F> {
     /// Checks a released page before any request: `Some` (its
@@ -87,7 +88,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         if check.allowed {
             return Ok(Some(content_usage_rule(&decision, agent, &r.url)));
         }
-        if check.access == "disallow-all" {
+        if check.access == AccessKind::DisallowAll {
             // robots.txt unavailable: the page waits, it is not dropped.
             let expires = check.expires_at.unwrap_or(now.add_millis(60_000));
             let until = match Origin::of(&check.origin) {
@@ -125,30 +126,6 @@ impl<F: CrawlFrontier> Crawl<F> {
         Frontier::robots_unavailable(f, &origin.to_string(), now, why, now).await?;
         Ok(Frontier::cancel(f, r, now).await?)
     }
-}
-
-/// The host of a URL, or "" (the per-host page counts' key).
-pub(crate) fn host_of(url: &str) -> String {
-    url::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_owned))
-        .unwrap_or_default()
-}
-
-/// Until when an origin whose robots.txt is unavailable holds its pages:
-/// the cache's next attempt (backoff or Retry-After), within the
-/// decision's life, and at least 1 s on.
-pub(crate) async fn hold_until(
-    cache: &RobotsCache<RecordingFetcher>,
-    origin: &Origin,
-    expires: &UnixMillis,
-    now: UnixMillis,
-) -> UnixMillis {
-    let state = cache.state(origin).await;
-    state
-        .retry_at
-        .map_or(*expires, |r| r.min(*expires))
-        .max(now.add_millis(1_000))
 }
 
 /// The robots.txt `Content-Usage` rule (AIPREF) that applies to a URL, as

@@ -14,7 +14,7 @@ use mannerly_time::Clock;
 use mannerly_time::UnixMillis;
 
 use crate::http::{Fetcher, Validators};
-use crate::policy::{Access, Decision, OriginState, PolicyConfig, StoredState};
+use crate::policy::{Access, AccessKind, Decision, OriginState, PolicyConfig, StoredState};
 use crate::{FetchError, Origin, StoreError};
 
 /// A boxed future returned by [`Store`] calls.
@@ -119,9 +119,9 @@ pub struct CheckResult {
     pub origin: String,
     /// Whether the agent may fetch it.
     pub allowed: bool,
-    /// `rules`, `allow-all` or `disallow-all`; `robots-txt` for the
-    /// robots.txt URL itself.
-    pub access: &'static str,
+    /// What decided: the rules, allow-all, disallow-all (robots.txt
+    /// unavailable), or robots.txt itself.
+    pub access: AccessKind,
     /// The deciding rule, when the rules decided.
     pub rule: Option<MatchedRule>,
     /// Why the origin is in this state.
@@ -414,7 +414,7 @@ fn robots_txt_itself(url: &str, origin: &Origin) -> CheckResult {
         url: url.to_owned(),
         origin: origin.to_string(),
         allowed: true,
-        access: "robots-txt",
+        access: AccessKind::RobotsTxt,
         rule: None,
         reason: "robots.txt itself is always allowed".into(),
         expires_at: None,

@@ -27,7 +27,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use mannerly_fetch::policy::{FetchOutcome, HttpResponse, OriginState, PolicyConfig};
+//! use mannerly_fetch::policy::{AccessKind, FetchOutcome, HttpResponse, OriginState, PolicyConfig};
 //! use mannerly_fetch::{time::test_epoch, Origin};
 //!
 //! let config = PolicyConfig::default();
@@ -39,7 +39,7 @@
 //!     redirects: vec![],
 //! };
 //! let d = state.apply(&status(503), t0, &config);
-//! assert_eq!(d.access.kind(), "disallow-all");
+//! assert_eq!(d.access.kind(), AccessKind::DisallowAll);
 //! assert!(d.reason.starts_with("503 since 2026-11-20T10:00Z, phase 1 of 3: complete disallow"));
 //! // Thirteen hours later, still failing, and no good copy to fall back on:
 //! let d = state.apply(&status(503), t0 + Duration::from_secs(13 * 3600), &config);
@@ -80,7 +80,7 @@ pub use http::{FetchConfig, Fetcher, GetOutcome, HopGate, HttpFetcher, Validator
 pub use mannerly_time as time;
 pub use mannerly_time::{Clock, FakeClock, SystemClock, UnixMillis};
 pub use origin::Origin;
-pub use policy::{Access, Decision, FetchOutcome, OriginState, PolicyConfig, Profile};
+pub use policy::{Access, AccessKind, Decision, FetchOutcome, OriginState, PolicyConfig, Profile};
 
 /// Errors of this crate. Match on the variant: each says what was wrong
 /// with which input, and carries the underlying error as its source.

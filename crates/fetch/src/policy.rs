@@ -237,13 +237,48 @@ pub enum Access {
 }
 
 impl Access {
-    /// `rules`, `allow-all` or `disallow-all`.
-    pub fn kind(&self) -> &'static str {
+    /// Which of the three it is, without the rules.
+    pub fn kind(&self) -> AccessKind {
         match self {
-            Access::Rules(_) => "rules",
-            Access::AllowAll => "allow-all",
-            Access::DisallowAll => "disallow-all",
+            Access::Rules(_) => AccessKind::Rules,
+            Access::AllowAll => AccessKind::AllowAll,
+            Access::DisallowAll => AccessKind::DisallowAll,
         }
+    }
+}
+
+/// What decides a URL, named: an [`Access`] without its rules, or the
+/// robots.txt URL itself. Serialized (and displayed) as `rules`,
+/// `allow-all`, `disallow-all` or `robots-txt`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum AccessKind {
+    /// The parsed rules apply.
+    Rules,
+    /// No usable robots.txt: everything is allowed.
+    AllowAll,
+    /// robots.txt is unavailable: nothing but robots.txt is allowed.
+    DisallowAll,
+    /// The URL is robots.txt itself, always allowed.
+    RobotsTxt,
+}
+
+impl AccessKind {
+    /// The word for it: `rules`, `allow-all`, `disallow-all`, `robots-txt`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccessKind::Rules => "rules",
+            AccessKind::AllowAll => "allow-all",
+            AccessKind::DisallowAll => "disallow-all",
+            AccessKind::RobotsTxt => "robots-txt",
+        }
+    }
+}
+
+impl std::fmt::Display for AccessKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mannerly_fetch::policy::PolicyConfig;
+use mannerly_fetch::policy::{AccessKind, PolicyConfig};
 use mannerly_fetch::time::{test_epoch, Clock};
 use mannerly_fetch::{
     CacheConfig, FakeClock, FetchConfig, HttpFetcher, MemoryStore, Origin, Profile, RobotsCache,
@@ -125,7 +125,7 @@ async fn ok_parses_rules_even_with_a_wrong_content_type() {
     .await;
     let r = e.check("a.test", "/private/x").await;
     assert!(!r.allowed);
-    assert_eq!(r.access, "rules");
+    assert_eq!(r.access, AccessKind::Rules);
     assert_eq!(r.rule.map(|r| r.line), Some(2));
     assert_eq!(
         r.reason,
@@ -163,7 +163,7 @@ async fn client_errors_mean_unavailable_allow_all() {
         let e = env(vec![("a.test", robots(vec![Reply::status(status)]))]).await;
         let r = e.check("a.test", "/private/x").await;
         assert!(r.allowed, "{status}");
-        assert_eq!(r.access, "allow-all");
+        assert_eq!(r.access, AccessKind::AllowAll);
         assert_eq!(
             r.reason,
             format!("{status} at 2026-11-20T10:00Z: robots.txt is unavailable, so everything is allowed until 2026-11-21T10:00Z")
@@ -183,7 +183,7 @@ async fn too_many_requests_fails_closed_and_honours_retry_after() {
     .await;
     let r = e.check("a.test", "/public").await;
     assert!(!r.allowed);
-    assert_eq!(r.access, "disallow-all");
+    assert_eq!(r.access, AccessKind::DisallowAll);
     assert_eq!(
         r.reason,
         "429 since 2026-11-20T10:00Z, phase 1 of 3: complete disallow (next attempt at 2026-11-20T10:02Z)"
@@ -398,7 +398,7 @@ async fn six_redirects_mean_unavailable() {
     let e = env(vec![("a.test", chain("a.test", 6, "/final.txt"))]).await;
     let r = e.check("a.test", "/private/x").await;
     assert!(r.allowed);
-    assert_eq!(r.access, "allow-all");
+    assert_eq!(r.access, AccessKind::AllowAll);
     assert!(
         r.reason
             .starts_with("more than 5 redirects at 2026-11-20T10:00Z"),
@@ -580,7 +580,7 @@ async fn network_failures_fail_closed_with_their_reason() {
     for (host, words) in cases {
         let r = e.check(host, "/x").await;
         assert!(!r.allowed, "{host}");
-        assert_eq!(r.access, "disallow-all", "{host}");
+        assert_eq!(r.access, AccessKind::DisallowAll, "{host}");
         assert!(r.reason.starts_with(words), "{host}: {}", r.reason);
         assert!(
             r.reason.contains("phase 1 of 3: complete disallow"),
@@ -1000,7 +1000,7 @@ async fn robots_txt_itself_is_always_allowed() {
     assert!(!e.check("a.test", "/page").await.allowed);
     let r = e.check("a.test", "/robots.txt").await;
     assert!(r.allowed);
-    assert_eq!(r.access, "robots-txt");
+    assert_eq!(r.access, AccessKind::RobotsTxt);
 }
 
 #[tokio::test]
@@ -1158,7 +1158,7 @@ async fn a_failing_store_is_reported_and_never_loosens_the_rules() {
     let r = cache.check(&url, "MyBot").await.expect("check");
     // The load failed (fetched anyway) and the save failed (kept in memory).
     assert!(!r.allowed, "the rules still apply: {r:?}");
-    assert_eq!(r.access, "rules");
+    assert_eq!(r.access, AccessKind::Rules);
     assert_eq!(cache.store_errors(), 2);
     let last = cache.last_store_error().expect("kept");
     assert!(

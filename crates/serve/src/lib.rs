@@ -55,7 +55,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use mannerly_fetch::{
-    Access, CacheConfig, FetchConfig, HttpFetcher, MemoryStore, Origin, RobotsCache, SystemClock,
+    Access, AccessKind, CacheConfig, FetchConfig, HttpFetcher, MemoryStore, Origin, RobotsCache,
+    SystemClock,
 };
 use serde::Serialize;
 
@@ -497,7 +498,7 @@ struct FetchQuery {
 struct FetchState {
     origin: String,
     robots_url: String,
-    access: &'static str,
+    access: AccessKind,
     reason: String,
     expires_at: String,
     fetched_at: Option<String>,
@@ -548,7 +549,7 @@ async fn fetch(
 #[derive(Serialize)]
 struct BatchResponse<'a> {
     origin: String,
-    access: &'static str,
+    access: AccessKind,
     reason: &'a str,
     expires_at: String,
     results: Vec<api::BatchResult<'a>>,
