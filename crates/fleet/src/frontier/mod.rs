@@ -21,7 +21,7 @@ use mannerly_polite::controller::{
 };
 use mannerly_polite::frontier::{
     admit, origin_of, Admission, Batch, Begin, Frontier, FrontierConfig, FrontierError, KeyLoad,
-    Kind, Next, Offer, Released, Skipped, Stats,
+    Kind, Next, Offer, Released, Settle, Skipped, Stats,
 };
 use mannerly_polite::key::Keyer;
 use redis::Value;
@@ -45,6 +45,7 @@ mod stats;
 
 use clock::ClockOffset;
 use probe::merge;
+use settle::Step;
 
 /// Whose clock the store's times are read against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -334,7 +335,7 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         outcome: &Outcome,
         now: UnixMillis,
     ) -> Result<(), FrontierError> {
-        self.settle(released, "done", Some(outcome), 0, now).await
+        self.settle(released, Settle::Done(outcome), now).await
     }
 
     async fn requeue(
@@ -345,12 +346,12 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         now: UnixMillis,
     ) -> Result<(), FrontierError> {
         released.require_page()?;
-        self.settle(released, "retry", Some(outcome), tag, now)
+        self.settle(released, Settle::Retry(outcome, tag), now)
             .await
     }
 
     async fn discard(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
-        self.settle(released, "drop", None, 0, now).await
+        self.settle(released, Settle::Drop, now).await
     }
 
     async fn confirm(
@@ -370,7 +371,7 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
     }
 
     async fn cancel(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {
-        self.settle(released, "cancel", None, 0, now).await
+        self.settle(released, Settle::Cancel, now).await
     }
 
     async fn robots_unavailable(

@@ -444,7 +444,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
     /// and what its claim still holds goes back to the queue.
     async fn give_back(&mut self, id: u64, now: UnixMillis) -> Result<(), FrontierError> {
         match self.flights.remove(&id) {
-            Some(fl) => self.settle_flight(fl, "done", 0, now).await,
+            Some(fl) => self.settle_flight(fl, Step::Done, now).await,
             None => Ok(()),
         }
     }

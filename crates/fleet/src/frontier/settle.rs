@@ -3,13 +3,53 @@
 
 use super::*;
 
+/// How a flight's last request ends, as the `SETTLE` script reads it (its
+/// `how` argument); [`Settle`] less the outcome, which pacing has already
+/// learnt from, plus `Ack` for a claim's finished URLs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Step {
+    /// Done with: nothing goes back.
+    Done,
+    /// Tried again: the URL goes back with this tag.
+    Retry(u32),
+    /// Not sent: the URL goes back as it was.
+    Cancel,
+    /// Not sent and never will be.
+    Drop,
+    /// A claim's finished URLs, forgotten by the store.
+    Ack,
+}
+
+impl Step {
+    fn of(how: &Settle<'_>) -> Step {
+        match *how {
+            Settle::Retry(_, tag) => Step::Retry(tag),
+            Settle::Cancel => Step::Cancel,
+            Settle::Drop => Step::Drop,
+            // `Settle` is open to new endings; any other is done with.
+            _ => Step::Done,
+        }
+    }
+
+    /// The script's word for it.
+    fn word(self) -> &'static str {
+        match self {
+            Step::Done => "done",
+            Step::Retry(_) => "retry",
+            Step::Cancel => "cancel",
+            Step::Drop => "drop",
+            Step::Ack => "ack",
+        }
+    }
+}
+
 /// One entry of a `SETTLE` call (see the script): the flight, how it
 /// ends (or `ack`), the retry's tag, the host's state, `chk` and skip
 /// reason to write, the fencing token, and the claim's URLs (score,
 /// member) that go back to the queue (for `ack`, those it is done with).
-struct SettleOp<'a> {
+struct SettleOp {
     id: u64,
-    how: &'a str,
+    how: Step,
     /// A retry's tag; for a robots.txt flight, until when robots.txt is
     /// known (0: it is not).
     tag: u64,
@@ -20,10 +60,10 @@ struct SettleOp<'a> {
 
 /// The `SETTLE` entry that tells the store a claim's URLs `members` are
 /// done with (of flight `id`, fencing `token`).
-fn ack_op(id: u64, token: u64, members: Vec<String>) -> SettleOp<'static> {
+fn ack_op(id: u64, token: u64, members: Vec<String>) -> SettleOp {
     SettleOp {
         id,
-        how: "ack",
+        how: Step::Ack,
         tag: 0,
         written: Default::default(),
         token,
@@ -81,9 +121,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
     pub(super) async fn settle(
         &mut self,
         released: &Released,
-        how: &str,
-        outcome: Option<&Outcome>,
-        tag: u32,
+        how: Settle<'_>,
         now: UnixMillis,
     ) -> Result<(), FrontierError> {
         let at = self.store_now(now);
@@ -103,7 +141,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
             self.flights.remove(&released.lease);
             return Ok(());
         }
-        match outcome {
+        match how.outcome() {
             Some(o) => self.politeness.finish(&fl.key, at, o),
             None => self.politeness.unstart(&fl.key, &fl.started),
         }
@@ -115,7 +153,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
             .is_some_and(|h| h.skip.is_some());
         // A robots.txt release's claim goes on once the robots.txt is known.
         let known = fl.robots.as_ref().is_none_or(|(_, until)| until.is_some());
-        if !fl.rest.is_empty() && matches!(how, "done" | "drop") && !skipped && known {
+        let step = Step::of(&how);
+        if !fl.rest.is_empty() && matches!(step, Step::Done | Step::Drop) && !skipped && known {
             // A URL the claim gathered is done: the store forgets it (with
             // others, later), so a lapse does not give it back.
             if let (true, Some((_, member))) = (fl.held, &fl.current) {
@@ -128,19 +167,18 @@ impl<C: FleetConnection> FleetFrontier<C> {
             return Ok(());
         }
         if let Some(fl) = self.flights.remove(&released.lease) {
-            self.settle_flight(fl, how, tag, now).await?;
+            self.settle_flight(fl, step, now).await?;
         }
         Ok(())
     }
 
     /// Ends flight `id` in the store: the host's state as this worker's
-    /// controller has it, how its last request ended (`how`, with `tag`
-    /// for a retry), and the claim's URLs that go back to the queue.
+    /// controller has it, how its last request ended (`how`), and the
+    /// claim's URLs that go back to the queue.
     pub(super) async fn settle_flight(
         &mut self,
         fl: Flight,
-        how: &str,
-        tag: u32,
+        how: Step,
         now: UnixMillis,
     ) -> Result<(), FrontierError> {
         let (state, chk, why) = self.written(&fl.key);
@@ -148,10 +186,10 @@ impl<C: FleetConnection> FleetFrontier<C> {
         // A robots.txt flight's settle carries until when its robots.txt is
         // known; a page's, the tag it is retried with (a claim's later page
         // goes back with it, below).
-        let op_tag = match (&fl.robots, &fl.current) {
-            (Some((_, until)), _) => until.unwrap_or(0),
-            (None, Some(_)) => 0,
-            (None, None) => u64::from(tag),
+        let op_tag = match (&fl.robots, &fl.current, how) {
+            (Some((_, until)), _, _) => until.unwrap_or(0),
+            (None, None, Step::Retry(tag)) => u64::from(tag),
+            (None, _, _) => 0,
         };
         // The URLs done, and the one out last, leave the claim's gathered
         // record first (an empty score says so): done, they must not go
@@ -167,14 +205,14 @@ impl<C: FleetConnection> FleetFrontier<C> {
         // The script knows the claim's first URL; a later one that goes
         // back is sent with the rest.
         let how = match (fl.current, how) {
-            (Some((score, member)), "retry") => {
+            (Some((score, member)), Step::Retry(tag)) => {
                 let rest = member.split_once('\t').map_or("", |(_, r)| r);
                 back.push((score, format!("{tag}\t{rest}")));
-                "done"
+                Step::Done
             }
-            (Some(sm), "cancel") => {
+            (Some(sm), Step::Cancel) => {
                 back.push(sm);
-                "done"
+                Step::Done
             }
             (_, how) => how,
         };
@@ -196,25 +234,20 @@ impl<C: FleetConnection> FleetFrontier<C> {
 
     /// Queues `op` on partition `p` to go in front of the next call (see
     /// `SETTLE`); past [`PENDING_MAX`] waiting, they all go at once.
-    async fn pend(
-        &mut self,
-        p: u32,
-        op: SettleOp<'_>,
-        now: UnixMillis,
-    ) -> Result<(), FrontierError> {
+    async fn pend(&mut self, p: u32, op: SettleOp, now: UnixMillis) -> Result<(), FrontierError> {
         let args = self.settle_args(p, op, now);
         self.push_pending(p, args).await
     }
 
     /// A `SETTLE` entry's arguments.
-    fn settle_args(&self, p: u32, op: SettleOp<'_>, now: UnixMillis) -> Vec<String> {
+    fn settle_args(&self, p: u32, op: SettleOp, now: UnixMillis) -> Vec<String> {
         let (state, chk, why) = op.written;
         let mut args = vec![
             self.layout.tag(p).to_string(),
             self.now_arg(now).to_string(),
             self.max_in().to_string(),
             op.id.to_string(),
-            op.how.to_owned(),
+            op.how.word().to_owned(),
             op.tag.to_string(),
             state,
             chk,

@@ -156,6 +156,33 @@ impl Released {
     }
 }
 
+/// How a release ends: the four calls that end one ([`Frontier::complete`],
+/// [`Frontier::requeue`], [`Frontier::cancel`], [`Frontier::discard`]) as
+/// one value, for a backend that settles them in one place.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum Settle<'a> {
+    /// A request was made: pacing learns from it; a page is done.
+    Done(&'a Outcome),
+    /// A request was made and will be tried again: a page goes back to
+    /// the head of its queue with a new tag.
+    Retry(&'a Outcome, u32),
+    /// No request was made: a page goes back as it was.
+    Cancel,
+    /// No request was made and none will be: a page is done.
+    Drop,
+}
+
+impl Settle<'_> {
+    /// The outcome pacing learns from, when a request was made.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        match self {
+            Settle::Done(o) | Settle::Retry(o, _) => Some(o),
+            Settle::Cancel | Settle::Drop => None,
+        }
+    }
+}
+
 /// What the crawler should do next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Next {

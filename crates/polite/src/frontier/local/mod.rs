@@ -19,7 +19,7 @@ use std::path::Path;
 use super::summary;
 use super::{
     Admission, Begin, Frontier, FrontierConfig, FrontierError, KeyLoad, Kind, Next, Released,
-    Skipped, Stats,
+    Settle, Skipped, Stats,
 };
 use crate::controller::{HostState, Outcome, Politeness, RobotsPacing, Started, UnixMillis, Wait};
 use crate::key::{KeyError, Keyer};
@@ -123,20 +123,6 @@ impl Flight {
             Flight::Page { started, .. } | Flight::Robots { started, .. } => started,
         }
     }
-}
-
-/// How a release ends (see `LocalFrontier::settle`).
-#[derive(Clone, Copy)]
-enum Settle<'a> {
-    /// A request was made: pacing learns from it; a page is done.
-    Done(&'a Outcome),
-    /// A request was made and will be tried again: a page goes back to
-    /// the head of its queue with a new tag.
-    Retry(&'a Outcome, u32),
-    /// No request was made: a page goes back as it was.
-    Cancel,
-    /// No request was made and none will be: a page is done.
-    Drop,
 }
 
 /// What the gate knows of an origin's robots.txt. An origin with no entry
