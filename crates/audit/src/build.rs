@@ -1,10 +1,19 @@
 //! The report made from a finished audit: bots ordered worst first, their
 //! hosts, timelines on one axis, and the suspects.
 
-use crate::engine::{rfc3339, Auditor};
-use crate::report::{BotReport, HostReport, Identity, Report, RobotsSource, Timeline};
+use crate::engine::Auditor;
+use crate::report::{rfc3339, BotReport, HostReport, Identity, Report, RobotsSource, Timeline};
 
-pub(crate) fn report(a: Auditor<'_>) -> Report {
+impl Auditor<'_> {
+    /// Judges what is still waiting and gives the report's bot and
+    /// suspect parts (the caller adds what it knows of the files).
+    pub fn finish(mut self) -> Report {
+        self.drain(true);
+        report(self)
+    }
+}
+
+fn report(a: Auditor<'_>) -> Report {
     let mut bots: Vec<BotReport> = a.groups.iter().map(|g| bot(&a, g)).collect();
     bots.sort_by(|x, y| {
         let key = |b: &BotReport| {

@@ -21,7 +21,7 @@ use crate::agents::{Agent, Catalogue, Known};
 use crate::book::{RobotsBook, VersionId};
 use crate::order::{Reorder, Timed};
 use crate::pace::{Pace, Step};
-use crate::report::{Counts, Example, Identity, Rule, Timeline, MAX_EXAMPLES};
+use crate::report::{rfc3339, Counts, Example, Identity, Rule, Timeline, MAX_EXAMPLES};
 use crate::suspects::{is_asset, Client};
 
 /// How an audit judges.
@@ -466,7 +466,7 @@ impl<'r> Auditor<'r> {
     }
 
     /// Takes, in time order, the requests every file has moved past.
-    fn drain(&mut self, all: bool) {
+    pub(crate) fn drain(&mut self, all: bool) {
         let watermark = if all {
             i64::MAX
         } else {
@@ -550,13 +550,6 @@ impl<'r> Auditor<'r> {
         }
     }
 
-    /// Judges what is still waiting and gives the report's bot and
-    /// suspect parts (the caller adds what it knows of the files).
-    pub fn finish(mut self) -> crate::Report {
-        self.drain(true);
-        crate::build::report(self)
-    }
-
     /// Totals over a group's hosts.
     pub(crate) fn totals(g: &Group) -> Counts {
         let mut c = Counts::default();
@@ -578,9 +571,4 @@ fn tiebreak(entry: &Entry<'_>) -> u64 {
     entry.status.hash(&mut h);
     entry.host.hash(&mut h);
     h.finish()
-}
-
-/// Unix milliseconds as RFC 3339 (UTC, milliseconds).
-pub(crate) fn rfc3339(millis: i64) -> String {
-    mannerly_time::UnixMillis(u64::try_from(millis).unwrap_or(0)).to_rfc3339_millis()
 }

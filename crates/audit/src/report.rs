@@ -283,3 +283,8 @@ impl Report {
         self.bots.iter().filter(|b| b.counts.violations() > 0)
     }
 }
+
+/// Unix milliseconds as RFC 3339 (UTC, milliseconds).
+pub(crate) fn rfc3339(millis: i64) -> String {
+    mannerly_time::UnixMillis(u64::try_from(millis).unwrap_or(0)).to_rfc3339_millis()
+}
