@@ -291,7 +291,9 @@ async fn recrawl(
         }
     }
     web.clear_records();
-    let prior = Arc::new(mannerly_crawl::Prior::load(out)?);
+    let prior = Arc::new(mannerly_crawl::Prior::load(
+        &mannerly_crawl::CrawlDir::new(out),
+    )?);
     let mut seeds: Vec<String> = prior.pages().map(|p| p.url.clone()).collect();
     seeds.sort_unstable();
     let again = out.join("recrawl");
@@ -328,7 +330,7 @@ async fn crawl_ours(
     };
     let (summary, stopped) = run_crawl(config, seeds, out).await?;
     if !args.json {
-        report(&summary, out, false)?;
+        report(&summary, &mannerly_crawl::CrawlDir::new(out), false)?;
     }
     Ok(stopped)
 }

@@ -44,7 +44,9 @@ async fn run(web: &TestWeb, seeds: &[String], out: &Path, prior: Option<&Path>) 
         concurrency: 64,
         give_up_after: Duration::from_secs(2),
         proxy: Some(format!("http://127.0.0.1:{}", web.port())),
-        prior: prior.map(|p| Arc::new(Prior::load(p).expect("an earlier crawl"))),
+        prior: prior.map(|p| {
+            Arc::new(Prior::load(&mannerly_crawl::CrawlDir::new(p)).expect("an earlier crawl"))
+        }),
         ..CrawlConfig::default()
     };
     let mut seeds = seeds.to_vec();

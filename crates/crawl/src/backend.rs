@@ -6,7 +6,6 @@
 //! this crate carries no Redis client.
 
 use std::future::Future;
-use std::path::Path;
 use std::sync::Arc;
 
 use mannerly_fetch::Store;
@@ -15,7 +14,9 @@ use mannerly_polite::frontier::{Frontier, FrontierConfig, FrontierError, LocalFr
 use mannerly_polite::key::KeyError;
 use mannerly_time::UnixMillis;
 
-use crate::config::{CrawlError, CrawlSettings};
+use crate::config::CrawlSettings;
+use crate::dir::{read_json, write_json, BusyHost, CrawlDir};
+use crate::error::CrawlError;
 use crate::robots_store::FjallStore;
 
 /// Where a crawl keeps its frontier and its robots.txt state.
@@ -23,12 +24,12 @@ pub trait Backend {
     /// The frontier it opens.
     type Frontier: CrawlFrontier;
     /// Whether a crawl is there to go on with when no seed is given.
-    fn resumable(&self, out: &Path) -> bool;
+    fn resumable(&self, dir: &CrawlDir) -> bool;
     /// The crawl's settings: those stored, with `seeds` added, or `fresh`
     /// (with `seeds`) for a new crawl; stored again before returning.
     fn settings(
         &self,
-        out: &Path,
+        dir: &CrawlDir,
         fresh: CrawlSettings,
         seeds: &[String],
     ) -> impl Future<Output = Result<CrawlSettings, CrawlError>> + Send;
@@ -36,73 +37,52 @@ pub trait Backend {
     /// store of robots.txt states.
     fn open(
         self,
-        out: &Path,
+        dir: &CrawlDir,
         politeness: Politeness,
     ) -> impl Future<Output = Result<(Self::Frontier, Arc<dyn Store>), CrawlError>> + Send;
 }
 
-/// A crawl on this machine: the frontier in `out/frontier` (fjall), the
-/// robots.txt states in `out/robots`.
+/// A crawl on this machine: the frontier and the robots.txt states in
+/// the crawl's directory (fjall stores), its settings in `crawl.json`.
 pub struct Local;
 
 impl Backend for Local {
     type Frontier = LocalFrontier;
 
-    fn resumable(&self, out: &Path) -> bool {
-        out.join("frontier").exists()
+    fn resumable(&self, dir: &CrawlDir) -> bool {
+        dir.has_frontier()
     }
 
     async fn settings(
         &self,
-        out: &Path,
+        dir: &CrawlDir,
         fresh: CrawlSettings,
         seeds: &[String],
     ) -> Result<CrawlSettings, CrawlError> {
-        let io = |path: &Path| {
-            let path = path.to_owned();
-            move |source| CrawlError::Io { path, source }
-        };
-        let path = out.join("crawl.json");
-        let mut settings = match std::fs::read(&path) {
-            Ok(bytes) => {
-                serde_json::from_slice::<CrawlSettings>(&bytes).map_err(|e| CrawlError::Io {
-                    path: path.clone(),
-                    source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-                })?
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => fresh,
-            Err(e) => return Err(io(&path)(e)),
-        };
+        let path = dir.settings();
+        let mut settings = read_json::<CrawlSettings>(&path)?.unwrap_or(fresh);
         settings.add_seeds(seeds);
-        let tmp = out.join("crawl.json.tmp");
-        {
-            use std::io::Write;
-            let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
-            let mut w = std::io::BufWriter::new(file);
-            serde_json::to_writer_pretty(&mut w, &settings).map_err(|e| io(&tmp)(e.into()))?;
-            w.flush().map_err(io(&tmp))?;
-        }
-        std::fs::rename(&tmp, &path).map_err(io(&path))?;
+        write_json(&path, &settings)?;
         Ok(settings)
     }
 
     async fn open(
         self,
-        out: &Path,
+        dir: &CrawlDir,
         politeness: Politeness,
     ) -> Result<(LocalFrontier, Arc<dyn Store>), CrawlError> {
         // The loop commits its operations together (`CrawlFrontier::commit`),
         // once per turn; the bound only caps a turn that does very many.
         let frontier = LocalFrontier::open(
-            &out.join("frontier"),
+            &dir.frontier(),
             politeness,
             FrontierConfig {
                 commit_every: 256,
                 ..FrontierConfig::on_disk()
             },
         )?;
-        let store = FjallStore::open(&out.join("robots")).map_err(|e| CrawlError::Io {
-            path: out.join("robots"),
+        let store = FjallStore::open(&dir.robots()).map_err(|e| CrawlError::Io {
+            path: dir.robots(),
             source: std::io::Error::other(e),
         })?;
         Ok((frontier, Arc::new(store)))
@@ -123,7 +103,7 @@ pub trait CrawlFrontier: Frontier + Send {
     ) -> Result<(), FrontierError>;
     /// The hosts holding the most queued URLs, with why each waits, for
     /// `status.json` (written twice a second: it must be cheap).
-    fn busiest_hosts(&self, now: UnixMillis) -> Vec<serde_json::Value>;
+    fn busiest_hosts(&self, now: UnixMillis) -> Vec<BusyHost>;
     /// Hands the operations of the loop's last turn on together, so they
     /// survive a kill: the loop calls it at the top of every turn and
     /// before it waits. (A page's links are queued before it is recorded
@@ -160,7 +140,7 @@ impl CrawlFrontier for LocalFrontier {
         })
     }
 
-    fn busiest_hosts(&self, now: UnixMillis) -> Vec<serde_json::Value> {
+    fn busiest_hosts(&self, now: UnixMillis) -> Vec<BusyHost> {
         LocalFrontier::busiest(self, 10)
             .into_iter()
             .map(|l| {
@@ -169,7 +149,11 @@ impl CrawlFrontier for LocalFrontier {
                     .as_deref()
                     .and_then(|u| LocalFrontier::why_not_now(self, u, now))
                     .or_else(|| self.politeness.why_not_now(&l.key, now));
-                serde_json::json!({"host": l.key, "queued": l.queued, "waiting": why})
+                BusyHost {
+                    host: l.key,
+                    queued: l.queued,
+                    waiting: why,
+                }
             })
             .collect()
     }

@@ -1,16 +1,12 @@
-//! What a crawl is asked to do ([`CrawlConfig`]), what makes it the crawl
-//! it is across resumes and workers ([`CrawlSettings`]), and why it can
-//! fail ([`CrawlError`]).
+//! What a crawl is asked to do ([`CrawlConfig`]), and what makes it the
+//! crawl it is across resumes and workers ([`CrawlSettings`]).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use mannerly_polite::controller::CrawlDelayProfile;
-use mannerly_polite::frontier::FrontierError;
 
 use crate::normalize::ScopeMode;
-use crate::warc::WarcError;
 
 /// Adjusts the HTTP clients (tests add a resolver and a test CA).
 pub type ClientHook = Arc<dyn Fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder + Send + Sync>;
@@ -118,52 +114,6 @@ impl Default for CrawlConfig {
             max_age: Duration::from_secs(30 * 86_400),
         }
     }
-}
-
-/// Why a crawl could not run or go on.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum CrawlError {
-    /// No seed is a crawlable URL.
-    #[error("no usable seed: {0}")]
-    NoSeeds(String),
-    /// An `--include` or `--exclude` pattern does not compile.
-    #[error("bad pattern: {0}")]
-    Pattern(#[from] regex::Error),
-    /// The frontier failed.
-    #[error(transparent)]
-    Frontier(#[from] FrontierError),
-    /// Writing WARC failed.
-    #[error(transparent)]
-    Warc(#[from] WarcError),
-    /// The output directory or the log.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file or directory.
-        path: PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The `proxy` setting is not a proxy URL.
-    #[error("--proxy {proxy}: {source}")]
-    Proxy {
-        /// The proxy as given.
-        proxy: String,
-        /// Why the HTTP client refused it.
-        #[source]
-        source: reqwest::Error,
-    },
-    /// The HTTP client could not be built (TLS set-up).
-    #[error("cannot build the HTTP client: {0}")]
-    Client(#[source] reqwest::Error),
-    /// The WARC writer is unusable: a task panicked while it wrote.
-    #[error("the WARC writer is unusable: a task panicked while writing to it")]
-    WarcPoisoned,
-    /// The backend (a fleet's shared store, say) cannot serve this crawl
-    /// as asked; its own error is the source.
-    #[error(transparent)]
-    Backend(Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// The settings that make a crawl what it is (its seeds and scope), kept

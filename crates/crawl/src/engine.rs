@@ -36,15 +36,17 @@ use mannerly_polite::frontier::{Frontier, Kind, Next, Offer, Released};
 use mannerly_time::UnixMillis;
 use tokio::sync::{mpsc, watch};
 
-use crate::admit::{hold_until, host_of};
 use crate::backend::{Backend, CrawlFrontier, Local};
-use crate::config::{CrawlConfig, CrawlError, CrawlSettings};
-use crate::normalize::{CrawlUrl, Scope};
+use crate::config::{CrawlConfig, CrawlSettings};
+use crate::dir::CrawlDir;
+use crate::error::CrawlError;
+use crate::normalize::{host_of, CrawlUrl, Scope};
 use crate::outlinks::{offer_all, Candidate, Links};
 use crate::page::{fetch_page, http_client, request_head, response_head, PageDone, PageResponse};
-use crate::record::{count_pages, write_status, Ending, Log, LogLine, Progress, Record, Summary};
+use crate::record::{count_pages, status_of, Log, LogLine, Record};
 use crate::revisit::{PageState, Revisit, StoredRecord};
-use crate::robots_fetch::{gate, GateMsg, LoopGate, Made, RecordingFetcher};
+use crate::robots_fetch::{gate, hold_until, GateMsg, LoopGate, Made, RecordingFetcher};
+use crate::summary::{Ending, Progress, Summary};
 use crate::tag::Tag;
 use crate::warc::{Archived, Exchange, Profile, RefersTo, WarcWriter};
 
@@ -73,11 +75,12 @@ pub async fn crawl_on<B: Backend>(
     progress: impl FnMut(&Progress),
 ) -> Result<Summary, CrawlError> {
     let started = Instant::now();
-    let (scope, seed_urls) = settle_settings(&backend, &config, seeds, out).await?;
-    let (mut crawl, reports) = Crawl::open(backend, config, scope, out).await?;
+    let dir = CrawlDir::new(out);
+    let (scope, seed_urls) = settle_settings(&backend, &config, seeds, &dir).await?;
+    let (mut crawl, reports) = Crawl::open(backend, config, scope, dir).await?;
     crawl.enqueue_seeds(seed_urls).await?;
-    crawl.run(reports, stop, progress, out, started).await?;
-    crawl.finish(out, started).await
+    crawl.run(reports, stop, progress, started).await?;
+    crawl.finish(started).await
 }
 
 /// The crawl's settings as stored with `seeds` added (one record for a
@@ -89,7 +92,7 @@ async fn settle_settings<B: Backend>(
     backend: &B,
     config: &CrawlConfig,
     seeds: &[String],
-    out: &Path,
+    dir: &CrawlDir,
 ) -> Result<(Scope, Vec<String>), CrawlError> {
     let mut given = Vec::new();
     let mut bad = Vec::new();
@@ -100,7 +103,7 @@ async fn settle_settings<B: Backend>(
             Err(e) => bad.push(e.to_string()),
         }
     }
-    if given.is_empty() && !backend.resumable(out) {
+    if given.is_empty() && !backend.resumable(dir) {
         let why = if bad.is_empty() {
             "none given".into()
         } else {
@@ -108,10 +111,7 @@ async fn settle_settings<B: Backend>(
         };
         return Err(CrawlError::NoSeeds(why));
     }
-    std::fs::create_dir_all(out).map_err(|source| CrawlError::Io {
-        path: out.to_owned(),
-        source,
-    })?;
+    dir.create()?;
     let fresh = CrawlSettings {
         seeds: Vec::new(),
         scope: config.scope,
@@ -119,7 +119,7 @@ async fn settle_settings<B: Backend>(
         exclude: config.exclude.clone(),
         max_depth: config.max_depth,
     };
-    let settings = backend.settings(out, fresh, &given).await?;
+    let settings = backend.settings(dir, fresh, &given).await?;
     drop(given);
     // The scope needs one seed per host.
     let mut scope_hosts = HashSet::new();
@@ -162,6 +162,8 @@ struct Reports {
 /// One running crawl: what the loop and its helpers share.
 pub(crate) struct Crawl<F> {
     pub(crate) config: Arc<CrawlConfig>,
+    /// Where everything is written.
+    dir: CrawlDir,
     pub(crate) scope: Scope,
     pub(crate) frontier: F,
     pub(crate) cache: Arc<RobotsCache<RecordingFetcher>>,
@@ -204,17 +206,17 @@ impl<F: CrawlFrontier> Crawl<F> {
         backend: B,
         config: CrawlConfig,
         scope: Scope,
-        out: &Path,
+        dir: CrawlDir,
     ) -> Result<(Crawl<F>, Reports), CrawlError> {
         let config = Arc::new(config);
         let warc = Arc::new(Mutex::new(WarcWriter::open(
-            &out.join("warc"),
+            &dir.warc(),
             "mannerly",
             config.warc_max_size,
             &config.user_agent,
         )?));
-        let mut record = Record::open(out.join("log.jsonl"))?;
-        record.pages = Some(Log::append(out.join(crate::revisit::PAGES_FILE))?);
+        let mut record = Record::open(dir.log())?;
+        record.pages = Some(Log::append(dir.pages())?);
         let client = http_client(&config)?;
         let made = Made::default();
         let (gate_tx, gate_rx) = mpsc::unbounded_channel();
@@ -226,7 +228,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             in_flight_bound: u64::try_from(config.timeout.as_millis()).unwrap_or(u64::MAX),
             ..PoliteConfig::default()
         });
-        let (frontier, robots_store) = backend.open(out, politeness).await?;
+        let (frontier, robots_store) = backend.open(&dir, politeness).await?;
         let fetch_config = FetchConfig {
             user_agent: config.user_agent.clone(),
             timeout: config.timeout,
@@ -255,11 +257,12 @@ impl<F: CrawlFrontier> Crawl<F> {
         // A resumed recrawl goes on from its own record; a new one from
         // the earlier crawl's.
         let config_trust = match &config.prior {
-            Some(p) if !out.join(crate::lastmod::LASTMOD_FILE).exists() => p.trust().clone(),
-            _ => crate::lastmod::Trust::load(out),
+            Some(p) if !dir.lastmod().exists() => p.trust().clone(),
+            _ => crate::lastmod::Trust::load(&dir),
         };
         let crawl = Crawl {
             config,
+            dir,
             scope,
             frontier,
             cache: Arc::new(cache),
@@ -311,7 +314,6 @@ impl<F: CrawlFrontier> Crawl<F> {
         mut reports: Reports,
         mut stop: watch::Receiver<bool>,
         mut progress: impl FnMut(&Progress),
-        out: &Path,
         started: Instant,
     ) -> Result<(), CrawlError> {
         let mut last_progress = Instant::now();
@@ -337,7 +339,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             turn.finish(&mut self.frontier, &mut self.record).await?;
             if last_progress.elapsed() >= Duration::from_millis(500) {
                 last_progress = Instant::now();
-                self.report(&mut progress, out, started).await?;
+                self.report(&mut progress, started).await?;
             }
             if *stop.borrow() && grace_deadline.is_none() {
                 self.record.summary.ending = Ending::Stopped;
@@ -374,16 +376,22 @@ impl<F: CrawlFrontier> Crawl<F> {
     async fn report(
         &mut self,
         progress: &mut impl FnMut(&Progress),
-        out: &Path,
         started: Instant,
     ) -> Result<(), CrawlError> {
         let queued = self.frontier.progress_stats().await?.queued;
         let seconds = started.elapsed().as_secs_f64();
         let snapshot = self.record.progress(self.in_flight, queued, seconds);
         progress(&snapshot);
-        let busiest = self.frontier.busiest_hosts(UnixMillis::now());
-        write_status(out, &snapshot, &self.record.summary, &busiest, false);
+        self.write_status(&snapshot, false);
         Ok(())
+    }
+
+    /// `status.json`, best effort: a failed write is retried at the next
+    /// snapshot, and a crawl does not stop for it.
+    fn write_status(&self, snapshot: &Progress, ended: bool) {
+        let busiest = self.frontier.busiest_hosts(UnixMillis::now());
+        let status = status_of(snapshot, &self.record.summary, busiest, ended);
+        let _ = self.dir.write_status(&status);
     }
 
     /// Asks the frontier for as many releases as there are free slots (and
@@ -770,7 +778,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             kind == Revisit::New,
         ) {
             let changed = kind == Revisit::Changed;
-            let host = crate::admit::host_of(&p.released.url);
+            let host = host_of(&p.released.url);
             self.trust.host_mut(&host).observe(before != now, changed);
         }
         let mut visits = prior.map(|p| p.visits.clone()).unwrap_or_default();
@@ -837,7 +845,7 @@ impl<F: CrawlFrontier> Crawl<F> {
 
     /// The summary, once the loop is over: what is left queued (and, when
     /// the crawl gave up, why each waits), everything synced.
-    async fn finish(mut self, out: &Path, started: Instant) -> Result<Summary, CrawlError> {
+    async fn finish(mut self, started: Instant) -> Result<Summary, CrawlError> {
         let now = UnixMillis::now();
         let stats = Frontier::stats(&mut self.frontier).await?;
         self.record.summary.deferred = stats.queued;
@@ -854,7 +862,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             p.flush()?;
         }
         if self.config.prior.is_some() {
-            self.trust.save(out)?;
+            self.trust.save(&self.dir)?;
             self.record.summary.revisits.lastmod_untrusted_hosts = self.trust.untrusted();
         }
         if let Ok(mut w) = self.warc.lock() {
@@ -864,8 +872,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         let seconds = started.elapsed().as_secs_f64();
         self.record.summary.seconds = seconds;
         let last = self.record.progress(0, stats.queued, seconds);
-        let busiest = self.frontier.busiest_hosts(UnixMillis::now());
-        write_status(out, &last, &self.record.summary, &busiest, true);
+        self.write_status(&last, true);
         Ok(self.record.summary)
     }
 }

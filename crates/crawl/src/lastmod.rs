@@ -19,12 +19,9 @@
 //! crawl's.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
 
-use crate::config::CrawlError;
-
-/// The file a crawl keeps its hosts' lastmod record in.
-pub const LASTMOD_FILE: &str = "lastmod.json";
+use crate::dir::{read_json, write_json, CrawlDir};
+use crate::error::CrawlError;
 
 /// Lies a host may tell before its lastmod can be ignored.
 pub const MIN_LIES: u64 = 2;
@@ -68,20 +65,16 @@ pub struct Trust {
 }
 
 impl Trust {
-    /// A crawl directory's record (none: every host believed).
-    pub fn load(dir: &Path) -> Trust {
-        let hosts = std::fs::read_to_string(dir.join(LASTMOD_FILE))
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or_default();
+    /// A crawl directory's record (none, or one that cannot be read:
+    /// every host believed, as on a first crawl).
+    pub fn load(dir: &CrawlDir) -> Trust {
+        let hosts = read_json(&dir.lastmod()).ok().flatten().unwrap_or_default();
         Trust { hosts }
     }
 
     /// Writes the record into a crawl directory.
-    pub fn save(&self, dir: &Path) -> Result<(), CrawlError> {
-        let path = dir.join(LASTMOD_FILE);
-        let text = serde_json::to_string_pretty(&self.hosts).unwrap_or_default();
-        std::fs::write(&path, text).map_err(|source| CrawlError::Io { path, source })
+    pub fn save(&self, dir: &CrawlDir) -> Result<(), CrawlError> {
+        write_json(&dir.lastmod(), &self.hosts)
     }
 
     /// A host's record.

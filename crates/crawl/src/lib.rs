@@ -23,9 +23,14 @@
 //!   the loop; a robots.txt redirect to another host held to its pacing.
 //! - `outlinks`: a page's redirect, links and sitemap entries as
 //!   candidates for the frontier (scope and nofollow applied).
-//! - `record`: `log.jsonl`, the [`Summary`], [`Progress`], `status.json`.
-//! - `config`: [`CrawlConfig`], [`CrawlSettings`], [`CrawlError`].
+//! - `record`: `log.jsonl` and `pages.jsonl` as the crawl writes them.
+//! - `summary`: [`Ending`], [`Summary`], [`Progress`]: plain data.
+//! - `dir`: [`CrawlDir`], every path of a crawl's directory, and
+//!   `status.json` as a [`Status`].
+//! - `config`: [`CrawlConfig`], [`CrawlSettings`]; `error`: [`CrawlError`].
 //! - `backend`: [`Backend`], [`Local`] and [`CrawlFrontier`].
+//! - [`recrawl`]: a recrawl started from an earlier crawl's directory,
+//!   or resumed from its own.
 //!
 //! Pure parts, public and tested alone:
 //!
@@ -43,9 +48,7 @@
 //! - [`robots_store`]: robots.txt states in a fjall keyspace, so a resumed
 //!   crawl neither refetches nor forgets.
 //!
-//! A crawl's directory holds `frontier/`, `robots/`, `warc/`, `log.jsonl`,
-//! `crawl.json` (seeds and scope, for `--resume`) and `status.json` (for
-//! `--status`).
+//! What a crawl's directory holds is listed at [`CrawlDir`].
 //!
 //! ```
 //! use mannerly_crawl::normalize::CrawlUrl;
@@ -79,22 +82,29 @@
 mod admit;
 mod backend;
 mod config;
+mod dir;
 pub mod due;
 mod engine;
+mod error;
 pub mod lastmod;
 pub mod links;
 pub mod normalize;
 mod outlinks;
 mod page;
 mod record;
+pub mod recrawl;
 pub mod revisit;
 mod robots_fetch;
 pub mod robots_store;
+mod summary;
 pub mod tag;
 pub mod warc;
 
 pub use backend::{Backend, CrawlFrontier, Local};
-pub use config::{ClientHook, CrawlConfig, CrawlError, CrawlSettings};
+pub use config::{ClientHook, CrawlConfig, CrawlSettings};
+pub use dir::{BusyHost, CrawlDir, Status};
 pub use engine::{crawl, crawl_on};
-pub use record::{Ending, Progress, RevisitCounts, Summary};
+pub use error::CrawlError;
+pub use recrawl::{Recrawl, RecrawlError, RecrawlPlan};
 pub use revisit::{PageState, Prior, Revisit};
+pub use summary::{Ending, Progress, RevisitCounts, Summary};

@@ -345,6 +345,14 @@ impl Scope {
     }
 }
 
+/// The host of a URL, or "" (the per-host page counts' key).
+pub(crate) fn host_of(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

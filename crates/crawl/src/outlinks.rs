@@ -8,7 +8,8 @@ use mannerly_polite::frontier::{Admission, Frontier, Offer, Released};
 use mannerly_time::UnixMillis;
 
 use crate::backend::CrawlFrontier;
-use crate::config::{CrawlConfig, CrawlError};
+use crate::config::CrawlConfig;
+use crate::error::CrawlError;
 use crate::links;
 use crate::normalize::{CrawlUrl, Scope};
 use crate::page::PageResponse;

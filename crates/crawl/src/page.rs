@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use mannerly_polite::frontier::Released;
 use mannerly_time::UnixMillis;
 
-use crate::config::{CrawlConfig, CrawlError};
+use crate::config::CrawlConfig;
+use crate::error::CrawlError;
 use crate::tag::Tag;
 
 /// What one page fetch gave.

@@ -1,126 +1,18 @@
-//! What a crawl records: `log.jsonl` (one JSON line per URL handled),
-//! the [`Summary`] it returns, the [`Progress`] it reports, and
-//! `status.json` (for `mannerly crawl --status`).
+//! What a crawl records as it goes: `log.jsonl` (one JSON line per URL
+//! handled) and `pages.jsonl` through [`Log`], the [`Summary`] counted
+//! beside them ([`Record`]), and what goes into `status.json`
+//! ([`Status`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use mannerly_polite::frontier::Frontier;
 use mannerly_time::UnixMillis;
 
 use crate::backend::CrawlFrontier;
-use crate::config::CrawlError;
-
-/// How a crawl ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Ending {
-    /// Nothing was left to fetch.
-    Done,
-    /// Every URL left waits longer than `give_up_after`.
-    GaveUp,
-    /// `max_pages` was reached.
-    MaxPages,
-    /// Stopped from outside (Ctrl-C).
-    Stopped,
-}
-
-/// What a crawl did.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Summary {
-    /// How it ended.
-    pub ending: Ending,
-    /// Page responses by status.
-    pub pages_by_status: BTreeMap<u16, u64>,
-    /// Page fetches that got no response.
-    pub page_errors: u64,
-    /// robots.txt requests made.
-    pub robots_requests: u64,
-    /// Body bytes received.
-    pub bytes: u64,
-    /// URLs not fetched, by reason.
-    pub skipped: BTreeMap<String, u64>,
-    /// Retries scheduled.
-    pub retries: u64,
-    /// URLs still queued at the end (deferred: they stay in the store).
-    pub deferred: u64,
-    /// Deferred URLs by what holds them back (when the crawl gave up on
-    /// them; each is in the log with its host's full reason).
-    pub deferred_by_reason: BTreeMap<String, u64>,
-    /// Origins whose robots.txt was unavailable at the end, with why.
-    pub unavailable: BTreeMap<String, String>,
-    /// Hosts that answered.
-    pub hosts: u64,
-    /// Entries read from sitemaps.
-    pub sitemap_entries: u64,
-    /// WARC records written.
-    pub warc_records: u64,
-    /// Seconds the crawl ran.
-    pub seconds: f64,
-    /// Pages against an earlier crawl's (a recrawl), at the top level of
-    /// the summary's JSON.
-    #[serde(flatten)]
-    pub revisits: RevisitCounts,
-}
-
-/// Pages of a recrawl against the earlier crawl's.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct RevisitCounts {
-    /// Answered 304 to a conditional request.
-    pub not_modified: u64,
-    /// Answered 200 with the payload stored before.
-    pub unchanged: u64,
-    /// Answered 200 with another payload.
-    pub changed: u64,
-    /// Not in the earlier crawl.
-    pub new: u64,
-    /// Not requested: its sitemap lastmod had not moved, on a host whose
-    /// lastmod is believed.
-    pub skipped_by_lastmod: u64,
-    /// Hosts whose sitemap lastmod is no longer believed.
-    pub lastmod_untrusted_hosts: Vec<String>,
-}
-
-/// A snapshot for a progress display.
-#[derive(Debug, Clone, Default)]
-pub struct Progress {
-    /// Pages fetched.
-    pub pages: u64,
-    /// Body bytes received.
-    pub bytes: u64,
-    /// Requests in flight.
-    pub in_flight: usize,
-    /// URLs queued.
-    pub queued: u64,
-    /// Fetch errors.
-    pub errors: u64,
-    /// Seconds since the start.
-    pub seconds: f64,
-    /// Origins whose robots.txt is unavailable (their pages wait).
-    pub hosts_blocked: usize,
-}
-
-impl Summary {
-    fn new() -> Summary {
-        Summary {
-            ending: Ending::Done,
-            pages_by_status: BTreeMap::new(),
-            page_errors: 0,
-            robots_requests: 0,
-            bytes: 0,
-            skipped: BTreeMap::new(),
-            retries: 0,
-            deferred: 0,
-            deferred_by_reason: BTreeMap::new(),
-            unavailable: BTreeMap::new(),
-            hosts: 0,
-            sitemap_entries: 0,
-            warc_records: 0,
-            seconds: 0.0,
-            revisits: RevisitCounts::default(),
-        }
-    }
-}
+use crate::dir::{BusyHost, Status};
+use crate::error::CrawlError;
+use crate::summary::{Progress, Summary};
 
 /// The log and the summary together: every helper that turns a URL away
 /// does both.
@@ -367,37 +259,30 @@ fn hold_kind(why: &str) -> &'static str {
     }
 }
 
-/// `out/status.json`, for `mannerly crawl --status` while a crawl runs
-/// (the frontier store is the running crawl's alone). Best effort: a
-/// failed write is retried at the next snapshot.
-pub(crate) fn write_status(
-    out: &Path,
+/// The [`Status`] of now, for `status.json`.
+pub(crate) fn status_of(
     p: &Progress,
     summary: &Summary,
-    busiest: &[serde_json::Value],
+    busiest: Vec<BusyHost>,
     ended: bool,
-) {
-    let status = serde_json::json!({
-        "pid": std::process::id(),
-        "updated": UnixMillis::now().to_rfc3339_millis(),
-        "running": !ended,
-        "ending": if ended { Some(summary.ending) } else { None },
-        "pages": p.pages,
-        "bytes": p.bytes,
-        "in_flight": p.in_flight,
-        "queued": p.queued,
-        "errors": p.errors,
-        "retries": summary.retries,
-        "seconds": p.seconds,
-        "pages_by_status": summary.pages_by_status,
-        "skipped": summary.skipped,
-        "robots_unavailable": summary.unavailable,
-        "deferred_by_reason": summary.deferred_by_reason,
-        "busiest": busiest,
-    });
-    let tmp = out.join("status.json.tmp");
-    if std::fs::write(&tmp, status.to_string()).is_ok() {
-        let _ = std::fs::rename(&tmp, out.join("status.json"));
+) -> Status {
+    Status {
+        pid: std::process::id(),
+        updated: UnixMillis::now().to_rfc3339_millis(),
+        running: !ended,
+        ending: ended.then_some(summary.ending),
+        pages: p.pages,
+        bytes: p.bytes,
+        in_flight: p.in_flight,
+        queued: p.queued,
+        errors: p.errors,
+        retries: summary.retries,
+        seconds: p.seconds,
+        pages_by_status: summary.pages_by_status.clone(),
+        skipped: summary.skipped.clone(),
+        robots_unavailable: summary.unavailable.clone(),
+        deferred_by_reason: summary.deferred_by_reason.clone(),
+        busiest,
     }
 }
 

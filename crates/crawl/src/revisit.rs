@@ -12,12 +12,9 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
-use std::path::Path;
 
-use crate::config::CrawlError;
-
-/// The file a crawl keeps its pages' states in.
-pub const PAGES_FILE: &str = "pages.jsonl";
+use crate::dir::CrawlDir;
+use crate::error::CrawlError;
 
 /// The WARC record that holds a page's payload.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -111,8 +108,8 @@ pub struct Prior {
 impl Prior {
     /// Reads a crawl directory's `pages.jsonl` (a line a kill cut short
     /// is left out).
-    pub fn load(dir: &Path) -> Result<Prior, CrawlError> {
-        let path = dir.join(PAGES_FILE);
+    pub fn load(dir: &CrawlDir) -> Result<Prior, CrawlError> {
+        let path = dir.pages();
         let io = |source| CrawlError::Io {
             path: path.clone(),
             source,

@@ -8,14 +8,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mannerly_fetch::policy::FetchOutcome;
-use mannerly_fetch::{Fetcher, HopGate, HttpFetcher, Origin, Validators};
+use mannerly_fetch::{Fetcher, HopGate, HttpFetcher, Origin, RobotsCache, Validators};
 use mannerly_polite::controller::Outcome;
 use mannerly_polite::frontier::{Begin, Frontier};
 use mannerly_time::UnixMillis;
 use tokio::sync::mpsc;
 
 use crate::backend::CrawlFrontier;
-use crate::config::CrawlError;
+use crate::error::CrawlError;
 use crate::page::{request_head, response_head};
 use crate::warc::{Exchange, WarcWriter};
 
@@ -235,4 +235,20 @@ pub(crate) async fn gate<F: CrawlFrontier>(
         }
     }
     Ok(())
+}
+
+/// Until when an origin whose robots.txt is unavailable holds its pages:
+/// the cache's next attempt (backoff or Retry-After), within the
+/// decision's life, and at least 1 s on.
+pub(crate) async fn hold_until(
+    cache: &RobotsCache<RecordingFetcher>,
+    origin: &Origin,
+    expires: &UnixMillis,
+    now: UnixMillis,
+) -> UnixMillis {
+    let state = cache.state(origin).await;
+    state
+        .retry_at
+        .map_or(*expires, |r| r.min(*expires))
+        .max(now.add_millis(1_000))
 }

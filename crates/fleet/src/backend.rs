@@ -4,11 +4,10 @@
 //! this worker's, under its own `out`. It plugs into the crawl engine from
 //! here, so the embedded crawler carries no Redis client.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mannerly_crawl::{Backend, CrawlError, CrawlFrontier, CrawlSettings};
+use mannerly_crawl::{Backend, BusyHost, CrawlDir, CrawlError, CrawlFrontier, CrawlSettings};
 use mannerly_fetch::Store;
 use mannerly_polite::controller::{Politeness, UnixMillis};
 use mannerly_polite::frontier::{FrontierConfig, FrontierError, Stats};
@@ -83,13 +82,13 @@ impl Fleet {
 impl Backend for Fleet {
     type Frontier = FleetFrontier<Connection>;
 
-    fn resumable(&self, _out: &Path) -> bool {
+    fn resumable(&self, _dir: &CrawlDir) -> bool {
         self.join
     }
 
     async fn settings(
         &self,
-        _out: &Path,
+        _dir: &CrawlDir,
         fresh: CrawlSettings,
         seeds: &[String],
     ) -> Result<CrawlSettings, CrawlError> {
@@ -121,7 +120,7 @@ impl Backend for Fleet {
 
     async fn open(
         self,
-        _out: &Path,
+        _dir: &CrawlDir,
         politeness: Politeness,
     ) -> Result<(Self::Frontier, Arc<dyn Store>), CrawlError> {
         let layout = self.layout()?;
@@ -160,7 +159,7 @@ impl CrawlFrontier for FleetFrontier<Connection> {
         Ok(())
     }
 
-    fn busiest_hosts(&self, _now: UnixMillis) -> Vec<serde_json::Value> {
+    fn busiest_hosts(&self, _now: UnixMillis) -> Vec<BusyHost> {
         Vec::new()
     }
 

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mannerly_crawl::{
-    crawl_on, Backend, CrawlConfig, CrawlError, CrawlFrontier, CrawlSettings, Local, Summary,
+    crawl_on, Backend, CrawlConfig, CrawlDir, CrawlError, CrawlFrontier, CrawlSettings, Local,
+    Summary,
 };
 use mannerly_fetch::Store;
 use mannerly_polite::controller::{Outcome, Politeness, RobotsPacing, UnixMillis};
@@ -188,7 +189,7 @@ impl<H: Hooks> CrawlFrontier for Watched<H> {
     ) -> Result<(), FrontierError> {
         CrawlFrontier::for_each_deferred(&mut self.inner, now, f)
     }
-    fn busiest_hosts(&self, now: UnixMillis) -> Vec<serde_json::Value> {
+    fn busiest_hosts(&self, now: UnixMillis) -> Vec<mannerly_crawl::BusyHost> {
         CrawlFrontier::busiest_hosts(&self.inner, now)
     }
     fn commit(&mut self) -> Result<(), FrontierError> {
@@ -201,23 +202,23 @@ pub struct WatchedBackend<H>(pub Arc<H>);
 
 impl<H: Hooks> Backend for WatchedBackend<H> {
     type Frontier = Watched<H>;
-    fn resumable(&self, out: &Path) -> bool {
-        Local.resumable(out)
+    fn resumable(&self, dir: &CrawlDir) -> bool {
+        Local.resumable(dir)
     }
     async fn settings(
         &self,
-        out: &Path,
+        dir: &CrawlDir,
         fresh: CrawlSettings,
         seeds: &[String],
     ) -> Result<CrawlSettings, CrawlError> {
-        Local.settings(out, fresh, seeds).await
+        Local.settings(dir, fresh, seeds).await
     }
     async fn open(
         self,
-        out: &Path,
+        dir: &CrawlDir,
         politeness: Politeness,
     ) -> Result<(Watched<H>, Arc<dyn Store>), CrawlError> {
-        let (inner, store) = Local.open(out, politeness).await?;
+        let (inner, store) = Local.open(dir, politeness).await?;
         Ok((
             Watched {
                 inner,

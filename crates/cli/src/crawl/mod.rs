@@ -1,0 +1,216 @@
+//! `mannerly crawl` (and `recrawl`, which adds its plan): the flags, then
+//! thin over `mannerly-crawl`. `settings` makes the flags a configuration,
+//! `run` runs the crawl, `report` prints its summary, `status` shows a
+//! running or ended crawl.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use mannerly_crawl::{CrawlDir, Recrawl, RecrawlPlan};
+use mannerly_fetch::UnixMillis;
+
+mod report;
+mod run;
+mod settings;
+mod status;
+
+pub(crate) use report::report;
+pub(crate) use run::{raise_open_file_limit, run_crawl};
+use settings::media_range;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Seed URLs.
+    #[arg(value_name = "URL")]
+    urls: Vec<String>,
+    /// Read seed URLs from a file, one per line (`-` for stdin).
+    #[arg(long, value_name = "FILE")]
+    seeds: Option<String>,
+    /// Where the crawl keeps everything: the frontier store, WARC files,
+    /// log.jsonl. An existing crawl there is resumed.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Go on with the crawl in DIR (after Ctrl-C or a crash).
+    #[arg(long, value_name = "DIR", conflicts_with = "out")]
+    resume: Option<PathBuf>,
+    /// Show the state of the crawl in DIR (readable while it runs), or
+    /// with --frontier and no DIR, of the fleet's crawl.
+    #[arg(long, value_name = "DIR", num_args = 0..=1, conflicts_with_all = ["out", "resume"])]
+    status: Option<Option<PathBuf>>,
+    /// The User-Agent header (should carry a contact URL).
+    #[arg(long, value_name = "STRING")]
+    user_agent: Option<String>,
+    /// The product token matched against robots.txt [default: from the User-Agent].
+    #[arg(long, value_name = "TOKEN")]
+    agent: Option<String>,
+    /// Seconds between two requests to one host, start to start;
+    /// Crawl-delay and backoff only raise it.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    min_delay: f64,
+    /// Requests in flight across all hosts.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    concurrency: usize,
+    /// Body bytes kept per response; longer ones are cut and marked truncated.
+    #[arg(long, value_name = "BYTES", default_value_t = 8 << 20)]
+    max_bytes: usize,
+    /// Stop after this many pages.
+    #[arg(long, value_name = "N")]
+    max_pages: Option<u64>,
+    /// Stop fetching a host after this many pages.
+    #[arg(long, value_name = "N")]
+    max_pages_per_host: Option<u64>,
+    /// Links followed from a seed.
+    #[arg(long, value_name = "N")]
+    max_depth: Option<u32>,
+    /// Which hosts to enter: the seeds' hosts, their registered domains, or any.
+    #[arg(long, value_enum, default_value = "host")]
+    scope: Scope,
+    /// Only URLs matching this regex (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    include: Vec<String>,
+    /// No URL matching this regex (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    exclude: Vec<String>,
+    /// Follow links marked rel=nofollow.
+    #[arg(long)]
+    follow_rel_nofollow: bool,
+    /// Keep only pages of these media types (comma-separated; `type/*`
+    /// for a whole type, e.g. `text/html,application/pdf,image/*`); other
+    /// pages are not downloaded past their head [default: every type].
+    #[arg(long, value_name = "TYPES", value_delimiter = ',', value_parser = media_range)]
+    content_types: Vec<String>,
+    /// Retries of a 429, 5xx or timeout.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    retries: u8,
+    /// End when every URL left waits longer than this (seconds).
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    give_up_after: u64,
+    /// Longest a request may take, response body included (seconds). A
+    /// crawl resumed after a kill holds a host whose request was cut off
+    /// this long from that request's start, since the server may still be
+    /// answering it.
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    timeout: u64,
+    /// Rotate WARC files after this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
+    warc_max_size: u64,
+    /// Send every request through this proxy (otherwise HTTP_PROXY,
+    /// HTTPS_PROXY and NO_PROXY are read).
+    #[arg(long, value_name = "URL")]
+    proxy: Option<String>,
+    /// Do not queue the sitemaps robots.txt names.
+    #[arg(long)]
+    no_sitemaps: bool,
+    /// Sign every request with Web Bot Auth using this private key
+    /// (PKCS#8 PEM, as `mannerly keys generate` writes).
+    #[arg(long, value_name = "PEM")]
+    sign_key: Option<PathBuf>,
+    /// The URL of the crawler's key directory (its JWK Set, fetched as it
+    /// is), sent as Signature-Agent.
+    #[arg(long, value_name = "URL", requires = "sign_key")]
+    signature_agent: Option<String>,
+    /// The crawler's Signature Agent Card: the User-Agent, the robots.txt
+    /// product token and the Signature-Agent (its jwks_uri) come from it
+    /// unless given.
+    #[arg(long, value_name = "FILE")]
+    card: Option<PathBuf>,
+    /// Share the frontier with a fleet of workers on a Redis-protocol
+    /// server (`redis://HOST:PORT/`; for a Redis Cluster, one node's URL or
+    /// several, comma-separated): each host is fetched by one worker at a
+    /// time, whichever machine it runs on. With --status, show the fleet.
+    #[arg(long, value_name = "URL")]
+    frontier: Option<String>,
+    /// With --frontier: the crawl's name on the server.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "mannerly",
+        requires = "frontier"
+    )]
+    crawl_name: String,
+    /// With --frontier: partitions of a new crawl (fixed once created).
+    #[arg(long, value_name = "N", default_value_t = mannerly_fleet::DEFAULT_PARTITIONS, requires = "frontier")]
+    partitions: u32,
+    /// With --frontier: join a crawl another worker started (no seeds).
+    #[arg(long, requires = "frontier")]
+    join: bool,
+    /// With --frontier: seconds a release stays a worker's before another
+    /// may take the URL over (default: twice the fetch timeout plus 60 s).
+    /// A request's total timeout is at most half the lease, so no request
+    /// is still running when its lease lapses.
+    #[arg(long, value_name = "SECS", requires = "frontier")]
+    lease: Option<u64>,
+    /// With --frontier: URLs a worker takes from a host's queue at once.
+    /// Above 1, a release is a claim on the host: the worker paces those
+    /// URLs itself, adds the host's new links it finds, and reports them
+    /// done as it goes, which cuts the server's work per page by 40 to 60 %;
+    /// a URL queued behind a claim waits for it whatever its priority, and
+    /// a worker that dies holding one leaves the URLs it had not reported
+    /// to be fetched again after the lease. 1: one URL per release, in
+    /// exactly the embedded frontier's order.
+    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1000), requires = "frontier")]
+    claim: u32,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Scope {
+    Host,
+    Domain,
+    Any,
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    run_with(args, None)
+}
+
+/// Runs a crawl; with `plan`, a recrawl of an earlier crawl (its pages are
+/// seeds and are asked for conditionally). A resumed crawl that was a
+/// recrawl finds its plan in its own directory.
+pub(crate) fn run_with(args: Args, plan: Option<RecrawlPlan>) -> Result<u8> {
+    if let Some(dir) = &args.status {
+        return status::show(dir.as_deref(), &args);
+    }
+    let mut seeds = settings::read_seeds(&args)?;
+    let (dir, resuming) = where_to(&args)?;
+    let mut config = settings::config(&args)?;
+    let due = plan.as_ref().and_then(|p| p.due);
+    if let Some((recrawl, pages)) = Recrawl::open(&dir, plan, resuming, UnixMillis::now())? {
+        if let (Some(threshold), false) = (due, resuming) {
+            eprintln!(
+                "recrawl: {} of {} pages are due (a chance of change of {threshold} or more); the others are carried over",
+                pages.len(),
+                recrawl.prior.pages().count()
+            );
+        }
+        seeds.extend(pages);
+        recrawl.configure(&mut config);
+    }
+    if seeds.is_empty() && !resuming && !args.join {
+        bail!("no seed URL: give URLs, or --seeds FILE (or --join a fleet's crawl)");
+    }
+    raise_open_file_limit();
+    let (summary, stopped) = run::on_backend(&args, config, seeds, dir.root())?;
+    report(&summary, &dir, args.json)?;
+    Ok(if stopped { 130 } else { 0 })
+}
+
+/// The crawl's directory, and whether the crawl there is resumed.
+fn where_to(args: &Args) -> Result<(CrawlDir, bool)> {
+    match (&args.out, &args.resume) {
+        (Some(o), None) => Ok((CrawlDir::new(o), false)),
+        (None, Some(r)) => {
+            let dir = CrawlDir::new(r);
+            if !dir.has_frontier() {
+                bail!(
+                    "--resume {}: no crawl there (no frontier store)",
+                    r.display()
+                );
+            }
+            Ok((dir, true))
+        }
+        _ => bail!("say where the crawl goes: --out DIR (or --resume DIR)"),
+    }
+}

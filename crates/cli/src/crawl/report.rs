@@ -1,0 +1,117 @@
+//! What `mannerly crawl` prints when a crawl ends: its [`Summary`] as
+//! text, or as one JSON line.
+
+use std::io::Write;
+
+use anyhow::Result;
+use mannerly_crawl::recrawl::earlier_bytes;
+use mannerly_crawl::{CrawlDir, Ending, Summary};
+
+/// Prints the summary of the crawl in `dir`.
+pub(crate) fn report(summary: &Summary, dir: &CrawlDir, json: bool) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        let mut v = serde_json::to_value(summary)?;
+        // A recrawl: the bytes the earlier crawl downloaded, to set its own
+        // against.
+        if let (Some(before), Some(o)) = (earlier_bytes(dir), v.as_object_mut()) {
+            o.insert("earlier_bytes".into(), before.into());
+        }
+        serde_json::to_writer(&mut stdout, &v)?;
+        writeln!(stdout)?;
+        return Ok(());
+    }
+    recrawl_lines(&mut stdout, summary, dir)?;
+    summary_lines(&mut stdout, summary, dir)
+}
+
+/// A recrawl's counts against the earlier crawl, when it revisited any.
+fn recrawl_lines(out: &mut impl Write, summary: &Summary, dir: &CrawlDir) -> Result<()> {
+    let r = &summary.revisits;
+    if r.not_modified + r.unchanged + r.changed + r.skipped_by_lastmod == 0 {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "recrawl: {} not requested (sitemap lastmod unchanged), {} not modified (304), {} unchanged (same payload), {} changed, {} new",
+        r.skipped_by_lastmod, r.not_modified, r.unchanged, r.changed, r.new
+    )?;
+    if let Some(before) = earlier_bytes(dir) {
+        writeln!(
+            out,
+            "  {} KiB downloaded, against {} KiB by the earlier crawl ({:.1} %)",
+            summary.bytes / 1024,
+            before / 1024,
+            100.0 * summary.bytes as f64 / before.max(1) as f64
+        )?;
+    }
+    if !r.lastmod_untrusted_hosts.is_empty() {
+        writeln!(
+            out,
+            "  sitemap lastmod ignored (caught lying): {}",
+            r.lastmod_untrusted_hosts.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
+/// The crawl's counts, what it left, and where its records are.
+fn summary_lines(out: &mut impl Write, summary: &Summary, dir: &CrawlDir) -> Result<()> {
+    let pages: u64 = summary.pages_by_status.values().sum();
+    writeln!(
+        out,
+        "crawl {}: {pages} pages in {:.1} s, {} hosts, {} robots.txt requests, {} KiB",
+        match summary.ending {
+            Ending::Done => "done",
+            Ending::GaveUp => "ended (what is left waits too long)",
+            Ending::MaxPages => "ended at --max-pages",
+            Ending::Stopped => "stopped",
+        },
+        summary.seconds,
+        summary.hosts,
+        summary.robots_requests,
+        summary.bytes / 1024
+    )?;
+    let by_status: Vec<String> = summary
+        .pages_by_status
+        .iter()
+        .map(|(s, n)| format!("{s}: {n}"))
+        .collect();
+    writeln!(out, "  pages by status: {}", by_status.join(", "))?;
+    if summary.page_errors > 0 || summary.retries > 0 {
+        writeln!(
+            out,
+            "  fetch errors: {}, retries: {}",
+            summary.page_errors, summary.retries
+        )?;
+    }
+    if !summary.skipped.is_empty() {
+        let s: Vec<String> = summary
+            .skipped
+            .iter()
+            .map(|(k, n)| format!("{k}: {n}"))
+            .collect();
+        writeln!(out, "  not fetched: {}", s.join(", "))?;
+    }
+    if summary.deferred > 0 {
+        writeln!(
+            out,
+            "  deferred (still queued, resume later): {}",
+            summary.deferred
+        )?;
+        for (why, n) in &summary.deferred_by_reason {
+            writeln!(out, "    {n} waiting on {why} (each in the log)")?;
+        }
+    }
+    for (origin, why) in &summary.unavailable {
+        writeln!(out, "  {origin}/robots.txt unavailable: {why}")?;
+    }
+    writeln!(
+        out,
+        "  WARC: {} records in {}; log: {}",
+        summary.warc_records,
+        dir.warc().display(),
+        dir.log().display()
+    )?;
+    Ok(())
+}

@@ -1,0 +1,144 @@
+//! Running a crawl: on this machine or a fleet's shared frontier, with
+//! Ctrl-C handling and a progress line.
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use mannerly_crawl::{crawl_on, Backend, CrawlConfig, Ending, Local, Progress, Summary};
+use mannerly_fleet::Fleet;
+
+use super::Args;
+
+/// Runs the crawl on the backend the flags choose (a fleet's frontier with
+/// `--frontier`, else this machine's); the summary, and whether it was
+/// stopped.
+pub(super) fn on_backend(
+    args: &Args,
+    mut config: CrawlConfig,
+    seeds: Vec<String>,
+    out: &Path,
+) -> Result<(Summary, bool)> {
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let Some(url) = &args.frontier else {
+        return runtime.block_on(run_crawl(config, seeds, out));
+    };
+    let lease = Duration::from_secs(
+        args.lease
+            .unwrap_or(2 * config.timeout.as_secs() + 60)
+            .max(1),
+    );
+    // A request is over before its lease can lapse: it goes out
+    // within half the lease (`send_by`) and lasts at most the rest.
+    config.timeout = config.timeout.min(lease / 2);
+    config.first_byte_timeout = config.first_byte_timeout.min(config.timeout);
+    let fleet = Fleet {
+        url: url.clone(),
+        crawl: args.crawl_name.clone(),
+        partitions: args.partitions,
+        lease,
+        join: args.join,
+        claim: args.claim as usize,
+    };
+    runtime.block_on(run_crawl_on(fleet, config, seeds, out))
+}
+
+/// A crawl keeps a connection per recently fetched host: with thousands
+/// of hosts the usual soft limit of 1,024 open files is too low, so it is
+/// raised to the hard limit (as Go's runtime does for every program). A
+/// failure leaves the limit as it was.
+pub(crate) fn raise_open_file_limit() {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let limit = getrlimit(Resource::Nofile);
+    if limit.current < limit.maximum {
+        let _ = setrlimit(
+            Resource::Nofile,
+            Rlimit {
+                current: limit.maximum,
+                maximum: limit.maximum,
+            },
+        );
+    }
+}
+
+/// Runs the crawl with Ctrl-C handling: the first stops gracefully, a
+/// second exits at once.
+pub(crate) async fn run_crawl(
+    config: CrawlConfig,
+    seeds: Vec<String>,
+    out: &Path,
+) -> Result<(Summary, bool)> {
+    run_crawl_on(Local, config, seeds, out).await
+}
+
+/// [`run_crawl`] on another backend (a fleet's shared frontier).
+pub(crate) async fn run_crawl_on<B: Backend>(
+    backend: B,
+    config: CrawlConfig,
+    seeds: Vec<String>,
+    out: &Path,
+) -> Result<(Summary, bool)> {
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!(
+                "\nmannerly: stopping (in-flight requests get 5 s; Ctrl-C again to quit now)"
+            );
+            let _ = stop_tx.send(true);
+            if tokio::signal::ctrl_c().await.is_ok() {
+                std::process::exit(130);
+            }
+        }
+    });
+    let bar = progress_bar();
+    let mut last = std::time::Instant::now();
+    let summary = crawl_on(
+        backend,
+        config,
+        &seeds,
+        out,
+        stop.clone(),
+        |p: &Progress| {
+            let line = format!(
+            "{} pages, {:.1} pages/s, {} KiB, {} in flight, {} queued, {} hosts blocked, {} errors",
+            p.pages,
+            p.pages as f64 / p.seconds.max(0.001),
+            p.bytes / 1024,
+            p.in_flight,
+            p.queued,
+            p.hosts_blocked,
+            p.errors
+        );
+            match &bar {
+                Some(b) => b.set_message(line),
+                None => {
+                    if last.elapsed() >= Duration::from_secs(5) {
+                        last = std::time::Instant::now();
+                        eprintln!("{line}");
+                    }
+                }
+            }
+        },
+    )
+    .await?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let stopped = summary.ending == Ending::Stopped;
+    Ok((summary, stopped))
+}
+
+/// A spinner with the progress line on a terminal; none elsewhere (a
+/// line every 5 s is printed instead).
+fn progress_bar() -> Option<indicatif::ProgressBar> {
+    std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        b.enable_steady_tick(Duration::from_millis(200));
+        b
+    })
+}

@@ -1,0 +1,185 @@
+//! `mannerly crawl`'s flags made into a [`CrawlConfig`]: who the
+//! crawler says it is (flags, else its Signature Agent Card), its bounds,
+//! its scope and its signing key.
+
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use mannerly_crawl::normalize::ScopeMode;
+use mannerly_crawl::CrawlConfig;
+
+use super::{Args, Scope};
+
+/// The crawl's configuration from its flags (before a fleet's lease
+/// bounds its timeouts).
+pub(super) fn config(args: &Args) -> Result<CrawlConfig> {
+    if !(args.min_delay.is_finite() && args.min_delay >= 0.0) {
+        bail!("--min-delay {} is not a number of seconds", args.min_delay);
+    }
+    let identity = Identity::of(args)?;
+    let mut config = CrawlConfig::default();
+    if let Some(ua) = &identity.user_agent {
+        if !ua.contains("http://") && !ua.contains("https://") && !ua.contains('@') {
+            eprintln!(
+                "mannerly: warning: --user-agent has no contact URL; site owners cannot reach you"
+            );
+        }
+        config.user_agent = ua.clone();
+        config.agent = token_of(ua);
+    }
+    if let Some(a) = &identity.agent {
+        config.agent = a.clone();
+    }
+    if config.agent.is_empty() {
+        bail!("--agent: no product token (give --agent TOKEN)");
+    }
+    bounds(args, &mut config);
+    config.signing = signing(args, &identity)?;
+    Ok(config)
+}
+
+/// The crawl's bounds, scope and switches, as the flags set them.
+fn bounds(args: &Args, config: &mut CrawlConfig) {
+    config.min_delay = Duration::from_secs_f64(args.min_delay);
+    config.concurrency = args.concurrency.max(1);
+    config.max_bytes = args.max_bytes;
+    config.max_pages = args.max_pages;
+    config.max_pages_per_host = args.max_pages_per_host;
+    config.max_depth = args.max_depth;
+    config.scope = match args.scope {
+        Scope::Host => ScopeMode::Host,
+        Scope::Domain => ScopeMode::Domain,
+        Scope::Any => ScopeMode::Any,
+    };
+    config.include = args.include.clone();
+    config.exclude = args.exclude.clone();
+    config.follow_rel_nofollow = args.follow_rel_nofollow;
+    config.content_types = args.content_types.clone();
+    config.retries = args.retries;
+    config.give_up_after = Duration::from_secs(args.give_up_after);
+    config.timeout = Duration::from_secs(args.timeout);
+    config.first_byte_timeout = config.first_byte_timeout.min(config.timeout);
+    config.connect_timeout = config.connect_timeout.min(config.timeout);
+    config.warc_max_size = args.warc_max_size;
+    config.proxy = args.proxy.clone();
+    config.sitemaps = !args.no_sitemaps;
+}
+
+/// The Web Bot Auth key and Signature-Agent, when `--sign-key` is given.
+fn signing(
+    args: &Args,
+    identity: &Identity,
+) -> Result<Option<(mannerly_botauth::KeyPair, String)>> {
+    let Some(key) = &args.sign_key else {
+        return Ok(None);
+    };
+    let Some(agent) = &identity.signature_agent else {
+        bail!("--sign-key needs --signature-agent URL (or a --card with a jwks_uri)");
+    };
+    let pem = std::fs::read_to_string(key)
+        .with_context(|| format!("cannot read --sign-key '{}'", key.display()))?;
+    let pair = mannerly_botauth::KeyPair::from_pkcs8_pem(&pem)
+        .with_context(|| format!("--sign-key '{}'", key.display()))?;
+    if !agent.starts_with("https://") {
+        bail!("--signature-agent {agent}: key directories are served over https");
+    }
+    Ok(Some((pair, agent.clone())))
+}
+
+/// A `--content-types` entry: `type/subtype` or `type/*`.
+pub(super) fn media_range(s: &str) -> Result<String, String> {
+    let t = s.trim().to_ascii_lowercase();
+    let token = |p: &str| {
+        !p.is_empty()
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "!#$&-^_.+".contains(c))
+    };
+    match t.split_once('/') {
+        Some((top, sub)) if token(top) && (sub == "*" || token(sub)) => Ok(t),
+        _ => Err(format!(
+            "'{s}' is not a media type (type/subtype, or type/* for a whole type)"
+        )),
+    }
+}
+
+/// Who the crawler says it is: from the flags, else its card.
+struct Identity {
+    user_agent: Option<String>,
+    agent: Option<String>,
+    signature_agent: Option<String>,
+}
+
+impl Identity {
+    /// The identity the flags and the card give.
+    fn of(args: &Args) -> Result<Identity> {
+        let mut id = Identity {
+            user_agent: args.user_agent.clone(),
+            agent: args.agent.clone(),
+            signature_agent: args.signature_agent.clone(),
+        };
+        let Some(path) = &args.card else {
+            return Ok(id);
+        };
+        let text = std::fs::read(path)
+            .with_context(|| format!("cannot read --card '{}'", path.display()))?;
+        let card: mannerly_botauth::card::Card =
+            serde_json::from_slice(&text).with_context(|| {
+                format!("--card '{}' is not a Signature Agent Card", path.display())
+            })?;
+        let expected = card
+            .web_bot_auth
+            .as_ref()
+            .map(|w| w.expected_user_agent.clone())
+            .unwrap_or_default();
+        match &id.user_agent {
+            Some(ua) if !expected.is_empty() && !card.matches_user_agent(ua) => bail!(
+                "--user-agent {ua:?} is not one the card expects ({expected:?}): verifiers that check the card would flag every request"
+            ),
+            Some(_) => {}
+            None => match expected.first() {
+                Some(ua) if ua.contains('*') => bail!(
+                    "the card's expected-user-agent {ua:?} is a pattern: give --user-agent"
+                ),
+                Some(ua) => id.user_agent = Some(ua.clone()),
+                None => {}
+            },
+        }
+        if id.agent.is_none() {
+            id.agent = card.product_token().map(str::to_owned);
+        }
+        if id.signature_agent.is_none() {
+            id.signature_agent = card.jwks_uri.clone();
+        }
+        Ok(id)
+    }
+}
+
+/// The product token of a User-Agent: its first word, up to `/`.
+fn token_of(user_agent: &str) -> String {
+    user_agent
+        .split(['/', ' ', '('])
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .collect()
+}
+
+/// The seeds given as arguments and in `--seeds`.
+pub(super) fn read_seeds(args: &Args) -> Result<Vec<String>> {
+    let mut seeds = args.urls.clone();
+    if let Some(f) = &args.seeds {
+        let text = if f == "-" {
+            std::io::read_to_string(std::io::stdin()).context("cannot read seeds from stdin")?
+        } else {
+            std::fs::read_to_string(f).with_context(|| format!("cannot read seeds from '{f}'"))?
+        };
+        seeds.extend(
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(str::to_owned),
+        );
+    }
+    Ok(seeds)
+}

@@ -1,0 +1,245 @@
+//! A crawl's directory: every path in it named once ([`CrawlDir`]), and
+//! the one file other programs read while a crawl runs, `status.json`
+//! ([`Status`]), as a type both the crawler and its readers use.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::CrawlError;
+use crate::summary::Ending;
+
+/// The directory a crawl keeps everything in. Every file and folder of it
+/// is named here and nowhere else:
+///
+/// | path | what |
+/// |---|---|
+/// | `frontier/` | the embedded frontier's store (fjall) |
+/// | `robots/` | robots.txt states (fjall), so a resume neither refetches nor forgets |
+/// | `warc/` | the WARC files |
+/// | `log.jsonl` | one JSON line per URL handled |
+/// | `pages.jsonl` | each page's validators, digest and record, for a recrawl |
+/// | `crawl.json` | seeds and scope, for `--resume` |
+/// | `status.json` | [`Status`], for `mannerly crawl --status` |
+/// | `recrawl.json` | a recrawl's earlier crawl, for `--resume` |
+/// | `lastmod.json` | how honest each host's sitemap lastmod has been |
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrawlDir {
+    root: PathBuf,
+}
+
+impl CrawlDir {
+    /// The crawl directory at `root` (nothing is created or read).
+    pub fn new(root: impl Into<PathBuf>) -> CrawlDir {
+        CrawlDir { root: root.into() }
+    }
+
+    /// The directory itself.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The embedded frontier's store.
+    pub fn frontier(&self) -> PathBuf {
+        self.root.join("frontier")
+    }
+
+    /// The robots.txt states.
+    pub fn robots(&self) -> PathBuf {
+        self.root.join("robots")
+    }
+
+    /// The WARC files.
+    pub fn warc(&self) -> PathBuf {
+        self.root.join("warc")
+    }
+
+    /// `log.jsonl`.
+    pub fn log(&self) -> PathBuf {
+        self.root.join("log.jsonl")
+    }
+
+    /// `pages.jsonl`: what a recrawl needs of each page.
+    pub fn pages(&self) -> PathBuf {
+        self.root.join("pages.jsonl")
+    }
+
+    /// `crawl.json`: the crawl's settings.
+    pub fn settings(&self) -> PathBuf {
+        self.root.join("crawl.json")
+    }
+
+    /// `status.json`.
+    pub fn status(&self) -> PathBuf {
+        self.root.join("status.json")
+    }
+
+    /// `recrawl.json`: the earlier crawl a recrawl revisits.
+    pub fn recrawl(&self) -> PathBuf {
+        self.root.join("recrawl.json")
+    }
+
+    /// `lastmod.json`: each host's sitemap lastmod record.
+    pub fn lastmod(&self) -> PathBuf {
+        self.root.join("lastmod.json")
+    }
+
+    /// Whether an embedded crawl is here to resume (its frontier store).
+    pub fn has_frontier(&self) -> bool {
+        self.frontier().exists()
+    }
+
+    /// Creates the directory (and its parents) if missing.
+    pub fn create(&self) -> Result<(), CrawlError> {
+        std::fs::create_dir_all(&self.root).map_err(|source| CrawlError::Io {
+            path: self.root.clone(),
+            source,
+        })
+    }
+
+    /// What the crawl last wrote of itself; `Ok(None)` when it wrote
+    /// nothing yet.
+    pub fn read_status(&self) -> Result<Option<Status>, CrawlError> {
+        read_json(&self.status())
+    }
+
+    /// Replaces `status.json` whole (written aside, then renamed), so a
+    /// reader never sees half of it.
+    pub fn write_status(&self, status: &Status) -> Result<(), CrawlError> {
+        write_json(&self.status(), status)
+    }
+}
+
+/// A JSON file this crate wrote: `Ok(None)` when it is not there.
+pub(crate) fn read_json<T: serde::de::DeserializeOwned>(
+    path: &Path,
+) -> Result<Option<T>, CrawlError> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(CrawlError::Io {
+                path: path.to_owned(),
+                source,
+            })
+        }
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|source| CrawlError::Json {
+            path: path.to_owned(),
+            source,
+        })
+}
+
+/// Writes `value` to `path` as JSON, through a file beside it renamed
+/// over it.
+pub(crate) fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), CrawlError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| CrawlError::Io { path, source }
+    };
+    let bytes = serde_json::to_vec_pretty(value).map_err(|source| CrawlError::Json {
+        path: path.to_owned(),
+        source,
+    })?;
+    std::fs::write(&tmp, bytes).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io(path))
+}
+
+/// `status.json`: what a crawl says of itself, rewritten twice a second
+/// while it runs and once at its end.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Status {
+    /// The crawler's process id.
+    pub pid: u32,
+    /// When this was written (RFC 3339, UTC).
+    pub updated: String,
+    /// Whether the crawl was running then (a crawl killed leaves `true`).
+    pub running: bool,
+    /// How it ended, once it has.
+    pub ending: Option<Ending>,
+    /// Pages fetched.
+    pub pages: u64,
+    /// Body bytes received.
+    pub bytes: u64,
+    /// Requests in flight.
+    pub in_flight: usize,
+    /// URLs queued.
+    pub queued: u64,
+    /// Page fetches that got no response.
+    pub errors: u64,
+    /// Retries scheduled.
+    pub retries: u64,
+    /// Seconds the crawl has run.
+    pub seconds: f64,
+    /// Page responses by status.
+    pub pages_by_status: BTreeMap<u16, u64>,
+    /// URLs not fetched, by reason.
+    pub skipped: BTreeMap<String, u64>,
+    /// Origins whose robots.txt is unavailable, with why.
+    pub robots_unavailable: BTreeMap<String, String>,
+    /// URLs left queued when the crawl gave up, by what held them.
+    pub deferred_by_reason: BTreeMap<String, u64>,
+    /// The hosts holding the most queued URLs.
+    pub busiest: Vec<BusyHost>,
+}
+
+/// A host holding many queued URLs, and why it waits.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BusyHost {
+    /// The politeness key (a host).
+    pub host: String,
+    /// URLs queued for it.
+    pub queued: u64,
+    /// Why its next URL may not be fetched now (`None`: it may).
+    pub waiting: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_round_trips_and_a_missing_one_is_none() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let crawl = CrawlDir::new(dir.path());
+        assert_eq!(crawl.read_status().expect("read"), None);
+        let status = Status {
+            pid: 7,
+            updated: "2026-11-27T10:00:00.000Z".into(),
+            running: false,
+            ending: Some(Ending::MaxPages),
+            pages: 3,
+            bytes: 2048,
+            in_flight: 0,
+            queued: 1,
+            errors: 0,
+            retries: 2,
+            seconds: 1.5,
+            pages_by_status: [(200, 2), (404, 1)].into(),
+            skipped: [("disallowed".to_owned(), 4)].into(),
+            robots_unavailable: BTreeMap::new(),
+            deferred_by_reason: BTreeMap::new(),
+            busiest: vec![BusyHost {
+                host: "a.test".into(),
+                queued: 1,
+                waiting: Some("a delay of 1 s".into()),
+            }],
+        };
+        crawl.write_status(&status).expect("write");
+        assert_eq!(crawl.read_status().expect("read"), Some(status));
+        assert!(!dir.path().join("status.json.tmp").exists());
+    }
+
+    #[test]
+    fn a_status_that_is_not_one_names_its_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let crawl = CrawlDir::new(dir.path());
+        std::fs::write(crawl.status(), "{\"pages\": \"many\"}").expect("write");
+        let err = crawl.read_status().expect_err("not a status");
+        assert!(err.to_string().contains("status.json"), "{err}");
+    }
+}

@@ -1,0 +1,188 @@
+//! Starting a recrawl: an earlier crawl's directory read into a
+//! [`Prior`], the pages to revisit added to the seeds, and what a resumed
+//! recrawl needs to go on (`recrawl.json`).
+//!
+//! [`Recrawl::open`] is the one entry: given a [`RecrawlPlan`] for a new
+//! recrawl, or nothing for a resumed crawl (which finds its plan in its
+//! own directory, if it was a recrawl).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mannerly_time::UnixMillis;
+
+use crate::config::CrawlConfig;
+use crate::dir::{read_json, write_json, CrawlDir};
+use crate::error::CrawlError;
+use crate::revisit::{PageState, Prior};
+
+/// What a recrawl is asked to do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecrawlPlan {
+    /// The earlier crawl's directory (left as it is).
+    pub old: PathBuf,
+    /// A page whose sitemap lastmod has not moved is requested anyway when
+    /// its last fetch is older than this.
+    pub max_age: Duration,
+    /// Revisit only the pages whose chance of having changed
+    /// ([`due::change_probability`](crate::due::change_probability)) is
+    /// at least this, most likely first; the others are carried over into
+    /// the new `pages.jsonl` as they were. `None`: every page, in URL order.
+    pub due: Option<f64>,
+}
+
+/// `recrawl.json`: the plan a resumed recrawl goes on with.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Note {
+    old: PathBuf,
+    max_age_secs: u64,
+}
+
+/// Why a recrawl cannot start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecrawlError {
+    /// The earlier crawl's directory is not there.
+    #[error("recrawl: no crawl at {path}: {source}")]
+    NoCrawl {
+        /// The directory as given.
+        path: PathBuf,
+        /// Why it could not be found.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The new crawl would write into the earlier one.
+    #[error("recrawl: NEW must be another directory than OLD ({0}), which stays as it is")]
+    SameDirectory(PathBuf),
+    /// The earlier crawl kept no pages to revisit.
+    #[error(
+        "recrawl: {path} holds no pages.jsonl (not a crawl, or one too old to revisit): {source}"
+    )]
+    NoPages {
+        /// The earlier crawl's directory.
+        path: PathBuf,
+        /// What reading it found.
+        #[source]
+        source: Box<CrawlError>,
+    },
+    /// Writing into the new crawl's directory failed.
+    #[error(transparent)]
+    Write(#[from] CrawlError),
+}
+
+/// A recrawl ready to run: the earlier crawl's pages, and how old a fetch
+/// may be before its lastmod is not enough.
+#[derive(Debug, Clone)]
+pub struct Recrawl {
+    /// The earlier crawl's pages.
+    pub prior: Arc<Prior>,
+    /// See [`RecrawlPlan::max_age`].
+    pub max_age: Duration,
+}
+
+impl Recrawl {
+    /// The recrawl into `dir`: from `plan`, or for a resumed crawl
+    /// without one, from the `recrawl.json` it left (`Ok(None)`: not a
+    /// recrawl). A new recrawl (`resuming` false) writes `recrawl.json`,
+    /// carries the pages it will not revisit into `dir`'s `pages.jsonl`,
+    /// and returns the pages to revisit as seeds to add.
+    pub fn open(
+        dir: &CrawlDir,
+        plan: Option<RecrawlPlan>,
+        resuming: bool,
+        now: UnixMillis,
+    ) -> Result<Option<(Recrawl, Vec<String>)>, RecrawlError> {
+        let plan = match plan {
+            Some(p) => p,
+            None if resuming => match read_json::<Note>(&dir.recrawl())? {
+                Some(note) => RecrawlPlan {
+                    old: note.old,
+                    max_age: Duration::from_secs(note.max_age_secs),
+                    due: None,
+                },
+                None => return Ok(None),
+            },
+            None => return Ok(None),
+        };
+        let old = plan
+            .old
+            .canonicalize()
+            .map_err(|source| RecrawlError::NoCrawl {
+                path: plan.old.clone(),
+                source,
+            })?;
+        if dir.root().canonicalize().is_ok_and(|o| o == old) {
+            return Err(RecrawlError::SameDirectory(old));
+        }
+        let prior = Prior::load(&CrawlDir::new(&old)).map_err(|e| RecrawlError::NoPages {
+            path: old.clone(),
+            source: Box::new(e),
+        })?;
+        let mut seeds = Vec::new();
+        if !resuming {
+            dir.create()?;
+            let note = Note {
+                old: old.clone(),
+                max_age_secs: plan.max_age.as_secs(),
+            };
+            write_json(&dir.recrawl(), &note)?;
+            seeds = pages_to_revisit(&prior, plan.due, dir, now)?;
+        }
+        let recrawl = Recrawl {
+            prior: Arc::new(prior),
+            max_age: plan.max_age,
+        };
+        Ok(Some((recrawl, seeds)))
+    }
+
+    /// Sets `config` to revisit the earlier crawl's pages.
+    pub fn configure(self, config: &mut CrawlConfig) {
+        config.prior = Some(self.prior);
+        config.max_age = self.max_age;
+    }
+}
+
+/// The pages to revisit: all (in URL order), or with `due` those whose
+/// chance of having changed is at least that, most likely first; the
+/// others go into `dir`'s `pages.jsonl` as they were.
+fn pages_to_revisit(
+    prior: &Prior,
+    due: Option<f64>,
+    dir: &CrawlDir,
+    now: UnixMillis,
+) -> Result<Vec<String>, CrawlError> {
+    let Some(threshold) = due else {
+        let mut urls: Vec<String> = prior.pages().map(|p| p.url.clone()).collect();
+        urls.sort_unstable();
+        return Ok(urls);
+    };
+    let mut scored: Vec<(f64, &PageState)> = prior
+        .pages()
+        .map(|p| (crate::due::change_probability(&p.visits, now.0), p))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.url.cmp(&b.1.url)));
+    let (due, later): (Vec<_>, Vec<_>) = scored.into_iter().partition(|(p, _)| *p >= threshold);
+    let mut carried = Vec::new();
+    for (_, p) in &later {
+        serde_json::to_writer(&mut carried, p).map_err(|source| CrawlError::Json {
+            path: dir.pages(),
+            source,
+        })?;
+        carried.push(b'\n');
+    }
+    std::fs::write(dir.pages(), carried).map_err(|source| CrawlError::Io {
+        path: dir.pages(),
+        source,
+    })?;
+    Ok(due.into_iter().map(|(_, p)| p.url.clone()).collect())
+}
+
+/// The body bytes downloaded by the crawl that the recrawl in `dir`
+/// revisits (from that crawl's `status.json`); `None` when `dir` is not a
+/// recrawl or that crawl left no status.
+pub fn earlier_bytes(dir: &CrawlDir) -> Option<u64> {
+    let note: Note = read_json(&dir.recrawl()).ok()??;
+    let status = CrawlDir::new(note.old).read_status().ok()??;
+    Some(status.bytes)
+}
