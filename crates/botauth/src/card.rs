@@ -307,7 +307,7 @@ fn check_members(card: &Card, from: &Fetched<'_>, report: &mut CardReport) {
         }
     }
     if let Some(jwks) = &card.jwks {
-        let (_, dropped) = crate::dircheck::usable_entries("", jwks.keys.clone());
+        let (_, dropped) = crate::directory::usable_entries("", jwks.keys.clone());
         report
             .problems
             .extend(dropped.iter().map(|p| format!("jwks: {p}")));
@@ -386,7 +386,7 @@ mod tests {
                     .replace("KID", &pair.keyid());
             let base = format!(
                 "\"content-digest\": {}\n\"@signature-params\": {}",
-                crate::directory::content_digest(body.as_bytes()),
+                crate::proof::content_digest(body.as_bytes()),
                 &input["binding0=".len()..]
             );
             let sig = base64::Engine::encode(

@@ -6,11 +6,13 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::base::Message;
-use crate::directory::{DirectoryProblem, Jwks};
+use crate::directory::Jwks;
 use crate::verify::{
     summarise, verify_each, KeyLookup, Outcome, ReadyKey, Rejection, StaticKeys, Verdict,
     VerifyConfig,
 };
+pub use crate::DirectoryError;
+use crate::DirectoryProblem;
 use crate::Jwk;
 
 /// Limits for fetching directories.
@@ -48,17 +50,6 @@ impl Default for DirectoryConfig {
     }
 }
 
-/// Why a directory could not be used: which one, and the problem.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("key directory {url}: {problem}")]
-pub struct DirectoryError {
-    /// The directory (or the `Signature-Agent` value that named it).
-    pub url: String,
-    /// What was wrong.
-    #[source]
-    pub problem: DirectoryProblem,
-}
-
 struct Cached {
     /// The keys, or the last fetch's failure (remembered briefly).
     keys: Result<StaticKeys, DirectoryProblem>,
@@ -81,7 +72,7 @@ impl DirectoryClient {
             .build()
             .map_err(|e| DirectoryError {
                 url: String::new(),
-                problem: DirectoryProblem::Client(e.to_string()),
+                problem: DirectoryProblem::Client(e.into()),
             })?;
         Ok(Self::with_client(client, config))
     }
@@ -238,7 +229,7 @@ impl DirectoryClient {
             .get(url.clone())
             .send()
             .await
-            .map_err(|e| DirectoryProblem::Fetch(e.to_string()))?;
+            .map_err(|e| DirectoryProblem::Fetch(e.into()))?;
         let status = resp.status().as_u16();
         if (300..400).contains(&status) {
             return Err(DirectoryProblem::Redirect(status));
@@ -273,7 +264,7 @@ impl DirectoryClient {
         // holds (Appendix B.1 allows it: the fetch itself associates them
         // with the URL); entries with a wrong kid or alg are dropped
         // (§5.5.1).
-        let (keys, dropped) = crate::dircheck::usable_entries(url.as_str(), doc.keys);
+        let (keys, dropped) = crate::directory::usable_entries(url.as_str(), doc.keys);
         if keys.is_empty() {
             let why: Vec<String> = dropped.iter().map(ToString::to_string).collect();
             let why = match why.is_empty() {
@@ -325,7 +316,7 @@ impl DirectoryClient {
                     sets.keys.insert(agent, keys);
                 }
                 Err(e) => {
-                    sets.failed.insert(agent, e.to_string());
+                    sets.failed.insert(agent, e);
                 }
             }
         }
@@ -361,7 +352,7 @@ pub async fn fetch_document(
         .header(reqwest::header::ACCEPT, accept)
         .send()
         .await
-        .map_err(|e| DirectoryProblem::Fetch(fetch_error(&e)))?;
+        .map_err(|e| DirectoryProblem::Fetch(e.into()))?;
     let response = crate::base::Response {
         status: resp.status().as_u16(),
         headers: mannerly_fetch::http::header_pairs(resp.headers()),
@@ -379,7 +370,7 @@ async fn read_capped(
     while let Some(chunk) = resp
         .chunk()
         .await
-        .map_err(|e| DirectoryProblem::Fetch(format!("body: {e}")))?
+        .map_err(|e| DirectoryProblem::Body(e.into()))?
     {
         body.extend_from_slice(&chunk);
         if body.len() > max_bytes {
@@ -387,19 +378,6 @@ async fn read_capped(
         }
     }
     Ok(body)
-}
-
-/// A reqwest error with its causes (TLS and connection errors hide the
-/// useful part in the source chain).
-fn fetch_error(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 /// A verdict of the capturing pass with no agent named: unverified for want
@@ -423,7 +401,7 @@ fn no_agent(v: Verdict) -> Verdict {
 #[derive(Default)]
 struct ByAgent {
     keys: HashMap<String, StaticKeys>,
-    failed: HashMap<String, String>,
+    failed: HashMap<String, DirectoryError>,
     /// The agent each keyid was looked up under.
     asked: Mutex<HashMap<String, String>>,
 }
@@ -441,7 +419,7 @@ impl ByAgent {
         match asked.get(keyid).and_then(|a| self.failed.get(a)) {
             Some(why) => Verdict {
                 outcome: Outcome::Unverified {
-                    reason: Rejection::DirectoryUnavailable(why.clone()),
+                    reason: Rejection::DirectoryUnavailable(Box::new(why.clone())),
                 },
                 ..v
             },

@@ -1,119 +1,13 @@
-//! Directory entries as the editor's copy requires them (§5.5.1), and the
-//! operator's check of a whole directory response, without I/O: fetch the
-//! directory as a verifier would, then hand the answer to
-//! [`check_directory`].
-//!
-//! A survey of live directories found `kid`s that are not the key's
-//! thumbprint and keys without `alg`; both are reported here, and a
-//! verifier ([`crate::client`]) drops entries whose `kid` or `alg` is
-//! wrong rather than guess.
+//! The operator's check of a whole directory response, without I/O:
+//! fetch the directory as a verifier would, then hand the answer to
+//! [`check_directory`]. The entry rules it reports are
+//! [`usable_entries`]'s, the ones a verifier applies.
 
 use crate::base::Response;
-use crate::directory::{
-    digest_matches, verify_directory, DirectoryProblem, Jwks, DIRECTORY_MEDIA_TYPE, DIRECTORY_PATH,
-};
-use crate::keys::RFC9421_TEST_KEY_X;
-use crate::{Jwk, UnixMillis};
-
-/// The HTTP Signature Algorithms registry (RFC 9421 §6.2.2).
-pub const REGISTERED_ALGS: &[&str] = &[
-    "rsa-pss-sha512",
-    "rsa-v1_5-sha256",
-    "hmac-sha256",
-    "ecdsa-p256-sha256",
-    "ecdsa-p384-sha384",
-    "ed25519",
-];
-
-/// Why a directory entry is not used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum EntryProblem {
-    /// At the well-known path, `kid` must be the key's thumbprint.
-    #[error("key {index}: kid {kid:?} is not the key's RFC 7638 thumbprint {thumbprint}")]
-    KidNotThumbprint {
-        /// The entry's position in `keys`.
-        index: usize,
-        /// The `kid` published.
-        kid: String,
-        /// The thumbprint computed from the key.
-        thumbprint: String,
-    },
-    /// `alg` is not in the HTTP Signature Algorithms registry.
-    #[error("key {index}: alg {alg:?} is not an HTTP Signature Algorithm (RFC 9421 §6.2.2 names {registered})", registered = REGISTERED_ALGS.join(", "))]
-    UnregisteredAlg {
-        /// The entry's position.
-        index: usize,
-        /// The `alg` published.
-        alg: String,
-    },
-    /// A shared-secret algorithm, forbidden by §6.4.
-    #[error("key {index}: hmac-sha256 is a shared secret, which Web Bot Auth forbids (§6.4)")]
-    SharedSecret {
-        /// The entry's position.
-        index: usize,
-    },
-    /// The entry publishes a private key (`d`).
-    #[error("key {index}: the entry publishes its private part (d): anyone can sign as this key; replace it")]
-    PrivatePart {
-        /// The entry's position.
-        index: usize,
-    },
-    /// The RFC 9421 test key (§6.8).
-    #[error("key {index}: the RFC 9421 test key, which production verifiers refuse (§6.8)")]
-    TestKey {
-        /// The entry's position.
-        index: usize,
-    },
-}
-
-/// The entries a verifier uses from a directory fetched at `url`, and the
-/// problems of those it drops. `kid` is held to the thumbprint only at
-/// the well-known path; elsewhere it is the operator's own label (§5.5).
-pub fn usable_entries(url: &str, keys: Vec<Jwk>) -> (Vec<Jwk>, Vec<EntryProblem>) {
-    let well_known = is_well_known(url);
-    let mut kept = Vec::with_capacity(keys.len());
-    let mut dropped = Vec::new();
-    for (index, key) in keys.into_iter().enumerate() {
-        match entry_problem(index, &key, well_known) {
-            Some(p) => dropped.push(p),
-            None => kept.push(key),
-        }
-    }
-    (kept, dropped)
-}
-
-fn entry_problem(index: usize, key: &Jwk, well_known: bool) -> Option<EntryProblem> {
-    if key.d.is_some() {
-        return Some(EntryProblem::PrivatePart { index });
-    }
-    if key.kty == "OKP" && key.x.trim_end_matches('=') == RFC9421_TEST_KEY_X {
-        return Some(EntryProblem::TestKey { index });
-    }
-    if let Some(alg) = &key.alg {
-        if alg == "hmac-sha256" || key.kty == "oct" {
-            return Some(EntryProblem::SharedSecret { index });
-        }
-        if !REGISTERED_ALGS.contains(&alg.as_str()) {
-            let alg = alg.clone();
-            return Some(EntryProblem::UnregisteredAlg { index, alg });
-        }
-    }
-    let thumbprint = key.thumbprint();
-    match &key.kid {
-        Some(kid) if well_known && *kid != thumbprint => Some(EntryProblem::KidNotThumbprint {
-            index,
-            kid: kid.clone(),
-            thumbprint,
-        }),
-        _ => None,
-    }
-}
-
-/// Whether `url`'s path is the well-known directory path.
-pub fn is_well_known(url: &str) -> bool {
-    url::Url::parse(url).is_ok_and(|u| u.path() == DIRECTORY_PATH)
-}
+pub use crate::directory::{is_well_known, usable_entries, EntryProblem, REGISTERED_ALGS};
+use crate::directory::{verify_directory, Jwks, DIRECTORY_MEDIA_TYPE, DIRECTORY_PATH};
+use crate::proof::digest_matches;
+use crate::{DirectoryProblem, Jwk, ProofError, UnixMillis};
 
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -290,7 +184,7 @@ fn check_proof(
         return;
     }
     match verify_directory(url, response, body, now) {
-        Ok(_) | Err(DirectoryProblem::DigestMismatch) => {}
+        Ok(_) | Err(DirectoryProblem::Proof(ProofError::DigestMismatch)) => {}
         Err(e) => out.push(finding(
             Severity::Must,
             "signature",
@@ -323,6 +217,7 @@ fn check_cache(header: &dyn Fn(&str) -> Option<String>, out: &mut Vec<Finding>) 
 mod tests {
     use super::*;
     use crate::directory::signed_directory;
+    use crate::keys::RFC9421_TEST_KEY_X;
     use crate::KeyPair;
 
     const ORIGIN: &str = "https://crawler.example";

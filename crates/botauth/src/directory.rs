@@ -1,14 +1,19 @@
-//! The operator side: the key directory at
-//! `/.well-known/http-message-signatures-directory`, served as
-//! `application/http-message-signatures-directory+json` and signed with
-//! every key in it (rotation publishes old and new keys together).
-
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine;
-use sha2::{Digest, Sha256};
+//! Key directories: the document at
+//! `/.well-known/http-message-signatures-directory` (or any JWK Set URL),
+//! served as `application/http-message-signatures-directory+json` and
+//! signed with every key in it (rotation publishes old and new keys
+//! together); its possession proof checked; and which of its entries a
+//! verifier uses (§5.5.1).
+//!
+//! A survey of live directories found `kid`s that are not the key's
+//! thumbprint and keys without `alg`; a verifier ([`crate::client`]) drops
+//! entries whose `kid` or `alg` is wrong rather than guess, and the
+//! operator's check ([`crate::dircheck`]) reports them.
 
 use crate::base::Response;
-use crate::verify::Rejection;
+use crate::keys::RFC9421_TEST_KEY_X;
+use crate::proof::content_digest;
+pub use crate::{DirectoryProblem, ProofError};
 use crate::{Error, Jwk, KeyPair, UnixMillis};
 
 /// The well-known path (note the plural "signatures").
@@ -28,17 +33,6 @@ pub fn directory_document(keys: &[Jwk]) -> String {
         })
         .collect();
     serde_json::to_string(&Jwks { keys }).unwrap_or_else(|_| "{\"keys\":[]}".into())
-}
-
-/// Whether a `Content-Digest` value is the body's (spaces in the value
-/// ignored).
-pub(crate) fn digest_matches(value: &str, body: &[u8]) -> bool {
-    value.replace(' ', "") == content_digest(body)
-}
-
-/// `Content-Digest: sha-256=:...:` (RFC 9530) of a body.
-pub fn content_digest(body: &[u8]) -> String {
-    format!("sha-256=:{}:", STANDARD.encode(Sha256::digest(body)))
 }
 
 /// The signed directory response for a GET of the directory at `origin`
@@ -82,100 +76,6 @@ pub struct Jwks {
     pub keys: Vec<Jwk>,
 }
 
-/// Why a fetched key directory was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum DirectoryProblem {
-    /// The `Signature-Agent` value is not a URL.
-    #[error("not a URL: {0}")]
-    NotAUrl(String),
-    /// Directories are fetched over https only.
-    #[error("not https: directories are fetched over https only")]
-    NotHttps,
-    /// The URL has no host.
-    #[error("no host")]
-    NoHost,
-    /// The host name did not resolve.
-    #[error("cannot resolve {host}: {detail}")]
-    Resolve {
-        /// The host.
-        host: String,
-        /// The resolver's error.
-        detail: String,
-    },
-    /// The host resolves to an address a verifier must not contact.
-    #[error("{host} resolves to {addr}, not a public address a verifier may contact: refused")]
-    PrivateAddress {
-        /// The host.
-        host: String,
-        /// The refused address.
-        addr: std::net::IpAddr,
-    },
-    /// The request failed (connection, TLS, timeout).
-    #[error("fetch failed: {0}")]
-    Fetch(String),
-    /// A redirect: verifiers never follow one.
-    #[error("HTTP {0}: the directory redirects, and verifiers must not follow redirects")]
-    Redirect(u16),
-    /// Any other status than 200.
-    #[error("HTTP {0}")]
-    Status(u16),
-    /// The body is over the size limit.
-    #[error("larger than {0} bytes")]
-    TooLarge(usize),
-    /// The body is not a JWKS document.
-    #[error("not a JWKS document: {0}")]
-    NotJwks(String),
-    /// More keys than the limit.
-    #[error("{found} keys, more than {max}")]
-    TooManyKeys {
-        /// Keys in the document.
-        found: usize,
-        /// The limit.
-        max: usize,
-    },
-    /// No `Content-Digest` header.
-    #[error("the directory response has no Content-Digest")]
-    NoDigest,
-    /// `Content-Digest` does not match the body.
-    #[error("Content-Digest does not match the body")]
-    DigestMismatch,
-    /// No `Signature-Input` or `Signature`.
-    #[error("the directory is not signed")]
-    Unsigned,
-    /// A signature header is not a structured-field dictionary.
-    #[error("{header}: {detail}")]
-    MalformedSignature {
-        /// `Signature-Input` or `Signature`.
-        header: &'static str,
-        /// The parser's error.
-        detail: String,
-    },
-    /// One of the directory's signatures did not verify.
-    #[error("directory signature {label}: {rejection}")]
-    BadSignature {
-        /// The signature's label.
-        label: String,
-        /// Why it was refused.
-        rejection: Box<Rejection>,
-    },
-    /// A signature over a body does not cover what it must (a directory's:
-    /// Appendix B.1; a card's: the registry draft, §3.1.3).
-    #[error("signature {label} does not cover {missing}")]
-    ProofCoverage {
-        /// The signature's label.
-        label: String,
-        /// The component it leaves out.
-        missing: &'static str,
-    },
-    /// A listed key did not sign the directory.
-    #[error("key {0} is listed but did not sign the directory")]
-    UnprovenKey(String),
-    /// The HTTP client could not be built.
-    #[error("cannot build the HTTP client: {0}")]
-    Client(String),
-}
-
 /// Checks a fetched directory response's possession proof (Appendix B.1):
 /// the body's digest, and a valid `http-message-signatures-directory`
 /// signature, covering `"@authority";req` and `content-digest`, by every
@@ -205,6 +105,106 @@ pub fn verify_directory(
         }
     }
     Ok(doc.keys)
+}
+
+/// The HTTP Signature Algorithms registry (RFC 9421 §6.2.2).
+pub const REGISTERED_ALGS: &[&str] = &[
+    "rsa-pss-sha512",
+    "rsa-v1_5-sha256",
+    "hmac-sha256",
+    "ecdsa-p256-sha256",
+    "ecdsa-p384-sha384",
+    "ed25519",
+];
+
+/// Why a directory entry is not used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EntryProblem {
+    /// At the well-known path, `kid` must be the key's thumbprint.
+    #[error("key {index}: kid {kid:?} is not the key's RFC 7638 thumbprint {thumbprint}")]
+    KidNotThumbprint {
+        /// The entry's position in `keys`.
+        index: usize,
+        /// The `kid` published.
+        kid: String,
+        /// The thumbprint computed from the key.
+        thumbprint: String,
+    },
+    /// `alg` is not in the HTTP Signature Algorithms registry.
+    #[error("key {index}: alg {alg:?} is not an HTTP Signature Algorithm (RFC 9421 §6.2.2 names {registered})", registered = REGISTERED_ALGS.join(", "))]
+    UnregisteredAlg {
+        /// The entry's position.
+        index: usize,
+        /// The `alg` published.
+        alg: String,
+    },
+    /// A shared-secret algorithm, forbidden by §6.4.
+    #[error("key {index}: hmac-sha256 is a shared secret, which Web Bot Auth forbids (§6.4)")]
+    SharedSecret {
+        /// The entry's position.
+        index: usize,
+    },
+    /// The entry publishes a private key (`d`).
+    #[error("key {index}: the entry publishes its private part (d): anyone can sign as this key; replace it")]
+    PrivatePart {
+        /// The entry's position.
+        index: usize,
+    },
+    /// The RFC 9421 test key (§6.8).
+    #[error("key {index}: the RFC 9421 test key, which production verifiers refuse (§6.8)")]
+    TestKey {
+        /// The entry's position.
+        index: usize,
+    },
+}
+
+/// The entries a verifier uses from a directory fetched at `url`, and the
+/// problems of those it drops. `kid` is held to the thumbprint only at
+/// the well-known path; elsewhere it is the operator's own label (§5.5).
+pub fn usable_entries(url: &str, keys: Vec<Jwk>) -> (Vec<Jwk>, Vec<EntryProblem>) {
+    let well_known = is_well_known(url);
+    let mut kept = Vec::with_capacity(keys.len());
+    let mut dropped = Vec::new();
+    for (index, key) in keys.into_iter().enumerate() {
+        match entry_problem(index, &key, well_known) {
+            Some(p) => dropped.push(p),
+            None => kept.push(key),
+        }
+    }
+    (kept, dropped)
+}
+
+fn entry_problem(index: usize, key: &Jwk, well_known: bool) -> Option<EntryProblem> {
+    if key.d.is_some() {
+        return Some(EntryProblem::PrivatePart { index });
+    }
+    if key.kty == "OKP" && key.x.trim_end_matches('=') == RFC9421_TEST_KEY_X {
+        return Some(EntryProblem::TestKey { index });
+    }
+    if let Some(alg) = &key.alg {
+        if alg == "hmac-sha256" || key.kty == "oct" {
+            return Some(EntryProblem::SharedSecret { index });
+        }
+        if !REGISTERED_ALGS.contains(&alg.as_str()) {
+            let alg = alg.clone();
+            return Some(EntryProblem::UnregisteredAlg { index, alg });
+        }
+    }
+    let thumbprint = key.thumbprint();
+    match &key.kid {
+        Some(kid) if well_known && *kid != thumbprint => Some(EntryProblem::KidNotThumbprint {
+            index,
+            kid: kid.clone(),
+            thumbprint,
+        }),
+        _ => None,
+    }
+}
+
+/// Whether `url`'s path is the well-known directory path.
+pub fn is_well_known(url: &str) -> bool {
+    url::Url::parse(url).is_ok_and(|u| u.path() == DIRECTORY_PATH)
 }
 
 #[cfg(test)]

@@ -84,7 +84,7 @@ impl Jwk {
         let arr: [u8; 32] = bytes
             .try_into()
             .map_err(|_| Error::KeyLength { field: "x" })?;
-        VerifyingKey::from_bytes(&arr).map_err(Error::InvalidPoint)
+        VerifyingKey::from_bytes(&arr).map_err(|_| Error::InvalidPoint)
     }
 }
 

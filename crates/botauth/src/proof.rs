@@ -3,11 +3,24 @@
 //! directories prove possession of their keys this way (the editor's copy,
 //! Appendix B.1), and Signature Agent Cards may be signed the same way.
 
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
 use sfv::{BareItem, Dictionary, FieldType, InnerList, Integer, Item, Key, ListEntry, Parameters};
+use sha2::{Digest, Sha256};
 
 use crate::base::{signature_base, Message, Response};
-use crate::directory::{content_digest, digest_matches, DirectoryProblem};
-use crate::{Error, KeyPair, StaticKeys, UnixMillis};
+use crate::{Error, KeyPair, ProofError, StaticKeys, UnixMillis};
+
+/// `Content-Digest: sha-256=:...:` (RFC 9530) of a body.
+pub fn content_digest(body: &[u8]) -> String {
+    format!("sha-256=:{}:", STANDARD.encode(Sha256::digest(body)))
+}
+
+/// Whether a `Content-Digest` value is the body's (spaces in the value
+/// ignored).
+pub fn digest_matches(value: &str, body: &[u8]) -> bool {
+    value.replace(' ', "") == content_digest(body)
+}
 
 fn k(s: &str) -> Result<Key, Error> {
     Key::from_string(s.to_owned()).map_err(|(e, _)| Error::Field(e.to_string()))
@@ -114,22 +127,22 @@ pub fn verify_body(
     keys: &StaticKeys,
     now: UnixMillis,
     (tag, covers): (Option<&str>, &[&'static str]),
-) -> Result<Vec<String>, DirectoryProblem> {
-    let digest = header(response, "content-digest").ok_or(DirectoryProblem::NoDigest)?;
+) -> Result<Vec<String>, ProofError> {
+    let digest = header(response, "content-digest").ok_or(ProofError::NoDigest)?;
     if !digest_matches(&digest, body) {
-        return Err(DirectoryProblem::DigestMismatch);
+        return Err(ProofError::DigestMismatch);
     }
     let malformed = |header: &'static str| {
-        move |e: sfv::Error| DirectoryProblem::MalformedSignature {
+        move |e: sfv::Error| ProofError::MalformedSignature {
             header,
             detail: e.to_string(),
         }
     };
-    let input = header(response, "signature-input").ok_or(DirectoryProblem::Unsigned)?;
+    let input = header(response, "signature-input").ok_or(ProofError::Unsigned)?;
     let inputs: Dictionary = sfv::Parser::new(&input)
         .parse()
         .map_err(malformed("Signature-Input"))?;
-    let sig = header(response, "signature").ok_or(DirectoryProblem::Unsigned)?;
+    let sig = header(response, "signature").ok_or(ProofError::Unsigned)?;
     let sigs: Dictionary = sfv::Parser::new(&sig)
         .parse()
         .map_err(malformed("Signature"))?;
@@ -147,7 +160,7 @@ pub fn verify_body(
             .iter()
             .find(|id| !il.items.iter().any(|i| i.serialize() == **id))
         {
-            return Err(DirectoryProblem::ProofCoverage {
+            return Err(ProofError::Coverage {
                 label: label.as_str().to_owned(),
                 missing,
             });
@@ -169,7 +182,7 @@ fn one_signature(
     response: &Response,
     keys: &StaticKeys,
     now: UnixMillis,
-) -> Result<Option<String>, DirectoryProblem> {
+) -> Result<Option<String>, ProofError> {
     let mut one_in = Dictionary::new();
     one_in.insert(label.clone(), ListEntry::InnerList(il.clone()));
     let mut one_sig = Dictionary::new();
@@ -192,7 +205,7 @@ fn one_signature(
     config.max_validity = i64::MAX;
     match crate::verify(request, Some(&r), keys, &config) {
         crate::Outcome::Verified { thumbprint, .. } => Ok(Some(thumbprint)),
-        crate::Outcome::Invalid { reason } => Err(DirectoryProblem::BadSignature {
+        crate::Outcome::Invalid { reason } => Err(ProofError::BadSignature {
             label: label.as_str().to_owned(),
             rejection: Box::new(reason),
         }),

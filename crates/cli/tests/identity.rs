@@ -9,7 +9,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::mannerly;
-use mannerly_botauth::directory::{content_digest, signed_directory, DIRECTORY_PATH};
+use mannerly_botauth::directory::{signed_directory, DIRECTORY_PATH};
+use mannerly_botauth::proof::content_digest;
 use mannerly_botauth::{KeyPair, UnixMillis};
 use mannerly_testweb::{HostSpec, Reply, TestWeb};
 

@@ -35,7 +35,7 @@ pub struct ReadyKey {
     /// The key as published.
     pub jwk: Jwk,
     /// The verifying key, or why the JWK is not a usable Ed25519 key.
-    pub key: Result<VerifyingKey, String>,
+    pub key: Result<VerifyingKey, crate::Error>,
     /// The RFC 7638 thumbprint.
     pub thumbprint: String,
     /// The identifier ([`agent_identifier`](crate::agent_identifier)) of
@@ -48,7 +48,7 @@ impl ReadyKey {
     /// Decodes the key and computes its thumbprint.
     pub fn new(jwk: Jwk) -> ReadyKey {
         ReadyKey {
-            key: jwk.verifying_key().map_err(|e| e.to_string()),
+            key: jwk.verifying_key(),
             thumbprint: jwk.thumbprint(),
             jwk,
             source: None,

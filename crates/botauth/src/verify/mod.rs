@@ -15,10 +15,11 @@ mod lookup;
 mod nonce;
 mod outcome;
 
+pub use crate::error::Rejection;
 pub use agent::agent_identifier;
 pub use lookup::{KeyLookup, ReadyKey, StaticKeys};
 pub use nonce::{NonceCache, NonceCheck};
-pub use outcome::{Outcome, Rejection};
+pub use outcome::Outcome;
 
 /// The checks to apply.
 #[derive(Debug)]
@@ -201,7 +202,7 @@ fn checked(
         return Err(Rejection::AuthorityNotCovered);
     }
     check_chain(covered, one.inputs)?;
-    let base = signature_base(covered, msg, resp).map_err(|e| Rejection::Base(e.to_string()))?;
+    let base = signature_base(covered, msg, resp).map_err(Rejection::Base)?;
     if let Some(alg) = string("alg") {
         if alg != "ed25519" {
             return Err(Rejection::UnsupportedAlgorithm(alg));
