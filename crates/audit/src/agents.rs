@@ -51,10 +51,24 @@ pub struct Catalogue {
     matcher: AhoCorasick,
 }
 
+/// Why a catalogue cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CatalogueError {
+    /// The JSON is not a list of crawlers.
+    #[error("not a crawler catalogue: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The tokens cannot be made into one matcher (too many, or too long).
+    #[error("the catalogue's tokens cannot be matched: {0}")]
+    Matcher(#[from] aho_corasick::BuildError),
+}
+
+/// The catalogue shipped in `data/bots.json`, checked when built: the
+/// test `the_builtin_catalogue_loads_whole` fails the build's tests on a
+/// broken file, so this never panics in a release.
 static BUILTIN: LazyLock<Catalogue> = LazyLock::new(|| {
-    let entries: Vec<Known> =
-        serde_json::from_str(include_str!("../data/bots.json")).unwrap_or_default();
-    Catalogue::new(entries)
+    Catalogue::from_json(include_str!("../data/bots.json"))
+        .unwrap_or_else(|e| panic!("the built-in crawler catalogue (data/bots.json): {e}"))
 });
 
 /// Parts of a word that mark a User-Agent as automated, lower-case.
@@ -166,14 +180,18 @@ fn says_automated(lower: &str) -> bool {
 
 impl Catalogue {
     /// A catalogue of these entries.
-    pub fn new(entries: Vec<Known>) -> Catalogue {
+    pub fn new(entries: Vec<Known>) -> Result<Catalogue, CatalogueError> {
         let patterns: Vec<&str> = entries.iter().map(|e| e.token.as_str()).collect();
         let matcher = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
-            .build(&patterns)
-            .unwrap_or_else(|_| AhoCorasick::new(Vec::<&str>::new()).expect("empty"));
-        Catalogue { entries, matcher }
+            .build(&patterns)?;
+        Ok(Catalogue { entries, matcher })
+    }
+
+    /// A catalogue from JSON in `data/bots.json`'s format.
+    pub fn from_json(json: &str) -> Result<Catalogue, CatalogueError> {
+        Catalogue::new(serde_json::from_str(json)?)
     }
 
     /// The catalogue shipped with mannerly.
@@ -282,6 +300,33 @@ fn clean(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_builtin_catalogue_loads_whole() {
+        let raw: Vec<serde_json::Value> =
+            serde_json::from_str(include_str!("../data/bots.json")).expect("bots.json is JSON");
+        let built = Catalogue::from_json(include_str!("../data/bots.json")).expect("it loads");
+        assert_eq!(built.len(), raw.len(), "every entry is read");
+        assert!(built.len() > 100, "{} crawlers", built.len());
+        assert_eq!(Catalogue::builtin().len(), raw.len());
+        // Every token is found by the matcher.
+        for i in 0..built.len() {
+            let token = &built.get(i).expect("entry").token;
+            let ua = format!("{token}/1.0 (+https://example.com/bot)");
+            assert!(
+                matches!(built.classify(&ua), Agent::Bot { known: Some(_), .. }),
+                "{ua}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_broken_catalogue_is_an_error() {
+        let err = Catalogue::from_json("[{\"token\": 7}]")
+            .err()
+            .expect("refused");
+        assert!(err.to_string().contains("not a crawler catalogue"), "{err}");
+    }
 
     fn token(ua: &str) -> Option<String> {
         match Catalogue::builtin().classify(ua) {

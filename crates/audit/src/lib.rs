@@ -65,7 +65,7 @@ mod source;
 mod suspects;
 mod timeline;
 
-pub use agents::{product_token, Agent, Catalogue, Known};
+pub use agents::{product_token, Agent, Catalogue, CatalogueError, Known};
 pub use book::{RobotsBook, Version, VersionId};
 pub use engine::{Auditor, Identify, Options, Unchecked};
 pub use report::{
