@@ -1,0 +1,183 @@
+//! The frontier calls as plain synchronous methods on a [`LocalFrontier`],
+//! and the one place a release ends (`settle`).
+
+use super::*;
+
+/// The frontier calls as plain synchronous methods: what the [`Frontier`]
+/// implementation runs, for callers that hold a `LocalFrontier` directly.
+impl LocalFrontier {
+    /// Why a URL waits (see [`Frontier::why_not_now`]).
+    pub fn why_not_now(&self, url: &str, now: UnixMillis) -> Option<String> {
+        let key = match self.keyer.key(url) {
+            Ok(k) => k,
+            Err(e) => return Some(e.to_string()),
+        };
+        if self.config.robots_gate {
+            let origin = origin_str(url);
+            match self.robots.get(origin.as_ref()) {
+                Some(RobotsGate::Fetching { .. }) => {
+                    return Some(format!("{origin}/robots.txt is being fetched"));
+                }
+                Some(RobotsGate::Unavailable { until, reason }) if now < *until => {
+                    return Some(format!(
+                        "{origin}/robots.txt: {reason}; fetched again at +{} s",
+                        until.millis_since(now).div_ceil(1000)
+                    ));
+                }
+                _ => {}
+            }
+        }
+        self.politeness.why_not_now(&key, now)
+    }
+
+    /// On disk, hands every operation so far to the operating system in one
+    /// write: they then survive the process being killed (not a power
+    /// loss: that is [`sync`](Self::sync)). With
+    /// [`commit_every`](FrontierConfig::commit_every) 1 there is never
+    /// anything left to hand on; above 1, a caller that makes many
+    /// operations in a row (the crawler's loop) commits them together.
+    pub fn commit(&mut self) -> Result<(), FrontierError> {
+        match self.store.as_mut() {
+            Some(s) => s.commit(),
+            None => Ok(()),
+        }
+    }
+
+    /// Counts (exact here).
+    pub fn stats(&self) -> Stats {
+        Stats {
+            queued: self.total,
+            in_flight: self.flight.len() as u64,
+            keys: self.queues.len() as u64,
+            skipped: self.skipped_total,
+            reissued: self.reissued,
+        }
+    }
+
+    /// URLs dropped with their host, since the last call.
+    pub fn take_skipped(&mut self) -> Vec<Skipped> {
+        std::mem::take(&mut self.skipped)
+    }
+
+    /// Ends a release, one way or another: the one place a lease leaves
+    /// flight, so every ending updates pacing, the robots.txt gate, the
+    /// queue and the store alike, in one write batch.
+    pub(super) fn settle(
+        &mut self,
+        released: &Released,
+        now: UnixMillis,
+        how: Settle<'_>,
+    ) -> Result<(), FrontierError> {
+        let Some(fl) = self.flight.remove(&released.lease) else {
+            return Err(FrontierError::UnknownLease {
+                lease: released.lease,
+                url: released.url.clone(),
+            });
+        };
+        match how {
+            Settle::Done(outcome) | Settle::Retry(outcome, _) => {
+                self.politeness.finish(fl.key(), now, outcome)
+            }
+            Settle::Cancel | Settle::Drop => self.politeness.unstart(fl.key(), fl.started()),
+        }
+        match &fl {
+            Flight::Robots { origin, .. } => self.settle_robots(origin),
+            Flight::Page {
+                key, sort, queued, ..
+            } => {
+                let back = match how {
+                    Settle::Retry(_, tag) => Some(tag),
+                    Settle::Cancel => Some(queued.tag),
+                    Settle::Done(_) | Settle::Drop => None,
+                };
+                if let Some(tag) = back {
+                    self.insert(key, *sort, tag, &queued.url);
+                }
+                if let Some(store) = self.store.as_mut() {
+                    store.del_flight(released.lease);
+                }
+            }
+        }
+        self.save_host(fl.key());
+        self.end_op()?;
+        self.reschedule(fl.key(), now)
+    }
+
+    /// Takes a host's slot for a request this frontier did not release
+    /// (see [`Frontier::begin_request`]).
+    pub fn begin_request(&mut self, url: &str, now: UnixMillis) -> Begin {
+        let key = match self.keyer.key(url) {
+            Ok(k) => k,
+            Err(e) => {
+                return Begin::Refused {
+                    reason: e.to_string(),
+                }
+            }
+        };
+        match self.politeness.check(&key, now) {
+            Ok(()) => {
+                self.politeness.start(&key, now);
+                Begin::Started
+            }
+            Err(Wait::Until { at, .. }) => Begin::Wait { until: at },
+            Err(Wait::Skipped { reason }) => Begin::Refused { reason },
+        }
+    }
+
+    /// The `n` keys holding the most queued URLs, most first (ties by key),
+    /// each with its count and the URL at its head (see
+    /// [`Frontier::busiest`]).
+    pub fn busiest(&self, n: usize) -> Vec<KeyLoad> {
+        let mut all: Vec<(&Box<str>, &KeyQueue)> =
+            self.queues.iter().filter(|(_, q)| q.count > 0).collect();
+        all.sort_by(|a, b| b.1.count.cmp(&a.1.count).then_with(|| a.0.cmp(b.0)));
+        all.into_iter()
+            .take(n)
+            .map(|(k, q)| KeyLoad {
+                key: k.to_string(),
+                queued: q.count,
+                head: q.window.values().next().map(|e| e.url.to_string()),
+            })
+            .collect()
+    }
+
+    /// Calls `f` with the frontier (to ask [`why_not_now`](Self::why_not_now))
+    /// and every queued URL with its key, in key order then queue order,
+    /// without holding them all in memory (on disk this reads the whole
+    /// store; meant for reports at the end of a crawl).
+    pub fn for_each_queued(
+        &mut self,
+        mut f: impl FnMut(&LocalFrontier, &str, &str) -> Result<(), FrontierError>,
+    ) -> Result<(), FrontierError> {
+        if let Some(store) = self.store.as_mut() {
+            store.commit()?;
+        }
+        let this = &*self;
+        match this.store.as_ref() {
+            Some(store) => store.scan_queue_raw(|key, _, _, url| f(this, key, url)),
+            None => {
+                let mut keys: Vec<&Box<str>> = this.queues.keys().collect();
+                keys.sort();
+                for k in keys {
+                    for q in this.queues[k].window.values() {
+                        f(this, k, &q.url)?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    pub(super) fn settle_robots(&mut self, origin: &str) {
+        if let Some(gate) = self.unavailable_after_fetch.remove(origin) {
+            self.robots.insert(origin.to_owned(), gate);
+            return;
+        }
+        if let Some(gate) = self.robots.get(origin).cloned() {
+            match gate.settle() {
+                Some(g) => self.robots.insert(origin.to_owned(), g),
+                None => self.robots.remove(origin),
+            };
+        }
+    }
+}
