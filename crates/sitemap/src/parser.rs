@@ -529,11 +529,24 @@ impl SitemapParser {
             return;
         };
         x.buf.clear();
-        let event = match x.reader.read_event_into(&mut x.buf) {
-            Ok(e) => e.into_owned(),
-            Err(e) => {
+        let read = x.reader.read_event_into(&mut x.buf).map(|e| e.into_owned());
+        let flow = match read {
+            Ok(e) => on_event(x, &mut self.summary, self.options.max_xml_depth, e),
+            Err(e) => Flow::Broken(format!("XML error at byte {}: {e}", x.reader.buffer_position())),
+        };
+        match flow {
+            Flow::Go => {}
+            Flow::Refused(msg) => {
+                self.summary.stop = Some(Stop::Error(msg));
+                self.done = true;
+                self.summary.bytes = self.read.get();
+            }
+            Flow::Stop(msg) => {
+                self.summary.stop = Some(Stop::Error(msg));
+                self.done = true;
+            }
+            Flow::Broken(msg) => {
                 let truncated = !x.stack.is_empty();
-                let msg = format!("XML error at byte {}: {e}", x.reader.buffer_position());
                 flush_open(x, &mut self.summary);
                 if self.summary.kind.is_none() {
                     self.summary.stop = Some(Stop::Error(msg));
@@ -541,97 +554,8 @@ impl SitemapParser {
                     self.summary.error = Some(msg);
                 }
                 self.finish_stream(truncated);
-                return;
             }
-        };
-        match event {
-            Event::DocType(_) => {
-                self.summary.stop = Some(Stop::Error(
-                    "the sitemap has a DOCTYPE; DTDs and entity definitions are refused (billion-laughs and XXE protection)".into(),
-                ));
-                self.done = true;
-                self.summary.bytes = self.read.get();
-            }
-            Event::Start(e) => {
-                if x.stack.len() >= self.options.max_xml_depth {
-                    self.summary.stop = Some(Stop::Error(format!(
-                        "XML nested deeper than {} elements",
-                        self.options.max_xml_depth
-                    )));
-                    self.done = true;
-                    return;
-                }
-                let name = e.local_name().as_ref().to_ascii_lowercase();
-                let in_loc = x.stack.iter().any(|n| n == b"loc");
-                if !in_loc {
-                    if let Err(msg) = start(x, &mut self.summary, &name, &e) {
-                        self.summary.stop = Some(Stop::Error(msg));
-                        self.done = true;
-                        return;
-                    }
-                }
-                x.stack.push(name);
-            }
-            Event::Empty(e) => {
-                let name = e.local_name().as_ref().to_ascii_lowercase();
-                let in_loc = x.stack.iter().any(|n| n == b"loc");
-                if !in_loc {
-                    if x.stack.is_empty() {
-                        if let Err(msg) = start(x, &mut self.summary, &name, &e) {
-                            self.summary.stop = Some(Stop::Error(msg));
-                            self.done = true;
-                        }
-                    } else {
-                        empty(x, &self.summary, &name, &e);
-                    }
-                }
-            }
-            Event::End(e) => {
-                let name = e.local_name().as_ref().to_ascii_lowercase();
-                if name != b"loc" {
-                    if let Some(loc_at) = x.stack.iter().rposition(|n| n == b"loc") {
-                        // Markup inside <loc> is ignored; only its text counts.
-                        if let Some(pos) = x
-                            .stack
-                            .iter()
-                            .rposition(|n| *n == name)
-                            .filter(|p| *p > loc_at)
-                        {
-                            x.stack.truncate(pos);
-                        }
-                        return;
-                    }
-                }
-                end(x, &self.summary, &name);
-                if let Some(pos) = x.stack.iter().rposition(|n| *n == name) {
-                    x.stack.truncate(pos);
-                }
-            }
-            Event::Text(t) => {
-                if let Ok(s) = t.decode() {
-                    x.push_text(&s);
-                }
-            }
-            Event::CData(c) => {
-                if let Ok(s) = c.decode() {
-                    x.push_text(&s);
-                }
-            }
-            Event::GeneralRef(r) => {
-                if let Ok(Some(ch)) = r.resolve_char_ref() {
-                    x.push_text(ch.encode_utf8(&mut [0; 4]));
-                } else {
-                    match r.as_ref() {
-                        b"amp" => x.push_text("&"),
-                        b"lt" => x.push_text("<"),
-                        b"gt" => x.push_text(">"),
-                        b"quot" => x.push_text("\""),
-                        b"apos" => x.push_text("'"),
-                        _ => x.bad_entity = true,
-                    }
-                }
-            }
-            Event::Eof => {
+            Flow::Eof => {
                 let truncated = !x.stack.is_empty();
                 flush_open(x, &mut self.summary);
                 if self.summary.kind.is_none() {
@@ -639,8 +563,136 @@ impl SitemapParser {
                 }
                 self.finish_stream(truncated);
             }
-            Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
         }
+    }
+}
+
+/// What the parser does after an XML event.
+enum Flow {
+    /// Go on reading.
+    Go,
+    /// Stop: the document is refused before anything of it is read.
+    Refused(String),
+    /// Stop with this error.
+    Stop(String),
+    /// The XML broke off: keep what was read, with this error.
+    Broken(String),
+    /// The end of the document.
+    Eof,
+}
+
+/// One XML event: elements opened, closed or empty, text, and references.
+fn on_event(
+    x: &mut XmlState,
+    summary: &mut Summary,
+    max_depth: usize,
+    event: Event<'static>,
+) -> Flow {
+    match event {
+        Event::DocType(_) => Flow::Refused(
+            "the sitemap has a DOCTYPE; DTDs and entity definitions are refused (billion-laughs and XXE protection)".into(),
+        ),
+        Event::Start(e) => on_start(x, summary, max_depth, &e),
+        Event::Empty(e) => on_empty(x, summary, &e),
+        Event::End(e) => {
+            on_end(x, summary, &e.local_name().as_ref().to_ascii_lowercase());
+            Flow::Go
+        }
+        Event::Text(t) => {
+            if let Ok(s) = t.decode() {
+                x.push_text(&s);
+            }
+            Flow::Go
+        }
+        Event::CData(c) => {
+            if let Ok(s) = c.decode() {
+                x.push_text(&s);
+            }
+            Flow::Go
+        }
+        Event::GeneralRef(r) => {
+            on_reference(x, &r);
+            Flow::Go
+        }
+        Event::Eof => Flow::Eof,
+        Event::Decl(_) | Event::PI(_) | Event::Comment(_) => Flow::Go,
+    }
+}
+
+/// An element opened (markup inside `<loc>` is not read, only kept on
+/// the stack so its end is matched).
+fn on_start(
+    x: &mut XmlState,
+    summary: &mut Summary,
+    max_depth: usize,
+    e: &BytesStart<'_>,
+) -> Flow {
+    if x.stack.len() >= max_depth {
+        return Flow::Stop(format!("XML nested deeper than {max_depth} elements"));
+    }
+    let name = e.local_name().as_ref().to_ascii_lowercase();
+    let in_loc = x.stack.iter().any(|n| n == b"loc");
+    if !in_loc {
+        if let Err(msg) = start(x, summary, &name, e) {
+            return Flow::Stop(msg);
+        }
+    }
+    x.stack.push(name);
+    Flow::Go
+}
+
+/// An empty element (`<url/>`, or a root with nothing in it).
+fn on_empty(x: &mut XmlState, summary: &mut Summary, e: &BytesStart<'_>) -> Flow {
+    let name = e.local_name().as_ref().to_ascii_lowercase();
+    if x.stack.iter().any(|n| n == b"loc") {
+        return Flow::Go;
+    }
+    if x.stack.is_empty() {
+        if let Err(msg) = start(x, summary, &name, e) {
+            return Flow::Stop(msg);
+        }
+    } else {
+        empty(x, summary, &name, e);
+    }
+    Flow::Go
+}
+
+/// An element closed; inside `<loc>` only its text counts, so markup
+/// there is popped without being read.
+fn on_end(x: &mut XmlState, summary: &Summary, name: &[u8]) {
+    if name != b"loc" {
+        if let Some(loc_at) = x.stack.iter().rposition(|n| n == b"loc") {
+            if let Some(pos) = x
+                .stack
+                .iter()
+                .rposition(|n| *n == name)
+                .filter(|p| *p > loc_at)
+            {
+                x.stack.truncate(pos);
+            }
+            return;
+        }
+    }
+    end(x, summary, name);
+    if let Some(pos) = x.stack.iter().rposition(|n| *n == name) {
+        x.stack.truncate(pos);
+    }
+}
+
+/// A character or entity reference: the five XML entities and character
+/// references are text; any other entity marks the value bad.
+fn on_reference(x: &mut XmlState, r: &quick_xml::events::BytesRef<'_>) {
+    if let Ok(Some(ch)) = r.resolve_char_ref() {
+        x.push_text(ch.encode_utf8(&mut [0; 4]));
+        return;
+    }
+    match r.as_ref() {
+        b"amp" => x.push_text("&"),
+        b"lt" => x.push_text("<"),
+        b"gt" => x.push_text(">"),
+        b"quot" => x.push_text("\""),
+        b"apos" => x.push_text("'"),
+        _ => x.bad_entity = true,
     }
 }
 

@@ -1,6 +1,7 @@
 //! The workspace's house rules, checked on its sources: no function over
-//! 120 lines outside tests, no `too_many_arguments` allowance, and every
-//! library crate denying missing docs.
+//! 120 lines outside tests, no source file over 1,000 lines, no
+//! `too_many_arguments` allowance, and every library crate denying
+//! missing docs.
 
 use std::path::{Path, PathBuf};
 
@@ -14,10 +15,14 @@ fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Every `.rs` file under the crates' `src` and `python/src`.
+/// The longest a source file may be, in lines (tests in a file of their
+/// own do not count against the file they test).
+const MAX_FILE_LINES: usize = 1_000;
+
+/// Every `.rs` file under the crates' `src`, `python/src` and `node/src`.
 fn sources() -> Vec<PathBuf> {
     let root = workspace_root();
-    let mut dirs = vec![root.join("python/src")];
+    let mut dirs = vec![root.join("python/src"), root.join("node/src")];
     for entry in std::fs::read_dir(root.join("crates")).expect("crates/") {
         dirs.push(entry.expect("crates/ entry").path().join("src"));
     }
@@ -116,6 +121,23 @@ fn no_function_outside_tests_is_over_120_lines() {
     assert!(
         long.is_empty(),
         "functions over {MAX_LINES} lines:\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn no_source_file_is_over_1000_lines() {
+    let long: Vec<String> = sources()
+        .into_iter()
+        .filter(|p| !p.ends_with("tests.rs"))
+        .filter_map(|p| {
+            let lines = std::fs::read_to_string(&p).expect("read").lines().count();
+            (lines > MAX_FILE_LINES).then(|| format!("{}: {lines} lines", p.display()))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "files over {MAX_FILE_LINES} lines:\n{}",
         long.join("\n")
     );
 }
