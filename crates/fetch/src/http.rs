@@ -329,101 +329,101 @@ impl HttpFetcher {
         let mut seen = HashSet::new();
         seen.insert(url.clone());
         loop {
-            if let Some(refused) =
-                crate::guard::forbidden_literal(&url).filter(|_| self.public_only)
-            {
-                return GetOutcome::Network {
-                    error: NetworkError::Connect,
-                    detail: refused.to_string(),
+            let resp = match self.send_one(&start, &url, validators).await {
+                Ok(r) => r,
+                Err((error, detail)) => {
+                    return GetOutcome::Network {
+                        error,
+                        detail,
+                        redirects,
+                    }
+                }
+            };
+            let Some(next) = redirect_target(&resp, &url) else {
+                return GetOutcome::Response {
+                    final_url: url,
+                    redirects,
+                    response: resp,
+                };
+            };
+            redirects.push(Hop {
+                url: url.to_string(),
+                status: resp.status().as_u16(),
+                headers: header_pairs(resp.headers()),
+            });
+            let is_loop = !seen.insert(next.clone());
+            if is_loop || redirects.len() > self.config.max_redirects {
+                return GetOutcome::TooManyRedirects { redirects, is_loop };
+            }
+            if stop(&next) {
+                return GetOutcome::Stopped {
+                    at: next,
                     redirects,
                 };
             }
-            let gate = self
-                .gate
-                .as_ref()
-                .filter(|_| url.host_str() != start.host_str());
-            if let Some(g) = gate {
-                if !g.enter(&start, &url).await {
-                    return GetOutcome::Network {
-                        error: NetworkError::Other,
-                        detail: format!(
-                            "the redirect to {url} was not sent: its host could not be fetched politely"
-                        ),
-                        redirects,
-                    };
-                }
+            if !self.config.redirect_gap.is_zero() && next.host_str() == url.host_str() {
+                tokio::time::sleep(self.config.redirect_gap).await;
             }
-            let sent = Instant::now();
-            let mut req = self.client.get(url.clone());
-            if let Some(v) = validators {
-                if let Some(etag) = &v.etag {
-                    req = req.header(reqwest::header::IF_NONE_MATCH, etag);
-                }
-                if let Some(lm) = &v.last_modified {
-                    req = req.header(reqwest::header::IF_MODIFIED_SINCE, lm);
-                }
-            }
-            let answer = req.send().await;
-            if let Some(g) = gate {
-                let status = answer.as_ref().ok().map(|r| r.status().as_u16());
-                g.leave(&start, &url, status, sent.elapsed());
-            }
-            let resp = match answer {
-                Ok(r) => r,
-                Err(e) => {
-                    return GetOutcome::Network {
-                        error: classify(&e),
-                        detail: chain(&e),
-                        redirects,
-                    }
-                }
-            };
-            let status = resp.status().as_u16();
-            if (300..400).contains(&status) && status != 304 {
-                let next = resp
-                    .headers()
-                    .get(reqwest::header::LOCATION)
-                    .and_then(|l| l.to_str().ok())
-                    .and_then(|l| url.join(l).ok())
-                    .filter(|u| u.scheme() == "http" || u.scheme() == "https");
-                if let Some(next) = next {
-                    redirects.push(Hop {
-                        url: url.to_string(),
-                        status,
-                        headers: header_pairs(resp.headers()),
-                    });
-                    if !seen.insert(next.clone()) {
-                        return GetOutcome::TooManyRedirects {
-                            redirects,
-                            is_loop: true,
-                        };
-                    }
-                    if redirects.len() > self.config.max_redirects {
-                        return GetOutcome::TooManyRedirects {
-                            redirects,
-                            is_loop: false,
-                        };
-                    }
-                    if stop(&next) {
-                        return GetOutcome::Stopped {
-                            at: next,
-                            redirects,
-                        };
-                    }
-                    if !self.config.redirect_gap.is_zero() && next.host_str() == url.host_str() {
-                        tokio::time::sleep(self.config.redirect_gap).await;
-                    }
-                    url = next;
-                    continue;
-                }
-            }
-            return GetOutcome::Response {
-                final_url: url,
-                redirects,
-                response: resp,
-            };
+            url = next;
         }
     }
+
+    /// One request of a chain that started at `start`: refused before it
+    /// is sent when it names a private address (unless allowed), or when
+    /// a hop to another host cannot pass that host's gate.
+    async fn send_one(
+        &self,
+        start: &url::Url,
+        url: &url::Url,
+        validators: Option<&Validators>,
+    ) -> Result<reqwest::Response, (NetworkError, String)> {
+        if let Some(refused) = crate::guard::forbidden_literal(url).filter(|_| self.public_only) {
+            return Err((NetworkError::Connect, refused.to_string()));
+        }
+        let gate = self
+            .gate
+            .as_ref()
+            .filter(|_| url.host_str() != start.host_str());
+        if let Some(g) = gate {
+            if !g.enter(start, url).await {
+                let why = format!(
+                    "the redirect to {url} was not sent: its host could not be fetched politely"
+                );
+                return Err((NetworkError::Other, why));
+            }
+        }
+        let sent = Instant::now();
+        let mut req = self.client.get(url.clone());
+        if let Some(v) = validators {
+            if let Some(etag) = &v.etag {
+                req = req.header(reqwest::header::IF_NONE_MATCH, etag);
+            }
+            if let Some(lm) = &v.last_modified {
+                req = req.header(reqwest::header::IF_MODIFIED_SINCE, lm);
+            }
+        }
+        let answer = req.send().await;
+        if let Some(g) = gate {
+            let status = answer.as_ref().ok().map(|r| r.status().as_u16());
+            g.leave(start, url, status, sent.elapsed());
+        }
+        answer.map_err(|e| (classify(&e), chain(&e)))
+    }
+}
+
+/// Where a redirect response sends the request next: an http or https
+/// `Location`, resolved against `url`; `None` for any other response (a
+/// 304 is not a redirect).
+fn redirect_target(resp: &reqwest::Response, url: &url::Url) -> Option<url::Url> {
+    let status = resp.status().as_u16();
+    if !(300..400).contains(&status) || status == 304 {
+        return None;
+    }
+    resp.headers()
+        .get(reqwest::header::LOCATION)
+        .and_then(|l| l.to_str().ok())
+        .and_then(|l| url.join(l).ok())
+        .filter(|u| u.scheme() == "http" || u.scheme() == "https")
 }
 
 impl Fetcher for HttpFetcher {

@@ -575,6 +575,9 @@ impl OriginState {
         self.decision.insert(decision)
     }
 
+    /// What an outcome makes of the origin: a response by its status, too
+    /// many redirects (allow-all, as for a 404), or a network failure
+    /// (unreachable). Returns the history's summary of the outcome too.
     fn decide(
         &mut self,
         outcome: &FetchOutcome,
@@ -583,70 +586,13 @@ impl OriginState {
     ) -> (String, Decision) {
         // Only an unreachable outcome sets it again.
         self.retry_at = None;
-        let via = |redirects: &[Hop]| -> String {
-            if redirects.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " (after {} redirect{})",
-                    redirects.len(),
-                    if redirects.len() == 1 { "" } else { "s" }
-                )
-            }
-        };
         match outcome {
             FetchOutcome::Response {
                 response,
                 redirects,
             } => {
-                let status = response.status;
-                let summary = format!("{status}{}", via(redirects));
-                let decision = match status {
-                    200..=299 => self.success(response, redirects, now, config),
-                    304 => match (self.good.clone(), self.parsed.clone()) {
-                        (Some(mut good), Some(parsed)) => {
-                            good.fetched_at = now;
-                            let ttl = ttl_from_headers(response, now, config);
-                            self.good = Some(good);
-                            self.failure = None;
-                            Decision {
-                                access: Access::Rules(parsed),
-                                expires_at: now + ttl,
-                                reason: format!(
-                                    "304 Not Modified at {}: the cached robots.txt is still current; using it until {}",
-                                    now,
-                                    now + ttl
-                                ),
-                            }
-                        }
-                        _ => {
-                            self.unreachable("304 without a cached copy".into(), None, now, config)
-                        }
-                    },
-                    300..=399 => self.unavailable(
-                        format!(
-                            "{status} redirect without a usable Location{}",
-                            via(redirects)
-                        ),
-                        response,
-                        now,
-                        config,
-                    ),
-                    429 | 500..=599 => {
-                        let retry_after = response
-                            .header("retry-after")
-                            .and_then(|v| parse_retry_after(v, now));
-                        self.unreachable(format!("{status}"), retry_after, now, config)
-                    }
-                    400..=499 => self.unavailable(
-                        format!("{status}{}", via(redirects)),
-                        response,
-                        now,
-                        config,
-                    ),
-                    _ => self.unreachable(format!("unexpected status {status}"), None, now, config),
-                };
-                (summary, decision)
+                let summary = format!("{}{}", response.status, via(redirects));
+                (summary, self.on_status(response, redirects, now, config))
             }
             FetchOutcome::TooManyRedirects { redirects, is_loop } => {
                 let what = if *is_loop {
@@ -654,22 +600,7 @@ impl OriginState {
                 } else {
                     format!("more than {} redirects", redirects.len().saturating_sub(1))
                 };
-                self.good = None;
-                self.parsed = None;
-                self.failure = None;
-                let ttl = config.max_ttl;
-                (
-                    what.clone(),
-                    Decision {
-                        access: Access::AllowAll,
-                        expires_at: now + ttl,
-                        reason: format!(
-                            "{what} at {}: robots.txt is unavailable, so everything is allowed (as if 404) until {}",
-                            now,
-                            now + ttl
-                        ),
-                    },
-                )
+                (what.clone(), self.too_many_redirects(&what, now, config))
             }
             FetchOutcome::Network { error, detail, .. } => {
                 let what = error.describe().to_owned();
@@ -680,6 +611,87 @@ impl OriginState {
                 };
                 (summary, self.unreachable(what, None, now, config))
             }
+        }
+    }
+
+    /// A response, by its status (RFC 9309 §2.3.1.2 to §2.3.1.4).
+    fn on_status(
+        &mut self,
+        response: &HttpResponse,
+        redirects: &[Hop],
+        now: UnixMillis,
+        config: &PolicyConfig,
+    ) -> Decision {
+        let status = response.status;
+        match status {
+            200..=299 => self.success(response, redirects, now, config),
+            304 => self.not_modified(response, now, config),
+            300..=399 => {
+                let what = format!(
+                    "{status} redirect without a usable Location{}",
+                    via(redirects)
+                );
+                self.unavailable(what, response, now, config)
+            }
+            429 | 500..=599 => {
+                let retry_after = response
+                    .header("retry-after")
+                    .and_then(|v| parse_retry_after(v, now));
+                self.unreachable(format!("{status}"), retry_after, now, config)
+            }
+            400..=499 => {
+                self.unavailable(format!("{status}{}", via(redirects)), response, now, config)
+            }
+            _ => self.unreachable(format!("unexpected status {status}"), None, now, config),
+        }
+    }
+
+    /// A 304 to a conditional request: the good copy still holds, for a new
+    /// life; without one, the origin is unreachable.
+    fn not_modified(
+        &mut self,
+        response: &HttpResponse,
+        now: UnixMillis,
+        config: &PolicyConfig,
+    ) -> Decision {
+        let (Some(mut good), Some(parsed)) = (self.good.clone(), self.parsed.clone()) else {
+            return self.unreachable("304 without a cached copy".into(), None, now, config);
+        };
+        good.fetched_at = now;
+        let ttl = ttl_from_headers(response, now, config);
+        self.good = Some(good);
+        self.failure = None;
+        Decision {
+            access: Access::Rules(parsed),
+            expires_at: now + ttl,
+            reason: format!(
+                "304 Not Modified at {}: the cached robots.txt is still current; using it until {}",
+                now,
+                now + ttl
+            ),
+        }
+    }
+
+    /// Too many redirects (or a loop): robots.txt is unavailable, so
+    /// everything is allowed, as for a 404 (RFC 9309 §2.3.1.2).
+    fn too_many_redirects(
+        &mut self,
+        what: &str,
+        now: UnixMillis,
+        config: &PolicyConfig,
+    ) -> Decision {
+        self.good = None;
+        self.parsed = None;
+        self.failure = None;
+        let ttl = config.max_ttl;
+        Decision {
+            access: Access::AllowAll,
+            expires_at: now + ttl,
+            reason: format!(
+                "{what} at {}: robots.txt is unavailable, so everything is allowed (as if 404) until {}",
+                now,
+                now + ttl
+            ),
         }
     }
 
@@ -971,4 +983,13 @@ pub fn backoff(origin: &Origin, attempt: u32, config: &PolicyConfig) -> Duration
     }
     let jitter = 0.75 + (h % 1000) as f64 / 2000.0;
     base.mul_f64(jitter)
+}
+
+/// ` (after N redirects)`, or nothing without redirects.
+fn via(redirects: &[Hop]) -> String {
+    match redirects.len() {
+        0 => String::new(),
+        1 => " (after 1 redirect)".into(),
+        n => format!(" (after {n} redirects)"),
+    }
 }

@@ -532,7 +532,10 @@ impl SitemapParser {
         let read = x.reader.read_event_into(&mut x.buf).map(|e| e.into_owned());
         let flow = match read {
             Ok(e) => on_event(x, &mut self.summary, self.options.max_xml_depth, e),
-            Err(e) => Flow::Broken(format!("XML error at byte {}: {e}", x.reader.buffer_position())),
+            Err(e) => Flow::Broken(format!(
+                "XML error at byte {}: {e}",
+                x.reader.buffer_position()
+            )),
         };
         match flow {
             Flow::Go => {}
@@ -621,12 +624,7 @@ fn on_event(
 
 /// An element opened (markup inside `<loc>` is not read, only kept on
 /// the stack so its end is matched).
-fn on_start(
-    x: &mut XmlState,
-    summary: &mut Summary,
-    max_depth: usize,
-    e: &BytesStart<'_>,
-) -> Flow {
+fn on_start(x: &mut XmlState, summary: &mut Summary, max_depth: usize, e: &BytesStart<'_>) -> Flow {
     if x.stack.len() >= max_depth {
         return Flow::Stop(format!("XML nested deeper than {max_depth} elements"));
     }
