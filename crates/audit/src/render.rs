@@ -37,9 +37,20 @@ fn name(b: &BotReport) -> String {
     format!("{} ({}{operator})", b.token, b.identity.as_str())
 }
 
-/// The terminal report.
+/// The terminal report: what was read, then the rule breakers, the
+/// spoofers, the suspects and everyone else.
 pub fn text(r: &Report) -> String {
     let mut out = String::new();
+    text_head(&mut out, r);
+    text_breakers(&mut out, r);
+    text_impostors(&mut out, r);
+    text_others(&mut out, r);
+    unread(&mut out, r);
+    out
+}
+
+/// The files read, the span of time, and the robots.txt versions judged by.
+fn text_head(out: &mut String, r: &Report) {
     let formats: Vec<String> = r
         .files
         .iter()
@@ -69,9 +80,13 @@ pub fn text(r: &Report) -> String {
             .unwrap_or_default();
         let _ = writeln!(out, "robots.txt for {}{since}: {}", s.host, s.source);
     }
+}
+
+/// Bots that broke rules, each with its worst hosts and examples.
+fn text_breakers(out: &mut String, r: &Report) {
     let breakers: Vec<&BotReport> = r.rule_breakers().collect();
     section(
-        &mut out,
+        out,
         "Bots that broke rules, worst first",
         breakers.is_empty(),
     );
@@ -103,13 +118,18 @@ pub fn text(r: &Report) -> String {
             );
         }
     }
+}
+
+/// Spoofers (a crawler's name, not its operator's addresses) and suspects
+/// (a browser's name, a crawler's behaviour).
+fn text_impostors(out: &mut String, r: &Report) {
     let spoofers: Vec<&BotReport> = r
         .bots
         .iter()
         .filter(|b| b.identity == Identity::Spoofed && b.counts.violations() == 0)
         .collect();
     section(
-        &mut out,
+        out,
         "Spoofers (claimed a crawler, failed its operator's check)",
         spoofers.is_empty(),
     );
@@ -123,7 +143,7 @@ pub fn text(r: &Report) -> String {
         );
     }
     section(
-        &mut out,
+        out,
         "Suspects (a browser's User-Agent, a crawler's behaviour)",
         r.suspects.is_empty(),
     );
@@ -136,12 +156,16 @@ pub fn text(r: &Report) -> String {
             s.evidence.join("; ")
         );
     }
+}
+
+/// Bots that broke nothing, and the browsers' requests.
+fn text_others(out: &mut String, r: &Report) {
     let others: Vec<&BotReport> = r
         .bots
         .iter()
         .filter(|b| b.counts.violations() == 0 && b.identity != Identity::Spoofed)
         .collect();
-    section(&mut out, "Everyone else", others.is_empty());
+    section(out, "Everyone else", others.is_empty());
     for b in others.iter().take(OTHERS) {
         let _ = writeln!(out, "  {}: {}", name(b), counts_text(&b.counts));
     }
@@ -153,8 +177,6 @@ pub fn text(r: &Report) -> String {
         );
     }
     let _ = writeln!(out, "  browsers: {} requests", r.browser_requests);
-    unread(&mut out, r);
-    out
 }
 
 fn section(out: &mut String, title: &str, empty: bool) {

@@ -25,73 +25,21 @@ impl<C: FleetConnection> FleetFrontier<C> {
         config: FrontierConfig,
         fleet: FleetConfig,
     ) -> Result<FleetFrontier<C>, FrontierError> {
-        let meta = layout.meta_key();
-        let wanted = serde_json::to_string(&config.key_mode)
-            .unwrap_or_default()
-            .trim_matches('"')
-            .to_owned();
-        let mut pipe = redis::pipe();
-        pipe.cmd("HSETNX")
-            .arg(&meta)
-            .arg("partitions")
-            .arg(layout.partitions())
-            .ignore();
-        pipe.cmd("HSETNX")
-            .arg(&meta)
-            .arg("key_mode")
-            .arg(&wanted)
-            .ignore();
-        // A crawl created before formats were numbered is in the first.
-        pipe.cmd("HSETNX")
-            .arg(&meta)
-            .arg("format")
-            .arg(STORE_FORMAT)
-            .ignore();
-        pipe.cmd("HMGET")
-            .arg(&meta)
-            .arg("partitions")
-            .arg("key_mode")
-            .arg("format");
-        let (stored, mode, format): (u32, String, String) = pipe
-            .query_async::<Vec<(u32, String, String)>>(&mut con)
-            .await
-            .map_err(|e| store_err(url, e))?
-            .into_iter()
-            .next()
-            .ok_or_else(|| FrontierError::Corrupt {
-                store: url.to_owned(),
-                what: "no answer to HMGET".into(),
-            })?;
-        if format != STORE_FORMAT.to_string() {
-            return Err(FrontierError::Corrupt {
-                store: url.to_owned(),
-                what: format!(
-                    "crawl {} keeps its frontier in store format {format:?}; this worker reads and \
-                     writes format {STORE_FORMAT}: join it with a mannerly of that format",
-                    layout.crawl(),
-                ),
-            });
-        }
-        if stored != layout.partitions() {
-            return Err(FrontierError::Corrupt {
-                store: url.to_owned(),
-                what: format!(
-                    "crawl {} was created with {stored} partitions, not {}: join it with that many",
-                    layout.crawl(),
-                    layout.partitions()
-                ),
-            });
-        }
-        if mode != wanted {
-            return Err(FrontierError::KeyMode {
-                store: url.to_owned(),
-                stored: mode,
-                wanted,
-            });
-        }
+        check_record(&mut con, url, &layout, &config).await?;
+        Ok(Self::new(con, url, layout, politeness, (config, fleet)))
+    }
+
+    /// A worker's frontier over a crawl whose record it has checked.
+    fn new(
+        con: C,
+        url: &str,
+        layout: Layout,
+        politeness: Politeness,
+        (config, fleet): (FrontierConfig, FleetConfig),
+    ) -> FleetFrontier<C> {
         let partitions = layout.partitions();
         let seen = SeenCache::new(fleet.seen_cache, con.incarnation());
-        Ok(FleetFrontier {
+        FleetFrontier {
             seen,
             con,
             url: url.to_owned(),
@@ -133,7 +81,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
             pending: Vec::new(),
             outbox: Outbox::default(),
             touched: std::collections::BTreeSet::new(),
-        })
+        }
     }
 
     /// Loads every script (after the server lost them: a restart).
@@ -147,4 +95,79 @@ impl<C: FleetConnection> FleetFrontier<C> {
         }
         Ok(())
     }
+}
+
+/// The crawl's record on the server, written if it is new: its
+/// partitions, key mode and store format must be this worker's.
+async fn check_record<C: FleetConnection>(
+    con: &mut C,
+    url: &str,
+    layout: &Layout,
+    config: &FrontierConfig,
+) -> Result<(), FrontierError> {
+    let meta = layout.meta_key();
+    let wanted = serde_json::to_string(&config.key_mode)
+        .unwrap_or_default()
+        .trim_matches('"')
+        .to_owned();
+    let mut pipe = redis::pipe();
+    pipe.cmd("HSETNX")
+        .arg(&meta)
+        .arg("partitions")
+        .arg(layout.partitions())
+        .ignore();
+    pipe.cmd("HSETNX")
+        .arg(&meta)
+        .arg("key_mode")
+        .arg(&wanted)
+        .ignore();
+    // A crawl created before formats were numbered is in the first.
+    pipe.cmd("HSETNX")
+        .arg(&meta)
+        .arg("format")
+        .arg(STORE_FORMAT)
+        .ignore();
+    pipe.cmd("HMGET")
+        .arg(&meta)
+        .arg("partitions")
+        .arg("key_mode")
+        .arg("format");
+    let (stored, mode, format): (u32, String, String) = pipe
+        .query_async::<Vec<(u32, String, String)>>(con)
+        .await
+        .map_err(|e| store_err(url, e))?
+        .into_iter()
+        .next()
+        .ok_or_else(|| FrontierError::Corrupt {
+            store: url.to_owned(),
+            what: "no answer to HMGET".into(),
+        })?;
+    if format != STORE_FORMAT.to_string() {
+        return Err(FrontierError::Corrupt {
+            store: url.to_owned(),
+            what: format!(
+                "crawl {} keeps its frontier in store format {format:?}; this worker reads and \
+                 writes format {STORE_FORMAT}: join it with a mannerly of that format",
+                layout.crawl(),
+            ),
+        });
+    }
+    if stored != layout.partitions() {
+        return Err(FrontierError::Corrupt {
+            store: url.to_owned(),
+            what: format!(
+                "crawl {} was created with {stored} partitions, not {}: join it with that many",
+                layout.crawl(),
+                layout.partitions()
+            ),
+        });
+    }
+    if mode != wanted {
+        return Err(FrontierError::KeyMode {
+            store: url.to_owned(),
+            stored: mode,
+            wanted,
+        });
+    }
+    Ok(())
 }
