@@ -12,7 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 lines=${1:-1000000}
 rounds=${ROUNDS:-3}
-cargo build --release --quiet -p mannerly-cli -p mannerly-audit --example gen_log
+cargo build --release --quiet -p mannerly-cli --bin mannerly
+cargo build --release --quiet -p mannerly-audit --example gen_log
 bin=target/release/mannerly
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

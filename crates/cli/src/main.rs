@@ -22,9 +22,11 @@ mod sitemap;
 mod testweb;
 mod text;
 
-/// Tools for polite, accountable web crawling.
+/// Polite, accountable web crawling: crawl with WARC out, check and lint
+/// robots.txt, audit who crawled a site from its logs, and sign and verify
+/// Web Bot Auth.
 #[derive(Parser)]
-#[command(name = "mannerly", version, about, propagate_version = true)]
+#[command(name = "mannerly", version, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

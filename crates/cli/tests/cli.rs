@@ -43,6 +43,19 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// `--help` opens with what the command does today, and names every
+/// subcommand.
+#[test]
+fn help_says_what_mannerly_does() {
+    let o = mannerly(&["--help"], b"");
+    let text = stdout(&o);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(first.starts_with("Polite, accountable web crawling: crawl"), "{first}");
+    for sub in ["crawl", "recrawl", "check", "lint", "audit", "serve", "verify", "demo"] {
+        assert!(text.contains(&format!("\n  {sub} ")), "{sub} missing:\n{text}");
+    }
+}
+
 #[test]
 fn check_urls_from_arguments() {
     let f = robots_file(ROBOTS);
