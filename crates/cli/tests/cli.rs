@@ -50,9 +50,17 @@ fn help_says_what_mannerly_does() {
     let o = mannerly(&["--help"], b"");
     let text = stdout(&o);
     let first = text.lines().next().unwrap_or_default();
-    assert!(first.starts_with("Polite, accountable web crawling: crawl"), "{first}");
-    for sub in ["crawl", "recrawl", "check", "lint", "audit", "serve", "verify", "demo"] {
-        assert!(text.contains(&format!("\n  {sub} ")), "{sub} missing:\n{text}");
+    assert!(
+        first.starts_with("Polite, accountable web crawling: crawl"),
+        "{first}"
+    );
+    for sub in [
+        "crawl", "recrawl", "check", "lint", "audit", "serve", "verify", "demo",
+    ] {
+        assert!(
+            text.contains(&format!("\n  {sub} ")),
+            "{sub} missing:\n{text}"
+        );
     }
 }
 

@@ -191,7 +191,7 @@ pub struct HostSpec {
     /// its lastmod is.
     pub sitemap: SitemapLastmod,
     /// Every generated page changes this often (0: only when a test says,
-    /// with [`TestWeb::change`]).
+    /// with [`TestWeb::change`](crate::TestWeb::change)).
     pub change_every_ms: u64,
 }
 
@@ -288,7 +288,7 @@ pub struct WebConfig {
     /// Free ports to listen on when `ports` is empty (2).
     pub port_count: usize,
     /// Ports that speak https (TLS with a test CA, see
-    /// [`TestWeb::ca_der`]); fixed, or `tls_port_count` free ones.
+    /// [`TestWeb::ca_der`](crate::TestWeb::ca_der)); fixed, or `tls_port_count` free ones.
     pub tls_ports: Vec<u16>,
     /// Free https ports when `tls_ports` is empty (1).
     pub tls_port_count: usize,
@@ -301,7 +301,7 @@ pub struct WebConfig {
     pub generated: Generated,
     /// Print one line per request to stderr.
     pub log: bool,
-    /// Keep a [`RequestRecord`] per request (on by default; turn off for
+    /// Keep a [`RequestRecord`](crate::RequestRecord) per request (on by default; turn off for
     /// long load runs, where per-host in-flight maxima are still kept).
     pub record: bool,
 }

@@ -22,7 +22,7 @@ pub enum TestWebError {
         /// The operating system's error.
         source: io::Error,
     },
-    /// The config file is not valid TOML for a [`WebConfig`].
+    /// The config file is not valid TOML for a [`WebConfig`](crate::WebConfig).
     #[error("config {path} is not valid: {message}")]
     BadConfig {
         /// The file.

@@ -46,7 +46,7 @@ pub struct RequestRecord {
     pub bytes: Option<u64>,
 }
 
-/// The layout of [`TestWeb::access_log`], as an nginx `log_format`: the
+/// The layout of [`TestWeb::access_log`](crate::TestWeb::access_log), as an nginx `log_format`: the
 /// combined format with the virtual host in front, times to the
 /// millisecond (as Apache's `%{msec_frac}t` writes them), and the
 /// Retry-After sent as a last field.
