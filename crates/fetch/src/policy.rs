@@ -680,19 +680,7 @@ impl OriginState {
         now: UnixMillis,
         config: &PolicyConfig,
     ) -> Decision {
-        self.good = None;
-        self.parsed = None;
-        self.failure = None;
-        let ttl = config.max_ttl;
-        Decision {
-            access: Access::AllowAll,
-            expires_at: now + ttl,
-            reason: format!(
-                "{what} at {}: robots.txt is unavailable, so everything is allowed (as if 404) until {}",
-                now,
-                now + ttl
-            ),
-        }
+        self.allow_all(what, " (as if 404)", now, config.max_ttl)
     }
 
     fn success(
@@ -763,16 +751,21 @@ impl OriginState {
         now: UnixMillis,
         config: &PolicyConfig,
     ) -> Decision {
+        let ttl = ttl_from_headers(response, now, config);
+        self.allow_all(&what, "", now, ttl)
+    }
+
+    /// No usable robots.txt: the good copy is forgotten and everything is
+    /// allowed for `ttl`; `note` says why, after "allowed".
+    fn allow_all(&mut self, what: &str, note: &str, now: UnixMillis, ttl: Duration) -> Decision {
         self.good = None;
         self.parsed = None;
         self.failure = None;
-        let ttl = ttl_from_headers(response, now, config);
         Decision {
             access: Access::AllowAll,
             expires_at: now + ttl,
             reason: format!(
-                "{what} at {}: robots.txt is unavailable, so everything is allowed until {}",
-                now,
+                "{what} at {now}: robots.txt is unavailable, so everything is allowed{note} until {}",
                 now + ttl
             ),
         }
