@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::demo_audit::DemoAudit as Report;
 use anyhow::{bail, Context, Result};
-use mannerly_crawl::CrawlConfig;
+use mannerly_crawl::{CrawlConfig, CrawlDir};
 use mannerly_testweb::{
     Generated, HostSpec, Reply, SitemapLastmod, TestWeb, Validators, WebConfig,
 };
@@ -104,7 +104,7 @@ fn out_dir(args: &DemoArgs) -> Result<PathBuf> {
     match &args.out {
         Some(o)
             if args.external.is_empty()
-                && (o.join("crawl.json").exists() || o.join("frontier").exists()) =>
+                && (CrawlDir::new(o).settings().exists() || CrawlDir::new(o).has_frontier()) =>
         {
             bail!(
                 "--out {}: the directory holds an earlier crawl; the demo crawls into a new \
@@ -330,7 +330,7 @@ async fn crawl_ours(
     };
     let (summary, stopped) = run_crawl(config, seeds, out).await?;
     if !args.json {
-        report(&summary, &mannerly_crawl::CrawlDir::new(out), false)?;
+        report(&summary, &CrawlDir::new(out), false)?;
     }
     Ok(stopped)
 }
