@@ -8,15 +8,22 @@
 # Needs cargo-fuzz (`cargo install cargo-fuzz --locked`); the stable
 # toolchain builds it with RUSTC_BOOTSTRAP=1 (sanitizer flags are nightly
 # features).
+#
+# The smoke run looks for panics, hangs and memory blow-ups. The workspace
+# forbids `unsafe`, so AddressSanitizer would watch only dependencies'
+# code, and it nearly doubles the build (about 400 s against 230 s on 2
+# cores): it is off here (FUZZ_SANITIZER=address turns it back on), and on
+# by default in `cargo fuzz run` for long runs.
 set -euo pipefail
 cd "$(dirname "$0")"
 export RUSTC_BOOTSTRAP=1
 secs=${FUZZ_SECONDS:-10}
+sanitizer=${FUZZ_SANITIZER:-none}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 targets=$(cargo fuzz list)
 echo "fuzz: building $(echo $targets | wc -w) targets"
-cargo fuzz build
+cargo fuzz build -s "$sanitizer"
 for t in $targets; do
     if [ ! -d "corpus/$t" ] || [ -z "$(ls -A "corpus/$t")" ]; then
         echo "fuzz: target $t has no seed corpus in fuzz/corpus/$t" >&2
@@ -27,10 +34,10 @@ for t in $targets; do
     # grep hides libFuzzer's chatter; the status is cargo fuzz's.
     set +e
     # The walk target's memory is asserted through libFuzzer's RSS limit
-    # (sanitizer and coverage overhead included).
+    # (coverage overhead included).
     rss=2048
     [ "$t" = walk ] && rss=768
-    cargo fuzz run "$t" "$scratch/$t" "corpus/$t" -- \
+    cargo fuzz run -s "$sanitizer" "$t" "$scratch/$t" "corpus/$t" -- \
         -max_total_time="$secs" -rss_limit_mb="$rss" -timeout=30 -print_final_stats=1 2>&1 \
         | grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|Done|thread|panicked)'
     status=${PIPESTATUS[0]}
