@@ -350,13 +350,7 @@ impl Eq for HttpFailure {}
 
 impl std::fmt::Display for HttpFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)?;
-        let mut source = std::error::Error::source(&*self.0);
-        while let Some(s) = source {
-            write!(f, ": {s}")?;
-            source = s.source();
-        }
-        Ok(())
+        f.write_str(&mannerly_fetch::http::chain(&self.0))
     }
 }
 

@@ -558,7 +558,10 @@ fn decode_capped(
     }
 }
 
-fn chain(e: &reqwest::Error) -> String {
+/// A reqwest error with its causes, each once (TLS and connection errors
+/// keep the useful part in the source chain): `error sending request: ...:
+/// connection refused`.
+pub fn chain(e: &reqwest::Error) -> String {
     let mut parts = vec![e.to_string()];
     let mut src = e.source();
     while let Some(s) = src {
