@@ -72,12 +72,11 @@ fn summary_lines(out: &mut impl Write, summary: &Summary, dir: &CrawlDir) -> Res
         summary.robots_requests,
         summary.bytes / 1024
     )?;
-    let by_status: Vec<String> = summary
-        .pages_by_status
-        .iter()
-        .map(|(s, n)| format!("{s}: {n}"))
-        .collect();
-    writeln!(out, "  pages by status: {}", by_status.join(", "))?;
+    writeln!(
+        out,
+        "  pages by status: {}",
+        counts(&summary.pages_by_status)
+    )?;
     if summary.page_errors > 0 || summary.retries > 0 {
         writeln!(
             out,
@@ -86,12 +85,7 @@ fn summary_lines(out: &mut impl Write, summary: &Summary, dir: &CrawlDir) -> Res
         )?;
     }
     if !summary.skipped.is_empty() {
-        let s: Vec<String> = summary
-            .skipped
-            .iter()
-            .map(|(k, n)| format!("{k}: {n}"))
-            .collect();
-        writeln!(out, "  not fetched: {}", s.join(", "))?;
+        writeln!(out, "  not fetched: {}", counts(&summary.skipped))?;
     }
     if summary.deferred > 0 {
         writeln!(
@@ -114,4 +108,10 @@ fn summary_lines(out: &mut impl Write, summary: &Summary, dir: &CrawlDir) -> Res
         dir.log().display()
     )?;
     Ok(())
+}
+
+/// Counts by key, as `key: n, key: n` in the map's order.
+pub(super) fn counts<K: std::fmt::Display>(map: &std::collections::BTreeMap<K, u64>) -> String {
+    let parts: Vec<String> = map.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+    parts.join(", ")
 }

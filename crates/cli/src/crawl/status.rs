@@ -77,8 +77,7 @@ fn local(dir: &CrawlDir, json: bool) -> Result<u8> {
         s.seconds
     );
     if !s.skipped.is_empty() {
-        let counts: Vec<String> = s.skipped.iter().map(|(k, n)| format!("{k}: {n}")).collect();
-        println!("  not fetched: {}", counts.join(", "));
+        println!("  not fetched: {}", super::report::counts(&s.skipped));
     }
     for (origin, why) in &s.robots_unavailable {
         println!("  waiting: {origin}/robots.txt unavailable: {why}");
