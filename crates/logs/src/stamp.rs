@@ -12,9 +12,18 @@ pub struct Stamp {
 }
 
 impl Stamp {
+    /// The latest instant a stamp holds, in milliseconds (2^53, about
+    /// 285,000 years after 1970; the earliest is its negation). A logged
+    /// time past it is held at it, so sums and differences of two instants
+    /// (gaps, windows) can never overflow downstream.
+    pub const MAX_MILLIS: i64 = 1 << 53;
+
     fn new(secs: i64, millis: i64, precision_ms: u32) -> Stamp {
         Stamp {
-            millis: secs.saturating_mul(1000).saturating_add(millis),
+            millis: secs
+                .saturating_mul(1000)
+                .saturating_add(millis)
+                .clamp(-Self::MAX_MILLIS, Self::MAX_MILLIS),
             precision_ms,
         }
     }
@@ -194,6 +203,14 @@ pub(crate) fn json(v: &serde_json::Value) -> Option<Stamp> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_time_beyond_any_log_is_held_at_the_bound() {
+        assert_eq!(Stamp::new(i64::MAX / 7, 999, 1).millis, Stamp::MAX_MILLIS);
+        assert_eq!(Stamp::new(i64::MIN / 7, 0, 1000).millis, -Stamp::MAX_MILLIS);
+        assert_eq!(Stamp::new(1_772_359_200, 123, 1).millis, 1_772_359_200_123);
+    }
+
     use super::*;
 
     #[test]
