@@ -132,6 +132,41 @@ impl UnixMillis {
         )
     }
 
+    /// Reads the form [`to_rfc3339_millis`](Self::to_rfc3339_millis)
+    /// writes, `2026-11-20T10:00:00.123Z`, and the same without
+    /// milliseconds; `None` for anything else (offsets other than `Z`,
+    /// dates before 1970, fields out of range).
+    pub fn parse_rfc3339_millis(s: &str) -> Option<UnixMillis> {
+        let b = s.as_bytes();
+        let num = |from: usize, len: usize| -> Option<u64> {
+            let part = b.get(from..from + len)?;
+            part.iter().try_fold(0u64, |n, c| {
+                c.is_ascii_digit().then(|| n * 10 + u64::from(c - b'0'))
+            })
+        };
+        let seps = [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':')];
+        if seps.iter().any(|(i, c)| b.get(*i) != Some(c)) {
+            return None;
+        }
+        let (y, mo, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+        let (h, mi, sec) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
+        let ms = match (b.get(19), b.len()) {
+            (Some(b'Z'), 20) => 0,
+            (Some(b'.'), 24) if b[23] == b'Z' => num(20, 3)?,
+            _ => return None,
+        };
+        if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+            return None;
+        }
+        let days = days_from_civil(y as i64, mo as u32, d as u32);
+        let (_, m2, d2) = civil_from_days(days);
+        if (m2, d2) != (mo as u32, d as u32) || days < 0 {
+            return None;
+        }
+        let secs = days as u64 * 86_400 + h * 3600 + mi * 60 + sec;
+        Some(UnixMillis(secs.checked_mul(1000)?.checked_add(ms)?))
+    }
+
     /// The same instant as a [`SystemTime`].
     pub fn to_system_time(self) -> SystemTime {
         UNIX_EPOCH + Duration::from_millis(self.0)
@@ -205,6 +240,17 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
     let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// (year, month, day), proleptic Gregorian, to days since 1970-01-01.
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = i64::from((m + 9) % 12);
+    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 /// Parses an HTTP-date (RFC 9110 §5.6.7, all three historic forms).
@@ -306,6 +352,31 @@ mod tests {
             UnixMillis::from_secs(951_782_400).to_string(),
             "2000-02-29T00:00Z"
         );
+    }
+
+    #[test]
+    fn rfc3339_reads_back_what_it_writes_and_nothing_else() {
+        for t in [0, 1_795_168_861_005, 951_782_400_000, 4_102_444_799_999] {
+            let s = UnixMillis(t).to_rfc3339_millis();
+            assert_eq!(
+                UnixMillis::parse_rfc3339_millis(&s),
+                Some(UnixMillis(t)),
+                "{s}"
+            );
+        }
+        let whole = UnixMillis::parse_rfc3339_millis("2026-11-20T10:00:00Z");
+        assert_eq!(whole, Some(test_epoch()));
+        for bad in [
+            "2026-02-30T00:00:00Z",
+            "2026-11-20T10:00:00+01:00",
+            "2026-11-20 10:00:00Z",
+            "2026-11-20T10:00:00.12Z",
+            "1969-12-31T23:59:59Z",
+            "2026-13-01T00:00:00Z",
+            "",
+        ] {
+            assert_eq!(UnixMillis::parse_rfc3339_millis(bad), None, "{bad}");
+        }
     }
 
     #[test]

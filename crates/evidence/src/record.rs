@@ -1,0 +1,197 @@
+//! One record: what the crawler knew and kept when it sent one request.
+//! Every member is always present (absent facts are `null`), so two
+//! producers of the same facts give the same canonical bytes.
+
+use serde::{Deserialize, Serialize};
+
+/// The record format this crate writes and reads.
+pub const VERSION: u32 = 1;
+
+/// A request's record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The format version, [`VERSION`].
+    pub v: u32,
+    /// The chain it belongs to: one writer (a crawl, or a fleet's worker).
+    pub chain: String,
+    /// Its place in the chain of its host, from 0.
+    pub seq: u64,
+    /// The host's chain head before it (hex SHA-256; 64 zeros at `seq` 0).
+    pub prev: String,
+    /// When it was sent: RFC 3339, UTC, milliseconds.
+    pub time: String,
+    /// The request method.
+    pub method: String,
+    /// The absolute URL requested.
+    pub url: String,
+    /// The URL's host and port (when not the scheme's), lower-case: the
+    /// chain's key.
+    pub host: String,
+    /// What was asked for.
+    pub kind: Kind,
+    /// The User-Agent sent.
+    pub user_agent: String,
+    /// The Web Bot Auth `keyid` the request was signed with.
+    pub keyid: Option<String>,
+    /// The robots.txt the decision used (`null` for a robots.txt request).
+    pub robots: Option<RobotsUsed>,
+    /// What that robots.txt decided (`null` for a robots.txt request).
+    pub decision: Option<Decision>,
+    /// The delay kept before it.
+    pub delay: Delay,
+    /// The AIPREF `Content-Usage` preference in force for the URL.
+    pub content_usage: Option<String>,
+}
+
+/// What a request asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Kind {
+    /// robots.txt, or a hop of its redirects.
+    Robots,
+    /// A sitemap.
+    Sitemap,
+    /// A page.
+    Page,
+}
+
+/// The robots.txt a decision used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobotsUsed {
+    /// Its URL.
+    pub url: String,
+    /// Hex SHA-256 of the bytes judged (`null` when there were none).
+    pub sha256: Option<String>,
+    /// When it was fetched (RFC 3339), `null` when never.
+    pub fetched: Option<String>,
+    /// The status it was fetched with, `null` on a network error.
+    pub status: Option<u16>,
+    /// How it was read.
+    pub state: RobotsState,
+    /// Why, for allow-all and disallow-all.
+    pub why: Option<String>,
+}
+
+/// How a robots.txt was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum RobotsState {
+    /// Its rules were parsed and applied.
+    Parsed,
+    /// Everything allowed (a 4xx, say).
+    AllowAll,
+    /// Nothing allowed (unreachable, 5xx).
+    DisallowAll,
+}
+
+/// What decided a page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Decision {
+    /// Whether the request was allowed.
+    pub allowed: bool,
+    /// The deciding line of robots.txt, when a rule decided.
+    pub line: Option<u32>,
+    /// The deciding rule, `allow: /x` or `disallow: /y`.
+    pub rule: Option<String>,
+}
+
+/// The delay a request kept.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Delay {
+    /// The delay in force for its host, seconds (milliseconds precision).
+    pub required_s: f64,
+    /// Where that delay came from.
+    pub source: DelaySource,
+    /// The gap kept since the host's previous request started, seconds;
+    /// `null` for the host's first.
+    pub since_previous_s: Option<f64>,
+}
+
+/// Where a delay came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum DelaySource {
+    /// The crawler's own minimum.
+    Default,
+    /// robots.txt's Crawl-delay or Request-rate.
+    CrawlDelay,
+    /// The server's Retry-After.
+    RetryAfter,
+    /// Backing off after failures.
+    Backoff,
+    /// Slowed to the server's response times.
+    Adaptive,
+}
+
+impl DelaySource {
+    /// The word records use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DelaySource::Default => "default",
+            DelaySource::CrawlDelay => "crawl-delay",
+            DelaySource::RetryAfter => "retry-after",
+            DelaySource::Backoff => "backoff",
+            DelaySource::Adaptive => "adaptive",
+        }
+    }
+}
+
+/// Seconds from milliseconds, as records hold them.
+pub fn seconds(ms: u64) -> f64 {
+    ms as f64 / 1000.0
+}
+
+impl Record {
+    /// When it was sent, in Unix milliseconds (`None` when `time` is not
+    /// the RFC 3339 form records use).
+    pub fn millis(&self) -> Option<u64> {
+        mannerly_time::UnixMillis::parse_rfc3339_millis(&self.time).map(|t| t.0)
+    }
+
+    /// The path and query requested (`/` when the URL has none).
+    pub fn target(&self) -> &str {
+        let rest = self
+            .url
+            .split_once("://")
+            .map_or(self.url.as_str(), |(_, r)| r);
+        let rest = rest.split('#').next().unwrap_or(rest);
+        match rest.find(['/', '?']) {
+            Some(i) if rest[i..].starts_with('?') => &rest[i..],
+            Some(i) => &rest[i..],
+            None => "/",
+        }
+    }
+}
+
+impl Record {
+    /// A record with every fact empty, to fill in with `..Record::blank()`.
+    pub fn blank() -> Record {
+        Record {
+            v: VERSION,
+            chain: String::new(),
+            seq: 0,
+            prev: String::new(),
+            time: String::new(),
+            method: "GET".into(),
+            url: String::new(),
+            host: String::new(),
+            kind: Kind::Page,
+            user_agent: String::new(),
+            keyid: None,
+            robots: None,
+            decision: None,
+            delay: Delay {
+                required_s: 0.0,
+                source: DelaySource::Default,
+                since_previous_s: None,
+            },
+            content_usage: None,
+        }
+    }
+}
