@@ -176,6 +176,14 @@ impl KeyPair {
         self.public_jwk().thumbprint()
     }
 
+    /// Signs bytes of another format than an HTTP message signature base
+    /// (a crawler's evidence checkpoints). The message must open with a
+    /// context string of its own, so that no signature made here can
+    /// pass for a signature of a request.
+    pub fn sign_bytes(&self, message: &[u8]) -> [u8; 64] {
+        self.sign(message)
+    }
+
     /// Signs raw bytes (for conformance tests that re-sign a known base).
     #[doc(hidden)]
     pub fn sign_for_test(&self, message: &[u8]) -> [u8; 64] {

@@ -13,6 +13,7 @@ mod crawl;
 mod demo;
 mod demo_audit;
 mod directory;
+mod evidence;
 mod fetch;
 mod input;
 mod lint;
@@ -119,6 +120,10 @@ enum Command {
     /// Web Bot Auth key directories: check one as verifiers will fetch it.
     #[command(subcommand)]
     Directory(directory::DirectoryCommand),
+    /// A crawl's evidence of its own conduct: export one host's as a
+    /// bundle, or verify a bundle.
+    #[command(subcommand)]
+    Evidence(evidence::EvidenceCommand),
     /// Audit access logs: which bots broke robots.txt (as it was at each
     /// request's time), ignored Crawl-delay or Retry-After, never read
     /// robots.txt, or were not who they claimed.
@@ -153,6 +158,7 @@ fn main() -> ExitCode {
         Command::Card(cmd) => card::card(cmd),
         Command::Directory(cmd) => directory::directory(cmd),
         Command::Audit(args) => audit::run(*args),
+        Command::Evidence(cmd) => evidence::evidence(cmd),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -52,8 +52,9 @@ fn runtime() -> tokio::runtime::Runtime {
     }
 }
 
-fn engine(port: u16, hosts: u32, dir: &Path) {
+fn engine(port: u16, hosts: u32, dir: &Path, evidence: bool) {
     let rt = runtime();
+    let out = dir.join(if evidence { "out" } else { "out-no-evidence" });
     let seeds: Vec<String> = if seed_all() {
         (0..pages())
             .flat_map(|p| (0..hosts).map(move |i| format!("http://h{i}.test/p{p}.html")))
@@ -67,23 +68,30 @@ fn engine(port: u16, hosts: u32, dir: &Path) {
         proxy: Some(format!("http://127.0.0.1:{port}")),
         give_up_after: Duration::from_secs(5),
         sitemaps: false,
+        evidence,
         ..CrawlConfig::default()
     };
     let (_tx, stop) = tokio::sync::watch::channel(false);
     let cpu0 = cpu_seconds();
     let t = Instant::now();
     let summary = rt
-        .block_on(crawl(config, &seeds, &dir.join("out"), stop, |_| {}))
+        .block_on(crawl(config, &seeds, &out, stop, |_| {}))
         .expect("crawl");
     let wall = t.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu0;
     // The crawl's peak, before this bench reads the log back.
     let peak = mannerly_testsupport::peak_rss_kb();
     drop(seeds);
+    let requests: u64 = summary.pages_by_status.values().sum::<u64>() + summary.robots_requests;
+    let (warc, gz) = (dir_bytes(&out.join("warc")), gzip_bytes(&out.join("evidence/records.jsonl")));
+    if !evidence {
+        println!("{requests} {wall} {cpu} {peak} {warc} {gz}");
+        return;
+    }
     // The URLs it fetched, for the bare loop (streamed: the log of a large
     // run is hundreds of MB).
     use std::io::{BufRead, Write};
-    let log = std::io::BufReader::new(std::fs::File::open(dir.join("out/log.jsonl")).expect("log"));
+    let log = std::io::BufReader::new(std::fs::File::open(out.join("log.jsonl")).expect("log"));
     let mut urls =
         std::io::BufWriter::new(std::fs::File::create(dir.join("urls.txt")).expect("urls"));
     for line in log.lines() {
@@ -96,8 +104,27 @@ fn engine(port: u16, hosts: u32, dir: &Path) {
         }
     }
     urls.flush().expect("urls");
-    let requests: u64 = summary.pages_by_status.values().sum::<u64>() + summary.robots_requests;
-    println!("{requests} {wall} {cpu} {peak}");
+    println!("{requests} {wall} {cpu} {peak} {warc} {gz}");
+}
+
+/// The bytes of the files in a directory.
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// A file's size once gzip-compressed (0 when it is not there).
+fn gzip_bytes(path: &Path) -> u64 {
+    use std::io::Write;
+    let Ok(bytes) = std::fs::read(path) else { return 0 };
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&bytes).expect("gzip");
+    gz.finish().expect("gzip").len() as u64
 }
 
 fn bare(port: u16, dir: &Path) {
@@ -216,6 +243,7 @@ fn floor(port: u16, hosts: u32, dir: &Path) {
             response_head: head,
             body,
             truncated: false,
+            evidence: None,
         })
         .expect("warc");
     });
@@ -267,7 +295,8 @@ fn main() {
         let hosts: u32 = args[i + 3].parse().expect("hosts");
         let dir = PathBuf::from(&args[i + 4]);
         match what {
-            "engine" => engine(port, hosts, &dir),
+            "engine" => engine(port, hosts, &dir, true),
+            "engine-no-evidence" => engine(port, hosts, &dir, false),
             "floor" => floor(port, hosts, &dir),
             _ => bare(port, &dir),
         }
@@ -349,13 +378,14 @@ fn main() {
         if seed_all() { ", every page a seed" } else { "" }
     );
     let e = run("engine");
+    let n = run("engine-no-evidence");
     let b = run("bare");
     let f = run("floor");
     println!(
         "{:<20} {:>9} {:>9} {:>11} {:>15} {:>9}",
         "", "requests", "seconds", "requests/s", "CPU s/1000 req", "peak MiB"
     );
-    for (name, v) in [("mannerly engine", &e), ("bare reqwest loop", &b)] {
+    for (name, v) in [("mannerly engine", &e), ("  no evidence", &n), ("bare reqwest loop", &b)] {
         println!(
             "{name:<20} {:>9.0} {:>9.2} {:>11.0} {:>15.3} {:>9.0}",
             v[0],
@@ -369,6 +399,16 @@ fn main() {
         "engine / bare: {:.0}% of the requests/s, {:.2}x the CPU per request",
         (e[0] / e[1]) / (b[0] / b[1]) * 100.0,
         (e[2] / e[0]) / (b[2] / b[0])
+    );
+    // The evidence's cost: the same crawl with and without it.
+    println!(
+        "evidence: {:+.1}% CPU per request ({:.1} against {:.1} us), {:.0} bytes per request \
+         gzip-compressed in evidence/records.jsonl, {:+.0} bytes per request in the WARC",
+        ((e[2] / e[0]) / (n[2] / n[0]) - 1.0) * 100.0,
+        e[2] / e[0] * 1e6,
+        n[2] / n[0] * 1e6,
+        e[5] / e[0],
+        (e[4] - n[4]) / e[0]
     );
     // The floor: the bare loop's CPU plus the output work alone.
     let floor_us = f[2] / f[0] * 1e6;

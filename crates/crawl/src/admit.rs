@@ -13,12 +13,13 @@ use crate::engine::Crawl;
 use crate::error::CrawlError;
 use crate::normalize::host_of;
 use crate::robots_fetch::hold_until;
+use crate::witness::Judged;
 
 impl<F: CrawlFrontier> Crawl<F> {
-    /// Checks a released page before any request: `Some` (its
-    /// Content-Usage rule, as text) when it is to be fetched; `None` when
+    /// Checks a released page before any request: `Some` (what robots.txt
+    /// said of it, for its record) when it is to be fetched; `None` when
     /// it was handed back to the frontier (waiting, or dropped and logged).
-    pub(crate) async fn admit(&mut self, r: &Released) -> Result<Option<String>, CrawlError> {
+    pub(crate) async fn admit(&mut self, r: &Released) -> Result<Option<Judged>, CrawlError> {
         if let Some(max) = self.config.max_pages_per_host {
             let host = host_of(&r.url);
             if self.per_host.get(&host).is_some_and(|n| *n >= max) {
@@ -70,7 +71,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         Ok(true)
     }
 
-    async fn admit_by_robots(&mut self, r: &Released) -> Result<Option<String>, CrawlError> {
+    async fn admit_by_robots(&mut self, r: &Released) -> Result<Option<Judged>, CrawlError> {
         let now = UnixMillis::now();
         let config = self.config.clone();
         let agent = &config.agent;
@@ -86,7 +87,8 @@ impl<F: CrawlFrontier> Crawl<F> {
             }
         };
         if check.allowed {
-            return Ok(Some(content_usage_rule(&decision, agent, &r.url)));
+            let usage = content_usage_rule(&decision, agent, &r.url);
+            return Ok(Some(Judged::of(&check, &decision, usage)));
         }
         if check.access == AccessKind::DisallowAll {
             // robots.txt unavailable: the page waits, it is not dropped.

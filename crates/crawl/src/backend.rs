@@ -9,7 +9,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use mannerly_fetch::Store;
-use mannerly_polite::controller::Politeness;
+use mannerly_polite::controller::{Pace, Politeness};
 use mannerly_polite::frontier::{Frontier, FrontierConfig, FrontierError, LocalFrontier, Stats};
 use mannerly_polite::key::KeyError;
 use mannerly_time::UnixMillis;
@@ -101,6 +101,9 @@ pub trait CrawlFrontier: Frontier + Send {
         now: UnixMillis,
         f: &mut dyn FnMut(&str, &str),
     ) -> Result<(), FrontierError>;
+    /// The delay a key's latest request (just released) was held to, and
+    /// why: for the crawl's evidence.
+    fn pace(&self, key: &str) -> Pace;
     /// The hosts holding the most queued URLs, with why each waits, for
     /// `status.json` (written twice a second: it must be cheap).
     fn busiest_hosts(&self, now: UnixMillis) -> Vec<BusyHost>;
@@ -138,6 +141,10 @@ impl CrawlFrontier for LocalFrontier {
             f(url, &why);
             Ok(())
         })
+    }
+
+    fn pace(&self, key: &str) -> Pace {
+        self.politeness.pace(key)
     }
 
     fn busiest_hosts(&self, now: UnixMillis) -> Vec<BusyHost> {

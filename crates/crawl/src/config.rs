@@ -70,6 +70,9 @@ pub struct CrawlConfig {
     /// Sign every request with Web Bot Auth: the key and the URL of the
     /// crawler's key directory (`Signature-Agent`).
     pub signing: Option<(mannerly_botauth::KeyPair, String)>,
+    /// Keep evidence of every request, in `evidence/` (true): see
+    /// `mannerly-evidence`.
+    pub evidence: bool,
     /// An earlier crawl's pages: each is asked for conditionally, and an
     /// unchanged one is archived as a WARC `revisit` record naming the
     /// record that holds its payload (a recrawl).
@@ -110,6 +113,7 @@ impl Default for CrawlConfig {
             client_hook: None,
             sitemaps: true,
             signing: None,
+            evidence: true,
             prior: None,
             max_age: Duration::from_secs(30 * 86_400),
         }

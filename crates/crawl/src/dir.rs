@@ -16,6 +16,7 @@ use crate::summary::Ending;
 /// | `frontier/` | the embedded frontier's store (fjall) |
 /// | `robots/` | robots.txt states (fjall), so a resume neither refetches nor forgets |
 /// | `warc/` | the WARC files |
+/// | `evidence/` | the crawl's evidence: every request's record, checkpoints (`mannerly-evidence`) |
 /// | `log.jsonl` | one JSON line per URL handled |
 /// | `pages.jsonl` | each page's validators, digest and record, for a recrawl |
 /// | `crawl.json` | seeds and scope, for `--resume` |
@@ -51,6 +52,11 @@ impl CrawlDir {
     /// The WARC files.
     pub fn warc(&self) -> PathBuf {
         self.root.join("warc")
+    }
+
+    /// The crawl's evidence (see `mannerly-evidence` for its files).
+    pub fn evidence(&self) -> PathBuf {
+        self.root.join("evidence")
     }
 
     /// `log.jsonl`.

@@ -49,6 +49,7 @@ use crate::robots_fetch::{gate, hold_until, GateMsg, LoopGate, Made, RecordingFe
 use crate::summary::{Ending, Progress, Summary};
 use crate::tag::Tag;
 use crate::warc::{Archived, Exchange, Profile, RefersTo, WarcWriter};
+use crate::witness::Witness;
 
 /// Runs a crawl from `seeds` with everything under `out`: the frontier
 /// store (`out/frontier`), WARC files (`out/warc`) and `out/log.jsonl`.
@@ -147,7 +148,7 @@ pub(crate) enum Done {
         /// `None` when the release's lease lapsed before the task ran (the
         /// worker was stopped): nothing was asked or sent, and another
         /// worker may hold the host now.
-        decision: Option<mannerly_fetch::Decision>,
+        decision: Option<Box<mannerly_fetch::Decision>>,
     },
     Page(Box<PageDone>),
 }
@@ -170,6 +171,8 @@ pub(crate) struct Crawl<F> {
     /// robots.txt fetches the cache made, for the loop to log and pace.
     made: Made,
     warc: Arc<Mutex<WarcWriter>>,
+    /// The crawl's evidence, when it keeps it.
+    witness: Option<Arc<Witness>>,
     /// Pages and robots.txt go through this one client.
     client: reqwest::Client,
     pub(crate) record: Record,
@@ -242,8 +245,14 @@ impl<F: CrawlFrontier> Crawl<F> {
             tx: gate_tx,
             patience: config.timeout,
         });
+        let witness = Witness::open(&dir, &config)?;
+        let mut inner = HttpFetcher::with_client(client.clone(), fetch_config).with_gate(hop_gate);
+        if let Some(w) = &witness {
+            inner = inner.with_hook(w.clone());
+        }
         let fetcher = RecordingFetcher {
-            inner: HttpFetcher::with_client(client.clone(), fetch_config).with_gate(hop_gate),
+            inner,
+            witness: witness.clone(),
             user_agent: config.user_agent.clone(),
             made: made.clone(),
             warc: warc.clone(),
@@ -268,6 +277,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             cache: Arc::new(cache),
             made,
             warc,
+            witness,
             client,
             record,
             hosts_answered: HashSet::new(),
@@ -323,11 +333,14 @@ impl<F: CrawlFrontier> Crawl<F> {
         loop {
             // What the last turn did survives a kill from here on.
             self.frontier.commit()?;
+            if let Some(w) = &self.witness {
+                w.checkpoint(false)?;
+            }
             // Hops of robots.txt fetches to other hosts ask for those
             // hosts' slots; then reports: they free slots and may unblock
             // hosts.
             while let Ok(m) = reports.gate.try_recv() {
-                gate(&mut self.frontier, m).await?;
+                gate(&mut self.frontier, self.witness.as_deref(), m).await?;
             }
             // Every report waiting is handled in this turn, and their links
             // offered together at its end (see `Turn`).
@@ -365,7 +378,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             self.frontier.commit()?;
             tokio::select! {
                 done = reports.done.recv() => received = done,
-                Some(m) = reports.gate.recv() => gate(&mut self.frontier, m).await?,
+                Some(m) = reports.gate.recv() => gate(&mut self.frontier, self.witness.as_deref(), m).await?,
                 _ = tokio::time::sleep(sleep_for) => {}
                 _ = stop.changed() => {}
             }
@@ -458,6 +471,9 @@ impl<F: CrawlFrontier> Crawl<F> {
         if !Frontier::confirm(&mut self.frontier, &r, UnixMillis::now()).await? {
             return Ok(());
         }
+        if let Some(w) = &self.witness {
+            w.expect(&origin.robots_url(), self.frontier.pace(&r.key));
+        }
         let cache = self.cache.clone();
         let tx = self.tx.clone();
         self.in_flight += 1;
@@ -468,7 +484,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             let decision = if send_by.is_some_and(|t| Instant::now() > t) {
                 None
             } else {
-                Some(cache.decision(&origin).await)
+                Some(Box::new(cache.decision(&origin).await))
             };
             let _ = tx.send(Done::Robots {
                 released: r,
@@ -480,7 +496,7 @@ impl<F: CrawlFrontier> Crawl<F> {
     }
 
     async fn start_page(&mut self, r: Released) -> Result<(), CrawlError> {
-        let Some(usage) = self.admit(&r).await? else {
+        let Some(judged) = self.admit(&r).await? else {
             return Ok(());
         };
         // Admitting may have waited (for robots.txt): a fleet's lease is
@@ -491,6 +507,15 @@ impl<F: CrawlFrontier> Crawl<F> {
         }
         self.pages_started += 1;
         *self.per_host.entry(host_of(&r.url)).or_default() += 1;
+        let usage = judged.usage.clone();
+        // Written before the request can leave: a kill loses no record.
+        let evidence = match &self.witness {
+            Some(w) => {
+                let sitemap = Tag::unpack(r.tag).sitemap;
+                Some(w.page(&r.url, sitemap, judged, self.frontier.pace(&r.key))?)
+            }
+            None => None,
+        };
         self.in_flight += 1;
         let client = self.client.clone();
         let tx = self.tx.clone();
@@ -499,6 +524,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         tokio::spawn(async move {
             let mut done = fetch_page(client, r, config, send_by).await;
             done.content_usage_rule = usage;
+            done.evidence = evidence;
             let _ = tx.send(Done::Page(Box::new(done)));
         });
         Ok(())
@@ -511,7 +537,7 @@ impl<F: CrawlFrontier> Crawl<F> {
                 released,
                 origin,
                 decision: Some(decision),
-            } => self.robots_done(released, origin, decision, turn).await,
+            } => self.robots_done(released, origin, *decision, turn).await,
             Done::Robots { released, .. } => self.lapsed(&released).await,
             Done::Page(p) if p.unsent => self.lapsed(&p.released).await,
             Done::Page(p) => match p.result {
@@ -571,6 +597,9 @@ impl<F: CrawlFrontier> Crawl<F> {
             Frontier::robots_known(f, &o, pacing, decision.expires_at, now).await?;
         }
         let fetched = self.made.lock().ok().and_then(|mut m| m.remove(&origin));
+        if let Some(w) = &self.witness {
+            w.forget(&origin.robots_url());
+        }
         let Some(f) = fetched else {
             // The cache answered without a request.
             return Ok(Frontier::cancel(&mut self.frontier, &released, now).await?);
@@ -710,6 +739,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             response_head: head.as_bytes(),
             body: &resp.body,
             truncated: resp.truncated,
+            evidence: p.evidence.as_deref(),
         };
         let digest = crate::warc::sha1_digest(&[&resp.body]);
         // A sitemap is read afresh every time (its lastmod entries are
@@ -868,6 +898,9 @@ impl<F: CrawlFrontier> Crawl<F> {
         if let Ok(mut w) = self.warc.lock() {
             w.sync()?;
             self.record.summary.warc_records = w.records();
+        }
+        if let Some(w) = &self.witness {
+            self.record.summary.evidence = Some(w.close()?);
         }
         let seconds = started.elapsed().as_secs_f64();
         self.record.summary.seconds = seconds;

@@ -55,6 +55,13 @@ pub enum CrawlError {
     /// The HTTP client could not be built (TLS set-up).
     #[error("cannot build the HTTP client: {0}")]
     Client(#[source] reqwest::Error),
+    /// The crawl's evidence could not be written (or an earlier run's
+    /// read back).
+    #[error("evidence: {0}")]
+    Evidence(#[from] mannerly_evidence::EvidenceError),
+    /// The evidence log is unusable: a task panicked while writing to it.
+    #[error("the evidence log is unusable: a task panicked while writing to it")]
+    EvidencePoisoned,
     /// The WARC writer is unusable: a task panicked while it wrote.
     #[error("the WARC writer is unusable: a task panicked while writing to it")]
     WarcPoisoned,

@@ -99,6 +99,7 @@ pub mod robots_store;
 mod summary;
 pub mod tag;
 pub mod warc;
+mod witness;
 
 pub use backend::{Backend, CrawlFrontier, Local};
 pub use config::{ClientHook, CrawlConfig, CrawlSettings};

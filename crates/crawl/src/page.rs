@@ -22,6 +22,8 @@ pub(crate) struct PageDone {
     pub(crate) head_at: Instant,
     /// The robots.txt Content-Usage rule for the URL (AIPREF), as text.
     pub(crate) content_usage_rule: String,
+    /// Its evidence record, as written, for the WARC.
+    pub(crate) evidence: Option<Vec<u8>>,
     pub(crate) result: Result<PageResponse, String>,
     pub(crate) timed_out: bool,
     /// Not sent: the moment the frontier gave for sending it had passed
@@ -95,6 +97,7 @@ pub(crate) async fn fetch_page(
     let date = UnixMillis::now();
     let done = |result, timed_out, head_at: Option<Instant>| PageDone {
         content_usage_rule: String::new(),
+        evidence: None,
         head_at: head_at.unwrap_or_else(Instant::now),
         latency: start.elapsed().as_millis() as u64,
         released: released.clone(),

@@ -35,6 +35,9 @@ pub(crate) type Made = Arc<Mutex<HashMap<Origin, RobotsFetch>>>;
 /// whether the cache made a request.
 pub(crate) struct RecordingFetcher {
     pub(crate) inner: HttpFetcher,
+    /// The crawl's evidence: each request's record goes into its WARC
+    /// exchange.
+    pub(crate) witness: Option<Arc<crate::witness::Witness>>,
     pub(crate) user_agent: String,
     pub(crate) made: Made,
     pub(crate) warc: Arc<Mutex<WarcWriter>>,
@@ -113,6 +116,7 @@ impl RecordingFetcher {
 
     fn write(&self, url: &str, date: UnixMillis, head: &str, body: &[u8], truncated: bool) {
         let request = request_head(url, &self.user_agent, &[]);
+        let evidence = self.witness.as_ref().and_then(|w| w.take_line(url));
         if let Ok(mut w) = self.warc.lock() {
             let _ = w.exchange(&Exchange {
                 url,
@@ -122,6 +126,7 @@ impl RecordingFetcher {
                 response_head: head.as_bytes(),
                 body,
                 truncated,
+                evidence: evidence.as_deref(),
             });
         }
     }
@@ -212,6 +217,7 @@ impl HopGate for LoopGate {
 /// already covered by that release's slot.
 pub(crate) async fn gate<F: CrawlFrontier>(
     frontier: &mut F,
+    witness: Option<&crate::witness::Witness>,
     msg: GateMsg,
 ) -> Result<(), CrawlError> {
     let now = UnixMillis::now();
@@ -223,6 +229,12 @@ pub(crate) async fn gate<F: CrawlFrontier>(
             } else {
                 Frontier::begin_request(frontier, &to, now).await?
             };
+            // The hop's record says what it was held to.
+            if let (Some(w), Begin::Started, Ok(key)) = (witness, &answer, frontier.key_of(&to)) {
+                if !same_key(frontier, &from, &to) {
+                    w.expect(&to, frontier.pace(&key));
+                }
+            }
             // As a release is: known before the hop goes out, so a crawl
             // resumed after a kill holds that host while it may run.
             frontier.commit()?;

@@ -62,10 +62,22 @@ pub struct Summary {
     pub warc_records: u64,
     /// Seconds the crawl ran.
     pub seconds: f64,
+    /// The crawl's evidence (`null` when it kept none).
+    pub evidence: Option<EvidenceCounts>,
     /// Pages against an earlier crawl's (a recrawl), at the top level of
     /// the summary's JSON.
     #[serde(flatten)]
     pub revisits: RevisitCounts,
+}
+
+/// What the crawl's evidence holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct EvidenceCounts {
+    /// Records written, in this run and before.
+    pub records: u64,
+    /// The key checkpoints are signed with (its `keyid`), `null` when
+    /// they are unsigned.
+    pub keyid: Option<String>,
 }
 
 /// Pages of a recrawl against the earlier crawl's.
@@ -122,6 +134,7 @@ impl Summary {
             sitemap_entries: 0,
             warc_records: 0,
             seconds: 0.0,
+            evidence: None,
             revisits: RevisitCounts::default(),
         }
     }

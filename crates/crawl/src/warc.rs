@@ -97,6 +97,9 @@ pub struct Exchange<'a> {
     pub body: &'a [u8],
     /// The body was cut at the size cap.
     pub truncated: bool,
+    /// The request's evidence record (one JSON object), archived as a
+    /// `metadata` record concurrent to the `request` record.
+    pub evidence: Option<&'a [u8]>,
 }
 
 /// What was archived of a response: the record holding its payload.
@@ -402,9 +405,10 @@ impl WarcWriter {
         concurrent_to: &str,
     ) -> Result<(), WarcError> {
         let response = first;
+        let request_id = record_id();
         let mut headers = vec![
             ("WARC-Type", "request".to_owned()),
-            ("WARC-Record-ID", record_id()),
+            ("WARC-Record-ID", request_id.clone()),
             ("WARC-Warcinfo-ID", self.info_id.clone()),
             ("WARC-Date", warc_date(x.date)),
             ("WARC-Target-URI", x.url.to_owned()),
@@ -418,12 +422,27 @@ impl WarcWriter {
             "Content-Type",
             "application/http;msgtype=request".to_owned(),
         ));
-        // Both records in one write: one system call per exchange.
-        let both = response.and_then(|mut r| {
+        // The records in one write: one system call per exchange.
+        let mut records = 2;
+        let all = response.and_then(|mut r| {
             r.extend_from_slice(&self.member(&headers, &[x.request_head])?);
+            if let Some(evidence) = x.evidence {
+                let meta = vec![
+                    ("WARC-Type", "metadata".to_owned()),
+                    ("WARC-Record-ID", record_id()),
+                    ("WARC-Warcinfo-ID", self.info_id.clone()),
+                    ("WARC-Date", warc_date(x.date)),
+                    ("WARC-Target-URI", x.url.to_owned()),
+                    ("WARC-Concurrent-To", request_id.clone()),
+                    ("WARC-Block-Digest", sha1_digest(&[evidence])),
+                    ("Content-Type", "application/json".to_owned()),
+                ];
+                r.extend_from_slice(&self.member(&meta, &[evidence])?);
+                records += 1;
+            }
             Ok(r)
         });
-        self.write_members(both, 2)
+        self.write_members(all, records)
     }
 
     /// Flushes and fsyncs the current file.
@@ -581,6 +600,7 @@ mod tests {
             response_head: b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
             body: b"<a href=/x>x</a>",
             truncated: false,
+            evidence: None,
         }
     }
 

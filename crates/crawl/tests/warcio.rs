@@ -68,12 +68,15 @@ fn main() {
             response_head: head,
             body,
             truncated: *truncated,
+            // An evidence record, as a `metadata` record beside the request.
+            evidence: (i % 2 == 0).then_some(br#"{"v":1,"url":"https://a.example/"}"#.as_slice()),
         })
         .expect("write");
     }
     let files = w.files();
     assert!(files.len() >= 2, "rotation at 1,500 bytes: {files:?}");
     let (mut passed, mut failed) = (0, 0);
+    let mut metadata = 0;
     for f in &files {
         let check = Command::new(&python)
             .args(["-c", WARCIO, "check", "-v"])
@@ -86,6 +89,7 @@ fn main() {
             .output()
             .expect("run warcio");
         let listed = String::from_utf8_lossy(&index.stdout);
+        metadata += listed.lines().filter(|l| l.contains("metadata")).count();
         let ok = check.status.success()
             && index.status.success()
             && listed
@@ -105,8 +109,8 @@ fn main() {
             );
         }
     }
-    println!("warcio check: {passed} passed, {failed} failed");
-    if failed > 0 || passed == 0 {
+    println!("warcio check: {passed} passed, {failed} failed; {metadata} evidence metadata records");
+    if failed > 0 || passed == 0 || metadata != cases.len().div_ceil(2) {
         std::process::exit(1);
     }
 }

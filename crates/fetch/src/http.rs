@@ -91,12 +91,22 @@ pub trait HopGate: Send + Sync {
     fn leave(&self, from: &url::Url, to: &url::Url, status: Option<u16>, latency: Duration);
 }
 
+/// Told of every request just before it is sent (robots.txt and each of
+/// its redirect hops): what a crawler keeping a record of its requests
+/// (its evidence) writes them down by. Called only for requests that then
+/// go out, gates passed.
+pub trait SendHook: Send + Sync {
+    /// `url` is about to be requested.
+    fn sending(&self, url: &url::Url);
+}
+
 /// Fetches robots.txt with reqwest.
 #[derive(Clone)]
 pub struct HttpFetcher {
     client: reqwest::Client,
     config: FetchConfig,
     gate: Option<Arc<dyn HopGate>>,
+    hook: Option<Arc<dyn SendHook>>,
     /// Refuse IP-literal hosts that [`crate::guard::is_forbidden`] names
     /// (names are checked by the client's resolver).
     public_only: bool,
@@ -121,6 +131,7 @@ impl HttpFetcher {
             client,
             config,
             gate: None,
+            hook: None,
             public_only: false,
         })
     }
@@ -168,8 +179,15 @@ impl HttpFetcher {
             client,
             config,
             gate: None,
+            hook: None,
             public_only: false,
         }
+    }
+
+    /// Tells `hook` of every request just before it is sent.
+    pub fn with_hook(mut self, hook: Arc<dyn SendHook>) -> Self {
+        self.hook = Some(hook);
+        self
     }
 
     /// Holds every hop to another host to `gate` (see [`HopGate`]).
@@ -401,6 +419,9 @@ impl HttpFetcher {
             if let Some(lm) = &v.last_modified {
                 req = req.header(reqwest::header::IF_MODIFIED_SINCE, lm);
             }
+        }
+        if let Some(h) = &self.hook {
+            h.sending(url);
         }
         let answer = req.send().await;
         if let Some(g) = gate {

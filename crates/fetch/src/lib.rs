@@ -76,11 +76,13 @@ mod origin;
 pub mod policy;
 
 pub use cache::{CacheConfig, CheckResult, MemoryStore, NoStore, RobotsCache, Store, StoreFuture};
-pub use http::{FetchConfig, Fetcher, GetOutcome, HopGate, HttpFetcher, Validators};
+pub use http::{FetchConfig, Fetcher, GetOutcome, HopGate, HttpFetcher, SendHook, Validators};
 pub use mannerly_time as time;
 pub use mannerly_time::{Clock, FakeClock, SystemClock, UnixMillis};
 pub use origin::Origin;
-pub use policy::{Access, AccessKind, Decision, FetchOutcome, OriginState, PolicyConfig, Profile};
+pub use policy::{
+    Access, AccessKind, Basis, Decision, FetchOutcome, OriginState, PolicyConfig, Profile,
+};
 
 /// Errors of this crate. Match on the variant: each says what was wrong
 /// with which input, and carries the underlying error as its source.

@@ -38,6 +38,7 @@ use std::time::Duration;
 use mannerly_time::UnixMillis;
 
 use mannerly_robots::{ParseOptions, Robots};
+use sha2::Digest;
 
 use crate::origin::Origin;
 use mannerly_time::parse_http_date;
@@ -292,6 +293,22 @@ pub struct Decision {
     /// Why, in words: e.g. `503 since 2026-11-20T10:00Z, phase 1 of 3:
     /// complete disallow`.
     pub reason: String,
+    /// What it rests on: the file judged and its fetch.
+    pub basis: Basis,
+}
+
+/// What a [`Decision`] rests on, for a crawler's record of it: the
+/// robots.txt bytes its rules came from, when and with what status they
+/// were fetched; for allow-all and disallow-all, the fetch that led there
+/// (no bytes).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Basis {
+    /// SHA-256 of the robots.txt bytes judged (rules only).
+    pub sha256: Option<[u8; 32]>,
+    /// When they (or the fetch that failed) were fetched.
+    pub fetched: Option<UnixMillis>,
+    /// The status they came with (`None`: a network error, or not known).
+    pub status: Option<u16>,
 }
 
 /// A fetched robots.txt that can stand in while the origin is unreachable.
@@ -477,9 +494,28 @@ impl OriginState {
         if let Some(exp) = stored.expires_at {
             let last = s.history.back().map_or(exp, |h| h.at);
             let until = s.retry_at.unwrap_or(exp);
-            s.decision = Some(s.recompute(last, until, config));
+            let mut d = s.recompute(last, until, config);
+            d.basis = s.basis(&d.access, s.history.back().map(|h| h.at), None);
+            s.decision = Some(d);
         }
         s
+    }
+
+    /// What a decision giving `access` rests on: the good copy for rules,
+    /// else the last fetch, made at `fetched` with `status`.
+    fn basis(&self, access: &Access, fetched: Option<UnixMillis>, status: Option<u16>) -> Basis {
+        match (access, &self.good) {
+            (Access::Rules(_), Some(g)) => Basis {
+                sha256: Some(sha2::Sha256::digest(&g.body).into()),
+                fetched: Some(g.fetched_at),
+                status: Some(g.status),
+            },
+            _ => Basis {
+                sha256: None,
+                fetched,
+                status,
+            },
+        }
     }
 
     /// What to persist. A `no-store` copy is left out, and then so is the
@@ -515,7 +551,12 @@ impl OriginState {
     pub fn reevaluate(&mut self, now: UnixMillis, config: &PolicyConfig) -> Option<&Decision> {
         let retry_at = self.retry_at.filter(|r| now < *r)?;
         self.failure.as_ref()?;
-        let d = self.recompute(now, retry_at, config);
+        let mut d = self.recompute(now, retry_at, config);
+        let last = self
+            .decision
+            .as_ref()
+            .map(|d| (d.basis.fetched, d.basis.status));
+        d.basis = self.basis(&d.access, last.and_then(|l| l.0), last.and_then(|l| l.1));
         Some(self.decision.insert(d))
     }
 
@@ -563,7 +604,13 @@ impl OriginState {
         now: UnixMillis,
         config: &PolicyConfig,
     ) -> &Decision {
-        let (summary, decision) = self.decide(outcome, now, config);
+        let (summary, mut decision) = self.decide(outcome, now, config);
+        let status = match outcome {
+            FetchOutcome::Response { response, .. } => Some(response.status),
+            FetchOutcome::TooManyRedirects { redirects, .. } => redirects.last().map(|h| h.status),
+            FetchOutcome::Network { .. } => None,
+        };
+        decision.basis = self.basis(&decision.access, Some(now), status);
         self.history.push_back(HistoryEntry {
             at: now,
             outcome: summary,
@@ -663,6 +710,7 @@ impl OriginState {
         self.failure = None;
         Decision {
             access: Access::Rules(parsed),
+            basis: Basis::default(),
             expires_at: now + ttl,
             reason: format!(
                 "304 Not Modified at {}: the cached robots.txt is still current; using it until {}",
@@ -731,6 +779,7 @@ impl OriginState {
         };
         Decision {
             access: Access::Rules(robots.clone()),
+            basis: Basis::default(),
             expires_at: now + ttl,
             reason: format!(
                 "{} at {}: {} group(s), {} rule(s){notes}; valid until {}",
@@ -763,6 +812,7 @@ impl OriginState {
         self.failure = None;
         Decision {
             access: Access::AllowAll,
+            basis: Basis::default(),
             expires_at: now + ttl,
             reason: format!(
                 "{what} at {now}: robots.txt is unavailable, so everything is allowed{note} until {}",
@@ -807,6 +857,7 @@ impl OriginState {
             return match &self.parsed {
                 Some(p) => Decision {
                     access: Access::Rules(p.clone()),
+                    basis: Basis::default(),
                     expires_at: retry_at,
                     reason: format!(
                         "restored copy fetched at {}",
@@ -817,6 +868,7 @@ impl OriginState {
                 },
                 None => Decision {
                     access: Access::AllowAll,
+                    basis: Basis::default(),
                     expires_at: retry_at,
                     reason: "restored: robots.txt was unavailable".into(),
                 },
@@ -837,6 +889,7 @@ impl OriginState {
                     let phase_end = since + config.disallow_phase;
                     Decision {
                         access: Access::DisallowAll,
+                        basis: Basis::default(),
                         expires_at: retry_at.min(phase_end),
                         reason: format!("{head}, phase 1 of 3: complete disallow ({next})"),
                     }
@@ -845,11 +898,13 @@ impl OriginState {
                     match copy {
                         Some((p, at)) => Decision {
                             access: Access::Rules(p),
+                            basis: Basis::default(),
                             expires_at: retry_at.min(phase_end),
                             reason: format!("{head}, phase 2 of 3: using the last good copy, fetched at {} ({next})", at),
                         },
                         None => Decision {
                             access: Access::DisallowAll,
+                            basis: Basis::default(),
                             expires_at: retry_at.min(phase_end),
                             reason: format!("{head}, phase 2 of 3: no good copy to fall back on, complete disallow ({next})"),
                         },
@@ -861,12 +916,14 @@ impl OriginState {
                     if answered {
                         Decision {
                             access: Access::AllowAll,
+                            basis: Basis::default(),
                             expires_at: retry_at,
                             reason: format!("{head}, phase 3 of 3: unreachable for over 30 days while the site answers, so robots.txt is treated as absent: everything allowed ({next})"),
                         }
                     } else {
                         Decision {
                             access: Access::DisallowAll,
+                            basis: Basis::default(),
                             expires_at: retry_at,
                             reason: format!("{head}, phase 3 of 3: unreachable for over 30 days and the site does not answer: complete disallow ({next})"),
                         }
@@ -877,6 +934,7 @@ impl OriginState {
                 if age < config.unreachable_horizon {
                     Decision {
                         access: Access::DisallowAll,
+                        basis: Basis::default(),
                         expires_at: retry_at.min(since + config.unreachable_horizon),
                         reason: format!("{head}, phase 1 of 2: complete disallow while unreachable (RFC 9309 §2.3.1.4) ({next})"),
                     }
@@ -884,11 +942,13 @@ impl OriginState {
                     match copy {
                         Some((p, at)) => Decision {
                             access: Access::Rules(p),
+                            basis: Basis::default(),
                             expires_at: retry_at,
                             reason: format!("{head}, phase 2 of 2: unreachable for over 30 days, using the cached copy fetched at {} ({next})", at),
                         },
                         None => Decision {
                             access: Access::DisallowAll,
+                            basis: Basis::default(),
                             expires_at: retry_at,
                             reason: format!("{head}, phase 2 of 2: unreachable for over 30 days and no cached copy: complete disallow ({next})"),
                         },

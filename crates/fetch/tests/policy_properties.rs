@@ -258,3 +258,30 @@ fn a_long_retry_after_is_honoured_across_the_phase_boundary() {
         "now a fetch is due"
     );
 }
+
+#[test]
+fn a_decision_names_the_bytes_it_rests_on() {
+    use sha2::Digest;
+    let config = PolicyConfig::default();
+    let mut state = OriginState::new(Origin::of("https://a.example/").expect("origin"));
+    let t = test_epoch();
+    let body = "User-agent: *\nDisallow: /p\n";
+    let d = state.apply(&outcome(&Kind::Ok(None)), t, &config).clone();
+    let want: [u8; 32] = sha2::Sha256::digest(body.as_bytes()).into();
+    assert_eq!(
+        (d.basis.sha256, d.basis.fetched, d.basis.status),
+        (Some(want), Some(t), Some(200))
+    );
+    // Kept through a restore, as the rules are.
+    let back = OriginState::restore(state.to_stored(), &config);
+    assert_eq!(
+        back.last_decision().map(|d| d.basis.sha256),
+        Some(Some(want))
+    );
+    let later = t + Duration::from_secs(90_000);
+    let d = state.apply(&outcome(&Kind::ClientError(404)), later, &config);
+    assert_eq!(
+        (d.basis.sha256, d.basis.fetched, d.basis.status),
+        (None, Some(later), Some(404))
+    );
+}

@@ -159,6 +159,10 @@ impl CrawlFrontier for FleetFrontier<Connection> {
         Ok(())
     }
 
+    fn pace(&self, key: &str) -> mannerly_polite::controller::Pace {
+        self.politeness.pace(key)
+    }
+
     fn busiest_hosts(&self, _now: UnixMillis) -> Vec<BusyHost> {
         Vec::new()
     }

@@ -208,6 +208,38 @@ pub struct HostState {
     /// When the last request started.
     #[serde(default)]
     pub last_start: Option<UnixMillis>,
+    /// When the request before it started (what a crawler's evidence
+    /// measures the gap it kept from).
+    #[serde(default)]
+    pub previous_start: Option<UnixMillis>,
+}
+
+/// Where the delay in force for a key comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DelaySource {
+    /// The crawler's own minimum.
+    Default,
+    /// robots.txt's Crawl-delay or Request-rate (or its window).
+    CrawlDelay,
+    /// The server's Retry-After.
+    RetryAfter,
+    /// Backing off after failures (or a pause after many).
+    Backoff,
+    /// Slowed to the server's response times.
+    Adaptive,
+}
+
+/// The delay a key's latest request kept, and why: what a crawler's
+/// evidence records beside the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pace {
+    /// The gap required before the latest request, milliseconds.
+    pub required_ms: Millis,
+    /// Where it came from.
+    pub source: DelaySource,
+    /// When the request before the latest started.
+    pub previous_start: Option<UnixMillis>,
 }
 
 /// What [`Politeness::start`] changed, so [`Politeness::unstart`] can undo it.
@@ -425,6 +457,53 @@ impl Politeness {
         Ok(())
     }
 
+    /// The delay the key's latest request (just started) was held to, and
+    /// why: a Retry-After or a pause that ended after the request before
+    /// it, else the delay in force (raised by backoff or by response
+    /// times, or set by robots.txt, or the crawler's minimum).
+    pub fn pace(&self, key: &str) -> Pace {
+        let Some(h) = self.hosts.get(key) else {
+            return Pace {
+                required_ms: self.config.min_delay,
+                source: DelaySource::Default,
+                previous_start: None,
+            };
+        };
+        let prev = h.previous_start;
+        let mut required = h.delay.max(h.window);
+        let held = |until: Option<UnixMillis>| {
+            until
+                .zip(prev)
+                .map(|(u, p)| u.millis_since(p))
+                .filter(|gap| *gap > required)
+        };
+        let source = if let Some(gap) = held(h.retry_after_until) {
+            required = gap;
+            DelaySource::RetryAfter
+        } else if let Some(gap) = held(h.paused_until) {
+            required = gap;
+            DelaySource::Backoff
+        } else if h.delay > h.base_delay {
+            let by_latency = h
+                .ewma_latency
+                .map(|e| (e * self.config.latency_factor) as Millis);
+            if by_latency.is_some_and(|l| l >= h.delay) {
+                DelaySource::Adaptive
+            } else {
+                DelaySource::Backoff
+            }
+        } else if h.base_delay > self.config.min_delay || h.window > 0 {
+            DelaySource::CrawlDelay
+        } else {
+            DelaySource::Default
+        };
+        Pace {
+            required_ms: required,
+            source,
+            previous_start: prev,
+        }
+    }
+
     /// Human-readable reason a URL's key is held back, or `None`.
     pub fn why_not_now(&self, key: &str, now: UnixMillis) -> Option<String> {
         match self.check(key, now) {
@@ -448,6 +527,7 @@ impl Politeness {
         };
         h.in_flight += 1;
         h.started += 1;
+        h.previous_start = h.last_start;
         h.last_start = Some(now);
         let mut gap = h.delay;
         if jitter > 0.0 {
@@ -559,6 +639,57 @@ impl Politeness {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pace_says_which_rule_held_each_request() {
+        let mut p = Politeness::new(Config {
+            min_delay: 1_000,
+            jitter: 0.0,
+            latency_factor: 0.0,
+            profile: CrawlDelayProfile::Literal,
+            ..Config::default()
+        });
+        let ok = Outcome::Status {
+            status: 200,
+            latency: 10,
+            retry_after: None,
+        };
+        let mut now = UnixMillis(1_000_000);
+        p.start("a", now);
+        assert_eq!(p.pace("a").source, DelaySource::Default);
+        assert_eq!(p.pace("a").previous_start, None);
+        p.finish("a", now.add_millis(10), &ok);
+        p.set_robots(
+            "a",
+            RobotsPacing {
+                crawl_delay: Some(3.0),
+                request_rate: None,
+            },
+        );
+        now = p.get("a").expect("state").next_allowed;
+        p.start("a", now);
+        let pace = p.pace("a");
+        assert_eq!(
+            (pace.required_ms, pace.source),
+            (3_000, DelaySource::CrawlDelay)
+        );
+        assert_eq!(pace.previous_start, Some(UnixMillis(1_000_000)));
+        let busy = Outcome::Status {
+            status: 503,
+            latency: 10,
+            retry_after: Some("20".into()),
+        };
+        p.finish("a", now.add_millis(10), &busy);
+        let after_retry = p.get("a").expect("state").next_allowed;
+        p.start("a", after_retry);
+        let pace = p.pace("a");
+        assert_eq!(pace.source, DelaySource::RetryAfter);
+        assert_eq!(pace.required_ms, after_retry.millis_since(now));
+        p.finish("a", after_retry.add_millis(10), &busy);
+        let next = p.get("a").expect("state").next_allowed;
+        p.start("a", next.max(after_retry.add_millis(30_000)));
+        assert_eq!(p.pace("a").source, DelaySource::RetryAfter);
+    }
 
     #[test]
     fn no_profile_and_no_recovery_goes_below_the_minimum_delay() {

@@ -101,6 +101,12 @@ pub struct Args {
     /// Do not queue the sitemaps robots.txt names.
     #[arg(long)]
     no_sitemaps: bool,
+    /// Keep no evidence: by default every request's record (the robots.txt
+    /// judged by, the deciding line, the delay kept) goes into `evidence/`
+    /// and the WARC, chained and checkpointed (signed with --sign-key), for
+    /// `mannerly evidence export`.
+    #[arg(long)]
+    no_evidence: bool,
     /// Sign every request with Web Bot Auth using this private key
     /// (PKCS#8 PEM, as `mannerly keys generate` writes).
     #[arg(long, value_name = "PEM")]

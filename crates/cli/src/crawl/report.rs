@@ -107,6 +107,18 @@ fn summary_lines(out: &mut impl Write, summary: &Summary, dir: &CrawlDir) -> Res
         dir.warc().display(),
         dir.log().display()
     )?;
+    if let Some(e) = &summary.evidence {
+        let how = match &e.keyid {
+            Some(k) => format!("checkpoints signed with key {k}"),
+            None => "checkpoints UNSIGNED (give --sign-key to sign them)".into(),
+        };
+        writeln!(
+            out,
+            "  evidence: {} request records in {}, {how}; `mannerly evidence export` gives a host its bundle",
+            e.records,
+            dir.evidence().display()
+        )?;
+    }
     Ok(())
 }
 

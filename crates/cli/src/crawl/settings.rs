@@ -63,6 +63,7 @@ fn bounds(args: &Args, config: &mut CrawlConfig) {
     config.warc_max_size = args.warc_max_size;
     config.proxy = args.proxy.clone();
     config.sitemaps = !args.no_sitemaps;
+    config.evidence = !args.no_evidence;
 }
 
 /// The Web Bot Auth key and Signature-Agent, when `--sign-key` is given.

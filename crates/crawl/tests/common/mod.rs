@@ -192,6 +192,9 @@ impl<H: Hooks> CrawlFrontier for Watched<H> {
     fn busiest_hosts(&self, now: UnixMillis) -> Vec<mannerly_crawl::BusyHost> {
         CrawlFrontier::busiest_hosts(&self.inner, now)
     }
+    fn pace(&self, key: &str) -> mannerly_polite::controller::Pace {
+        CrawlFrontier::pace(&self.inner, key)
+    }
     fn commit(&mut self) -> Result<(), FrontierError> {
         CrawlFrontier::commit(&mut self.inner)
     }
