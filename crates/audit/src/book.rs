@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use mannerly_robots::Robots;
+use sha2::Digest;
 
 /// One version of a robots.txt file.
 #[derive(Debug)]
@@ -15,6 +16,8 @@ pub struct Version {
     pub source: String,
     /// The file.
     pub robots: Robots,
+    /// Hex SHA-256 of its bytes, to check a crawler's evidence by.
+    pub sha256: String,
 }
 
 /// The robots.txt versions of every host.
@@ -43,6 +46,7 @@ impl RobotsBook {
             since,
             source,
             robots: Robots::parse(body),
+            sha256: mannerly_evidence::chain::hex(&sha2::Sha256::digest(body)),
         };
         let slots = self.hosts.len() as u32 + 1;
         let list = match host {

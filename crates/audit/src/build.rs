@@ -13,8 +13,9 @@ impl Auditor<'_> {
     }
 }
 
-fn report(a: Auditor<'_>) -> Report {
+fn report(mut a: Auditor<'_>) -> Report {
     let mut bots: Vec<BotReport> = a.groups.iter().map(|g| bot(&a, g)).collect();
+    attach_evidence(&mut a, &mut bots);
     bots.sort_by(|x, y| {
         let key = |b: &BotReport| {
             (
@@ -92,6 +93,39 @@ fn bot(a: &Auditor<'_>, g: &crate::engine::Group) -> BotReport {
         examples,
         hosts,
         timeline: g.timeline.clone(),
+        evidence: None,
+    }
+}
+
+/// Each crawler's evidence, checked against its logged requests, on the
+/// report of its token with the most requests (a report of its own when
+/// the log holds none of its requests).
+fn attach_evidence(a: &mut Auditor<'_>, bots: &mut Vec<BotReport>) {
+    let tolerance = a.tolerance;
+    for e in std::mem::take(&mut a.evidence) {
+        let token = e.token.clone();
+        let found = crate::evidence::compare(e, a.book, tolerance);
+        let target = bots
+            .iter_mut()
+            .filter(|b| b.token.eq_ignore_ascii_case(&token))
+            .max_by_key(|b| b.counts.requests);
+        match target {
+            Some(b) => b.evidence = Some(found),
+            None => bots.push(BotReport {
+                token,
+                identity: Identity::Unverified,
+                operator: None,
+                category: None,
+                counts: Default::default(),
+                statuses: Default::default(),
+                clients: 0,
+                peak_per_minute: 0,
+                examples: Vec::new(),
+                hosts: Vec::new(),
+                timeline: Timeline::default(),
+                evidence: Some(found),
+            }),
+        }
     }
 }
 

@@ -18,6 +18,7 @@ use mannerly_logs::Entry;
 use mannerly_robots::AgentRules;
 
 use crate::agents::{Agent, Catalogue, Known};
+use crate::evidence::{BotEvidence, BotEvidenceInput, Logged, Tolerance};
 use crate::book::{RobotsBook, VersionId};
 use crate::order::{Reorder, Timed};
 use crate::pace::{Pace, Step};
@@ -181,6 +182,11 @@ pub struct Auditor<'r> {
     pub(crate) span: Option<(i64, i64)>,
     /// Before this instant a missing robots.txt read is not judged.
     unknown_until: Option<i64>,
+    /// Crawlers' evidence, with their logged requests gathered.
+    pub(crate) evidence: Vec<BotEvidence>,
+    /// Which evidence a token's requests go to (by token number).
+    evidence_slots: FxMap<u32, Option<usize>>,
+    pub(crate) tolerance: Tolerance,
 }
 
 impl<'r> Auditor<'r> {
@@ -216,6 +222,46 @@ impl<'r> Auditor<'r> {
             browser_requests: 0,
             span: None,
             unknown_until: None,
+            evidence: Vec::new(),
+            evidence_slots: FxMap::default(),
+            tolerance: Tolerance {
+                skew_ms: 2_000,
+                assumed_retry_after_ms: 60_000,
+            },
+        }
+    }
+
+    /// Checks crawlers' evidence (see [`group_bundles`](crate::group_bundles))
+    /// against their logged requests: a logged request matches a record
+    /// sent within the log's precision plus `skew`.
+    pub fn with_evidence(mut self, evidence: Vec<BotEvidenceInput>, skew: Duration) -> Self {
+        self.evidence = evidence.into_iter().map(|e| e.0).collect();
+        self.tolerance = Tolerance {
+            skew_ms: skew.as_millis() as i64,
+            assumed_retry_after_ms: self.options.retry_after.as_millis() as i64,
+        };
+        self
+    }
+
+    /// Keeps a bot's logged request when it has evidence to check.
+    fn note_evidence(&mut self, token: u32, entry: &Entry<'_>) {
+        if self.evidence.is_empty() {
+            return;
+        }
+        let slot = *self.evidence_slots.entry(token).or_insert_with(|| {
+            let name = self.tokens[token as usize].0.to_ascii_lowercase();
+            self.evidence.iter().position(|e| e.token == name)
+        });
+        if let Some(e) = slot.and_then(|i| self.evidence.get_mut(i)) {
+            e.logged.push(Logged {
+                millis: entry.stamp.millis,
+                precision_ms: entry.stamp.precision_ms,
+                method: entry.method.as_ref().into(),
+                target: entry.target.as_ref().into(),
+                host: entry.host.as_deref().map(Into::into),
+                status: entry.status,
+                retry_after_logged: entry.retry_after.is_some(),
+            });
         }
     }
 
@@ -345,6 +391,7 @@ impl<'r> Auditor<'r> {
         };
         let group = self.group_id(token, identity);
         let host = self.host_id(entry);
+        self.note_evidence(token, entry);
         let robots = entry.target.split('?').next() == Some("/robots.txt");
         let (delay_ms, disallowed) = self.judge_path(token, host, entry, robots);
         Pending {

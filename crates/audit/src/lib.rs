@@ -56,6 +56,7 @@ mod agents;
 mod book;
 mod build;
 mod engine;
+mod evidence;
 mod order;
 mod pace;
 pub mod render;
@@ -68,10 +69,14 @@ mod timeline;
 pub use agents::{product_token, Agent, Catalogue, CatalogueError, Known};
 pub use book::{RobotsBook, Version, VersionId};
 pub use engine::{Auditor, Identify, Options, Unchecked};
+pub use evidence::{
+    group_bundles, BotEvidenceInput, BundleState, EvidenceExample, EvidenceReport,
+    MAX_EVIDENCE_EXAMPLES,
+};
 pub use report::{
     BotReport, Counts, Example, FileReport, HostReport, Identity, Report, RobotsSource, Rule,
     Suspect, Timeline, MAX_EXAMPLES,
 };
 pub use server::{judge, Expect, Seen, ServerReport, MAX_SERVER_EXAMPLES};
-pub use source::{audit_logs, LogSource, SourceError};
+pub use source::{audit_logs, audit_logs_with, LogSource, SourceError};
 pub use suspects::MIN_PAGES;

@@ -44,6 +44,7 @@ pub fn text(r: &Report) -> String {
     text_head(&mut out, r);
     text_breakers(&mut out, r);
     text_impostors(&mut out, r);
+    text_evidence(&mut out, r);
     text_others(&mut out, r);
     unread(&mut out, r);
     out
@@ -116,6 +117,22 @@ fn text_breakers(out: &mut String, r: &Report) {
                 e.rule.as_str(),
                 e.detail
             );
+        }
+    }
+}
+
+/// Crawlers' evidence, checked against the log.
+fn text_evidence(out: &mut String, r: &Report) {
+    let with: Vec<&BotReport> = r.bots.iter().filter(|b| b.evidence.is_some()).collect();
+    if with.is_empty() {
+        return;
+    }
+    section(out, "Crawlers' evidence, checked against this log", false);
+    for b in with {
+        let Some(e) = &b.evidence else { continue };
+        let _ = writeln!(out, "  {}: {}", name(b), e.summary());
+        for x in &e.examples {
+            let _ = writeln!(out, "    {} {} {} [{}] {}", x.time, x.host, x.request, x.kind, x.detail);
         }
     }
 }
@@ -299,7 +316,9 @@ pub fn html(r: &Report) -> String {
             esc(&s.evidence.join("; "))
         );
     }
-    out.push_str("</table><h2>Everyone else</h2>");
+    out.push_str("</table>");
+    html_evidence(&mut out, r);
+    out.push_str("<h2>Everyone else</h2>");
     for b in r
         .bots
         .iter()
@@ -311,6 +330,37 @@ pub fn html(r: &Report) -> String {
     timeline_note(&mut out, r);
     out.push_str("</body></html>\n");
     out
+}
+
+/// Crawlers' evidence against the log, as HTML.
+fn html_evidence(out: &mut String, r: &Report) {
+    let with: Vec<&BotReport> = r.bots.iter().filter(|b| b.evidence.is_some()).collect();
+    if with.is_empty() {
+        return;
+    }
+    out.push_str("<h2>Crawlers' evidence, checked against this log</h2>");
+    for b in with {
+        let Some(e) = &b.evidence else { continue };
+        let class = if e.is_clean() { "" } else { "bad" };
+        let _ = write!(
+            out,
+            "<div class=\"card\"><div class=\"{class}\">{}</div><small>{}</small><table>",
+            esc(&name(b)),
+            esc(&e.summary())
+        );
+        for x in &e.examples {
+            let _ = write!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&x.time),
+                esc(&x.host),
+                esc(&x.request),
+                x.kind,
+                esc(&x.detail)
+            );
+        }
+        out.push_str("</table></div>");
+    }
 }
 
 fn bot_card(out: &mut String, b: &BotReport, max: u64, vmax: u64) {

@@ -179,6 +179,9 @@ pub struct BotReport {
     pub hosts: Vec<HostReport>,
     /// Requests and violations over time.
     pub timeline: Timeline,
+    /// Its evidence checked against the log, when bundles were given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<crate::evidence::EvidenceReport>,
 }
 
 /// A client with a browser's User-Agent that behaved like a crawler.

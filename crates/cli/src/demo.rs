@@ -78,12 +78,20 @@ pub fn demo(args: DemoArgs) -> Result<u8> {
             .collect();
         let book = crate::demo_audit::robots_book(GENERATED_ROBOTS, &hosts, &out)?;
         let audit = crate::demo_audit::audit(&web, &book, args.min_delay, &out)?;
+        let evidence = match args.external.is_empty() {
+            true => crate::demo_evidence::check(&out, &book)?,
+            false => None,
+        };
+        let problems = evidence.as_ref().map_or(0, |e| e.problems());
         if args.json {
-            println!("{}", json_report(&audit, usage.as_ref()));
-            return anyhow::Ok(u8::from(audit.violations() > 0));
+            let mut v = json_report(&audit, usage.as_ref());
+            v["evidence"] = crate::demo_evidence::json(evidence.as_ref());
+            println!("{v}");
+            return anyhow::Ok(u8::from(audit.violations() + problems > 0));
         }
         print_report(&args, &audit, usage.as_ref());
-        let mut violations = audit.violations();
+        crate::demo_evidence::print(evidence.as_ref());
+        let mut violations = audit.violations() + problems;
         if args.recrawl && !stopped {
             violations += recrawl(&args, &web, &book, &out).await?;
         }

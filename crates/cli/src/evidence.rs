@@ -27,8 +27,7 @@ pub struct ExportArgs {
     /// worker of a fleet.
     #[arg(required = true, value_name = "DIR")]
     dirs: Vec<PathBuf>,
-    /// The host (with its port, when not the scheme's) whose records to
-    /// export.
+    /// The host (without a port) whose records to export.
     #[arg(long, value_name = "HOST")]
     host: String,
     /// Where to write the bundle (JSON).

@@ -12,6 +12,7 @@ mod check;
 mod crawl;
 mod demo;
 mod demo_audit;
+mod demo_evidence;
 mod directory;
 mod evidence;
 mod fetch;

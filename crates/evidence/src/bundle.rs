@@ -106,13 +106,58 @@ impl Window {
     }
 }
 
-/// One writer's part of a bundle.
+/// One writer's part of a host's bundle, as the records are read.
+#[derive(Default)]
 struct Part {
     records: Vec<(Option<u64>, serde_json::Value)>,
     before: Option<serde_json::Value>,
     after: Option<serde_json::Value>,
     checkpoints: Vec<(Checkpoint, u64, Hash, u64, Vec<Hash>)>,
     tail: Vec<String>,
+    /// The host's last record before the window (the `before` to be).
+    last: Option<serde_json::Value>,
+    /// The seq of the first record taken, and the chain length after the
+    /// last taken.
+    first_taken: Option<u64>,
+    taken_to: Option<u64>,
+}
+
+impl Part {
+    /// Takes one of the host's records, in chain order.
+    fn take(&mut self, value: &serde_json::Value, record: &Record, digest: &Hash, window: Window) {
+        if window.holds(record.millis()) && self.taken_to.is_none_or(|t| t == record.seq) {
+            self.records.push((record.millis(), value.clone()));
+            if self.first_taken.is_none() {
+                self.first_taken = Some(record.seq);
+                self.before = self.last.take();
+            }
+            self.taken_to = Some(record.seq + 1);
+            self.after = None;
+            self.tail.clear();
+        } else if self.taken_to.is_some() {
+            match self.after {
+                None => self.after = Some(value.clone()),
+                Some(_) => self.tail.push(hex(digest)),
+            }
+        } else {
+            self.last = Some(value.clone());
+        }
+    }
+
+    /// Keeps only the first checkpoint at or past the last record taken
+    /// (and those before it), the tail reaching just that far.
+    fn settle(&mut self) {
+        let Some(end) = self.taken_to else { return };
+        if let Some(i) = self.checkpoints.iter().position(|c| c.1 >= end) {
+            self.checkpoints.truncate(i + 1);
+            let n = self.checkpoints[i].1;
+            if n == end {
+                self.after = None;
+                self.tail.clear();
+            }
+            self.tail.truncate(n.saturating_sub(end + 1) as usize);
+        }
+    }
 }
 
 /// Exports `host`'s evidence from evidence directories (one per crawl or
@@ -120,59 +165,10 @@ struct Part {
 /// none holding one is an error.
 pub fn export(dirs: &[PathBuf], host: &str, window: Window) -> Result<Bundle, EvidenceError> {
     let host = host.to_ascii_lowercase();
-    let mut bundle = Bundle {
-        v: BUNDLE_VERSION,
-        host: host.clone(),
-        window: Span {
-            since: window
-                .since
-                .map(|t| mannerly_time::UnixMillis(t).to_rfc3339_millis()),
-            until: window
-                .until
-                .map(|t| mannerly_time::UnixMillis(t).to_rfc3339_millis()),
-        },
-        records: Vec::new(),
-        before: BTreeMap::new(),
-        after: BTreeMap::new(),
-        checkpoints: Vec::new(),
-        proofs: Vec::new(),
-        tails: BTreeMap::new(),
-        writers: Vec::new(),
-    };
-    let mut timed = Vec::new();
-    for dir in dirs {
-        let Some(writer) = read_writer(dir)? else {
-            return Err(EvidenceError::Nothing(format!(
-                "{}: no evidence here (no {})",
-                dir.display(),
-                Files::WRITER
-            )));
-        };
-        let Some(part) = part(dir, &host, window)? else {
-            continue;
-        };
-        for (c, n, head, index, path) in part.checkpoints {
-            bundle.proofs.push(Proof {
-                checkpoint: bundle.checkpoints.len(),
-                n,
-                head: hex(&head),
-                index,
-                path: path.iter().map(|h| hex(h)).collect(),
-            });
-            bundle.checkpoints.push(c);
-        }
-        bundle.tails.insert(writer.chain.clone(), part.tail);
-        if let Some(b) = part.before {
-            bundle.before.insert(writer.chain.clone(), b);
-        }
-        if let Some(a) = part.after {
-            bundle.after.insert(writer.chain.clone(), a);
-        }
-        timed.extend(part.records);
-        bundle.writers.push(writer);
-    }
-    if timed.is_empty() {
-        return Err(EvidenceError::Nothing(format!(
+    let mut bundles = export_hosts(dirs, Some(std::slice::from_ref(&host)), window)?;
+    match bundles.pop() {
+        Some(b) => Ok(b),
+        None => Err(EvidenceError::Nothing(format!(
             "no record of {host}{} in {} director{}",
             if window.since.is_some() || window.until.is_some() {
                 " in that window"
@@ -181,45 +177,107 @@ pub fn export(dirs: &[PathBuf], host: &str, window: Window) -> Result<Bundle, Ev
             },
             dirs.len(),
             if dirs.len() == 1 { "y" } else { "ies" }
-        )));
+        ))),
     }
-    timed.sort_by(|a, b| {
-        let key = |(ms, v): &(Option<u64>, serde_json::Value)| {
-            (
-                *ms,
-                v["chain"].as_str().map(str::to_owned),
-                v["seq"].as_u64(),
-            )
-        };
-        key(a).cmp(&key(b))
-    });
-    bundle.records = timed.into_iter().map(|(_, v)| v).collect();
-    Ok(bundle)
 }
 
-/// One directory's records of `host` in the window, the checkpoints
-/// covering them with their proofs, and the tail; `None` when it holds
-/// no record of the host in the window.
-fn part(dir: &Path, host: &str, window: Window) -> Result<Option<Part>, EvidenceError> {
+/// The bundles of `hosts` (every host with records, when `None`), in one
+/// pass over each directory's records; a host with no record in the
+/// window has none.
+pub fn export_hosts(
+    dirs: &[PathBuf],
+    hosts: Option<&[String]>,
+    window: Window,
+) -> Result<Vec<Bundle>, EvidenceError> {
+    let mut bundles: BTreeMap<String, (Bundle, Timed)> = BTreeMap::new();
+    for dir in dirs {
+        let Some(writer) = read_writer(dir)? else {
+            return Err(EvidenceError::Nothing(format!(
+                "{}: no evidence here (no {})",
+                dir.display(),
+                Files::WRITER
+            )));
+        };
+        for (host, part) in parts(dir, hosts, window)? {
+            let (bundle, timed) = bundles
+                .entry(host.clone())
+                .or_insert_with(|| (empty(&host, window), Vec::new()));
+            add_part(bundle, timed, &writer, part);
+        }
+    }
+    let chain_order = |(ms, v): &(Option<u64>, serde_json::Value)| {
+        (*ms, v["chain"].as_str().map(str::to_owned), v["seq"].as_u64())
+    };
+    Ok(bundles
+        .into_values()
+        .map(|(mut b, mut timed)| {
+            timed.sort_by_key(chain_order);
+            b.records = timed.into_iter().map(|(_, v)| v).collect();
+            b
+        })
+        .collect())
+}
+
+/// Records with the instant each was sent.
+type Timed = Vec<(Option<u64>, serde_json::Value)>;
+
+fn empty(host: &str, window: Window) -> Bundle {
+    let at = |t: Option<u64>| t.map(|t| mannerly_time::UnixMillis(t).to_rfc3339_millis());
+    Bundle {
+        v: BUNDLE_VERSION,
+        host: host.to_owned(),
+        window: Span {
+            since: at(window.since),
+            until: at(window.until),
+        },
+        records: Vec::new(),
+        before: BTreeMap::new(),
+        after: BTreeMap::new(),
+        checkpoints: Vec::new(),
+        proofs: Vec::new(),
+        tails: BTreeMap::new(),
+        writers: Vec::new(),
+    }
+}
+
+/// Adds one writer's part to a host's bundle.
+fn add_part(bundle: &mut Bundle, timed: &mut Timed, writer: &Writer, part: Part) {
+    for (c, n, head, index, path) in part.checkpoints {
+        bundle.proofs.push(Proof {
+            checkpoint: bundle.checkpoints.len(),
+            n,
+            head: hex(&head),
+            index,
+            path: path.iter().map(|h| hex(h)).collect(),
+        });
+        bundle.checkpoints.push(c);
+    }
+    bundle.tails.insert(writer.chain.clone(), part.tail);
+    if let Some(b) = part.before {
+        bundle.before.insert(writer.chain.clone(), b);
+    }
+    if let Some(a) = part.after {
+        bundle.after.insert(writer.chain.clone(), a);
+    }
+    timed.extend(part.records);
+    bundle.writers.push(writer.clone());
+}
+
+/// One directory's parts, by host: each host's records in the window,
+/// the checkpoints covering them with their proofs, and the tail.
+fn parts(
+    dir: &Path,
+    hosts: Option<&[String]>,
+    window: Window,
+) -> Result<BTreeMap<String, Part>, EvidenceError> {
     let checkpoints = read_checkpoints(&dir.join(Files::CHECKPOINTS))?;
     let mut heads: BTreeMap<String, ChainHead> = BTreeMap::new();
-    let mut out = Part {
-        records: Vec::new(),
-        before: None,
-        after: None,
-        checkpoints: Vec::new(),
-        tail: Vec::new(),
-    };
-    let mut last_value: Option<serde_json::Value> = None;
+    let mut parts: BTreeMap<String, Part> = BTreeMap::new();
+    let wanted = |h: &str| hosts.is_none_or(|list| list.iter().any(|x| x == h));
     let mut next = 0;
-    // The host's chain length after the last record taken, and at the
-    // last checkpoint taken.
-    let mut taken_to: Option<u64> = None;
-    let mut first_taken: Option<u64> = None;
-    let mut digests: Vec<String> = Vec::new();
     for_each_record(&dir.join(Files::RECORDS), |line, value, record, _| {
         while next < checkpoints.len() && checkpoints[next].records < line {
-            take_checkpoint(&checkpoints[next], &heads, host, first_taken, &mut out);
+            take_checkpoint(&checkpoints[next], &heads, &mut parts);
             next += 1;
         }
         let digest = record_digest(value);
@@ -227,74 +285,42 @@ fn part(dir: &Path, host: &str, window: Window) -> Result<Option<Part>, Evidence
             .entry(record.host.clone())
             .or_default()
             .push(&digest, record.millis());
-        if record.host == host {
-            if window.holds(record.millis()) && taken_to.is_none_or(|t| t == record.seq) {
-                out.records.push((record.millis(), value.clone()));
-                if first_taken.is_none() {
-                    first_taken = Some(record.seq);
-                    out.before = last_value.take();
-                }
-                taken_to = Some(record.seq + 1);
-                out.after = None;
-                digests.clear();
-            } else if taken_to.is_some() {
-                if out.after.is_none() {
-                    out.after = Some(value.clone());
-                } else {
-                    digests.push(hex(&digest));
-                }
-            } else {
-                last_value = Some(value.clone());
-            }
+        if wanted(&record.host) {
+            let part = parts.entry(record.host.clone()).or_default();
+            part.take(value, record, &digest, window);
         }
         Ok(())
     })?;
     while next < checkpoints.len() {
-        take_checkpoint(&checkpoints[next], &heads, host, first_taken, &mut out);
+        take_checkpoint(&checkpoints[next], &heads, &mut parts);
         next += 1;
     }
-    let Some(end) = taken_to else { return Ok(None) };
-    // The tail reaches the first checkpoint at or past the last record
-    // taken; checkpoints further on are not needed.
-    let cover = out.checkpoints.iter().position(|c| c.1 >= end);
-    if let Some(i) = cover {
-        out.checkpoints.truncate(i + 1);
-        let n = out.checkpoints[i].1;
-        if n == end {
-            out.after = None;
-            digests.clear();
-        }
-        digests.truncate(n.saturating_sub(end + 1) as usize);
-        out.tail = digests;
+    parts.retain(|_, p| p.taken_to.is_some());
+    for p in parts.values_mut() {
+        p.settle();
     }
-    Ok(Some(out))
+    Ok(parts)
 }
 
-/// Keeps a checkpoint when the host's chain grew into it since the first
-/// record taken, with the host's leaf and path.
-fn take_checkpoint(
-    c: &Checkpoint,
-    heads: &BTreeMap<String, ChainHead>,
-    host: &str,
-    first_taken: Option<u64>,
-    out: &mut Part,
-) {
-    let (Some(first), Some(h)) = (first_taken, heads.get(host)) else {
-        return;
+/// Keeps a checkpoint for every host whose chain grew into it since the
+/// first record taken, with the host's leaf and path; the tree is built
+/// once, and only when some host needs it.
+fn take_checkpoint(c: &Checkpoint, heads: &BTreeMap<String, ChainHead>, parts: &mut BTreeMap<String, Part>) {
+    let needs = |host: &str, p: &Part| {
+        let (Some(first), Some(h)) = (p.first_taken, heads.get(host)) else { return false };
+        h.n > first && p.checkpoints.last().is_none_or(|l| l.1 != h.n)
     };
-    if h.n <= first || out.checkpoints.last().is_some_and(|l| l.1 == h.n) {
+    if !parts.iter().any(|(h, p)| needs(h, p)) {
         return;
     }
-    let leaves: Vec<Hash> = heads
-        .iter()
-        .map(|(k, h)| merkle::leaf(k, h.n, &h.head))
-        .collect();
-    let Some(index) = heads.keys().position(|k| k == host) else {
-        return;
-    };
-    let path = merkle::path(&leaves, index);
-    out.checkpoints
-        .push((c.clone(), h.n, h.head, index as u64, path));
+    let leaves: Vec<Hash> = heads.iter().map(|(k, h)| merkle::leaf(k, h.n, &h.head)).collect();
+    for (i, (host, h)) in heads.iter().enumerate() {
+        let Some(p) = parts.get_mut(host) else { continue };
+        if needs(host, p) {
+            let path = merkle::path(&leaves, i);
+            p.checkpoints.push((c.clone(), h.n, h.head, i as u64, path));
+        }
+    }
 }
 
 impl Bundle {

@@ -63,7 +63,7 @@ pub mod merkle;
 mod record;
 mod verify;
 
-pub use bundle::{export, Bundle, Proof, Span, Window, BUNDLE_VERSION};
+pub use bundle::{export, export_hosts, Bundle, Proof, Span, Window, BUNDLE_VERSION};
 pub use checkpoint::{Checkpoint, PublicKey, Signer, CONTEXT};
 pub use error::EvidenceError;
 pub use log::{read_checkpoints, read_writer, EvidenceLog, Files, Writer, CHECKPOINT_EVERY_MS};

@@ -24,8 +24,7 @@ pub struct Record {
     pub method: String,
     /// The absolute URL requested.
     pub url: String,
-    /// The URL's host and port (when not the scheme's), lower-case: the
-    /// chain's key.
+    /// The URL's host (without its port), lower-case: the chain's key.
     pub host: String,
     /// What was asked for.
     pub kind: Kind,

@@ -89,6 +89,18 @@ pub fn audit_logs(
     options: Options,
     identify: &mut dyn Identify,
 ) -> Result<Report, SourceError> {
+    let auditor = Auditor::new(book, catalogue, options, sources.len());
+    audit_logs_with(sources, auditor, identify)
+}
+
+/// [`audit_logs`] with an auditor set up by the caller (with crawlers'
+/// evidence, say: [`Auditor::with_evidence`]), made for `sources.len()`
+/// files.
+pub fn audit_logs_with(
+    sources: &[LogSource],
+    mut auditor: Auditor<'_>,
+    identify: &mut dyn Identify,
+) -> Result<Report, SourceError> {
     let mut readers = Vec::new();
     for s in sources {
         readers.push(Reader::open(s, BATCH)?);
@@ -107,7 +119,6 @@ pub fn audit_logs(
             done: false,
         })
         .collect();
-    let mut auditor = Auditor::new(book, catalogue, options, files.len());
     if readers.len() > MAX_AHEAD {
         let mut next: Vec<Next> = readers
             .into_iter()

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use mannerly_audit::{audit_logs, Catalogue, LogSource, Options, RobotsBook};
+use mannerly_audit::{audit_logs_with, group_bundles, Auditor, Catalogue, LogSource, Options, RobotsBook};
 
 mod checks;
 
@@ -70,6 +70,16 @@ pub struct Args {
     /// Where downloaded IP ranges are kept.
     #[arg(long, value_name = "DIR")]
     cache: Option<String>,
+    /// A crawler's evidence bundle (`mannerly evidence export`, or any
+    /// crawler's to the same format), checked against the logs: each
+    /// logged request of the bot it names matched to a record; repeat for
+    /// several crawlers or hosts.
+    #[arg(long, value_name = "FILE")]
+    evidence: Vec<std::path::PathBuf>,
+    /// Seconds a record and its logged request may be apart, beyond the
+    /// log's precision (clock skew and the time a request takes).
+    #[arg(long, value_name = "SECS", default_value_t = 2.0)]
+    evidence_skew: f64,
     /// One JSON document instead of the report.
     #[arg(long)]
     json: bool,
@@ -107,7 +117,15 @@ pub fn run(args: Args) -> Result<u8> {
     };
     let catalogue = Catalogue::builtin();
     let mut checks = checks::Checks::new(&args, catalogue)?;
-    let mut report = audit_logs(&sources, &book, catalogue, options, &mut checks)?;
+    let bundles = args
+        .evidence
+        .iter()
+        .map(|p| crate::evidence::read_bundle(p))
+        .collect::<Result<Vec<_>>>()?;
+    let skew = seconds("evidence-skew", args.evidence_skew)?;
+    let auditor = Auditor::new(&book, catalogue, options, sources.len())
+        .with_evidence(group_bundles(bundles), skew);
+    let mut report = audit_logs_with(&sources, auditor, &mut checks)?;
     report.identity_notes = checks.notes();
     if let Some(path) = &args.html {
         std::fs::write(path, mannerly_audit::render::html(&report))
