@@ -18,8 +18,8 @@ use mannerly_logs::Entry;
 use mannerly_robots::AgentRules;
 
 use crate::agents::{Agent, Catalogue, Known};
-use crate::evidence::{BotEvidence, BotEvidenceInput, Logged, Tolerance};
 use crate::book::{RobotsBook, VersionId};
+use crate::evidence::{BotEvidence, BotEvidenceInput, Logged, Tolerance};
 use crate::order::{Reorder, Timed};
 use crate::pace::{Pace, Step};
 use crate::report::{rfc3339, Counts, Example, Identity, Rule, Timeline, MAX_EXAMPLES};

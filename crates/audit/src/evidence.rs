@@ -82,7 +82,8 @@ impl EvidenceReport {
     /// Whether it shows anything wrong.
     pub fn is_clean(&self) -> bool {
         self.bundle != BundleState::Invalid
-            && self.logged_not_in_evidence + self.evidence_not_in_log
+            && self.logged_not_in_evidence
+                + self.evidence_not_in_log
                 + self.robots_mismatch
                 + self.gap_mismatch
                 == 0
@@ -179,7 +180,9 @@ fn strip_port(h: &str) -> &str {
         return &h[..end + 2];
     }
     match h.rsplit_once(':') {
-        Some((name, port)) if !name.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => name,
+        Some((name, port)) if !name.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => {
+            name
+        }
         _ => h,
     }
 }
@@ -221,7 +224,14 @@ pub(crate) fn compare(e: BotEvidence, book: &RobotsBook, tol: Tolerance) -> Evid
     out
 }
 
-fn example(out: &mut EvidenceReport, kind: &'static str, time: i64, host: &str, request: String, detail: String) {
+fn example(
+    out: &mut EvidenceReport,
+    kind: &'static str,
+    time: i64,
+    host: &str,
+    request: String,
+    detail: String,
+) {
     if out.examples.iter().filter(|x| x.kind == kind).count() < MAX_EVIDENCE_EXAMPLES {
         out.examples.push(EvidenceExample {
             kind,
@@ -235,16 +245,27 @@ fn example(out: &mut EvidenceReport, kind: &'static str, time: i64, host: &str, 
 
 /// Matches logged requests to records; returns, per record, the logged
 /// line it matched.
-fn match_both(records: &[(i64, &Record)], logged: &[Logged], tol: Tolerance, out: &mut EvidenceReport) -> Vec<Option<usize>> {
+fn match_both(
+    records: &[(i64, &Record)],
+    logged: &[Logged],
+    tol: Tolerance,
+    out: &mut EvidenceReport,
+) -> Vec<Option<usize>> {
     let mut by_request: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
     for (i, (_, r)) in records.iter().enumerate() {
-        by_request.entry((r.method.as_str(), r.target())).or_default().push(i);
+        by_request
+            .entry((r.method.as_str(), r.target()))
+            .or_default()
+            .push(i);
     }
     for list in by_request.values_mut() {
         list.sort_by_key(|i| records[*i].0);
     }
     let span = |host: Option<&str>| {
-        let times = records.iter().filter(|(_, r)| same_host(host, &r.host)).map(|(t, _)| *t);
+        let times = records
+            .iter()
+            .filter(|(_, r)| same_host(host, &r.host))
+            .map(|(t, _)| *t);
         times.clone().min().zip(times.max())
     };
     let mut matched: Vec<Option<usize>> = vec![None; records.len()];
@@ -253,7 +274,9 @@ fn match_both(records: &[(i64, &Record)], logged: &[Logged], tol: Tolerance, out
         let found = by_request.get(&(&*l.method, &*l.target)).and_then(|list| {
             list.iter().copied().find(|i| {
                 let (t, r) = records[*i];
-                matched[*i].is_none() && (t - l.millis).abs() <= window && same_host(l.host.as_deref(), &r.host)
+                matched[*i].is_none()
+                    && (t - l.millis).abs() <= window
+                    && same_host(l.host.as_deref(), &r.host)
             })
         });
         match found {
@@ -263,22 +286,43 @@ fn match_both(records: &[(i64, &Record)], logged: &[Logged], tol: Tolerance, out
             }
             None => {
                 // Only within the time the bundles cover.
-                let covered = span(l.host.as_deref()).is_some_and(|(a, b)| l.millis >= a - window && l.millis <= b + window);
+                let covered = span(l.host.as_deref())
+                    .is_some_and(|(a, b)| l.millis >= a - window && l.millis <= b + window);
                 if covered {
                     out.logged_not_in_evidence += 1;
                     let detail = format!("no record of it within {:.1} s: a request in the crawler's name it did not make", window as f64 / 1000.0);
-                    example(out, "logged_not_in_evidence", l.millis, l.host.as_deref().unwrap_or("-"), format!("{} {}", l.method, l.target), detail);
+                    example(
+                        out,
+                        "logged_not_in_evidence",
+                        l.millis,
+                        l.host.as_deref().unwrap_or("-"),
+                        format!("{} {}", l.method, l.target),
+                        detail,
+                    );
                 }
             }
         }
     }
-    let log_span = logged.first().map(|f| f.millis).zip(logged.last().map(|l| l.millis));
+    let log_span = logged
+        .first()
+        .map(|f| f.millis)
+        .zip(logged.last().map(|l| l.millis));
     for (i, (t, r)) in records.iter().enumerate() {
         let inside = log_span.is_some_and(|(a, b)| *t >= a - tol.skew_ms && *t <= b + tol.skew_ms);
         if matched[i].is_none() && inside {
             out.evidence_not_in_log += 1;
-            let detail = format!("record {} seq {}: the log has no such request", r.chain, r.seq);
-            example(out, "evidence_not_in_log", *t, &r.host, format!("{} {}", r.method, r.target()), detail);
+            let detail = format!(
+                "record {} seq {}: the log has no such request",
+                r.chain, r.seq
+            );
+            example(
+                out,
+                "evidence_not_in_log",
+                *t,
+                &r.host,
+                format!("{} {}", r.method, r.target()),
+                detail,
+            );
         }
     }
     matched
@@ -292,10 +336,16 @@ fn check_robots(records: &[(i64, &Record)], book: &RobotsBook, out: &mut Evidenc
     }
     for (t, r) in records {
         let Some(used) = &r.robots else { continue };
-        let Some(fetched) = used.fetched.as_deref().and_then(mannerly_time::UnixMillis::parse_rfc3339_millis) else {
+        let Some(fetched) = used
+            .fetched
+            .as_deref()
+            .and_then(mannerly_time::UnixMillis::parse_rfc3339_millis)
+        else {
             continue;
         };
-        let Some((_, version)) = book.at(&r.host, fetched.0 as i64) else { continue };
+        let Some((_, version)) = book.at(&r.host, fetched.0 as i64) else {
+            continue;
+        };
         // A version of no bytes stands for no file (as the audit's
         // `--robots HOST=FILE` gives an empty file for a host with none).
         let same = match used.sha256.as_deref() {
@@ -313,22 +363,40 @@ fn check_robots(records: &[(i64, &Record)], book: &RobotsBook, out: &mut Evidenc
             version.source,
             version.sha256
         );
-        example(out, "robots_mismatch", *t, &r.host, format!("{} {}", r.method, r.target()), detail);
+        example(
+            out,
+            "robots_mismatch",
+            *t,
+            &r.host,
+            format!("{} {}", r.method, r.target()),
+            detail,
+        );
     }
 }
 
 /// Claimed gaps against the log's, between consecutive matched records of
 /// a host; and Retry-After values the log did not record.
-fn check_gaps(records: &[(i64, &Record)], logged: &[Logged], matched: &[Option<usize>], tol: Tolerance, out: &mut EvidenceReport) {
+fn check_gaps(
+    records: &[(i64, &Record)],
+    logged: &[Logged],
+    matched: &[Option<usize>],
+    tol: Tolerance,
+    out: &mut EvidenceReport,
+) {
     let mut order: Vec<usize> = (0..records.len()).collect();
-    order.sort_by(|a, b| (&records[*a].1.host, records[*a].0).cmp(&(&records[*b].1.host, records[*b].0)));
+    order.sort_by(|a, b| {
+        (&records[*a].1.host, records[*a].0).cmp(&(&records[*b].1.host, records[*b].0))
+    });
     for pair in order.windows(2) {
         let (p, r) = (pair[0], pair[1]);
         let (rec_p, rec) = (records[p].1, records[r].1);
         if rec_p.host != rec.host {
             continue;
         }
-        let (Some(lp), Some(lr)) = (matched[p].map(|i| &logged[i]), matched[r].map(|i| &logged[i])) else {
+        let (Some(lp), Some(lr)) = (
+            matched[p].map(|i| &logged[i]),
+            matched[r].map(|i| &logged[i]),
+        ) else {
             continue;
         };
         let request = format!("{} {}", rec.method, rec.target());
@@ -341,10 +409,20 @@ fn check_gaps(records: &[(i64, &Record)], logged: &[Logged], matched: &[Option<u
                     "the record says {claimed:.3} s after the previous request; the log shows {:.3} s",
                     shown as f64 / 1000.0
                 );
-                example(out, "gap_mismatch", records[r].0, &rec.host, request.clone(), detail);
+                example(
+                    out,
+                    "gap_mismatch",
+                    records[r].0,
+                    &rec.host,
+                    request.clone(),
+                    detail,
+                );
             }
         }
-        if rec.delay.source == DelaySource::RetryAfter && matches!(lp.status, Some(429 | 503)) && !lp.retry_after_logged {
+        if rec.delay.source == DelaySource::RetryAfter
+            && matches!(lp.status, Some(429 | 503))
+            && !lp.retry_after_logged
+        {
             out.retry_after_noted += 1;
             let detail = format!(
                 "the log does not record the Retry-After of the {} before it; the crawler kept {:.3} s, the audit assumed {:.0} s",
@@ -362,7 +440,9 @@ impl EvidenceReport {
     pub fn summary(&self) -> String {
         let how = match self.bundle {
             BundleState::Signed => "signed and intact".to_owned(),
-            BundleState::Unsigned => "intact but UNSIGNED (nothing ties them to the crawler)".to_owned(),
+            BundleState::Unsigned => {
+                "intact but UNSIGNED (nothing ties them to the crawler)".to_owned()
+            }
             BundleState::Invalid => format!("REFUSED ({})", self.refused.join("; ")),
         };
         let mut parts = vec![format!(
@@ -373,11 +453,23 @@ impl EvidenceReport {
             self.matched
         )];
         let found = [
-            (self.logged_not_in_evidence, "logged requests in its name it never recorded (someone else's)"),
-            (self.evidence_not_in_log, "recorded requests the log does not show"),
-            (self.robots_mismatch, "records judged by a robots.txt the site did not have in force"),
+            (
+                self.logged_not_in_evidence,
+                "logged requests in its name it never recorded (someone else's)",
+            ),
+            (
+                self.evidence_not_in_log,
+                "recorded requests the log does not show",
+            ),
+            (
+                self.robots_mismatch,
+                "records judged by a robots.txt the site did not have in force",
+            ),
             (self.gap_mismatch, "claimed gaps the log contradicts"),
-            (self.retry_after_noted, "Retry-After waits the log did not record (the crawler's value shown)"),
+            (
+                self.retry_after_noted,
+                "Retry-After waits the log did not record (the crawler's value shown)",
+            ),
         ];
         for (n, what) in found {
             if n > 0 {

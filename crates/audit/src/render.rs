@@ -132,7 +132,11 @@ fn text_evidence(out: &mut String, r: &Report) {
         let Some(e) = &b.evidence else { continue };
         let _ = writeln!(out, "  {}: {}", name(b), e.summary());
         for x in &e.examples {
-            let _ = writeln!(out, "    {} {} {} [{}] {}", x.time, x.host, x.request, x.kind, x.detail);
+            let _ = writeln!(
+                out,
+                "    {} {} {} [{}] {}",
+                x.time, x.host, x.request, x.kind, x.detail
+            );
         }
     }
 }

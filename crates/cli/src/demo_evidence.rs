@@ -28,7 +28,10 @@ impl DemoEvidence {
     /// Findings that should not be there.
     pub fn problems(&self) -> u64 {
         let r = &self.report;
-        r.logged_not_in_evidence + r.evidence_not_in_log + r.robots_mismatch + r.gap_mismatch
+        r.logged_not_in_evidence
+            + r.evidence_not_in_log
+            + r.robots_mismatch
+            + r.gap_mismatch
             + u64::from(r.bundle == mannerly_audit::BundleState::Invalid)
     }
 }
@@ -86,8 +89,14 @@ pub fn print(e: Option<&DemoEvidence>) {
         ("records", r.records),
         ("logged requests matched to a record", r.matched),
         ("logged requests with no record", r.logged_not_in_evidence),
-        ("records of requests the log does not show", r.evidence_not_in_log),
-        ("records judged by a robots.txt the site did not serve", r.robots_mismatch),
+        (
+            "records of requests the log does not show",
+            r.evidence_not_in_log,
+        ),
+        (
+            "records judged by a robots.txt the site did not serve",
+            r.robots_mismatch,
+        ),
         ("claimed gaps the log contradicts", r.gap_mismatch),
     ];
     for (what, n) in lines {
@@ -98,7 +107,14 @@ pub fn print(e: Option<&DemoEvidence>) {
         mannerly_audit::BundleState::Unsigned => "unsigned (the demo crawls without --sign-key)",
         mannerly_audit::BundleState::Invalid => "REFUSED",
     };
-    println!("  bundles: {how}{}", if e.problems() == 0 { "; every request matched both ways" } else { "" });
+    println!(
+        "  bundles: {how}{}",
+        if e.problems() == 0 {
+            "; every request matched both ways"
+        } else {
+            ""
+        }
+    );
 }
 
 /// The evidence's part of the demo's JSON report.

@@ -187,9 +187,43 @@ async fn kill_9_and_resume_lose_nothing_and_repeat_only_what_was_in_flight() {
         "the slow host was crawled"
     );
     check_outputs(&out);
+    evidence_covers_every_request(&out, &records);
     eprintln!(
         "{} kills: {} pages as the reference, {repeats} fetched again after a kill, {robots} robots.txt requests",
         kills.len(),
         got_set.len()
+    );
+}
+
+/// Every request the server saw has a record in the crawl's evidence
+/// (written before it was sent, kills or not), and every host's chain,
+/// across all the runs, verifies up to a checkpoint.
+fn evidence_covers_every_request(out: &std::path::Path, seen: &[mannerly_testweb::RequestRecord]) {
+    let dir = out.join("evidence");
+    let bundles =
+        mannerly_evidence::export_hosts(&[dir], None, mannerly_evidence::Window::default())
+            .expect("export");
+    let mut recorded: HashMap<(String, String), usize> = HashMap::new();
+    for b in &bundles {
+        mannerly_evidence::verify(b, None)
+            .unwrap_or_else(|why| panic!("{}: the evidence does not verify: {why}", b.host));
+        for r in b.parsed().expect("records") {
+            *recorded
+                .entry((r.host.clone(), r.target().to_owned()))
+                .or_default() += 1;
+        }
+    }
+    let mut sent: HashMap<(String, String), usize> = HashMap::new();
+    for r in seen {
+        *sent.entry((r.host.clone(), r.path.clone())).or_default() += 1;
+    }
+    let unrecorded: Vec<_> = sent
+        .iter()
+        .filter(|(k, n)| recorded.get(*k).copied().unwrap_or(0) < **n)
+        .take(5)
+        .collect();
+    assert!(
+        unrecorded.is_empty(),
+        "requests the server saw more often than the evidence records them: {unrecorded:?}"
     );
 }

@@ -317,3 +317,84 @@ fn a_fleet_on_a_cluster_loses_workers_and_a_node_and_misses_nothing() {
     judge(&dir, &fleet, &alone);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Two workers share a crawl; the first is stopped (Ctrl-C) midway and the
+/// second takes its hosts over. Each host's records from both workers'
+/// directories make one bundle per host, every bundle verifies, and the
+/// server's own log matches them both ways.
+#[test]
+fn two_workers_evidence_makes_one_bundle_per_host_that_matches_the_log() {
+    let Some(server) = RedisServer::start(&[]) else {
+        eprintln!("SKIPPED: redis-server is not installed");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("mannerly-fleet-evidence-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let script = dir.join("fleet.sh");
+    std::fs::write(
+        &script,
+        format!(
+            r#"common="--proxy $MANNERLY_DEMO_PROXY --min-delay $MANNERLY_DEMO_DELAY --give-up-after 8 --frontier {url} --crawl-name evidence --partitions 16 --lease 3 --claim 1"
+"{bin}" crawl $common --seeds "$MANNERLY_DEMO_SEEDS" --out "{d}/w0" >"{d}/w0.log" 2>&1 &
+p0=$!
+sleep 1
+"{bin}" crawl $common --seeds "$MANNERLY_DEMO_SEEDS" --out "{d}/w1" >"{d}/w1.log" 2>&1 &
+sleep 1.5
+kill -INT $p0
+wait
+"#,
+            url = server.url(),
+            bin = BIN,
+            d = dir.display()
+        ),
+    )
+    .expect("script");
+    let out = dir.join("demo");
+    let fleet = demo(&[
+        "--out",
+        &out.display().to_string(),
+        "--",
+        "sh",
+        &script.display().to_string(),
+    ]);
+    let logs = logs(&dir, &["w0", "w1"]);
+    assert_eq!(fleet["violations"], 0, "{fleet}\n{logs}");
+    let workers = [dir.join("w0/evidence"), dir.join("w1/evidence")];
+    let bundles =
+        mannerly_evidence::export_hosts(&workers, None, mannerly_evidence::Window::default())
+            .expect("export");
+    let mut both = 0;
+    let mut args = vec![
+        "audit".to_owned(),
+        out.join("access.log").display().to_string(),
+        "--json".into(),
+    ];
+    for b in &bundles {
+        let v = mannerly_evidence::verify(b, None)
+            .unwrap_or_else(|why| panic!("{}: {why}\n{logs}", b.host));
+        both += usize::from(v.chains == 2);
+        let path = dir.join(format!("{}.json", b.host));
+        std::fs::write(&path, serde_json::to_vec(b).expect("json")).expect("bundle");
+        args.extend(["--evidence".into(), path.display().to_string()]);
+    }
+    assert!(both > 0, "no host was crawled by both workers\n{logs}");
+    let audit = Command::new(BIN).args(&args).output().expect("audit runs");
+    let report: serde_json::Value =
+        serde_json::from_slice(&audit.stdout).expect("the audit's JSON");
+    let evidence = report["bots"]
+        .as_array()
+        .and_then(|bots| bots.iter().find_map(|b| b.get("evidence")))
+        .unwrap_or_else(|| panic!("no evidence in the report: {report}"));
+    assert_eq!(evidence["bundle"], "unsigned", "{evidence}");
+    assert!(evidence["matched"].as_u64() > Some(0), "{evidence}");
+    assert_eq!(evidence["matched"], evidence["records"], "{evidence}");
+    for k in [
+        "logged_not_in_evidence",
+        "evidence_not_in_log",
+        "gap_mismatch",
+    ] {
+        assert_eq!(evidence[k], 0, "{k}: {evidence}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

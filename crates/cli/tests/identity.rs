@@ -608,7 +608,7 @@ fn a_crawl_takes_its_identity_from_its_card() {
         HostSpec::default().route("/", vec![Reply::text("<html>hello</html>")]),
     );
     let d = tmp("crawlcard");
-    let (key, _) = keys(&d);
+    let (key, public) = keys(&d);
     let jwks = "https://crawler.example/.well-known/http-message-signatures-directory";
     let card = d.join("card.json");
     let ua = "CardBot/2.0 (+https://crawler.example/bot)";
@@ -685,6 +685,7 @@ fn a_crawl_takes_its_identity_from_its_card() {
         }
         other => panic!("{other:?}"),
     }
+    signed_evidence_verifies_with_the_crawlers_key_only(&d, &out, &public);
     // A User-Agent the card does not expect is refused before crawling.
     let o = mannerly(
         &[
@@ -706,4 +707,66 @@ fn a_crawl_takes_its_identity_from_its_card() {
         text(&o)
     );
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The crawl's evidence, signed with its key: exported, it verifies with
+/// that key (0), not with another (1), not once edited (1); an unreadable
+/// bundle is an error (2).
+fn signed_evidence_verifies_with_the_crawlers_key_only(d: &Path, crawl: &Path, public: &Path) {
+    let bundle = d.join("site.test.json");
+    let b = bundle.to_str().expect("b");
+    let o = mannerly(
+        &[
+            "evidence",
+            "export",
+            crawl.to_str().expect("c"),
+            "--host",
+            "site.test",
+            "--out",
+            b,
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains(", signed:"), "{}", text(&o));
+    let key = public.to_str().expect("k");
+    let o = mannerly(&["evidence", "verify", b, "--key", key], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("intact: 2 record(s) of site.test"),
+        "{}",
+        text(&o)
+    );
+    let (_, other) = keys(&d.join("other"));
+    let o = mannerly(
+        &["evidence", "verify", b, "--key", other.to_str().expect("o")],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("refused:"), "{}", text(&o));
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&bundle).expect("read")).expect("json");
+    v["records"][1]["delay"]["since_previous_s"] = serde_json::json!(30.0);
+    let edited = d.join("edited.json");
+    std::fs::write(&edited, v.to_string()).expect("write");
+    let o = mannerly(
+        &[
+            "evidence",
+            "verify",
+            edited.to_str().expect("e"),
+            "--key",
+            key,
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let o = mannerly(
+        &[
+            "evidence",
+            "verify",
+            d.join("none.json").to_str().expect("n"),
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
 }

@@ -83,7 +83,10 @@ fn engine(port: u16, hosts: u32, dir: &Path, evidence: bool) {
     let peak = mannerly_testsupport::peak_rss_kb();
     drop(seeds);
     let requests: u64 = summary.pages_by_status.values().sum::<u64>() + summary.robots_requests;
-    let (warc, gz) = (dir_bytes(&out.join("warc")), gzip_bytes(&out.join("evidence/records.jsonl")));
+    let (warc, gz) = (
+        dir_bytes(&out.join("warc")),
+        gzip_bytes(&out.join("evidence/records.jsonl")),
+    );
     if !evidence {
         println!("{requests} {wall} {cpu} {peak} {warc} {gz}");
         return;
@@ -121,7 +124,9 @@ fn dir_bytes(dir: &Path) -> u64 {
 /// A file's size once gzip-compressed (0 when it is not there).
 fn gzip_bytes(path: &Path) -> u64 {
     use std::io::Write;
-    let Ok(bytes) = std::fs::read(path) else { return 0 };
+    let Ok(bytes) = std::fs::read(path) else {
+        return 0;
+    };
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     gz.write_all(&bytes).expect("gzip");
     gz.finish().expect("gzip").len() as u64
@@ -385,7 +390,11 @@ fn main() {
         "{:<20} {:>9} {:>9} {:>11} {:>15} {:>9}",
         "", "requests", "seconds", "requests/s", "CPU s/1000 req", "peak MiB"
     );
-    for (name, v) in [("mannerly engine", &e), ("  no evidence", &n), ("bare reqwest loop", &b)] {
+    for (name, v) in [
+        ("mannerly engine", &e),
+        ("  no evidence", &n),
+        ("bare reqwest loop", &b),
+    ] {
         println!(
             "{name:<20} {:>9.0} {:>9.2} {:>11.0} {:>15.3} {:>9.0}",
             v[0],

@@ -109,7 +109,9 @@ fn main() {
             );
         }
     }
-    println!("warcio check: {passed} passed, {failed} failed; {metadata} evidence metadata records");
+    println!(
+        "warcio check: {passed} passed, {failed} failed; {metadata} evidence metadata records"
+    );
     if failed > 0 || passed == 0 || metadata != cases.len().div_ceil(2) {
         std::process::exit(1);
     }

@@ -206,7 +206,11 @@ pub fn export_hosts(
         }
     }
     let chain_order = |(ms, v): &(Option<u64>, serde_json::Value)| {
-        (*ms, v["chain"].as_str().map(str::to_owned), v["seq"].as_u64())
+        (
+            *ms,
+            v["chain"].as_str().map(str::to_owned),
+            v["seq"].as_u64(),
+        )
     };
     Ok(bundles
         .into_values()
@@ -305,17 +309,28 @@ fn parts(
 /// Keeps a checkpoint for every host whose chain grew into it since the
 /// first record taken, with the host's leaf and path; the tree is built
 /// once, and only when some host needs it.
-fn take_checkpoint(c: &Checkpoint, heads: &BTreeMap<String, ChainHead>, parts: &mut BTreeMap<String, Part>) {
+fn take_checkpoint(
+    c: &Checkpoint,
+    heads: &BTreeMap<String, ChainHead>,
+    parts: &mut BTreeMap<String, Part>,
+) {
     let needs = |host: &str, p: &Part| {
-        let (Some(first), Some(h)) = (p.first_taken, heads.get(host)) else { return false };
+        let (Some(first), Some(h)) = (p.first_taken, heads.get(host)) else {
+            return false;
+        };
         h.n > first && p.checkpoints.last().is_none_or(|l| l.1 != h.n)
     };
     if !parts.iter().any(|(h, p)| needs(h, p)) {
         return;
     }
-    let leaves: Vec<Hash> = heads.iter().map(|(k, h)| merkle::leaf(k, h.n, &h.head)).collect();
+    let leaves: Vec<Hash> = heads
+        .iter()
+        .map(|(k, h)| merkle::leaf(k, h.n, &h.head))
+        .collect();
     for (i, (host, h)) in heads.iter().enumerate() {
-        let Some(p) = parts.get_mut(host) else { continue };
+        let Some(p) = parts.get_mut(host) else {
+            continue;
+        };
         if needs(host, p) {
             let path = merkle::path(&leaves, i);
             p.checkpoints.push((c.clone(), h.n, h.head, i as u64, path));

@@ -5,7 +5,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use mannerly_audit::{audit_logs_with, group_bundles, Auditor, Catalogue, LogSource, Options, RobotsBook};
+use mannerly_audit::{
+    audit_logs_with, group_bundles, Auditor, Catalogue, LogSource, Options, RobotsBook,
+};
 
 mod checks;
 
