@@ -76,6 +76,12 @@
 //! - **Leases.** A fleet's release can lapse while a worker is stopped;
 //!   every request is confirmed with the frontier just before it goes out
 //!   and not sent past the frontier's `send_by`.
+//! - **Evidence.** Every request's record is written before it can leave:
+//!   by the loop for a page (after admission and the lease's confirmation,
+//!   before the task that sends it), and through `mannerly-fetch`'s
+//!   `SendHook` for robots.txt and each of its hops. The delay and its
+//!   source come from the frontier's `Pace`, so the record says what the
+//!   pacing really was, not what the crawler believes it kept.
 
 #![deny(missing_docs)]
 

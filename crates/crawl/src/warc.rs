@@ -427,14 +427,14 @@ impl WarcWriter {
         let all = response.and_then(|mut r| {
             r.extend_from_slice(&self.member(&headers, &[x.request_head])?);
             if let Some(evidence) = x.evidence {
+                // Only what names and places it: the record carries its own
+                // digest chain, and each header here costs every request.
                 let meta = vec![
                     ("WARC-Type", "metadata".to_owned()),
                     ("WARC-Record-ID", record_id()),
-                    ("WARC-Warcinfo-ID", self.info_id.clone()),
                     ("WARC-Date", warc_date(x.date)),
                     ("WARC-Target-URI", x.url.to_owned()),
                     ("WARC-Concurrent-To", request_id.clone()),
-                    ("WARC-Block-Digest", sha1_digest(&[evidence])),
                     ("Content-Type", "application/json".to_owned()),
                 ];
                 r.extend_from_slice(&self.member(&meta, &[evidence])?);

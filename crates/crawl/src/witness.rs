@@ -27,6 +27,9 @@ use crate::config::CrawlConfig;
 use crate::dir::CrawlDir;
 use crate::error::CrawlError;
 
+/// robots.txt lines waiting for their WARC record, at most.
+const MAX_PENDING_LINES: usize = 4096;
+
 /// The crawl's Web Bot Auth key, signing checkpoints.
 struct Key(mannerly_botauth::KeyPair);
 
@@ -230,6 +233,11 @@ impl Witness {
         // next page record reports the failure.
         if let Ok(line) = self.append(self.base(text, Kind::Robots, now, delay)) {
             if let Ok(mut m) = self.lines.lock() {
+                // Lines of hops that got no answer are never archived:
+                // bounded, they cannot pile up.
+                if m.len() >= MAX_PENDING_LINES {
+                    m.clear();
+                }
                 m.insert(text.to_owned(), line);
             }
         }

@@ -134,9 +134,28 @@ mod tests {
             (-2.5, "-2.5"),
             (0.000001, "0.000001"),
             (4.5e300, "4.5e+300"),
+            (3e172, "3e+172"),
         ];
         for (x, want) in cases {
             assert_eq!(es_number(x), want, "{x}");
+        }
+    }
+
+    #[test]
+    fn numbers_read_back_exactly_so_canonical_bytes_are_a_fixed_point() {
+        // Found by the fuzzer: without serde_json's exact float parsing,
+        // `3e172` read one ulp off and was written `3.0000000000000002e+172`.
+        for text in [
+            "3e172",
+            "0.1",
+            "1.7976931348623157e308",
+            "5e-324",
+            "123.456",
+        ] {
+            let v: Value = serde_json::from_str(text).expect("json");
+            let once = canonical(&v);
+            let again: Value = serde_json::from_slice(&once).expect("json");
+            assert_eq!(canonical(&again), once, "{text}");
         }
     }
 

@@ -20,10 +20,11 @@ use std::sync::Arc;
 use mannerly_time::UnixMillis;
 use serde::{Deserialize, Serialize};
 
-use crate::chain::{hex, record_digest, ChainHead};
+use sha2::Digest;
+
+use crate::chain::{hex, record_digest, ChainHead, Hash};
 use crate::checkpoint::{Checkpoint, PublicKey, Signer};
 use crate::error::EvidenceError;
-use crate::jcs::canonical;
 use crate::merkle;
 use crate::record::{Record, VERSION};
 
@@ -135,10 +136,11 @@ impl EvidenceLog {
         record.chain.clone_from(&self.writer.chain);
         record.seq = head.n;
         record.prev = hex(&head.head);
-        let value =
-            serde_json::to_value(&record).map_err(|e| EvidenceError::Bundle(e.to_string()))?;
-        let mut line = canonical(&value);
-        head.push(&record_digest(&value), record.millis());
+        // The structs serialise straight to canonical bytes (tested
+        // against the general canonicaliser).
+        let mut line = record.canonical_bytes();
+        let digest: Hash = sha2::Sha256::digest(&line).into();
+        head.push(&digest, record.millis());
         line.push(b'\n');
         let path = self.dir.join(Files::RECORDS);
         self.records

@@ -1,6 +1,12 @@
 //! One record: what the crawler knew and kept when it sent one request.
 //! Every member is always present (absent facts are `null`), so two
 //! producers of the same facts give the same canonical bytes.
+//!
+//! The structs declare their members in canonical (sorted) order and
+//! write whole seconds as integers, so serde_json's output of a record is
+//! already its RFC 8785 canonical form ([`Record::canonical_bytes`]); the
+//! general [`canonical`](crate::jcs::canonical) is for records of other
+//! producers.
 
 use serde::{Deserialize, Serialize};
 
@@ -10,36 +16,36 @@ pub const VERSION: u32 = 1;
 /// A request's record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
-    /// The format version, [`VERSION`].
-    pub v: u32,
     /// The chain it belongs to: one writer (a crawl, or a fleet's worker).
     pub chain: String,
-    /// Its place in the chain of its host, from 0.
-    pub seq: u64,
-    /// The host's chain head before it (hex SHA-256; 64 zeros at `seq` 0).
-    pub prev: String,
-    /// When it was sent: RFC 3339, UTC, milliseconds.
-    pub time: String,
-    /// The request method.
-    pub method: String,
-    /// The absolute URL requested.
-    pub url: String,
-    /// The URL's host (without its port), lower-case: the chain's key.
-    pub host: String,
-    /// What was asked for.
-    pub kind: Kind,
-    /// The User-Agent sent.
-    pub user_agent: String,
-    /// The Web Bot Auth `keyid` the request was signed with.
-    pub keyid: Option<String>,
-    /// The robots.txt the decision used (`null` for a robots.txt request).
-    pub robots: Option<RobotsUsed>,
+    /// The AIPREF `Content-Usage` preference in force for the URL.
+    pub content_usage: Option<String>,
     /// What that robots.txt decided (`null` for a robots.txt request).
     pub decision: Option<Decision>,
     /// The delay kept before it.
     pub delay: Delay,
-    /// The AIPREF `Content-Usage` preference in force for the URL.
-    pub content_usage: Option<String>,
+    /// The URL's host (without its port), lower-case: the chain's key.
+    pub host: String,
+    /// The Web Bot Auth `keyid` the request was signed with.
+    pub keyid: Option<String>,
+    /// What was asked for.
+    pub kind: Kind,
+    /// The request method.
+    pub method: String,
+    /// The host's chain head before it (hex SHA-256; 64 zeros at `seq` 0).
+    pub prev: String,
+    /// The robots.txt the decision used (`null` for a robots.txt request).
+    pub robots: Option<RobotsUsed>,
+    /// Its place in the chain of its host, from 0.
+    pub seq: u64,
+    /// When it was sent: RFC 3339, UTC, milliseconds.
+    pub time: String,
+    /// The absolute URL requested.
+    pub url: String,
+    /// The User-Agent sent.
+    pub user_agent: String,
+    /// The format version, [`VERSION`].
+    pub v: u32,
 }
 
 /// What a request asked for.
@@ -59,16 +65,16 @@ pub enum Kind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RobotsUsed {
-    /// Its URL.
-    pub url: String,
-    /// Hex SHA-256 of the bytes judged (`null` when there were none).
-    pub sha256: Option<String>,
     /// When it was fetched (RFC 3339), `null` when never.
     pub fetched: Option<String>,
-    /// The status it was fetched with, `null` on a network error.
-    pub status: Option<u16>,
+    /// Hex SHA-256 of the bytes judged (`null` when there were none).
+    pub sha256: Option<String>,
     /// How it was read.
     pub state: RobotsState,
+    /// The status it was fetched with, `null` on a network error.
+    pub status: Option<u16>,
+    /// Its URL.
+    pub url: String,
     /// Why, for allow-all and disallow-all.
     pub why: Option<String>,
 }
@@ -103,12 +109,14 @@ pub struct Decision {
 #[serde(deny_unknown_fields)]
 pub struct Delay {
     /// The delay in force for its host, seconds (milliseconds precision).
+    #[serde(serialize_with = "canonical_seconds")]
     pub required_s: f64,
-    /// Where that delay came from.
-    pub source: DelaySource,
     /// The gap kept since the host's previous request started, seconds;
     /// `null` for the host's first.
+    #[serde(serialize_with = "canonical_seconds_opt")]
     pub since_previous_s: Option<f64>,
+    /// Where that delay came from.
+    pub source: DelaySource,
 }
 
 /// Where a delay came from.
@@ -192,5 +200,29 @@ impl Record {
             },
             content_usage: None,
         }
+    }
+}
+
+/// Seconds as RFC 8785 writes them: whole ones as integers (`2`, not
+/// `2.0`), others in the shortest form that reads back.
+fn canonical_seconds<S: serde::Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if x.fract() == 0.0 && x.abs() < 9e15 {
+        s.serialize_i64(*x as i64)
+    } else {
+        s.serialize_f64(*x)
+    }
+}
+
+fn canonical_seconds_opt<S: serde::Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match x {
+        Some(x) => canonical_seconds(x, s),
+        None => s.serialize_none(),
+    }
+}
+
+impl Record {
+    /// Its canonical bytes (RFC 8785), written directly.
+    pub fn canonical_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
     }
 }
