@@ -5,7 +5,8 @@
 use std::time::Duration;
 
 use mannerly_audit::{
-    group_bundles, Auditor, BundleState, Catalogue, EvidenceReport, Options, RobotsBook, Unchecked,
+    group_bundles, Auditor, BundleState, Catalogue, EvidenceReport, Options, Report, RobotsBook,
+    Unchecked,
 };
 use mannerly_evidence::{
     export, Decision, Delay, DelaySource, EvidenceLog, Kind, Record, RobotsState, RobotsUsed,
@@ -71,6 +72,14 @@ fn clf(at_s: u64, path: &str, ip: &str) -> String {
 }
 
 fn audit(book: &RobotsBook, lines: &[String], bundle: mannerly_evidence::Bundle) -> EvidenceReport {
+    report(book, lines, bundle)
+        .bots
+        .into_iter()
+        .find_map(|b| b.evidence)
+        .expect("the bot's evidence")
+}
+
+fn report(book: &RobotsBook, lines: &[String], bundle: mannerly_evidence::Bundle) -> Report {
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
     let mut parser = mannerly_logs::detect(&refs).expect("combined");
     let options = Options {
@@ -83,12 +92,7 @@ fn audit(book: &RobotsBook, lines: &[String], bundle: mannerly_evidence::Bundle)
         let entry = parser.parse(l).expect("reads").expect("a request");
         auditor.feed(0, &entry, &Unchecked);
     }
-    let report = auditor.finish();
-    report
-        .bots
-        .into_iter()
-        .find_map(|b| b.evidence)
-        .expect("the bot's evidence")
+    auditor.finish()
 }
 
 fn crawler_lines() -> Vec<String> {
@@ -167,4 +171,32 @@ fn a_tampered_bundle_is_reported_invalid() {
     let e = audit(&RobotsBook::new(), &crawler_lines(), b);
     assert_eq!(e.bundle, BundleState::Invalid);
     assert!(!e.refused.is_empty() && !e.is_clean());
+}
+
+#[test]
+fn the_text_and_html_reports_say_it_in_words() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut lines = crawler_lines();
+    lines.push(clf(7, "/elsewhere", "203.0.113.9"));
+    let r = report(&RobotsBook::new(), &lines, bundle(dir.path()));
+    let text = mannerly_audit::render::text(&r);
+    assert!(
+        text.contains("Crawlers' evidence, checked against this log"),
+        "{text}"
+    );
+    assert!(
+        text.contains("logged requests in its name it never recorded"),
+        "{text}"
+    );
+    assert!(text.contains("UNSIGNED"), "{text}");
+    let html = mannerly_audit::render::html(&r);
+    assert!(
+        html.contains("Crawlers&#39; evidence") || html.contains("Crawlers' evidence"),
+        "{html}"
+    );
+    assert!(html.contains("GET /elsewhere"), "{html}");
+    let json = serde_json::to_value(&r).expect("json");
+    let e = &json["bots"][0]["evidence"];
+    assert_eq!(e["bundle"], "unsigned");
+    assert_eq!(e["logged_not_in_evidence"], 1);
 }

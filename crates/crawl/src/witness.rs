@@ -231,7 +231,12 @@ impl Witness {
         });
         // A record that cannot be written stops nothing here; the loop's
         // next page record reports the failure.
-        if let Ok(line) = self.append(self.base(text, Kind::Robots, now, delay)) {
+        // robots.txt goes unsigned (only pages carry Web Bot Auth).
+        let record = Record {
+            keyid: None,
+            ..self.base(text, Kind::Robots, now, delay)
+        };
+        if let Ok(line) = self.append(record) {
             if let Ok(mut m) = self.lines.lock() {
                 // Lines of hops that got no answer are never archived:
                 // bounded, they cannot pile up.
