@@ -12,7 +12,6 @@ use mannerly_evidence::{verify, Bundle, DelaySource, Record};
 use serde::Serialize;
 
 use crate::book::RobotsBook;
-use crate::report::rfc3339;
 
 /// SHA-256 of no bytes.
 const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
@@ -235,7 +234,7 @@ fn example(
     if out.examples.iter().filter(|x| x.kind == kind).count() < MAX_EVIDENCE_EXAMPLES {
         out.examples.push(EvidenceExample {
             kind,
-            time: rfc3339(time),
+            time: mannerly_time::UnixMillis(u64::try_from(time).unwrap_or(0)).to_rfc3339_millis(),
             host: host.to_owned(),
             request,
             detail,

@@ -76,7 +76,8 @@ pub fn demo(args: DemoArgs) -> Result<u8> {
             .iter()
             .map(|(n, spec, _)| (*n, spec.clone()))
             .collect();
-        let book = crate::demo_audit::robots_book(GENERATED_ROBOTS, &hosts, &out)?;
+        let names: Vec<String> = (0..args.hosts).map(|i| format!("site{i}.test")).collect();
+        let book = crate::demo_audit::robots_book(&generated_robots(&args), &names, &hosts, &out)?;
         let audit = crate::demo_audit::audit(&web, &book, args.min_delay, &out)?;
         let evidence = match args.external.is_empty() {
             true => crate::demo_evidence::check(&out, &book)?,
@@ -135,6 +136,16 @@ fn out_dir(args: &DemoArgs) -> Result<PathBuf> {
 
 /// The robots.txt of every generated host.
 const GENERATED_ROBOTS: &str = "User-agent: *\nDisallow: /p7.html\n";
+
+/// The generated hosts' robots.txt as served (`{host}` stands for each
+/// host's name): for a recrawl, the same rules and a sitemap whose lastmod
+/// the recrawl goes by.
+fn generated_robots(args: &DemoArgs) -> String {
+    match args.recrawl {
+        true => format!("{GENERATED_ROBOTS}Sitemap: http://{{host}}/sitemap.xml\n"),
+        false => GENERATED_ROBOTS.into(),
+    }
+}
 
 /// The hosts with quirks: name, what it serves, and what to say of it.
 fn scripted_hosts() -> Vec<(&'static str, HostSpec, &'static str)> {
@@ -252,12 +263,7 @@ async fn start_web(
             prefix: "site".into(),
             suffix: ".test".into(),
             count: args.hosts,
-            robots: match args.recrawl {
-                // The same rules, and a sitemap whose lastmod a recrawl
-                // goes by.
-                true => format!("{GENERATED_ROBOTS}Sitemap: http://{{host}}/sitemap.xml\n"),
-                false => GENERATED_ROBOTS.into(),
-            },
+            robots: generated_robots(args),
             pages_per_host: args.pages,
             links_per_page: 4,
             cross_host_links: 1,

@@ -20,11 +20,13 @@ use mannerly_testweb::{HostSpec, TestWeb, ACCESS_LOG_FORMAT};
 const JITTER: Duration = Duration::from_millis(15);
 
 /// The robots.txt every host of the demo's web serves: the generated
-/// hosts' file for all, and each scripted host's own; each is also
-/// written to `out/audit-robots/` (`all-hosts.txt`, `HOST.txt`), so
-/// `mannerly audit` can be run on the demo's log by hand.
+/// hosts' file for all (for each of `names` when it names its host with
+/// `{host}`), and each scripted host's own; each is also written to
+/// `out/audit-robots/` (`all-hosts.txt`, `HOST.txt`), so `mannerly audit`
+/// can be run on the demo's log by hand.
 pub fn robots_book(
     generated: &str,
+    names: &[String],
     scripted: &[(&str, HostSpec)],
     out: &Path,
 ) -> Result<RobotsBook> {
@@ -37,7 +39,13 @@ pub fn robots_book(
         book.add(host, None, file.display().to_string(), body.as_bytes());
         Ok(())
     };
-    add(None, generated)?;
+    if generated.contains("{host}") {
+        for name in names {
+            add(Some(name), &generated.replace("{host}", name))?;
+        }
+    } else {
+        add(None, generated)?;
+    }
     for (host, spec) in scripted {
         // A host that answers no file allows everything (4xx) or holds
         // its pages (5xx): the log shows which, and the audit judges it.

@@ -70,6 +70,7 @@
 #![deny(missing_docs)]
 
 pub mod cache;
+mod good_copy;
 pub mod guard;
 pub mod http;
 mod origin;
