@@ -78,7 +78,7 @@ pub struct EvidenceReport {
 }
 
 impl EvidenceReport {
-    /// Whether it shows anything wrong.
+    /// Whether it shows nothing wrong.
     pub fn is_clean(&self) -> bool {
         self.bundle != BundleState::Invalid
             && self.logged_not_in_evidence
@@ -260,23 +260,36 @@ fn match_both(
     for list in by_request.values_mut() {
         list.sort_by_key(|i| records[*i].0);
     }
-    let span = |host: Option<&str>| {
-        let times = records
-            .iter()
-            .filter(|(_, r)| same_host(host, &r.host))
-            .map(|(t, _)| *t);
-        times.clone().min().zip(times.max())
+    // The time the records cover, per host and over all.
+    let mut spans: HashMap<&str, (i64, i64)> = HashMap::new();
+    for (t, r) in records {
+        let s = spans.entry(r.host.as_str()).or_insert((*t, *t));
+        *s = (s.0.min(*t), s.1.max(*t));
+    }
+    let all = spans.values().fold(None, |acc: Option<(i64, i64)>, s| {
+        Some(acc.map_or(*s, |a| (a.0.min(s.0), a.1.max(s.1))))
+    });
+    let span = |host: Option<&str>| match host {
+        None => all,
+        Some(h) => {
+            let h = h.to_ascii_lowercase();
+            spans.get(strip_port(&h)).copied()
+        }
     };
     let mut matched: Vec<Option<usize>> = vec![None; records.len()];
     for (li, l) in logged.iter().enumerate() {
         let window = i64::from(l.precision_ms) + tol.skew_ms;
+        // The earliest unmatched record in the window (the lists are in
+        // time order, so the search starts at the window's start).
         let found = by_request.get(&(&*l.method, &*l.target)).and_then(|list| {
-            list.iter().copied().find(|i| {
-                let (t, r) = records[*i];
-                matched[*i].is_none()
-                    && (t - l.millis).abs() <= window
-                    && same_host(l.host.as_deref(), &r.host)
-            })
+            let from = list.partition_point(|i| records[*i].0 < l.millis - window);
+            list[from..]
+                .iter()
+                .copied()
+                .take_while(|i| records[*i].0 <= l.millis + window)
+                .find(|i| {
+                    matched[*i].is_none() && same_host(l.host.as_deref(), &records[*i].1.host)
+                })
         });
         match found {
             Some(i) => {
@@ -475,7 +488,7 @@ impl EvidenceReport {
                 parts.push(format!("{n} {what}"));
             }
         }
-        if self.is_clean() && self.bundle != BundleState::Invalid {
+        if self.is_clean() {
             parts.push("every request matched both ways".into());
         }
         parts.join("; ")
