@@ -4,9 +4,11 @@ classifies User-Agents with, from the public catalogues in ../shared/bots
 (see crates/audit/data/CREDITS.md for their sources and licences).
 
 Each entry is one product token: the name a crawler's robots.txt group is
-written for and that appears in its User-Agent, its operator, and the ways
-its operator publishes to check that a request is really theirs (reverse-DNS
-domains, IP-range files in Google's `prefixes` format).
+written for and that appears in its User-Agent, its operator, what it is for
+(one closed set of categories), whether robots.txt governs it (`kind`: a
+`user-triggered` fetcher's operator states it does not, at `kind_source`),
+and the ways its operator publishes to check that a request is really theirs
+(reverse-DNS domains, IP-range files in Google's `prefixes` format).
 
     python3 tools/catalogue/build.py [SHARED_DIR]
 """
@@ -50,6 +52,49 @@ OPERATORS = {
     "PerplexityBot": "Perplexity", "Kagibot": "Kagi", "SERankingBacklinksBot": "SE Ranking",
     "Ahrefs": "Ahrefs", "Yandex": "Yandex", "SE Ranking": "SE Ranking",
 }
+
+
+# The catalogues' categories (each its own words) into one closed set,
+# the one `mannerly audit` documents: what a crawler is for.
+CATEGORIES = {
+    "search-engine": "search-engine",
+    "ai": "ai", "ai-crawler": "ai",
+    "seo": "seo",
+    "advertising": "advertising",
+    "monitoring": "monitoring", "monitor": "monitoring", "optimizer": "monitoring",
+    "webhook": "monitoring",
+    "feed-reader": "feed-reader", "feedfetcher": "feed-reader",
+    "social-preview": "link-preview", "preview": "link-preview", "social": "link-preview",
+    "slack": "link-preview", "meta": "link-preview",
+    "archiver": "archiver", "archive": "archiver",
+    "academic": "academic",
+    "scanner": "security-scanner",
+    "tool": "crawler-software", "programmatic": "crawler-software",
+    "http-library": "crawler-software", "browser-automation": "crawler-software",
+}
+
+# Fetchers whose operators state that robots.txt does not govern them, as
+# they fetch only when a person asks: token -> where the operator says so.
+GOOGLE_USER_TRIGGERED = "https://developers.google.com/crawling/docs/crawlers-fetchers/google-user-triggered-fetchers"
+META_CRAWLERS = "https://developers.facebook.com/docs/sharing/webmasters/web-crawlers"
+USER_TRIGGERED = {
+    "FeedFetcher-Google": GOOGLE_USER_TRIGGERED,
+    "GoogleProducer": GOOGLE_USER_TRIGGERED,
+    "Google-Read-Aloud": GOOGLE_USER_TRIGGERED,
+    "Google-Site-Verification": GOOGLE_USER_TRIGGERED,
+    "Google-NotebookLM": GOOGLE_USER_TRIGGERED,
+    "ChatGPT-User": "https://platform.openai.com/docs/bots",
+    "Perplexity-User": "https://docs.perplexity.ai/guides/bots",
+    "facebookexternalhit": META_CRAWLERS,
+    "meta-externalfetcher": META_CRAWLERS,
+}
+
+
+def closed_category(e):
+    """The entry's category in the closed set (`other` when unknown)."""
+    if e["token"].lower().startswith("yandex") and not e["category"]:
+        return "search-engine"
+    return CATEGORIES.get(e["category"], "other")
 
 
 def main():
@@ -118,6 +163,14 @@ def main():
     for t in dropped:
         del bots[t]
     print("dropped, as they appear in browsers' User-Agents:", ", ".join(dropped))
+    for e in bots.values():
+        e["category"] = closed_category(e)
+        source = USER_TRIGGERED.get(e["token"])
+        e["kind"] = "user-triggered" if source else "crawler"
+        e["kind_source"] = source
+    missing = sorted(set(USER_TRIGGERED) - {e["token"] for e in bots.values()})
+    if missing:
+        sys.exit(f"user-triggered fetchers not in the catalogue: {missing}")
     out = sorted(bots.values(), key=lambda e: e["token"].lower())
     with open(OUT, "w") as f:
         f.write("[\n" + ",\n".join(json.dumps(e, sort_keys=True) for e in out) + "\n]\n")

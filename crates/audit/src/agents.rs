@@ -7,6 +7,8 @@ use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
+use crate::kinds::{is_client_library, BotKind, Category};
+
 /// A crawler the catalogue knows.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 pub struct Known {
@@ -14,13 +16,29 @@ pub struct Known {
     pub token: String,
     /// Who runs it.
     pub operator: Option<String>,
-    /// What it is for (`search-engine`, `ai`, ...).
-    pub category: Option<String>,
+    /// What it is for.
+    pub category: Option<Category>,
+    /// Whether robots.txt governs it: a crawler, or a fetcher whose
+    /// operator states that it does not (user-triggered).
+    #[serde(default)]
+    pub kind: BotKind,
+    /// Where the operator says so, for a user-triggered fetcher.
+    #[serde(default)]
+    pub kind_source: Option<String>,
     /// Domains its addresses reverse-resolve under (forward-confirmed
     /// reverse DNS).
     pub rdns: Vec<String>,
     /// IP-range files its operator publishes (Google's `prefixes` format).
     pub ranges: Vec<String>,
+}
+
+/// The kind of a bot by its token and catalogue entry: an HTTP library
+/// or tool by name, else what the catalogue says, else a crawler.
+pub fn kind_of(token: &str, known: Option<&Known>) -> BotKind {
+    if is_client_library(token) {
+        return BotKind::ClientLibrary;
+    }
+    known.map_or(BotKind::Crawler, |k| k.kind)
 }
 
 impl Known {
@@ -318,6 +336,38 @@ mod tests {
                 "{ua}"
             );
         }
+    }
+
+    #[test]
+    fn categories_are_one_closed_set_and_user_triggered_fetchers_cite_their_operator() {
+        // An unknown category is refused when the catalogue loads.
+        let odd = r#"[{"token":"X","operator":null,"category":"monitor","rdns":[],"ranges":[]}]"#;
+        assert!(Catalogue::from_json(odd).is_err());
+        let c = Catalogue::builtin();
+        let mut user_triggered = 0;
+        for i in 0..c.len() {
+            let k = c.get(i).expect("entry");
+            if k.kind == BotKind::UserTriggered {
+                user_triggered += 1;
+                let source = k.kind_source.as_deref().unwrap_or("");
+                assert!(source.starts_with("https://"), "{}: {source:?}", k.token);
+            } else {
+                assert!(k.kind_source.is_none(), "{}", k.token);
+            }
+        }
+        assert!(user_triggered >= 5, "{user_triggered}");
+        for token in ["FeedFetcher-Google", "ChatGPT-User", "facebookexternalhit"] {
+            let Agent::Bot { known: Some(i), .. } = c.classify(&format!("{token}/1.0")) else {
+                panic!("{token} is known");
+            };
+            assert_eq!(
+                c.get(i).map(|k| k.kind),
+                Some(BotKind::UserTriggered),
+                "{token}"
+            );
+        }
+        assert_eq!(kind_of("python-requests", None), BotKind::ClientLibrary);
+        assert_eq!(kind_of("SomeNewBot", None), BotKind::Crawler);
     }
 
     #[test]

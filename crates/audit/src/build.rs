@@ -2,6 +2,7 @@
 //! hosts, timelines on one axis, and the suspects.
 
 use crate::engine::Auditor;
+use crate::kinds::BotKind;
 use crate::report::{rfc3339, BotReport, HostReport, Identity, Report, RobotsSource, Timeline};
 
 impl Auditor<'_> {
@@ -81,18 +82,34 @@ fn bot(a: &Auditor<'_>, g: &crate::engine::Group) -> BotReport {
     });
     let mut examples = g.examples.clone();
     examples.sort_by(|x, y| (&x.time, x.rule, &x.path).cmp(&(&y.time, y.rule, &y.path)));
+    let kind = a.token_kinds[g.token as usize];
+    let mut counts = Auditor::totals(g);
+    let mut timeline = g.timeline.clone();
+    if kind == BotKind::UserTriggered {
+        // Its operator states that robots.txt does not govern it: what it
+        // did is told, but it breaks no rule.
+        counts = counts.without_violations();
+        for h in &mut hosts {
+            h.counts = h.counts.without_violations();
+        }
+        examples.clear();
+        timeline.violations.iter_mut().for_each(|v| *v = 0);
+    }
     BotReport {
         token: token.clone(),
+        kind,
+        kind_source: known.and_then(|k| k.kind_source.clone()),
+        address: g.address.map(|ip| ip.to_string()),
         identity: g.identity,
         operator: known.and_then(|k| k.operator.clone()),
-        category: known.and_then(|k| k.category.clone()),
-        counts: Auditor::totals(g),
+        category: known.and_then(|k| k.category),
+        counts,
         statuses: g.statuses.clone(),
         clients: g.clients.len() as u64,
         peak_per_minute: hosts.iter().map(|h| h.peak_per_minute).max().unwrap_or(0),
         examples,
         hosts,
-        timeline: g.timeline.clone(),
+        timeline,
         evidence: None,
     }
 }
@@ -112,6 +129,9 @@ fn attach_evidence(a: &mut Auditor<'_>, bots: &mut Vec<BotReport>) {
         match target {
             Some(b) => b.evidence = Some(found),
             None => bots.push(BotReport {
+                kind: crate::kinds::BotKind::Crawler,
+                kind_source: None,
+                address: None,
                 token,
                 identity: Identity::Unverified,
                 operator: None,

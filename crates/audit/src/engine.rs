@@ -20,6 +20,7 @@ use mannerly_robots::AgentRules;
 use crate::agents::{Agent, Catalogue, Known};
 use crate::book::{RobotsBook, VersionId};
 use crate::evidence::{BotEvidence, BotEvidenceInput, Logged, Tolerance};
+use crate::kinds::BotKind;
 use crate::order::{Reorder, Timed};
 use crate::pace::{Pace, Step};
 use crate::report::{rfc3339, Counts, Example, Identity, Rule, Timeline, MAX_EXAMPLES};
@@ -101,6 +102,8 @@ struct Compiled<'r> {
 pub(crate) struct Group {
     pub token: u32,
     pub identity: Identity,
+    /// The client address, for an HTTP library or tool.
+    pub address: Option<IpAddr>,
     pub statuses: BTreeMap<u16, u64>,
     pub bytes: u64,
     pub clients: rustc_hash::FxHashSet<IpAddr>,
@@ -166,7 +169,9 @@ pub struct Auditor<'r> {
     pub(crate) tokens: Vec<(String, Option<usize>)>,
     token_ids: FxMap<String, u32>,
     pub(crate) groups: Vec<Group>,
-    group_ids: FxMap<(u32, Identity), u32>,
+    group_ids: FxMap<(u32, Identity, Option<IpAddr>), u32>,
+    /// Each token's kind, by token number.
+    pub(crate) token_kinds: Vec<BotKind>,
     pub(crate) hosts: Vec<String>,
     host_ids: FxMap<String, u32>,
     compiled: FxMap<(VersionId, u32), Compiled<'r>>,
@@ -208,6 +213,7 @@ impl<'r> Auditor<'r> {
             token_ids: FxMap::default(),
             groups: Vec::new(),
             group_ids: FxMap::default(),
+            token_kinds: Vec::new(),
             hosts: Vec::new(),
             host_ids: FxMap::default(),
             compiled: FxMap::default(),
@@ -331,6 +337,8 @@ impl<'r> Auditor<'r> {
             return *id;
         }
         let id = self.tokens.len() as u32;
+        let entry = known.and_then(|k| self.catalogue.get(k));
+        self.token_kinds.push(crate::agents::kind_of(&token, entry));
         self.tokens.push((token, known));
         self.token_ids.insert(key, id);
         id
@@ -347,14 +355,18 @@ impl<'r> Auditor<'r> {
         id
     }
 
-    fn group_id(&mut self, token: u32, identity: Identity) -> u32 {
-        if let Some(id) = self.group_ids.get(&(token, identity)) {
+    /// The group of a token's requests with one identity (and, for an
+    /// HTTP library or tool, from one address: anyone's tool is not one
+    /// crawler).
+    fn group_id(&mut self, token: u32, identity: Identity, address: Option<IpAddr>) -> u32 {
+        if let Some(id) = self.group_ids.get(&(token, identity, address)) {
             return *id;
         }
         let id = self.groups.len() as u32;
         self.groups.push(Group {
             token,
             identity,
+            address,
             statuses: BTreeMap::new(),
             bytes: 0,
             clients: rustc_hash::FxHashSet::default(),
@@ -362,7 +374,7 @@ impl<'r> Auditor<'r> {
             hosts: FxMap::default(),
             timeline: Timeline::default(),
         });
-        self.group_ids.insert((token, identity), id);
+        self.group_ids.insert((token, identity, address), id);
         id
     }
 
@@ -389,7 +401,11 @@ impl<'r> Auditor<'r> {
         } else {
             Identity::Unverified
         };
-        let group = self.group_id(token, identity);
+        let address = match self.token_kinds[token as usize] {
+            BotKind::ClientLibrary => entry.client,
+            _ => None,
+        };
+        let group = self.group_id(token, identity, address);
         let host = self.host_id(entry);
         self.note_evidence(token, entry);
         let robots = entry.target.split('?').next() == Some("/robots.txt");

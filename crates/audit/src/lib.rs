@@ -57,6 +57,7 @@ mod book;
 mod build;
 mod engine;
 mod evidence;
+mod kinds;
 mod order;
 mod pace;
 pub mod render;
@@ -66,13 +67,14 @@ mod source;
 mod suspects;
 mod timeline;
 
-pub use agents::{product_token, Agent, Catalogue, CatalogueError, Known};
+pub use agents::{kind_of, product_token, Agent, Catalogue, CatalogueError, Known};
 pub use book::{RobotsBook, Version, VersionId};
 pub use engine::{Auditor, Identify, Options, Unchecked};
 pub use evidence::{
     group_bundles, BotEvidenceInput, BundleState, EvidenceExample, EvidenceReport,
     MAX_EVIDENCE_EXAMPLES,
 };
+pub use kinds::{is_client_library, BotKind, Category, CLIENT_LIBRARIES};
 pub use report::{
     BotReport, Counts, Example, FileReport, HostReport, Identity, Report, RobotsSource, Rule,
     Suspect, Timeline, MAX_EXAMPLES,

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use crate::kinds::BotKind;
 use crate::report::{BotReport, Counts, Identity, Report, Timeline};
 
 /// Bots listed under "everyone else", at most.
@@ -34,7 +35,12 @@ fn name(b: &BotReport) -> String {
         .as_deref()
         .map(|o| format!(", {o}"))
         .unwrap_or_default();
-    format!("{} ({}{operator})", b.token, b.identity.as_str())
+    let from = b
+        .address
+        .as_deref()
+        .map(|a| format!(" from {a}"))
+        .unwrap_or_default();
+    format!("{}{from} ({}{operator})", b.token, b.identity.as_str())
 }
 
 /// The terminal report: what was read, then the rule breakers, the
@@ -45,6 +51,7 @@ pub fn text(r: &Report) -> String {
     text_breakers(&mut out, r);
     text_impostors(&mut out, r);
     text_evidence(&mut out, r);
+    text_user_triggered(&mut out, r);
     text_others(&mut out, r);
     unread(&mut out, r);
     out
@@ -180,11 +187,45 @@ fn text_impostors(out: &mut String, r: &Report) {
 }
 
 /// Bots that broke nothing, and the browsers' requests.
+/// Fetchers whose operators state robots.txt does not govern them: what
+/// they did, apart, judged by no rule.
+fn text_user_triggered(out: &mut String, r: &Report) {
+    let apart: Vec<&BotReport> = r
+        .bots
+        .iter()
+        .filter(|b| b.kind == BotKind::UserTriggered)
+        .collect();
+    if apart.is_empty() {
+        return;
+    }
+    section(
+        out,
+        "User-triggered fetchers (a person asked; their operators state robots.txt does not govern them)",
+        false,
+    );
+    for b in apart {
+        let _ = writeln!(
+            out,
+            "  {}: {} requests, {} robots.txt reads; see {}",
+            name(b),
+            b.counts.requests,
+            b.counts.robots_fetches,
+            b.kind_source
+                .as_deref()
+                .unwrap_or("its operator's documentation")
+        );
+    }
+}
+
 fn text_others(out: &mut String, r: &Report) {
     let others: Vec<&BotReport> = r
         .bots
         .iter()
-        .filter(|b| b.counts.violations() == 0 && b.identity != Identity::Spoofed)
+        .filter(|b| {
+            b.counts.violations() == 0
+                && b.identity != Identity::Spoofed
+                && b.kind != BotKind::UserTriggered
+        })
         .collect();
     section(out, "Everyone else", others.is_empty());
     for b in others.iter().take(OTHERS) {
@@ -322,11 +363,18 @@ pub fn html(r: &Report) -> String {
     }
     out.push_str("</table>");
     html_evidence(&mut out, r);
+    let user_triggered = |b: &&BotReport| b.kind == BotKind::UserTriggered;
+    if r.bots.iter().any(|b| user_triggered(&b)) {
+        out.push_str("<h2>User-triggered fetchers: a person asked, and their operators state robots.txt does not govern them</h2>");
+        for b in r.bots.iter().filter(user_triggered) {
+            bot_card(&mut out, b, max, vmax);
+        }
+    }
     out.push_str("<h2>Everyone else</h2>");
     for b in r
         .bots
         .iter()
-        .filter(|b| b.counts.violations() == 0)
+        .filter(|b| b.counts.violations() == 0 && !user_triggered(b))
         .take(OTHERS)
     {
         bot_card(&mut out, b, max, vmax);

@@ -105,6 +105,19 @@ pub struct Counts {
 }
 
 impl Counts {
+    /// The same counts with every violation taken away (for an agent that
+    /// breaks no rule: a user-triggered fetcher).
+    pub(crate) fn without_violations(&self) -> Counts {
+        Counts {
+            disallowed: 0,
+            too_soon: 0,
+            ignored_retry_after: 0,
+            before_robots: 0,
+            while_robots_unavailable: 0,
+            ..self.clone()
+        }
+    }
+
     /// Every violation counted.
     pub fn violations(&self) -> u64 {
         self.disallowed
@@ -153,17 +166,27 @@ pub struct HostReport {
     pub median_gap: Option<f64>,
 }
 
-/// One bot (a product token with one identity).
+/// One bot (a product token with one identity; for an HTTP library or
+/// tool, from one address).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BotReport {
     /// Its product token.
     pub token: String,
+    /// Whether robots.txt governs it, and how it is judged.
+    pub kind: crate::kinds::BotKind,
+    /// Where its operator states that robots.txt does not govern it (a
+    /// user-triggered fetcher).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind_source: Option<String>,
+    /// The client address, for an HTTP library or tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
     /// Its identity.
     pub identity: Identity,
     /// Its operator, when the catalogue knows it.
     pub operator: Option<String>,
     /// What it is for, when the catalogue knows it.
-    pub category: Option<String>,
+    pub category: Option<crate::kinds::Category>,
     /// What it did, over all hosts.
     #[serde(flatten)]
     pub counts: Counts,

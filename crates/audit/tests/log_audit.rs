@@ -317,3 +317,91 @@ fn many_files_are_read_in_turn() {
     assert_eq!(split.bots, whole.bots);
     assert_eq!(split.files.len(), 20);
 }
+
+#[test]
+fn a_user_triggered_fetcher_is_reported_apart_and_breaks_no_rule() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let ua = "FeedFetcher-Google; (+http://www.google.com/feedfetcher.html)";
+    let mut log = String::new();
+    for i in 0..5 {
+        log += &line(i, "192.0.2.9", "/private/feed.xml", 200, ua);
+    }
+    log += &line(10, "192.0.2.7", "/private/x", 200, BOT);
+    let path = write(&dir, "access.log", &log);
+    let mut book = RobotsBook::new();
+    book.add(
+        None,
+        None,
+        "robots.txt".into(),
+        b"User-agent: *\nDisallow: /private\nCrawl-delay: 10\n",
+    );
+    let report = audit(&[path], &book, from_start());
+    let feed = report
+        .bots
+        .iter()
+        .find(|b| b.token == "FeedFetcher-Google")
+        .expect("reported");
+    assert_eq!(feed.kind, mannerly_audit::BotKind::UserTriggered);
+    assert!(feed
+        .kind_source
+        .as_deref()
+        .is_some_and(|s| s.starts_with("https://developers.google.com/")));
+    assert_eq!((feed.counts.requests, feed.counts.violations()), (5, 0));
+    assert!(feed.examples.is_empty());
+    // Only the crawler broke a rule.
+    let breakers: Vec<&str> = report.rule_breakers().map(|b| b.token.as_str()).collect();
+    assert_eq!(breakers, ["ExampleBot"]);
+    let text = mannerly_audit::render::text(&report);
+    assert!(text.contains("User-triggered fetchers"), "{text}");
+    let json = serde_json::to_value(&report).expect("json");
+    assert!(json["bots"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .any(|b| b["kind"] == "user-triggered"));
+}
+
+#[test]
+fn a_client_library_is_judged_per_address() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let ua = "python-requests/2.32.3";
+    let mut log = String::new();
+    // Three unrelated clients, each 30 s apart, together every 10 s; and
+    // curl from one address every 2 s.
+    for i in 0..6 {
+        for (k, ip) in ["198.51.100.1", "198.51.100.2", "198.51.100.3"]
+            .iter()
+            .enumerate()
+        {
+            log += &line(i * 30 + k as i64 * 10, ip, "/robots.txt", 200, ua);
+        }
+        log += &line(200 + i * 2, "203.0.113.5", "/robots.txt", 200, "curl/8.5.0");
+    }
+    let path = write(&dir, "access.log", &log);
+    let mut book = RobotsBook::new();
+    book.add(
+        None,
+        None,
+        "robots.txt".into(),
+        b"User-agent: *\nCrawl-delay: 20\n",
+    );
+    let report = audit(&[path], &book, from_start());
+    let requests: Vec<&mannerly_audit::BotReport> = report
+        .bots
+        .iter()
+        .filter(|b| b.token == "python-requests")
+        .collect();
+    assert_eq!(requests.len(), 3, "one report per address");
+    for b in &requests {
+        assert_eq!(b.kind, mannerly_audit::BotKind::ClientLibrary);
+        assert!(b.address.is_some());
+        assert_eq!(b.counts.too_soon, 0, "{:?}: each waited 30 s", b.address);
+    }
+    let curl = report
+        .bots
+        .iter()
+        .find(|b| b.token == "curl")
+        .expect("curl");
+    assert_eq!(curl.address.as_deref(), Some("203.0.113.5"));
+    assert_eq!(curl.counts.too_soon, 5, "2 s apart against 20 s");
+}
