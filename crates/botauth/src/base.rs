@@ -14,6 +14,9 @@ pub struct Message {
     pub target_uri: String,
     /// Header fields in order; names are case-insensitive.
     pub headers: Vec<(String, String)>,
+    /// The body, when the verifier has it: a covered `Content-Digest` is
+    /// then checked against it (RFC 9530).
+    pub body: Option<Vec<u8>>,
 }
 
 /// Why raw request text could not be read as a [`Message`].
@@ -42,6 +45,18 @@ pub enum RequestParseError {
     Scheme(String),
 }
 
+/// What follows the first empty line of raw request text (CRLF or LF
+/// line endings), or `None` when there is no empty line.
+fn body_of(text: &str) -> Option<Vec<u8>> {
+    let crlf = text.find("\r\n\r\n").map(|i| i + 4);
+    let lf = text.find("\n\n").map(|i| i + 2);
+    let start = match (crlf, lf) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b)?,
+    };
+    Some(text.as_bytes()[start..].to_vec())
+}
+
 /// A response and the request it answers (for `;req` components).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Response {
@@ -58,11 +73,13 @@ impl Message {
             method: method.to_owned(),
             target_uri: target_uri.to_owned(),
             headers: Vec::new(),
+            body: None,
         }
     }
 
     /// Reads a request as raw HTTP/1 text: the request line, then header
-    /// lines up to the first empty line (the body, if any, is not read).
+    /// lines up to the first empty line, and what follows it as the body
+    /// (none when the text has no empty line).
     /// An origin-form target (`/path`) takes its authority from `Host`
     /// and the given `scheme` (`http` or `https`, as the connection was);
     /// an absolute-form target is used as it is. Line endings may be LF
@@ -120,6 +137,7 @@ impl Message {
             method: method.to_owned(),
             target_uri,
             headers,
+            body: body_of(text),
         })
     }
 
@@ -135,6 +153,10 @@ impl Message {
             method: req.method().as_str().to_owned(),
             target_uri: req.url().to_string(),
             headers: mannerly_fetch::http::header_pairs(req.headers()),
+            body: req
+                .body()
+                .and_then(reqwest::Body::as_bytes)
+                .map(<[u8]>::to_vec),
         }
     }
 

@@ -136,6 +136,15 @@ pub enum Rejection {
     /// The `Signature-Agent` header and what the signature covers disagree.
     #[error("{0}")]
     SignatureAgent(&'static str),
+    /// The signature covers `Content-Digest`, and the body given is not
+    /// the one it names (RFC 9530): the body was swapped.
+    #[error("Content-Digest does not match the body ({0})")]
+    ContentDigestMismatch(String),
+    /// The signature covers `Content-Digest`, but it names no algorithm
+    /// this verifier computes (sha-256, sha-512), so the body cannot be
+    /// checked.
+    #[error("Content-Digest names no algorithm this verifier checks (sha-256, sha-512): {0}")]
+    ContentDigestUnchecked(String),
     /// The profile requires `@authority` or `@target-uri` to be covered.
     #[error("neither @authority nor @target-uri is covered")]
     AuthorityNotCovered,
@@ -198,6 +207,7 @@ impl Rejection {
                 | Rejection::NoAgent
                 | Rejection::UnsupportedAlgorithm(_)
                 | Rejection::DirectoryUnavailable(_)
+                | Rejection::ContentDigestUnchecked(_)
         )
     }
 }

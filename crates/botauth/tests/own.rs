@@ -343,3 +343,59 @@ fn signing_a_reqwest_request() {
         Outcome::Verified { .. }
     ));
 }
+
+#[test]
+fn a_covered_content_digest_is_checked_against_the_body() {
+    let key = KeyPair::generate();
+    let keys = StaticKeys::from_directory(DIR, vec![key.public_jwk()]);
+    let body = br#"{"q":"original"}"#;
+    let mut msg = Message::new("POST", "https://example.com/api").header(
+        "Content-Digest",
+        &mannerly_botauth::proof::content_digest(body),
+    );
+    msg.body = Some(body.to_vec());
+    let mut config = SignConfig::new(secs(T), AgentForm::dictionary(DIR));
+    config.extra_components = vec!["@method".into(), "content-digest".into()];
+    let mut m = msg.clone();
+    m.headers
+        .extend(sign_request(&key, &msg, &config).expect("sign"));
+    let at = VerifyConfig::at(secs(T + 5));
+    assert!(matches!(
+        verify_request(&m, &keys, &at),
+        Outcome::Verified { .. }
+    ));
+    // The same headers with another body: refused, not verified.
+    let mut swapped = m.clone();
+    swapped.body = Some(br#"{"q":"swapped"}"#.to_vec());
+    match verify_request(&swapped, &keys, &at) {
+        Outcome::Invalid { reason } => {
+            assert!(
+                reason.to_string().contains("Content-Digest does not match"),
+                "{reason}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    // Without the body, nothing to check it against: verified as before.
+    let mut headers_only = m.clone();
+    headers_only.body = None;
+    assert!(matches!(
+        verify_request(&headers_only, &keys, &at),
+        Outcome::Verified { .. }
+    ));
+    // Parsed from a request file, the body is what follows the blank line.
+    let text = format!(
+        "POST /api HTTP/1.1\r\nHost: example.com\r\n{}\r\n\r\n{{\"q\":\"swapped\"}}",
+        m.headers
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect::<Vec<_>>()
+            .join("\r\n")
+    );
+    let parsed = Message::parse_http(&text, "https").expect("parses");
+    assert_eq!(parsed.body.as_deref(), Some(&br#"{"q":"swapped"}"#[..]));
+    assert!(matches!(
+        verify_request(&parsed, &keys, &at),
+        Outcome::Invalid { .. }
+    ));
+}

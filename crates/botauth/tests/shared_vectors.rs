@@ -15,6 +15,7 @@ fn message(v: &Value) -> Message {
         method: r["method"].as_str().unwrap_or("GET").to_owned(),
         target_uri: r["target_uri"].as_str().unwrap_or("").to_owned(),
         headers: header_pairs(&r["headers"]),
+        body: None,
     }
 }
 

@@ -215,6 +215,9 @@ fn checked(
         });
     };
     check_signature(&ready, &base, sig_bytes, config)?;
+    if covers("content-digest") && resp.is_none() {
+        check_body(msg)?;
+    }
     let thumbprint = ready.thumbprint.clone();
     check_nonce(string("nonce"), &thumbprint, window, config)?;
     // Attributed to the URL only when the key came from it (§4.4).
@@ -226,6 +229,19 @@ fn checked(
         thumbprint,
         label: label.to_owned(),
     })
+}
+
+/// A covered `Content-Digest` against the body, when the message has one:
+/// a signature over the digest of another body does not vouch for this.
+fn check_body(msg: &Message) -> Result<(), Rejection> {
+    let (Some(body), Some(value)) = (&msg.body, msg.field("content-digest")) else {
+        return Ok(());
+    };
+    match crate::proof::check_content_digest(&value, body) {
+        Ok(()) => Ok(()),
+        Err(Some(alg)) => Err(Rejection::ContentDigestMismatch(alg)),
+        Err(None) => Err(Rejection::ContentDigestUnchecked(value)),
+    }
 }
 
 /// §5.2.2: a signature covering `"signature";key=X` also covers
