@@ -310,7 +310,7 @@ h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}table{border-collapse:co
 td,th{padding:4px 6px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}td{overflow-wrap:anywhere}\
 .chart{width:100%;height:48px;background:#f6f6f6;display:block}.pace{width:100%;max-width:260px;height:16px}\
 .bad{color:#c0392b;font-weight:600}.card{border:1px solid #ddd;border-radius:6px;padding:8px 10px;margin:10px 0}\
-small{color:#666}@media (max-width:600px){body{font-size:14px}td,th{padding:3px}}";
+small{color:#666}.wide{overflow-x:auto}.axis{display:flex;justify-content:space-between}@media (max-width:600px){body{font-size:14px}td,th{padding:3px}}";
 
 /// The self-contained HTML report.
 pub fn html(r: &Report) -> String {
@@ -347,6 +347,7 @@ pub fn html(r: &Report) -> String {
         .copied()
         .max()
         .unwrap_or(1);
+    overview(&mut out, r);
     out.push_str("<h2>Rule-breakers, worst first</h2>");
     for b in r.rule_breakers() {
         bot_card(&mut out, b, max, vmax);
@@ -415,6 +416,55 @@ fn html_evidence(out: &mut String, r: &Report) {
     }
 }
 
+/// Every bot in one table, worst first: read this first.
+fn overview(out: &mut String, r: &Report) {
+    out.push_str("<h2>Every bot, worst first</h2><div class=\"wide\"><table><tr><th>bot</th><th>kind</th><th>identity</th><th>requests</th><th>disallowed</th><th>too soon</th><th>Retry-After ignored</th><th>before robots.txt</th><th>while robots.txt unavailable</th></tr>");
+    for b in &r.bots {
+        let c = &b.counts;
+        let class = if c.violations() > 0 {
+            " class=\"bad\""
+        } else {
+            ""
+        };
+        let from = b
+            .address
+            .as_deref()
+            .map(|a| format!(" from {a}"))
+            .unwrap_or_default();
+        let _ = write!(
+            out,
+            "<tr><td{class}>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&b.token),
+            esc(&from),
+            b.kind.as_str(),
+            b.identity.as_str(),
+            c.requests,
+            c.disallowed,
+            c.too_soon,
+            c.ignored_retry_after,
+            c.before_robots,
+            c.while_robots_unavailable
+        );
+    }
+    out.push_str("</table></div>");
+}
+
+/// A chart of counts over a timeline, with its time axis (first and last
+/// instant) under it.
+fn chart(t: &Timeline, values: &[u64], max: u64, color: &str) -> String {
+    let axis = if t.width > 0 {
+        let end = t.start + t.width * values.len() as i64;
+        format!(
+            "<div class=\"axis\"><small>{}</small><small>{}</small></div>",
+            crate::report::rfc3339(t.start),
+            crate::report::rfc3339(end)
+        )
+    } else {
+        String::new()
+    };
+    format!("{}{axis}", bars(values, max, color))
+}
+
 fn bot_card(out: &mut String, b: &BotReport, max: u64, vmax: u64) {
     let class = if b.counts.violations() > 0 { "bad" } else { "" };
     let _ = write!(
@@ -426,13 +476,13 @@ fn bot_card(out: &mut String, b: &BotReport, max: u64, vmax: u64) {
     let _ = write!(
         out,
         "<div><small>requests over time</small>{}</div>",
-        bars(&b.timeline.requests, max, "#2c7be5")
+        chart(&b.timeline, &b.timeline.requests, max, "#2c7be5")
     );
     if b.counts.violations() > 0 {
         let _ = write!(
             out,
             "<div><small>violations over time</small>{}</div>",
-            bars(&b.timeline.violations, vmax, "#c0392b")
+            chart(&b.timeline, &b.timeline.violations, vmax, "#c0392b")
         );
         out.push_str(
             "<table><tr><th>host</th><th>what</th><th>median gap against Crawl-delay</th></tr>",

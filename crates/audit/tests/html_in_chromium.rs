@@ -75,6 +75,7 @@ async fn the_html_report_reads_at_phone_width_in_chromium() {
             "return { width: window.innerWidth, scroll: document.documentElement.scrollWidth, \
              charts: Array.from(document.querySelectorAll('svg.chart')).map(s => s.getBoundingClientRect().width), \
              resources: performance.getEntriesByType('resource').length, \
+             axes: document.querySelectorAll('.axis').length, \
              text: document.body.innerText };",
             vec![],
         )
@@ -101,4 +102,10 @@ async fn the_html_report_reads_at_phone_width_in_chromium() {
     assert!(facts["text"]
         .as_str()
         .is_some_and(|t| t.contains("VeryLongNamedAggressiveCrawlerBot")));
+    // It opens with every bot in one table, and every chart has its time
+    // axis.
+    assert!(facts["text"]
+        .as_str()
+        .is_some_and(|t| t.contains("Every bot, worst first")));
+    assert_eq!(facts["axes"].as_u64(), Some(charts.len() as u64), "{facts}");
 }
