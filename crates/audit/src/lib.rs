@@ -75,6 +75,7 @@ pub use evidence::{
     MAX_EVIDENCE_EXAMPLES,
 };
 pub use kinds::{is_client_library, BotKind, Category, CLIENT_LIBRARIES};
+pub use mannerly_logs::Layout;
 pub use report::{
     BotReport, Counts, Example, FileReport, HostReport, Identity, Report, RobotsSource, Rule,
     Suspect, Timeline, MAX_EXAMPLES,

@@ -38,7 +38,7 @@ fn report_page(dir: &Path) -> PathBuf {
     let source = LogSource {
         path: path.display().to_string(),
         format: None,
-        log_format: None,
+        layout: None,
     };
     let options = Options {
         from_start: true,

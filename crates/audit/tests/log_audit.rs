@@ -44,7 +44,7 @@ fn audit(files: &[String], book: &RobotsBook, options: Options) -> Report {
         .map(|p| LogSource {
             path: p.clone(),
             format: None,
-            log_format: None,
+            layout: None,
         })
         .collect();
     audit_logs(
@@ -167,7 +167,7 @@ fn a_logged_retry_after_wins() {
     let sources = [LogSource {
         path,
         format: None,
-        log_format: Some(format.into()),
+        layout: Some(mannerly_logs::Layout::Nginx(format.into())),
     }];
     let book = RobotsBook::new();
     let report = audit_logs(

@@ -106,7 +106,7 @@ pub fn audit(web: &TestWeb, book: &RobotsBook, min_delay: f64, out: &Path) -> Re
         let source = LogSource {
             path: log.display().to_string(),
             format: None,
-            log_format: Some(ACCESS_LOG_FORMAT.into()),
+            layout: Some(mannerly_logs::Layout::Nginx(ACCESS_LOG_FORMAT.into())),
         };
         Ok(audit_logs(
             &[source],

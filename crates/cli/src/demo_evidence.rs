@@ -60,7 +60,7 @@ pub fn check(out: &Path, book: &RobotsBook) -> Result<Option<DemoEvidence>> {
     let source = LogSource {
         path: out.join("access.log").display().to_string(),
         format: None,
-        log_format: Some(ACCESS_LOG_FORMAT.into()),
+        layout: Some(mannerly_logs::Layout::Nginx(ACCESS_LOG_FORMAT.into())),
     };
     let auditor = Auditor::new(book, Catalogue::builtin(), options, 1)
         .with_evidence(group_bundles(bundles), Duration::from_secs(2));

@@ -166,7 +166,7 @@ async fn a_polite_crawl_of_a_small_web() {
     let source = LogSource {
         path: log.display().to_string(),
         format: None,
-        log_format: Some(ACCESS_LOG_FORMAT.into()),
+        layout: Some(mannerly_audit::Layout::Nginx(ACCESS_LOG_FORMAT.into())),
     };
     let audit = audit_logs(
         &[source],

@@ -42,9 +42,13 @@ pub enum Format {
     NginxJson,
     /// An nginx `log_format` string given by the user.
     LogFormat,
+    /// An Apache `LogFormat` string given by the user.
+    ApacheFormat,
+    /// JSON lines whose keys the user names (`--json-fields`).
+    JsonFields,
 }
 
-const NAMES: [(Format, &str); 14] = [
+const NAMES: [(Format, &str); 16] = [
     (Format::Combined, "combined"),
     (Format::Common, "common"),
     (Format::TraefikClf, "traefik-clf"),
@@ -59,7 +63,36 @@ const NAMES: [(Format, &str); 14] = [
     (Format::Cloudflare, "cloudflare"),
     (Format::NginxJson, "nginx-json"),
     (Format::LogFormat, "log-format"),
+    (Format::ApacheFormat, "apache-format"),
+    (Format::JsonFields, "json-fields"),
 ];
+
+/// A layout the user gives, for logs no built-in format reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Layout {
+    /// An nginx `log_format` string.
+    Nginx(String),
+    /// An Apache `LogFormat` string.
+    Apache(String),
+    /// JSON lines, with the key of each fact: `ip=...,time=...,uri=...`.
+    JsonFields(String),
+}
+
+/// A layout that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LayoutError {
+    /// The nginx `log_format` string.
+    #[error("--log-format: {0}")]
+    Nginx(#[from] LogFormatError),
+    /// The Apache `LogFormat` string.
+    #[error("--apache-format: {0}")]
+    Apache(#[from] crate::apache::ApacheFormatError),
+    /// The `--json-fields` list.
+    #[error("--json-fields: {0}")]
+    JsonFields(#[from] crate::json::JsonFieldsError),
+}
 
 impl Format {
     /// The format's name, as `--format` takes it.
@@ -92,9 +125,10 @@ pub enum UnknownFormat {
     /// No format reads any of the first lines.
     #[error("no known format reads any of the first {0} lines")]
     Lines(usize),
-    /// `log-format` needs its format string.
-    #[error("the `log-format` format needs the log_format string")]
-    NeedsString,
+    /// `log-format`, `apache-format` and `json-fields` need their string
+    /// (a [`Layout`]).
+    #[error("the `{0}` format needs its layout string")]
+    NeedsString(&'static str),
 }
 
 impl FromStr for Format {
@@ -115,6 +149,7 @@ enum State {
     Columns(Columns),
     Json(Dialect),
     Custom(LogFormat),
+    Fields(json::JsonFields),
 }
 
 /// Reads one file's lines.
@@ -134,7 +169,9 @@ impl Parser {
             Format::TraefikJson => State::Json(Dialect::Traefik),
             Format::Cloudflare => State::Json(Dialect::Cloudflare),
             Format::NginxJson => State::Json(Dialect::Nginx),
-            Format::LogFormat => return Err(UnknownFormat::NeedsString),
+            Format::LogFormat | Format::ApacheFormat | Format::JsonFields => {
+                return Err(UnknownFormat::NeedsString(format.name()))
+            }
             _ => State::Plain,
         };
         Ok(Parser { format, state })
@@ -145,6 +182,21 @@ impl Parser {
         Ok(Parser {
             format: Format::LogFormat,
             state: State::Custom(LogFormat::compile(format)?),
+        })
+    }
+
+    /// A parser for a layout the user gives.
+    pub fn layout(layout: &Layout) -> Result<Parser, LayoutError> {
+        Ok(match layout {
+            Layout::Nginx(f) => Parser::log_format(f)?,
+            Layout::Apache(f) => Parser {
+                format: Format::ApacheFormat,
+                state: State::Custom(LogFormat::compile(&crate::apache::apache_to_nginx(f)?)?),
+            },
+            Layout::JsonFields(spec) => Parser {
+                format: Format::JsonFields,
+                state: State::Fields(json::JsonFields::parse(spec)?),
+            },
         })
     }
 
@@ -178,6 +230,7 @@ impl Parser {
             (State::Columns(c), _) => c.parse(line),
             (State::Json(d), _) => json::parse(line, *d),
             (State::Custom(f), _) => f.parse(line),
+            (State::Fields(f), _) => f.parse_line(line),
             (State::Plain, Format::Alb) => elb::parse(line, true),
             (State::Plain, Format::Elb) => elb::parse(line, false),
             (State::Plain, Format::S3) => s3::parse(line),
@@ -213,10 +266,17 @@ fn not_a_request(line: &str, format: Format) -> bool {
     .any(|p| line.starts_with(p));
     match format {
         Format::Combined | Format::Common | Format::TraefikClf | Format::LogFormat => nginx_error,
-        Format::Haproxy => line
-            .split_once("] ")
-            .and_then(|(_, rest)| rest.split(' ').next())
-            .is_some_and(|first| first.ends_with(':')),
+        // Every request line quotes its request; HAProxy's own messages
+        // (`Proxy www started.`, `Server be/s1 is DOWN`) and connection
+        // events (`client [date] frontend/backend: SSL handshake failure`)
+        // do not.
+        Format::Haproxy => {
+            !line.contains('"')
+                || line
+                    .split_once("] ")
+                    .and_then(|(_, rest)| rest.split(' ').next())
+                    .is_some_and(|first| first.ends_with(':'))
+        }
         Format::Caddy => {
             plugin
                 || line.starts_with('{')

@@ -164,28 +164,114 @@ fn lookup<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v Value> {
         .filter(|x| !x.is_null())
 }
 
-pub(crate) fn parse(line: &str, dialect: Dialect) -> Result<Entry<'static>, LineError> {
+fn object(line: &str) -> Result<Value, LineError> {
     let v: Value = serde_json::from_str(line)
         .map_err(|e| LineError::field("json", format!("not a JSON object: {e}")))?;
     if !v.is_object() {
         return Err(LineError::field("json", "not an object"));
     }
+    Ok(v)
+}
+
+pub(crate) fn parse(line: &str, dialect: Dialect) -> Result<Entry<'static>, LineError> {
+    entry(&object(line)?, dialect)
+}
+
+/// The facts `--json-fields` can name, and the nginx variable each is
+/// read as.
+const FACTS: [(&str, &str); 13] = [
+    ("ip", "remote_addr"),
+    ("time", "time"),
+    ("host", "host"),
+    ("method", "request_method"),
+    ("uri", "request_uri"),
+    ("query", "args"),
+    ("request", "request"),
+    ("status", "status"),
+    ("bytes", "body_bytes_sent"),
+    ("user_agent", "http_user_agent"),
+    ("retry_after", "sent_http_retry_after"),
+    ("signature", "http_signature"),
+    ("signature_input", "http_signature_input"),
+];
+
+/// `--json-fields`: which key of a JSON log holds each fact.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct JsonFields {
+    /// (nginx name, the log's key or `/pointer`).
+    map: Vec<(&'static str, String)>,
+}
+
+/// A `--json-fields` list that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum JsonFieldsError {
+    /// An item is not `fact=key`.
+    #[error("`{0}` is not fact=key")]
+    Item(String),
+    /// A fact this reader does not know.
+    #[error("`{0}` is not one of ip, time, host, method, uri, query, request, status, bytes, user_agent, retry_after, signature, signature_input")]
+    Fact(String),
+    /// Without a time, or without a request (uri or request), nothing can
+    /// be judged.
+    #[error("the list needs time= and uri= (or request=)")]
+    Missing,
+}
+
+impl JsonFields {
+    /// Reads `ip=client.addr,time=@ts,uri=/req/path,...` (a key, or a JSON
+    /// pointer starting with `/`).
+    pub(crate) fn parse(spec: &str) -> Result<JsonFields, JsonFieldsError> {
+        let mut map = Vec::new();
+        for item in spec.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (fact, key) = item
+                .split_once('=')
+                .filter(|(f, k)| !f.is_empty() && !k.is_empty())
+                .ok_or_else(|| JsonFieldsError::Item(item.to_owned()))?;
+            let name = FACTS
+                .iter()
+                .find(|(f, _)| *f == fact.trim())
+                .map(|(_, n)| *n)
+                .ok_or_else(|| JsonFieldsError::Fact(fact.to_owned()))?;
+            map.push((name, key.trim().to_owned()));
+        }
+        let has = |n: &str| map.iter().any(|(x, _)| *x == n);
+        if !has("time") || !(has("request_uri") || has("request")) {
+            return Err(JsonFieldsError::Missing);
+        }
+        Ok(JsonFields { map })
+    }
+
+    /// Reads a line: its named keys, as nginx's JSON variables.
+    pub(crate) fn parse_line(&self, line: &str) -> Result<Entry<'static>, LineError> {
+        let v = object(line)?;
+        let mut named = serde_json::Map::new();
+        for (name, key) in &self.map {
+            if let Some(x) = lookup(&v, &[key.as_str()]) {
+                named.insert((*name).to_owned(), x.clone());
+            }
+        }
+        entry(&Value::Object(named), Dialect::Nginx)
+    }
+}
+
+fn entry(v: &Value, dialect: Dialect) -> Result<Entry<'static>, LineError> {
     let k = match dialect {
         Dialect::Caddy => &CADDY,
         Dialect::Traefik => &TRAEFIK,
         Dialect::Cloudflare => &CLOUDFLARE,
         Dialect::Nginx => &NGINX,
     };
-    let time = lookup(&v, k.time).ok_or_else(|| LineError::field("time", "missing"))?;
+    let time = lookup(v, k.time).ok_or_else(|| LineError::field("time", "missing"))?;
     let stamp = stamp::json(time)
         .or_else(|| time.as_str().and_then(|t| stamp::clf(t.as_bytes())))
         .ok_or_else(|| LineError::field("time", format!("`{time}` is not a time")))?;
-    let (method, target) = method_target(&v, k)?;
+    let (method, target) = method_target(v, k)?;
     let (url_host, target) = split_absolute(Cow::Owned(target));
     let host = url_host.map(|h| h.into_owned()).or_else(|| {
-        text(lookup(&v, k.host)).and_then(|h| host_of(Cow::Owned(h)).map(Cow::into_owned))
+        text(lookup(v, k.host)).and_then(|h| host_of(Cow::Owned(h)).map(Cow::into_owned))
     });
-    let header = |name: &str| (k.headers)(&v, name).filter(|s| !s.is_empty() && s != "-");
+    let header = |name: &str| (k.headers)(v, name).filter(|s| !s.is_empty() && s != "-");
     let signature = match (header("Signature"), header("Signature-Input")) {
         (Some(sig), Some(input)) => Some(Signature {
             signature: Cow::Owned(sig),
@@ -196,14 +282,14 @@ pub(crate) fn parse(line: &str, dialect: Dialect) -> Result<Entry<'static>, Line
     };
     Ok(Entry {
         stamp,
-        client: text(lookup(&v, k.client)).and_then(|c| client_of(&c)),
+        client: text(lookup(v, k.client)).and_then(|c| client_of(&c)),
         host: host.map(Cow::Owned),
         method: Cow::Owned(method),
         target: Cow::Owned(target.into_owned()),
-        status: text(lookup(&v, k.status)).and_then(|s| status_of(&s)),
-        bytes: lookup(&v, k.bytes).and_then(|b| b.as_u64().or_else(|| b.as_str()?.parse().ok())),
+        status: text(lookup(v, k.status)).and_then(|s| status_of(&s)),
+        bytes: lookup(v, k.bytes).and_then(|b| b.as_u64().or_else(|| b.as_str()?.parse().ok())),
         user_agent: Cow::Owned(header("User-Agent").unwrap_or_default()),
-        retry_after: (k.retry_after)(&v).map(Cow::Owned),
+        retry_after: (k.retry_after)(v).map(Cow::Owned),
         signature,
     })
 }

@@ -35,6 +35,7 @@
 
 #![deny(missing_docs)]
 
+mod apache;
 mod clf;
 mod detect;
 mod elb;
@@ -50,7 +51,9 @@ mod w3c;
 use std::borrow::Cow;
 use std::net::IpAddr;
 
-pub use detect::{detect, Format, Parser, UnknownFormat};
+pub use apache::{apache_to_nginx, ApacheFormatError};
+pub use detect::{detect, Format, Layout, LayoutError, Parser, UnknownFormat};
+pub use json::JsonFieldsError;
 pub use nginx::LogFormatError;
 pub use read::{open, Batch, Lines, OpenError, MAX_LINE};
 pub use stamp::{parse_rfc3339, Stamp};

@@ -42,8 +42,10 @@ impl Columns {
         let cols = names
             .split_ascii_whitespace()
             .map(|n| match n.to_ascii_lowercase().as_str() {
-                "date" => Col::Date,
-                "time" => Col::Time,
+                // IIS Advanced Logging writes local time under these names,
+                // with no offset to say so: read as written.
+                "date" | "date-local" | "date-utc" => Col::Date,
+                "time" | "time-local" | "time-utc" => Col::Time,
                 "c-ip" => Col::Client,
                 "cs-method" => Col::Method,
                 "cs-uri-stem" => Col::Stem,
@@ -67,7 +69,7 @@ impl Columns {
 
     pub(crate) fn parse<'a>(&self, line: &'a str) -> Result<Entry<'a>, LineError> {
         let sep = if line.contains('\t') { '\t' } else { ' ' };
-        let values: Vec<&str> = line.split(sep).collect();
+        let (values, quoted): (Vec<&str>, Vec<bool>) = split_fields(line, sep).into_iter().unzip();
         if values.len() != self.cols.len() {
             return Err(LineError::field(
                 "#Fields",
@@ -108,7 +110,12 @@ impl Columns {
             target,
             status: get(Col::Status).and_then(status_of),
             bytes: get(Col::Bytes).and_then(bytes_of),
-            user_agent: get(Col::Agent).map_or(Cow::Borrowed(""), |a| self.decode(a)),
+            user_agent: match self.cols.iter().position(|&x| x == Col::Agent) {
+                // A quoted value is as it was sent; an unquoted one has
+                // `+` (or `%20`) for its spaces.
+                Some(i) if quoted.get(i) == Some(&true) => Cow::Borrowed(values[i]),
+                _ => get(Col::Agent).map_or(Cow::Borrowed(""), |a| self.decode(a)),
+            },
             retry_after: None,
             signature: None,
         })
@@ -121,6 +128,42 @@ impl Columns {
             Cow::Owned(v.replace('+', " "))
         } else {
             Cow::Borrowed(v)
+        }
+    }
+}
+
+/// A line's values, each with whether it was quoted: split at `sep`,
+/// except inside a value in double quotes (IIS Advanced Logging quotes its
+/// values, spaces and all), whose quotes are taken off.
+fn split_fields(line: &str, sep: char) -> Vec<(&str, bool)> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    loop {
+        if let Some(inner) = rest.strip_prefix('"') {
+            // The closing quote is the one followed by the separator or
+            // the end of the line.
+            let close = inner
+                .match_indices('"')
+                .map(|(i, _)| i)
+                .find(|&i| inner[i + 1..].is_empty() || inner[i + 1..].starts_with(sep));
+            if let Some(i) = close {
+                out.push((&inner[..i], true));
+                match inner[i + 1..].strip_prefix(sep) {
+                    Some(next) => rest = next,
+                    None => return out,
+                }
+                continue;
+            }
+        }
+        match rest.split_once(sep) {
+            Some((value, next)) => {
+                out.push((value, false));
+                rest = next;
+            }
+            None => {
+                out.push((rest, false));
+                return out;
+            }
         }
     }
 }
@@ -163,5 +206,25 @@ mod tests {
         assert_eq!(e.target, "/a?q=1");
         assert_eq!(e.user_agent, "Mozilla/5.0 (compatible; bingbot/2.0)");
         assert_eq!(percent_decode("a%20b%2"), "a b%2");
+    }
+
+    #[test]
+    fn iis_advanced_logging_quotes_its_values() {
+        let mut c = Columns::cloudfront();
+        c.directive("#Fields: date-local time-local s-computername c-ip cs-method cs-uri-stem cs-uri-query sc-status cs(User-Agent) cs(Referer)");
+        let e = c
+            .parse(r#"2026-03-01 10:00:00 "WEB01" "192.0.2.9" "GET" "/a b" "q=1" 200 "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)" "-""#)
+            .expect("quoted");
+        assert_eq!(e.target, "/a b?q=1");
+        assert_eq!(e.status, Some(200));
+        assert_eq!(
+            e.user_agent,
+            "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"
+        );
+        fn values(l: &str) -> Vec<&str> {
+            split_fields(l, ' ').into_iter().map(|v| v.0).collect()
+        }
+        assert_eq!(values(r#"a "b c" "" d"#), ["a", "b c", "", "d"]);
+        assert_eq!(values(r#""un closed x"#), ["\"un", "closed", "x"]);
     }
 }

@@ -142,6 +142,14 @@ fn the_servers_own_messages_are_skipped_not_counted_unreadable() {
             "192.0.2.4:50033 [01/Mar/2026:10:00:00.123] fe/be: SSL handshake failure",
         ),
         (
+            Format::Haproxy,
+            "Mar  1 10:00:00 lb1 haproxy[812]: Proxy www started.",
+        ),
+        (
+            Format::Haproxy,
+            "Server be_app/app2 is DOWN, reason: Layer4 timeout",
+        ),
+        (
             Format::Caddy,
             r#"{"level":"debug","ts":1772359200.5,"logger":"http.handlers.reverse_proxy","msg":"selected upstream"}"#,
         ),
@@ -159,4 +167,68 @@ fn the_servers_own_messages_are_skipped_not_counted_unreadable() {
     assert!(p
         .parse(r#"192.0.2.1 - - [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" two 5"#)
         .is_err());
+}
+
+#[test]
+fn a_file_mixing_vhost_and_plain_combined_lines_reads_whole() {
+    let lines = [
+        r#"www.a.test:443 192.0.2.1 - - [01/Mar/2026:10:00:00 +0000] "GET /a HTTP/1.1" 200 5 "-" "ExampleBot/1.0""#,
+        r#"192.0.2.2 - - [01/Mar/2026:10:00:01 +0000] "GET /b HTTP/1.1" 200 5 "-" "ExampleBot/1.0""#,
+        r#"shop.a.test 192.0.2.3 - - [01/Mar/2026:10:00:02 +0000] "GET /c HTTP/1.1" 200 5 "-" "ExampleBot/1.0""#,
+    ];
+    let mut p = detect(&lines).expect("detected");
+    let hosts: Vec<Option<String>> = lines
+        .iter()
+        .map(|l| {
+            p.parse(l)
+                .expect("reads")
+                .expect("a request")
+                .host
+                .map(|h| h.into_owned())
+        })
+        .collect();
+    assert_eq!(
+        hosts,
+        [Some("www.a.test".into()), None, Some("shop.a.test".into())]
+    );
+}
+
+#[test]
+fn json_logs_with_their_own_keys_are_read_by_name() {
+    use mannerly_logs::{Layout, Parser};
+    let spec = "ip=client.ip,time=@t,uri=/req/path,query=/req/q,method=/req/verb,status=code,user_agent=/req/headers/ua,host=/req/host";
+    let mut p = Parser::layout(&Layout::JsonFields(spec.into())).expect("a layout");
+    assert_eq!(p.format(), Format::JsonFields);
+    let line = r#"{"client.ip":"192.0.2.8","@t":"2026-03-01T10:00:00Z","code":429,"req":{"path":"/x","q":"a=1","verb":"HEAD","host":"a.test","headers":{"ua":"ExampleBot/1.0"}}}"#;
+    let e = p.parse(line).expect("reads").expect("a request");
+    assert_eq!(e.client, "192.0.2.8".parse().ok());
+    assert_eq!((e.method.as_ref(), e.target.as_ref()), ("HEAD", "/x?a=1"));
+    assert_eq!((e.status, e.host.as_deref()), (Some(429), Some("a.test")));
+    assert_eq!(e.user_agent, "ExampleBot/1.0");
+    for (bad, says) in [
+        ("ip=a,uri=b", "time="),
+        ("time=t,uri=u,colour=c", "`colour` is not one of"),
+        ("time=t,uri", "is not fact=key"),
+    ] {
+        let err = Parser::layout(&Layout::JsonFields(bad.into())).expect_err(bad);
+        assert!(err.to_string().contains(says), "{bad}: {err}");
+    }
+}
+
+#[test]
+fn an_apache_logformat_reads_its_lines() {
+    use mannerly_logs::{Layout, Parser};
+    let f = r#"%h %l %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-Agent}i\" %D"#;
+    let mut p = Parser::layout(&Layout::Apache(f.into())).expect("a layout");
+    assert_eq!(p.format(), Format::ApacheFormat);
+    let e = p
+        .parse(r#"192.0.2.1 - - [01/Mar/2026:10:00:00 +0000] "GET /a HTTP/1.1" 200 5 "-" "ExampleBot/1.0" 1234"#)
+        .expect("reads")
+        .expect("a request");
+    assert_eq!((e.target.as_ref(), e.status), ("/a", Some(200)));
+    let err = Parser::layout(&Layout::Apache("%h %Q".into())).expect_err("unknown");
+    assert!(
+        err.to_string().starts_with("--apache-format: `%Q`"),
+        "{err}"
+    );
 }

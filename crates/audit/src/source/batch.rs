@@ -47,8 +47,8 @@ pub(crate) struct Reader {
 
 impl Reader {
     pub(crate) fn open(source: &LogSource, batch_bytes: usize) -> Result<Reader, SourceError> {
-        let parser = match (&source.log_format, source.format) {
-            (Some(f), _) => Some(Parser::log_format(f)?),
+        let parser = match (&source.layout, source.format) {
+            (Some(l), _) => Some(Parser::layout(l)?),
             (None, Some(f)) => Parser::new(f).ok(),
             (None, None) => None,
         };

@@ -32,8 +32,9 @@ pub struct LogSource {
     pub path: String,
     /// Its format, when not to be found from its lines.
     pub format: Option<Format>,
-    /// An nginx `log_format` string, for custom layouts.
-    pub log_format: Option<String>,
+    /// A layout the user gives (an nginx `log_format`, an Apache
+    /// `LogFormat`, JSON keys), for logs no built-in format reads.
+    pub layout: Option<mannerly_logs::Layout>,
 }
 
 /// A log could not be read at all.
@@ -52,9 +53,9 @@ pub enum SourceError {
         #[source]
         source: std::io::Error,
     },
-    /// The `log_format` string cannot be used.
-    #[error("--log-format: {0}")]
-    LogFormat(#[from] mannerly_logs::LogFormatError),
+    /// The layout given cannot be used.
+    #[error(transparent)]
+    Layout(#[from] mannerly_logs::LayoutError),
 }
 
 /// What is known of one file while it is read.

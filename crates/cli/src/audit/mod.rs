@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use mannerly_audit::{
     audit_logs_with, group_bundles, Auditor, Catalogue, LogSource, Options, RobotsBook,
 };
+use mannerly_logs::Layout;
 
 mod checks;
 
@@ -36,6 +37,16 @@ pub struct Args {
     /// An nginx `log_format` string, for a custom layout.
     #[arg(long, value_name = "FORMAT")]
     log_format: Option<String>,
+    /// An Apache `LogFormat` string, for a custom layout (as in
+    /// httpd.conf: `%h %l %u %t \"%r\" %>s %b ...`).
+    #[arg(long, value_name = "FORMAT", conflicts_with = "log_format")]
+    apache_format: Option<String>,
+    /// JSON lines whose keys are not a known server's: the key (or
+    /// `/json/pointer`) of each fact, `ip=client,time=ts,uri=req.path,...`
+    /// (facts: ip, time, host, method, uri, query, request, status, bytes,
+    /// user_agent, retry_after, signature, signature_input).
+    #[arg(long, value_name = "FACT=KEY,...", conflicts_with_all = ["log_format", "apache_format"])]
+    json_fields: Option<String>,
     /// Seconds a 429 or 503 asked bots to wait when the log does not
     /// record the Retry-After header.
     #[arg(long, value_name = "SECS", default_value_t = 60.0)]
@@ -101,13 +112,19 @@ pub fn run(args: Args) -> Result<u8> {
         Some(f) => Some(f.parse().map_err(|e| anyhow::anyhow!("--format: {e}"))?),
         None => None,
     };
+    let layout = match (&args.log_format, &args.apache_format, &args.json_fields) {
+        (Some(f), _, _) => Some(Layout::Nginx(f.clone())),
+        (_, Some(f), _) => Some(Layout::Apache(f.clone())),
+        (_, _, Some(f)) => Some(Layout::JsonFields(f.clone())),
+        _ => None,
+    };
     let sources: Vec<LogSource> = args
         .logs
         .iter()
         .map(|path| LogSource {
             path: path.clone(),
             format,
-            log_format: args.log_format.clone(),
+            layout: layout.clone(),
         })
         .collect();
     let options = Options {
