@@ -104,6 +104,8 @@ pub(crate) struct Group {
     pub identity: Identity,
     /// The client address, for an HTTP library or tool.
     pub address: Option<IpAddr>,
+    /// Its first and last request (Unix milliseconds).
+    pub seen: Option<(i64, i64)>,
     pub statuses: BTreeMap<u16, u64>,
     pub bytes: u64,
     pub clients: rustc_hash::FxHashSet<IpAddr>,
@@ -367,6 +369,7 @@ impl<'r> Auditor<'r> {
             token,
             identity,
             address,
+            seen: None,
             statuses: BTreeMap::new(),
             bytes: 0,
             clients: rustc_hash::FxHashSet::default(),
@@ -406,6 +409,9 @@ impl<'r> Auditor<'r> {
             _ => None,
         };
         let group = self.group_id(token, identity, address);
+        let at = entry.stamp.millis;
+        let g = &mut self.groups[group as usize];
+        g.seen = Some(g.seen.map_or((at, at), |(a, b)| (a.min(at), b.max(at))));
         let host = self.host_id(entry);
         self.note_evidence(token, entry);
         let robots = entry.target.split('?').next() == Some("/robots.txt");

@@ -62,6 +62,7 @@ mod order;
 mod pace;
 pub mod render;
 mod report;
+pub mod rules;
 mod server;
 mod source;
 mod suspects;

@@ -187,6 +187,8 @@ pub struct BotReport {
     pub operator: Option<String>,
     /// What it is for, when the catalogue knows it.
     pub category: Option<crate::kinds::Category>,
+    /// Its first and last request (RFC 3339).
+    pub seen: Option<(String, String)>,
     /// What it did, over all hosts.
     #[serde(flatten)]
     pub counts: Counts,

@@ -334,6 +334,14 @@ impl IpRanges {
         Ok(IpRanges { prefixes })
     }
 
+    /// The ranges as CIDR strings (`66.249.64.0/27`).
+    pub fn cidrs(&self) -> Vec<String> {
+        self.prefixes
+            .iter()
+            .map(|(a, l)| format!("{a}/{l}"))
+            .collect()
+    }
+
     /// These ranges and `other`'s.
     pub fn merge(&self, other: &IpRanges) -> IpRanges {
         let mut prefixes = self.prefixes.clone();

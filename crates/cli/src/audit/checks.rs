@@ -106,6 +106,18 @@ impl Checks {
         })
     }
 
+    /// The CIDR ranges a token's requests were checked against (given, or
+    /// its operator's as loaded), for `--rules`.
+    pub fn ranges_of(&self, token: &str) -> Option<Vec<String>> {
+        if let Some(r) = self.given.get(&token.to_ascii_lowercase()) {
+            return Some(r.cidrs());
+        }
+        let known = (0..self.catalogue.len())
+            .filter_map(|i| self.catalogue.get(i))
+            .find(|k| k.token.eq_ignore_ascii_case(token))?;
+        self.ranges.get(&key(known))?.as_ref().map(IpRanges::cidrs)
+    }
+
     /// How identities were checked, for the report.
     pub fn notes(&mut self) -> Vec<String> {
         let mut notes = std::mem::take(&mut self.notes);

@@ -93,6 +93,15 @@ pub struct Args {
     /// log's precision (clock skew and the time a request takes).
     #[arg(long, value_name = "SECS", default_value_t = 2.0)]
     evidence_skew: f64,
+    /// Write deny rules for this server from what the audit found:
+    /// spoofers refused outside their operator's ranges, crawlers that
+    /// broke robots.txt refused by token (nginx, apache, caddy, haproxy,
+    /// cloudflare).
+    #[arg(long, value_name = "SERVER", requires = "rules_out")]
+    rules: Option<mannerly_audit::rules::Server>,
+    /// Where to write the rules.
+    #[arg(long, value_name = "FILE", requires = "rules")]
+    rules_out: Option<std::path::PathBuf>,
     /// One JSON document instead of the report.
     #[arg(long)]
     json: bool,
@@ -146,6 +155,17 @@ pub fn run(args: Args) -> Result<u8> {
         .with_evidence(group_bundles(bundles), skew);
     let mut report = audit_logs_with(&sources, auditor, &mut checks)?;
     report.identity_notes = checks.notes();
+    if let (Some(server), Some(path)) = (args.rules, &args.rules_out) {
+        let rules = mannerly_audit::rules::rules_of(&report, &|t| checks.ranges_of(t));
+        std::fs::write(path, mannerly_audit::rules::render(&rules, server))
+            .with_context(|| format!("cannot write '{}'", path.display()))?;
+        let name = format!("{server:?}").to_ascii_lowercase();
+        eprintln!(
+            "{} rule(s) for {name} written to {}",
+            rules.len(),
+            path.display()
+        );
+    }
     if let Some(path) = &args.html {
         std::fs::write(path, mannerly_audit::render::html(&report))
             .with_context(|| format!("cannot write '{path}'"))?;
