@@ -17,6 +17,14 @@ impl Auditor<'_> {
 fn report(mut a: Auditor<'_>) -> Report {
     let mut bots: Vec<BotReport> = a.groups.iter().map(|g| bot(&a, g)).collect();
     attach_evidence(&mut a, &mut bots);
+    let proposed = a.proposed.take().map(|w| {
+        let tokens = &a.tokens;
+        w.report(&|t| {
+            tokens
+                .get(t as usize)
+                .map_or_else(String::new, |x| x.0.clone())
+        })
+    });
     bots.sort_by(|x, y| {
         let key = |b: &BotReport| {
             (
@@ -56,6 +64,7 @@ fn report(mut a: Auditor<'_>) -> Report {
         browser_requests: a.browser_requests,
         late: a.late,
         identity_notes: Vec::new(),
+        proposed,
     }
 }
 

@@ -23,6 +23,7 @@ use crate::evidence::{BotEvidence, BotEvidenceInput, Logged, Tolerance};
 use crate::kinds::BotKind;
 use crate::order::{Reorder, Timed};
 use crate::pace::{Pace, Step};
+use crate::proposed::WhatIf;
 use crate::report::{rfc3339, Counts, Example, Identity, Rule, Timeline, MAX_EXAMPLES};
 use crate::suspects::{is_asset, Client};
 
@@ -194,6 +195,8 @@ pub struct Auditor<'r> {
     /// Which evidence a token's requests go to (by token number).
     evidence_slots: FxMap<u32, Option<usize>>,
     pub(crate) tolerance: Tolerance,
+    /// A proposed robots.txt the same requests are judged against too.
+    pub(crate) proposed: Option<WhatIf<'r>>,
 }
 
 impl<'r> Auditor<'r> {
@@ -236,7 +239,15 @@ impl<'r> Auditor<'r> {
                 skew_ms: 2_000,
                 assumed_retry_after_ms: 60_000,
             },
+            proposed: None,
         }
+    }
+
+    /// Judges every bot's page requests against `proposed` too: the
+    /// report's `proposed` says which it would newly disallow or allow.
+    pub fn with_proposed(mut self, proposed: &'r RobotsBook) -> Self {
+        self.proposed = Some(WhatIf::new(proposed));
+        self
     }
 
     /// Checks crawlers' evidence (see [`group_bundles`](crate::group_bundles))
@@ -416,6 +427,17 @@ impl<'r> Auditor<'r> {
         self.note_evidence(token, entry);
         let robots = entry.target.split('?').next() == Some("/robots.txt");
         let (delay_ms, disallowed) = self.judge_path(token, host, entry, robots);
+        let page =
+            !robots && (entry.method.is_empty() || entry.method == "GET" || entry.method == "HEAD");
+        if let (Some(w), true) = (&mut self.proposed, page) {
+            let name = (token, self.tokens[token as usize].0.as_str());
+            w.judge(
+                name,
+                &self.hosts[host as usize],
+                entry,
+                disallowed.is_some(),
+            );
+        }
         Pending {
             step: Step {
                 millis: entry.stamp.millis,

@@ -60,6 +60,7 @@ mod evidence;
 mod kinds;
 mod order;
 mod pace;
+mod proposed;
 pub mod render;
 mod report;
 pub mod rules;
@@ -77,6 +78,7 @@ pub use evidence::{
 };
 pub use kinds::{is_client_library, BotKind, Category, CLIENT_LIBRARIES};
 pub use mannerly_logs::Layout;
+pub use proposed::{ProposedBot, ProposedExample, ProposedReport, MAX_PROPOSED_EXAMPLES};
 pub use report::{
     BotReport, Counts, Example, FileReport, HostReport, Identity, Report, RobotsSource, Rule,
     Suspect, Timeline, MAX_EXAMPLES,

@@ -52,6 +52,7 @@ pub fn text(r: &Report) -> String {
     text_impostors(&mut out, r);
     text_evidence(&mut out, r);
     text_user_triggered(&mut out, r);
+    text_proposed(&mut out, r);
     text_others(&mut out, r);
     unread(&mut out, r);
     out
@@ -187,6 +188,29 @@ fn text_impostors(out: &mut String, r: &Report) {
 }
 
 /// Bots that broke nothing, and the browsers' requests.
+/// What a proposed robots.txt would change, when one was given.
+fn text_proposed(out: &mut String, r: &Report) {
+    let Some(p) = &r.proposed else { return };
+    section(
+        out,
+        &format!(
+            "What the proposed robots.txt would change: {} requests newly disallowed, {} newly allowed",
+            p.newly_disallowed, p.newly_allowed
+        ),
+        p.bots.is_empty(),
+    );
+    for b in &p.bots {
+        let _ = writeln!(
+            out,
+            "  {}: {} newly disallowed, {} newly allowed",
+            b.token, b.newly_disallowed, b.newly_allowed
+        );
+        for x in &b.examples {
+            let _ = writeln!(out, "    {} {} {} {}", x.time, x.host, x.path, x.detail);
+        }
+    }
+}
+
 /// Fetchers whose operators state robots.txt does not govern them: what
 /// they did, apart, judged by no rule.
 fn text_user_triggered(out: &mut String, r: &Report) {
@@ -363,6 +387,7 @@ pub fn html(r: &Report) -> String {
         );
     }
     out.push_str("</table>");
+    html_proposed(&mut out, r);
     html_evidence(&mut out, r);
     let user_triggered = |b: &&BotReport| b.kind == BotKind::UserTriggered;
     if r.bots.iter().any(|b| user_triggered(&b)) {
@@ -383,6 +408,32 @@ pub fn html(r: &Report) -> String {
     timeline_note(&mut out, r);
     out.push_str("</body></html>\n");
     out
+}
+
+/// What a proposed robots.txt would change, as HTML.
+fn html_proposed(out: &mut String, r: &Report) {
+    let Some(p) = &r.proposed else { return };
+    let _ = write!(
+        out,
+        "<h2>What the proposed robots.txt would change</h2><p>{} requests newly disallowed, {} newly allowed.</p><div class=\"wide\"><table><tr><th>bot</th><th>newly disallowed</th><th>newly allowed</th><th>for example</th></tr>",
+        p.newly_disallowed, p.newly_allowed
+    );
+    for b in &p.bots {
+        let example = b
+            .examples
+            .first()
+            .map(|x| format!("{} {}: {}", x.host, x.path, x.detail))
+            .unwrap_or_default();
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&b.token),
+            b.newly_disallowed,
+            b.newly_allowed,
+            esc(&example)
+        );
+    }
+    out.push_str("</table></div>");
 }
 
 /// Crawlers' evidence against the log, as HTML.

@@ -287,6 +287,9 @@ pub struct Report {
     pub late: u64,
     /// How identities were checked (ranges used and their age, lookups).
     pub identity_notes: Vec<String>,
+    /// What a proposed robots.txt would change, when one was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proposed: Option<crate::proposed::ProposedReport>,
 }
 
 /// A robots.txt file the audit judged against.

@@ -405,3 +405,53 @@ fn a_client_library_is_judged_per_address() {
     assert_eq!(curl.address.as_deref(), Some("203.0.113.5"));
     assert_eq!(curl.counts.too_soon, 5, "2 s apart against 20 s");
 }
+
+#[test]
+fn a_proposed_robots_txt_says_what_it_would_change_bot_by_bot() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let gpt = "Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)";
+    let mut log = String::new();
+    log += &line(0, "192.0.2.1", "/blog/a", 200, gpt);
+    log += &line(1, "192.0.2.1", "/blog/b", 200, gpt);
+    log += &line(2, "192.0.2.2", "/blog/a", 200, BOT);
+    log += &line(3, "192.0.2.2", "/old/x", 200, BOT);
+    let path = write(&dir, "access.log", &log);
+    let mut book = RobotsBook::new();
+    book.add(None, None, "now".into(), b"User-agent: *\nDisallow: /old\n");
+    let mut proposed = RobotsBook::new();
+    proposed.add(
+        None,
+        None,
+        "draft".into(),
+        b"User-agent: GPTBot\nDisallow: /blog\n\nUser-agent: *\nAllow: /\n",
+    );
+    let sources = [LogSource {
+        path,
+        format: None,
+        layout: None,
+    }];
+    let auditor = mannerly_audit::Auditor::new(&book, Catalogue::builtin(), from_start(), 1)
+        .with_proposed(&proposed);
+    let report =
+        mannerly_audit::audit_logs_with(&sources, auditor, &mut Unchecked).expect("audits");
+    let p = report.proposed.as_ref().expect("a what-if");
+    assert_eq!((p.newly_disallowed, p.newly_allowed), (2, 1));
+    let by = |t: &str| p.bots.iter().find(|b| b.token == t).expect(t);
+    // GPTBot under its own group; ExampleBot under `*`.
+    assert_eq!(
+        (by("GPTBot").newly_disallowed, by("GPTBot").newly_allowed),
+        (2, 0)
+    );
+    assert_eq!(
+        (
+            by("ExampleBot").newly_disallowed,
+            by("ExampleBot").newly_allowed
+        ),
+        (0, 1)
+    );
+    assert!(by("GPTBot").examples[0]
+        .detail
+        .contains("line 2: Disallow: /blog"));
+    let json = serde_json::to_value(&report).expect("json");
+    assert_eq!(json["proposed"]["newly_disallowed"], 2);
+}

@@ -170,7 +170,28 @@ async function compare(ev) {
   }
 }
 
+async function whatif(ev) {
+  ev.preventDefault();
+  const status = $("whatif-status");
+  status.textContent = "Judging…";
+  try {
+    const d = await api("/api/whatif", { robots: $("robots").value, after: $("after").value, log: $("log").value });
+    const tbody = $("whatif-table").querySelector("tbody");
+    tbody.replaceChildren(...d.bots.map((b) => {
+      const x = b.examples[0];
+      return el("tr", {}, el("td", {}, b.token), el("td", {}, String(b.newly_disallowed)), el("td", {}, String(b.newly_allowed)),
+        el("td", {}, x ? `${x.path}: ${x.detail}` : ""));
+    }));
+    $("whatif-table").hidden = d.bots.length === 0;
+    status.textContent = `${d.lines} line(s) read as ${d.format} (${d.unread} unread), ${d.bot_requests} bot request(s): ` +
+      `${d.newly_disallowed} newly disallowed, ${d.newly_allowed} newly allowed by the edit.`;
+  } catch (e) {
+    status.textContent = `Error: ${e.message}`;
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  $("whatif-form").addEventListener("submit", whatif);
   $("test-form").addEventListener("submit", test);
   $("fetch-form").addEventListener("submit", fetchRobots);
   $("impact-form").addEventListener("submit", compare);

@@ -40,6 +40,7 @@
 #![deny(missing_docs)]
 
 pub mod api;
+pub mod whatif;
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -180,6 +181,10 @@ pub fn router_with(config: ServeConfig, fetcher: HttpFetcher) -> Router {
         .route("/api/diff", post(diff))
         .route("/api/batch", post(batch))
         .route("/api/fetch", get(fetch))
+        .route(
+            "/api/whatif",
+            post(whatif).layer(DefaultBodyLimit::max(whatif::MAX_LOG_BYTES + (1 << 20))),
+        )
         .fallback(|| async {
             ApiError::new(
                 StatusCode::NOT_FOUND,
@@ -379,6 +384,14 @@ async fn lint(
 ) -> Result<Json<api::LintResponse>, ApiError> {
     let req: api::LintRequest = decode(&state, body)?;
     Ok(Json(blocking(move || api::lint(&req)).await?))
+}
+
+async fn whatif(
+    State(state): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<whatif::WhatIfResponse>, ApiError> {
+    let req: whatif::WhatIfRequest = decode(&state, body)?;
+    Ok(Json(blocking(move || whatif::whatif(&req)).await??))
 }
 
 async fn diff(

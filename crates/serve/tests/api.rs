@@ -191,6 +191,42 @@ async fn lint_and_diff() {
 }
 
 #[tokio::test]
+async fn a_log_excerpt_is_judged_under_the_file_and_the_draft() {
+    let s = Server::start(ServeConfig::default()).await;
+    let log = "192.0.2.1 - - [01/Mar/2026:10:00:00 +0000] \"GET /a HTTP/1.1\" 200 5 \"-\" \"GPTBot/1.2\"\n\
+               192.0.2.2 - - [01/Mar/2026:10:00:01 +0000] \"GET /a HTTP/1.1\" 200 5 \"-\" \"ExampleBot/1.0\"\n\
+               not a log line\n";
+    let (status, v) = s
+        .post_json(
+            "/api/whatif",
+            &json!({"robots": "User-agent: *\nAllow: /\n", "after": "User-agent: GPTBot\nDisallow: /\n", "log": log}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        (
+            v["lines"].clone(),
+            v["unread"].clone(),
+            v["bot_requests"].clone()
+        ),
+        (json!(3), json!(1), json!(2))
+    );
+    assert_eq!(
+        (v["newly_disallowed"].clone(), v["newly_allowed"].clone()),
+        (json!(1), json!(0))
+    );
+    assert_eq!(v["bots"][0]["token"], "GPTBot");
+    let (status, v) = s
+        .post_json(
+            "/api/whatif",
+            &json!({"robots": "", "after": "", "log": " \n"}),
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert!(error_of(&v).contains("`log` is empty"), "{v}");
+}
+
+#[tokio::test]
 async fn bad_input_gets_a_4xx_saying_what_was_wrong() {
     let s = Server::start(ServeConfig {
         max_body: 64 * 1024,
@@ -687,7 +723,7 @@ async fn every_documented_example_is_answered_as_documented() {
     let s = server_over(&web, ServeConfig::default()).await;
     let port = web.port();
     let paths = doc["paths"].as_object().expect("paths");
-    assert_eq!(paths.len(), 5);
+    assert_eq!(paths.len(), 6);
     for (path, ops) in paths {
         for (method, op) in ops.as_object().expect("operations") {
             let (status, answer) = match method.as_str() {

@@ -205,9 +205,60 @@ async fn drive(c: &fantoccini::Client, url: &str) -> Result<(), String> {
     if table.contains("GPTBot") || !table.contains("/public") {
         return Err(format!("change impact table: {table:?}"));
     }
+    whatif(c).await?;
     accessible(c).await?;
     big_file(c).await?;
     phone(c).await
+}
+
+/// A log excerpt judged under the file and the edit: the bots that came,
+/// and how many of their requests the edit would newly refuse.
+async fn whatif(c: &fantoccini::Client) -> Result<(), String> {
+    let err = |what: &str| {
+        let what = what.to_owned();
+        move |e: fantoccini::error::CmdError| format!("{what}: {e}")
+    };
+    let log = "192.0.2.1 - - [01/Mar/2026:10:00:00 +0000] \"GET /public HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0 (compatible; Googlebot/2.1)\"\n\
+               192.0.2.1 - - [01/Mar/2026:10:00:09 +0000] \"GET /private/ok HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0 (compatible; Googlebot/2.1)\"\n\
+               192.0.2.2 - - [01/Mar/2026:10:00:10 +0000] \"GET /public HTTP/1.1\" 200 5 \"-\" \"GPTBot/1.2\"\n";
+    c.find(Locator::Id("log"))
+        .await
+        .map_err(err("the log box"))?
+        .send_keys(log)
+        .await
+        .map_err(err("type the log"))?;
+    c.find(Locator::Id("whatif"))
+        .await
+        .map_err(err("the judge button"))?
+        .click()
+        .await
+        .map_err(err("click judge"))?;
+    c.wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("#whatif-table tbody tr"))
+        .await
+        .map_err(err("the bots"))?;
+    let status = c
+        .find(Locator::Id("whatif-status"))
+        .await
+        .map_err(err("what-if status"))?
+        .text()
+        .await
+        .map_err(err("what-if status text"))?;
+    if !status.contains("3 bot request(s): 2 newly disallowed, 0 newly allowed") {
+        return Err(format!("what-if: {status:?}"));
+    }
+    let table = c
+        .find(Locator::Id("whatif-table"))
+        .await
+        .map_err(err("what-if table"))?
+        .text()
+        .await
+        .map_err(err("what-if text"))?;
+    if !table.contains("Googlebot") || table.contains("GPTBot") {
+        return Err(format!("what-if table: {table:?}"));
+    }
+    Ok(())
 }
 
 /// Every control has a label, every button says what it does, and the

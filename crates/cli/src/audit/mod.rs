@@ -26,6 +26,11 @@ pub struct Args {
     /// a subdirectory named after one host.
     #[arg(long, value_name = "DIR")]
     robots_history: Option<String>,
+    /// A proposed robots.txt (FILE for every host, or HOST=FILE): the same
+    /// requests are judged against it too, and the report says which bots'
+    /// requests it would newly disallow or allow.
+    #[arg(long, value_name = "FILE|HOST=FILE")]
+    robots_proposed: Vec<String>,
     /// robots.txt versions from a git repository: every commit that
     /// changed the file is a version, in force from the commit's time
     /// (REPO, or REPO:PATH for a file other than robots.txt at its root).
@@ -151,21 +156,15 @@ pub fn run(args: Args) -> Result<u8> {
         .map(|p| crate::evidence::read_bundle(p))
         .collect::<Result<Vec<_>>>()?;
     let skew = seconds("evidence-skew", args.evidence_skew)?;
-    let auditor = Auditor::new(&book, catalogue, options, sources.len())
+    let proposed = files_book("--robots-proposed", &args.robots_proposed)?;
+    let mut auditor = Auditor::new(&book, catalogue, options, sources.len())
         .with_evidence(group_bundles(bundles), skew);
+    if !args.robots_proposed.is_empty() {
+        auditor = auditor.with_proposed(&proposed);
+    }
     let mut report = audit_logs_with(&sources, auditor, &mut checks)?;
     report.identity_notes = checks.notes();
-    if let (Some(server), Some(path)) = (args.rules, &args.rules_out) {
-        let rules = mannerly_audit::rules::rules_of(&report, &|t| checks.ranges_of(t));
-        std::fs::write(path, mannerly_audit::rules::render(&rules, server))
-            .with_context(|| format!("cannot write '{}'", path.display()))?;
-        let name = format!("{server:?}").to_ascii_lowercase();
-        eprintln!(
-            "{} rule(s) for {name} written to {}",
-            rules.len(),
-            path.display()
-        );
-    }
+    write_rules(&args, &report, &checks)?;
     if let Some(path) = &args.html {
         std::fs::write(path, mannerly_audit::render::html(&report))
             .with_context(|| format!("cannot write '{path}'"))?;
@@ -178,17 +177,43 @@ pub fn run(args: Args) -> Result<u8> {
     Ok(u8::from(report.violations() > 0))
 }
 
-fn robots_book(args: &Args) -> Result<RobotsBook> {
+/// `--rules`: the server rules the report calls for.
+fn write_rules(
+    args: &Args,
+    report: &mannerly_audit::Report,
+    checks: &checks::Checks,
+) -> Result<()> {
+    let (Some(server), Some(path)) = (args.rules, &args.rules_out) else {
+        return Ok(());
+    };
+    let rules = mannerly_audit::rules::rules_of(report, &|t| checks.ranges_of(t));
+    std::fs::write(path, mannerly_audit::rules::render(&rules, server))
+        .with_context(|| format!("cannot write '{}'", path.display()))?;
+    let name = format!("{server:?}").to_ascii_lowercase();
+    eprintln!(
+        "{} rule(s) for {name} written to {}",
+        rules.len(),
+        path.display()
+    );
+    Ok(())
+}
+
+/// A book of files given as FILE (every host) or HOST=FILE.
+fn files_book(flag: &str, specs: &[String]) -> Result<RobotsBook> {
     let mut book = RobotsBook::new();
-    for r in &args.robots {
+    for r in specs {
         let (host, file) = match r.split_once('=') {
             Some((h, f)) if !h.contains('/') && !h.is_empty() => (Some(h), f),
             _ => (None, r.as_str()),
         };
-        let body =
-            std::fs::read(file).with_context(|| format!("--robots: cannot read '{file}'"))?;
+        let body = std::fs::read(file).with_context(|| format!("{flag}: cannot read '{file}'"))?;
         book.add(host, None, file.to_owned(), &body);
     }
+    Ok(book)
+}
+
+fn robots_book(args: &Args) -> Result<RobotsBook> {
+    let mut book = files_book("--robots", &args.robots)?;
     if let Some(spec) = &args.robots_git {
         git_history(&mut book, spec)?;
     }
