@@ -24,7 +24,7 @@ use crate::kinds::BotKind;
 use crate::order::{Reorder, Timed};
 use crate::pace::{Pace, Step};
 use crate::proposed::WhatIf;
-use crate::report::{rfc3339, Counts, Example, Identity, Rule, Timeline, MAX_EXAMPLES};
+use crate::report::{rfc3339, Counts, Example, Finding, Identity, Rule, Timeline, MAX_EXAMPLES};
 use crate::suspects::{is_asset, Client};
 
 /// How an audit judges.
@@ -197,6 +197,8 @@ pub struct Auditor<'r> {
     pub(crate) tolerance: Tolerance,
     /// A proposed robots.txt the same requests are judged against too.
     pub(crate) proposed: Option<WhatIf<'r>>,
+    /// Every finding, when they are streamed.
+    findings: Option<Vec<Finding>>,
 }
 
 impl<'r> Auditor<'r> {
@@ -240,6 +242,7 @@ impl<'r> Auditor<'r> {
                 assumed_retry_after_ms: 60_000,
             },
             proposed: None,
+            findings: None,
         }
     }
 
@@ -614,8 +617,11 @@ impl<'r> Auditor<'r> {
             g.clients.insert(ip);
         }
         g.timeline.add(p.step.millis, judged.broke.len() as u64);
+        let streaming =
+            self.findings.is_some() && self.token_kinds[g.token as usize] != BotKind::UserTriggered;
         for rule in judged.broke {
-            if g.examples.iter().filter(|e| e.rule == rule).count() >= MAX_EXAMPLES {
+            let kept = g.examples.iter().filter(|e| e.rule == rule).count();
+            if kept >= MAX_EXAMPLES && !streaming {
                 continue;
             }
             let detail = match rule {
@@ -629,7 +635,7 @@ impl<'r> Auditor<'r> {
                 Rule::BeforeRobots => "no robots.txt read in the 24 h before".into(),
                 Rule::WhileRobotsUnavailable => "while robots.txt answered 5xx or 429".into(),
             };
-            g.examples.push(Example {
+            let example = Example {
                 rule,
                 time: rfc3339(p.step.millis),
                 host: self.hosts[host as usize].clone(),
@@ -637,8 +643,46 @@ impl<'r> Auditor<'r> {
                 status: p.step.status,
                 client: p.client.map(|c| c.to_string()),
                 detail,
-            });
+            };
+            if let Some(f) = &mut self.findings {
+                f.push(Finding {
+                    token: self.tokens[g.token as usize].0.clone(),
+                    identity: g.identity,
+                    address: g.address.map(|a| a.to_string()),
+                    example: example.clone(),
+                });
+            }
+            if kept < MAX_EXAMPLES {
+                g.examples.push(example);
+            }
         }
+    }
+
+    /// Keeps every finding from now on, for [`take_findings`](Self::take_findings)
+    /// (a live follow prints each as it is judged).
+    pub fn stream_findings(mut self) -> Self {
+        self.findings = Some(Vec::new());
+        self
+    }
+
+    /// The findings judged since the last call.
+    pub fn take_findings(&mut self) -> Vec<Finding> {
+        self.findings
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Tells the audit that every file has reached `now` (a live log's
+    /// clock): requests older than the reordering window are judged
+    /// without waiting for later lines.
+    pub fn advance(&mut self, now: i64) {
+        for (l, d) in self.latest.iter_mut().zip(&self.done) {
+            if !*d {
+                *l = (*l).max(now);
+            }
+        }
+        self.drain(false);
     }
 
     /// Totals over a group's hosts.

@@ -80,6 +80,21 @@ pub struct Example {
     pub detail: String,
 }
 
+/// One rule broken, as a live follow reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The bot's product token.
+    pub token: String,
+    /// Its identity.
+    pub identity: Identity,
+    /// The client address, for an HTTP library or tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    /// What it did.
+    #[serde(flatten)]
+    pub example: Example,
+}
+
 /// Counts of the rules broken.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {

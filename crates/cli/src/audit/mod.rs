@@ -11,6 +11,7 @@ use mannerly_audit::{
 use mannerly_logs::Layout;
 
 mod checks;
+mod follow;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -64,9 +65,18 @@ pub struct Args {
     /// seconds.
     #[arg(long, value_name = "SECS", default_value_t = 0.0)]
     slack: f64,
-    /// How far out of time order a log may be, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 300.0)]
-    window: f64,
+    /// How far out of time order a log may be, in seconds (300; 1 with
+    /// --follow, so findings come as their lines do).
+    #[arg(long, value_name = "SECS")]
+    window: Option<f64>,
+    /// Keep reading the logs as lines are appended (across rotation:
+    /// renamed and made anew, or copied and truncated), printing each
+    /// finding as it is judged; Ctrl-C prints the report so far.
+    #[arg(long)]
+    follow: bool,
+    /// With --follow: each finding as one JSON object a line.
+    #[arg(long, requires = "follow")]
+    json_lines: bool,
     /// The logs begin when the site began serving: a page before any
     /// robots.txt read is blamed even in the logs' first 24 hours.
     #[arg(long)]
@@ -145,7 +155,10 @@ pub fn run(args: Args) -> Result<u8> {
         retry_after: seconds("retry-after", args.retry_after)?,
         min_gap: args.min_gap.map(|s| seconds("min-gap", s)).transpose()?,
         slack: seconds("slack", args.slack)?,
-        window: seconds("window", args.window)?,
+        window: seconds(
+            "window",
+            args.window.unwrap_or(if args.follow { 1.0 } else { 300.0 }),
+        )?,
         from_start: args.from_start,
     };
     let catalogue = Catalogue::builtin();
@@ -162,7 +175,17 @@ pub fn run(args: Args) -> Result<u8> {
     if !args.robots_proposed.is_empty() {
         auditor = auditor.with_proposed(&proposed);
     }
-    let mut report = audit_logs_with(&sources, auditor, &mut checks)?;
+    let mut report = if args.follow {
+        let how = follow::Follow {
+            paths: &args.logs,
+            format,
+            layout: layout.as_ref(),
+            json_lines: args.json_lines,
+        };
+        follow::follow(&how, auditor.stream_findings(), &mut checks)?
+    } else {
+        audit_logs_with(&sources, auditor, &mut checks)?
+    };
     report.identity_notes = checks.notes();
     write_rules(&args, &report, &checks)?;
     if let Some(path) = &args.html {
