@@ -548,3 +548,83 @@ fn robots_txt_versions_come_from_git() {
     assert_eq!(v["bots"][0]["disallowed"], 30, "{v}");
     assert_eq!(v["robots"].as_array().map(Vec::len), Some(2), "{v}");
 }
+
+/// A Caddy access-log line of a request signed with `pair` at `at`.
+fn signed_line(pair: &mannerly_botauth::KeyPair, at: u64, path: &str) -> String {
+    use mannerly_botauth::{sign_request, AgentForm, Message, SignConfig, UnixMillis};
+    let msg =
+        Message::new("GET", &format!("https://site.example{path}")).header("Host", "site.example");
+    let config = SignConfig::new(
+        UnixMillis(at * 1000),
+        AgentForm::dictionary("https://bot.example"),
+    );
+    let mut h = serde_json::Map::new();
+    h.insert("User-Agent".into(), serde_json::json!(["SignedBot/1.0"]));
+    for (k, v) in sign_request(pair, &msg, &config).expect("signs") {
+        h.insert(k, serde_json::json!([v]));
+    }
+    let line = serde_json::json!({
+        "level": "info", "ts": at as f64, "logger": "http.log.access", "msg": "handled request",
+        "request": {"remote_ip": "192.0.2.5", "method": "GET", "host": "site.example", "uri": path, "headers": h},
+        "status": 200, "size": 10, "resp_headers": {}
+    });
+    format!("{line}\n")
+}
+
+#[test]
+fn a_logged_signature_is_checked_with_the_keys_served_at_its_time() {
+    use mannerly_botauth::KeyPair;
+    let dir = tempfile::tempdir().expect("tmp");
+    let (old, new) = (KeyPair::from_seed([1; 32]), KeyPair::from_seed([2; 32]));
+    let day = 86_400u64;
+    let t0: u64 = 1_772_359_200;
+    // Earlier audits saw the old key from t0 - 10 d to t0 + 1 d, then the
+    // new one from t0 + 20 d: the old one was rotated out.
+    let ms = |s: u64| s * 1000;
+    let history = serde_json::json!({"directories": {"https://bot.example": {
+    "first_checked": ms(t0 - 10 * day), "last_checked": ms(t0 + 20 * day),
+    "keys": [
+        {"jwk": old.public_jwk(), "first_seen": ms(t0 - 10 * day), "last_seen": ms(t0 + day)},
+        {"jwk": new.public_jwk(), "first_seen": ms(t0 + 20 * day), "last_seen": ms(t0 + 20 * day)}
+    ]}}});
+    let cache = dir.path().join("cache");
+    std::fs::create_dir_all(&cache).expect("cache");
+    std::fs::write(cache.join("key-history.json"), history.to_string()).expect("history");
+    let log = [
+        signed_line(&old, t0, "/old-key-then"),
+        signed_line(&new, t0 + 5, "/new-key-then"),
+        signed_line(&new, t0 + 25 * day, "/new-key-now"),
+        signed_line(&old, t0 + 25 * day + 5, "/old-key-now"),
+    ]
+    .concat();
+    let log_path = dir.path().join("caddy.jsonl");
+    std::fs::write(&log_path, log).expect("log");
+    let o = mannerly(
+        &[
+            "audit",
+            log_path.to_str().expect("utf-8"),
+            "--cache",
+            cache.to_str().expect("utf-8"),
+            "--offline",
+            "--json",
+        ],
+        b"",
+    );
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    let count = |id: &str| {
+        v["bots"]
+            .as_array()
+            .expect("bots")
+            .iter()
+            .find(|b| b["token"] == "SignedBot" && b["identity"] == id)
+            .map_or(0, |b| b["requests"].as_u64().unwrap_or(0))
+    };
+    // Each key verifies the requests of its own time only; the others'
+    // keys were not served then, so they are unverified, not spoofed.
+    assert_eq!(
+        (count("verified"), count("unverified"), count("spoofed")),
+        (2, 2, 0),
+        "{v}"
+    );
+}

@@ -48,8 +48,11 @@ pub struct Checks {
     lookups: u64,
     /// Keys given with --wba-keys.
     wba_keys: Option<StaticKeys>,
-    /// Keys of the directories signed requests named (`None`: unusable).
-    directories: HashMap<String, Option<StaticKeys>>,
+    /// The directories signed requests named, checked in this audit.
+    checked: std::collections::HashSet<String>,
+    /// Every directory's keys with when they were seen, kept between
+    /// audits: a request is verified with the keys served at its time.
+    history: super::keyhistory::KeyHistory,
     directory_client: Option<DirectoryClient>,
 }
 
@@ -89,9 +92,11 @@ impl Checks {
             true => None,
             false => Some(DirectoryClient::new(DirectoryConfig::default())?),
         };
+        let history = super::keyhistory::KeyHistory::load(&cache.join("key-history.json"));
         Ok(Checks {
             wba_keys,
-            directories: HashMap::new(),
+            checked: std::collections::HashSet::new(),
+            history,
             directory_client,
             catalogue,
             offline: args.offline,
@@ -120,6 +125,7 @@ impl Checks {
 
     /// How identities were checked, for the report.
     pub fn notes(&mut self) -> Vec<String> {
+        self.history.save();
         let mut notes = std::mem::take(&mut self.notes);
         notes.push(match (&self.dns, self.offline) {
             (_, true) => "offline: no reverse-DNS checks, no downloads".to_owned(),
@@ -277,10 +283,19 @@ impl Checks {
         // The log's time is as precise as the log: allow for its rounding.
         config.max_skew = i64::from(entry.stamp.precision_ms.div_ceil(1000));
         let agent = entry.signature.as_ref()?.agent.as_deref();
-        let keys = self
-            .wba_keys
-            .as_ref()
-            .or_else(|| self.directories.get(agent_url(agent?))?.as_ref())?;
+        let served;
+        let keys = match &self.wba_keys {
+            Some(k) => k,
+            None => {
+                // The keys its directory served at the request's time.
+                let url = agent_url(agent?);
+                if !self.history.knows(url) {
+                    return None;
+                }
+                served = StaticKeys::from_directory(url, self.history.keys_at(url, at.0));
+                &served
+            }
+        };
         Some(match verify_request(&msg, keys, &config) {
             Outcome::Verified { .. } => Identity::Verified,
             Outcome::Unverified { .. } => Identity::Unverified,
@@ -296,19 +311,15 @@ impl Checks {
         };
         for agent in agents {
             let url = agent_url(agent).to_owned();
-            if self.directories.contains_key(&url) || !url.starts_with("https://") {
+            if !self.checked.insert(url.clone()) || !url.starts_with("https://") {
                 continue;
             }
-            let keys = self.rt.block_on(client.keys(&url));
-            let keys = match keys {
-                Ok(k) => Some(StaticKeys::from_directory(&url, k)),
-                Err(e) => {
-                    self.notes
-                        .push(format!("Web Bot Auth directory {url}: {e}"));
-                    None
-                }
-            };
-            self.directories.insert(url, keys);
+            match self.rt.block_on(client.keys(&url)) {
+                Ok(keys) => self.history.observe(&url, &keys, UnixMillis::now().0),
+                Err(e) => self
+                    .notes
+                    .push(format!("Web Bot Auth directory {url}: {e}")),
+            }
         }
     }
 }

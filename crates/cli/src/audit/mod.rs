@@ -12,6 +12,7 @@ use mannerly_logs::Layout;
 
 mod checks;
 mod follow;
+mod keyhistory;
 
 #[derive(clap::Args)]
 pub struct Args {
