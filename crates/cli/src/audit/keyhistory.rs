@@ -132,10 +132,10 @@ mod tests {
         let (a, b) = (key(1), key(2));
         let mut h = KeyHistory::default();
         let t0 = 100 * DAY;
-        h.observe("https://d", &[a.clone()], t0);
-        h.observe("https://d", &[a.clone()], t0 + 10 * DAY);
+        h.observe("https://d", std::slice::from_ref(&a), t0);
+        h.observe("https://d", std::slice::from_ref(&a), t0 + 10 * DAY);
         // Rotated: b replaces a.
-        h.observe("https://d", &[b.clone()], t0 + 20 * DAY);
+        h.observe("https://d", std::slice::from_ref(&b), t0 + 20 * DAY);
         let ids = |at| {
             h.keys_at("https://d", at)
                 .iter()
