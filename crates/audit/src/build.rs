@@ -65,6 +65,7 @@ fn report(mut a: Auditor<'_>) -> Report {
         late: a.late,
         identity_notes: Vec::new(),
         proposed,
+        rules: None,
     }
 }
 

@@ -388,6 +388,14 @@ pub fn html(r: &Report) -> String {
     }
     out.push_str("</table>");
     html_proposed(&mut out, r);
+    if let Some((server, text)) = &r.rules {
+        let _ = write!(
+            out,
+            "<h2>Server rules ({})</h2><div class=\"wide\"><pre>{}</pre></div>",
+            esc(server),
+            esc(text)
+        );
+    }
     html_evidence(&mut out, r);
     let user_triggered = |b: &&BotReport| b.kind == BotKind::UserTriggered;
     if r.bots.iter().any(|b| user_triggered(&b)) {

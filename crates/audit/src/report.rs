@@ -305,6 +305,10 @@ pub struct Report {
     /// What a proposed robots.txt would change, when one was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proposed: Option<crate::proposed::ProposedReport>,
+    /// The server rules written from it, when asked for (`--rules`): the
+    /// server, and the file's text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules: Option<(String, String)>,
 }
 
 /// A robots.txt file the audit judged against.

@@ -188,7 +188,7 @@ pub fn run(args: Args) -> Result<u8> {
         audit_logs_with(&sources, auditor, &mut checks)?
     };
     report.identity_notes = checks.notes();
-    write_rules(&args, &report, &checks)?;
+    report.rules = write_rules(&args, &report, &checks)?;
     if let Some(path) = &args.html {
         std::fs::write(path, mannerly_audit::render::html(&report))
             .with_context(|| format!("cannot write '{path}'"))?;
@@ -202,24 +202,25 @@ pub fn run(args: Args) -> Result<u8> {
 }
 
 /// `--rules`: the server rules the report calls for.
+/// Also returned, for the HTML report: the server and the file's text.
 fn write_rules(
     args: &Args,
     report: &mannerly_audit::Report,
     checks: &checks::Checks,
-) -> Result<()> {
+) -> Result<Option<(String, String)>> {
     let (Some(server), Some(path)) = (args.rules, &args.rules_out) else {
-        return Ok(());
+        return Ok(None);
     };
     let rules = mannerly_audit::rules::rules_of(report, &|t| checks.ranges_of(t));
-    std::fs::write(path, mannerly_audit::rules::render(&rules, server))
-        .with_context(|| format!("cannot write '{}'", path.display()))?;
+    let text = mannerly_audit::rules::render(&rules, server);
+    std::fs::write(path, &text).with_context(|| format!("cannot write '{}'", path.display()))?;
     let name = format!("{server:?}").to_ascii_lowercase();
     eprintln!(
         "{} rule(s) for {name} written to {}",
         rules.len(),
         path.display()
     );
-    Ok(())
+    Ok(Some((name, text)))
 }
 
 /// A book of files given as FILE (every host) or HOST=FILE.
