@@ -59,6 +59,8 @@ fn rules_for(dir: &Path, server: &str) -> PathBuf {
             "--rules-out",
         ])
         .arg(&out)
+        .arg("--html")
+        .arg(dir.join(format!("report-{server}.html")))
         .output()
         .expect("audit runs");
     let said = format!(
@@ -68,6 +70,11 @@ fn rules_for(dir: &Path, server: &str) -> PathBuf {
     );
     assert_eq!(o.status.code(), Some(1), "BadBot broke a rule: {said}");
     let rules = std::fs::read_to_string(&out).expect("rules written");
+    let html = std::fs::read_to_string(dir.join(format!("report-{server}.html"))).expect("html");
+    assert!(
+        html.contains(&format!("Server rules ({server})")),
+        "the HTML shows the rules"
+    );
     assert!(
         rules.contains("spoofer: 1 requests as Googlebot"),
         "{rules}"
