@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `mannerly audit` against GoAccess on the same generated log, in one run:
-# lines per CPU second (user + system) of each, and the ratio. Also the
+# lines per CPU second (user + system) of each, and the ratio; mannerly
+# also with a proposed robots.txt judged beside (what-if) and server rules
+# written. Also the
 # instructions per line (callgrind, on a 200,000-line slice) and, with
 # BIG=1, the peak RSS of a 50-million-line log piped through stdin.
 #
@@ -19,6 +21,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 target/release/examples/gen_log "$lines" > "$work/access.log"
 printf 'User-agent: *\nDisallow: /private/\nDisallow: /search\nCrawl-delay: 1\n\nUser-agent: Googlebot\nDisallow: /private/\n\nUser-agent: GPTBot\nDisallow: /\n' > "$work/robots.txt"
+printf 'User-agent: *\nDisallow: /private/\nDisallow: /blog/\n\nUser-agent: GPTBot\nAllow: /\n' > "$work/proposed.txt"
 n=$(wc -l < "$work/access.log")
 echo "log: $n combined lines, $(du -m "$work/access.log" | cut -f1) MiB; $(nproc) cores"
 
@@ -27,22 +30,26 @@ cpu() {
     /usr/bin/time -f '%U %S %M %e' -o "$work/time" "$@" > /dev/null 2>&1 || true
     tail -1 "$work/time" | awk '{printf "%.3f %d %.3f\n", $1 + $2, $3, $4}'
 }
-declare -a ours theirs
+declare -a ours theirs all
 for r in $(seq "$rounds"); do
     ours+=("$(cpu "$bin" audit "$work/access.log" --robots "$work/robots.txt" --offline --json)")
+    all+=("$(cpu "$bin" audit "$work/access.log" --robots "$work/robots.txt" --robots-proposed "$work/proposed.txt" \
+        --rules nginx --rules-out "$work/rules.conf" --offline --json)")
     theirs+=("$(cpu goaccess "$work/access.log" --log-format=COMBINED --no-global-config -o "$work/ga.json")")
 done
 best() { printf '%s\n' "$@" | sort -n | head -1; }
-o=$(best "${ours[@]}") t=$(best "${theirs[@]}")
+o=$(best "${ours[@]}") t=$(best "${theirs[@]}") a=$(best "${all[@]}")
 read -r ocpu orss owall <<< "$o"
 read -r tcpu trss twall <<< "$t"
-python3 - "$n" "$ocpu" "$orss" "$owall" "$tcpu" "$trss" "$twall" <<'PY'
+read -r acpu arss awall <<< "$a"
+python3 - "$n" "$ocpu" "$orss" "$owall" "$tcpu" "$trss" "$twall" "$acpu" "$arss" "$awall" <<'PY'
 import sys
-n = int(sys.argv[1]); oc, orss, ow, tc, trss, tw = map(float, sys.argv[2:])
-print(f"{'':28} {'CPU s':>7} {'wall s':>7} {'lines/CPU s':>12} {'peak MiB':>9}")
-print(f"{'mannerly audit --offline':28} {oc:>7.2f} {ow:>7.2f} {n / oc:>12,.0f} {orss / 1024:>9.0f}")
-print(f"{'goaccess COMBINED, JSON':28} {tc:>7.2f} {tw:>7.2f} {n / tc:>12,.0f} {trss / 1024:>9.0f}")
-print(f"ratio (lines per CPU second): {tc / oc:.1f}x")
+n = int(sys.argv[1]); oc, orss, ow, tc, trss, tw, ac, ars, aw = map(float, sys.argv[2:])
+print(f"{'':34} {'CPU s':>7} {'wall s':>7} {'lines/CPU s':>12} {'peak MiB':>9}")
+print(f"{'mannerly audit --offline':34} {oc:>7.2f} {ow:>7.2f} {n / oc:>12,.0f} {orss / 1024:>9.0f}")
+print(f"{'  with what-if and nginx rules':34} {ac:>7.2f} {aw:>7.2f} {n / ac:>12,.0f} {ars / 1024:>9.0f}")
+print(f"{'goaccess COMBINED, JSON':34} {tc:>7.2f} {tw:>7.2f} {n / tc:>12,.0f} {trss / 1024:>9.0f}")
+print(f"ratio (lines per CPU second): {tc / oc:.1f}x; with what-if and rules {tc / ac:.1f}x")
 PY
 if command -v valgrind >/dev/null 2>&1; then
     head -200000 "$work/access.log" > "$work/slice.log"
