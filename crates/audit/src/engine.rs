@@ -81,6 +81,14 @@ impl Identify for Unchecked {
     }
 }
 
+/// Browser clients tracked for suspects, at most (a live follow runs for
+/// days; past this, new clients are counted but not tracked).
+const MAX_CLIENTS: usize = 1_000_000;
+/// The id of a browser client not tracked.
+const UNTRACKED: u32 = u32::MAX;
+/// Bot groups, at most, before an HTTP tool's new addresses share one.
+const MAX_GROUPS: usize = 100_000;
+
 /// What a User-Agent was classified as.
 #[derive(Debug, Clone, Copy)]
 enum Kind {
@@ -419,7 +427,12 @@ impl<'r> Auditor<'r> {
             Identity::Unverified
         };
         let address = match self.token_kinds[token as usize] {
-            BotKind::ClientLibrary => entry.client,
+            BotKind::ClientLibrary => entry.client.filter(|ip| {
+                // Past the bound, a tool's other addresses share one group.
+                self.group_ids
+                    .contains_key(&(token, Identity::Unverified, Some(*ip)))
+                    || self.groups.len() < MAX_GROUPS
+            }),
             _ => None,
         };
         let group = self.group_id(token, identity, address);
@@ -507,6 +520,8 @@ impl<'r> Auditor<'r> {
         let key = (entry.client, ua);
         let id = match self.client_ids.get(&key) {
             Some(id) => *id,
+            // Past the bound, a new client is not tracked for suspects.
+            None if self.clients.len() >= MAX_CLIENTS => UNTRACKED,
             None => {
                 let id = self.clients.len() as u32;
                 self.client_ids.insert(key, id);
@@ -516,7 +531,11 @@ impl<'r> Auditor<'r> {
         };
         let robots = entry.target.split('?').next() == Some("/robots.txt");
         let disallowed = !robots && self.browser_disallowed(entry);
-        let c = &mut self.clients[id as usize].1;
+        let mut untracked = Client::default();
+        let c = match self.clients.get_mut(id as usize) {
+            Some((_, c)) => c,
+            None => &mut untracked,
+        };
         c.requests += 1;
         if robots {
             c.read_robots = true;
@@ -589,7 +608,9 @@ impl<'r> Auditor<'r> {
         let slack = self.options.slack.as_millis() as i64;
         let (group, host) = match p.who {
             Who::Browser { client } => {
-                self.clients[client as usize].1.step(p.step.millis);
+                if let Some((_, c)) = self.clients.get_mut(client as usize) {
+                    c.step(p.step.millis);
+                }
                 return;
             }
             Who::Bot { group, host } => (group, host),
