@@ -174,9 +174,8 @@ impl Witness {
     /// The loop is about to let robots.txt request `url` go, held to `pace`.
     pub(crate) fn expect(&self, url: &str, pace: Pace) {
         let now = UnixMillis::now();
-        let url = url::Url::parse(url).map_or_else(|_| url.to_owned(), String::from);
         if let Ok(mut m) = self.expected.lock() {
-            m.insert(url, delay(pace, now));
+            m.insert(as_sent(url), delay(pace, now));
         }
     }
 
@@ -206,11 +205,12 @@ impl Witness {
     /// Forgets what the loop told of a robots.txt request the cache then
     /// did not make.
     pub(crate) fn forget(&self, url: &str) {
+        let url = as_sent(url);
         if let Ok(mut m) = self.expected.lock() {
-            m.remove(url);
+            m.remove(&url);
         }
         if let Ok(mut m) = self.lines.lock() {
-            m.remove(url);
+            m.remove(&url);
         }
     }
 
@@ -253,6 +253,12 @@ impl mannerly_fetch::SendHook for Witness {
     fn sending(&self, url: &url::Url) {
         self.robots_request(url);
     }
+}
+
+/// A URL as the HTTP client sends it (and the send hook sees it): parsed
+/// and serialised, so `http://a.test:80/robots.txt` is `http://a.test/robots.txt`.
+fn as_sent(url: &str) -> String {
+    url::Url::parse(url).map_or_else(|_| url.to_owned(), String::from)
 }
 
 /// A record's delay from the frontier's pace at `now`.
