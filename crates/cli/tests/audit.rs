@@ -310,7 +310,7 @@ fn bad_input_is_named_and_exits_2() {
 
 #[test]
 fn signed_requests_are_verified_as_of_their_time() {
-    use mannerly_botauth::{sign_request, AgentForm, KeyPair, Message, SignConfig, UnixMillis};
+    use mannerly_botauth::KeyPair;
     let dir = tempfile::tempdir().expect("tmp");
     let pair = KeyPair::from_seed([7; 32]);
     let keys = dir.path().join("keys.json");
@@ -327,26 +327,7 @@ fn signed_requests_are_verified_as_of_their_time() {
         // Replayed two minutes after it expired.
         (t0 + 180, t0, "/a", "/a"),
     ] {
-        let msg = Message::new("GET", &format!("https://site.example{path}"))
-            .header("Host", "site.example");
-        let mut config = SignConfig::new(
-            UnixMillis(signed * 1000),
-            AgentForm::dictionary("https://bot.example"),
-        );
-        config.extra_components = vec!["@path".into()];
-        let headers = sign_request(&pair, &msg, &config).expect("signs");
-        let mut h = serde_json::Map::new();
-        h.insert("User-Agent".into(), serde_json::json!(["SignedBot/1.0"]));
-        for (k, v) in headers {
-            h.insert(k, serde_json::json!([v]));
-        }
-        let line = serde_json::json!({
-            "level": "info", "ts": at as f64, "logger": "http.log.access", "msg": "handled request",
-            "request": {"remote_ip": "192.0.2.5", "client_ip": "192.0.2.5", "proto": "HTTP/2.0",
-                        "method": "GET", "host": "site.example", "uri": logged, "headers": h},
-            "status": 200, "size": 10, "resp_headers": {}
-        });
-        log += &format!("{line}\n");
+        log += &signed_line(&pair, at, signed, path, logged);
     }
     let log_path = dir.path().join("caddy.jsonl");
     std::fs::write(&log_path, log).expect("log");
@@ -364,14 +345,7 @@ fn signed_requests_are_verified_as_of_their_time() {
     let v: Value = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
     assert_eq!(v["files"][0]["format"], "caddy", "{v}");
-    let count = |id: &str| {
-        v["bots"]
-            .as_array()
-            .expect("bots")
-            .iter()
-            .find(|b| b["token"] == "SignedBot" && b["identity"] == id)
-            .map_or(0, |b| b["requests"].as_u64().unwrap_or(0))
-    };
+    let count = |id: &str| signed_bot_requests(&v, id);
     assert_eq!((count("verified"), count("spoofed")), (2, 2), "{v}");
 }
 
@@ -549,15 +523,23 @@ fn robots_txt_versions_come_from_git() {
     assert_eq!(v["robots"].as_array().map(Vec::len), Some(2), "{v}");
 }
 
-/// A Caddy access-log line of a request signed with `pair` at `at`.
-fn signed_line(pair: &mannerly_botauth::KeyPair, at: u64, path: &str) -> String {
+/// A Caddy access-log line, logged at `at`, of a request for `logged`
+/// signed with `pair` at `signed` for `path` (`@path` covered).
+fn signed_line(
+    pair: &mannerly_botauth::KeyPair,
+    at: u64,
+    signed: u64,
+    path: &str,
+    logged: &str,
+) -> String {
     use mannerly_botauth::{sign_request, AgentForm, Message, SignConfig, UnixMillis};
     let msg =
         Message::new("GET", &format!("https://site.example{path}")).header("Host", "site.example");
-    let config = SignConfig::new(
-        UnixMillis(at * 1000),
+    let mut config = SignConfig::new(
+        UnixMillis(signed * 1000),
         AgentForm::dictionary("https://bot.example"),
     );
+    config.extra_components = vec!["@path".into()];
     let mut h = serde_json::Map::new();
     h.insert("User-Agent".into(), serde_json::json!(["SignedBot/1.0"]));
     for (k, v) in sign_request(pair, &msg, &config).expect("signs") {
@@ -565,10 +547,21 @@ fn signed_line(pair: &mannerly_botauth::KeyPair, at: u64, path: &str) -> String 
     }
     let line = serde_json::json!({
         "level": "info", "ts": at as f64, "logger": "http.log.access", "msg": "handled request",
-        "request": {"remote_ip": "192.0.2.5", "method": "GET", "host": "site.example", "uri": path, "headers": h},
+        "request": {"remote_ip": "192.0.2.5", "client_ip": "192.0.2.5", "proto": "HTTP/2.0",
+                    "method": "GET", "host": "site.example", "uri": logged, "headers": h},
         "status": 200, "size": 10, "resp_headers": {}
     });
     format!("{line}\n")
+}
+
+/// SignedBot's requests with one identity, in an audit's JSON.
+fn signed_bot_requests(v: &Value, identity: &str) -> u64 {
+    v["bots"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .find(|b| b["token"] == "SignedBot" && b["identity"] == identity)
+        .map_or(0, |b| b["requests"].as_u64().unwrap_or(0))
 }
 
 #[test]
@@ -591,10 +584,22 @@ fn a_logged_signature_is_checked_with_the_keys_served_at_its_time() {
     std::fs::create_dir_all(&cache).expect("cache");
     std::fs::write(cache.join("key-history.json"), history.to_string()).expect("history");
     let log = [
-        signed_line(&old, t0, "/old-key-then"),
-        signed_line(&new, t0 + 5, "/new-key-then"),
-        signed_line(&new, t0 + 25 * day, "/new-key-now"),
-        signed_line(&old, t0 + 25 * day + 5, "/old-key-now"),
+        signed_line(&old, t0, t0, "/old-key-then", "/old-key-then"),
+        signed_line(&new, t0 + 5, t0 + 5, "/new-key-then", "/new-key-then"),
+        signed_line(
+            &new,
+            t0 + 25 * day,
+            t0 + 25 * day,
+            "/new-key-now",
+            "/new-key-now",
+        ),
+        signed_line(
+            &old,
+            t0 + 25 * day + 5,
+            t0 + 25 * day + 5,
+            "/old-key-now",
+            "/old-key-now",
+        ),
     ]
     .concat();
     let log_path = dir.path().join("caddy.jsonl");
@@ -612,14 +617,7 @@ fn a_logged_signature_is_checked_with_the_keys_served_at_its_time() {
     );
     let v: Value = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
-    let count = |id: &str| {
-        v["bots"]
-            .as_array()
-            .expect("bots")
-            .iter()
-            .find(|b| b["token"] == "SignedBot" && b["identity"] == id)
-            .map_or(0, |b| b["requests"].as_u64().unwrap_or(0))
-    };
+    let count = |id: &str| signed_bot_requests(&v, id);
     // Each key verifies the requests of its own time only; the others'
     // keys were not served then, so they are unverified, not spoofed.
     assert_eq!(
