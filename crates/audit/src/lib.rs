@@ -57,6 +57,7 @@ mod book;
 mod build;
 mod engine;
 mod evidence;
+mod identity;
 mod kinds;
 mod order;
 mod pace;
@@ -76,6 +77,7 @@ pub use evidence::{
     group_bundles, BotEvidenceInput, BundleState, EvidenceExample, EvidenceReport,
     MAX_EVIDENCE_EXAMPLES,
 };
+pub use identity::Checked;
 pub use kinds::{is_client_library, BotKind, Category, CLIENT_LIBRARIES};
 pub use mannerly_logs::Layout;
 pub use proposed::{ProposedBot, ProposedExample, ProposedReport, MAX_PROPOSED_EXAMPLES};

@@ -10,7 +10,8 @@
 //! [`verify_request`] / [`verify_each`], key directories ([`directory`],
 //! [`client`], [`dircheck`]), signed bodies ([`proof`]), Signature Agent
 //! Cards ([`card`]), `Accept-Signature` ([`accept`]) and forward-confirmed
-//! reverse DNS ([`fcrdns`]).
+//! reverse DNS ([`fcrdns`]) with operators' published range files
+//! ([`published`]).
 //!
 //! ```
 //! use mannerly_botauth::{sign_request, verify_request, AgentForm, KeyPair, Message, Outcome, SignConfig, StaticKeys, VerifyConfig};
@@ -103,6 +104,7 @@ mod error;
 pub mod fcrdns;
 pub mod keys;
 pub mod proof;
+pub mod published;
 mod sign;
 mod verify;
 

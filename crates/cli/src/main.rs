@@ -16,6 +16,7 @@ mod demo_evidence;
 mod directory;
 mod evidence;
 mod fetch;
+mod gate;
 mod input;
 mod lint;
 mod recrawl;
@@ -101,6 +102,20 @@ enum Command {
         mannerly serve\n  \
         mannerly serve --listen 0.0.0.0:8080 --rate-limit 20")]
     Serve(serve::Args),
+    /// Decide at the server's door: a forward-auth endpoint for nginx
+    /// (auth_request), Caddy (forward_auth) and Traefik (ForwardAuth) that
+    /// allows, slows down or refuses each request by who it really is.
+    ///
+    /// Identity by the audit's own checks: a Web Bot Auth signature, the
+    /// operator's IP ranges, forward-confirmed reverse DNS (in the
+    /// background). Classes: verified, spoofer, bot, browser. Answers:
+    /// 200 allow, 403 deny, 429 slow with Retry-After (403 with
+    /// X-Mannerly-Action: slow under --nginx), each with
+    /// X-Mannerly-Identity and X-Mannerly-Action for the server's log.
+    #[command(after_help = "Examples:\n  \
+        mannerly gate --check policy.toml\n  \
+        mannerly gate --listen 127.0.0.1:9181 --policy policy.toml --nginx")]
+    Gate(gate::Args),
     /// Run the simulated multi-host web from a TOML file, until Ctrl-C.
     Testweb(testweb::Args),
     /// Web Bot Auth keys: generate one, or print a signed key directory.
@@ -149,6 +164,7 @@ fn main() -> ExitCode {
         Command::Sitemap(args) => sitemap::run(args),
         Command::Testweb(args) => testweb::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Gate(args) => gate::run(args),
         Command::Crawl(args) => crawl::run(*args),
         Command::Recrawl(args) => recrawl::run(*args),
         Command::Demo(args) => demo::demo(args),

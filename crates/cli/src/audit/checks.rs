@@ -8,12 +8,13 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
-use mannerly_audit::{Catalogue, Identify, Identity, Known};
+use mannerly_audit::{Catalogue, Checked, Identify, Identity, Known};
 use mannerly_botauth::client::{DirectoryClient, DirectoryConfig};
 use mannerly_botauth::fcrdns::{verify_ip, HickoryDns, IpRanges, IpVerdict};
+use mannerly_botauth::published;
 use mannerly_botauth::{
     verify_request, Jwk, Message, Outcome, StaticKeys, UnixMillis, VerifyConfig,
 };
@@ -23,8 +24,6 @@ use mannerly_logs::Entry;
 const PARALLEL: usize = 32;
 /// How long one address's check may take.
 const DNS_TIMEOUT: Duration = Duration::from_secs(4);
-/// A downloaded range file younger than this is used without asking again.
-const FRESH: Duration = Duration::from_secs(24 * 3600);
 
 /// What reverse DNS said of one address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,17 +61,7 @@ fn key(k: &Known) -> usize {
 
 impl Checks {
     pub fn new(args: &super::Args, catalogue: &'static Catalogue) -> Result<Checks> {
-        let mut given = HashMap::new();
-        for spec in &args.ip_ranges {
-            let (token, file) = spec
-                .split_once('=')
-                .with_context(|| format!("--ip-ranges '{spec}': expected TOKEN=FILE"))?;
-            let text = std::fs::read_to_string(file)
-                .with_context(|| format!("--ip-ranges: cannot read '{file}'"))?;
-            let ranges = IpRanges::parse_for(&text, token)
-                .map_err(|e| anyhow::anyhow!("--ip-ranges '{file}' for {token}: {e}"))?;
-            given.insert(token.to_ascii_lowercase(), ranges);
-        }
+        let given = given_ranges(&args.ip_ranges)?;
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -87,7 +76,11 @@ impl Checks {
             .cache
             .as_ref()
             .map_or_else(default_cache, PathBuf::from);
-        let wba_keys = args.wba_keys.as_deref().map(read_keys).transpose()?;
+        let wba_keys = args
+            .wba_keys
+            .as_deref()
+            .map(|p| read_keys("--wba-keys", p))
+            .transpose()?;
         let directory_client = match args.offline {
             true => None,
             false => Some(DirectoryClient::new(DirectoryConfig::default())?),
@@ -173,38 +166,10 @@ impl Checks {
 
     /// A range file from the cache (with its age) or the network.
     fn fetch_ranges(&self, url: &str) -> Result<(String, Option<Duration>)> {
-        let name: String = url
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '.' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        let path = self.cache.join(name);
-        let age = std::fs::metadata(&path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| SystemTime::now().duration_since(t).ok());
-        if let Some(age) = age.filter(|a| *a < FRESH || self.offline) {
-            return Ok((std::fs::read_to_string(&path)?, Some(age)));
-        }
-        if self.offline {
-            anyhow::bail!("not in the cache, and --offline");
-        }
-        let text = self.rt.block_on(async {
-            let client = reqwest::Client::builder()
-                .timeout(Duration::from_secs(15))
-                .build()?;
-            let resp = client.get(url).send().await?.error_for_status()?;
-            resp.text().await
-        })?;
-        if std::fs::create_dir_all(&self.cache).is_ok() {
-            let _ = std::fs::write(&path, &text);
-        }
-        Ok((text, None))
+        let file = self
+            .rt
+            .block_on(published::range_file(url, &self.cache, self.offline))?;
+        Ok((file.text, file.age))
     }
 
     fn resolve(&mut self, queue: Vec<(usize, IpAddr, Vec<String>)>) {
@@ -234,6 +199,22 @@ impl Checks {
     }
 }
 
+/// `--ip-ranges TOKEN=FILE` values read, by token in lower case.
+pub(crate) fn given_ranges(specs: &[String]) -> Result<HashMap<String, IpRanges>> {
+    let mut given = HashMap::new();
+    for spec in specs {
+        let (token, file) = spec
+            .split_once('=')
+            .with_context(|| format!("--ip-ranges '{spec}': expected TOKEN=FILE"))?;
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("--ip-ranges: cannot read '{file}'"))?;
+        let ranges = IpRanges::parse_for(&text, token)
+            .map_err(|e| anyhow::anyhow!("--ip-ranges '{file}' for {token}: {e}"))?;
+        given.insert(token.to_ascii_lowercase(), ranges);
+    }
+    Ok(given)
+}
+
 /// The directory URL in a `Signature-Agent` value: the first quoted
 /// string (`agent1="https://..."` or `"https://..."`), or the bare value.
 fn agent_url(value: &str) -> &str {
@@ -245,16 +226,16 @@ fn agent_url(value: &str) -> &str {
 }
 
 /// A JWKS (`{"keys": [...]}`) or one JWK.
-fn read_keys(path: &str) -> Result<StaticKeys> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("--wba-keys: cannot read '{path}'"))?;
+pub(crate) fn read_keys(flag: &str, path: &str) -> Result<StaticKeys> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("{flag}: cannot read '{path}'"))?;
     let v: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("--wba-keys: '{path}' is not JSON"))?;
+        serde_json::from_str(&text).with_context(|| format!("{flag}: '{path}' is not JSON"))?;
     let keys: Vec<Jwk> = match v.get("keys") {
         Some(list) => serde_json::from_value(list.clone()),
         None => serde_json::from_value(v).map(|k| vec![k]),
     }
-    .with_context(|| format!("--wba-keys: '{path}' holds no JWK Set or JWK"))?;
+    .with_context(|| format!("{flag}: '{path}' holds no JWK Set or JWK"))?;
     Ok(StaticKeys::new(keys))
 }
 
@@ -324,7 +305,7 @@ impl Checks {
     }
 }
 
-fn default_cache() -> PathBuf {
+pub(crate) fn default_cache() -> PathBuf {
     std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
@@ -334,26 +315,29 @@ fn default_cache() -> PathBuf {
 
 impl Identify for Checks {
     fn identify(&self, bot: Option<&Known>, entry: &Entry<'_>) -> Identity {
-        if let Some(identity) = self.signed(entry) {
-            return identity;
-        }
+        let signature = self.signed(entry);
         let (Some(bot), Some(ip)) = (bot, entry.client) else {
-            return Identity::Unverified;
+            return Checked {
+                signature,
+                ..Checked::default()
+            }
+            .identity();
         };
         let k = key(bot);
-        let in_ranges = self
-            .ranges
-            .get(&k)
-            .and_then(|r| r.as_ref())
-            .map(|r| r.contains(ip));
-        let rdns = self.rdns.get(&(k, ip)).copied();
-        if in_ranges == Some(true) || rdns == Some(Answer::Confirmed) {
-            Identity::Verified
-        } else if in_ranges == Some(false) || rdns == Some(Answer::Refuted) {
-            Identity::Spoofed
-        } else {
-            Identity::Unverified
+        Checked {
+            signature,
+            in_ranges: self
+                .ranges
+                .get(&k)
+                .and_then(|r| r.as_ref())
+                .map(|r| r.contains(ip)),
+            rdns: match self.rdns.get(&(k, ip)) {
+                Some(Answer::Confirmed) => Some(true),
+                Some(Answer::Refuted) => Some(false),
+                _ => None,
+            },
         }
+        .identity()
     }
 
     fn prepare(&mut self, wanted: &[(usize, IpAddr)], agents: &[String]) {

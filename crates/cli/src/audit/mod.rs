@@ -10,7 +10,7 @@ use mannerly_audit::{
 };
 use mannerly_logs::Layout;
 
-mod checks;
+pub(crate) mod checks;
 mod follow;
 mod keyhistory;
 

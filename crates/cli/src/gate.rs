@@ -1,0 +1,167 @@
+//! `mannerly gate`: the forward-auth endpoint nginx, Caddy and Traefik ask
+//! before serving each request.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use mannerly_audit::Catalogue;
+use mannerly_botauth::client::{DirectoryClient, DirectoryConfig};
+use mannerly_botauth::fcrdns::{HickoryDns, IpRanges};
+use mannerly_gate::keys::Keys;
+use mannerly_gate::ranges::Ranges;
+use mannerly_gate::rdns::ReverseDns;
+use mannerly_gate::{Door, Gate, Policy, Settings};
+
+use crate::audit::checks::{default_cache, given_ranges, read_keys};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Address and port to listen on.
+    #[arg(long, default_value = "127.0.0.1:9181", value_name = "ADDR:PORT")]
+    listen: String,
+    /// The policy (TOML): rules tried in order, the first matching
+    /// decides, none matching allows.
+    #[arg(long, value_name = "FILE", conflicts_with = "default_policy")]
+    policy: Option<PathBuf>,
+    /// The built-in policy: spoofers refused, everything else allowed
+    /// (also what runs without --policy).
+    #[arg(long)]
+    default_policy: bool,
+    /// Check a policy file, print its rules or its mistakes with line
+    /// numbers, and exit (0 valid, 2 not).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["policy", "default_policy"])]
+    check: Option<PathBuf>,
+    /// Peers whose X-Forwarded-* headers are believed (repeatable).
+    #[arg(long, value_name = "CIDR", default_values_t = ["127.0.0.0/8".to_owned(), "::1/128".to_owned()])]
+    trust_forwarded: Vec<String>,
+    /// Web Bot Auth keys (a JWKS or one JWK) to verify with, instead of
+    /// the key directories signed requests name.
+    #[arg(long, value_name = "FILE")]
+    keys: Option<String>,
+    /// A crawler's IP ranges from a file instead of its operator's site:
+    /// TOKEN=FILE, in Google's `prefixes` format or ipverse's crawlers.json.
+    #[arg(long, value_name = "TOKEN=FILE")]
+    ip_ranges: Vec<String>,
+    /// No network: no DNS, no downloads (given files and the cache only).
+    #[arg(long)]
+    offline: bool,
+    /// Verify signatures on plain-http requests (replayable by anyone on
+    /// the path: for tests and trusted networks).
+    #[arg(long)]
+    allow_http: bool,
+    /// Answer slow-downs 403 with `X-Mannerly-Action: slow` and
+    /// Retry-After, for nginx's auth_request (see the README's snippet).
+    #[arg(long)]
+    nginx: bool,
+    /// The DNS server for reverse-DNS checks (default: the system's).
+    #[arg(long, value_name = "ADDR:PORT")]
+    dns: Option<std::net::SocketAddr>,
+    /// Where downloaded IP ranges are kept.
+    #[arg(long, value_name = "DIR")]
+    cache: Option<String>,
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    if let Some(file) = &args.check {
+        return Ok(check(file));
+    }
+    let policy = match &args.policy {
+        Some(file) => Policy::read(file)?,
+        None => Policy::sensible(),
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let addr = listener.local_addr().context("reading the bound address")?;
+        let rules = policy.rules.len();
+        let door = door(&args, policy)?;
+        eprintln!("mannerly gate: deciding at http://{addr}/ ({rules} rules)");
+        tokio::select! {
+            r = mannerly_gate::serve(listener, door) => r.context("serving")?,
+            r = tokio::signal::ctrl_c() => r.context("waiting for Ctrl-C")?,
+        }
+        anyhow::Ok(0)
+    })
+}
+
+/// Everything a decision reads; starts the background loaders (call
+/// inside the runtime).
+fn door(args: &Args, policy: Policy) -> Result<Arc<Door>> {
+    let catalogue = Catalogue::builtin();
+    let cidrs: Vec<&str> = args.trust_forwarded.iter().map(String::as_str).collect();
+    let trusted =
+        IpRanges::from_cidrs(&cidrs).map_err(|e| anyhow::anyhow!("--trust-forwarded: {e}"))?;
+    let fixed = args
+        .keys
+        .as_deref()
+        .map(|p| read_keys("--keys", p))
+        .transpose()?;
+    let client = match args.offline {
+        true => None,
+        false => Some(DirectoryClient::new(DirectoryConfig {
+            timeout: Duration::from_secs(3),
+            ..DirectoryConfig::default()
+        })?),
+    };
+    let ranges = Ranges::new(given_ranges(&args.ip_ranges)?);
+    let cache = args
+        .cache
+        .as_ref()
+        .map_or_else(default_cache, PathBuf::from);
+    ranges.load_in_background(catalogue, cache, args.offline);
+    let rdns = match (args.offline, args.dns) {
+        (true, _) => None,
+        (false, Some(addr)) => Some(ReverseDns::start(HickoryDns::with_server(addr))),
+        (false, None) => HickoryDns::system().ok().map(ReverseDns::start),
+    };
+    Ok(Arc::new(Door {
+        catalogue,
+        gate: Mutex::new(Gate::new(policy)),
+        keys: Keys::new(fixed, client),
+        ranges,
+        rdns,
+        settings: Settings {
+            trusted,
+            allow_http: args.allow_http,
+            nginx: args.nginx,
+        },
+        tally: Default::default(),
+    }))
+}
+
+/// `--check FILE`: the rules as read, or the mistake.
+fn check(file: &std::path::Path) -> u8 {
+    match Policy::read(file) {
+        Ok(p) => {
+            if let Some((robots, _)) = &p.robots {
+                println!(
+                    "robots: {} (bots asking for paths it disallows them are refused)",
+                    robots.display()
+                );
+            }
+            for r in &p.rules {
+                println!(
+                    "{}:{}: who = \"{}\", do {}",
+                    file.display(),
+                    r.line,
+                    r.who,
+                    r.action
+                );
+            }
+            println!(
+                "{}: valid, {} rules; a request no rule matches is allowed",
+                file.display(),
+                p.rules.len()
+            );
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            2
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! The decision for one request, as plain code over plain data: the
+//! identity is given (the I/O layer gathered its checks), the time is
+//! passed in. robots.txt first (a bot asking for a path the policy's
+//! robots.txt disallows to it is refused), then the rules in order, the
+//! first matching deciding; none matching allows.
+
+use mannerly_time::UnixMillis;
+
+use crate::bucket::Buckets;
+use crate::class::{Class, Identity};
+use crate::policy::{Action, Policy};
+use std::net::IpAddr;
+
+/// Slowed clients' buckets held at most (each about 100 bytes).
+pub const MAX_BUCKETS: usize = 200_000;
+
+/// What the gate answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Let it through.
+    Allow,
+    /// Refuse it.
+    Deny,
+    /// Over its rate: come back in `retry_after` seconds.
+    Slow {
+        /// Seconds until its bucket has room.
+        retry_after: u64,
+    },
+}
+
+impl Verdict {
+    /// The `X-Mannerly-Action` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Deny => "deny",
+            Verdict::Slow { .. } => "slow",
+        }
+    }
+}
+
+/// Why: the rule's line, or the robots.txt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Basis {
+    /// The policy's robots.txt disallows the path to this token.
+    Robots,
+    /// The rule on this line (0: the built-in policy).
+    Rule(usize),
+    /// No rule matched.
+    NoRule,
+}
+
+/// One decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// Who the request is.
+    pub identity: Identity,
+    /// What to do.
+    pub verdict: Verdict,
+    /// Why.
+    pub basis: Basis,
+}
+
+/// The request as the decision needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct Asked<'a> {
+    /// The path and query asked for (`/a?b`).
+    pub target: &'a str,
+    /// The client's address, when known.
+    pub client: Option<IpAddr>,
+}
+
+/// The policy and the buckets it fills.
+#[derive(Debug)]
+pub struct Gate {
+    policy: Policy,
+    buckets: Buckets,
+}
+
+impl Gate {
+    /// A gate keeping `policy`.
+    pub fn new(policy: Policy) -> Gate {
+        Gate {
+            policy,
+            buckets: Buckets::new(MAX_BUCKETS),
+        }
+    }
+
+    /// The policy kept.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The decision for a request by `identity` at `now`.
+    pub fn decide(&mut self, identity: Identity, asked: Asked<'_>, now: UnixMillis) -> Decision {
+        let (verdict, basis) = self.verdict(&identity, asked, now);
+        Decision {
+            identity,
+            verdict,
+            basis,
+        }
+    }
+
+    fn verdict(
+        &mut self,
+        identity: &Identity,
+        asked: Asked<'_>,
+        now: UnixMillis,
+    ) -> (Verdict, Basis) {
+        if let (Some((_, robots)), Some(token), false) = (
+            &self.policy.robots,
+            &identity.token,
+            identity.class == Class::Browser,
+        ) {
+            if !robots.is_allowed(token, asked.target) {
+                return (Verdict::Deny, Basis::Robots);
+            }
+        }
+        let Some((index, rule)) = self
+            .policy
+            .rules
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.who.matches(identity))
+        else {
+            return (Verdict::Allow, Basis::NoRule);
+        };
+        let basis = Basis::Rule(rule.line);
+        let verdict = match rule.action {
+            Action::Allow => Verdict::Allow,
+            Action::Deny => Verdict::Deny,
+            Action::Slow { rate, burst } => {
+                let who = identity
+                    .token
+                    .as_deref()
+                    .unwrap_or(identity.class.as_str())
+                    .to_ascii_lowercase();
+                let per_address = (identity.class != Class::Verified)
+                    .then_some(asked.client)
+                    .flatten();
+                match self
+                    .buckets
+                    .take((index, who, per_address), rate, burst, now)
+                {
+                    Ok(()) => Verdict::Allow,
+                    Err(retry_after) => Verdict::Slow { retry_after },
+                }
+            }
+        };
+        (verdict, basis)
+    }
+
+    /// Slowed clients' buckets held.
+    pub fn buckets(&self) -> usize {
+        self.buckets.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn id(class: Class, token: &str) -> Identity {
+        Identity {
+            class,
+            token: (!token.is_empty()).then(|| token.to_owned()),
+        }
+    }
+
+    fn asked(target: &str, client: &str) -> Asked<'static> {
+        Asked {
+            target: Box::leak(target.to_owned().into_boxed_str()),
+            client: client.parse().ok(),
+        }
+    }
+
+    #[test]
+    fn first_matching_rule_decides_and_slow_is_per_address_unless_verified() {
+        let policy = Policy::parse(
+            "[[rule]]\nwho = \"spoofer\"\ndo = \"deny\"\n[[rule]]\nwho = \"token:GreedyBot\"\ndo = \"slow\"\nrate = 1.0\n",
+            Path::new("p.toml"),
+        )
+        .expect("policy");
+        let mut g = Gate::new(policy);
+        let t = UnixMillis(10_000);
+        let d = g.decide(id(Class::Spoofer, "GreedyBot"), asked("/", "192.0.2.1"), t);
+        assert_eq!((d.verdict, d.basis), (Verdict::Deny, Basis::Rule(2)));
+        let greedy = |g: &mut Gate, ip| {
+            g.decide(id(Class::Bot, "greedybot"), asked("/", ip), t)
+                .verdict
+        };
+        assert_eq!(greedy(&mut g, "192.0.2.1"), Verdict::Allow);
+        assert_eq!(
+            greedy(&mut g, "192.0.2.1"),
+            Verdict::Slow { retry_after: 1 }
+        );
+        assert_eq!(
+            greedy(&mut g, "192.0.2.2"),
+            Verdict::Allow,
+            "another address, its own bucket"
+        );
+        let v = |g: &mut Gate| {
+            g.decide(id(Class::Verified, "GreedyBot"), asked("/", "192.0.2.3"), t)
+                .verdict
+        };
+        assert_eq!(v(&mut g), Verdict::Allow);
+        assert_eq!(
+            v(&mut g),
+            Verdict::Slow { retry_after: 1 },
+            "verified: one bucket per token"
+        );
+        let d = g.decide(id(Class::Browser, ""), asked("/", "192.0.2.1"), t);
+        assert_eq!((d.verdict, d.basis), (Verdict::Allow, Basis::NoRule));
+    }
+
+    #[test]
+    fn the_policy_robots_txt_refuses_bots_not_browsers() {
+        let dir = tempfile::tempdir().expect("tmp");
+        std::fs::write(
+            dir.path().join("robots.txt"),
+            "User-agent: *\nDisallow: /private\n",
+        )
+        .expect("write");
+        let policy =
+            Policy::parse("robots = \"robots.txt\"\n", &dir.path().join("p.toml")).expect("policy");
+        let mut g = Gate::new(policy);
+        let t = UnixMillis(0);
+        let d = g.decide(
+            id(Class::Verified, "Googlebot"),
+            asked("/private/x", "192.0.2.1"),
+            t,
+        );
+        assert_eq!((d.verdict, d.basis), (Verdict::Deny, Basis::Robots));
+        let d = g.decide(id(Class::Bot, "curl"), asked("/public", "192.0.2.1"), t);
+        assert_eq!(d.verdict, Verdict::Allow);
+        let d = g.decide(id(Class::Browser, ""), asked("/private/x", "192.0.2.1"), t);
+        assert_eq!(d.verdict, Verdict::Allow);
+    }
+}

@@ -1,0 +1,330 @@
+//! The policy file: rules tried in order, the first whose `who` matches
+//! decides; no rule matching means allow. Every mistake is refused when
+//! the file is read, with the line it is on.
+//!
+//! ```toml
+//! robots = "robots.txt"   # optional: a bot asking for a path it disallows to it is refused
+//! [[rule]]
+//! who = "spoofer"         # verified | spoofer | bot | browser | token:NAME
+//! do = "deny"             # allow | deny | slow
+//! [[rule]]
+//! who = "token:GreedyBot"
+//! do = "slow"
+//! rate = 2.0              # requests per second (per token; per token and address when not verified)
+//! burst = 4               # optional: how many may come at once (default: the rate, at least 1)
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use mannerly_robots::Robots;
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::class::{Class, Identity};
+
+/// Who a rule is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Who {
+    /// Any request of this class.
+    Class(Class),
+    /// Any request whose product token is this (compared case-insensitively).
+    Token(String),
+}
+
+impl Who {
+    /// Whether `identity` is one of these.
+    pub fn matches(&self, identity: &Identity) -> bool {
+        match self {
+            Who::Class(c) => identity.class == *c,
+            Who::Token(t) => identity
+                .token
+                .as_deref()
+                .is_some_and(|own| own.eq_ignore_ascii_case(t)),
+        }
+    }
+}
+
+impl std::fmt::Display for Who {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Who::Class(c) => f.write_str(c.as_str()),
+            Who::Token(t) => write!(f, "token:{t}"),
+        }
+    }
+}
+
+/// What a rule does.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Action {
+    /// Let it through.
+    Allow,
+    /// Refuse it.
+    Deny,
+    /// Let through at most `rate` requests a second, `burst` at once.
+    Slow {
+        /// Requests per second.
+        rate: f64,
+        /// Requests at once.
+        burst: f64,
+    },
+}
+
+impl std::fmt::Display for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Action::Allow => f.write_str("allow"),
+            Action::Deny => f.write_str("deny"),
+            Action::Slow { rate, burst } => write!(f, "slow (rate {rate}/s, burst {burst})"),
+        }
+    }
+}
+
+/// One rule of the policy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rule {
+    /// Who it is for.
+    pub who: Who,
+    /// What it does.
+    pub action: Action,
+    /// Its line in the file (1-based; 0 for a built-in rule).
+    pub line: usize,
+}
+
+/// A whole policy.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    /// The rules, in order.
+    pub rules: Vec<Rule>,
+    /// The robots.txt whose disallowed paths are refused to bots, with the
+    /// file it came from.
+    pub robots: Option<(PathBuf, Robots)>,
+}
+
+/// What is wrong with a policy file, and where.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+#[non_exhaustive]
+pub struct PolicyError {
+    /// The policy file.
+    pub file: String,
+    /// The line (1-based; 0 when the file could not be read).
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPolicy {
+    robots: Option<Spanned<String>>,
+    #[serde(default, rename = "rule")]
+    rules: Vec<RawRule>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    who: Spanned<String>,
+    #[serde(rename = "do")]
+    action: Spanned<String>,
+    rate: Option<Spanned<f64>>,
+    burst: Option<Spanned<f64>>,
+}
+
+impl Policy {
+    /// The policy when none is given: spoofers refused, everything else
+    /// allowed.
+    pub fn sensible() -> Policy {
+        Policy {
+            rules: vec![Rule {
+                who: Who::Class(Class::Spoofer),
+                action: Action::Deny,
+                line: 0,
+            }],
+            robots: None,
+        }
+    }
+
+    /// Reads a policy file; `robots` is read relative to it.
+    pub fn read(path: &Path) -> Result<Policy, PolicyError> {
+        let text = std::fs::read_to_string(path).map_err(|e| PolicyError {
+            file: path.display().to_string(),
+            line: 0,
+            message: format!("cannot read it: {e}"),
+        })?;
+        Policy::parse(&text, path)
+    }
+
+    /// Parses a policy's text; `path` names it in errors and anchors
+    /// `robots`.
+    pub fn parse(text: &str, path: &Path) -> Result<Policy, PolicyError> {
+        let fail = |at: Option<std::ops::Range<usize>>, message: String| PolicyError {
+            file: path.display().to_string(),
+            line: at.map_or(1, |r| line_of(text, r.start)),
+            message,
+        };
+        let raw: RawPolicy = toml::from_str(text).map_err(|e| {
+            let message = e.message().to_owned();
+            fail(e.span(), message)
+        })?;
+        let rules = raw
+            .rules
+            .into_iter()
+            .map(|r| rule(r, text).map_err(|(span, msg)| fail(Some(span), msg)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let robots = match raw.robots {
+            None => None,
+            Some(file) => {
+                let at = file.span();
+                let rel = file.into_inner();
+                let full = path.parent().unwrap_or(Path::new(".")).join(&rel);
+                let body = std::fs::read(&full).map_err(|e| {
+                    fail(
+                        Some(at),
+                        format!("robots: cannot read '{}': {e}", full.display()),
+                    )
+                })?;
+                Some((full, Robots::parse(&body)))
+            }
+        };
+        Ok(Policy { rules, robots })
+    }
+}
+
+fn rule(r: RawRule, text: &str) -> Result<Rule, (std::ops::Range<usize>, String)> {
+    let line = line_of(text, r.who.span().start);
+    let who = parse_who(r.who.get_ref()).map_err(|m| (r.who.span(), m))?;
+    let action = match r.action.get_ref().as_str() {
+        "allow" | "deny" if r.rate.is_some() || r.burst.is_some() => {
+            let span = r
+                .rate
+                .as_ref()
+                .or(r.burst.as_ref())
+                .map_or(r.action.span(), Spanned::span);
+            return Err((span, "rate and burst belong to do = \"slow\" only".into()));
+        }
+        "allow" => Action::Allow,
+        "deny" => Action::Deny,
+        "slow" => {
+            let rate = r.rate.as_ref().ok_or_else(|| {
+                (
+                    r.action.span(),
+                    "do = \"slow\" needs a rate (requests per second)".to_owned(),
+                )
+            })?;
+            let value = *rate.get_ref();
+            if !(value.is_finite() && value > 0.0) {
+                return Err((
+                    rate.span(),
+                    format!("rate must be a number of requests per second above 0, not {value}"),
+                ));
+            }
+            let burst = match &r.burst {
+                None => value.max(1.0),
+                Some(b) if b.get_ref().is_finite() && *b.get_ref() >= 1.0 => *b.get_ref(),
+                Some(b) => {
+                    return Err((
+                        b.span(),
+                        format!("burst must be at least 1, not {}", b.get_ref()),
+                    ))
+                }
+            };
+            Action::Slow { rate: value, burst }
+        }
+        other => {
+            return Err((
+                r.action.span(),
+                format!("do = \"{other}\": expected allow, deny or slow"),
+            ));
+        }
+    };
+    Ok(Rule { who, action, line })
+}
+
+fn parse_who(s: &str) -> Result<Who, String> {
+    Ok(Who::Class(match s {
+        "verified" => Class::Verified,
+        "spoofer" => Class::Spoofer,
+        "bot" => Class::Bot,
+        "browser" => Class::Browser,
+        _ => match s.strip_prefix("token:") {
+            Some(t) if !t.trim().is_empty() => return Ok(Who::Token(t.trim().to_owned())),
+            _ => {
+                return Err(format!(
+                    "who = \"{s}\": expected verified, spoofer, bot, browser or token:NAME"
+                ))
+            }
+        },
+    }))
+}
+
+/// The 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        Policy::parse(text, Path::new("p.toml"))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn the_issue_example_reads_in_order() {
+        let p = Policy::parse(
+            "[[rule]]\nwho = \"verified\"\ndo = \"allow\"\n[[rule]]\nwho = \"token:GreedyBot\"\ndo = \"slow\"\nrate = 2.0\n",
+            Path::new("p.toml"),
+        )
+        .expect("valid");
+        assert_eq!(p.rules.len(), 2);
+        assert_eq!(p.rules[0].who, Who::Class(Class::Verified));
+        assert_eq!(p.rules[1].who, Who::Token("GreedyBot".into()));
+        assert_eq!(
+            p.rules[1].action,
+            Action::Slow {
+                rate: 2.0,
+                burst: 2.0
+            }
+        );
+        assert_eq!(p.rules[1].line, 5);
+    }
+
+    #[test]
+    fn each_mistake_names_its_line() {
+        assert_eq!(
+            err("[[rule]]\nwho = \"verified\"\ndo = \"allow\"\n[[rule]]\nwho = \"robot\"\ndo = \"deny\"\n"),
+            "p.toml:5: who = \"robot\": expected verified, spoofer, bot, browser or token:NAME"
+        );
+        assert_eq!(
+            err("[[rule]]\nwho = \"bot\"\ndo = \"slow\"\n"),
+            "p.toml:3: do = \"slow\" needs a rate (requests per second)"
+        );
+        assert_eq!(
+            err("[[rule]]\nwho = \"bot\"\ndo = \"slow\"\nrate = -1.0\n"),
+            "p.toml:4: rate must be a number of requests per second above 0, not -1"
+        );
+        assert_eq!(
+            err("[[rule]]\nwho = \"bot\"\ndo = \"block\"\n"),
+            "p.toml:3: do = \"block\": expected allow, deny or slow"
+        );
+        assert_eq!(
+            err("[[rule]]\nwho = \"bot\"\ndo = \"deny\"\nrate = 1.0\n"),
+            "p.toml:4: rate and burst belong to do = \"slow\" only"
+        );
+        assert!(err("[[rule]]\nwho = \"bot\"\ndo = \"deny\"\nwhen = 1\n")
+            .starts_with("p.toml:4: unknown field `when`"));
+        assert!(err("[[rule]]\nwho = \"bot\"\n").starts_with("p.toml:1: missing field `do`"));
+        assert!(err("robots = \"/nonexistent/robots.txt\"\n")
+            .starts_with("p.toml:1: robots: cannot read"));
+        assert!(err("[[rule]\n").starts_with("p.toml:1: "));
+    }
+}
