@@ -2,7 +2,8 @@
 //! identity is given (the I/O layer gathered its checks), the time is
 //! passed in. robots.txt first (a bot asking for a path the policy's
 //! robots.txt disallows to it is refused), then the rules in order, the
-//! first matching deciding; none matching allows.
+//! first matching deciding; none matching allows. `/robots.txt` itself is
+//! always allowed.
 
 use mannerly_time::UnixMillis;
 
@@ -48,6 +49,10 @@ pub enum Basis {
     Rule(usize),
     /// No rule matched.
     NoRule,
+    /// robots.txt itself, which is never refused nor slowed: a crawler
+    /// refused it would take a 4xx as leave to crawl everything (RFC 9309
+    /// §2.3.1.3), and one slowed could not learn the rules.
+    RobotsTxt,
 }
 
 /// One decision.
@@ -107,6 +112,9 @@ impl Gate {
         asked: Asked<'_>,
         now: UnixMillis,
     ) -> (Verdict, Basis) {
+        if asked.target.split('?').next() == Some("/robots.txt") {
+            return (Verdict::Allow, Basis::RobotsTxt);
+        }
         if let (Some((_, robots)), Some(token), false) = (
             &self.policy.robots,
             &identity.token,
@@ -222,8 +230,11 @@ mod tests {
             "User-agent: *\nDisallow: /private\n",
         )
         .expect("write");
-        let policy =
-            Policy::parse("robots = \"robots.txt\"\n", &dir.path().join("p.toml")).expect("policy");
+        let policy = Policy::parse(
+            "robots = \"robots.txt\"\n[[rule]]\nwho = \"spoofer\"\ndo = \"deny\"\n",
+            &dir.path().join("p.toml"),
+        )
+        .expect("policy");
         let mut g = Gate::new(policy);
         let t = UnixMillis(0);
         let d = g.decide(
@@ -236,5 +247,11 @@ mod tests {
         assert_eq!(d.verdict, Verdict::Allow);
         let d = g.decide(id(Class::Browser, ""), asked("/private/x", "192.0.2.1"), t);
         assert_eq!(d.verdict, Verdict::Allow);
+        let d = g.decide(
+            id(Class::Spoofer, "Googlebot"),
+            asked("/robots.txt", "192.0.2.1"),
+            t,
+        );
+        assert_eq!((d.verdict, d.basis), (Verdict::Allow, Basis::RobotsTxt));
     }
 }
