@@ -122,6 +122,7 @@ fn bot(a: &Auditor<'_>, g: &crate::engine::Group) -> BotReport {
         hosts,
         timeline,
         evidence: None,
+        gate: g.gate,
     }
 }
 
@@ -156,6 +157,7 @@ fn attach_evidence(a: &mut Auditor<'_>, bots: &mut Vec<BotReport>) {
                 hosts: Vec::new(),
                 timeline: Timeline::default(),
                 evidence: Some(found),
+                gate: None,
             }),
         }
     }

@@ -121,6 +121,7 @@ pub(crate) struct Group {
     pub examples: Vec<Example>,
     pub hosts: FxMap<u32, Pace>,
     pub timeline: Timeline,
+    pub gate: Option<crate::report::GateCounts>,
 }
 
 /// Who made a waiting request.
@@ -398,6 +399,7 @@ impl<'r> Auditor<'r> {
             examples: Vec::new(),
             hosts: FxMap::default(),
             timeline: Timeline::default(),
+            gate: None,
         });
         self.group_ids.insert((token, identity, address), id);
         id
@@ -439,6 +441,9 @@ impl<'r> Auditor<'r> {
         let at = entry.stamp.millis;
         let g = &mut self.groups[group as usize];
         g.seen = Some(g.seen.map_or((at, at), |(a, b)| (a.min(at), b.max(at))));
+        if let Some(action) = &entry.gate {
+            g.gate.get_or_insert_with(Default::default).count(action);
+        }
         let host = self.host_id(entry);
         self.note_evidence(token, entry);
         let robots = entry.target.split('?').next() == Some("/robots.txt");

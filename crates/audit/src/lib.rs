@@ -82,8 +82,8 @@ pub use kinds::{is_client_library, BotKind, Category, CLIENT_LIBRARIES};
 pub use mannerly_logs::Layout;
 pub use proposed::{ProposedBot, ProposedExample, ProposedReport, MAX_PROPOSED_EXAMPLES};
 pub use report::{
-    BotReport, Counts, Example, FileReport, Finding, HostReport, Identity, Report, RobotsSource,
-    Rule, Suspect, Timeline, MAX_EXAMPLES,
+    BotReport, Counts, Example, FileReport, Finding, GateCounts, HostReport, Identity, Report,
+    RobotsSource, Rule, Suspect, Timeline, MAX_EXAMPLES,
 };
 pub use server::{judge, Expect, Seen, ServerReport, MAX_SERVER_EXAMPLES};
 pub use source::{audit_logs, audit_logs_with, LogSource, SourceError};

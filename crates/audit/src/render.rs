@@ -51,6 +51,7 @@ pub fn text(r: &Report) -> String {
     text_breakers(&mut out, r);
     text_impostors(&mut out, r);
     text_evidence(&mut out, r);
+    text_gate(&mut out, r);
     text_user_triggered(&mut out, r);
     text_proposed(&mut out, r);
     text_others(&mut out, r);
@@ -146,6 +147,30 @@ fn text_evidence(out: &mut String, r: &Report) {
                 x.time, x.host, x.request, x.kind, x.detail
             );
         }
+    }
+}
+
+/// What `mannerly gate` answered each bot, as the log recorded it.
+fn text_gate(out: &mut String, r: &Report) {
+    let with: Vec<(&BotReport, crate::GateCounts)> =
+        r.bots.iter().filter_map(|b| Some((b, b.gate?))).collect();
+    if with.is_empty() {
+        return;
+    }
+    section(
+        out,
+        "At the door (mannerly gate's answers, as logged)",
+        false,
+    );
+    for (b, g) in with {
+        let _ = writeln!(
+            out,
+            "  {}: {} allowed, {} slowed, {} refused",
+            name(b),
+            g.allowed,
+            g.slowed,
+            g.denied
+        );
     }
 }
 
@@ -397,6 +422,7 @@ pub fn html(r: &Report) -> String {
         );
     }
     html_evidence(&mut out, r);
+    html_gate(&mut out, r);
     let user_triggered = |b: &&BotReport| b.kind == BotKind::UserTriggered;
     if r.bots.iter().any(|b| user_triggered(&b)) {
         out.push_str("<h2>User-triggered fetchers: a person asked, and their operators state robots.txt does not govern them</h2>");
@@ -439,6 +465,27 @@ fn html_proposed(out: &mut String, r: &Report) {
             b.newly_disallowed,
             b.newly_allowed,
             esc(&example)
+        );
+    }
+    out.push_str("</table></div>");
+}
+
+/// What `mannerly gate` answered each bot, as HTML.
+fn html_gate(out: &mut String, r: &Report) {
+    let with: Vec<(&BotReport, crate::GateCounts)> =
+        r.bots.iter().filter_map(|b| Some((b, b.gate?))).collect();
+    if with.is_empty() {
+        return;
+    }
+    out.push_str("<h2>At the door (mannerly gate's answers, as logged)</h2><div class=\"wide\"><table><tr><th>bot</th><th>allowed</th><th>slowed</th><th>refused</th></tr>");
+    for (b, g) in with {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&name(b)),
+            g.allowed,
+            g.slowed,
+            g.denied
         );
     }
     out.push_str("</table></div>");

@@ -222,6 +222,32 @@ pub struct BotReport {
     /// Its evidence checked against the log, when bundles were given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence: Option<crate::evidence::EvidenceReport>,
+    /// What `mannerly gate` answered its requests, when the log records it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateCounts>,
+}
+
+/// A bot's requests by what `mannerly gate` answered, as logged.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct GateCounts {
+    /// Let through.
+    pub allowed: u64,
+    /// Refused.
+    pub denied: u64,
+    /// Told to slow down (429 with Retry-After).
+    pub slowed: u64,
+}
+
+impl GateCounts {
+    /// Counts one logged `X-Mannerly-Action` value (others are ignored).
+    pub fn count(&mut self, action: &str) {
+        match action {
+            "allow" => self.allowed += 1,
+            "deny" => self.denied += 1,
+            "slow" => self.slowed += 1,
+            _ => {}
+        }
+    }
 }
 
 /// A client with a browser's User-Agent that behaved like a crawler.

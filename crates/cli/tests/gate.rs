@@ -25,6 +25,9 @@ const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.goo
 const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 const ROBOTS: &str = "User-agent: *\nDisallow: /private/\n";
 const AGENT: &str = "https://crawler.example/.well-known/http-message-signatures-directory";
+/// The access log's layout: what the crawler check below and `mannerly
+/// audit --log-format` read, the gate's answers included.
+const LOG_FORMAT: &str = r#"$msec $status "$request" "$http_user_agent" "$gate_identity" "$gate_action" "$sent_http_retry_after" $remote_addr $http_host"#;
 const POLICY: &str = r#"robots = "robots.txt"
 [[rule]]
 who = "spoofer"
@@ -178,7 +181,7 @@ fn nginx(dir: &Path, gate: u16, web: u16) -> (Proc, u16) {
         format!(
             "daemon off;\nmaster_process off;\npid {d}/nginx.pid;\nerror_log {d}/nginx-error.log;\nevents {{}}\nhttp {{\n\
              client_body_temp_path {d}/b; proxy_temp_path {d}/p; fastcgi_temp_path {d}/f; uwsgi_temp_path {d}/u; scgi_temp_path {d}/s;\n\
-             log_format gate '$msec $status \"$request_uri\" \"$http_user_agent\" \"$gate_identity\" \"$gate_action\" \"$gate_retry\"';\n\
+             log_format gate '{LOG_FORMAT}';\n\
              access_log {d}/nginx-access.log gate;\n\
              server {{\n listen 127.0.0.1:{port};\n\
              location / {{\n  auth_request /_mannerly_gate;\n  auth_request_set $gate_identity $upstream_http_x_mannerly_identity;\n\
@@ -253,7 +256,9 @@ fn signed(key: &Path, url: &str) -> Vec<(String, String)> {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let mut headers = ua("mannerly/0.1.0 (+https://example.invalid/mannerly)");
+    // Signed with the crawler's key under a name of its own, so the
+    // crawl's requests in the log are the crawler's alone.
+    let mut headers = ua("DoorCheck/1.0");
     headers.extend(
         String::from_utf8_lossy(&o.stdout)
             .lines()
@@ -360,6 +365,60 @@ fn nginx_auth_request_decides_by_identity_and_the_crawler_behind_it_keeps_every_
     assert_eq!(o.status.code(), Some(0), "{said}");
     let log = std::fs::read_to_string(d.join("nginx-access.log")).expect("nginx log");
     crawler_kept_the_rules(&log, started);
+    audit_reads_the_gate(d);
+}
+
+/// `mannerly audit` reads the same log: the gate's answers per bot, and
+/// the crawler (its Retry-After windows logged) broke no rule.
+fn audit_reads_the_gate(d: &Path) {
+    let o = Command::new(BIN)
+        .arg("audit")
+        .arg(d.join("nginx-access.log"))
+        .args(["--log-format", LOG_FORMAT, "--robots"])
+        .arg(d.join("robots.txt"))
+        .args(["--offline", "--from-start", "--json"])
+        .output()
+        .expect("audit runs");
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    let bot = |token: &str| {
+        report["bots"]
+            .as_array()
+            .and_then(|b| b.iter().find(|b| b["token"] == token))
+            .unwrap_or_else(|| panic!("{token} in {report}"))
+            .clone()
+    };
+    let crawler = bot("mannerly");
+    assert!(crawler["gate"]["slowed"].as_u64() >= Some(1), "{crawler}");
+    assert!(crawler["gate"]["allowed"].as_u64() >= Some(8), "{crawler}");
+    assert_eq!(crawler["gate"]["denied"], 0, "{crawler}");
+    for rule in [
+        "disallowed",
+        "too_soon",
+        "ignored_retry_after",
+        "before_robots",
+        "while_robots_unavailable",
+    ] {
+        assert_eq!(
+            crawler[rule], 0,
+            "the crawler broke no rule ({rule}): {crawler}"
+        );
+    }
+    let badbot = bot("BadBot");
+    assert_eq!(badbot["gate"]["denied"], 1, "{badbot}");
+    assert_eq!(
+        badbot["disallowed"], 1,
+        "refused at the door, and still a try: {badbot}"
+    );
+    let greedy = bot("GreedyBot");
+    assert_eq!(
+        (
+            greedy["gate"]["allowed"].as_u64(),
+            greedy["gate"]["slowed"].as_u64()
+        ),
+        (Some(1), Some(1)),
+        "{greedy}"
+    );
 }
 
 /// From nginx's log: every crawler request verified, none disallowed, at
@@ -375,7 +434,7 @@ fn crawler_kept_the_rules(log: &str, started: f64) {
             Some((
                 t.parse().ok()?,
                 status.trim().parse().ok()?,
-                f[1],
+                f[1].split(' ').nth(1)?.trim_start_matches("http://a.test"),
                 f[5],
                 f[9].parse().unwrap_or(0),
             ))

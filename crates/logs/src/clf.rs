@@ -8,7 +8,8 @@ use std::borrow::Cow;
 
 use crate::scan::Scan;
 use crate::{
-    bytes_of, client_of, dash_empty, host_of, request_line, stamp, status_of, Entry, LineError,
+    bytes_of, client_of, dash_empty, host_of, request_line, split_absolute, stamp, status_of,
+    Entry, LineError,
 };
 
 pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
@@ -61,16 +62,20 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         _ => (None, Cow::Borrowed("")),
     };
     let (method, target) = request_line(request);
+    // A proxy's absolute-form request (`GET http://a.test/x`): its path,
+    // and its host when the line names none.
+    let (url_host, target) = split_absolute(target);
     Ok(Entry {
         stamp,
         client: client_of(client),
-        host: vhost.and_then(|v| host_of(Cow::Borrowed(v))),
+        host: vhost.and_then(|v| host_of(Cow::Borrowed(v))).or(url_host),
         method,
         target,
         status: status_of(status),
         bytes: bytes_of(bytes),
         user_agent: dash_empty(user_agent),
         retry_after: None,
+        gate: None,
         signature: None,
     })
 }
@@ -103,6 +108,12 @@ mod tests {
         let e = parse(r#"::1 - - [17/Oct/2023:05:57:49 +1100] "GET / HTTP/1.1" 200 1"#)
             .expect("common");
         assert_eq!(e.user_agent, "");
+        let e = parse(r#"192.0.2.1 - - [08/Dec/2021:09:16:05 +0000] "GET http://a.test:8080/p?q=1 HTTP/1.1" 200 5 "-" "Bot/1""#)
+            .expect("a proxy's absolute form");
+        assert_eq!(
+            (e.host.as_deref(), e.target.as_ref()),
+            (Some("a.test"), "/p?q=1")
+        );
         assert!(parse(r#"1.2.3.4 - - [29/Jul/2023:10:26:07 -0700] "batman""#).is_err());
         assert!(parse("2021/12/01 13:53:33 [error] 31#31: *46 \"/x\" is not found").is_err());
     }

@@ -54,6 +54,7 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         bytes: bytes_of(bytes),
         user_agent: Cow::Borrowed(captured.get(1).copied().unwrap_or_default()),
         retry_after: None,
+        gate: None,
         signature: None,
     })
 }

@@ -290,6 +290,7 @@ fn entry(v: &Value, dialect: Dialect) -> Result<Entry<'static>, LineError> {
         bytes: lookup(v, k.bytes).and_then(|b| b.as_u64().or_else(|| b.as_str()?.parse().ok())),
         user_agent: Cow::Owned(header("User-Agent").unwrap_or_default()),
         retry_after: (k.retry_after)(v).map(Cow::Owned),
+        gate: None,
         signature,
     })
 }

@@ -82,6 +82,10 @@ pub struct Entry<'a> {
     pub retry_after: Option<Cow<'a, str>>,
     /// The Web Bot Auth headers, when the log records them.
     pub signature: Option<Signature<'a>>,
+    /// What `mannerly gate` answered (`allow`, `deny`, `slow`), when the
+    /// log records its `X-Mannerly-Action` (an nginx `log_format` with
+    /// `$gate_action` or `$upstream_http_x_mannerly_action`).
+    pub gate: Option<Cow<'a, str>>,
 }
 
 impl Entry<'_> {
@@ -98,6 +102,7 @@ impl Entry<'_> {
             bytes: self.bytes,
             user_agent: own(self.user_agent),
             retry_after: self.retry_after.map(own),
+            gate: self.gate.map(own),
             signature: self.signature.map(|s| Signature {
                 signature: own(s.signature),
                 input: own(s.input),

@@ -141,6 +141,7 @@ impl LogFormat {
                 )
             }
         };
+        let (url_host, target) = crate::split_absolute(target);
         let signature = match (get(&["http_signature"]), get(&["http_signature_input"])) {
             (Some(s), Some(i)) => Some(Signature {
                 signature: Cow::Borrowed(s),
@@ -154,13 +155,15 @@ impl LogFormat {
             client: get(&["remote_addr", "realip_remote_addr", "binary_remote_addr"])
                 .and_then(client_of),
             host: get(&["host", "http_host", "server_name"])
-                .and_then(|h| host_of(Cow::Borrowed(h))),
+                .and_then(|h| host_of(Cow::Borrowed(h)))
+                .or(url_host),
             method,
             target,
             status: get(&["status"]).and_then(status_of),
             bytes: get(&["body_bytes_sent", "bytes_sent"]).and_then(bytes_of),
             user_agent: dash_empty(Cow::Borrowed(get(&["http_user_agent"]).unwrap_or(""))),
             retry_after: get(&["sent_http_retry_after"]).map(Cow::Borrowed),
+            gate: get(&["gate_action", "upstream_http_x_mannerly_action"]).map(Cow::Borrowed),
             signature,
         })
     }

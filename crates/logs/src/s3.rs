@@ -55,6 +55,7 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         bytes: bytes_of(bytes),
         user_agent: dash_empty(agent),
         retry_after: None,
+        gate: None,
         signature: None,
     })
 }

@@ -117,6 +117,7 @@ impl Columns {
                 _ => get(Col::Agent).map_or(Cow::Borrowed(""), |a| self.decode(a)),
             },
             retry_after: None,
+            gate: None,
             signature: None,
         })
     }
