@@ -36,6 +36,10 @@ pub struct DemoArgs {
     /// Print the audit as one JSON document on stdout.
     #[arg(long)]
     json: bool,
+    /// Also serve the crawl's Prometheus metrics here while it runs
+    /// (they are written to OUT/metrics.prom at the end in any case).
+    #[arg(long, value_name = "ADDR:PORT")]
+    metrics: Option<String>,
     /// Then change one page in nine, recrawl the web into OUT/recrawl
     /// (validators, sitemap lastmod, WARC revisit records) and audit that
     /// too.
@@ -331,7 +335,7 @@ async fn crawl_ours(
     prior: Option<Arc<mannerly_crawl::Prior>>,
 ) -> Result<bool> {
     let ca = reqwest::Certificate::from_der(&web.ca_der()).context("the test CA")?;
-    let config = CrawlConfig {
+    let mut config = CrawlConfig {
         min_delay: Duration::from_secs_f64(args.min_delay.max(0.0)),
         concurrency: args.concurrency.max(1),
         give_up_after: Duration::from_secs(20),
@@ -342,9 +346,23 @@ async fn crawl_ours(
         prior,
         ..CrawlConfig::default()
     };
+    let metrics = crate::crawl::metrics(args.metrics.as_deref(), &mut config).await?;
     let (summary, stopped) = run_crawl(config, seeds, out).await?;
     if !args.json {
         report(&summary, &CrawlDir::new(out), false)?;
+    }
+    let file = out.join("metrics.prom");
+    metrics
+        .registry()
+        .write_textfile(&file)
+        .with_context(|| format!("cannot write {}", file.display()))?;
+    if !args.json {
+        println!(
+            "metrics: {} ({} series, {} requests counted)",
+            file.display(),
+            metrics.registry().series(),
+            metrics.requests_sent()
+        );
     }
     Ok(stopped)
 }

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::mannerly;
+use common::{free_port, mannerly, need};
 use mannerly_testweb::{HostSpec, TestWeb};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
@@ -51,29 +51,6 @@ impl Drop for Proc {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-fn need(cmd: &str) -> bool {
-    let found = Command::new("sh")
-        .args(["-c", &format!("command -v {cmd}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{cmd} is not installed, and CI must run this test"
-        );
-        eprintln!("SKIPPED: {cmd} is not installed");
-    }
-    found
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a port")
 }
 
 fn wait_port(port: u16, what: &str) {

@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use mannerly_fetch::Store;
 use mannerly_polite::controller::{Pace, Politeness};
-use mannerly_polite::frontier::{Frontier, FrontierConfig, FrontierError, LocalFrontier, Stats};
+use mannerly_polite::frontier::{
+    Frontier, FrontierConfig, FrontierError, HostCensus, LocalFrontier, Stats,
+};
 use mannerly_polite::key::KeyError;
 use mannerly_time::UnixMillis;
 
@@ -119,11 +121,20 @@ pub trait CrawlFrontier: Frontier + Send {
     fn progress_stats(&mut self) -> impl Future<Output = Result<Stats, FrontierError>> + Send {
         Frontier::stats(self)
     }
+    /// Every host's state, for the metrics (asked twice a second, when
+    /// they are on); `None` where the frontier cannot tell cheaply.
+    fn census(&self, _now: UnixMillis) -> Option<HostCensus> {
+        None
+    }
 }
 
 impl CrawlFrontier for LocalFrontier {
     fn commit(&mut self) -> Result<(), FrontierError> {
         LocalFrontier::commit(self)
+    }
+
+    fn census(&self, now: UnixMillis) -> Option<HostCensus> {
+        Some(LocalFrontier::census(self, now))
     }
 
     fn key_of(&self, url: &str) -> Result<String, KeyError> {

@@ -77,6 +77,9 @@ pub struct CrawlConfig {
     /// unchanged one is archived as a WARC `revisit` record naming the
     /// record that holds its payload (a recrawl).
     pub prior: Option<Arc<crate::revisit::Prior>>,
+    /// Count requests, delays and states into these Prometheus families
+    /// (`None`: no metrics).
+    pub metrics: Option<Arc<crate::metrics::CrawlMetrics>>,
     /// A recrawl requests a page whose sitemap lastmod has not moved when
     /// its last fetch is older than this (30 days).
     pub max_age: Duration,
@@ -115,6 +118,7 @@ impl Default for CrawlConfig {
             signing: None,
             evidence: true,
             prior: None,
+            metrics: None,
             max_age: Duration::from_secs(30 * 86_400),
         }
     }

@@ -42,7 +42,10 @@ use crate::dir::CrawlDir;
 use crate::error::CrawlError;
 use crate::normalize::{host_of, CrawlUrl, Scope};
 use crate::outlinks::{offer_all, Candidate, Links};
-use crate::page::{fetch_page, http_client, request_head, response_head, PageDone, PageResponse};
+use crate::page::{
+    fetch_page, http_client, paced, request_head, response_head, status_outcome, PageDone,
+    PageResponse,
+};
 use crate::record::{count_pages, status_of, Log, LogLine, Record};
 use crate::revisit::{PageState, Revisit, StoredRecord};
 use crate::robots_fetch::{gate, hold_until, GateMsg, LoopGate, Made, RecordingFetcher};
@@ -219,6 +222,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             &config.user_agent,
         )?));
         let mut record = Record::open(dir.log())?;
+        record.metrics = config.metrics.clone();
         record.pages = Some(Log::append(dir.pages())?);
         let client = http_client(&config)?;
         let made = Made::default();
@@ -249,6 +253,9 @@ impl<F: CrawlFrontier> Crawl<F> {
         let mut inner = HttpFetcher::with_client(client.clone(), fetch_config).with_gate(hop_gate);
         if let Some(w) = &witness {
             inner = inner.with_hook(w.clone());
+        }
+        if let Some(m) = &config.metrics {
+            inner = inner.with_hook(m.clone());
         }
         let fetcher = RecordingFetcher {
             inner,
@@ -396,6 +403,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         let snapshot = self.record.progress(self.in_flight, queued, seconds);
         progress(&snapshot);
         self.write_status(&snapshot, false);
+        self.gauges(&snapshot, 0);
         Ok(())
     }
 
@@ -405,6 +413,15 @@ impl<F: CrawlFrontier> Crawl<F> {
         let busiest = self.frontier.busiest_hosts(UnixMillis::now());
         let status = status_of(snapshot, &self.record.summary, busiest, ended);
         let _ = self.dir.write_status(&status);
+    }
+
+    /// The metrics' gauges (and the WARC total), with the status.
+    fn gauges(&self, snapshot: &Progress, deferred: u64) {
+        if let Some(m) = &self.config.metrics {
+            let warc = self.warc.lock().map(|w| w.bytes_written()).unwrap_or(0);
+            let census = self.frontier.census(UnixMillis::now());
+            crate::metrics::gauges(m, snapshot, census, deferred, warc);
+        }
     }
 
     /// Asks the frontier for as many releases as there are free slots (and
@@ -507,6 +524,9 @@ impl<F: CrawlFrontier> Crawl<F> {
         }
         self.pages_started += 1;
         *self.per_host.entry(host_of(&r.url)).or_default() += 1;
+        if let Some(m) = &self.config.metrics {
+            m.released(&self.frontier.pace(&r.key), UnixMillis::now());
+        }
         let usage = judged.usage.clone();
         // Written before the request can leave: a kill loses no record.
         let evidence = match &self.witness {
@@ -540,7 +560,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             } => self.robots_done(released, origin, *decision, turn).await,
             Done::Robots { released, .. } => self.lapsed(&released).await,
             Done::Page(p) if p.unsent => self.lapsed(&p.released).await,
-            Done::Page(p) => match p.result {
+            Done::Page(p) => match crate::metrics::page_done(&self.config, &p).result {
                 Err(ref error) => self.page_failed(&p, error).await,
                 Ok(ref resp) if resp.unwanted.is_some() => self.page_unwanted(&p, resp).await,
                 Ok(ref resp) => self.page_fetched(&p, resp, turn).await,
@@ -599,6 +619,9 @@ impl<F: CrawlFrontier> Crawl<F> {
         let fetched = self.made.lock().ok().and_then(|mut m| m.remove(&origin));
         if let Some(w) = &self.witness {
             w.forget(&origin.robots_url());
+        }
+        if let (Some(m), true) = (&self.config.metrics, fetched.is_some()) {
+            m.robots(&decision.access);
         }
         let Some(f) = fetched else {
             // The cache answered without a request.
@@ -906,6 +929,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         self.record.summary.seconds = seconds;
         let last = self.record.progress(0, stats.queued, seconds);
         self.write_status(&last, true);
+        self.gauges(&last, stats.queued);
         Ok(self.record.summary)
     }
 }
@@ -942,39 +966,4 @@ impl Turn {
         }
         Ok(())
     }
-}
-
-fn status_outcome(resp: &PageResponse, latency: u64, retry_after: Option<String>) -> Outcome {
-    Outcome::Status {
-        status: resp.status,
-        latency,
-        retry_after,
-    }
-}
-
-/// The outcome as the frontier paces by it: `latency` becomes the time
-/// since `since`, so the frontier takes the request as sent then (a
-/// response head's arrival is the latest moment a request can have
-/// reached the server, so the host's delay counts from there at the
-/// earliest, whatever connection set-up or queueing came before). The
-/// clock is read at the same moment, and the outcome must be reported with
-/// that time: a `now` read earlier (before a round trip to a networked
-/// frontier, say) would put the request earlier than it was, and the
-/// host's next request too soon.
-fn paced(outcome: &Outcome, since: Instant) -> (Outcome, UnixMillis) {
-    let now = UnixMillis::now();
-    let latency = since.elapsed().as_millis() as u64;
-    let outcome = match outcome {
-        Outcome::Status {
-            status,
-            retry_after,
-            ..
-        } => Outcome::Status {
-            status: *status,
-            latency,
-            retry_after: retry_after.clone(),
-        },
-        Outcome::Failed { .. } => Outcome::Failed { latency },
-    };
-    (outcome, now)
 }

@@ -94,6 +94,7 @@ mod engine;
 mod error;
 pub mod lastmod;
 pub mod links;
+pub mod metrics;
 pub mod normalize;
 mod outlinks;
 mod page;

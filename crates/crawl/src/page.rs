@@ -2,6 +2,7 @@
 //! with Web Bot Auth when asked), the body read up to its cap, and the
 //! request and response heads a WARC record stores.
 
+use mannerly_polite::controller::Outcome;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -287,6 +288,45 @@ fn reason(status: u16) -> &'static str {
         .ok()
         .and_then(|s| s.canonical_reason())
         .unwrap_or("")
+}
+
+pub(crate) fn status_outcome(
+    resp: &PageResponse,
+    latency: u64,
+    retry_after: Option<String>,
+) -> Outcome {
+    Outcome::Status {
+        status: resp.status,
+        latency,
+        retry_after,
+    }
+}
+
+/// The outcome as the frontier paces by it: `latency` becomes the time
+/// since `since`, so the frontier takes the request as sent then (a
+/// response head's arrival is the latest moment a request can have
+/// reached the server, so the host's delay counts from there at the
+/// earliest, whatever connection set-up or queueing came before). The
+/// clock is read at the same moment, and the outcome must be reported with
+/// that time: a `now` read earlier (before a round trip to a networked
+/// frontier, say) would put the request earlier than it was, and the
+/// host's next request too soon.
+pub(crate) fn paced(outcome: &Outcome, since: Instant) -> (Outcome, UnixMillis) {
+    let now = UnixMillis::now();
+    let latency = since.elapsed().as_millis() as u64;
+    let outcome = match outcome {
+        Outcome::Status {
+            status,
+            retry_after,
+            ..
+        } => Outcome::Status {
+            status: *status,
+            latency,
+            retry_after: retry_after.clone(),
+        },
+        Outcome::Failed { .. } => Outcome::Failed { latency },
+    };
+    (outcome, now)
 }
 
 #[cfg(test)]

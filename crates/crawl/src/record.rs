@@ -21,6 +21,8 @@ pub(crate) struct Record {
     pub(crate) summary: Summary,
     /// `pages.jsonl`: what a later crawl needs to revisit each page.
     pub(crate) pages: Option<Log>,
+    /// The crawl's metrics, which count every URL turned away.
+    pub(crate) metrics: Option<std::sync::Arc<crate::metrics::CrawlMetrics>>,
 }
 
 impl Record {
@@ -31,6 +33,7 @@ impl Record {
             log: Log::append(path)?,
             summary: Summary::new(),
             pages: None,
+            metrics: None,
         })
     }
 
@@ -42,6 +45,9 @@ impl Record {
     /// A URL not fetched: counted under `what` and logged with why.
     pub(crate) fn skip(&mut self, url: &str, what: &str, why: &str) -> Result<(), CrawlError> {
         *self.summary.skipped.entry(what.to_owned()).or_default() += 1;
+        if let Some(m) = &self.metrics {
+            m.not_fetched(what);
+        }
         self.log.line(&LogLine {
             time: UnixMillis::now().to_rfc3339_millis(),
             kind: "skipped",

@@ -159,6 +159,8 @@ pub struct WarcWriter {
     serial: u32,
     info_id: String,
     records: u64,
+    /// Bytes this writer has written, over all its files.
+    written: u64,
     /// One deflate state, reset for every record: making a new one per
     /// record (and zeroing its tables) cost more than compressing a small
     /// page.
@@ -209,6 +211,7 @@ impl WarcWriter {
             serial,
             info_id: String::new(),
             records: 0,
+            written: 0,
             deflate: Compress::new(Compression::fast(), false),
         })
     }
@@ -216,6 +219,11 @@ impl WarcWriter {
     /// Records written by this writer.
     pub fn records(&self) -> u64 {
         self.records
+    }
+
+    /// Bytes written by this writer, over all its files.
+    pub fn bytes_written(&self) -> u64 {
+        self.written
     }
 
     /// The files in the directory, in order.
@@ -313,6 +321,7 @@ impl WarcWriter {
         let bytes = bytes.map_err(err)?;
         file.write_all(&bytes).map_err(err)?;
         *size += bytes.len() as u64;
+        self.written += bytes.len() as u64;
         self.records += records;
         Ok(())
     }

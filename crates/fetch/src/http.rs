@@ -98,6 +98,12 @@ pub trait HopGate: Send + Sync {
 pub trait SendHook: Send + Sync {
     /// `url` is about to be requested.
     fn sending(&self, url: &url::Url);
+
+    /// The request to `url` was answered (`status`; `None`: no answer)
+    /// after `took`; `retry_after` says whether the answer asked for a
+    /// wait. Called once per request `sending` was told of.
+    fn answered(&self, _url: &url::Url, _status: Option<u16>, _took: Duration, _retry_after: bool) {
+    }
 }
 
 /// Fetches robots.txt with reqwest.
@@ -106,7 +112,7 @@ pub struct HttpFetcher {
     client: reqwest::Client,
     config: FetchConfig,
     gate: Option<Arc<dyn HopGate>>,
-    hook: Option<Arc<dyn SendHook>>,
+    hooks: Vec<Arc<dyn SendHook>>,
     /// Refuse IP-literal hosts that [`crate::guard::is_forbidden`] names
     /// (names are checked by the client's resolver).
     public_only: bool,
@@ -131,7 +137,7 @@ impl HttpFetcher {
             client,
             config,
             gate: None,
-            hook: None,
+            hooks: Vec::new(),
             public_only: false,
         })
     }
@@ -179,14 +185,15 @@ impl HttpFetcher {
             client,
             config,
             gate: None,
-            hook: None,
+            hooks: Vec::new(),
             public_only: false,
         }
     }
 
-    /// Tells `hook` of every request just before it is sent.
+    /// Tells `hook` of every request just before it is sent, and of its
+    /// answer (hooks add up: each is told).
     pub fn with_hook(mut self, hook: Arc<dyn SendHook>) -> Self {
-        self.hook = Some(hook);
+        self.hooks.push(hook);
         self
     }
 
@@ -420,10 +427,17 @@ impl HttpFetcher {
                 req = req.header(reqwest::header::IF_MODIFIED_SINCE, lm);
             }
         }
-        if let Some(h) = &self.hook {
+        for h in &self.hooks {
             h.sending(url);
         }
         let answer = req.send().await;
+        for h in &self.hooks {
+            let status = answer.as_ref().ok().map(|r| r.status().as_u16());
+            let retry_after = answer
+                .as_ref()
+                .is_ok_and(|r| r.headers().contains_key(reqwest::header::RETRY_AFTER));
+            h.answered(url, status, sent.elapsed(), retry_after);
+        }
         if let Some(g) = gate {
             let status = answer.as_ref().ok().map(|r| r.status().as_u16());
             g.leave(start, url, status, sent.elapsed());

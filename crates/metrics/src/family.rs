@@ -93,6 +93,16 @@ impl<M: Metric> Family<M> {
 
     /// A copy of the series, for encoding.
     pub(crate) fn snapshot(&self) -> Series<M> {
-        self.series.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.series
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+}
+
+impl Family<Counter> {
+    /// The sum over every series.
+    pub fn sum(&self) -> u64 {
+        self.snapshot().iter().map(|(_, c)| c.get()).sum()
     }
 }

@@ -58,18 +58,38 @@ mod tests {
         c.with(&["robots", "4xx"]).inc();
         let h = r.histogram("x_duration_seconds", "Time.", &["kind"], &[0.1, 1.0]);
         h.with(&["page"]).observe(0.5);
-        r.gauge("x_hosts", "Hosts.", &["state"]).with(&["ready"]).set(7);
+        r.gauge("x_hosts", "Hosts.", &["state"])
+            .with(&["ready"])
+            .set(7);
         let p = r.encode(Format::Prometheus);
         assert!(p.contains("# TYPE x_requests_total counter\n"), "{p}");
-        assert!(p.contains("x_requests_total{kind=\"page\",code=\"2xx\"} 3\n"), "{p}");
-        assert!(p.contains("x_duration_seconds_bucket{kind=\"page\",le=\"0.1\"} 0\n"), "{p}");
-        assert!(p.contains("x_duration_seconds_bucket{kind=\"page\",le=\"+Inf\"} 1\n"), "{p}");
-        assert!(p.contains("x_duration_seconds_sum{kind=\"page\"} 0.5\n"), "{p}");
+        assert!(
+            p.contains("x_requests_total{kind=\"page\",code=\"2xx\"} 3\n"),
+            "{p}"
+        );
+        assert!(
+            p.contains("x_duration_seconds_bucket{kind=\"page\",le=\"0.1\"} 0\n"),
+            "{p}"
+        );
+        assert!(
+            p.contains("x_duration_seconds_bucket{kind=\"page\",le=\"+Inf\"} 1\n"),
+            "{p}"
+        );
+        assert!(
+            p.contains("x_duration_seconds_sum{kind=\"page\"} 0.5\n"),
+            "{p}"
+        );
         assert!(p.contains("x_hosts{state=\"ready\"} 7\n"), "{p}");
         assert!(p.contains("process_resident_memory_bytes "), "{p}");
         let o = r.encode(Format::OpenMetrics);
-        assert!(o.contains("# TYPE x_requests counter\n") && o.ends_with("# EOF\n"), "{o}");
-        assert!(o.contains("x_requests_total{kind=\"robots\",code=\"4xx\"} 1\n"), "{o}");
+        assert!(
+            o.contains("# TYPE x_requests counter\n") && o.ends_with("# EOF\n"),
+            "{o}"
+        );
+        assert!(
+            o.contains("x_requests_total{kind=\"robots\",code=\"4xx\"} 1\n"),
+            "{o}"
+        );
         assert_eq!(r.series(), 2 + 3 + 2 + 1 + 2);
     }
 

@@ -159,7 +159,12 @@ impl Registry {
     /// Every family as text in `format`.
     pub fn encode(&self, format: Format) -> String {
         let mut out = String::new();
-        for e in self.entries.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+        for e in self
+            .entries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
             match e {
                 Entry::Counter(f) => counters(&mut out, f, format),
                 Entry::Gauge(f) => gauges(&mut out, f, format),
@@ -240,14 +245,26 @@ fn sorted<M>(mut s: Series<M>) -> Series<M> {
 fn counters(out: &mut String, f: &Family<Counter>, format: Format) {
     head(out, f.name, f.help, Kind::Counter, format);
     for (values, c) in sorted(f.snapshot()) {
-        let _ = writeln!(out, "{}{} {}", f.name, labels(f.labels, &values, None), c.get());
+        let _ = writeln!(
+            out,
+            "{}{} {}",
+            f.name,
+            labels(f.labels, &values, None),
+            c.get()
+        );
     }
 }
 
 fn gauges(out: &mut String, f: &Family<Gauge>, format: Format) {
     head(out, f.name, f.help, Kind::Gauge, format);
     for (values, g) in sorted(f.snapshot()) {
-        let _ = writeln!(out, "{}{} {}", f.name, labels(f.labels, &values, None), g.get());
+        let _ = writeln!(
+            out,
+            "{}{} {}",
+            f.name,
+            labels(f.labels, &values, None),
+            g.get()
+        );
     }
 }
 

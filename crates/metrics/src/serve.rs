@@ -46,7 +46,9 @@ pub async fn serve(listener: tokio::net::TcpListener, registry: Arc<Registry>) {
 
 fn answer(registry: &Registry, req: &Request<Incoming>) -> Response<Full<Bytes>> {
     if req.uri().path() != "/metrics" {
-        let mut r = Response::new(Full::new(Bytes::from_static(b"not found: scrape /metrics\n")));
+        let mut r = Response::new(Full::new(Bytes::from_static(
+            b"not found: scrape /metrics\n",
+        )));
         *r.status_mut() = StatusCode::NOT_FOUND;
         return r;
     }

@@ -15,7 +15,7 @@ mod settings;
 mod status;
 
 pub(crate) use report::report;
-pub(crate) use run::{raise_open_file_limit, run_crawl};
+pub(crate) use run::{metrics, raise_open_file_limit, run_crawl};
 use settings::media_range;
 
 #[derive(clap::Args)]
@@ -107,6 +107,11 @@ pub struct Args {
     /// `mannerly evidence export`.
     #[arg(long)]
     no_evidence: bool,
+    /// Serve Prometheus metrics at http://ADDR/metrics while the crawl
+    /// runs (OpenMetrics when the scraper asks), and write their last
+    /// values to metrics.prom in the output directory at the end.
+    #[arg(long, value_name = "ADDR:PORT")]
+    metrics: Option<String>,
     /// Sign every request with Web Bot Auth using this private key
     /// (PKCS#8 PEM, as `mannerly keys generate` writes).
     #[arg(long, value_name = "PEM")]

@@ -3,11 +3,14 @@
 
 use std::io::IsTerminal;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use mannerly_crawl::metrics::CrawlMetrics;
 use mannerly_crawl::{crawl_on, Backend, CrawlConfig, Ending, Local, Progress, Summary};
 use mannerly_fleet::Fleet;
+use mannerly_metrics::Registry;
 
 use super::Args;
 
@@ -21,8 +24,45 @@ pub(super) fn on_backend(
     out: &Path,
 ) -> Result<(Summary, bool)> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let metrics = match &args.metrics {
+        Some(addr) => Some(runtime.block_on(metrics(Some(addr), &mut config))?),
+        None => None,
+    };
+    let result = runtime.block_on(on_runtime(args, config, seeds, out));
+    if let Some(m) = metrics {
+        let file = out.join("metrics.prom");
+        m.registry()
+            .write_textfile(&file)
+            .with_context(|| format!("cannot write {}", file.display()))?;
+    }
+    result
+}
+
+/// The crawl's metrics, counted into `config`, and served at `addr` while
+/// it runs when given.
+pub(crate) async fn metrics(
+    addr: Option<&str>,
+    config: &mut CrawlConfig,
+) -> Result<Arc<CrawlMetrics>> {
+    let metrics = CrawlMetrics::new(Registry::new(true));
+    config.metrics = Some(metrics.clone());
+    if let Some(addr) = addr {
+        let (at, _task) = mannerly_metrics::serve::bind(addr, metrics.registry().clone())
+            .await
+            .with_context(|| format!("--metrics: cannot listen on {addr}"))?;
+        eprintln!("metrics: http://{at}/metrics");
+    }
+    Ok(metrics)
+}
+
+async fn on_runtime(
+    args: &Args,
+    mut config: CrawlConfig,
+    seeds: Vec<String>,
+    out: &Path,
+) -> Result<(Summary, bool)> {
     let Some(url) = &args.frontier else {
-        return runtime.block_on(run_crawl(config, seeds, out));
+        return run_crawl(config, seeds, out).await;
     };
     let lease = Duration::from_secs(
         args.lease
@@ -41,7 +81,7 @@ pub(super) fn on_backend(
         join: args.join,
         claim: args.claim as usize,
     };
-    runtime.block_on(run_crawl_on(fleet, config, seeds, out))
+    run_crawl_on(fleet, config, seeds, out).await
 }
 
 /// A crawl keeps a connection per recently fetched host: with thousands

@@ -88,3 +88,29 @@ pub fn check_outputs(out: &Path) {
             .unwrap_or_else(|e| panic!("log line {}: {e}: {line}", i + 1));
     }
 }
+
+/// Whether `cmd` is installed; in CI (`CI` set) a missing one fails the
+/// test, elsewhere it says SKIPPED.
+pub fn need(cmd: &str) -> bool {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {cmd}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{cmd} is not installed, and CI must run this test"
+        );
+        eprintln!("SKIPPED: {cmd} is not installed");
+    }
+    found
+}
+
+/// A port free on 127.0.0.1 now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a port")
+}

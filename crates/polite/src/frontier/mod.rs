@@ -279,6 +279,43 @@ pub struct Stats {
     pub reissued: u64,
 }
 
+/// How many hosts (politeness keys) are in each state, for a crawl's
+/// metrics. Each host counts once, in the first state that holds it, in
+/// this order: skipped, in flight, robots.txt unavailable, backing off,
+/// ready, waiting; a host with nothing queued is done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HostCensus {
+    /// URLs queued and nothing holds them.
+    pub ready: u64,
+    /// URLs queued, waiting out the delay.
+    pub waiting: u64,
+    /// A request in flight.
+    pub in_flight: u64,
+    /// Waiting out a Retry-After, a pause or a backoff after failures.
+    pub backoff: u64,
+    /// Pages held while the origin's robots.txt cannot be had.
+    pub robots_unavailable: u64,
+    /// Skipped for good (a Crawl-delay over the maximum).
+    pub skipped: u64,
+    /// Nothing queued.
+    pub done: u64,
+}
+
+impl HostCensus {
+    /// `(state, count)` in the order above, for a metrics gauge.
+    pub fn states(&self) -> [(&'static str, u64); 7] {
+        [
+            ("ready", self.ready),
+            ("waiting", self.waiting),
+            ("in_flight", self.in_flight),
+            ("backoff", self.backoff),
+            ("robots_unavailable", self.robots_unavailable),
+            ("skipped", self.skipped),
+            ("done", self.done),
+        ]
+    }
+}
+
 /// Why a frontier call failed. Match on the variant; the display says
 /// which store and what to do.
 #[derive(Debug, thiserror::Error)]

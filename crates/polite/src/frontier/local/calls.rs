@@ -141,6 +141,56 @@ impl LocalFrontier {
             .collect()
     }
 
+    /// Every host's state now (see [`HostCensus`]): one pass over the
+    /// hosts, for a crawl's metrics.
+    pub fn census(&self, now: UnixMillis) -> HostCensus {
+        let mut c = HostCensus::default();
+        let queued = |key: &str| self.queues.get(key).map_or(0, |q| q.count);
+        let unavailable = |key: &str| {
+            let Some(head) = self.queues.get(key).and_then(|q| q.window.values().next()) else {
+                return false;
+            };
+            matches!(self.robots.get(origin_str(&head.url).as_ref()),
+                Some(RobotsGate::Unavailable { until, .. }) if now < *until)
+        };
+        let mut seen = 0u64;
+        for (key, h) in self.politeness.keys() {
+            seen += 1;
+            let held = |t: Option<UnixMillis>| t.is_some_and(|t| now < t);
+            let slot = if h.skip.is_some() {
+                &mut c.skipped
+            } else if h.in_flight > 0 {
+                &mut c.in_flight
+            } else if queued(key) == 0 {
+                &mut c.done
+            } else if unavailable(key) {
+                &mut c.robots_unavailable
+            } else if held(h.retry_after_until)
+                || held(h.paused_until)
+                || (h.failures > 0 && now < h.next_allowed)
+            {
+                &mut c.backoff
+            } else if now < h.next_allowed {
+                &mut c.waiting
+            } else {
+                &mut c.ready
+            };
+            *slot += 1;
+        }
+        // Keys queued but never started have no politeness state yet.
+        for (key, q) in &self.queues {
+            if q.count > 0 && self.politeness.get(key).is_none() {
+                match unavailable(key) {
+                    true => c.robots_unavailable += 1,
+                    false => c.ready += 1,
+                }
+                seen += 1;
+            }
+        }
+        debug_assert!(seen >= c.states().iter().map(|s| s.1).sum::<u64>());
+        c
+    }
+
     /// Calls `f` with the frontier (to ask [`why_not_now`](Self::why_not_now))
     /// and every queued URL with its key, in key order then queue order,
     /// without holding them all in memory (on disk this reads the whole

@@ -545,3 +545,40 @@ fn origin_without_reparsing() {
     assert_eq!(origin_str("http://a.test:8080"), "http://a.test:8080");
     assert_eq!(origin_str("https://u:p@a.test/x"), "https://a.test");
 }
+
+#[test]
+fn the_census_puts_each_host_in_one_state() {
+    let mut f = LocalFrontier::in_memory(
+        Politeness::new(Config {
+            min_delay: 1_000,
+            ..Config::default()
+        }),
+        no_gate(),
+    );
+    let t = T0.add_millis(100_000);
+    for url in [
+        "https://a.test/1",
+        "https://a.test/2",
+        "https://b.test/1",
+        "https://c.test/1",
+    ] {
+        block_on(f.enqueue(url, 1, t)).expect("enqueue");
+    }
+    assert_eq!(
+        f.census(t).ready,
+        3,
+        "nothing started yet: {:?}",
+        f.census(t)
+    );
+    let Next::Fetch(r) = block_on(f.next(t)).expect("next") else {
+        panic!("a release")
+    };
+    let c = f.census(t);
+    assert_eq!((c.in_flight, c.ready), (1, 2), "{c:?}");
+    block_on(f.complete(&r, &ok(), t.add_millis(10))).expect("complete");
+    let c = f.census(t.add_millis(10));
+    let waiting_or_done = c.waiting + c.done;
+    assert_eq!((c.in_flight, c.ready, waiting_or_done), (0, 2, 1), "{c:?}");
+    let total: u64 = c.states().iter().map(|s| s.1).sum();
+    assert_eq!(total, 3, "each host counted once: {c:?}");
+}
