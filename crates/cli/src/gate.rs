@@ -12,7 +12,8 @@ use mannerly_botauth::fcrdns::{HickoryDns, IpRanges};
 use mannerly_gate::keys::Keys;
 use mannerly_gate::ranges::Ranges;
 use mannerly_gate::rdns::ReverseDns;
-use mannerly_gate::{Door, Gate, Policy, Settings};
+use mannerly_gate::{Door, Gate, Policy, Settings, Tally};
+use mannerly_metrics::Registry;
 
 use crate::audit::checks::{default_cache, given_ranges, read_keys};
 
@@ -61,6 +62,10 @@ pub struct Args {
     /// Where downloaded IP ranges are kept.
     #[arg(long, value_name = "DIR")]
     cache: Option<String>,
+    /// Serve Prometheus metrics (decisions by class and action, their
+    /// time, the process) at http://ADDR/metrics.
+    #[arg(long, value_name = "ADDR:PORT")]
+    metrics: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<u8> {
@@ -78,7 +83,14 @@ pub fn run(args: Args) -> Result<u8> {
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let addr = listener.local_addr().context("reading the bound address")?;
         let rules = policy.rules.len();
-        let door = door(&args, policy)?;
+        let registry = Registry::new(true);
+        if let Some(m) = &args.metrics {
+            let (at, _task) = mannerly_metrics::serve::bind(m, registry.clone())
+                .await
+                .with_context(|| format!("--metrics: cannot listen on {m}"))?;
+            eprintln!("mannerly gate: metrics at http://{at}/metrics");
+        }
+        let door = door(&args, policy, registry)?;
         eprintln!("mannerly gate: deciding at http://{addr}/ ({rules} rules)");
         tokio::select! {
             r = mannerly_gate::serve(listener, door) => r.context("serving")?,
@@ -90,7 +102,7 @@ pub fn run(args: Args) -> Result<u8> {
 
 /// Everything a decision reads; starts the background loaders (call
 /// inside the runtime).
-fn door(args: &Args, policy: Policy) -> Result<Arc<Door>> {
+fn door(args: &Args, policy: Policy, registry: Arc<Registry>) -> Result<Arc<Door>> {
     let catalogue = Catalogue::builtin();
     let cidrs: Vec<&str> = args.trust_forwarded.iter().map(String::as_str).collect();
     let trusted =
@@ -129,7 +141,7 @@ fn door(args: &Args, policy: Policy) -> Result<Arc<Door>> {
             allow_http: args.allow_http,
             nginx: args.nginx,
         },
-        tally: Default::default(),
+        tally: Tally::new(registry),
     }))
 }
 

@@ -128,7 +128,7 @@ fn files(dir: &Path) -> (PathBuf, PathBuf) {
     (dir.join("private.pem"), dir.join("public.jwk.json"))
 }
 
-fn gate(dir: &Path, nginx: bool) -> (Proc, u16) {
+fn gate(dir: &Path, nginx: bool, metrics: Option<u16>) -> (Proc, u16) {
     let port = free_port();
     let mut cmd = Command::new(BIN);
     cmd.args(["gate", "--listen", &format!("127.0.0.1:{port}"), "--policy"])
@@ -142,6 +142,9 @@ fn gate(dir: &Path, nginx: bool) -> (Proc, u16) {
         .stderr(Stdio::null());
     if nginx {
         cmd.arg("--nginx");
+    }
+    if let Some(m) = metrics {
+        cmd.args(["--metrics", &format!("127.0.0.1:{m}")]);
     }
     let p = Proc(cmd.spawn().expect("gate starts"));
     wait_port(port, "the gate");
@@ -299,9 +302,51 @@ fn caddy_forward_auth_decides_by_identity() {
     let dir = tempfile::tempdir().expect("tmp");
     let (key, _) = files(dir.path());
     let (_rt, web) = testweb();
-    let (_gate, gate_port) = gate(dir.path(), false);
+    let metrics = free_port();
+    let (_gate, gate_port) = gate(dir.path(), false, Some(metrics));
     let (_caddy, port) = caddy(dir.path(), gate_port, web.port());
     door_checks("caddy", port, &key);
+    // The gate's metrics count each decision by class and action.
+    let text = scrape_metrics(metrics);
+    for (sample, n) in [
+        ("{class=\"browser\",action=\"allow\"}", 2),
+        ("{class=\"spoofer\",action=\"deny\"}", 2),
+        ("{class=\"verified\",action=\"allow\"}", 1),
+        ("{class=\"bot\",action=\"deny\"}", 1),
+        ("{class=\"bot\",action=\"slow\"}", 1),
+    ] {
+        let line = format!("mannerly_gate_decisions_total{sample} {n}");
+        assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
+    }
+    if need("promtool") {
+        let mut child = Command::new("promtool")
+            .args(["check", "metrics"])
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("promtool");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(text.as_bytes())
+            .expect("write");
+        assert!(child.wait().expect("promtool").success(), "{text}");
+    }
+}
+
+fn scrape_metrics(port: u16) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("metrics listen");
+    write!(
+        s,
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default()
 }
 
 #[test]
@@ -313,7 +358,7 @@ fn nginx_auth_request_decides_by_identity_and_the_crawler_behind_it_keeps_every_
     let d = dir.path();
     let (key, _) = files(d);
     let (_rt, web) = testweb();
-    let (_gate, gate_port) = gate(d, true);
+    let (_gate, gate_port) = gate(d, true, None);
     let (_nginx, port) = nginx(d, gate_port, web.port());
     door_checks("nginx", port, &key);
     let out = d.join("crawl");

@@ -65,6 +65,7 @@ impl Door {
         headers: &HeaderMap,
         peer: IpAddr,
     ) -> Decision {
+        let arrived = std::time::Instant::now();
         let now = SystemClock.now();
         let original = Original::read(method, uri, headers, peer, &self.settings.trusted);
         let ua = headers
@@ -101,7 +102,8 @@ impl Door {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .decide(identity, asked, now);
-        self.tally.count(decision.identity.class, decision.verdict);
+        self.tally
+            .count(decision.identity.class, decision.verdict, arrived.elapsed());
         decision
     }
 
