@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use mannerly_metrics::Registry;
 use mannerly_serve::ServeConfig;
 
 #[derive(clap::Args)]
@@ -23,10 +24,19 @@ pub struct Args {
     /// Deadline of each request, in seconds.
     #[arg(long, default_value_t = 30, value_name = "SECS")]
     timeout: u64,
+    /// Serve Prometheus metrics (requests and latency per endpoint, the
+    /// process) at http://ADDR/metrics.
+    #[arg(long, value_name = "ADDR:PORT")]
+    metrics: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<u8> {
+    let registry = Registry::new(true);
     let config = ServeConfig {
+        metrics: args
+            .metrics
+            .as_ref()
+            .map(|_| mannerly_serve::metrics::ServeMetrics::new(&registry)),
         allow_private: args.allow_private,
         rate_limit: args.rate_limit,
         max_body: args.max_body,
@@ -39,6 +49,12 @@ pub fn run(args: Args) -> Result<u8> {
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let addr = listener.local_addr().context("reading the bound address")?;
+        if let Some(m) = &args.metrics {
+            let (at, _task) = mannerly_metrics::serve::bind(m, registry.clone())
+                .await
+                .with_context(|| format!("--metrics: cannot listen on {m}"))?;
+            eprintln!("mannerly serve: metrics at http://{at}/metrics");
+        }
         eprintln!("mannerly serve: the tester at http://{addr}/, the API described at http://{addr}/api/openapi.json");
         tokio::select! {
             r = mannerly_serve::serve(listener, config) => r.context("serving")?,

@@ -40,6 +40,7 @@
 #![deny(missing_docs)]
 
 pub mod api;
+pub mod metrics;
 pub mod whatif;
 
 use std::collections::HashMap;
@@ -85,6 +86,9 @@ pub struct ServeConfig {
     /// How robots.txt is fetched for `/api/fetch` and `/api/batch` (10 s
     /// per hop, 20 s in all, 500 KiB, 5 redirects).
     pub fetch: FetchConfig,
+    /// Count requests per endpoint into these families (`None`: no
+    /// metrics).
+    pub metrics: Option<Arc<metrics::ServeMetrics>>,
 }
 
 impl Default for ServeConfig {
@@ -99,6 +103,7 @@ impl Default for ServeConfig {
                 total_timeout: Duration::from_secs(20),
                 ..FetchConfig::default()
             },
+            metrics: None,
         }
     }
 }
@@ -153,13 +158,14 @@ pub fn router_with(config: ServeConfig, fetcher: HttpFetcher) -> Router {
         CacheConfig::default(),
     );
     let max_body = config.max_body;
+    let metrics = config.metrics.clone();
     let state = Arc::new(AppState {
         config,
         fetcher,
         cache,
         buckets: Mutex::new(HashMap::new()),
     });
-    Router::new()
+    let app = Router::new()
         .route(
             "/",
             get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }),
@@ -199,7 +205,11 @@ pub fn router_with(config: ServeConfig, fetcher: HttpFetcher) -> Router {
         })
         .layer(middleware::from_fn_with_state(state.clone(), limits))
         .layer(DefaultBodyLimit::max(max_body))
-        .with_state(state)
+        .with_state(state);
+    match metrics {
+        Some(m) => app.layer(middleware::from_fn_with_state(m, metrics::count)),
+        None => app,
+    }
 }
 
 /// Serves until the listener fails.

@@ -816,3 +816,36 @@ proptest! {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_count_each_endpoint_and_leave_strangers_paths_as_other() {
+    let registry = mannerly_metrics::Registry::new(false);
+    let config = ServeConfig {
+        metrics: Some(mannerly_serve::metrics::ServeMetrics::new(&registry)),
+        ..ServeConfig::default()
+    };
+    let s = Server::start(config).await;
+    let check = json!({"robots": "User-agent: *\nDisallow: /x\n", "agent": "Bot", "urls": ["/x"]});
+    for _ in 0..3 {
+        assert_eq!(s.post_json("/api/check", &check).await.0, 200);
+    }
+    assert_eq!(s.post("/api/check", "{").await.0, 400);
+    for path in ["/nope", "/wp-admin/../../etc"] {
+        let r = s
+            .http
+            .get(format!("{}{path}", s.base))
+            .send()
+            .await
+            .expect("send");
+        assert_eq!(r.status().as_u16(), 404);
+    }
+    let text = registry.encode(mannerly_metrics::Format::Prometheus);
+    for line in [
+        "mannerly_serve_requests_total{endpoint=\"/api/check\",code=\"2xx\"} 3",
+        "mannerly_serve_requests_total{endpoint=\"/api/check\",code=\"4xx\"} 1",
+        "mannerly_serve_requests_total{endpoint=\"other\",code=\"4xx\"} 2",
+        "mannerly_serve_request_duration_seconds_count{endpoint=\"/api/check\"} 4",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
+    }
+}
