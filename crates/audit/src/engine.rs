@@ -675,6 +675,7 @@ impl<'r> Auditor<'r> {
                     token: self.tokens[g.token as usize].0.clone(),
                     identity: g.identity,
                     address: g.address.map(|a| a.to_string()),
+                    kind: self.token_kinds[g.token as usize],
                     example: example.clone(),
                 });
             }

@@ -90,6 +90,8 @@ pub struct Finding {
     /// The client address, for an HTTP library or tool.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
+    /// Whether robots.txt governs it.
+    pub kind: crate::kinds::BotKind,
     /// What it did.
     #[serde(flatten)]
     pub example: Example,

@@ -1,7 +1,7 @@
 //! `mannerly audit --follow`: a live log read as it is written, across a
 //! rotation by rename and one by copy-truncate; each finding printed
-//! within 2 s of its line; Ctrl-C prints the report and exits 1 (a bot
-//! broke a rule).
+//! within 2 s of its line, and counted in its metrics; Ctrl-C prints the
+//! report and exits 1 (a bot broke a rule).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -42,6 +42,22 @@ fn next(rx: &mpsc::Receiver<String>, since: Instant) -> (String, Duration) {
     )
 }
 
+fn scrape(port: u16) -> String {
+    use std::io::Read;
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("metrics listen");
+    write!(
+        s,
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default()
+}
+
 #[test]
 fn a_live_log_is_judged_line_by_line_across_rotations() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -49,12 +65,17 @@ fn a_live_log_is_judged_line_by_line_across_rotations() {
     let robots = dir.path().join("robots.txt");
     std::fs::write(&robots, "User-agent: *\nDisallow: /private\n").expect("robots");
     append(&log, &line("/robots.txt"));
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("port");
     let mut child = Command::new(BIN)
         .arg("audit")
         .arg(&log)
         .arg("--robots")
         .arg(&robots)
         .args(["--follow", "--json-lines", "--offline", "--from-start"])
+        .args(["--metrics", &format!("127.0.0.1:{port}")])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -94,6 +115,18 @@ fn a_live_log_is_judged_line_by_line_across_rotations() {
     let (path, took) = next(&rx, t);
     assert_eq!(path, "/private/truncated");
     assert!(took < Duration::from_secs(2), "{took:?}");
+    // The metrics count what was read and found.
+    let metrics = scrape(port);
+    for sample in [
+        "mannerly_audit_lines_total 4",
+        "mannerly_audit_lines_unread_total 0",
+        "mannerly_audit_findings_total{rule=\"disallowed\",kind=\"crawler\"} 3",
+    ] {
+        assert!(
+            metrics.lines().any(|l| l == sample),
+            "{sample} in\n{metrics}"
+        );
+    }
     // Ctrl-C: the report so far, and the usual status.
     let pid = child.id().to_string();
     Command::new("kill")

@@ -15,6 +15,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use mannerly_audit::{Auditor, Finding, Identify, Layout};
 use mannerly_logs::{Format, Parser, MAX_LINE};
+use mannerly_metrics::{Counter, Family, Registry};
 
 /// How often the files are looked at.
 const POLL: Duration = Duration::from_millis(250);
@@ -59,10 +60,20 @@ impl Followed {
 
     /// The complete lines written since the last call, across a rotation.
     fn new_lines(&mut self) -> Vec<String> {
+        // Copied and truncated: from its start again. Checked before
+        // reading on, which would otherwise take the end of the new text
+        // past the old length for a line of its own.
+        let truncated = self.file.metadata().is_ok_and(|m| m.len() < self.pos);
+        if truncated || !self.starts_as_before() {
+            let _ = self.file.seek(SeekFrom::Start(0));
+            self.pos = 0;
+            self.partial.clear();
+            self.head.clear();
+        }
         let mut lines = self.read_on();
-        match std::fs::metadata(&self.path) {
-            // Renamed away and made anew: the old file's rest, then the new.
-            Ok(m) if m.ino() != self.inode => {
+        // Renamed away and made anew: the old file's rest, then the new.
+        if let Ok(m) = std::fs::metadata(&self.path) {
+            if m.ino() != self.inode {
                 if let Ok(f) = File::open(&self.path) {
                     self.file = f;
                     self.inode = m.ino();
@@ -72,15 +83,6 @@ impl Followed {
                     lines.extend(self.read_on());
                 }
             }
-            // Copied and truncated: from its start again.
-            Ok(m) if m.len() < self.pos || !self.starts_as_before() => {
-                let _ = self.file.seek(SeekFrom::Start(0));
-                self.pos = 0;
-                self.partial.clear();
-                self.head.clear();
-                lines.extend(self.read_on());
-            }
-            _ => {}
         }
         lines
     }
@@ -144,6 +146,51 @@ pub(super) struct Follow<'a> {
     pub format: Option<Format>,
     pub layout: Option<&'a Layout>,
     pub json_lines: bool,
+    /// Where to serve the follow's metrics.
+    pub metrics: Option<&'a str>,
+}
+
+/// A follow's families.
+struct FollowMetrics {
+    lines: Arc<Counter>,
+    unread: Arc<Counter>,
+    findings: Arc<Family<Counter>>,
+}
+
+impl FollowMetrics {
+    /// The families, served at `addr` from a thread of their own.
+    fn serve(addr: &str) -> Result<FollowMetrics> {
+        let registry = Registry::new(true);
+        let m = FollowMetrics {
+            lines: registry
+                .counter("mannerly_audit_lines_total", "Log lines read.", &[])
+                .with(&[]),
+            unread: registry
+                .counter(
+                    "mannerly_audit_lines_unread_total",
+                    "Log lines no request could be read from.",
+                    &[],
+                )
+                .with(&[]),
+            findings: registry.counter(
+                "mannerly_audit_findings_total",
+                "Rules broken, by rule and by the kind of bot that broke them.",
+                &["rule", "kind"],
+            ),
+        };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the metrics runtime")?;
+        let (at, task) = rt
+            .block_on(mannerly_metrics::serve::bind(addr, registry))
+            .with_context(|| format!("--metrics: cannot listen on {addr}"))?;
+        eprintln!("metrics: http://{at}/metrics");
+        std::thread::spawn(move || {
+            let _ = rt.block_on(task);
+        });
+        Ok(m)
+    }
 }
 
 /// Follows the logs until Ctrl-C, printing findings; returns the report
@@ -170,6 +217,7 @@ pub(super) fn follow(
         .iter()
         .map(|p| Followed::open(p, None))
         .collect::<Result<_>>()?;
+    let metrics = how.metrics.map(FollowMetrics::serve).transpose()?;
     let mut out = std::io::stdout().lock();
     while !stop.load(Ordering::SeqCst) {
         let mut busy = false;
@@ -181,17 +229,25 @@ pub(super) fn follow(
                 f.parser = parser_for(how.format, how.layout, &lines);
             }
             f.lines += lines.len() as u64;
-            let Some(parser) = &mut f.parser else {
-                f.unread += lines.len() as u64;
-                continue;
+            let unread = match &mut f.parser {
+                Some(parser) => feed(&mut auditor, identify, parser, i, &lines),
+                None => lines.len() as u64,
             };
-            f.unread += feed(&mut auditor, identify, parser, i, &lines);
+            f.unread += unread;
+            if let Some(m) = &metrics {
+                m.lines.add(lines.len() as u64);
+                m.unread.add(unread);
+            }
         }
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as i64);
         auditor.advance(now);
         for finding in auditor.take_findings() {
+            if let Some(m) = &metrics {
+                let labels = [finding.example.rule.as_str(), finding.kind.as_str()];
+                m.findings.with(&labels).inc();
+            }
             print_finding(&mut out, &finding, how.json_lines)?;
         }
         out.flush()?;

@@ -75,6 +75,10 @@ pub struct Args {
     /// finding as it is judged; Ctrl-C prints the report so far.
     #[arg(long)]
     follow: bool,
+    /// With --follow: serve Prometheus metrics (lines read and unread,
+    /// findings by rule and bot kind, the process) at http://ADDR/metrics.
+    #[arg(long, value_name = "ADDR:PORT", requires = "follow")]
+    metrics: Option<String>,
     /// With --follow: each finding as one JSON object a line.
     #[arg(long, requires = "follow")]
     json_lines: bool,
@@ -182,6 +186,7 @@ pub fn run(args: Args) -> Result<u8> {
             format,
             layout: layout.as_ref(),
             json_lines: args.json_lines,
+            metrics: args.metrics.as_deref(),
         };
         follow::follow(&how, auditor.stream_findings(), &mut checks)?
     } else {
