@@ -59,6 +59,7 @@ mod engine;
 mod evidence;
 mod identity;
 mod kinds;
+pub mod metrics;
 mod order;
 mod pace;
 mod proposed;

@@ -13,9 +13,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use mannerly_audit::metrics::FollowMetrics;
 use mannerly_audit::{Auditor, Finding, Identify, Layout};
 use mannerly_logs::{Format, Parser, MAX_LINE};
-use mannerly_metrics::{Counter, Family, Registry};
+use mannerly_metrics::Registry;
 
 /// How often the files are looked at.
 const POLL: Duration = Duration::from_millis(250);
@@ -150,47 +151,22 @@ pub(super) struct Follow<'a> {
     pub metrics: Option<&'a str>,
 }
 
-/// A follow's families.
-struct FollowMetrics {
-    lines: Arc<Counter>,
-    unread: Arc<Counter>,
-    findings: Arc<Family<Counter>>,
-}
-
-impl FollowMetrics {
-    /// The families, served at `addr` from a thread of their own.
-    fn serve(addr: &str) -> Result<FollowMetrics> {
-        let registry = Registry::new(true);
-        let m = FollowMetrics {
-            lines: registry
-                .counter("mannerly_audit_lines_total", "Log lines read.", &[])
-                .with(&[]),
-            unread: registry
-                .counter(
-                    "mannerly_audit_lines_unread_total",
-                    "Log lines no request could be read from.",
-                    &[],
-                )
-                .with(&[]),
-            findings: registry.counter(
-                "mannerly_audit_findings_total",
-                "Rules broken, by rule and by the kind of bot that broke them.",
-                &["rule", "kind"],
-            ),
-        };
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .context("cannot start the metrics runtime")?;
-        let (at, task) = rt
-            .block_on(mannerly_metrics::serve::bind(addr, registry))
-            .with_context(|| format!("--metrics: cannot listen on {addr}"))?;
-        eprintln!("metrics: http://{at}/metrics");
-        std::thread::spawn(move || {
-            let _ = rt.block_on(task);
-        });
-        Ok(m)
-    }
+/// A follow's families, served at `addr` from a thread of their own.
+fn serve_metrics(addr: &str) -> Result<FollowMetrics> {
+    let registry = Registry::new(true);
+    let m = FollowMetrics::new(&registry);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the metrics runtime")?;
+    let (at, task) = rt
+        .block_on(mannerly_metrics::serve::bind(addr, registry))
+        .with_context(|| format!("--metrics: cannot listen on {addr}"))?;
+    eprintln!("metrics: http://{at}/metrics");
+    std::thread::spawn(move || {
+        let _ = rt.block_on(task);
+    });
+    Ok(m)
 }
 
 /// Follows the logs until Ctrl-C, printing findings; returns the report
@@ -217,7 +193,7 @@ pub(super) fn follow(
         .iter()
         .map(|p| Followed::open(p, None))
         .collect::<Result<_>>()?;
-    let metrics = how.metrics.map(FollowMetrics::serve).transpose()?;
+    let metrics = how.metrics.map(serve_metrics).transpose()?;
     let mut out = std::io::stdout().lock();
     while !stop.load(Ordering::SeqCst) {
         let mut busy = false;
@@ -235,8 +211,7 @@ pub(super) fn follow(
             };
             f.unread += unread;
             if let Some(m) = &metrics {
-                m.lines.add(lines.len() as u64);
-                m.unread.add(unread);
+                m.read(lines.len() as u64, unread);
             }
         }
         let now = std::time::SystemTime::now()
@@ -245,8 +220,7 @@ pub(super) fn follow(
         auditor.advance(now);
         for finding in auditor.take_findings() {
             if let Some(m) = &metrics {
-                let labels = [finding.example.rule.as_str(), finding.kind.as_str()];
-                m.findings.with(&labels).inc();
+                m.finding(&finding);
             }
             print_finding(&mut out, &finding, how.json_lines)?;
         }
