@@ -42,6 +42,16 @@ fn next(rx: &mpsc::Receiver<String>, since: Instant) -> (String, Duration) {
     )
 }
 
+/// The audit, killed if the test fails before it is stopped.
+struct Guard(std::process::Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 fn scrape(port: u16) -> String {
     use std::io::Read;
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("metrics listen");
@@ -69,18 +79,20 @@ fn a_live_log_is_judged_line_by_line_across_rotations() {
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("port");
-    let mut child = Command::new(BIN)
-        .arg("audit")
-        .arg(&log)
-        .arg("--robots")
-        .arg(&robots)
-        .args(["--follow", "--json-lines", "--offline", "--from-start"])
-        .args(["--metrics", &format!("127.0.0.1:{port}")])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("runs");
-    let stdout = child.stdout.take().expect("stdout");
+    let mut child = Guard(
+        Command::new(BIN)
+            .arg("audit")
+            .arg(&log)
+            .arg("--robots")
+            .arg(&robots)
+            .args(["--follow", "--json-lines", "--offline", "--from-start"])
+            .args(["--metrics", &format!("127.0.0.1:{port}")])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("runs"),
+    );
+    let stdout = child.0.stdout.take().expect("stdout");
     let (tx, rx) = mpsc::channel();
     let reader = std::thread::spawn(move || {
         let mut rest = Vec::new();
@@ -128,12 +140,12 @@ fn a_live_log_is_judged_line_by_line_across_rotations() {
         );
     }
     // Ctrl-C: the report so far, and the usual status.
-    let pid = child.id().to_string();
+    let pid = child.0.id().to_string();
     Command::new("kill")
         .args(["-INT", &pid])
         .status()
         .expect("kill");
-    let status = child.wait().expect("ends");
+    let status = child.0.wait().expect("ends");
     let report = reader.join().expect("reader");
     assert_eq!(status.code(), Some(1), "{report}");
     assert!(

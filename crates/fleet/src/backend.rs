@@ -167,6 +167,30 @@ impl CrawlFrontier for FleetFrontier<Connection> {
         Vec::new()
     }
 
+    /// The hosts this worker has touched, by what its own controller
+    /// knows of them: skipped, in flight, backing off, waiting out the
+    /// delay, else ready (queues and robots.txt are the fleet's, not
+    /// counted here).
+    fn census(&self, now: UnixMillis) -> Option<mannerly_polite::frontier::HostCensus> {
+        let mut c = mannerly_polite::frontier::HostCensus::default();
+        for (_, h) in self.politeness.keys() {
+            let held = |t: Option<UnixMillis>| t.is_some_and(|t| now < t);
+            let slot = if h.skip.is_some() {
+                &mut c.skipped
+            } else if h.in_flight > 0 {
+                &mut c.in_flight
+            } else if held(h.retry_after_until) || held(h.paused_until) {
+                &mut c.backoff
+            } else if now < h.next_allowed {
+                &mut c.waiting
+            } else {
+                &mut c.ready
+            };
+            *slot += 1;
+        }
+        Some(c)
+    }
+
     fn commit(&mut self) -> Result<(), FrontierError> {
         // Every operation but a completion (or a robots.txt known) reaches
         // the server before it returns; those ride in front of the next
