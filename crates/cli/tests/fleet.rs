@@ -323,7 +323,7 @@ fn a_fleet_on_a_cluster_loses_workers_and_a_node_and_misses_nothing() {
 /// directories make one bundle per host, every bundle verifies, and the
 /// server's own log matches them both ways.
 #[test]
-fn two_workers_evidence_makes_one_bundle_per_host_that_matches_the_log() {
+fn two_workers_evidence_and_metrics_match_the_log() {
     let Some(server) = RedisServer::start(&[]) else {
         eprintln!("SKIPPED: redis-server is not installed");
         return;
@@ -335,7 +335,7 @@ fn two_workers_evidence_makes_one_bundle_per_host_that_matches_the_log() {
     std::fs::write(
         &script,
         format!(
-            r#"common="--proxy $MANNERLY_DEMO_PROXY --min-delay $MANNERLY_DEMO_DELAY --give-up-after 8 --frontier {url} --crawl-name evidence --partitions 16 --lease 3 --claim 1"
+            r#"common="--proxy $MANNERLY_DEMO_PROXY --min-delay $MANNERLY_DEMO_DELAY --give-up-after 8 --frontier {url} --crawl-name evidence --partitions 16 --lease 3 --claim 1 --metrics 127.0.0.1:0"
 "{bin}" crawl $common --seeds "$MANNERLY_DEMO_SEEDS" --out "{d}/w0" >"{d}/w0.log" 2>&1 &
 p0=$!
 sleep 1
@@ -360,6 +360,19 @@ wait
     ]);
     let logs = logs(&dir, &["w0", "w1"]);
     assert_eq!(fleet["violations"], 0, "{fleet}\n{logs}");
+    // Each worker's metrics count its own requests: together, the server's.
+    let counted: u64 = ["w0", "w1"]
+        .iter()
+        .map(|w| {
+            let prom = std::fs::read_to_string(dir.join(w).join("metrics.prom"))
+                .unwrap_or_else(|e| panic!("{w}/metrics.prom: {e}\n{logs}"));
+            prom.lines()
+                .filter(|l| l.starts_with("mannerly_requests_total{"))
+                .filter_map(|l| l.rsplit_once(' ')?.1.parse::<u64>().ok())
+                .sum::<u64>()
+        })
+        .sum();
+    assert_eq!(Some(counted), fleet["requests"].as_u64(), "{fleet}\n{logs}");
     let workers = [dir.join("w0/evidence"), dir.join("w1/evidence")];
     let bundles =
         mannerly_evidence::export_hosts(&workers, None, mannerly_evidence::Window::default())
