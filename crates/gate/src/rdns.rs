@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, Semaphore};
 use crate::recent::Recent;
 
 /// Addresses remembered at most.
-const MAX_CACHED: usize = 200_000;
+pub const MAX_CACHED: usize = 200_000;
 /// Checks waiting at most.
 const QUEUE: usize = 4096;
 /// Lookups in flight at once.
@@ -88,6 +88,13 @@ impl ReverseDns {
         drop(cache);
         let _ = self.queue.try_send((bot, ip, domains.to_vec()));
         None
+    }
+}
+
+impl ReverseDns {
+    /// Addresses remembered now (at most [`MAX_CACHED`]).
+    pub fn cached(&self) -> usize {
+        lock(&self.cache).len()
     }
 }
 

@@ -1,8 +1,10 @@
 //! The gate's door in-process, over a simulated web serving key
 //! directories over https: a directory is fetched once for every request
 //! waiting on it; one that hangs holds only the requests that name it,
-//! and its failure is remembered; one that answers 10 MB is cut off; and
-//! a million distinct clients leave the gate's memory bounded.
+//! and its failure is remembered; one that answers 10 MB is cut off;
+//! reverse DNS (a DNS server on 127.0.0.1) answers the requests after the
+//! first, which is never held for it; and a million distinct clients, or
+//! a flood of addresses to look up, leave the gate's memory bounded.
 
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
@@ -17,10 +19,15 @@ use mannerly_botauth::{sign_request, AgentForm, KeyPair, Message, SignConfig, Un
 use mannerly_gate::decide::MAX_BUCKETS;
 use mannerly_gate::keys::Keys;
 use mannerly_gate::ranges::Ranges;
+use mannerly_gate::rdns::{ReverseDns, MAX_CACHED};
 use mannerly_gate::{Asked, Class, Door, Gate, Identity, Policy, Settings, Verdict};
 use mannerly_testweb::{Body, HostSpec, Reply, TestWeb};
 
 fn door(web: &TestWeb) -> Arc<Door> {
+    door_with(web, None)
+}
+
+fn door_with(web: &TestWeb, rdns: Option<ReverseDns>) -> Arc<Door> {
     let config = DirectoryConfig {
         allow_private: true,
         timeout: Duration::from_secs(2),
@@ -42,7 +49,7 @@ fn door(web: &TestWeb) -> Arc<Door> {
         gate: Mutex::new(Gate::new(policy)),
         keys: Keys::new(None, Some(DirectoryClient::with_client(c, config))),
         ranges: Ranges::new(Default::default()),
-        rdns: None,
+        rdns,
         settings: Settings {
             trusted: IpRanges::from_cidrs(&["127.0.0.0/8"]).expect("cidr"),
             allow_http: false,
@@ -55,12 +62,16 @@ fn door(web: &TestWeb) -> Arc<Door> {
 /// The forward-auth headers of a GET of https://site.example/page by
 /// `ua`, signed by `pair` naming the directory `agent` when given.
 fn request(ua: &str, signed: Option<(&KeyPair, &str)>) -> HeaderMap {
+    request_from(ua, signed, "192.0.2.7")
+}
+
+fn request_from(ua: &str, signed: Option<(&KeyPair, &str)>, client: &str) -> HeaderMap {
     let mut h = HeaderMap::new();
     h.insert("user-agent", ua.parse().expect("ua"));
     h.insert("x-forwarded-proto", "https".parse().expect("v"));
     h.insert("x-forwarded-host", "site.example".parse().expect("v"));
     h.insert("x-forwarded-uri", "/page".parse().expect("v"));
-    h.insert("x-forwarded-for", "192.0.2.7".parse().expect("v"));
+    h.insert("x-forwarded-for", client.parse().expect("v"));
     if let Some((pair, agent)) = signed {
         let msg = Message::new("GET", "https://site.example/page");
         let config = SignConfig::new(UnixMillis::now(), AgentForm::dictionary(agent));
@@ -230,4 +241,62 @@ fn a_million_distinct_clients_keep_the_buckets_bounded() {
         assert_eq!(gate.decide(identity, asked, now).verdict, Verdict::Allow);
         assert!(gate.buckets() <= MAX_BUCKETS);
     }
+}
+
+const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+
+/// Decides until the class is `want` (the background lookup has
+/// answered), for at most 10 s.
+async fn until_class(door: &Door, h: &HeaderMap, want: Class) -> (Class, Verdict) {
+    let start = std::time::Instant::now();
+    loop {
+        let got = decide(door, h).await;
+        if got.0 == want || start.elapsed() > Duration::from_secs(10) {
+            return got;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reverse_dns_answers_the_requests_after_the_first_and_stays_bounded() {
+    use std::collections::HashMap;
+    let good: IpAddr = "66.249.66.1".parse().expect("ip");
+    let bad: IpAddr = "203.0.113.9".parse().expect("ip");
+    let dns = mannerly_testsupport::dns_server(
+        HashMap::from([
+            (good, vec!["crawl-66-249-66-1.googlebot.com."]),
+            (bad, vec!["crawl.evil.example."]),
+        ]),
+        HashMap::from([
+            ("crawl-66-249-66-1.googlebot.com", vec![good]),
+            ("crawl.evil.example", vec![bad]),
+        ]),
+    )
+    .await;
+    let web = TestWeb::with_hosts([]).await.expect("web");
+    let rdns = ReverseDns::start(mannerly_botauth::fcrdns::HickoryDns::with_server(dns));
+    let door = door_with(&web, Some(rdns));
+    let real = request_from(GOOGLEBOT, None, "66.249.66.1");
+    let fake = request_from(GOOGLEBOT, None, "203.0.113.9");
+    // The first request of each is judged at once, without DNS.
+    assert_eq!(decide(&door, &real).await, (Class::Bot, Verdict::Allow));
+    assert_eq!(decide(&door, &fake).await, (Class::Bot, Verdict::Allow));
+    // The answers come in the background, for the requests after.
+    assert_eq!(
+        until_class(&door, &real, Class::Verified).await,
+        (Class::Verified, Verdict::Allow)
+    );
+    assert_eq!(
+        until_class(&door, &fake, Class::Spoofer).await,
+        (Class::Spoofer, Verdict::Deny)
+    );
+    // A flood of addresses: each is judged at once, and the cache stays bounded.
+    let rdns = door.rdns.as_ref().expect("rdns");
+    let domains = vec!["googlebot.com".to_owned()];
+    for i in 0..(MAX_CACHED as u32 + 50_000) {
+        let ip = IpAddr::from((0x0a00_0000 + i).to_be_bytes());
+        assert_eq!(rdns.known(0, ip, &domains), None);
+    }
+    assert!(rdns.cached() <= MAX_CACHED, "{} cached", rdns.cached());
 }
