@@ -3,6 +3,8 @@
 //! within 2 s of its line, and counted in its metrics; Ctrl-C prints the
 //! report and exits 1 (a bot broke a rule).
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -42,32 +44,6 @@ fn next(rx: &mpsc::Receiver<String>, since: Instant) -> (String, Duration) {
     )
 }
 
-/// The audit, killed if the test fails before it is stopped.
-struct Guard(std::process::Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn scrape(port: u16) -> String {
-    use std::io::Read;
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("metrics listen");
-    write!(
-        s,
-        "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .expect("send");
-    let mut answer = String::new();
-    let _ = s.read_to_string(&mut answer);
-    answer
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default()
-}
-
 #[test]
 fn a_live_log_is_judged_line_by_line_across_rotations() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -79,7 +55,7 @@ fn a_live_log_is_judged_line_by_line_across_rotations() {
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("port");
-    let mut child = Guard(
+    let mut child = common::Proc(
         Command::new(BIN)
             .arg("audit")
             .arg(&log)
@@ -128,7 +104,7 @@ fn a_live_log_is_judged_line_by_line_across_rotations() {
     assert_eq!(path, "/private/truncated");
     assert!(took < Duration::from_secs(2), "{took:?}");
     // The metrics count what was read and found.
-    let metrics = scrape(port);
+    let metrics = common::scrape(port, "text/plain").expect("metrics listen");
     for sample in [
         "mannerly_audit_lines_total 4",
         "mannerly_audit_lines_unread_total 0",

@@ -14,10 +14,10 @@ mod common;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{free_port, mannerly, need};
+use common::{free_port, mannerly, need, promtool_accepts, scrape, Proc};
 use mannerly_testweb::{HostSpec, TestWeb};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
@@ -42,16 +42,6 @@ who = "token:GreedyBot"
 do = "slow"
 rate = 0.2
 "#;
-
-/// A child process killed when dropped.
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn wait_port(port: u16, what: &str) {
     let start = Instant::now();
@@ -307,7 +297,7 @@ fn caddy_forward_auth_decides_by_identity() {
     let (_caddy, port) = caddy(dir.path(), gate_port, web.port());
     door_checks("caddy", port, &key);
     // The gate's metrics count each decision by class and action.
-    let text = scrape_metrics(metrics);
+    let text = scrape(metrics, "text/plain").expect("the gate serves its metrics");
     for (sample, n) in [
         ("{class=\"browser\",action=\"allow\"}", 2),
         ("{class=\"spoofer\",action=\"deny\"}", 2),
@@ -319,34 +309,8 @@ fn caddy_forward_auth_decides_by_identity() {
         assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
     }
     if need("promtool") {
-        let mut child = Command::new("promtool")
-            .args(["check", "metrics"])
-            .stdin(Stdio::piped())
-            .spawn()
-            .expect("promtool");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(text.as_bytes())
-            .expect("write");
-        assert!(child.wait().expect("promtool").success(), "{text}");
+        promtool_accepts(&text);
     }
-}
-
-fn scrape_metrics(port: u16) -> String {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("metrics listen");
-    write!(
-        s,
-        "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .expect("send");
-    let mut answer = String::new();
-    let _ = s.read_to_string(&mut answer);
-    answer
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default()
 }
 
 #[test]

@@ -8,53 +8,12 @@
 mod common;
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use mannerly_testweb::{HostSpec, Reply, TestWeb};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
-
-fn promtool_accepts(text: &str) {
-    let mut child = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("promtool");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(text.as_bytes())
-        .expect("write");
-    let o = child.wait_with_output().expect("promtool runs");
-    assert!(
-        o.status.success(),
-        "promtool refused the scrape:\n{}{}\n{text}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-/// A GET of /metrics: the body, or `None` when nothing listens yet.
-fn scrape(port: u16, accept: &str) -> Option<String> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(
-        s,
-        "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: {accept}\r\nConnection: close\r\n\r\n"
-    )
-    .ok()?;
-    let mut answer = String::new();
-    s.read_to_string(&mut answer).ok()?;
-    let (head, body) = answer.split_once("\r\n\r\n")?;
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    Some(body.to_owned())
-}
 
 /// Every sample of a counter or a histogram's count and buckets: what
 /// must never go down.
@@ -131,10 +90,10 @@ fn a_crawl_scraped_while_it_runs_counts_what_the_server_saw() {
     let mut last: HashMap<String, f64> = HashMap::new();
     let mut scrapes = 0;
     while crawl.try_wait().expect("wait").is_none() {
-        if let Some(text) = scrape(port, "text/plain") {
+        if let Some(text) = common::scrape(port, "text/plain") {
             scrapes += 1;
             if promtool {
-                promtool_accepts(&text);
+                common::promtool_accepts(&text);
             }
             let now = monotonic(&text);
             for (name, before) in &last {
@@ -143,7 +102,8 @@ fn a_crawl_scraped_while_it_runs_counts_what_the_server_saw() {
             }
             last = now;
             if scrapes == 1 {
-                let om = scrape(port, "application/openmetrics-text; version=1.0.0").expect("om");
+                let om = common::scrape(port, "application/openmetrics-text; version=1.0.0")
+                    .expect("om");
                 assert!(om.ends_with("# EOF\n"), "{om}");
                 assert!(om.contains("# TYPE mannerly_requests counter"), "{om}");
             }
@@ -161,7 +121,7 @@ fn a_crawl_scraped_while_it_runs_counts_what_the_server_saw() {
 
     let prom = std::fs::read_to_string(out.join("metrics.prom")).expect("metrics.prom");
     if promtool {
-        promtool_accepts(&prom);
+        common::promtool_accepts(&prom);
     }
     let seen = web.requests();
     let robots = seen.iter().filter(|r| r.path == "/robots.txt").count();
@@ -240,6 +200,6 @@ fn the_demo_at_its_size_exposes_at_most_300_series() {
         "every request the server saw, counted"
     );
     if common::need("promtool") {
-        promtool_accepts(&prom);
+        common::promtool_accepts(&prom);
     }
 }

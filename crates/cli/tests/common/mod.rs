@@ -114,3 +114,57 @@ pub fn free_port() -> u16 {
         .map(|a| a.port())
         .expect("a port")
 }
+
+/// A GET of `/metrics` on 127.0.0.1 with this `Accept`: the body, or `None`
+/// when nothing listens (yet). Any answer but a 200 fails the test.
+pub fn scrape(port: u16, accept: &str) -> Option<String> {
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .ok()?;
+    write!(
+        s,
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: {accept}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).ok()?;
+    let (head, body) = answer.split_once("\r\n\r\n")?;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    Some(body.to_owned())
+}
+
+/// `promtool check metrics` accepts `text` (the caller checks that
+/// promtool is installed).
+pub fn promtool_accepts(text: &str) {
+    let mut child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("promtool");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .expect("write");
+    let o = child.wait_with_output().expect("promtool runs");
+    assert!(
+        o.status.success(),
+        "promtool refused the scrape:\n{}{}\n{text}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A child process killed when dropped (a test that fails midway leaves
+/// no server or follower behind).
+pub struct Proc(pub std::process::Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
