@@ -287,22 +287,7 @@ impl DirectoryClient {
     /// its own Signature-Agent member names. A directory that cannot be
     /// had makes its signatures unverified, with the reason.
     pub async fn verify_each(&self, msg: &Message, config: &VerifyConfig) -> Vec<Verdict> {
-        // First pass: find the agents the signatures name.
-        struct Capture(Mutex<Vec<String>>);
-        impl KeyLookup for Capture {
-            fn lookup(&self, _keyid: &str, agent: Option<&str>) -> Option<Jwk> {
-                if let Some(a) = agent {
-                    self.0
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .push(a.to_owned());
-                }
-                None
-            }
-        }
-        let capture = Capture(Mutex::new(Vec::new()));
-        let first = verify_each(msg, None, &capture, config);
-        let agents = capture.0.into_inner().unwrap_or_else(|p| p.into_inner());
+        let (first, agents) = crate::verify::named_agents(msg, config);
         if agents.is_empty() {
             return first.into_iter().map(no_agent).collect();
         }

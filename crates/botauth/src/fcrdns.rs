@@ -93,6 +93,18 @@ fn as_text<S: serde::Serializer>(r: &IpRejection, s: S) -> Result<S::Ok, S::Erro
     s.collect_str(r)
 }
 
+impl IpVerdict {
+    /// What the answer says of the address: confirmed (`Some(true)`),
+    /// refuted (`Some(false)`), or nothing (`None`: DNS failed, ask again).
+    pub fn confirmed(&self) -> Option<bool> {
+        match self {
+            IpVerdict::Verified { .. } => Some(true),
+            IpVerdict::NotVerified { reason } if !reason.is_transient() => Some(false),
+            IpVerdict::NotVerified { .. } => None,
+        }
+    }
+}
+
 /// Why an IP was not confirmed. [`IpRejection::is_transient`] tells a
 /// DNS failure (ask again later) from an answer (the IP is not the
 /// crawler's).

@@ -113,8 +113,8 @@ pub use error::{DirectoryError, DirectoryProblem, Error, HttpFailure, ProofError
 pub use keys::{Jwk, KeyPair};
 pub use sign::{sign_request, sign_reqwest, AgentForm, SignConfig};
 pub use verify::{
-    agent_identifier, summarise, verify, verify_each, verify_request, KeyLookup, NonceCache,
-    NonceCheck, Outcome, ReadyKey, StaticKeys, Verdict, VerifyConfig,
+    agent_identifier, named_agents, summarise, verify, verify_each, verify_request, KeyLookup,
+    NonceCache, NonceCheck, Outcome, ReadyKey, StaticKeys, Verdict, VerifyConfig,
 };
 
 pub use mannerly_time::UnixMillis;

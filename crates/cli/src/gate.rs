@@ -85,10 +85,7 @@ pub fn run(args: Args) -> Result<u8> {
         let rules = policy.rules.len();
         let registry = Registry::new(true);
         if let Some(m) = &args.metrics {
-            let (at, _task) = mannerly_metrics::serve::bind(m, registry.clone())
-                .await
-                .with_context(|| format!("--metrics: cannot listen on {m}"))?;
-            eprintln!("mannerly gate: metrics at http://{at}/metrics");
+            crate::metrics::listen(m, registry.clone()).await?;
         }
         let door = door(&args, policy, registry)?;
         eprintln!("mannerly gate: deciding at http://{addr}/ ({rules} rules)");

@@ -19,6 +19,7 @@ mod fetch;
 mod gate;
 mod input;
 mod lint;
+mod metrics;
 mod recrawl;
 mod serve;
 mod sitemap;

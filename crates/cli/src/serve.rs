@@ -50,10 +50,7 @@ pub fn run(args: Args) -> Result<u8> {
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let addr = listener.local_addr().context("reading the bound address")?;
         if let Some(m) = &args.metrics {
-            let (at, _task) = mannerly_metrics::serve::bind(m, registry.clone())
-                .await
-                .with_context(|| format!("--metrics: cannot listen on {m}"))?;
-            eprintln!("mannerly serve: metrics at http://{at}/metrics");
+            crate::metrics::listen(m, registry.clone()).await?;
         }
         eprintln!("mannerly serve: the tester at http://{addr}/, the API described at http://{addr}/api/openapi.json");
         tokio::select! {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mannerly_fetch::Access;
-use mannerly_metrics::{Counter, Family, Gauge, Histogram, Registry, SECONDS};
+use mannerly_metrics::{status_class, Counter, Family, Gauge, Histogram, Registry, SECONDS};
 use mannerly_polite::controller::Pace;
 use mannerly_polite::frontier::HostCensus;
 use mannerly_time::UnixMillis;
@@ -62,18 +62,6 @@ pub struct CrawlMetrics {
 impl std::fmt::Debug for CrawlMetrics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CrawlMetrics").finish_non_exhaustive()
-    }
-}
-
-/// `2xx` for 200, ...; `error` for no answer.
-pub fn code_class(status: Option<u16>) -> &'static str {
-    match status.map(|s| s / 100) {
-        Some(1) => "1xx",
-        Some(2) => "2xx",
-        Some(3) => "3xx",
-        Some(4) => "4xx",
-        Some(5) => "5xx",
-        _ => "error",
     }
 }
 
@@ -143,7 +131,7 @@ impl CrawlMetrics {
         took: Duration,
         retry_after: bool,
     ) {
-        self.requests.with(&[kind, code_class(status)]).inc();
+        self.requests.with(&[kind, status_class(status)]).inc();
         self.duration.with(&[kind]).observe(took.as_secs_f64());
         if retry_after {
             self.retry_after.inc();

@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 
 use mannerly_botauth::client::DirectoryClient;
 use mannerly_botauth::{
-    summarise, verify_each, Jwk, KeyLookup, Message, Outcome, ReadyKey, StaticKeys, VerifyConfig,
+    named_agents, summarise, verify_each, Jwk, KeyLookup, Message, Outcome, ReadyKey, StaticKeys,
+    VerifyConfig,
 };
 
 use crate::recent::Recent;
@@ -62,7 +63,7 @@ impl Keys {
         if let Some(fixed) = &self.fixed {
             return summarise(verify_each(msg, None, fixed, config));
         }
-        let agents = named_agents(msg, config);
+        let (_, agents) = named_agents(msg, config);
         let mut sets = ByAgent::default();
         for agent in agents.into_iter().take(MAX_PER_REQUEST) {
             if let Some(keys) = self.directory(&agent).await {
@@ -106,26 +107,6 @@ impl Keys {
         *held = Some((keys.clone(), Instant::now()));
         Some(keys)
     }
-}
-
-/// The agents a request's signatures name (a pass of the verifier that
-/// only records what it is asked for).
-fn named_agents(msg: &Message, config: &VerifyConfig) -> Vec<String> {
-    struct Capture(Mutex<Vec<String>>);
-    impl KeyLookup for Capture {
-        fn lookup(&self, _keyid: &str, agent: Option<&str>) -> Option<Jwk> {
-            if let Some(a) = agent {
-                let mut seen = self.0.lock().unwrap_or_else(|p| p.into_inner());
-                if !seen.iter().any(|s| s == a) {
-                    seen.push(a.to_owned());
-                }
-            }
-            None
-        }
-    }
-    let capture = Capture(Mutex::new(Vec::new()));
-    let _ = verify_each(msg, None, &capture, config);
-    capture.0.into_inner().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Keys by the agent that named their directory.

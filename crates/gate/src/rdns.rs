@@ -9,7 +9,7 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mannerly_botauth::fcrdns::{verify_ip, Dns, IpVerdict};
+use mannerly_botauth::fcrdns::{verify_ip, Dns};
 use tokio::sync::{mpsc, Semaphore};
 
 use crate::recent::Recent;
@@ -53,13 +53,7 @@ impl ReverseDns {
                 tokio::spawn(async move {
                     let verdict =
                         tokio::time::timeout(TIMEOUT, verify_ip(ip, &domains, &*dns)).await;
-                    let answer = match verdict {
-                        Ok(IpVerdict::Verified { .. }) => Some(true),
-                        Ok(IpVerdict::NotVerified { reason }) if !reason.is_transient() => {
-                            Some(false)
-                        }
-                        _ => None,
-                    };
+                    let answer = verdict.ok().and_then(|v| v.confirmed());
                     lock(&cache).insert((bot, ip), (answer, Instant::now()));
                     drop(permit);
                 });

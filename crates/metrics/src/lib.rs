@@ -37,6 +37,19 @@ pub use metric::{Counter, Gauge, Histogram, SECONDS};
 pub use process::read as process_usage;
 pub use registry::{Format, Registry};
 
+/// The `code` label of an HTTP answer: `2xx` for 200, ...; `error` for
+/// none (the request failed before a status came back).
+pub fn status_class(status: Option<u16>) -> &'static str {
+    match status.map(|s| s / 100) {
+        Some(1) => "1xx",
+        Some(2) => "2xx",
+        Some(3) => "3xx",
+        Some(4) => "4xx",
+        Some(5) => "5xx",
+        _ => "error",
+    }
+}
+
 /// Whether `name` is a valid metric name (`[a-zA-Z_:][a-zA-Z0-9_:]*`).
 pub fn valid_name(name: &str) -> bool {
     let mut chars = name.chars();

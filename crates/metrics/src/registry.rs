@@ -166,8 +166,8 @@ impl Registry {
             .iter()
         {
             match e {
-                Entry::Counter(f) => counters(&mut out, f, format),
-                Entry::Gauge(f) => gauges(&mut out, f, format),
+                Entry::Counter(f) => scalars(&mut out, f, format),
+                Entry::Gauge(f) => scalars(&mut out, f, format),
                 Entry::Histogram(f) => histograms(&mut out, f, format),
             }
         }
@@ -242,28 +242,32 @@ fn sorted<M>(mut s: Series<M>) -> Series<M> {
     s
 }
 
-fn counters(out: &mut String, f: &Family<Counter>, format: Format) {
-    head(out, f.name, f.help, Kind::Counter, format);
-    for (values, c) in sorted(f.snapshot()) {
-        let _ = writeln!(
-            out,
-            "{}{} {}",
-            f.name,
-            labels(f.labels, &values, None),
-            c.get()
-        );
+/// A metric written as one sample: a counter's or a gauge's value.
+trait Scalar: Metric {
+    fn value(&self) -> i128;
+}
+
+impl Scalar for Counter {
+    fn value(&self) -> i128 {
+        i128::from(self.get())
     }
 }
 
-fn gauges(out: &mut String, f: &Family<Gauge>, format: Format) {
-    head(out, f.name, f.help, Kind::Gauge, format);
-    for (values, g) in sorted(f.snapshot()) {
+impl Scalar for Gauge {
+    fn value(&self) -> i128 {
+        i128::from(self.get())
+    }
+}
+
+fn scalars<M: Scalar>(out: &mut String, f: &Family<M>, format: Format) {
+    head(out, f.name, f.help, M::KIND, format);
+    for (values, m) in sorted(f.snapshot()) {
         let _ = writeln!(
             out,
             "{}{} {}",
             f.name,
             labels(f.labels, &values, None),
-            g.get()
+            m.value()
         );
     }
 }

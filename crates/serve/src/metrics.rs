@@ -8,7 +8,7 @@ use std::time::Instant;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use mannerly_metrics::{Counter, Family, Histogram, Registry, SECONDS};
+use mannerly_metrics::{status_class, Counter, Family, Histogram, Registry, SECONDS};
 
 /// Every route, as its label.
 const ENDPOINTS: &[&str] = &[
@@ -63,13 +63,7 @@ pub(crate) async fn count(
         .copied()
         .unwrap_or("other");
     let resp = next.run(req).await;
-    let code = match resp.status().as_u16() / 100 {
-        1 => "1xx",
-        2 => "2xx",
-        3 => "3xx",
-        4 => "4xx",
-        _ => "5xx",
-    };
+    let code = status_class(Some(resp.status().as_u16()));
     m.requests.with(&[endpoint, code]).inc();
     m.duration
         .with(&[endpoint])

@@ -110,6 +110,28 @@ pub fn summarise(verdicts: Vec<Verdict>) -> Outcome {
         .unwrap_or(Outcome::Unsigned)
 }
 
+/// A directory fetcher's first pass: the agents a request's signatures
+/// name (each once, in order), and each signature's verdict with no key
+/// found. The fetcher then gets those agents' keys and verifies again.
+pub fn named_agents(msg: &Message, config: &VerifyConfig) -> (Vec<Verdict>, Vec<String>) {
+    struct Capture(std::sync::Mutex<Vec<String>>);
+    impl KeyLookup for Capture {
+        fn lookup(&self, _keyid: &str, agent: Option<&str>) -> Option<crate::Jwk> {
+            if let Some(a) = agent {
+                let mut seen = self.0.lock().unwrap_or_else(|p| p.into_inner());
+                if !seen.iter().any(|s| s == a) {
+                    seen.push(a.to_owned());
+                }
+            }
+            None
+        }
+    }
+    let capture = Capture(std::sync::Mutex::new(Vec::new()));
+    let first = verify_each(msg, None, &capture, config);
+    let agents = capture.0.into_inner().unwrap_or_else(|p| p.into_inner());
+    (first, agents)
+}
+
 /// Verifies each signature on its own, against its own covered components
 /// and its own key (§5.2.2). Outside the profile only the first signature
 /// is read; in it, every one tagged `web-bot-auth`. An unsigned message

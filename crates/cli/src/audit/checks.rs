@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use mannerly_audit::{Catalogue, Checked, Identify, Identity, Known};
 use mannerly_botauth::client::{DirectoryClient, DirectoryConfig};
-use mannerly_botauth::fcrdns::{verify_ip, HickoryDns, IpRanges, IpVerdict};
+use mannerly_botauth::fcrdns::{verify_ip, HickoryDns, IpRanges};
 use mannerly_botauth::published;
 use mannerly_botauth::{
     verify_request, Jwk, Message, Outcome, StaticKeys, UnixMillis, VerifyConfig,
@@ -25,21 +25,15 @@ const PARALLEL: usize = 32;
 /// How long one address's check may take.
 const DNS_TIMEOUT: Duration = Duration::from_secs(4);
 
-/// What reverse DNS said of one address.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Answer {
-    Confirmed,
-    Refuted,
-    Unknown,
-}
-
 pub struct Checks {
     catalogue: &'static Catalogue,
     offline: bool,
     given: HashMap<String, IpRanges>,
     /// Ranges per catalogue entry (by address of the entry), once loaded.
     ranges: HashMap<usize, Option<IpRanges>>,
-    rdns: HashMap<(usize, IpAddr), Answer>,
+    /// What reverse DNS said of each address: confirmed, refuted, or
+    /// nothing (`None`).
+    rdns: HashMap<(usize, IpAddr), Option<bool>>,
     dns: Option<HickoryDns>,
     rt: tokio::runtime::Runtime,
     cache: PathBuf,
@@ -183,13 +177,7 @@ impl Checks {
                     let _permit = limit.acquire().await;
                     let verdict =
                         tokio::time::timeout(DNS_TIMEOUT, verify_ip(ip, &domains, dns)).await;
-                    let answer = match verdict {
-                        Ok(IpVerdict::Verified { .. }) => Answer::Confirmed,
-                        Ok(IpVerdict::NotVerified { reason }) if !reason.is_transient() => {
-                            Answer::Refuted
-                        }
-                        _ => Answer::Unknown,
-                    };
+                    let answer = verdict.ok().and_then(|v| v.confirmed());
                     ((k, ip), answer)
                 }
             });
@@ -331,11 +319,7 @@ impl Identify for Checks {
                 .get(&k)
                 .and_then(|r| r.as_ref())
                 .map(|r| r.contains(ip)),
-            rdns: match self.rdns.get(&(k, ip)) {
-                Some(Answer::Confirmed) => Some(true),
-                Some(Answer::Refuted) => Some(false),
-                _ => None,
-            },
+            rdns: self.rdns.get(&(k, ip)).copied().flatten(),
         }
         .identity()
     }
@@ -364,7 +348,7 @@ impl Identify for Checks {
             {
                 continue;
             }
-            self.rdns.insert((k, ip), Answer::Unknown);
+            self.rdns.insert((k, ip), None);
             queue.push((k, ip, known.rdns.clone()));
         }
         if !queue.is_empty() {

@@ -159,10 +159,7 @@ fn serve_metrics(addr: &str) -> Result<FollowMetrics> {
         .enable_all()
         .build()
         .context("cannot start the metrics runtime")?;
-    let (at, task) = rt
-        .block_on(mannerly_metrics::serve::bind(addr, registry))
-        .with_context(|| format!("--metrics: cannot listen on {addr}"))?;
-    eprintln!("metrics: http://{at}/metrics");
+    let task = rt.block_on(crate::metrics::listen(addr, registry))?;
     std::thread::spawn(move || {
         let _ = rt.block_on(task);
     });

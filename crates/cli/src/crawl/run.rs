@@ -47,10 +47,7 @@ pub(crate) async fn metrics(
     let metrics = CrawlMetrics::new(Registry::new(true));
     config.metrics = Some(metrics.clone());
     if let Some(addr) = addr {
-        let (at, _task) = mannerly_metrics::serve::bind(addr, metrics.registry().clone())
-            .await
-            .with_context(|| format!("--metrics: cannot listen on {addr}"))?;
-        eprintln!("metrics: http://{at}/metrics");
+        crate::metrics::listen(addr, metrics.registry().clone()).await?;
     }
     Ok(metrics)
 }
