@@ -80,6 +80,9 @@ impl Backend for Local {
             politeness,
             FrontierConfig {
                 commit_every: 256,
+                // The filter only spares disk reads: past this many URLs it
+                // answers "maybe" more often, and the store decides.
+                expected_urls: 2_000_000,
                 ..FrontierConfig::on_disk()
             },
         )?;
@@ -126,6 +129,10 @@ pub trait CrawlFrontier: Frontier + Send {
     fn census(&self, _now: UnixMillis) -> Option<HostCensus> {
         None
     }
+    /// Bounds the hosts in progress at once (see
+    /// [`CrawlConfig::open_hosts`](crate::CrawlConfig::open_hosts)), where
+    /// the frontier can; a fleet's hosts are spread over its workers.
+    fn bound_open_hosts(&mut self, _n: u64) {}
 }
 
 impl CrawlFrontier for LocalFrontier {
@@ -135,6 +142,10 @@ impl CrawlFrontier for LocalFrontier {
 
     fn census(&self, now: UnixMillis) -> Option<HostCensus> {
         Some(LocalFrontier::census(self, now))
+    }
+
+    fn bound_open_hosts(&mut self, n: u64) {
+        self.set_max_open_keys(n);
     }
 
     fn key_of(&self, url: &str) -> Result<String, KeyError> {

@@ -20,6 +20,11 @@ pub struct CrawlConfig {
     pub agent: String,
     /// Requests in flight across all hosts (64).
     pub concurrency: usize,
+    /// Hosts in progress at once (`None`: 4 × `concurrency`); the others
+    /// wait their turn on disk, so memory and open connections follow
+    /// this, not the number of hosts. A host is in progress from its
+    /// robots.txt request until its last page is done.
+    pub open_hosts: Option<u64>,
     /// Smallest delay between two requests to a host, start to start (1 s).
     pub min_delay: Duration,
     /// How Crawl-delay is read.
@@ -85,6 +90,31 @@ pub struct CrawlConfig {
     pub max_age: Duration,
 }
 
+impl CrawlConfig {
+    /// The bound on hosts in progress at once.
+    pub fn open_hosts(&self) -> u64 {
+        self.open_hosts
+            .unwrap_or(self.concurrency as u64 * OPEN_HOSTS_PER_REQUEST)
+            .max(1)
+    }
+}
+
+/// The robots.txt cache of a crawl: the hosts in progress need their rules
+/// at hand; the others' wait on disk (`out/robots/`).
+pub(crate) fn robots_cache(config: &CrawlConfig) -> mannerly_fetch::CacheConfig {
+    mannerly_fetch::CacheConfig {
+        max_entries: usize::try_from(config.open_hosts())
+            .unwrap_or(usize::MAX)
+            .max(256),
+        max_bytes: 32 << 20,
+        ..mannerly_fetch::CacheConfig::default()
+    }
+}
+
+/// Hosts in progress per request in flight, by default: at a 1 s delay and
+/// a 250 ms answer, 4 hosts keep one request slot busy.
+const OPEN_HOSTS_PER_REQUEST: u64 = 4;
+
 impl Default for CrawlConfig {
     fn default() -> Self {
         CrawlConfig {
@@ -94,6 +124,7 @@ impl Default for CrawlConfig {
             ),
             agent: "mannerly".into(),
             concurrency: 64,
+            open_hosts: None,
             min_delay: Duration::from_secs(1),
             profile: CrawlDelayProfile::default(),
             max_bytes: 8 << 20,

@@ -30,13 +30,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mannerly_fetch::policy::Access;
-use mannerly_fetch::{CacheConfig, FetchConfig, HttpFetcher, Origin, RobotsCache, SystemClock};
+use mannerly_fetch::{FetchConfig, HttpFetcher, Origin, RobotsCache, SystemClock};
 use mannerly_polite::controller::{Config as PoliteConfig, Outcome, Politeness, RobotsPacing};
 use mannerly_polite::frontier::{Frontier, Kind, Next, Offer, Released};
 use mannerly_time::UnixMillis;
 use tokio::sync::{mpsc, watch};
 
 use crate::backend::{Backend, CrawlFrontier, Local};
+use crate::config::robots_cache;
 use crate::config::{CrawlConfig, CrawlSettings};
 use crate::dir::CrawlDir;
 use crate::error::CrawlError;
@@ -235,7 +236,8 @@ impl<F: CrawlFrontier> Crawl<F> {
             in_flight_bound: u64::try_from(config.timeout.as_millis()).unwrap_or(u64::MAX),
             ..PoliteConfig::default()
         });
-        let (frontier, robots_store) = backend.open(&dir, politeness).await?;
+        let (mut frontier, robots_store) = backend.open(&dir, politeness).await?;
+        frontier.bound_open_hosts(config.open_hosts());
         let fetch_config = FetchConfig {
             user_agent: config.user_agent.clone(),
             timeout: config.timeout,
@@ -265,7 +267,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             warc: warc.clone(),
         };
         let clock = Arc::new(SystemClock);
-        let cache = RobotsCache::new(fetcher, clock, robots_store, CacheConfig::default());
+        let cache = RobotsCache::new(fetcher, clock, robots_store, robots_cache(&config));
         // A resumed crawl's page counts come from its log, the record of
         // what it fetched.
         let (pages_started, per_host) = count_pages(&record.log.path);

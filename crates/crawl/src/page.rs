@@ -62,7 +62,7 @@ impl PageResponse {
 /// are kept as sent, for the WARC (`mannerly-fetch` decodes a compressed
 /// robots.txt itself).
 pub(crate) fn http_client(config: &CrawlConfig) -> Result<reqwest::Client, CrawlError> {
-    let keep_alive = (config.min_delay * 2 + Duration::from_secs(2)).min(Duration::from_secs(90));
+    let keep_alive = (config.min_delay + Duration::from_millis(200)).min(Duration::from_secs(90));
     let mut b = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .no_gzip()

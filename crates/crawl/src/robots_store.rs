@@ -21,7 +21,11 @@ impl FjallStore {
     /// A store in `dir` (created when missing).
     pub fn open(dir: &Path) -> Result<FjallStore, fjall::Error> {
         let db = fjall::Database::builder(dir).cache_size(8 << 20).open()?;
-        let states = db.keyspace("robots", fjall::KeyspaceCreateOptions::default)?;
+        // fjall's default memtable (64 MiB) would hold every origin's
+        // robots.txt in memory until it fills.
+        let states = db.keyspace("robots", || {
+            fjall::KeyspaceCreateOptions::default().max_memtable_size(1 << 20)
+        })?;
         Ok(FjallStore { _db: db, states })
     }
 }

@@ -392,3 +392,59 @@ async fn page_bounds_hold_and_survive_a_resume() {
     assert_eq!(pages(&web), 4);
     assert!(web.requests().iter().any(|r| r.path == "/extra2"));
 }
+
+/// With `open_hosts: 2`, the server never sees a third host begin before
+/// one of two in progress has had its last request answered; every page is
+/// still fetched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_keeps_at_most_its_bound_of_hosts_in_progress() {
+    let mut config = WebConfig::default();
+    let hosts: Vec<String> = (0..6).map(|i| format!("h{i}.test")).collect();
+    for h in &hosts {
+        config.hosts.insert(
+            h.clone(),
+            HostSpec::default().robots("User-agent: *\n").pages(3, 2),
+        );
+    }
+    let web = TestWeb::start(config).await.expect("testweb");
+    let resolver = web.resolver();
+    let out = tempfile::tempdir().expect("tempdir");
+    let config = CrawlConfig {
+        min_delay: Duration::from_millis(20),
+        open_hosts: Some(2),
+        client_hook: Some(Arc::new(move |b: reqwest::ClientBuilder| {
+            b.dns_resolver(resolver.clone())
+        })),
+        ..CrawlConfig::default()
+    };
+    let seeds: Vec<String> = hosts.iter().map(|h| web.url(h, "/")).collect();
+    let (_tx, stop) = tokio::sync::watch::channel(false);
+    let summary = crawl(config, &seeds, out.path(), stop, |_| {})
+        .await
+        .expect("crawl");
+    let log = web.requests();
+    // Each host's span: its first request's start to its last answer.
+    let mut span: HashMap<&str, (Duration, Duration)> = HashMap::new();
+    for r in &log {
+        let end = r.finished.unwrap_or(r.started);
+        let e = span.entry(r.host.as_str()).or_insert((r.started, end));
+        e.0 = e.0.min(r.started);
+        e.1 = e.1.max(end);
+    }
+    assert_eq!(span.len(), 6, "every host was crawled: {summary:?}");
+    for r in &log {
+        let open = span
+            .values()
+            .filter(|(a, b)| *a <= r.started && r.started <= *b)
+            .count();
+        assert!(
+            open <= 2,
+            "{open} hosts in progress when {} {} began",
+            r.host,
+            r.path
+        );
+    }
+    let pages = log.iter().filter(|r| r.path != "/robots.txt").count();
+    // The root and its three generated pages on each host.
+    assert_eq!(pages, 6 * 4, "{summary:?}");
+}

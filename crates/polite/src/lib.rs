@@ -49,9 +49,15 @@
 //!   it pays the fsync to get the same guarantee. fjall is pure Rust and builds
 //!   in about a minute here; bundled SQLite compiles C. The cost is an LSM
 //!   tree's: deletes are tombstones until compaction, so the directory is
-//!   larger than the live data (1.5 GB after enqueueing 10 M URLs). Buffers are
-//!   capped (16 MiB memtables, 64 MiB in all, 64 MiB of journal), so memory
-//!   stays flat as the crawl grows.
+//!   larger than the live data (1.5 GB after enqueueing 10 M URLs). Memtables are
+//!   capped at 1 MiB per keyspace, so memory stays flat as the crawl grows.
+//! - **A bounded number of hosts in progress.** With
+//!   `FrontierConfig::max_open_keys` a key is open from its first release
+//!   until it has nothing queued or in flight; a key that comes up ready
+//!   while the bound is reached is parked (out of the heaps) until one
+//!   closes. What a host in progress costs its caller (a kept connection,
+//!   its rules in a cache) is then paid for that many hosts, not all of
+//!   them. Disk and memory frontiers park alike (`tests/frontier_properties.rs`).
 //! - **Two fjall habits worked around.** fjall replays its whole active
 //!   journal at every open (about 1 µs an entry, flushed or not), and starts
 //!   a new one only past 64 MB: a clean close over 4 MiB of journal writes

@@ -485,9 +485,22 @@ impl Run {
 /// the start and again for every reopen (when `persistent`), with the
 /// contract's configuration; a persistent backend must then come back with
 /// what it held.
-pub async fn check_contract<F, O, Fut>(
+pub async fn check_contract<F, O, Fut>(ops: &[Op], persistent: bool, open: O) -> Result<(), String>
+where
+    F: Frontier + Send,
+    O: FnMut(FrontierConfig) -> Fut,
+    Fut: Future<Output = Result<F, FrontierError>>,
+{
+    check_contract_with(ops, persistent, contract_config(), open).await
+}
+
+/// [`check_contract`] under another configuration (the reference runs
+/// under it too): for a backend's own options, such as
+/// [`FrontierConfig::max_open_keys`].
+pub async fn check_contract_with<F, O, Fut>(
     ops: &[Op],
     persistent: bool,
+    config: FrontierConfig,
     mut open: O,
 ) -> Result<(), String>
 where
@@ -496,12 +509,12 @@ where
     Fut: Future<Output = Result<F, FrontierError>>,
 {
     let mut run = Run {
-        mem: LocalFrontier::in_memory(contract_politeness(), contract_config()),
+        mem: LocalFrontier::in_memory(contract_politeness(), config.clone()),
         flying: Vec::new(),
         begun: Vec::new(),
         now: START,
     };
-    let mut d = open(contract_config()).await.map_err(err)?;
+    let mut d = open(config.clone()).await.map_err(err)?;
     let mut reopened = false;
     for (i, op) in ops.iter().enumerate() {
         // Only with nothing in flight: reopening re-issues in-flight URLs,
@@ -511,7 +524,7 @@ where
         if matches!(op, Op::Reopen) && persistent && run.flying.is_empty() && run.begun.is_empty() {
             d.sync().await.map_err(err)?;
             drop(d);
-            d = open(contract_config()).await.map_err(err)?;
+            d = open(config.clone()).await.map_err(err)?;
             reopened = true;
             break;
         }

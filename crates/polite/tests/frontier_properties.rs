@@ -6,10 +6,12 @@
 //! and reopened at random points with nothing in flight. Every answer must
 //! be the in-memory reference's. The in-memory backend runs the contract
 //! too (against itself: a check that the contract's own harness is
-//! deterministic).
+//! deterministic). Both run again with at most two hosts open at a time.
 
 use mannerly_polite::frontier::{FrontierConfig, LocalFrontier};
-use mannerly_polite::testing::{block_on, check_contract, contract_politeness, ops};
+use mannerly_polite::testing::{
+    block_on, check_contract, check_contract_with, contract_config, contract_politeness, ops,
+};
 use proptest::prelude::*;
 
 proptest! {
@@ -31,6 +33,26 @@ proptest! {
     fn memory_keeps_the_contract(ops in ops()) {
         let result = block_on(check_contract(&ops, false, |config| async move {
             Ok(LocalFrontier::in_memory(contract_politeness(), config))
+        }));
+        prop_assert_eq!(result, Ok(()));
+    }
+}
+
+proptest! {
+    // Fewer cases: the bound is one more rule over the same calls.
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    /// With two hosts open at a time, the disk frontier parks and opens
+    /// hosts exactly as memory does.
+    #[test]
+    fn disk_and_memory_agree_with_two_open_hosts(ops in ops()) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = FrontierConfig { max_open_keys: 2, ..contract_config() };
+        let result = block_on(check_contract_with(&ops, true, config, |config| {
+            let path = dir.path().to_owned();
+            async move {
+                LocalFrontier::open(&path, contract_politeness(), FrontierConfig { window: 1, ..config })
+            }
         }));
         prop_assert_eq!(result, Ok(()));
     }

@@ -50,6 +50,10 @@ pub struct Args {
     /// Requests in flight across all hosts.
     #[arg(long, value_name = "N", default_value_t = 64)]
     concurrency: usize,
+    /// Hosts in progress at once (default 4 × --concurrency); the rest
+    /// wait on disk, so memory follows this, not the crawl's size.
+    #[arg(long, value_name = "N")]
+    open_hosts: Option<u64>,
     /// Body bytes kept per response; longer ones are cut and marked truncated.
     #[arg(long, value_name = "BYTES", default_value_t = 8 << 20)]
     max_bytes: usize,

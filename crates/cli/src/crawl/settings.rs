@@ -42,6 +42,7 @@ pub(super) fn config(args: &Args) -> Result<CrawlConfig> {
 fn bounds(args: &Args, config: &mut CrawlConfig) {
     config.min_delay = Duration::from_secs_f64(args.min_delay);
     config.concurrency = args.concurrency.max(1);
+    config.open_hosts = args.open_hosts;
     config.max_bytes = args.max_bytes;
     config.max_pages = args.max_pages;
     config.max_pages_per_host = args.max_pages_per_host;

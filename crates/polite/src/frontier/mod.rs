@@ -618,6 +618,10 @@ pub struct FrontierConfig {
     /// replay it (up to 1.3 s near fjall's 64 MB rotation point), at the
     /// cost of up to 64 MB of writes at close. `u64::MAX` never rotates.
     pub rotate_journal_above: u64,
+    /// Keys in progress at once (released and not yet done); others wait
+    /// their turn, so what a host in progress costs is paid for this many
+    /// hosts at most (`u64::MAX`, no bound).
+    pub max_open_keys: u64,
 }
 
 impl Default for FrontierConfig {
@@ -633,6 +637,7 @@ impl Default for FrontierConfig {
             bloom: true,
             expected_urls: 10_000_000,
             rotate_journal_above: 4 << 20,
+            max_open_keys: u64::MAX,
         }
     }
 }

@@ -12,6 +12,16 @@ impl LocalFrontier {
             Ok(k) => k,
             Err(e) => return Some(e.to_string()),
         };
+        if self
+            .queues
+            .get(key.as_str())
+            .is_some_and(|q| q.parked.is_some())
+        {
+            return Some(format!(
+                "waits for a slot: {} hosts are in progress, the bound",
+                self.open.len()
+            ));
+        }
         if self.config.robots_gate {
             let origin = origin_str(url);
             match self.robots.get(origin.as_ref()) {
@@ -100,7 +110,9 @@ impl LocalFrontier {
         }
         self.save_host(fl.key());
         self.end_op()?;
-        self.reschedule(fl.key(), now)
+        self.reschedule(fl.key(), now)?;
+        self.close_if_idle(fl.key());
+        Ok(())
     }
 
     /// Takes a host's slot for a request this frontier did not release

@@ -26,6 +26,7 @@ use crate::key::{KeyError, Keyer};
 use crate::store::{sort_key, sort_priority, sort_seq, Entry, Sort, Store};
 
 mod calls;
+mod open;
 mod recovery;
 #[cfg(test)]
 mod tests;
@@ -52,6 +53,9 @@ struct KeyQueue {
     /// A heap entry that is not this one is stale: comparing the time too
     /// keeps an old entry of the same priority from standing in for it.
     ready: Option<(u8, UnixMillis)>,
+    /// The entry this key sits in the parked heap with (priority, order),
+    /// while it waits for an open slot (see [`open`]).
+    parked: Option<(u8, u64)>,
 }
 
 impl KeyQueue {
@@ -177,6 +181,12 @@ pub struct LocalFrontier {
     /// Keys that may be tried now, best head priority first, then earliest.
     ready: BinaryHeap<(u8, Reverse<UnixMillis>, Box<str>)>,
     flight: HashMap<u64, Flight>,
+    /// Keys released and not yet done (see [`open`]).
+    open: HashSet<Box<str>>,
+    /// Keys waiting for an open slot, best head priority first, then the
+    /// earliest parked (stale entries skipped).
+    parked: BinaryHeap<(u8, Reverse<u64>, Box<str>)>,
+    park_seq: u64,
     robots: HashMap<String, RobotsGate>,
     /// `robots_unavailable` reported while the origin's fetch was in
     /// flight: the gate's state once that fetch settles.
@@ -238,6 +248,9 @@ impl LocalFrontier {
             time: BinaryHeap::new(),
             ready: BinaryHeap::new(),
             flight: HashMap::new(),
+            open: HashSet::new(),
+            parked: BinaryHeap::new(),
+            park_seq: 0,
             robots: HashMap::new(),
             unavailable_after_fetch: HashMap::new(),
             seq: 0,
@@ -285,8 +298,8 @@ impl LocalFrontier {
         let Some(q) = self.queues.get_mut(key) else {
             return;
         };
-        if q.ready.is_some() {
-            return; // already waiting in the ready heap
+        if q.ready.is_some() || q.parked.is_some() {
+            return; // already in the ready heap, or waiting for a slot
         }
         if q.scheduled.is_none_or(|c| at < c) {
             q.scheduled = Some(at);
@@ -378,6 +391,7 @@ impl LocalFrontier {
                     .push((head, Reverse(UnixMillis::EPOCH), key.into()));
             }
         }
+        self.repark(key);
     }
 
     /// Takes the head entry of a key's queue, refilling the window from disk.
@@ -447,6 +461,7 @@ impl LocalFrontier {
             });
         }
         self.queues.remove(key);
+        self.close_if_idle(key);
         self.end_op()
     }
 

@@ -582,3 +582,83 @@ fn the_census_puts_each_host_in_one_state() {
     let total: u64 = c.states().iter().map(|s| s.1).sum();
     assert_eq!(total, 3, "each host counted once: {c:?}");
 }
+
+fn bounded(open: u64) -> LocalFrontier {
+    LocalFrontier::in_memory(
+        Politeness::new(Config::default()),
+        FrontierConfig {
+            max_open_keys: open,
+            ..no_gate()
+        },
+    )
+}
+
+#[test]
+fn at_most_the_bound_of_hosts_is_in_progress() {
+    let mut f = bounded(2);
+    for h in ["a", "b", "c", "d", "e"] {
+        for p in 0..3 {
+            let url = format!("https://{h}.test/{p}");
+            block_on(f.enqueue(&url, 1, T0)).expect("enqueue");
+        }
+    }
+    let order = drain(&mut f);
+    assert_eq!(order.len(), 15, "every page is released: {order:?}");
+    // Each host's span, in release order (`drain` completes each release
+    // before asking for the next): its first release to its last.
+    let mut span: HashMap<String, (usize, usize)> = HashMap::new();
+    for (i, (_, url)) in order.iter().enumerate() {
+        let host = url.split('/').nth(2).unwrap_or_default().to_owned();
+        span.entry(host).or_insert((i, i)).1 = i;
+    }
+    for i in 0..order.len() {
+        let open = span.values().filter(|(a, b)| *a <= i && i <= *b).count();
+        assert!(
+            open <= 2,
+            "{open} hosts in progress at release {i}: {span:?}"
+        );
+    }
+    assert_eq!(f.open_keys(), 0);
+}
+
+#[test]
+fn a_freed_slot_goes_to_the_best_parked_host() {
+    let mut f = bounded(1);
+    block_on(f.enqueue("https://a.test/", 1, T0)).expect("enqueue");
+    let Next::Fetch(a) = block_on(f.next(T0)).expect("next") else {
+        panic!("a opens")
+    };
+    block_on(f.enqueue("https://b.test/", 1, T0)).expect("enqueue");
+    block_on(f.enqueue("https://c.test/", 1, T0)).expect("enqueue");
+    block_on(f.enqueue("https://c.test/urgent", 9, T0)).expect("enqueue");
+    assert_eq!(block_on(f.next(T0)).expect("next"), Next::Busy);
+    let why = f.why_not_now("https://b.test/", T0).unwrap_or_default();
+    assert!(why.contains("waits for a slot"), "{why}");
+    block_on(f.complete(&a, &ok(), T0.add_millis(5))).expect("complete");
+    let Next::Fetch(c) = block_on(f.next(T0.add_millis(5))).expect("next") else {
+        panic!("a parked host opens when a closes")
+    };
+    assert_eq!(c.url, "https://c.test/urgent");
+    assert_eq!(f.open_keys(), 1);
+}
+
+#[test]
+fn a_host_given_more_urls_while_in_flight_stays_open() {
+    let mut f = bounded(1);
+    block_on(f.enqueue("https://a.test/", 1, T0)).expect("enqueue");
+    block_on(f.enqueue("https://b.test/", 1, T0)).expect("enqueue");
+    let Next::Fetch(first) = block_on(f.next(T0)).expect("next") else {
+        panic!("one opens")
+    };
+    let host = first.url.clone();
+    // A link found on the page, for the same host: it stays open for it.
+    block_on(f.enqueue(&format!("{host}next"), 1, T0)).expect("enqueue");
+    block_on(f.complete(&first, &ok(), T0.add_millis(10))).expect("complete");
+    let Next::Wait { until } = block_on(f.next(T0.add_millis(10))).expect("next") else {
+        panic!("the open host waits its delay; the other stays parked")
+    };
+    let Next::Fetch(second) = block_on(f.next(until)).expect("next") else {
+        panic!("released")
+    };
+    assert_eq!(second.url, format!("{host}next"));
+}

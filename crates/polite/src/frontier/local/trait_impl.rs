@@ -64,6 +64,7 @@ impl Frontier for LocalFrontier {
 
     /// The next fetch, or how long to wait (see [`Frontier::next`]).
     async fn next(&mut self, now: UnixMillis) -> Result<Next, FrontierError> {
+        self.unpark();
         // Keys whose time has come move to the ready heap.
         while let Some(Reverse((at, key))) = self.time.peek().cloned() {
             if at > now {
@@ -92,7 +93,7 @@ impl Frontier for LocalFrontier {
                 continue; // stale
             }
             q.ready = None;
-            if q.count == 0 {
+            if q.count == 0 || !self.admit_open(&key) {
                 continue;
             }
             match self.politeness.check(&key, now) {
