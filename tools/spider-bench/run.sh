@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# spider-rs beside mannerly, Scrapy and Crawlee on the demo's simulated web
+# (300 generated hosts and the scripted ones: robots.txt 503/429/404/
+# redirects, Crawl-delay, a 429 storm with Retry-After, nofollow pages, a
+# slow host). Each crawler runs as an external process of `mannerly demo
+# --`, which measures its CPU time and peak RSS and audits what it did from
+# the server's own request log. One table, one sitting.
+#
+#   tools/spider-bench/run.sh                # 300 hosts, 1 s delay, concurrency 64
+#   HOSTS=100 ONLY="mannerly spider" tools/spider-bench/run.sh
+#
+# On first use: builds the spider-rs crawler (src/main.rs, its own
+# workspace), a venv with Scrapy (pip) and the Node package with Crawlee
+# (npm); ONLY skips the ones not named.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+hosts=${HOSTS:-300}
+delay=${DELAY:-1}
+only=${ONLY:-mannerly spider scrapy crawlee}
+wants() { [[ " $only " == *" $1 "* ]]; }
+
+(cd "$root" && cargo build --release --quiet -p mannerly-cli)
+bin=$root/target/release/mannerly
+if wants spider; then
+    cargo build --release --quiet --manifest-path "$here/Cargo.toml"
+    spider_version=$(cd "$here" && cargo pkgid spider | sed 's/.*[#@]//')
+fi
+if wants scrapy; then
+    venv=${MANNERLY_SCRAPY_VENV:-${TMPDIR:-/tmp}/mannerly-scrapy-venv}
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    [ -x "$venv/bin/scrapy" ] || "$venv/bin/pip" install --quiet 'scrapy>=2.13'
+    scrapy_version=$("$venv/bin/python" -c 'import scrapy; print(scrapy.__version__)')
+fi
+if wants crawlee; then
+    (cd "$root/node" && { [ -d node_modules/@crawlee ] || npm ci --no-audit --no-fund --loglevel=error; } \
+        && npx napi build --platform --release --no-js --dts native.d.ts >/dev/null \
+        && rm -f mannerly-*.tgz && npm pack --silent >/dev/null \
+        && npm install --no-save --no-audit --no-fund --loglevel=error ./mannerly-*.tgz)
+    crawlee_version=$(cd "$root/node" && node -p 'require("crawlee/package.json").version')
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+run() { # key, then the external command
+    local key=$1
+    shift
+    "$bin" demo --json --hosts "$hosts" --min-delay "$delay" --out "$work/$key" -- "$@" \
+        >"$work/$key.json" 2>"$work/$key.err" || true
+    if ! grep -q '"violations"' "$work/$key.json"; then
+        echo "$key: the demo did not finish:" >&2
+        cat "$work/$key.err" >&2
+        exit 1
+    fi
+}
+
+rows=()
+if wants mannerly; then
+    run mannerly sh -c 'exec "$0" crawl --proxy "$MANNERLY_DEMO_PROXY" --seeds "$MANNERLY_DEMO_SEEDS" \
+        --min-delay "$MANNERLY_DEMO_DELAY" --concurrency "$MANNERLY_DEMO_CONCURRENCY" \
+        --give-up-after 20 --out "$1" >/dev/null' "$bin" "$work/mannerly-crawl"
+    rows+=("mannerly crawl=mannerly")
+fi
+if wants spider; then
+    run spider "$here/target/release/spider-bench"
+    rows+=("spider-rs $spider_version=spider")
+fi
+if wants scrapy; then
+    run scrapy "$venv/bin/python" "$root/python/tests/demo_spider.py" polite
+    rows+=("Scrapy $scrapy_version, polite settings=scrapy")
+fi
+if wants crawlee; then
+    (cd "$root/node" && run crawlee node test/demo_spider.mjs crawlee)
+    rows+=("Crawlee $crawlee_version, its own robots.txt and delay=crawlee")
+fi
+
+python3 - "$work" "$hosts" "$delay" "${rows[@]}" <<'PY'
+import json, sys
+work, hosts, delay, *rows = sys.argv[1:]
+rows = [r.rsplit("=", 1) for r in rows]
+res = {key: json.loads(open(f"{work}/{key}.json").read().strip().splitlines()[-1]) for _, key in rows}
+print(f"spider-bench: {hosts} generated hosts + the demo's scripted ones, delay {delay} s, concurrency 64")
+print(f"{'':44} {'pages':>6} {'CPU s':>7} {'pages/CPU s':>12} {'peak MiB':>9} {'wall s':>7} {'violations':>10}")
+for name, key in rows:
+    r = res[key]; e = r["external"]
+    print(f"{name:44} {r['pages']:>6} {e['cpu_seconds']:>7.2f} {e['pages_per_cpu_second']:>12.0f} "
+          f"{e['peak_rss_kib'] / 1024:>9.1f} {e['seconds']:>7.1f} {r['violations']:>10}")
+kinds = ["hosts_concurrent", "too_soon", "too_soon_by_over_100ms", "retry_after_ignored", "disallowed",
+         "robots_not_first", "pages_while_robots_unavailable", "nofollow_followed"]
+print("violations by kind:")
+for name, key in rows:
+    print(f"  {name}: " + ", ".join(f"{k} {res[key][k]}" for k in kinds if res[key][k]))
+if "mannerly" in res and "spider" in res:
+    m, s = res["mannerly"]["external"], res["spider"]["external"]
+    print(f"mannerly / spider-rs: {m['pages_per_cpu_second'] / max(s['pages_per_cpu_second'], 1e-9):.2f}x the pages "
+          f"per CPU second; peak RSS {m['peak_rss_kib'] / 1024:.1f} against {s['peak_rss_kib'] / 1024:.1f} MiB")
+PY
