@@ -37,7 +37,7 @@ if wants crawlee; then
         && npx napi build --platform --release --no-js --dts native.d.ts >/dev/null \
         && rm -f mannerly-*.tgz && npm pack --silent >/dev/null \
         && npm install --no-save --no-audit --no-fund --loglevel=error ./mannerly-*.tgz)
-    crawlee_version=$(cd "$root/node" && node -p 'require("crawlee/package.json").version')
+    crawlee_version=$(cd "$root/node" && node -p 'require("@crawlee/cheerio/package.json").version')
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

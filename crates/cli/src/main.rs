@@ -92,7 +92,8 @@ enum Command {
     /// crawl option applies.
     #[command(after_help = "Examples:\n  \
         mannerly recrawl crawl/ --out crawl-2/\n  \
-        mannerly recrawl crawl-2/ --out crawl-3/ --json")]
+        mannerly recrawl crawl-2/ --out crawl-3/ --json\n  \
+        mannerly recrawl w1/ w2/ --out w1-2/ --frontier redis://127.0.0.1/")]
     Recrawl(Box<recrawl::RecrawlArgs>),
     /// Crawl a simulated web of a few hundred hosts on 127.0.0.1 (no
     /// network needed) and audit the crawl from the server's own log.

@@ -1,4 +1,4 @@
-//! `mannerly recrawl OLD --out NEW`: revisit an earlier crawl, fetching
+//! `mannerly recrawl OLD... --out NEW`: revisit an earlier crawl, fetching
 //! only what changed. The flags make a [`RecrawlPlan`]; the crawl is
 //! `mannerly crawl`'s.
 
@@ -10,7 +10,10 @@ use mannerly_crawl::RecrawlPlan;
 
 #[derive(clap::Args)]
 pub struct RecrawlArgs {
-    /// The earlier crawl's directory (left as it is).
+    /// The earlier crawl's directory (left as it is). A fleet's crawl: every
+    /// worker's directory, one after another (arguments with `://` after
+    /// OLD are seed URLs). With --frontier, workers that --join the recrawl
+    /// read the same directories.
     #[arg(value_name = "OLD")]
     old: PathBuf,
     /// A page whose sitemap lastmod has not moved is requested anyway when
@@ -39,9 +42,15 @@ fn chance(s: &str) -> Result<f64, String> {
     }
 }
 
-pub fn run(args: RecrawlArgs) -> Result<u8> {
+pub fn run(mut args: RecrawlArgs) -> Result<u8> {
+    let (urls, more): (Vec<String>, Vec<String>) = std::mem::take(&mut args.crawl.urls)
+        .into_iter()
+        .partition(|a| a.contains("://"));
+    args.crawl.urls = urls;
     let plan = RecrawlPlan {
-        old: args.old,
+        old: std::iter::once(args.old)
+            .chain(more.into_iter().map(PathBuf::from))
+            .collect(),
         max_age: Duration::from_secs(args.max_age.saturating_mul(86_400)),
         due: args.due.then_some(args.due_threshold),
     };

@@ -82,6 +82,9 @@ pub struct CrawlConfig {
     /// unchanged one is archived as a WARC `revisit` record naming the
     /// record that holds its payload (a recrawl).
     pub prior: Option<Arc<crate::revisit::Prior>>,
+    /// The directories `prior` was read from. They go into the crawl's
+    /// settings, so a fleet worker that joins reads them too.
+    pub prior_dirs: Vec<std::path::PathBuf>,
     /// Count requests, delays and states into these Prometheus families
     /// (`None`: no metrics).
     pub metrics: Option<Arc<crate::metrics::CrawlMetrics>>,
@@ -149,6 +152,7 @@ impl Default for CrawlConfig {
             signing: None,
             evidence: true,
             prior: None,
+            prior_dirs: Vec::new(),
             metrics: None,
             max_age: Duration::from_secs(30 * 86_400),
         }
@@ -170,6 +174,19 @@ pub struct CrawlSettings {
     pub exclude: Vec<String>,
     /// Links followed from a seed.
     pub max_depth: Option<u32>,
+    /// A recrawl: the earlier crawl's directories, read by every worker
+    /// (absent in settings written before recrawls were shared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recrawl: Option<RecrawlOf>,
+}
+
+/// The earlier crawl a recrawl revisits, as its settings keep it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RecrawlOf {
+    /// Its directories (a fleet's: one per worker).
+    pub dirs: Vec<std::path::PathBuf>,
+    /// See [`CrawlConfig::max_age`], in seconds.
+    pub max_age_secs: u64,
 }
 
 impl CrawlSettings {

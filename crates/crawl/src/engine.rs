@@ -37,8 +37,7 @@ use mannerly_time::UnixMillis;
 use tokio::sync::{mpsc, watch};
 
 use crate::backend::{Backend, CrawlFrontier, Local};
-use crate::config::robots_cache;
-use crate::config::{CrawlConfig, CrawlSettings};
+use crate::config::{robots_cache, CrawlConfig, CrawlSettings, RecrawlOf};
 use crate::dir::CrawlDir;
 use crate::error::CrawlError;
 use crate::normalize::{host_of, CrawlUrl, Scope};
@@ -81,7 +80,8 @@ pub async fn crawl_on<B: Backend>(
 ) -> Result<Summary, CrawlError> {
     let started = Instant::now();
     let dir = CrawlDir::new(out);
-    let (scope, seed_urls) = settle_settings(&backend, &config, seeds, &dir).await?;
+    let (scope, seed_urls, recrawl) = settle_settings(&backend, &config, seeds, &dir).await?;
+    let config = crate::recrawl::join(config, recrawl)?;
     let (mut crawl, reports) = Crawl::open(backend, config, scope, dir).await?;
     crawl.enqueue_seeds(seed_urls).await?;
     crawl.run(reports, stop, progress, started).await?;
@@ -98,7 +98,7 @@ async fn settle_settings<B: Backend>(
     config: &CrawlConfig,
     seeds: &[String],
     dir: &CrawlDir,
-) -> Result<(Scope, Vec<String>), CrawlError> {
+) -> Result<(Scope, Vec<String>, Option<RecrawlOf>), CrawlError> {
     let mut given = Vec::new();
     let mut bad = Vec::new();
     for s in seeds {
@@ -123,6 +123,10 @@ async fn settle_settings<B: Backend>(
         include: config.include.clone(),
         exclude: config.exclude.clone(),
         max_depth: config.max_depth,
+        recrawl: (config.prior.is_some() && !config.prior_dirs.is_empty()).then(|| RecrawlOf {
+            dirs: config.prior_dirs.clone(),
+            max_age_secs: config.max_age.as_secs(),
+        }),
     };
     let settings = backend.settings(dir, fresh, &given).await?;
     drop(given);
@@ -141,7 +145,7 @@ async fn settle_settings<B: Backend>(
         &settings.exclude,
         settings.max_depth,
     )?;
-    Ok((scope, settings.seeds))
+    Ok((scope, settings.seeds, settings.recrawl))
 }
 
 /// What a fetch task reports back to the loop.

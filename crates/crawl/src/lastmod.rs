@@ -87,6 +87,20 @@ impl Trust {
         self.hosts.entry(host.to_owned()).or_default()
     }
 
+    /// Takes in another crawl's record (a fleet worker's): per host, the
+    /// record with more checks. Each worker of a recrawl starts from the
+    /// same merged record and counts on from there, so adding them would
+    /// count that start twice; the one that checked more is the one that
+    /// crawled the host.
+    pub fn merge(&mut self, other: Trust) {
+        for (host, t) in other.hosts {
+            let mine = self.hosts.entry(host).or_default();
+            if t.checks > mine.checks {
+                *mine = t;
+            }
+        }
+    }
+
     /// The hosts whose lastmod is no longer believed.
     pub fn untrusted(&self) -> Vec<String> {
         self.hosts

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use mannerly_time::UnixMillis;
 
-use crate::config::CrawlConfig;
+use crate::config::{CrawlConfig, RecrawlOf};
 use crate::dir::{read_json, write_json, CrawlDir};
 use crate::error::CrawlError;
 use crate::revisit::{PageState, Prior};
@@ -20,8 +20,9 @@ use crate::revisit::{PageState, Prior};
 /// What a recrawl is asked to do.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecrawlPlan {
-    /// The earlier crawl's directory (left as it is).
-    pub old: PathBuf,
+    /// The earlier crawl's directories (left as they are): one, or every
+    /// worker's directory of a fleet's crawl.
+    pub old: Vec<PathBuf>,
     /// A page whose sitemap lastmod has not moved is requested anyway when
     /// its last fetch is older than this.
     pub max_age: Duration,
@@ -36,6 +37,9 @@ pub struct RecrawlPlan {
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Note {
     old: PathBuf,
+    /// A fleet's other workers' directories.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    more: Vec<PathBuf>,
     max_age_secs: u64,
 }
 
@@ -79,6 +83,8 @@ pub struct Recrawl {
     pub prior: Arc<Prior>,
     /// See [`RecrawlPlan::max_age`].
     pub max_age: Duration,
+    /// The directories it was read from.
+    pub dirs: Vec<PathBuf>,
 }
 
 impl Recrawl {
@@ -97,7 +103,7 @@ impl Recrawl {
             Some(p) => p,
             None if resuming => match read_json::<Note>(&dir.recrawl())? {
                 Some(note) => RecrawlPlan {
-                    old: note.old,
+                    old: std::iter::once(note.old).chain(note.more).collect(),
                     max_age: Duration::from_secs(note.max_age_secs),
                     due: None,
                 },
@@ -105,25 +111,14 @@ impl Recrawl {
             },
             None => return Ok(None),
         };
-        let old = plan
-            .old
-            .canonicalize()
-            .map_err(|source| RecrawlError::NoCrawl {
-                path: plan.old.clone(),
-                source,
-            })?;
-        if dir.root().canonicalize().is_ok_and(|o| o == old) {
-            return Err(RecrawlError::SameDirectory(old));
-        }
-        let prior = Prior::load(&CrawlDir::new(&old)).map_err(|e| RecrawlError::NoPages {
-            path: old.clone(),
-            source: Box::new(e),
-        })?;
+        let old = earlier_dirs(dir, &plan.old)?;
+        let prior = load(&old)?;
         let mut seeds = Vec::new();
         if !resuming {
             dir.create()?;
             let note = Note {
-                old: old.clone(),
+                old: old[0].clone(),
+                more: old[1..].to_vec(),
                 max_age_secs: plan.max_age.as_secs(),
             };
             write_json(&dir.recrawl(), &note)?;
@@ -132,6 +127,7 @@ impl Recrawl {
         let recrawl = Recrawl {
             prior: Arc::new(prior),
             max_age: plan.max_age,
+            dirs: old,
         };
         Ok(Some((recrawl, seeds)))
     }
@@ -140,7 +136,67 @@ impl Recrawl {
     pub fn configure(self, config: &mut CrawlConfig) {
         config.prior = Some(self.prior);
         config.max_age = self.max_age;
+        config.prior_dirs = self.dirs;
     }
+}
+
+/// The earlier crawl's directories, made absolute (none may be `dir`).
+fn earlier_dirs(dir: &CrawlDir, given: &[PathBuf]) -> Result<Vec<PathBuf>, RecrawlError> {
+    if given.is_empty() {
+        return Err(RecrawlError::NoCrawl {
+            path: PathBuf::new(),
+            source: std::io::Error::other("no earlier crawl named"),
+        });
+    }
+    let new = dir.root().canonicalize().ok();
+    let mut out = Vec::new();
+    for old in given {
+        let old = old.canonicalize().map_err(|source| RecrawlError::NoCrawl {
+            path: old.clone(),
+            source,
+        })?;
+        if new.as_ref() == Some(&old) {
+            return Err(RecrawlError::SameDirectory(old));
+        }
+        if !out.contains(&old) {
+            out.push(old);
+        }
+    }
+    Ok(out)
+}
+
+/// The earlier crawl's pages, from all its directories.
+fn load(old: &[PathBuf]) -> Result<Prior, RecrawlError> {
+    let dirs: Vec<CrawlDir> = old.iter().map(CrawlDir::new).collect();
+    Prior::load_all(&dirs).map_err(|e| RecrawlError::NoPages {
+        path: match &e {
+            CrawlError::Io { path, .. } => path.parent().map_or(path.clone(), PathBuf::from),
+            _ => old[0].clone(),
+        },
+        source: Box::new(e),
+    })
+}
+
+/// A worker joining a fleet's recrawl: the earlier crawl it revisits, as
+/// the crawl's settings name it, read here (the worker that started the
+/// recrawl has read it already). Every worker thus asks for every page
+/// any earlier worker fetched with its validators, names its record in a
+/// revisit, and starts from the same lastmod record and visit history.
+pub(crate) fn join(
+    mut config: CrawlConfig,
+    of: Option<RecrawlOf>,
+) -> Result<CrawlConfig, CrawlError> {
+    let Some(of) = of else {
+        return Ok(config);
+    };
+    if config.prior.is_some() {
+        return Ok(config);
+    }
+    let dirs: Vec<CrawlDir> = of.dirs.iter().map(CrawlDir::new).collect();
+    config.prior = Some(Arc::new(Prior::load_all(&dirs)?));
+    config.max_age = Duration::from_secs(of.max_age_secs);
+    config.prior_dirs = of.dirs;
+    Ok(config)
 }
 
 /// The pages to revisit: all (in URL order), or with `due` those whose

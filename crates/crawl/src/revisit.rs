@@ -128,6 +128,26 @@ impl Prior {
         })
     }
 
+    /// Reads several crawl directories (a fleet's workers') into one: for
+    /// a page fetched in more than one, the latest fetch; for a host's
+    /// lastmod record, see [`Trust::merge`](crate::lastmod::Trust::merge).
+    pub fn load_all(dirs: &[CrawlDir]) -> Result<Prior, CrawlError> {
+        let mut all = Prior::default();
+        for dir in dirs {
+            let one = Prior::load(dir)?;
+            for (url, page) in one.pages {
+                match all.pages.get(&url) {
+                    Some(known) if known.fetched >= page.fetched => {}
+                    _ => {
+                        all.pages.insert(url, page);
+                    }
+                }
+            }
+            all.trust.merge(one.trust);
+        }
+        Ok(all)
+    }
+
     /// What its hosts' sitemap lastmod had shown.
     pub fn trust(&self) -> &crate::lastmod::Trust {
         &self.trust
@@ -174,6 +194,47 @@ mod tests {
             lastmod: None,
             visits: vec![(1, true)],
         }
+    }
+
+    #[test]
+    fn several_directories_read_as_one_with_the_latest_fetch_of_each_page() {
+        let root = tempfile::tempdir().expect("tmp");
+        let write = |name: &str, lines: &[PageState], trust: &str| {
+            let dir = CrawlDir::new(root.path().join(name));
+            std::fs::create_dir_all(dir.root()).expect("dir");
+            let text: String = lines
+                .iter()
+                .map(|p| serde_json::to_string(p).expect("json") + "\n")
+                .collect();
+            std::fs::write(dir.pages(), text).expect("pages");
+            std::fs::write(dir.lastmod(), trust).expect("lastmod");
+            dir
+        };
+        let (mut old, mut new, mut other) = (state("sha1:OLD"), state("sha1:NEW"), state("sha1:X"));
+        new.fetched = 5;
+        other.url = "http://b.test/".into();
+        old.fetched = 2;
+        let a = write(
+            "a",
+            &[new.clone()],
+            r#"{"a.test": {"checks": 9, "lies": 3}}"#,
+        );
+        let b = write(
+            "b",
+            &[old, other.clone()],
+            r#"{"a.test": {"checks": 4, "lies": 0}, "b.test": {"checks": 2, "lies": 2}}"#,
+        );
+        let all = Prior::load_all(&[b, a]).expect("load");
+        assert_eq!(all.len(), 2);
+        assert_eq!(
+            all.get("http://a.test/"),
+            Some(&new),
+            "the later fetch wins"
+        );
+        assert_eq!(all.get("http://b.test/"), Some(&other));
+        // Per host, the record of the worker that checked more.
+        assert_eq!(all.trust().host("a.test").checks, 9);
+        assert_eq!(all.trust().host("b.test").lies, 2);
     }
 
     #[test]

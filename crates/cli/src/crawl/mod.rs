@@ -22,7 +22,7 @@ use settings::media_range;
 pub struct Args {
     /// Seed URLs.
     #[arg(value_name = "URL")]
-    urls: Vec<String>,
+    pub(crate) urls: Vec<String>,
     /// Read seed URLs from a file, one per line (`-` for stdin).
     #[arg(long, value_name = "FILE")]
     seeds: Option<String>,

@@ -1,0 +1,133 @@
+//! A fleet's recrawl: two workers crawl five hosts on one Redis frontier,
+//! then `mannerly recrawl W0 W1 --frontier ...` and a worker that
+//! `--join`s it revisit them. Every page either earlier worker fetched is
+//! asked for with its validators, whichever worker asks now, and each 304
+//! becomes a revisit record. Needs `redis-server` (installed by `.ci/run`;
+//! elsewhere the test says SKIPPED without it).
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use mannerly_testsupport::RedisServer;
+use mannerly_testweb::{HostSpec, TestWeb, Validators, WebConfig};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
+
+fn worker(port: u16, redis: &str, name: &str, args: &[&str]) -> Child {
+    Command::new(BIN)
+        .args(args)
+        .args(["--frontier", redis, "--crawl-name", name, "--claim", "1"])
+        .args(["--proxy", &format!("http://127.0.0.1:{port}")])
+        // Slow enough for both workers to take part.
+        .args(["--min-delay", "0.3", "--give-up-after", "2", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mannerly runs")
+}
+
+fn summary(child: Child) -> Value {
+    let o = child.wait_with_output().expect("the worker ends");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {err}"))
+}
+
+/// A worker that joins the crawl `name` once another worker has started
+/// it; its summary.
+fn joined(port: u16, redis: &str, name: &str, out: &str) -> Value {
+    for _ in 0..50 {
+        let o = worker(port, redis, name, &["crawl", "--join", "--out", out])
+            .wait_with_output()
+            .expect("the worker ends");
+        let err = String::from_utf8_lossy(&o.stderr);
+        if err.contains("to join") {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(0), "{err}");
+        return serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {err}"));
+    }
+    panic!("{name} never started")
+}
+
+/// Lines in a crawl's `pages.jsonl`.
+fn pages(dir: &Path) -> usize {
+    std::fs::read_to_string(dir.join("pages.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_joining_a_recrawl_know_every_page_any_earlier_worker_fetched() {
+    let Some(redis) = RedisServer::start(&[]) else {
+        eprintln!("SKIPPED: redis-server is not installed");
+        return;
+    };
+    let mut config = WebConfig::default();
+    let hosts: Vec<String> = (0..5).map(|i| format!("h{i}.test")).collect();
+    for h in &hosts {
+        let spec = HostSpec {
+            validators: Validators::ETag,
+            ..HostSpec::default().robots("User-agent: *\n").pages(5, 4)
+        };
+        config.hosts.insert(h.clone(), spec);
+    }
+    let web = TestWeb::start(config).await.expect("testweb");
+    let port = web.port();
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path().to_owned();
+    let d = move |name: &str| root.join(name).display().to_string();
+    let seeds: Vec<String> = hosts.iter().map(|h| format!("http://{h}/")).collect();
+    let url = redis.url();
+    let first = tokio::task::spawn_blocking({
+        let (url, d) = (url.clone(), d.clone());
+        move || {
+            let mut a: Vec<&str> = vec!["crawl", "--out"];
+            let w0 = d("w0");
+            a.push(&w0);
+            a.extend(seeds.iter().map(String::as_str));
+            let c0 = worker(port, &url, "first", &a);
+            let w1 = d("w1");
+            let c1 = joined(port, &url, "first", &w1);
+            (summary(c0), c1)
+        }
+    })
+    .await
+    .expect("joins");
+    let (p0, p1) = (pages(&dir.path().join("w0")), pages(&dir.path().join("w1")));
+    assert!(p0 > 0 && p1 > 0, "both workers fetched pages: {first:?}");
+    let fetched = p0 + p1;
+    web.clear_records();
+    let second = tokio::task::spawn_blocking({
+        let (url, d) = (url.clone(), d.clone());
+        move || {
+            let (w0, w1, r0, r1) = (d("w0"), d("w1"), d("r0"), d("r1"));
+            let c0 = worker(port, &url, "second", &["recrawl", &w0, &w1, "--out", &r0]);
+            let c1 = joined(port, &url, "second", &r1);
+            (summary(c0), c1)
+        }
+    })
+    .await
+    .expect("joins");
+    let log = web.requests();
+    let asked: Vec<_> = log.iter().filter(|r| r.path != "/robots.txt").collect();
+    let unconditional: Vec<String> = asked
+        .iter()
+        .filter(|r| !r.conditional)
+        .map(|r| format!("{}{}", r.host, r.path))
+        .collect();
+    assert!(
+        unconditional.is_empty(),
+        "asked without validators: {unconditional:?}\n{second:?}"
+    );
+    assert_eq!(asked.len(), fetched, "every page once: {second:?}");
+    let n = |v: &Value| v["not_modified"].as_u64().unwrap_or(0) as usize;
+    assert_eq!(n(&second.0) + n(&second.1), fetched, "{second:?}");
+    assert!(
+        n(&second.1) > 0,
+        "the joining worker revisited pages too: {second:?}"
+    );
+}
