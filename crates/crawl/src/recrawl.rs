@@ -6,7 +6,7 @@
 //! recrawl, or nothing for a resumed crawl (which finds its plan in its
 //! own directory, if it was a recrawl).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -111,14 +111,15 @@ impl Recrawl {
             },
             None => return Ok(None),
         };
-        let old = earlier_dirs(dir, &plan.old)?;
-        let prior = load(&old)?;
+        let (first, more) = earlier_dirs(dir, &plan.old)?;
+        let old: Vec<PathBuf> = std::iter::once(first.clone()).chain(more.clone()).collect();
+        let prior = load(&old, &first)?;
         let mut seeds = Vec::new();
         if !resuming {
             dir.create()?;
             let note = Note {
-                old: old[0].clone(),
-                more: old[1..].to_vec(),
+                old: first,
+                more,
                 max_age_secs: plan.max_age.as_secs(),
             };
             write_json(&dir.recrawl(), &note)?;
@@ -140,14 +141,12 @@ impl Recrawl {
     }
 }
 
-/// The earlier crawl's directories, made absolute (none may be `dir`).
-fn earlier_dirs(dir: &CrawlDir, given: &[PathBuf]) -> Result<Vec<PathBuf>, RecrawlError> {
-    if given.is_empty() {
-        return Err(RecrawlError::NoCrawl {
-            path: PathBuf::new(),
-            source: std::io::Error::other("no earlier crawl named"),
-        });
-    }
+/// The earlier crawl's directories, made absolute (none may be `dir`):
+/// the first, and the others.
+fn earlier_dirs(
+    dir: &CrawlDir,
+    given: &[PathBuf],
+) -> Result<(PathBuf, Vec<PathBuf>), RecrawlError> {
     let new = dir.root().canonicalize().ok();
     let mut out = Vec::new();
     for old in given {
@@ -162,16 +161,23 @@ fn earlier_dirs(dir: &CrawlDir, given: &[PathBuf]) -> Result<Vec<PathBuf>, Recra
             out.push(old);
         }
     }
-    Ok(out)
+    if out.is_empty() {
+        return Err(RecrawlError::NoCrawl {
+            path: PathBuf::new(),
+            source: std::io::Error::other("no earlier crawl named"),
+        });
+    }
+    let first = out.remove(0);
+    Ok((first, out))
 }
 
 /// The earlier crawl's pages, from all its directories.
-fn load(old: &[PathBuf]) -> Result<Prior, RecrawlError> {
+fn load(old: &[PathBuf], first: &Path) -> Result<Prior, RecrawlError> {
     let dirs: Vec<CrawlDir> = old.iter().map(CrawlDir::new).collect();
     Prior::load_all(&dirs).map_err(|e| RecrawlError::NoPages {
         path: match &e {
             CrawlError::Io { path, .. } => path.parent().map_or(path.clone(), PathBuf::from),
-            _ => old[0].clone(),
+            _ => first.to_path_buf(),
         },
         source: Box::new(e),
     })

@@ -484,6 +484,7 @@ impl LocalFrontier {
                 Some(RobotsGate::Unavailable { until, .. }) if now < *until => {
                     let until = *until;
                     self.schedule(key, until);
+                    self.yield_if_far(key, until, now);
                     return Ok(None);
                 }
                 Some(RobotsGate::Unavailable { .. }) | None => true,
@@ -559,6 +560,7 @@ impl LocalFrontier {
                     .is_some_and(|h| h.in_flight >= self.politeness.config.max_in_flight);
                 if !limited {
                     self.schedule(key, at);
+                    self.yield_if_far(key, at, now);
                 }
             }
             Err(Wait::Skipped { reason }) => self.drain(key, &reason)?,

@@ -7,9 +7,13 @@
 //! So a crawl of many hosts works through them a batch at a time, and what
 //! a host in progress costs (a kept connection, its caches) is paid for at
 //! most `max_open_keys` hosts at once, whatever the crawl's size. Parked
-//! keys hold only their queue's window, as every queued key does.
+//! keys hold only their queue's window, as every queued key does. A key
+//! whose next try is far off gives its slot up meanwhile.
 
 use super::*;
+
+/// How far off a key's next try must be for it to give its slot up.
+pub(super) const YIELD_AFTER_MS: u64 = 10_000;
 
 impl LocalFrontier {
     /// Whether `key` may be released now: it is open, or it opens now.
@@ -43,6 +47,22 @@ impl LocalFrontier {
             self.open.remove(key);
             self.unpark();
         }
+    }
+
+    /// An open key with nothing in flight whose next try is more than
+    /// [`YIELD_AFTER_MS`] away gives its slot up (it is admitted again when
+    /// its time comes): a host held back by a Retry-After, a robots.txt
+    /// that cannot be had or a long Crawl-delay does not keep parked hosts
+    /// waiting, nor a crawl from ending while they wait.
+    pub(super) fn yield_if_far(&mut self, key: &str, at: UnixMillis, now: UnixMillis) {
+        if at.millis_since(now) <= YIELD_AFTER_MS || !self.open.contains(key) {
+            return;
+        }
+        if self.politeness.get(key).is_some_and(|h| h.in_flight > 0) {
+            return;
+        }
+        self.open.remove(key);
+        self.unpark();
     }
 
     /// Opens parked keys while the bound allows, each ready at once.

@@ -662,3 +662,35 @@ fn a_host_given_more_urls_while_in_flight_stays_open() {
     };
     assert_eq!(second.url, format!("{host}next"));
 }
+
+#[test]
+fn a_host_held_back_long_gives_its_slot_up() {
+    let mut f = bounded(1);
+    block_on(f.enqueue("https://a.test/1", 1, T0)).expect("enqueue");
+    block_on(f.enqueue("https://a.test/2", 1, T0)).expect("enqueue");
+    let Next::Fetch(first) = block_on(f.next(T0)).expect("next") else {
+        panic!("a opens")
+    };
+    block_on(f.enqueue("https://b.test/", 1, T0)).expect("enqueue");
+    // a.test answers 429 with an hour's Retry-After: b.test goes meanwhile.
+    let busy = Outcome::Status {
+        status: 429,
+        latency: 10,
+        retry_after: Some("3600".into()),
+    };
+    block_on(f.complete(&first, &busy, T0.add_millis(10))).expect("complete");
+    let Next::Fetch(b) = block_on(f.next(T0.add_millis(10))).expect("next") else {
+        panic!("the parked host opens while a.test waits its hour")
+    };
+    assert_eq!(b.url, "https://b.test/");
+    block_on(f.complete(&b, &ok(), T0.add_millis(20))).expect("complete");
+    // Then a.test comes back when its hour is over.
+    let Next::Wait { until } = block_on(f.next(T0.add_millis(20))).expect("next") else {
+        panic!("a.test waits")
+    };
+    assert!(until.millis_since(T0) >= 3_600_000, "{until:?}");
+    let Next::Fetch(again) = block_on(f.next(until)).expect("next") else {
+        panic!("a.test goes on")
+    };
+    assert_eq!(again.url, "https://a.test/2");
+}
