@@ -1,5 +1,5 @@
-//! A fleet's recrawl: two workers crawl five hosts on one Redis frontier,
-//! then `mannerly recrawl W0 W1 --frontier ...` and a worker that
+//! A fleet's recrawl: two workers' directories of an earlier crawl of five
+//! hosts, then `mannerly recrawl W0 W1 --frontier ...` and a worker that
 //! `--join`s it revisit them. Every page either earlier worker fetched is
 //! asked for with its validators, whichever worker asks now, and each 304
 //! becomes a revisit record. Needs `redis-server` (installed by `.ci/run`;
@@ -15,16 +15,20 @@ use serde_json::Value;
 const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
 
 fn worker(port: u16, redis: &str, name: &str, args: &[&str]) -> Child {
-    Command::new(BIN)
-        .args(args)
-        .args(["--frontier", redis, "--crawl-name", name, "--claim", "1"])
+    let mut c = mannerly(port, args);
+    c.args(["--frontier", redis, "--crawl-name", name, "--claim", "1"]);
+    c.spawn().expect("mannerly runs")
+}
+
+fn mannerly(port: u16, args: &[&str]) -> Command {
+    let mut c = Command::new(BIN);
+    c.args(args)
         .args(["--proxy", &format!("http://127.0.0.1:{port}")])
-        // Slow enough for both workers to take part.
-        .args(["--min-delay", "0.3", "--give-up-after", "2", "--json"])
+        // Slow enough for the joining worker to find work left.
+        .args(["--min-delay", "0.2", "--give-up-after", "5", "--json"])
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mannerly runs")
+        .stderr(Stdio::piped());
+    c
 }
 
 fn summary(child: Child) -> Value {
@@ -82,17 +86,20 @@ async fn workers_joining_a_recrawl_know_every_page_any_earlier_worker_fetched() 
     let d = move |name: &str| root.join(name).display().to_string();
     let seeds: Vec<String> = hosts.iter().map(|h| format!("http://{h}/")).collect();
     let url = redis.url();
+    // The earlier crawl's two workers: each kept the pages it fetched in
+    // its own directory (here each crawled its own hosts, so both hold
+    // some).
     let first = tokio::task::spawn_blocking({
-        let (url, d) = (url.clone(), d.clone());
+        let d = d.clone();
         move || {
-            let mut a: Vec<&str> = vec!["crawl", "--out"];
-            let w0 = d("w0");
-            a.push(&w0);
-            a.extend(seeds.iter().map(String::as_str));
-            let c0 = worker(port, &url, "first", &a);
-            let w1 = d("w1");
-            let c1 = joined(port, &url, "first", &w1);
-            (summary(c0), c1)
+            let (w0, w1) = (d("w0"), d("w1"));
+            let mut a0 = vec!["crawl", "--out", w0.as_str()];
+            a0.extend(seeds[..3].iter().map(String::as_str));
+            let mut a1 = vec!["crawl", "--out", w1.as_str()];
+            a1.extend(seeds[3..].iter().map(String::as_str));
+            let c0 = mannerly(port, &a0).spawn().expect("mannerly runs");
+            let c1 = mannerly(port, &a1).spawn().expect("mannerly runs");
+            (summary(c0), summary(c1))
         }
     })
     .await
@@ -105,7 +112,14 @@ async fn workers_joining_a_recrawl_know_every_page_any_earlier_worker_fetched() 
         let (url, d) = (url.clone(), d.clone());
         move || {
             let (w0, w1, r0, r1) = (d("w0"), d("w1"), d("r0"), d("r1"));
-            let c0 = worker(port, &url, "second", &["recrawl", &w0, &w1, "--out", &r0]);
+            // The first worker stops after 10 pages: the one that joins
+            // revisits the rest.
+            let c0 = worker(
+                port,
+                &url,
+                "second",
+                &["recrawl", &w0, &w1, "--out", &r0, "--max-pages", "10"],
+            );
             let c1 = joined(port, &url, "second", &r1);
             (summary(c0), c1)
         }
