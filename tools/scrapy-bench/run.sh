@@ -29,21 +29,10 @@ bin=$root/target/release/mannerly
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-run() { # name, then the external command
-    local name=$1
-    shift
-    "$bin" demo --json --hosts "$hosts" --min-delay "$delay" --out "$work/$name" -- "$@" \
-        >"$work/$name.json" 2>"$work/$name.err" || true
-    if ! grep -q '"violations"' "$work/$name.json"; then
-        echo "$name: the demo did not finish:" >&2
-        cat "$work/$name.err" >&2
-        exit 1
-    fi
-}
+# shellcheck source=../demo-run.sh
+. "$here/../demo-run.sh"
 
-run mannerly sh -c 'exec "$0" crawl --proxy "$MANNERLY_DEMO_PROXY" --seeds "$MANNERLY_DEMO_SEEDS" \
-    --min-delay "$MANNERLY_DEMO_DELAY" --concurrency "$MANNERLY_DEMO_CONCURRENCY" \
-    --give-up-after 20 --out "$1" >/dev/null' "$bin" "$work/mannerly-crawl"
+run_mannerly
 spider=$root/python/tests/demo_spider.py
 run scrapy "$venv/bin/python" "$spider" polite
 run scrapy-defaults "$venv/bin/python" "$spider" defaults

@@ -42,23 +42,12 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-run() { # key, then the external command
-    local key=$1
-    shift
-    "$bin" demo --json --hosts "$hosts" --min-delay "$delay" --out "$work/$key" -- "$@" \
-        >"$work/$key.json" 2>"$work/$key.err" || true
-    if ! grep -q '"violations"' "$work/$key.json"; then
-        echo "$key: the demo did not finish:" >&2
-        cat "$work/$key.err" >&2
-        exit 1
-    fi
-}
+# shellcheck source=../demo-run.sh
+. "$here/../demo-run.sh"
 
 rows=()
 if wants mannerly; then
-    run mannerly sh -c 'exec "$0" crawl --proxy "$MANNERLY_DEMO_PROXY" --seeds "$MANNERLY_DEMO_SEEDS" \
-        --min-delay "$MANNERLY_DEMO_DELAY" --concurrency "$MANNERLY_DEMO_CONCURRENCY" \
-        --give-up-after 20 --out "$1" >/dev/null' "$bin" "$work/mannerly-crawl"
+    run_mannerly
     rows+=("mannerly crawl=mannerly")
 fi
 if wants spider; then
