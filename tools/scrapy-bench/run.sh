@@ -38,27 +38,8 @@ run scrapy "$venv/bin/python" "$spider" polite
 run scrapy-defaults "$venv/bin/python" "$spider" defaults
 run scrapy-mannerly "$venv/bin/python" "$spider" mannerly
 
-python3 - "$work" "$hosts" "$delay" "$scrapy_version" <<'PY'
-import json, sys
-work, hosts, delay, version = sys.argv[1:]
-rows = [("mannerly crawl", "mannerly"), (f"Scrapy {version}, polite settings", "scrapy"),
-        (f"Scrapy {version}, defaults", "scrapy-defaults"),
-        (f"Scrapy {version} + mannerly.scrapy", "scrapy-mannerly")]
-res = {key: json.loads(open(f"{work}/{key}.json").read().strip().splitlines()[-1]) for _, key in rows}
-print(f"scrapy-bench: {hosts} generated hosts + the demo's scripted ones, delay {delay} s, concurrency 64")
-print(f"{'':34} {'pages':>6} {'CPU s':>7} {'pages/CPU s':>12} {'peak MiB':>9} {'wall s':>7} {'violations':>10}")
-for name, key in rows:
-    r = res[key]; e = r["external"]
-    print(f"{name:34} {r['pages']:>6} {e['cpu_seconds']:>7.2f} {e['pages_per_cpu_second']:>12.0f} "
-          f"{e['peak_rss_kib'] / 1024:>9.0f} {e['seconds']:>7.1f} {r['violations']:>10}")
-kinds = ["hosts_concurrent", "too_soon", "too_soon_by_over_100ms", "retry_after_ignored", "disallowed", "robots_not_first",
-         "pages_while_robots_unavailable", "nofollow_followed"]
-print("violations by kind:")
-for name, key in rows:
-    print(f"  {name}: " + ", ".join(f"{k} {res[key][k]}" for k in kinds))
-    for ex in res[key]["examples"][:3]:
-        print(f"      e.g. {ex}")
-m, s = res["mannerly"]["external"], res["scrapy"]["external"]
-print(f"mannerly / Scrapy (polite settings): {m['pages_per_cpu_second'] / s['pages_per_cpu_second']:.1f}x "
-      f"the pages per CPU second, {s['peak_rss_kib'] / max(m['peak_rss_kib'], 1):.1f}x less peak RSS")
-PY
+v=$scrapy_version
+python3 "$here/../demo_table.py" "$work" \
+    "scrapy-bench: $hosts generated hosts + the demo's scripted ones, delay $delay s, concurrency 64" \
+    "mannerly crawl=mannerly" "Scrapy $v, polite settings=scrapy" "Scrapy $v, defaults=scrapy-defaults" \
+    "Scrapy $v + mannerly.scrapy=scrapy-mannerly" --versus mannerly scrapy

@@ -66,24 +66,6 @@ if wants crawlee; then
     rows+=("Crawlee $crawlee_version + mannerly/crawlee=crawlee")
 fi
 
-python3 - "$work" "$hosts" "$delay" "${rows[@]}" <<'PY'
-import json, sys
-work, hosts, delay, *rows = sys.argv[1:]
-rows = [r.rsplit("=", 1) for r in rows]
-res = {key: json.loads(open(f"{work}/{key}.json").read().strip().splitlines()[-1]) for _, key in rows}
-print(f"spider-bench: {hosts} generated hosts + the demo's scripted ones, delay {delay} s, concurrency 64")
-print(f"{'':44} {'pages':>6} {'CPU s':>7} {'pages/CPU s':>12} {'peak MiB':>9} {'wall s':>7} {'violations':>10}")
-for name, key in rows:
-    r = res[key]; e = r["external"]
-    print(f"{name:44} {r['pages']:>6} {e['cpu_seconds']:>7.2f} {e['pages_per_cpu_second']:>12.0f} "
-          f"{e['peak_rss_kib'] / 1024:>9.1f} {e['seconds']:>7.1f} {r['violations']:>10}")
-kinds = ["hosts_concurrent", "too_soon", "too_soon_by_over_100ms", "retry_after_ignored", "disallowed",
-         "robots_not_first", "pages_while_robots_unavailable", "nofollow_followed"]
-print("violations by kind:")
-for name, key in rows:
-    print(f"  {name}: " + ", ".join(f"{k} {res[key][k]}" for k in kinds if res[key][k]))
-if "mannerly" in res and "spider" in res:
-    m, s = res["mannerly"]["external"], res["spider"]["external"]
-    print(f"mannerly / spider-rs: {m['pages_per_cpu_second'] / max(s['pages_per_cpu_second'], 1e-9):.2f}x the pages "
-          f"per CPU second; peak RSS {m['peak_rss_kib'] / 1024:.1f} against {s['peak_rss_kib'] / 1024:.1f} MiB")
-PY
+python3 "$here/../demo_table.py" "$work" \
+    "spider-bench: $hosts generated hosts + the demo's scripted ones, delay $delay s, concurrency 64" \
+    "${rows[@]}" --versus mannerly spider

@@ -14,13 +14,20 @@ use mannerly_testweb::TestWeb;
 
 /// Runs the `mannerly` binary with `args`, `stdin` written to it.
 pub fn mannerly(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mannerly"))
-        .args(args)
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mannerly"));
+    cmd.args(args);
+    piped(cmd, stdin)
+}
+
+/// Runs `cmd` with `stdin` written to it, its output captured.
+fn piped(mut cmd: Command, stdin: &[u8]) -> Output {
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("spawn mannerly");
+        .unwrap_or_else(|e| panic!("spawn {program}: {e}"));
     child
         .stdin
         .take()
@@ -136,20 +143,9 @@ pub fn scrape(port: u16, accept: &str) -> Option<String> {
 /// `promtool check metrics` accepts `text` (the caller checks that
 /// promtool is installed).
 pub fn promtool_accepts(text: &str) {
-    let mut child = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("promtool");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(text.as_bytes())
-        .expect("write");
-    let o = child.wait_with_output().expect("promtool runs");
+    let mut cmd = Command::new("promtool");
+    cmd.args(["check", "metrics"]);
+    let o = piped(cmd, text.as_bytes());
     assert!(
         o.status.success(),
         "promtool refused the scrape:\n{}{}\n{text}",

@@ -1,0 +1,45 @@
+"""The table the benchmark scripts beside it print: one row per crawler run
+by `mannerly demo --json ... -- CMD` (tools/demo-run.sh keeps each run's
+JSON in WORK/KEY.json), the violations each made by kind, and one crawler
+against another.
+
+    python3 tools/demo_table.py WORK TITLE 'NAME=KEY'... [--versus KEY KEY]
+"""
+import json
+import sys
+
+KINDS = ["hosts_concurrent", "too_soon", "too_soon_by_over_100ms", "retry_after_ignored", "disallowed",
+         "robots_not_first", "pages_while_robots_unavailable", "nofollow_followed"]
+
+
+def main(argv):
+    versus = None
+    if "--versus" in argv:
+        i = argv.index("--versus")
+        versus, argv = argv[i + 1:i + 3], argv[:i]
+    work, title, *rows = argv
+    rows = [r.rsplit("=", 1) for r in rows]
+    res = {key: json.loads(open(f"{work}/{key}.json").read().strip().splitlines()[-1]) for _, key in rows}
+    width = max(len(name) for name, _ in rows)
+    print(title)
+    print(f"{'':{width}} {'pages':>6} {'CPU s':>7} {'pages/CPU s':>12} {'peak MiB':>9} {'wall s':>7} {'violations':>10}")
+    for name, key in rows:
+        r = res[key]
+        e = r["external"]
+        print(f"{name:{width}} {r['pages']:>6} {e['cpu_seconds']:>7.2f} {e['pages_per_cpu_second']:>12.0f} "
+              f"{e['peak_rss_kib'] / 1024:>9.1f} {e['seconds']:>7.1f} {r['violations']:>10}")
+    print("violations by kind:")
+    for name, key in rows:
+        print(f"  {name}: " + ", ".join(f"{k} {res[key][k]}" for k in KINDS if res[key][k]))
+        for ex in res[key]["examples"][:3]:
+            print(f"      e.g. {ex}")
+    if versus and all(k in res for k in versus):
+        names = dict((key, name) for name, key in rows)
+        a, b = (res[k]["external"] for k in versus)
+        print(f"{names[versus[0]]} / {names[versus[1]]}: "
+              f"{a['pages_per_cpu_second'] / max(b['pages_per_cpu_second'], 1e-9):.2f}x the pages per CPU second; "
+              f"peak RSS {a['peak_rss_kib'] / 1024:.1f} against {b['peak_rss_kib'] / 1024:.1f} MiB")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
