@@ -165,6 +165,28 @@ pub struct WarcWriter {
     /// record (and zeroing its tables) cost more than compressing a small
     /// page.
     deflate: Compress,
+    /// The compressor for evidence records (see [`Packing::Dense`]).
+    dense: libdeflater::Compressor,
+}
+
+/// libdeflate's level for [`Packing::Dense`] (its fastest that
+/// compresses: level 0 stores).
+const DENSE_LEVEL: libdeflater::CompressionLvl = match libdeflater::CompressionLvl::new(1) {
+    Ok(l) => l,
+    Err(_) => libdeflater::CompressionLvl::fastest(),
+};
+
+/// How a record's member is compressed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Packing {
+    /// zlib-rs's fastest level: fixed Huffman codes, cheapest for pages.
+    Fast,
+    /// libdeflate's fastest level, whose Huffman codes are fitted to the
+    /// record: an evidence record (some 900 bytes of JSON, hashes and
+    /// headers) compresses to a fifth less (750 bytes to 590) in the same
+    /// time (6 µs, most of it clearing the match finder's table). zlib-rs
+    /// at level 2 gets there too, in twice the time.
+    Dense,
 }
 
 impl WarcWriter {
@@ -213,6 +235,7 @@ impl WarcWriter {
             records: 0,
             written: 0,
             deflate: Compress::new(Compression::fast(), false),
+            dense: libdeflater::Compressor::new(DENSE_LEVEL),
         })
     }
 
@@ -285,12 +308,17 @@ impl WarcWriter {
         headers: &[(&str, String)],
         block: &[&[u8]],
     ) -> Result<(), WarcError> {
-        let member = self.member(headers, block);
+        let member = self.member(headers, block, Packing::Fast);
         self.write_members(member, 1)
     }
 
     /// One record as a gzip member.
-    fn member(&mut self, headers: &[(&str, String)], block: &[&[u8]]) -> io::Result<Vec<u8>> {
+    fn member(
+        &mut self,
+        headers: &[(&str, String)],
+        block: &[&[u8]],
+        packing: Packing,
+    ) -> io::Result<Vec<u8>> {
         let len: usize = block.iter().map(|b| b.len()).sum();
         let mut head = String::from("WARC/1.1\r\n");
         for (k, v) in headers {
@@ -304,7 +332,10 @@ impl WarcWriter {
         parts.push(head.as_bytes());
         parts.extend_from_slice(block);
         parts.push(b"\r\n\r\n");
-        gzip_member(&mut self.deflate, &parts, len / 2 + 256)
+        match packing {
+            Packing::Fast => gzip_member(&mut self.deflate, &parts, len / 2 + 256),
+            Packing::Dense => dense_member(&mut self.dense, &parts),
+        }
     }
 
     /// Writes whole members (`records` of them) in one write: a kill
@@ -351,7 +382,7 @@ impl WarcWriter {
             "Content-Type",
             "application/http;msgtype=response".to_owned(),
         ));
-        let response = self.member(&headers, &[x.response_head, x.body]);
+        let response = self.member(&headers, &[x.response_head, x.body], Packing::Fast);
         let archived = Archived {
             record_id: response_id,
             date: warc_date(x.date),
@@ -395,7 +426,7 @@ impl WarcWriter {
             "Content-Type",
             "application/http;msgtype=response".to_owned(),
         ));
-        let revisit = self.member(&headers, &[x.response_head]);
+        let revisit = self.member(&headers, &[x.response_head], Packing::Fast);
         self.write_request(x, revisit, &id)?;
         // The payload stays where it was: a later revisit names it too.
         Ok(Archived {
@@ -434,7 +465,7 @@ impl WarcWriter {
         // The records in one write: one system call per exchange.
         let mut records = 2;
         let all = response.and_then(|mut r| {
-            r.extend_from_slice(&self.member(&headers, &[x.request_head])?);
+            r.extend_from_slice(&self.member(&headers, &[x.request_head], Packing::Fast)?);
             if let Some(evidence) = x.evidence {
                 // Only what names and places it: the record carries its own
                 // digest chain, and each header here costs every request.
@@ -446,7 +477,7 @@ impl WarcWriter {
                     ("WARC-Concurrent-To", request_id.clone()),
                     ("Content-Type", "application/json".to_owned()),
                 ];
-                r.extend_from_slice(&self.member(&meta, &[evidence])?);
+                r.extend_from_slice(&self.member(&meta, &[evidence], Packing::Dense)?);
                 records += 1;
             }
             Ok(r)
@@ -505,6 +536,19 @@ fn gzip_member(deflate: &mut Compress, parts: &[&[u8]], hint: usize) -> io::Resu
     }
     out.extend_from_slice(&crc.sum().to_le_bytes());
     out.extend_from_slice(&crc.amount().to_le_bytes());
+    Ok(out)
+}
+
+/// One gzip member holding `parts` in order, compressed whole by
+/// libdeflate (for small records: it needs all the input at once). Its
+/// header, too, carries no name and no time.
+fn dense_member(c: &mut libdeflater::Compressor, parts: &[&[u8]]) -> io::Result<Vec<u8>> {
+    let input = parts.concat();
+    let mut out = vec![0; c.gzip_compress_bound(input.len())];
+    let n = c
+        .gzip_compress(&input, &mut out)
+        .map_err(io::Error::other)?;
+    out.truncate(n);
     Ok(out)
 }
 
@@ -630,13 +674,37 @@ mod tests {
             vec![&b""[..]],
             vec![&b"head\r\n"[..], &big[..], b"\r\n\r\n"],
         ] {
-            let member = gzip_member(&mut d, &parts, 16).expect("deflate");
-            let mut back = Vec::new();
-            flate2::read::MultiGzDecoder::new(&member[..])
-                .read_to_end(&mut back)
-                .expect("a valid gzip member (CRC and length checked)");
-            assert_eq!(back, parts.concat());
+            let mut dense = libdeflater::Compressor::new(DENSE_LEVEL);
+            let members = [
+                gzip_member(&mut d, &parts, 16).expect("deflate"),
+                dense_member(&mut dense, &parts).expect("libdeflate"),
+            ];
+            for member in members {
+                let mut back = Vec::new();
+                let mut one = flate2::read::GzDecoder::new(&member[..]);
+                one.read_to_end(&mut back)
+                    .expect("a valid gzip member (CRC and length checked)");
+                assert_eq!(back, parts.concat());
+                assert_eq!(
+                    one.header().map(|h| (h.mtime(), h.filename())),
+                    Some((0, None)),
+                    "no time, no name: equal records compress to equal bytes"
+                );
+            }
         }
+    }
+
+    #[test]
+    fn evidence_records_are_compressed_not_stored() {
+        let record = br#"{"chain":"9adc9a7cfcd5c65a","decision":{"allowed":true,"line":2,"rule":"Allow: /"},"delay":{"required_s":1.0,"since_previous_s":1.002,"source":"default"},"host":"a.test","kind":"page","method":"GET","url":"http://a.test/p1.html","user_agent":"mannerly/0.1.0"}"#;
+        let mut dense = libdeflater::Compressor::new(DENSE_LEVEL);
+        let member = dense_member(&mut dense, &[b"WARC/1.1\r\n\r\n", record]).expect("libdeflate");
+        assert!(
+            member.len() < record.len() * 9 / 10,
+            "{} bytes for a record of {}",
+            member.len(),
+            record.len()
+        );
     }
 
     #[test]
