@@ -17,7 +17,8 @@
 //!
 //! Run: `cargo bench -p mannerly-robots --bench corpus`
 //! (`MANNERLY_BENCH_ROUNDS=N` to change the rounds, default 3;
-//! `MANNERLY_BENCH_SKIP_PEERS=1` to time only mannerly while iterating).
+//! `MANNERLY_BENCH_SKIP_PEERS=1` to time only mannerly while iterating;
+//! `MANNERLY_BENCH_ONLY=file` to time only parsing once per file).
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -140,9 +141,12 @@ fn main() {
         }
         (checks, agree)
     };
+    // `MANNERLY_BENCH_ONLY=file` times only the first mode (for a profile).
+    let only_file = std::env::var("MANNERLY_BENCH_ONLY").is_ok_and(|v| v == "file");
     let ours = time(rounds, || ours_run(false));
-    let ours_per_agent = time(rounds, || ours_run(true));
-    let parse_only = time(rounds, || {
+    let later = if only_file { 0 } else { rounds };
+    let ours_per_agent = time(later, || ours_run(true));
+    let parse_only = time(later, || {
         for c in &cases {
             black_box(Robots::parse_with(&c.body, unlimited));
         }
