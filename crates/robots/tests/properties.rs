@@ -222,6 +222,24 @@ proptest! {
         prop_assert_eq!(w.rule.map_or(0, |r| r.line), want_line);
     }
 
+    /// The view of crawlers no group names is built once per file and
+    /// shared: crawlers asking in turn, named or not, each get their own
+    /// answers, and a file that has built it still equals a fresh parse.
+    #[test]
+    fn crawlers_asking_one_file_in_turn_each_get_their_answers(body in big_body(), agents in prop::collection::vec(agent(), 2..6), urls in prop::collection::vec(url(), 1..10)) {
+        let robots = Robots::parse(&body);
+        for agent in &agents {
+            let view = robots.for_agent(agent);
+            for url in &urls {
+                let (want_allowed, want_line) = oracle(&body, agent, url);
+                let (allowed, rule) = view.lookup(url);
+                prop_assert_eq!(allowed, want_allowed, "agent {} url {}", agent, url);
+                prop_assert_eq!(rule.map_or(0, |r| r.line), want_line, "agent {} url {}", agent, url);
+            }
+        }
+        prop_assert_eq!(&robots, &Robots::parse(&body));
+    }
+
     #[test]
     fn indexed_view_agrees_with_the_reference_on_big_files(body in big_body(), agent in agent(), urls in prop::collection::vec(url(), 1..20)) {
         let robots = Robots::parse(&body);

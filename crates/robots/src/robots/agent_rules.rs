@@ -1,10 +1,14 @@
 //! One crawler's view of a parsed file ([`AgentRules`]): its rules sorted
 //! into decision order once and indexed by the first bytes of their
-//! literal prefix, for checking many URLs fast.
+//! literal prefix, for checking many URLs fast. Every crawler no group
+//! names gets the same view, so it is built once per file and shared.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
 
+use super::query::select_groups;
 use super::*;
 
 /// One crawler's view of a robots.txt file, for checking many URLs fast.
@@ -19,20 +23,35 @@ use super::*;
 #[derive(Debug, Clone)]
 pub struct AgentRules<'r> {
     robots: &'r Robots,
+    view: Cow<'r, View>,
+}
+
+/// The rules that apply to a crawler, in decision order and indexed.
+#[derive(Debug, Clone)]
+pub(super) struct View {
     agent_match: AgentMatch,
     groups: Vec<usize>,
     /// Rule indexes in decision order.
     order: Vec<usize>,
     /// Positions in `order` of rules whose literal prefix is shorter than
-    /// [`KEY_LEN`]: tried for every path.
+    /// an index key (three bytes): tried for every path.
     short: Vec<u32>,
-    /// Positions in `order` of the other rules, by the first [`KEY_LEN`]
-    /// bytes of their literal prefix, each list ascending.
-    by_key: HashMap<[u8; KEY_LEN], Vec<u32>, BuildHasherDefault<KeyHasher>>,
+    /// Positions in `order` of the other rules, by the first three bytes
+    /// of their literal prefix ([`index_key`]), each list ascending.
+    by_key: HashMap<u32, Vec<u32>, BuildHasherDefault<KeyHasher>>,
 }
 
-/// Bytes of the literal prefix used as the index key.
-const KEY_LEN: usize = 3;
+/// The view of the crawlers no group names (built on first use): a file
+/// is usually asked about by several such crawlers. Equal whatever it
+/// holds, so files compare by what they say.
+#[derive(Debug, Clone, Default)]
+pub(super) struct SharedView(OnceLock<View>);
+
+impl PartialEq for SharedView {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
 
 /// Below this many rules the index costs more than it saves.
 const INDEX_MIN_RULES: usize = 12;
@@ -52,6 +71,15 @@ impl Hasher for KeyHasher {
             self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         }
     }
+    /// A key's three bytes in one multiply. The table takes its bucket
+    /// from the hash's low bits, and a product's low bits see only the
+    /// key's low bits (the path's first byte, nearly always `/`): the
+    /// halves are swapped, so they come from the well-mixed high half.
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (self.0 ^ u64::from(n))
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(32);
+    }
 }
 
 /// A 64-bit summary of which bytes occur in `bytes` (byte value mod 64).
@@ -59,6 +87,15 @@ impl Hasher for KeyHasher {
 /// pattern is absent from the path and it cannot match.
 pub(crate) fn byte_mask(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0, |m, &b| m | 1 << (b & 63))
+}
+
+/// The index key of a literal prefix or a path: its first three bytes as
+/// one number (one multiply to hash).
+fn index_key(bytes: &[u8]) -> Option<u32> {
+    match bytes {
+        [a, b, c, ..] => Some(u32::from_le_bytes([*a, *b, *c, 0])),
+        _ => None,
+    }
 }
 
 /// The bytes every path matching `pattern` must start with.
@@ -69,30 +106,22 @@ fn literal_prefix(pattern: &[u8]) -> &[u8] {
     }
 }
 
-impl<'r> AgentRules<'r> {
-    pub(super) fn new(
-        robots: &'r Robots,
-        agent_match: AgentMatch,
-        groups: Vec<usize>,
-        order: Vec<usize>,
-    ) -> Self {
+impl View {
+    /// The view of `groups` (selected for a crawler as `agent_match` says).
+    pub(super) fn new(robots: &Robots, agent_match: AgentMatch, groups: Vec<usize>) -> View {
+        let order = decision_order(robots, &groups);
         let mut short = Vec::new();
-        let mut by_key: HashMap<[u8; KEY_LEN], Vec<u32>, BuildHasherDefault<KeyHasher>> =
-            HashMap::default();
+        let mut by_key: HashMap<u32, Vec<u32>, BuildHasherDefault<KeyHasher>> = HashMap::default();
         if order.len() >= INDEX_MIN_RULES {
             for (rank, &i) in order.iter().enumerate() {
                 let prefix = literal_prefix(robots.rules[i].effective.as_bytes());
-                match prefix
-                    .get(..KEY_LEN)
-                    .and_then(|k| <[u8; KEY_LEN]>::try_from(k).ok())
-                {
+                match index_key(prefix) {
                     Some(key) => by_key.entry(key).or_default().push(rank as u32),
                     None => short.push(rank as u32),
                 }
             }
         }
-        AgentRules {
-            robots,
+        View {
             agent_match,
             groups,
             order,
@@ -100,10 +129,51 @@ impl<'r> AgentRules<'r> {
             by_key,
         }
     }
+}
+
+/// The rules of `groups` in decision order: longest pattern first, then
+/// Allow before Disallow, then file order. Sorted as packed integers (the
+/// rule index last, so no two are equal).
+fn decision_order(robots: &Robots, groups: &[usize]) -> Vec<usize> {
+    let mut keys: Vec<u128> = groups
+        .iter()
+        .flat_map(|&g| robots.groups[g].rules.clone())
+        .map(|i| {
+            let rule = &robots.rules[i];
+            let longer_first = u64::MAX - rule.priority() as u64;
+            let disallow = u128::from(rule.kind == RuleKind::Disallow);
+            (u128::from(longer_first) << 64) | (disallow << 63) | i as u128
+        })
+        .collect();
+    keys.sort_unstable();
+    keys.into_iter()
+        .map(|k| (k & u128::from(u64::MAX >> 1)) as usize)
+        .collect()
+}
+
+impl<'r> AgentRules<'r> {
+    /// The view for `user_agent`: the shared one when no group names it.
+    pub(super) fn of(robots: &'r Robots, user_agent: &str) -> Self {
+        if !robots.groups.iter().any(|g| g.names(user_agent)) {
+            let view = robots.unnamed_view.0.get_or_init(|| {
+                let (agent_match, groups) = select_groups(&robots.groups, user_agent);
+                View::new(robots, agent_match, groups)
+            });
+            return AgentRules {
+                robots,
+                view: Cow::Borrowed(view),
+            };
+        }
+        let (agent_match, groups) = select_groups(&robots.groups, user_agent);
+        AgentRules {
+            robots,
+            view: Cow::Owned(View::new(robots, agent_match, groups)),
+        }
+    }
 
     /// How the agent selected groups.
     pub fn agent_match(&self) -> AgentMatch {
-        self.agent_match
+        self.view.agent_match
     }
 
     /// Whether the agent may fetch `url`.
@@ -130,8 +200,8 @@ impl<'r> AgentRules<'r> {
             &self.robots.groups,
             allowed,
             rule,
-            self.agent_match,
-            &self.groups,
+            self.view.agent_match,
+            &self.view.groups,
             true,
         )
     }
@@ -149,23 +219,22 @@ impl<'r> AgentRules<'r> {
     /// The decision for an already extracted (and, in RFC mode, normalised)
     /// path: (allowed, deciding rule index).
     fn decide(&self, path: &[u8]) -> (bool, Option<usize>) {
+        let v = &*self.view;
         let mask = byte_mask(path);
-        if self.order.len() < INDEX_MIN_RULES {
-            return self
+        if v.order.len() < INDEX_MIN_RULES {
+            return v
                 .order
                 .iter()
                 .find_map(|&i| self.try_rule(i, path, mask))
                 .unwrap_or((true, None));
         }
-        let bucket: &[u32] = path
-            .get(..KEY_LEN)
-            .and_then(|k| <[u8; KEY_LEN]>::try_from(k).ok())
-            .and_then(|k| self.by_key.get(&k))
+        let bucket: &[u32] = index_key(path)
+            .and_then(|k| v.by_key.get(&k))
             .map_or(&[], Vec::as_slice);
         // Merge the two ascending rank lists; the first match decides.
         let (mut a, mut b) = (0, 0);
         loop {
-            let rank = match (self.short.get(a), bucket.get(b)) {
+            let rank = match (v.short.get(a), bucket.get(b)) {
                 (Some(&x), Some(&y)) if x < y => {
                     a += 1;
                     x
@@ -180,7 +249,7 @@ impl<'r> AgentRules<'r> {
                 }
                 (None, None) => return (true, None),
             };
-            if let Some(d) = self.try_rule(self.order[rank as usize], path, mask) {
+            if let Some(d) = self.try_rule(v.order[rank as usize], path, mask) {
                 return d;
             }
         }

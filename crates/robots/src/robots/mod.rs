@@ -268,6 +268,8 @@ pub struct Robots {
     lines: u32,
     read_bytes: usize,
     total_bytes: usize,
+    /// What [`for_agent`](Robots::for_agent) gives crawlers no group names.
+    unnamed_view: agent_rules::SharedView,
 }
 
 impl Robots {

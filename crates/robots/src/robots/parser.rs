@@ -62,6 +62,7 @@ impl Parser {
                 lines: 0,
                 read_bytes: 0,
                 total_bytes: 0,
+                unnamed_view: Default::default(),
             },
             current: None,
             seen_rule: false,

@@ -104,19 +104,7 @@ impl Robots {
     /// URLs. It gives the same answers as [`is_allowed`](Robots::is_allowed)
     /// and [`explain`](Robots::explain).
     pub fn for_agent(&self, user_agent: &str) -> AgentRules<'_> {
-        let (agent_match, groups) = select_groups(&self.groups, user_agent);
-        let mut order: Vec<usize> = groups
-            .iter()
-            .flat_map(|&g| self.groups[g].rules.clone())
-            .collect();
-        order.sort_by(|&a, &b| {
-            let (ra, rb) = (&self.rules[a], &self.rules[b]);
-            rb.priority()
-                .cmp(&ra.priority())
-                .then_with(|| (ra.kind == RuleKind::Disallow).cmp(&(rb.kind == RuleKind::Disallow)))
-                .then_with(|| a.cmp(&b))
-        });
-        AgentRules::new(self, agent_match, groups, order)
+        AgentRules::of(self, user_agent)
     }
 
     pub(crate) fn normalized_path<'u>(&self, url: &'u str) -> Cow<'u, [u8]> {
@@ -346,7 +334,7 @@ impl Robots {
 
 /// Groups of `groups` that apply to `agent`: those naming it, else the `*`
 /// groups.
-fn select_groups(groups: &[Group], agent: &str) -> (AgentMatch, Vec<usize>) {
+pub(super) fn select_groups(groups: &[Group], agent: &str) -> (AgentMatch, Vec<usize>) {
     let specific: Vec<usize> = (0..groups.len())
         .filter(|&g| groups[g].names(agent))
         .collect();
