@@ -170,6 +170,19 @@ fn is_unreserved(b: u8) -> bool {
 /// assert_eq!(path_params_query(""), "/");
 /// ```
 pub fn path_params_query(url: &str) -> Cow<'_, str> {
+    // The usual case first: the scheme's end is known without a search.
+    let b = url.as_bytes();
+    if b.starts_with(b"http://") {
+        return after_scheme(url, 0, 7);
+    }
+    if b.starts_with(b"https://") {
+        return after_scheme(url, 0, 8);
+    }
+    any_path_params_query(url)
+}
+
+/// [`path_params_query`] of any `url`, searching for its scheme.
+fn any_path_params_query(url: &str) -> Cow<'_, str> {
     let b = url.as_bytes();
     let search_start = if b.starts_with(b"//") { 2 } else { 0 };
     let find_any = |from: usize| {
@@ -185,6 +198,18 @@ pub fn path_params_query(url: &str) -> Cow<'_, str> {
         }
     }
     let protocol_end = protocol_end.map_or(search_start, |p| p + 3);
+    after_scheme(url, search_start, protocol_end)
+}
+
+/// The path, params and query of `url`, whose authority starts at
+/// `protocol_end` (`#` is looked for from `search_start`).
+fn after_scheme(url: &str, search_start: usize, protocol_end: usize) -> Cow<'_, str> {
+    let b = url.as_bytes();
+    let find_any = |from: usize| {
+        b.get(from..)
+            .and_then(|s| memchr::memchr3(b'/', b'?', b';', s))
+            .map(|i| from + i)
+    };
     let Some(path_start) = find_any(protocol_end) else {
         return Cow::Borrowed("/");
     };
@@ -331,6 +356,19 @@ pub fn matches_reference_quadratic(pattern: &[u8], path: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn http_urls_take_the_short_way_to_the_same_path(
+            scheme in prop::sample::select(vec!["http://", "https://", "http:///", "https:"]),
+            rest in "[a-z/?;#:.@]{0,16}",
+        ) {
+            let url = format!("{scheme}{rest}");
+            prop_assert_eq!(super::path_params_query(&url), super::any_path_params_query(&url));
+        }
+    }
+
     use super::*;
 
     #[test]
