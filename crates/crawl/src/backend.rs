@@ -80,9 +80,6 @@ impl Backend for Local {
             politeness,
             FrontierConfig {
                 commit_every: 256,
-                // The filter only spares disk reads: past this many URLs it
-                // answers "maybe" more often, and the store decides.
-                expected_urls: 2_000_000,
                 ..FrontierConfig::on_disk()
             },
         )?;

@@ -356,6 +356,11 @@ impl Store {
         self.pending_seen.insert(fp);
     }
 
+    /// Fingerprints put in the seen-set and not committed yet.
+    pub fn pending_seen(&self) -> impl Iterator<Item = &u128> {
+        self.pending_seen.iter()
+    }
+
     pub fn put_host(&mut self, key: &str, state: &[u8]) {
         let ks = self.hosts.clone();
         self.batch().insert(&ks, key.as_bytes(), state);

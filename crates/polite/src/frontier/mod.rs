@@ -608,10 +608,13 @@ pub struct FrontierConfig {
     /// the owner calls [`LocalFrontier::commit`] where operations must
     /// survive, and a kill loses at most those since the last commit).
     pub commit_every: usize,
-    /// On disk: a Bloom filter in front of the seen-set (true), sized for
-    /// `expected_urls` at 1% false positives.
+    /// On disk: a Bloom filter in front of the seen-set (true), at 1%
+    /// false positives. It starts sized for 65,536 URLs and grows
+    /// fourfold, rebuilt from the store, each time it fills.
     pub bloom: bool,
-    /// How many URLs the on-disk Bloom filter is sized for (10,000,000).
+    /// The most URLs the on-disk Bloom filter grows to be sized for
+    /// (10,000,000); past that its false positives rise, and more lookups
+    /// fall through to the store.
     pub expected_urls: u64,
     /// On disk: at a clean close, the store's journal is rotated when it
     /// holds more than this many bytes (4 MiB), so the next open need not

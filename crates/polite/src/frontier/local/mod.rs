@@ -28,6 +28,7 @@ use crate::store::{sort_key, sort_priority, sort_seq, Entry, Sort, Store};
 mod calls;
 mod open;
 mod recovery;
+mod seen_filter;
 #[cfg(test)]
 mod tests;
 mod trait_impl;
@@ -163,7 +164,7 @@ impl RobotsGate {
 
 enum Seen {
     Memory(HashSet<u128>),
-    Disk(Option<fastbloom::BloomFilter>),
+    Disk(Option<seen_filter::SeenFilter>),
 }
 
 /// The frontier in one process, in memory or on disk (see the
@@ -310,8 +311,8 @@ impl LocalFrontier {
     fn seen_contains(&mut self, fp: u128) -> Result<bool, FrontierError> {
         match &mut self.seen {
             Seen::Memory(set) => Ok(set.contains(&fp)),
-            Seen::Disk(bloom) => {
-                if bloom.as_ref().is_some_and(|b| !b.contains(&fp)) {
+            Seen::Disk(filter) => {
+                if filter.as_ref().is_some_and(|f| !f.contains(&fp)) {
                     return Ok(false);
                 }
                 match self.store.as_mut() {
@@ -328,15 +329,33 @@ impl LocalFrontier {
             Seen::Memory(set) => {
                 set.insert(fp);
             }
-            Seen::Disk(bloom) => {
-                if let Some(b) = bloom.as_mut() {
-                    b.insert(&fp);
-                }
+            Seen::Disk(filter) => {
+                let full = filter.as_mut().is_some_and(|f| f.insert(&fp));
                 if let Some(store) = self.store.as_mut() {
                     store.put_seen(fp);
                 }
+                if full {
+                    self.grow_seen_filter();
+                }
             }
         }
+    }
+
+    /// Replaces a full seen filter with one four times larger, filled
+    /// from the store (what is committed and what is pending). One that
+    /// cannot be filled is dropped: lookups then all ask the store.
+    fn grow_seen_filter(&mut self) {
+        let (Seen::Disk(Some(old)), Some(store)) = (&self.seen, self.store.as_ref()) else {
+            return;
+        };
+        let mut grown = old.larger();
+        let filled = store.scan_seen(|fp| {
+            grown.insert(&fp);
+        });
+        for fp in store.pending_seen() {
+            grown.insert(fp);
+        }
+        self.seen = Seen::Disk(filled.is_ok().then_some(grown));
     }
 
     fn save_host(&mut self, key: &str) {

@@ -5,6 +5,7 @@
 //! go back to their place in the queue; hosts' politeness states and
 //! robots.txt gates are restored. The summary is written here too.
 
+use super::seen_filter::SeenFilter;
 use super::*;
 use crate::store::FlightEntry;
 
@@ -71,7 +72,8 @@ impl LocalFrontier {
         // Sequence numbers only need to be unique among live entries.
         let (flights, max_seq) = f.reissue(&mut store)?;
         if let Some(s) = summary {
-            if let Some(bloom) = restore_bloom(&store, s.bloom.as_ref())? {
+            let max = f.config.expected_urls;
+            if let Some(bloom) = restore_bloom(&store, s.bloom.as_ref(), max)? {
                 f.restore_from_summary(s, flights, max_seq, bloom);
                 f.store = Some(store);
                 return Ok(f);
@@ -105,7 +107,7 @@ impl LocalFrontier {
         s: summary::Summary,
         flights: Vec<FlightEntry>,
         max_seq: u64,
-        bloom: Option<fastbloom::BloomFilter>,
+        bloom: Option<SeenFilter>,
     ) {
         self.summary_generation = Some(s.generation);
         for k in s.keys {
@@ -163,14 +165,14 @@ impl LocalFrontier {
         self.seq = max_seq;
         self.schedule_all();
         self.seen = Seen::Disk(if self.config.bloom {
-            let expected = self.config.expected_urls.max(1_000);
-            let mut bloom = fastbloom::BloomFilter::with_false_pos(0.01)
-                .seed(&summary::BLOOM_SEED)
-                .expected_items(usize::try_from(expected).unwrap_or(usize::MAX));
+            // Sized for twice what the store has seen (counted first).
+            let mut seen = 0u64;
+            store.scan_seen(|_| seen += 1)?;
+            let mut filter = SeenFilter::new(seen.saturating_mul(2), self.config.expected_urls);
             store.scan_seen(|fp| {
-                bloom.insert(&fp);
+                filter.insert(&fp);
             })?;
-            Some(bloom)
+            Some(filter)
         } else {
             None
         });
@@ -215,7 +217,7 @@ impl LocalFrontier {
             });
         }
         let bloom = match &self.seen {
-            Seen::Disk(Some(b)) => Some((b.num_hashes(), b.as_slice().to_vec())),
+            Seen::Disk(Some(f)) => Some(f.saved()),
             _ => None,
         };
         let s = summary::Summary {
@@ -236,19 +238,18 @@ impl LocalFrontier {
 fn restore_bloom(
     store: &Store,
     saved: Option<&(u32, Vec<u64>)>,
-) -> Result<Option<Option<fastbloom::BloomFilter>>, FrontierError> {
+    max: u64,
+) -> Result<Option<Option<SeenFilter>>, FrontierError> {
     let Some((hashes, words)) = saved else {
         return Ok(Some(None));
     };
     if words.is_empty() || *hashes == 0 {
         return Ok(None);
     }
-    let bloom = fastbloom::BloomFilter::from_vec(words.clone())
-        .seed(&summary::BLOOM_SEED)
-        .hashes(*hashes);
+    let filter = SeenFilter::restored(*hashes, words.clone(), max);
     let sample = store.sample_seen(256)?;
-    if sample.iter().all(|fp| bloom.contains(fp)) {
-        Ok(Some(Some(bloom)))
+    if sample.iter().all(|fp| filter.contains(fp)) {
+        Ok(Some(Some(filter)))
     } else {
         Ok(None)
     }

@@ -12,6 +12,13 @@ fn ok() -> Outcome {
     }
 }
 
+/// Opens (and reopens) the frontier stored in `dir`.
+fn opener(dir: &std::path::Path, config: FrontierConfig) -> impl Fn() -> LocalFrontier + '_ {
+    move || {
+        LocalFrontier::open(dir, Politeness::new(Config::default()), config.clone()).expect("open")
+    }
+}
+
 fn no_gate() -> FrontierConfig {
     FrontierConfig {
         robots_gate: false,
@@ -416,17 +423,13 @@ fn a_store_keeps_its_key_mode() {
 #[test]
 fn tags_round_trip_through_disk_and_requeue() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let open = || {
-        LocalFrontier::open(
-            dir.path(),
-            Politeness::new(Config::default()),
-            FrontierConfig {
-                window: 1,
-                ..no_gate()
-            },
-        )
-        .expect("open")
-    };
+    let open = opener(
+        dir.path(),
+        FrontierConfig {
+            window: 1,
+            ..no_gate()
+        },
+    );
     let mut f = open();
     for (i, u) in ["https://a.test/1", "https://a.test/2"].iter().enumerate() {
         block_on(f.enqueue_tagged(u, 0, 40 + i as u32, T0)).expect("enqueue");
@@ -693,4 +696,46 @@ fn a_host_held_back_long_gives_its_slot_up() {
         panic!("a.test goes on")
     };
     assert_eq!(again.url, "https://a.test/2");
+}
+
+/// The seen filter starts small and grows as URLs come (rebuilt from the
+/// store, pending fingerprints included); whatever its size, every URL
+/// seen stays seen, across a reopen too, and new ones are queued.
+#[test]
+fn the_seen_filter_grows_with_the_crawl_and_forgets_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let open = opener(
+        dir.path(),
+        FrontierConfig {
+            // Not a divisor of the filter's size: fingerprints are pending
+            // (uncommitted) when it grows.
+            commit_every: 100,
+            ..no_gate()
+        },
+    );
+    let url = |i: u64| format!("https://h{}.test/p{i}", i % 997);
+    let first = seen_filter::FIRST_CAPACITY + 5_000;
+    let mut f = open();
+    let filter_capacity = |f: &LocalFrontier| match &f.seen {
+        Seen::Disk(Some(s)) => s.capacity(),
+        _ => 0,
+    };
+    assert_eq!(filter_capacity(&f), seen_filter::FIRST_CAPACITY);
+    for i in 0..first {
+        let a = block_on(f.enqueue_tagged(&url(i), 0, 0, T0)).expect("enqueue");
+        assert_eq!(a, Admission::Queued, "{}", url(i));
+    }
+    assert_eq!(filter_capacity(&f), 4 * seen_filter::FIRST_CAPACITY);
+    for i in 0..first {
+        let a = block_on(f.enqueue_tagged(&url(i), 0, 0, T0)).expect("enqueue");
+        assert_eq!(a, Admission::Duplicate, "{}", url(i));
+    }
+    drop(f);
+    let mut f = open();
+    for i in (0..first).step_by(11) {
+        let a = block_on(f.enqueue_tagged(&url(i), 0, 0, T0)).expect("enqueue");
+        assert_eq!(a, Admission::Duplicate, "after reopening: {}", url(i));
+    }
+    let a = block_on(f.enqueue_tagged(&url(first), 0, 0, T0)).expect("enqueue");
+    assert_eq!(a, Admission::Queued);
 }
