@@ -702,6 +702,12 @@ impl Store {
         self.gen
     }
 
+    /// About how many fingerprints the seen-set holds (fjall's estimate,
+    /// without a scan), to size a filter for it.
+    pub fn seen_estimate(&self) -> u64 {
+        self.seen.approximate_len() as u64
+    }
+
     /// Up to `n` fingerprints of the seen-set, to test a persisted Bloom
     /// filter against before trusting it.
     pub fn sample_seen(&self, n: usize) -> Result<Vec<u128>, FrontierError> {

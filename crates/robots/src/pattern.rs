@@ -185,12 +185,7 @@ pub fn path_params_query(url: &str) -> Cow<'_, str> {
 fn any_path_params_query(url: &str) -> Cow<'_, str> {
     let b = url.as_bytes();
     let search_start = if b.starts_with(b"//") { 2 } else { 0 };
-    let find_any = |from: usize| {
-        b.get(from..)
-            .and_then(|s| memchr::memchr3(b'/', b'?', b';', s))
-            .map(|i| from + i)
-    };
-    let early_path = find_any(search_start);
+    let early_path = path_delimiter(b, search_start);
     let mut protocol_end = find_scheme_separator(b, search_start);
     if let (Some(e), Some(p)) = (early_path, protocol_end) {
         if e < p {
@@ -205,12 +200,7 @@ fn any_path_params_query(url: &str) -> Cow<'_, str> {
 /// `protocol_end` (`#` is looked for from `search_start`).
 fn after_scheme(url: &str, search_start: usize, protocol_end: usize) -> Cow<'_, str> {
     let b = url.as_bytes();
-    let find_any = |from: usize| {
-        b.get(from..)
-            .and_then(|s| memchr::memchr3(b'/', b'?', b';', s))
-            .map(|i| from + i)
-    };
-    let Some(path_start) = find_any(protocol_end) else {
+    let Some(path_start) = path_delimiter(b, protocol_end) else {
         return Cow::Borrowed("/");
     };
     let hash = b
@@ -229,6 +219,14 @@ fn after_scheme(url: &str, search_start: usize, protocol_end: usize) -> Cow<'_, 
         return Cow::Owned(format!("/{path}"));
     }
     Cow::Borrowed(path)
+}
+
+/// Position of the first `/`, `?` or `;` at or after `from`: where a
+/// path (or its params or query) starts.
+fn path_delimiter(b: &[u8], from: usize) -> Option<usize> {
+    b.get(from..)
+        .and_then(|s| memchr::memchr3(b'/', b'?', b';', s))
+        .map(|i| from + i)
 }
 
 /// Position of the first `://` at or after `from` (a hand scan: cheaper

@@ -348,14 +348,7 @@ impl LocalFrontier {
         let (Seen::Disk(Some(old)), Some(store)) = (&self.seen, self.store.as_ref()) else {
             return;
         };
-        let mut grown = old.larger();
-        let filled = store.scan_seen(|fp| {
-            grown.insert(&fp);
-        });
-        for fp in store.pending_seen() {
-            grown.insert(fp);
-        }
-        self.seen = Seen::Disk(filled.is_ok().then_some(grown));
+        self.seen = Seen::Disk(old.larger().filled_from(store).ok());
     }
 
     fn save_host(&mut self, key: &str) {

@@ -165,14 +165,9 @@ impl LocalFrontier {
         self.seq = max_seq;
         self.schedule_all();
         self.seen = Seen::Disk(if self.config.bloom {
-            // Sized for twice what the store has seen (counted first).
-            let mut seen = 0u64;
-            store.scan_seen(|_| seen += 1)?;
-            let mut filter = SeenFilter::new(seen.saturating_mul(2), self.config.expected_urls);
-            store.scan_seen(|fp| {
-                filter.insert(&fp);
-            })?;
-            Some(filter)
+            // Sized for twice what the store has seen.
+            let capacity = store.seen_estimate().saturating_mul(2);
+            Some(SeenFilter::new(capacity, self.config.expected_urls).filled_from(store)?)
         } else {
             None
         });

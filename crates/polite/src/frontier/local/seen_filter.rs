@@ -14,6 +14,8 @@
 use fastbloom::BloomFilter;
 
 use crate::frontier::summary::BLOOM_SEED;
+use crate::frontier::FrontierError;
+use crate::store::Store;
 
 /// URLs a new filter is sized for (about 78 KiB at 1 % false positives).
 pub(super) const FIRST_CAPACITY: u64 = 65_536;
@@ -73,6 +75,18 @@ impl SeenFilter {
         self.bloom.insert(fp);
         self.items += 1;
         self.items > self.capacity && self.capacity < self.max
+    }
+
+    /// This filter with every fingerprint `store` has seen added, those
+    /// committed and those still pending in its batch.
+    pub(super) fn filled_from(mut self, store: &Store) -> Result<SeenFilter, FrontierError> {
+        store.scan_seen(|fp| {
+            self.insert(&fp);
+        })?;
+        for fp in store.pending_seen() {
+            self.insert(fp);
+        }
+        Ok(self)
     }
 
     /// An empty filter four times this one's size (at most the maximum),
