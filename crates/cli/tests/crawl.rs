@@ -34,6 +34,7 @@ fn the_demo_crawl_is_polite_by_the_servers_own_log() {
         "{stdout}"
     );
     assert!(out.join("log.jsonl").exists() && out.join("warc").is_dir());
+    every_record_is_in_the_warc_beside_its_request(&out);
     // A host whose Crawl-delay is over the maximum is skipped, and its
     // URLs are logged as such.
     let log = std::fs::read_to_string(out.join("log.jsonl")).expect("log");
@@ -85,6 +86,66 @@ fn the_demo_crawl_is_polite_by_the_servers_own_log() {
         "{stdout}"
     );
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Each line of `evidence/records.jsonl` is in the WARC once, in a
+/// `metadata` batch whose `WARC-Concurrent-To` for that line names a
+/// `request` record for the record's URL.
+fn every_record_is_in_the_warc_beside_its_request(crawl: &std::path::Path) {
+    use std::io::Read;
+    let mut text = String::new();
+    let mut files: Vec<_> = std::fs::read_dir(crawl.join("warc"))
+        .expect("warc dir")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    for f in files {
+        flate2::read::MultiGzDecoder::new(std::fs::File::open(f).expect("warc"))
+            .read_to_string(&mut text)
+            .expect("gzip");
+    }
+    let field = |head: &str, name: &str| -> Vec<String> {
+        head.split("\r\n")
+            .filter_map(|l| l.strip_prefix(name)?.strip_prefix(": "))
+            .map(str::to_owned)
+            .collect()
+    };
+    let mut requests = std::collections::HashMap::new();
+    let mut archived = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(r) = rest.strip_prefix("WARC/1.1\r\n") {
+        let (head, after) = r.split_once("\r\n\r\n").expect("a record's head");
+        let len: usize = field(head, "Content-Length")[0].parse().expect("length");
+        let block = &after[..len];
+        rest = &after[len + 4..];
+        match field(head, "WARC-Type")[0].as_str() {
+            "request" => {
+                let id = field(head, "WARC-Record-ID").concat();
+                requests.insert(id, field(head, "WARC-Target-URI").concat());
+            }
+            "metadata" => {
+                let named = field(head, "WARC-Concurrent-To");
+                assert_eq!(named.len(), block.lines().count(), "{head}");
+                archived.extend(block.lines().map(str::to_owned).zip(named));
+            }
+            _ => {}
+        }
+    }
+    let written = std::fs::read_to_string(crawl.join("evidence/records.jsonl")).expect("records");
+    let mut written: Vec<&str> = written.lines().collect();
+    assert!(written.len() > 100, "{} records", written.len());
+    for (line, request) in &archived {
+        let record: serde_json::Value = serde_json::from_str(line).expect("a record");
+        assert_eq!(
+            requests.get(request),
+            record["url"].as_str().map(str::to_owned).as_ref()
+        );
+    }
+    let mut archived: Vec<&str> = archived.iter().map(|(l, _)| l.as_str()).collect();
+    written.sort_unstable();
+    archived.sort_unstable();
+    assert_eq!(archived, written, "the WARC holds every record, once");
 }
 
 #[test]

@@ -7,7 +7,8 @@
 //! `WARC-Block-Digest` and, for responses, `WARC-Payload-Digest` (both
 //! SHA-1 in base32, the form web archives use), `WARC-Truncated: length`
 //! when the body was cut at the crawl's cap, and `WARC-Concurrent-To` on a
-//! request, naming its response.
+//! request, naming its response. Evidence records go in `metadata`
+//! records, in batches (see [`batch`]).
 //!
 //! The HTTP block of a response is its status line and header fields as
 //! received (`Transfer-Encoding` removed: the body is stored de-chunked),
@@ -22,6 +23,8 @@ use flate2::{Compress, Compression, Crc, FlushCompress, Status};
 use sha1::{Digest, Sha1};
 
 use mannerly_time::UnixMillis;
+
+mod batch;
 
 /// Why writing WARC failed.
 #[derive(Debug, thiserror::Error)]
@@ -167,6 +170,8 @@ pub struct WarcWriter {
     deflate: Compress,
     /// The compressor for evidence records (see [`Packing::Dense`]).
     dense: libdeflater::Compressor,
+    /// Evidence records waiting for their `metadata` record.
+    evidence: batch::Batch,
 }
 
 /// libdeflate's level for [`Packing::Dense`] (its fastest that
@@ -236,6 +241,7 @@ impl WarcWriter {
             written: 0,
             deflate: Compress::new(Compression::fast(), false),
             dense: libdeflater::Compressor::new(DENSE_LEVEL),
+            evidence: batch::Batch::default(),
         })
     }
 
@@ -467,32 +473,61 @@ impl WarcWriter {
         let all = response.and_then(|mut r| {
             r.extend_from_slice(&self.member(&headers, &[x.request_head], Packing::Fast)?);
             if let Some(evidence) = x.evidence {
-                // Only what names and places it: the record carries its own
-                // digest chain, and each header here costs every request.
-                let meta = vec![
-                    ("WARC-Type", "metadata".to_owned()),
-                    ("WARC-Record-ID", record_id()),
-                    ("WARC-Date", warc_date(x.date)),
-                    ("WARC-Target-URI", x.url.to_owned()),
-                    ("WARC-Concurrent-To", request_id.clone()),
-                    ("Content-Type", "application/json".to_owned()),
-                ];
-                r.extend_from_slice(&self.member(&meta, &[evidence], Packing::Dense)?);
-                records += 1;
+                self.evidence.push(evidence, request_id, x.date);
+                if let Some(due) = self.evidence.take_due(x.date) {
+                    r.extend_from_slice(&self.evidence_member(due)?);
+                    records += 1;
+                }
             }
             Ok(r)
         });
         self.write_members(all, records)
     }
 
-    /// Flushes and fsyncs the current file.
+    /// One `metadata` record holding a batch of evidence records, one a
+    /// line, with a `WARC-Concurrent-To` for each in the same order.
+    fn evidence_member(&mut self, due: batch::Taken) -> io::Result<Vec<u8>> {
+        let mut headers = Vec::with_capacity(due.requests.len() + 5);
+        headers.push(("WARC-Type", "metadata".to_owned()));
+        headers.push(("WARC-Record-ID", record_id()));
+        headers.push(("WARC-Date", warc_date(due.date)));
+        for request in due.requests {
+            headers.push(("WARC-Concurrent-To", request));
+        }
+        headers.push(("WARC-Block-Digest", sha1_digest(&[&due.lines])));
+        headers.push(("Content-Type", "application/x-ndjson".to_owned()));
+        self.member(&headers, &[&due.lines], Packing::Dense)
+    }
+
+    /// Writes the evidence records still waiting for their `metadata`
+    /// record.
+    pub fn flush_evidence(&mut self) -> Result<(), WarcError> {
+        let Some(due) = self.evidence.take() else {
+            return Ok(());
+        };
+        let member = self.evidence_member(due);
+        self.write_members(member, 1)
+    }
+
+    /// Writes the evidence waiting, then flushes and fsyncs the current
+    /// file.
     pub fn sync(&mut self) -> Result<(), WarcError> {
+        self.flush_evidence()?;
         if let Some((file, path, _)) = self.file.as_mut() {
             let path = path.clone();
             file.sync_data()
                 .map_err(|source| WarcError::Io { path, source })?;
         }
         Ok(())
+    }
+}
+
+impl Drop for WarcWriter {
+    /// A writer dropped without [`WarcWriter::sync`] (a crawl ending on an
+    /// error) still archives the evidence waiting; an error here has no one
+    /// to go to, and `records.jsonl` holds the records anyway.
+    fn drop(&mut self) {
+        let _ = self.flush_evidence();
     }
 }
 
@@ -705,6 +740,107 @@ mod tests {
             member.len(),
             record.len()
         );
+    }
+
+    /// The records of a file, as (header fields, block) pairs.
+    fn records_of(path: &Path) -> Vec<(Vec<(String, String)>, String)> {
+        let mut text = String::new();
+        flate2::read::MultiGzDecoder::new(File::open(path).expect("file"))
+            .read_to_string(&mut text)
+            .expect("gzip");
+        let mut out = Vec::new();
+        let mut rest = text.as_str();
+        while let Some(r) = rest.strip_prefix("WARC/1.1\r\n") {
+            let (head, after) = r.split_once("\r\n\r\n").expect("head");
+            let fields: Vec<(String, String)> = head
+                .split("\r\n")
+                .filter_map(|l| l.split_once(": "))
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect();
+            let len: usize = fields
+                .iter()
+                .find(|(k, _)| k == "Content-Length")
+                .and_then(|(_, v)| v.parse().ok())
+                .expect("length");
+            out.push((fields, after[..len].to_owned()));
+            rest = &after[len + 4..];
+        }
+        assert!(rest.is_empty(), "whole records only");
+        out
+    }
+
+    #[test]
+    fn evidence_goes_in_batches_each_line_beside_its_request() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut w = WarcWriter::open(dir.path(), "t", 1 << 30, "mannerly-test").expect("open");
+        let n = batch::MAX_RECORDS + 3;
+        let lines: Vec<String> = (0..n).map(|i| format!("{{\"seq\":{i}}}")).collect();
+        for (i, line) in lines.iter().enumerate() {
+            let url = format!("https://a.example/{i}");
+            w.exchange(&Exchange {
+                evidence: Some(line.as_bytes()),
+                ..exchange(&url)
+            })
+            .expect("write");
+        }
+        w.sync().expect("sync: the last, part-full batch too");
+        let records = records_of(&w.files()[0]);
+        let field = |r: &(Vec<(String, String)>, String), name: &str| -> Vec<String> {
+            r.0.iter()
+                .filter(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .collect()
+        };
+        let kind = |r: &(Vec<(String, String)>, String)| field(r, "WARC-Type").concat();
+        // Each request record's id and the line its exchange carried.
+        let requests: Vec<(String, String)> = records
+            .iter()
+            .filter(|r| kind(r) == "request")
+            .map(|r| {
+                (
+                    field(r, "WARC-Record-ID").concat(),
+                    field(r, "WARC-Target-URI").concat(),
+                )
+            })
+            .collect();
+        let batches: Vec<_> = records.iter().filter(|r| kind(r) == "metadata").collect();
+        assert_eq!(batches.len(), 2, "a full batch and the rest");
+        let mut seen = 0;
+        for b in &batches {
+            assert_eq!(field(b, "Content-Type"), ["application/x-ndjson"]);
+            assert_eq!(
+                field(b, "WARC-Block-Digest"),
+                [sha1_digest(&[b.1.as_bytes()])]
+            );
+            let named = field(b, "WARC-Concurrent-To");
+            assert_eq!(named.len(), b.1.lines().count());
+            for (line, id) in b.1.lines().zip(&named) {
+                let (_, url) = requests.iter().find(|(r, _)| r == id).expect("a request");
+                assert_eq!(url, &format!("https://a.example/{seen}"));
+                assert_eq!(line, lines[seen]);
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, n, "every record, once, in order");
+        let before = w.bytes_written();
+        w.sync().expect("sync");
+        assert_eq!(w.bytes_written(), before, "nothing left to write");
+    }
+
+    #[test]
+    fn a_dropped_writer_archives_the_evidence_waiting() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut w = WarcWriter::open(dir.path(), "t", 1 << 30, "mannerly-test").expect("open");
+        w.exchange(&Exchange {
+            evidence: Some(b"{\"seq\":0}\n"),
+            ..exchange("https://a.example/")
+        })
+        .expect("write");
+        let file = w.files()[0].clone();
+        drop(w);
+        let records = records_of(&file);
+        let last = records.last().expect("records");
+        assert_eq!(last.1, "{\"seq\":0}\n", "one line, its newline kept single");
     }
 
     #[test]
