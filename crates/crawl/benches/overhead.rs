@@ -386,14 +386,14 @@ fn main() {
     let port = web.port();
     let dir = tempfile::tempdir().expect("tempdir");
     let exe = std::env::current_exe().expect("exe");
-    // MANNERLY_BENCH_CALLGRIND=1: the engine children (with evidence,
-    // without, and with metrics) run under valgrind's callgrind, which
-    // counts their instructions (a figure this machine's noise does not
-    // move; the run is some 50x slower).
+    // MANNERLY_BENCH_CALLGRIND=1: the engine children (with evidence, and
+    // with metrics too) run under valgrind's callgrind, which counts their
+    // instructions (a figure this machine's
+    // noise does not move; the run is some 50x slower).
     let callgrind = std::env::var_os("MANNERLY_BENCH_CALLGRIND").is_some_and(|v| v == "1");
     let instructions = std::cell::RefCell::new(Vec::<(String, f64)>::new());
     let run = |what: &str| -> Vec<f64> {
-        let counted = callgrind && what.starts_with("engine");
+        let counted = callgrind && what.starts_with("engine") && what != "engine-no-evidence";
         let mut cmd = if counted {
             let mut c = Command::new("valgrind");
             let dump = dir.path().join(format!("{what}.callgrind"));
@@ -513,21 +513,10 @@ fn main() {
         (bare_us + floor_us) / bare_us,
         e[2] / e[0] * 1e6
     );
-    let counts = instructions.borrow();
-    for (what, n) in counts.iter() {
+    for (what, n) in instructions.borrow().iter() {
         println!(
             "{what} under callgrind: {n:.0} instructions, {:.0} per request",
             n / e[0]
-        );
-    }
-    let fewest = |what: &str| {
-        let n = counts.iter().filter(|(w, _)| w == what).map(|(_, n)| *n);
-        n.reduce(f64::min)
-    };
-    if let (Some(on), Some(off)) = (fewest("engine"), fewest("engine-no-evidence")) {
-        println!(
-            "evidence under callgrind: {:+.1}% instructions per request",
-            (on / off - 1.0) * 100.0
         );
     }
 }

@@ -31,8 +31,11 @@ pub struct AgentRules<'r> {
 pub(super) struct View {
     agent_match: AgentMatch,
     groups: Vec<usize>,
-    /// Rule indexes in decision order.
-    order: Vec<usize>,
+    /// The rules in decision order, each with what a check needs.
+    order: Vec<Probe>,
+    /// The patterns of `order`, end to end: a check reads them from one
+    /// buffer instead of following each rule to its own.
+    patterns: Vec<u8>,
     /// Positions in `order` of rules whose literal prefix is shorter than
     /// an index key (three bytes): tried for every path.
     short: Vec<u32>,
@@ -51,6 +54,21 @@ impl PartialEq for SharedView {
     fn eq(&self, _: &Self) -> bool {
         true
     }
+}
+
+/// One rule as a check sees it.
+#[derive(Debug, Clone)]
+struct Probe {
+    /// Its pattern: `patterns[start..end]` of the view.
+    start: u32,
+    end: u32,
+    /// See [`Rule`]: where the first `*` is, and the bytes a path needs.
+    first_star: u32,
+    required: u64,
+    /// A match allows (Allow, or an empty Disallow).
+    allows: bool,
+    /// The rule's index in the file.
+    rule: u32,
 }
 
 /// Below this many rules the index costs more than it saves.
@@ -109,22 +127,36 @@ fn literal_prefix(pattern: &[u8]) -> &[u8] {
 impl View {
     /// The view of `groups` (selected for a crawler as `agent_match` says).
     pub(super) fn new(robots: &Robots, agent_match: AgentMatch, groups: Vec<usize>) -> View {
-        let order = decision_order(robots, &groups);
+        let ranked = decision_order(robots, &groups);
         let mut short = Vec::new();
         let mut by_key: HashMap<u32, Vec<u32>, BuildHasherDefault<KeyHasher>> = HashMap::default();
-        if order.len() >= INDEX_MIN_RULES {
-            for (rank, &i) in order.iter().enumerate() {
-                let prefix = literal_prefix(robots.rules[i].effective.as_bytes());
-                match index_key(prefix) {
+        let mut order = Vec::with_capacity(ranked.len());
+        let mut patterns = Vec::new();
+        for (rank, &i) in ranked.iter().enumerate() {
+            let rule = &robots.rules[i];
+            let pattern = rule.effective.as_bytes();
+            if ranked.len() >= INDEX_MIN_RULES {
+                match index_key(literal_prefix(pattern)) {
                     Some(key) => by_key.entry(key).or_default().push(rank as u32),
                     None => short.push(rank as u32),
                 }
             }
+            let start = patterns.len() as u32;
+            patterns.extend_from_slice(pattern);
+            order.push(Probe {
+                start,
+                end: patterns.len() as u32,
+                first_star: rule.first_star,
+                required: rule.required,
+                allows: rule.kind == RuleKind::Allow || pattern.is_empty(),
+                rule: i as u32,
+            });
         }
         View {
             agent_match,
             groups,
             order,
+            patterns,
             short,
             by_key,
         }
@@ -206,14 +238,16 @@ impl<'r> AgentRules<'r> {
         )
     }
 
-    fn try_rule(&self, i: usize, path: &[u8], mask: u64) -> Option<(bool, Option<usize>)> {
-        let rule = &self.robots.rules[i];
-        rule.matches_masked(path, mask).then(|| {
-            (
-                rule.kind == RuleKind::Allow || rule.effective.is_empty(),
-                Some(i),
-            )
-        })
+    /// The decision of the rule at `rank`, if it matches `path` (whose
+    /// [`byte_mask`] is `mask`).
+    fn try_rule(&self, rank: usize, path: &[u8], mask: u64) -> Option<(bool, Option<usize>)> {
+        let v = &*self.view;
+        let p = v.order.get(rank)?;
+        if p.first_star != u32::MAX && p.required & !mask != 0 {
+            return None;
+        }
+        let pattern = v.patterns.get(p.start as usize..p.end as usize)?;
+        pattern_matches(pattern, p.first_star, path).then_some((p.allows, Some(p.rule as usize)))
     }
 
     /// The decision for an already extracted (and, in RFC mode, normalised)
@@ -222,10 +256,8 @@ impl<'r> AgentRules<'r> {
         let v = &*self.view;
         let mask = byte_mask(path);
         if v.order.len() < INDEX_MIN_RULES {
-            return v
-                .order
-                .iter()
-                .find_map(|&i| self.try_rule(i, path, mask))
+            return (0..v.order.len())
+                .find_map(|rank| self.try_rule(rank, path, mask))
                 .unwrap_or((true, None));
         }
         let bucket: &[u32] = index_key(path)
@@ -249,7 +281,7 @@ impl<'r> AgentRules<'r> {
                 }
                 (None, None) => return (true, None),
             };
-            if let Some(d) = self.try_rule(v.order[rank as usize], path, mask) {
+            if let Some(d) = self.try_rule(rank as usize, path, mask) {
                 return d;
             }
         }

@@ -5,11 +5,13 @@
 
 mod agent_rules;
 mod parser;
+mod pattern_bytes;
 mod query;
 
 pub(crate) use agent_rules::byte_mask;
 pub use agent_rules::AgentRules;
 use parser::Parser;
+use pattern_bytes::PatternBytes;
 pub use query::{AgentMatch, MatchedRule, Verdict};
 
 use std::borrow::Cow;
@@ -115,7 +117,7 @@ pub struct Rule {
     written: Option<Box<str>>,
     /// The pattern that is matched: percent-normalised, or for Google's
     /// `index.htm` rule the derived `.../$` form.
-    pub(crate) effective: Box<str>,
+    pub(crate) effective: PatternBytes,
     /// Position of the first `*` in `effective` (`u32::MAX` if none), so
     /// matching needs no scan for the common wildcard-free pattern.
     pub(crate) first_star: u32,
@@ -128,25 +130,37 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// A rule matching `effective`; `written` is the value as the file has
+    /// it, when that differs.
     fn new(
         kind: RuleKind,
         line: u32,
         column: u32,
-        written: &str,
-        effective: String,
+        written: Option<&str>,
+        effective: &[u8],
         group: u32,
         derived: bool,
     ) -> Rule {
-        let first_star = effective.find('*').map_or(u32::MAX, |i| i as u32);
-        let literal = effective.strip_suffix('$').unwrap_or(&effective);
-        let required = byte_mask(literal.as_bytes()) & !byte_mask(b"*");
+        // One pass over the bytes before a final `$` (an anchor): where the
+        // first `*` is, and which bytes occur.
+        let literal = effective.strip_suffix(b"$").unwrap_or(effective);
+        let mut first_star = u32::MAX;
+        let mut required = 0u64;
+        for (i, &b) in literal.iter().enumerate() {
+            if b == b'*' && first_star == u32::MAX {
+                first_star = i as u32;
+            }
+            required |= 1 << (b & 63);
+        }
         Rule {
-            required,
+            required: required & !byte_mask(b"*"),
             kind,
             line,
             column,
-            written: (written != effective).then(|| written.into()),
-            effective: effective.into_boxed_str(),
+            written: written
+                .filter(|w| w.as_bytes() != effective)
+                .map(Into::into),
+            effective: PatternBytes::new(effective),
             first_star,
             group,
             derived,
@@ -155,7 +169,7 @@ impl Rule {
 
     /// The value as written in the file (invalid UTF-8 shown as U+FFFD).
     pub fn pattern(&self) -> &str {
-        self.written.as_deref().unwrap_or(&self.effective)
+        self.written.as_deref().unwrap_or(self.effective.as_str())
     }
 
     /// Whether `path`, whose [`byte_mask`] is `path_mask`, matches.
@@ -168,20 +182,12 @@ impl Rule {
 
     /// Whether `path` matches this rule's pattern.
     pub(crate) fn matches(&self, path: &[u8]) -> bool {
-        let p = self.effective.as_bytes();
-        if self.first_star == u32::MAX {
-            match p.split_last() {
-                Some((b'$', body)) => path == body,
-                _ => path.starts_with(p),
-            }
-        } else {
-            pattern::matches(p, path)
-        }
+        pattern_matches(self.effective.as_bytes(), self.first_star, path)
     }
 
     /// The pattern as it is matched (percent-normalised).
     pub fn effective_pattern(&self) -> &str {
-        &self.effective
+        self.effective.as_str()
     }
 
     /// The rule's specificity: the byte length of the effective pattern,
@@ -194,6 +200,19 @@ impl Rule {
     /// (Google allows the directory itself too).
     pub fn is_derived(&self) -> bool {
         self.derived
+    }
+}
+
+/// Whether `path` matches `pattern`, whose first `*` is at `first_star`
+/// (`u32::MAX`: none, the common case, a prefix or an exact path).
+pub(crate) fn pattern_matches(pattern: &[u8], first_star: u32, path: &[u8]) -> bool {
+    if first_star == u32::MAX {
+        match pattern.split_last() {
+            Some((b'$', body)) => path == body,
+            _ => path.starts_with(pattern),
+        }
+    } else {
+        pattern::matches(pattern, path)
     }
 }
 

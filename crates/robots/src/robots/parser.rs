@@ -409,27 +409,33 @@ impl Parser {
             return;
         };
         self.seen_rule = true;
-        let effective: Vec<u8> = match self.options.mode {
-            Mode::Google => escape_pattern(value).into_owned(),
-            Mode::Rfc9309 => rfc_normalize_pattern(value).into_owned(),
+        // Most values are plain ASCII with nothing to escape: matched as
+        // written, with no copy and no UTF-8 check.
+        let plain = value.is_ascii()
+            && memchr::memchr(b'%', value).is_none()
+            && (self.options.mode == Mode::Google || !rfc_escapes(value));
+        let effective: Cow<'_, [u8]> = match (plain, self.options.mode) {
+            (true, _) => Cow::Borrowed(value),
+            (false, Mode::Google) => escape_pattern(value),
+            (false, Mode::Rfc9309) => rfc_normalize_pattern(value),
         };
-        // Escaping leaves only ASCII, so this never replaces anything.
-        let effective = String::from_utf8(effective)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        let pattern = std::str::from_utf8(value)
-            .map_or_else(|_| String::from_utf8_lossy(value), Cow::Borrowed);
-        let derived = if kind == RuleKind::Allow && self.options.mode == Mode::Google {
-            index_htm_pattern(&effective)
-        } else {
-            None
+        // The value as written, when matching uses another form.
+        let written = match &effective {
+            Cow::Borrowed(_) => None,
+            Cow::Owned(_) => Some(String::from_utf8_lossy(value)),
         };
-        self.robots.rules.push(Rule::new(
-            kind, line, col, &pattern, effective, g as u32, false,
-        ));
-        if let Some(d) = derived {
-            self.robots
-                .rules
-                .push(Rule::new(kind, line, col, &pattern, d, g as u32, true));
+        let written = written.as_deref();
+        let group = g as u32;
+        let rule = Rule::new(kind, line, col, written, &effective, group, false);
+        self.robots.rules.push(rule);
+        if kind == RuleKind::Allow && self.options.mode == Mode::Google {
+            if let Some(d) = index_htm_pattern(&effective) {
+                // The derived rule shows the line it came from.
+                let as_written =
+                    written.map_or_else(|| String::from_utf8_lossy(value), Cow::Borrowed);
+                let rule = Rule::new(kind, line, col, Some(&as_written), &d, group, true);
+                self.robots.rules.push(rule);
+            }
         }
         if let Some(group) = self.robots.groups.get_mut(g) {
             group.rules.end = self.robots.rules.len();
@@ -655,10 +661,20 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 /// Google's rule: a value whose last path segment starts with `index.htm`
 /// also allows the directory itself: `Allow: /x/index.html` gives `/x/$`.
-fn index_htm_pattern(effective: &str) -> Option<String> {
-    let slash = effective.rfind('/')?;
-    if effective[slash..].starts_with("/index.htm") {
-        Some(format!("{}$", &effective[..=slash]))
+/// Whether RFC 9309's normalisation may change `value` beyond what
+/// Google's escaping would (a `$` before the end, or a general delimiter
+/// in the query, are written percent-encoded).
+fn rfc_escapes(value: &[u8]) -> bool {
+    let last = value.len().saturating_sub(1);
+    value[..last].contains(&b'$') || value.contains(&b'?')
+}
+
+fn index_htm_pattern(effective: &[u8]) -> Option<Vec<u8>> {
+    let slash = effective.iter().rposition(|&b| b == b'/')?;
+    if effective[slash..].starts_with(b"/index.htm") {
+        let mut d = effective[..=slash].to_vec();
+        d.push(b'$');
+        Some(d)
     } else {
         None
     }

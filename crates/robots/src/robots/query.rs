@@ -176,7 +176,7 @@ impl Robots {
                     String::new()
                 },
                 effective_pattern: if full {
-                    r.effective.to_string()
+                    r.effective.as_str().to_owned()
                 } else {
                     String::new()
                 },
