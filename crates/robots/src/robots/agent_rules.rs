@@ -65,6 +65,11 @@ struct Probe {
     /// See [`Rule`]: where the first `*` is, and the bytes a path needs.
     first_star: u32,
     required: u64,
+    /// The first (up to eight) bytes of the literal prefix, and which of
+    /// a path's first eight bytes they fix: a path whose [`head`] differs
+    /// there cannot match.
+    head: u64,
+    head_mask: u64,
     /// A match allows (Allow, or an empty Disallow).
     allows: bool,
     /// The rule's index in the file.
@@ -116,6 +121,14 @@ fn index_key(bytes: &[u8]) -> Option<u32> {
     }
 }
 
+/// The first eight bytes of `bytes` as one number (zeros past its end).
+fn head(bytes: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = bytes.len().min(8);
+    b[..n].copy_from_slice(&bytes[..n]);
+    u64::from_le_bytes(b)
+}
+
 /// The bytes every path matching `pattern` must start with.
 fn literal_prefix(pattern: &[u8]) -> &[u8] {
     match memchr::memchr(b'*', pattern) {
@@ -143,7 +156,15 @@ impl View {
             }
             let start = patterns.len() as u32;
             patterns.extend_from_slice(pattern);
+            let prefix = literal_prefix(pattern);
+            let fixed = prefix.len().min(8);
             order.push(Probe {
+                head: head(prefix),
+                head_mask: if fixed == 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (fixed * 8)) - 1
+                },
                 start,
                 end: patterns.len() as u32,
                 first_star: rule.first_star,
@@ -240,9 +261,18 @@ impl<'r> AgentRules<'r> {
 
     /// The decision of the rule at `rank`, if it matches `path` (whose
     /// [`byte_mask`] is `mask`).
-    fn try_rule(&self, rank: usize, path: &[u8], mask: u64) -> Option<(bool, Option<usize>)> {
+    fn try_rule(
+        &self,
+        rank: usize,
+        path: &[u8],
+        mask: u64,
+        path_head: u64,
+    ) -> Option<(bool, Option<usize>)> {
         let v = &*self.view;
         let p = v.order.get(rank)?;
+        if path_head & p.head_mask != p.head {
+            return None;
+        }
         if p.first_star != u32::MAX && p.required & !mask != 0 {
             return None;
         }
@@ -255,9 +285,10 @@ impl<'r> AgentRules<'r> {
     fn decide(&self, path: &[u8]) -> (bool, Option<usize>) {
         let v = &*self.view;
         let mask = byte_mask(path);
+        let path_head = head(path);
         if v.order.len() < INDEX_MIN_RULES {
             return (0..v.order.len())
-                .find_map(|rank| self.try_rule(rank, path, mask))
+                .find_map(|rank| self.try_rule(rank, path, mask, path_head))
                 .unwrap_or((true, None));
         }
         let bucket: &[u32] = index_key(path)
@@ -281,7 +312,7 @@ impl<'r> AgentRules<'r> {
                 }
                 (None, None) => return (true, None),
             };
-            if let Some(d) = self.try_rule(rank as usize, path, mask) {
+            if let Some(d) = self.try_rule(rank as usize, path, mask, path_head) {
                 return d;
             }
         }
