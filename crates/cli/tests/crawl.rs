@@ -193,6 +193,22 @@ fn crawl_usage_errors_say_what_is_missing() {
         String::from_utf8_lossy(&o.stderr).contains("'pdf' is not a media type"),
         "{o:?}"
     );
+    let o = mannerly(
+        &[
+            "crawl",
+            "--out",
+            dir.to_str().expect("utf-8"),
+            "--threads",
+            "0",
+            "https://example.com/",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("'--threads <N>': 0 is not in 1.."),
+        "{o:?}"
+    );
     assert!(
         !dir.exists(),
         "nothing is created for a crawl that cannot start"

@@ -647,6 +647,10 @@ fn a_crawl_takes_its_identity_from_its_card() {
             "0",
             "--max-pages",
             "1",
+            // On a pool of threads (a crawl runs on one by default): the
+            // same requests, signed, and the same evidence.
+            "--threads",
+            "2",
         ],
         b"",
     );

@@ -13,8 +13,9 @@
 //! is a seed, so the frontier holds hosts × pages URLs at the start: the
 //! peak-RSS run of 1 M URLs over 10,000 hosts is
 //! `MANNERLY_BENCH_HOSTS=10000 MANNERLY_BENCH_PAGES=100 MANNERLY_BENCH_SEED_ALL=1`.
-//! With `MANNERLY_BENCH_ONE_THREAD=1` both children run on a current-thread
-//! runtime instead of tokio's default multi-thread one.
+//! Both children run on a current-thread runtime, as `mannerly crawl` does
+//! by default; with `MANNERLY_BENCH_MULTI_THREAD=1`, on tokio's default
+//! multi-thread one.
 //!
 //! The engine runs three ways, in turn and twice over
 //! (`MANNERLY_BENCH_ROUNDS`), each kept at its best: as a crawl runs by
@@ -45,13 +46,13 @@ fn cpu_seconds() -> f64 {
 }
 
 fn runtime() -> tokio::runtime::Runtime {
-    if std::env::var_os("MANNERLY_BENCH_ONE_THREAD").is_some() {
+    if std::env::var_os("MANNERLY_BENCH_MULTI_THREAD").is_some() {
+        tokio::runtime::Runtime::new().expect("runtime")
+    } else {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .expect("runtime")
-    } else {
-        tokio::runtime::Runtime::new().expect("runtime")
     }
 }
 

@@ -20,7 +20,12 @@ pub struct FjallStore {
 impl FjallStore {
     /// A store in `dir` (created when missing).
     pub fn open(dir: &Path) -> Result<FjallStore, fjall::Error> {
-        let db = fjall::Database::builder(dir).cache_size(8 << 20).open()?;
+        // One background worker, as the frontier's store has (see
+        // `mannerly_polite::store`).
+        let db = fjall::Database::builder(dir)
+            .cache_size(8 << 20)
+            .worker_threads(1)
+            .open()?;
         // fjall's default memtable (64 MiB) would hold every origin's
         // robots.txt in memory until it fills.
         let states = db.keyspace("robots", || {

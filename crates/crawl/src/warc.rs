@@ -168,30 +168,8 @@ pub struct WarcWriter {
     /// record (and zeroing its tables) cost more than compressing a small
     /// page.
     deflate: Compress,
-    /// The compressor for evidence records (see [`Packing::Dense`]).
-    dense: libdeflater::Compressor,
     /// Evidence records waiting for their `metadata` record.
     evidence: batch::Batch,
-}
-
-/// libdeflate's level for [`Packing::Dense`] (its fastest that
-/// compresses: level 0 stores).
-const DENSE_LEVEL: libdeflater::CompressionLvl = match libdeflater::CompressionLvl::new(1) {
-    Ok(l) => l,
-    Err(_) => libdeflater::CompressionLvl::fastest(),
-};
-
-/// How a record's member is compressed.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Packing {
-    /// zlib-rs's fastest level: fixed Huffman codes, cheapest for pages.
-    Fast,
-    /// libdeflate's fastest level, whose Huffman codes are fitted to the
-    /// record: an evidence record (some 900 bytes of JSON, hashes and
-    /// headers) compresses to a fifth less (750 bytes to 590) in the same
-    /// time (6 µs, most of it clearing the match finder's table). zlib-rs
-    /// at level 2 gets there too, in twice the time.
-    Dense,
 }
 
 impl WarcWriter {
@@ -240,7 +218,6 @@ impl WarcWriter {
             records: 0,
             written: 0,
             deflate: Compress::new(Compression::fast(), false),
-            dense: libdeflater::Compressor::new(DENSE_LEVEL),
             evidence: batch::Batch::default(),
         })
     }
@@ -314,7 +291,7 @@ impl WarcWriter {
         headers: &[(&str, String)],
         block: &[&[u8]],
     ) -> Result<(), WarcError> {
-        let member = self.member(headers, block, Packing::Fast);
+        let member = self.member(headers, block);
         self.write_members(member, 1)
     }
 
@@ -323,7 +300,6 @@ impl WarcWriter {
         &mut self,
         headers: &[(&str, String)],
         block: &[&[u8]],
-        packing: Packing,
     ) -> io::Result<Vec<u8>> {
         let len: usize = block.iter().map(|b| b.len()).sum();
         let mut head = String::from("WARC/1.1\r\n");
@@ -338,10 +314,7 @@ impl WarcWriter {
         parts.push(head.as_bytes());
         parts.extend_from_slice(block);
         parts.push(b"\r\n\r\n");
-        match packing {
-            Packing::Fast => gzip_member(&mut self.deflate, &parts, len / 2 + 256),
-            Packing::Dense => dense_member(&mut self.dense, &parts),
-        }
+        gzip_member(&mut self.deflate, &parts, len / 2 + 256)
     }
 
     /// Writes whole members (`records` of them) in one write: a kill
@@ -388,7 +361,7 @@ impl WarcWriter {
             "Content-Type",
             "application/http;msgtype=response".to_owned(),
         ));
-        let response = self.member(&headers, &[x.response_head, x.body], Packing::Fast);
+        let response = self.member(&headers, &[x.response_head, x.body]);
         let archived = Archived {
             record_id: response_id,
             date: warc_date(x.date),
@@ -432,7 +405,7 @@ impl WarcWriter {
             "Content-Type",
             "application/http;msgtype=response".to_owned(),
         ));
-        let revisit = self.member(&headers, &[x.response_head], Packing::Fast);
+        let revisit = self.member(&headers, &[x.response_head]);
         self.write_request(x, revisit, &id)?;
         // The payload stays where it was: a later revisit names it too.
         Ok(Archived {
@@ -471,7 +444,7 @@ impl WarcWriter {
         // The records in one write: one system call per exchange.
         let mut records = 2;
         let all = response.and_then(|mut r| {
-            r.extend_from_slice(&self.member(&headers, &[x.request_head], Packing::Fast)?);
+            r.extend_from_slice(&self.member(&headers, &[x.request_head])?);
             if let Some(evidence) = x.evidence {
                 self.evidence.push(evidence, request_id, x.date);
                 if let Some(due) = self.evidence.take_due(x.date) {
@@ -494,9 +467,8 @@ impl WarcWriter {
         for request in due.requests {
             headers.push(("WARC-Concurrent-To", request));
         }
-        headers.push(("WARC-Block-Digest", sha1_digest(&[&due.lines])));
         headers.push(("Content-Type", "application/x-ndjson".to_owned()));
-        self.member(&headers, &[&due.lines], Packing::Dense)
+        self.member(&headers, &[&due.lines])
     }
 
     /// Writes the evidence records still waiting for their `metadata`
@@ -571,19 +543,6 @@ fn gzip_member(deflate: &mut Compress, parts: &[&[u8]], hint: usize) -> io::Resu
     }
     out.extend_from_slice(&crc.sum().to_le_bytes());
     out.extend_from_slice(&crc.amount().to_le_bytes());
-    Ok(out)
-}
-
-/// One gzip member holding `parts` in order, compressed whole by
-/// libdeflate (for small records: it needs all the input at once). Its
-/// header, too, carries no name and no time.
-fn dense_member(c: &mut libdeflater::Compressor, parts: &[&[u8]]) -> io::Result<Vec<u8>> {
-    let input = parts.concat();
-    let mut out = vec![0; c.gzip_compress_bound(input.len())];
-    let n = c
-        .gzip_compress(&input, &mut out)
-        .map_err(io::Error::other)?;
-    out.truncate(n);
     Ok(out)
 }
 
@@ -709,37 +668,57 @@ mod tests {
             vec![&b""[..]],
             vec![&b"head\r\n"[..], &big[..], b"\r\n\r\n"],
         ] {
-            let mut dense = libdeflater::Compressor::new(DENSE_LEVEL);
-            let members = [
-                gzip_member(&mut d, &parts, 16).expect("deflate"),
-                dense_member(&mut dense, &parts).expect("libdeflate"),
-            ];
-            for member in members {
-                let mut back = Vec::new();
-                let mut one = flate2::read::GzDecoder::new(&member[..]);
-                one.read_to_end(&mut back)
-                    .expect("a valid gzip member (CRC and length checked)");
-                assert_eq!(back, parts.concat());
-                assert_eq!(
-                    one.header().map(|h| (h.mtime(), h.filename())),
-                    Some((0, None)),
-                    "no time, no name: equal records compress to equal bytes"
-                );
-            }
+            let member = gzip_member(&mut d, &parts, 16).expect("deflate");
+            let mut back = Vec::new();
+            let mut one = flate2::read::GzDecoder::new(&member[..]);
+            one.read_to_end(&mut back)
+                .expect("a valid gzip member (CRC and length checked)");
+            assert_eq!(back, parts.concat());
+            assert_eq!(
+                one.header().map(|h| (h.mtime(), h.filename())),
+                Some((0, None)),
+                "no time, no name: equal records compress to equal bytes"
+            );
         }
     }
 
     #[test]
-    fn evidence_records_are_compressed_not_stored() {
-        let record = br#"{"chain":"9adc9a7cfcd5c65a","decision":{"allowed":true,"line":2,"rule":"Allow: /"},"delay":{"required_s":1.0,"since_previous_s":1.002,"source":"default"},"host":"a.test","kind":"page","method":"GET","url":"http://a.test/p1.html","user_agent":"mannerly/0.1.0"}"#;
-        let mut dense = libdeflater::Compressor::new(DENSE_LEVEL);
-        let member = dense_member(&mut dense, &[b"WARC/1.1\r\n\r\n", record]).expect("libdeflate");
-        assert!(
-            member.len() < record.len() * 9 / 10,
-            "{} bytes for a record of {}",
-            member.len(),
-            record.len()
-        );
+    fn a_batch_of_evidence_takes_a_fraction_of_its_records_bytes() {
+        // Records as a crawl writes them: each with its own chain hash.
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let lines: Vec<String> = (0..batch::MAX_RECORDS)
+            .map(|i| {
+                let prev: String = (0..4)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        format!("{x:016x}")
+                    })
+                    .collect();
+                format!(
+                    r#"{{"chain":"9adc9a7cfcd5c65a","decision":{{"allowed":true,"line":null,"rule":null}},"delay":{{"required_s":1,"since_previous_s":1.002,"source":"default"}},"host":"site{i}.test","kind":"page","method":"GET","prev":"{prev}","seq":1,"url":"http://site{i}.test/p1.html","user_agent":"mannerly/0.1.0","v":1}}"#
+                )
+            })
+            .collect();
+        let written = |evidence: bool| {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let mut w = WarcWriter::open(dir.path(), "t", 1 << 30, "mannerly-test").expect("open");
+            for (i, line) in lines.iter().enumerate() {
+                let url = format!("http://site{i}.test/p1.html");
+                w.exchange(&Exchange {
+                    evidence: evidence.then_some(line.as_bytes()),
+                    ..exchange(&url)
+                })
+                .expect("write");
+            }
+            w.sync().expect("sync");
+            w.bytes_written()
+        };
+        let per_record = (written(true) - written(false)) / lines.len() as u64;
+        let raw = lines.iter().map(String::len).sum::<usize>() / lines.len();
+        // Alone in its member a record kept some 580 of its 940 bytes.
+        assert!(per_record * 2 < raw as u64, "{per_record} bytes a record of {raw}");
     }
 
     /// The records of a file, as (header fields, block) pairs.
@@ -808,10 +787,6 @@ mod tests {
         let mut seen = 0;
         for b in &batches {
             assert_eq!(field(b, "Content-Type"), ["application/x-ndjson"]);
-            assert_eq!(
-                field(b, "WARC-Block-Digest"),
-                [sha1_digest(&[b.1.as_bytes()])]
-            );
             let named = field(b, "WARC-Concurrent-To");
             assert_eq!(named.len(), b.1.lines().count());
             for (line, id) in b.1.lines().zip(&named) {

@@ -54,6 +54,11 @@ pub struct Args {
     /// wait on disk, so memory follows this, not the crawl's size.
     #[arg(long, value_name = "N")]
     open_hosts: Option<u64>,
+    /// Threads the crawl runs on. One keeps a polite crawl's work (which
+    /// waits on delays, not on the CPU) off other threads' wake-ups; more
+    /// help when parsing pages is what limits the crawl.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: u16,
     /// Body bytes kept per response; longer ones are cut and marked truncated.
     #[arg(long, value_name = "BYTES", default_value_t = 8 << 20)]
     max_bytes: usize,

@@ -6,7 +6,7 @@
 //! Why batches: a record alone is a gzip member of its own (warcio reads
 //! one record per member), and its hashes and ids leave about 580 bytes of
 //! it after compression, more than the page's request record. Batched, the
-//! records share one member and one dictionary: about 90 bytes each at 64
+//! records share one member and one dictionary: about 120 bytes each at 64
 //! to a batch, and the compressor's fixed cost (clearing its tables) is
 //! paid once per batch instead of once per request.
 //!
