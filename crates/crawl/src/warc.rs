@@ -296,20 +296,9 @@ impl WarcWriter {
     }
 
     /// One record as a gzip member.
-    fn member(
-        &mut self,
-        headers: &[(&str, String)],
-        block: &[&[u8]],
-    ) -> io::Result<Vec<u8>> {
+    fn member(&mut self, headers: &[(&str, String)], block: &[&[u8]]) -> io::Result<Vec<u8>> {
         let len: usize = block.iter().map(|b| b.len()).sum();
-        let mut head = String::from("WARC/1.1\r\n");
-        for (k, v) in headers {
-            head.push_str(k);
-            head.push_str(": ");
-            head.push_str(v);
-            head.push_str("\r\n");
-        }
-        head.push_str(&format!("Content-Length: {len}\r\n\r\n"));
+        let head = record_head(headers, len);
         let mut parts = Vec::with_capacity(block.len() + 2);
         parts.push(head.as_bytes());
         parts.extend_from_slice(block);
@@ -447,9 +436,11 @@ impl WarcWriter {
             r.extend_from_slice(&self.member(&headers, &[x.request_head])?);
             if let Some(evidence) = x.evidence {
                 self.evidence.push(evidence, request_id, x.date);
-                if let Some(due) = self.evidence.take_due(x.date) {
-                    r.extend_from_slice(&self.evidence_member(due)?);
-                    records += 1;
+                if self.evidence.is_due(x.date) {
+                    if let Some(member) = self.evidence_member() {
+                        r.extend_from_slice(&member?);
+                        records += 1;
+                    }
                 }
             }
             Ok(r)
@@ -457,28 +448,39 @@ impl WarcWriter {
         self.write_members(all, records)
     }
 
-    /// One `metadata` record holding a batch of evidence records, one a
-    /// line, with a `WARC-Concurrent-To` for each in the same order.
-    fn evidence_member(&mut self, due: batch::Taken) -> io::Result<Vec<u8>> {
-        let mut headers = Vec::with_capacity(due.requests.len() + 5);
-        headers.push(("WARC-Type", "metadata".to_owned()));
-        headers.push(("WARC-Record-ID", record_id()));
-        headers.push(("WARC-Date", warc_date(due.date)));
+    /// One `metadata` record holding the batch of evidence records, one a
+    /// line, with a `WARC-Concurrent-To` for each in the same order; the
+    /// batch is emptied (its buffer kept). `None` when it is empty.
+    fn evidence_member(&mut self) -> Option<io::Result<Vec<u8>>> {
+        let due = self.evidence.due()?;
+        let fixed = [
+            ("WARC-Type", "metadata".to_owned()),
+            ("WARC-Record-ID", record_id()),
+            ("WARC-Date", warc_date(due.date)),
+        ];
+        let mut head = record_fields(&fixed);
         for request in due.requests {
-            headers.push(("WARC-Concurrent-To", request));
+            head.push_str("WARC-Concurrent-To: ");
+            head.push_str(request);
+            head.push_str("\r\n");
         }
-        headers.push(("Content-Type", "application/x-ndjson".to_owned()));
-        self.member(&headers, &[&due.lines])
+        let len = due.lines.len();
+        head.push_str(&format!(
+            "Content-Type: application/x-ndjson\r\nContent-Length: {len}\r\n\r\n"
+        ));
+        let parts = [head.as_bytes(), due.lines, b"\r\n\r\n"];
+        let member = gzip_member(&mut self.deflate, &parts, due.lines.len() / 4 + 256);
+        self.evidence.clear();
+        Some(member)
     }
 
     /// Writes the evidence records still waiting for their `metadata`
     /// record.
     pub fn flush_evidence(&mut self) -> Result<(), WarcError> {
-        let Some(due) = self.evidence.take() else {
-            return Ok(());
-        };
-        let member = self.evidence_member(due);
-        self.write_members(member, 1)
+        match self.evidence_member() {
+            Some(member) => self.write_members(member, 1),
+            None => Ok(()),
+        }
     }
 
     /// Writes the evidence waiting, then flushes and fsyncs the current
@@ -492,6 +494,27 @@ impl WarcWriter {
         }
         Ok(())
     }
+}
+
+/// A record's version line and header fields, `Content-Length: len` last,
+/// and the empty line.
+fn record_head(headers: &[(&str, String)], len: usize) -> String {
+    let mut head = record_fields(headers);
+    head.push_str(&format!("Content-Length: {len}\r\n\r\n"));
+    head
+}
+
+/// A record's version line and `headers`, each ended.
+fn record_fields(headers: &[(&str, String)]) -> String {
+    let mut head = String::with_capacity(512);
+    head.push_str("WARC/1.1\r\n");
+    for (k, v) in headers {
+        head.push_str(k);
+        head.push_str(": ");
+        head.push_str(v);
+        head.push_str("\r\n");
+    }
+    head
 }
 
 impl Drop for WarcWriter {
@@ -718,7 +741,10 @@ mod tests {
         let per_record = (written(true) - written(false)) / lines.len() as u64;
         let raw = lines.iter().map(String::len).sum::<usize>() / lines.len();
         // Alone in its member a record kept some 580 of its 940 bytes.
-        assert!(per_record * 2 < raw as u64, "{per_record} bytes a record of {raw}");
+        assert!(
+            per_record * 2 < raw as u64,
+            "{per_record} bytes a record of {raw}"
+        );
     }
 
     /// The records of a file, as (header fields, block) pairs.

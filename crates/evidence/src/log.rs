@@ -142,10 +142,9 @@ impl EvidenceLog {
         let digest: Hash = sha2::Sha256::digest(&line).into();
         head.push(&digest, record.millis());
         line.push(b'\n');
-        let path = self.dir.join(Files::RECORDS);
-        self.records
-            .write_all(&line)
-            .map_err(EvidenceError::io(&path))?;
+        if let Err(e) = self.records.write_all(&line) {
+            return Err(EvidenceError::io(&self.dir.join(Files::RECORDS))(e));
+        }
         line.pop();
         self.written += 1;
         Ok(line)

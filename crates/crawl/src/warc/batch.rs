@@ -35,12 +35,12 @@ pub(crate) struct Batch {
     first: Option<UnixMillis>,
 }
 
-/// A full batch, to archive.
-pub(crate) struct Taken {
+/// A batch to archive: its records and their request records.
+pub(crate) struct Due<'a> {
     /// The records, one a line.
-    pub(crate) lines: Vec<u8>,
+    pub(crate) lines: &'a [u8],
     /// The `request` record of each line, in order.
-    pub(crate) requests: Vec<String>,
+    pub(crate) requests: &'a [String],
     /// When the first record's request was sent.
     pub(crate) date: UnixMillis,
 }
@@ -60,27 +60,29 @@ impl Batch {
         self.first.get_or_insert(date);
     }
 
-    /// The batch, when it is due at `now`: full, or its first record a
+    /// Whether the batch is due at `now`: full, or its first record a
     /// minute old.
-    pub(crate) fn take_due(&mut self, now: UnixMillis) -> Option<Taken> {
+    pub(crate) fn is_due(&self, now: UnixMillis) -> bool {
         let old = self
             .first
             .is_some_and(|t| now.0.saturating_sub(t.0) >= MAX_AGE_MS);
-        if self.requests.len() >= MAX_RECORDS || old {
-            self.take()
-        } else {
-            None
-        }
+        self.requests.len() >= MAX_RECORDS || old
     }
 
-    /// Whatever the batch holds.
-    pub(crate) fn take(&mut self) -> Option<Taken> {
-        let date = self.first.take()?;
-        Some(Taken {
-            lines: std::mem::take(&mut self.lines),
-            requests: std::mem::take(&mut self.requests),
-            date,
+    /// Whatever the batch holds, to archive before [`Batch::clear`].
+    pub(crate) fn due(&self) -> Option<Due<'_>> {
+        Some(Due {
+            lines: &self.lines,
+            requests: &self.requests,
+            date: self.first?,
         })
+    }
+
+    /// Empties the batch, keeping its buffer for the next.
+    pub(crate) fn clear(&mut self) {
+        self.lines.clear();
+        self.requests.clear();
+        self.first = None;
     }
 }
 
@@ -91,25 +93,27 @@ mod tests {
     #[test]
     fn a_batch_is_due_when_full_or_a_minute_old_and_keeps_order() {
         let mut b = Batch::default();
-        assert!(b.take().is_none(), "nothing to take");
+        assert!(b.due().is_none(), "nothing to take");
         let t0 = UnixMillis(1_795_168_800_000);
         for i in 0..MAX_RECORDS - 1 {
             b.push(format!("{{\"seq\":{i}}}").as_bytes(), format!("<r{i}>"), t0);
-            assert!(b.take_due(t0).is_none());
+            assert!(!b.is_due(t0));
         }
-        assert!(b.take_due(UnixMillis(t0.0 + MAX_AGE_MS - 1)).is_none());
+        assert!(!b.is_due(UnixMillis(t0.0 + MAX_AGE_MS - 1)));
         b.push(b"{\"seq\":63}\n", "<r63>".into(), t0);
-        let full = b.take_due(t0).expect("full");
+        assert!(b.is_due(t0), "full");
+        let full = b.due().expect("records");
         assert_eq!(full.date, t0);
         assert_eq!(full.requests.len(), MAX_RECORDS);
         let lines: Vec<&[u8]> = full.lines.split(|&c| c == b'\n').collect();
         assert_eq!(lines.len(), MAX_RECORDS + 1, "one a line, each ended");
-        for (i, (line, request)) in lines.iter().zip(&full.requests).enumerate() {
+        for (i, (line, request)) in lines.iter().zip(full.requests).enumerate() {
             assert_eq!(*line, format!("{{\"seq\":{i}}}").as_bytes());
             assert_eq!(request, &format!("<r{i}>"));
         }
+        b.clear();
+        assert!(b.due().is_none(), "cleared");
         b.push(b"{}", "<r>".into(), t0);
-        assert!(b.take_due(UnixMillis(t0.0 + MAX_AGE_MS)).is_some(), "old");
-        assert!(b.take().is_none(), "taken");
+        assert!(b.is_due(UnixMillis(t0.0 + MAX_AGE_MS)), "old");
     }
 }
