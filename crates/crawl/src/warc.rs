@@ -8,7 +8,7 @@
 //! SHA-1 in base32, the form web archives use), `WARC-Truncated: length`
 //! when the body was cut at the crawl's cap, and `WARC-Concurrent-To` on a
 //! request, naming its response. Evidence records go in `metadata`
-//! records, in batches (see [`batch`]).
+//! records, in batches of up to 64, one record a line.
 //!
 //! The HTTP block of a response is its status line and header fields as
 //! received (`Transfer-Encoding` removed: the body is stored de-chunked),
