@@ -150,64 +150,35 @@ fn every_record_is_in_the_warc_beside_its_request(crawl: &std::path::Path) {
 
 #[test]
 fn crawl_usage_errors_say_what_is_missing() {
-    let o = mannerly(&["crawl", "https://example.com/"], b"");
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("--out DIR"),
-        "{o:?}"
-    );
+    // Each is refused with exit 2, the message saying what was wrong.
+    let refused = |args: &[&str], says: &str| {
+        let o = mannerly(args, b"");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{o:?}");
+    };
+    refused(&["crawl", "https://example.com/"], "--out DIR");
     let dir = std::env::temp_dir().join(format!("mannerly-no-crawl-{}", std::process::id()));
-    let o = mannerly(&["crawl", "--resume", dir.to_str().expect("utf-8")], b"");
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("no crawl there"),
-        "{o:?}"
+    let out = dir.to_str().expect("utf-8");
+    refused(&["crawl", "--resume", out], "no crawl there");
+    refused(
+        &["crawl", "--out", out, "mailto:x@example.com"],
+        "only http and https",
     );
-    let o = mannerly(
+    let web = "https://example.com/";
+    refused(
         &[
             "crawl",
             "--out",
-            dir.to_str().expect("utf-8"),
-            "mailto:x@example.com",
-        ],
-        b"",
-    );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("only http and https"),
-        "{o:?}"
-    );
-    let o = mannerly(
-        &[
-            "crawl",
-            "--out",
-            dir.to_str().expect("utf-8"),
+            out,
             "--content-types",
             "text/html,pdf",
-            "https://example.com/",
+            web,
         ],
-        b"",
+        "'pdf' is not a media type",
     );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("'pdf' is not a media type"),
-        "{o:?}"
-    );
-    let o = mannerly(
-        &[
-            "crawl",
-            "--out",
-            dir.to_str().expect("utf-8"),
-            "--threads",
-            "0",
-            "https://example.com/",
-        ],
-        b"",
-    );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("'--threads <N>': 0 is not in 1.."),
-        "{o:?}"
+    refused(
+        &["crawl", "--out", out, "--threads", "0", web],
+        "'--threads <N>': 0 is not in 1..",
     );
     assert!(
         !dir.exists(),

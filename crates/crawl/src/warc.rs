@@ -298,7 +298,7 @@ impl WarcWriter {
     /// One record as a gzip member.
     fn member(&mut self, headers: &[(&str, String)], block: &[&[u8]]) -> io::Result<Vec<u8>> {
         let len: usize = block.iter().map(|b| b.len()).sum();
-        let head = record_head(headers, len);
+        let head = record_head(headers.iter().map(|(k, v)| (*k, v.as_str())), len);
         let mut parts = Vec::with_capacity(block.len() + 2);
         parts.push(head.as_bytes());
         parts.extend_from_slice(block);
@@ -453,21 +453,20 @@ impl WarcWriter {
     /// batch is emptied (its buffer kept). `None` when it is empty.
     fn evidence_member(&mut self) -> Option<io::Result<Vec<u8>>> {
         let due = self.evidence.due()?;
-        let fixed = [
-            ("WARC-Type", "metadata".to_owned()),
-            ("WARC-Record-ID", record_id()),
-            ("WARC-Date", warc_date(due.date)),
-        ];
-        let mut head = record_fields(&fixed);
-        for request in due.requests {
-            head.push_str("WARC-Concurrent-To: ");
-            head.push_str(request);
-            head.push_str("\r\n");
-        }
-        let len = due.lines.len();
-        head.push_str(&format!(
-            "Content-Type: application/x-ndjson\r\nContent-Length: {len}\r\n\r\n"
-        ));
+        let (id, date) = (record_id(), warc_date(due.date));
+        let fields = [
+            ("WARC-Type", "metadata"),
+            ("WARC-Record-ID", &id),
+            ("WARC-Date", &date),
+        ]
+        .into_iter()
+        .chain(
+            due.requests
+                .iter()
+                .map(|r| ("WARC-Concurrent-To", r.as_str())),
+        )
+        .chain([("Content-Type", "application/x-ndjson")]);
+        let head = record_head(fields, due.lines.len());
         let parts = [head.as_bytes(), due.lines, b"\r\n\r\n"];
         let member = gzip_member(&mut self.deflate, &parts, due.lines.len() / 4 + 256);
         self.evidence.clear();
@@ -498,14 +497,7 @@ impl WarcWriter {
 
 /// A record's version line and header fields, `Content-Length: len` last,
 /// and the empty line.
-fn record_head(headers: &[(&str, String)], len: usize) -> String {
-    let mut head = record_fields(headers);
-    head.push_str(&format!("Content-Length: {len}\r\n\r\n"));
-    head
-}
-
-/// A record's version line and `headers`, each ended.
-fn record_fields(headers: &[(&str, String)]) -> String {
+fn record_head<'a>(headers: impl IntoIterator<Item = (&'a str, &'a str)>, len: usize) -> String {
     let mut head = String::with_capacity(512);
     head.push_str("WARC/1.1\r\n");
     for (k, v) in headers {
@@ -514,6 +506,7 @@ fn record_fields(headers: &[(&str, String)]) -> String {
         head.push_str(v);
         head.push_str("\r\n");
     }
+    head.push_str(&format!("Content-Length: {len}\r\n\r\n"));
     head
 }
 

@@ -148,15 +148,15 @@ impl View {
         for (rank, &i) in ranked.iter().enumerate() {
             let rule = &robots.rules[i];
             let pattern = rule.effective.as_bytes();
+            let prefix = literal_prefix(pattern);
             if ranked.len() >= INDEX_MIN_RULES {
-                match index_key(literal_prefix(pattern)) {
+                match index_key(prefix) {
                     Some(key) => by_key.entry(key).or_default().push(rank as u32),
                     None => short.push(rank as u32),
                 }
             }
             let start = patterns.len() as u32;
             patterns.extend_from_slice(pattern);
-            let prefix = literal_prefix(pattern);
             let fixed = prefix.len().min(8);
             order.push(Probe {
                 head: head(prefix),
