@@ -17,12 +17,14 @@
 //! by default; with `MANNERLY_BENCH_MULTI_THREAD=1`, on tokio's default
 //! multi-thread one.
 //!
-//! The engine runs three ways, in turn and twice over
-//! (`MANNERLY_BENCH_ROUNDS`), each kept at its best: as a crawl runs by
-//! default (evidence on), without evidence, and with metrics counted,
-//! served and scraped every second. A last child times the output work alone (the WARC records, link
-//! extraction, the log line) on pages fetched once: the engine's CPU per
-//! request cannot fall below the bare loop's plus that.
+//! The engine runs three ways, in turn, three rounds over
+//! (`MANNERLY_BENCH_ROUNDS`; every other round in reverse order), each
+//! kept at its best: as a crawl runs by default (evidence on), without
+//! evidence, and with metrics counted, served and scraped every second.
+//! Evidence's cost is also given round by round, with its median. A last
+//! child times the output work alone (the WARC records, link extraction,
+//! the log line) on pages fetched once: the engine's CPU per request
+//! cannot fall below the bare loop's plus that.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -439,22 +441,38 @@ fn main() {
         pages(),
         if seed_all() { ", every page a seed" } else { "" }
     );
-    // The engine's three ways in turn, ROUNDS times (default 2), each
+    // The engine's three ways in turn, ROUNDS times (default 3), each
     // kept at its best CPU per request: this machine's noise between one
     // child and the next is larger than the differences measured.
     let rounds: usize = std::env::var("MANNERLY_BENCH_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(2);
+        .unwrap_or(3);
     let best = |a: Option<Vec<f64>>, b: Vec<f64>| match a {
         Some(a) if a[2] / a[0] <= b[2] / b[0] => Some(a),
         _ => Some(b),
     };
     let (mut e, mut n, mut m) = (None, None, None);
-    for _ in 0..rounds.max(1) {
-        e = best(e, run("engine"));
-        n = best(n, run("engine-no-evidence"));
-        m = best(m, run("engine-metrics"));
+    // Evidence's cost as each round measured it (with and without, run
+    // one after the other): the spread shows the noise.
+    let mut evidence_rounds = Vec::new();
+    let us = |v: &[f64]| v[2] / v[0] * 1e6;
+    for round in 0..rounds.max(1) {
+        // Every other round in reverse, so neither way always runs first.
+        let mut order = ["engine", "engine-no-evidence", "engine-metrics"];
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        let (mut this_e, mut this_n) = (0.0, 0.0);
+        for what in order {
+            let v = run(what);
+            match what {
+                "engine" => (this_e, e) = (us(&v), best(e, v)),
+                "engine-no-evidence" => (this_n, n) = (us(&v), best(n, v)),
+                _ => m = best(m, v),
+            }
+        }
+        evidence_rounds.push((this_e / this_n - 1.0) * 100.0);
     }
     let (e, n, m) = (
         e.unwrap_or_default(),
@@ -496,6 +514,17 @@ fn main() {
         n[2] / n[0] * 1e6,
         e[5] / e[0],
         (e[4] - n[4]) / e[0]
+    );
+    let mut sorted = evidence_rounds.clone();
+    sorted.sort_by(f64::total_cmp);
+    println!(
+        "evidence round by round: {} (median {:+.1}%)",
+        evidence_rounds
+            .iter()
+            .map(|r| format!("{r:+.1}%"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        sorted[sorted.len() / 2]
     );
     // The metrics' cost: the same crawl with them on.
     println!(

@@ -11,7 +11,7 @@
 //! every request that left; a line cut by the kill is dropped when the
 //! log is opened again, and the heads are read back from the records.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -61,7 +61,8 @@ pub struct EvidenceLog {
     signer: Option<Arc<dyn Signer>>,
     records: File,
     checkpoints: File,
-    heads: BTreeMap<String, ChainHead>,
+    /// Each host's chain head (sorted by host only for a checkpoint).
+    heads: HashMap<String, ChainHead>,
     written: u64,
     checkpointed: u64,
     last_checkpoint: Option<UnixMillis>,
@@ -131,7 +132,10 @@ impl EvidenceLog {
     /// Appends a record: its `chain`, `seq` and `prev` are filled in
     /// here. Returns the line as written (without its newline).
     pub fn append(&mut self, mut record: Record) -> Result<Vec<u8>, EvidenceError> {
-        let head = self.heads.entry(record.host.clone()).or_default();
+        let head = match self.heads.get_mut(&record.host) {
+            Some(head) => head,
+            None => self.heads.entry(record.host.clone()).or_default(),
+        };
         record.v = VERSION;
         record.chain.clone_from(&self.writer.chain);
         record.seq = head.n;
@@ -163,9 +167,10 @@ impl EvidenceLog {
         if self.written == self.checkpointed || !(force || due) {
             return Ok(None);
         }
-        let leaves: Vec<_> = self
-            .heads
-            .iter()
+        let mut hosts: Vec<_> = self.heads.iter().collect();
+        hosts.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let leaves: Vec<_> = hosts
+            .into_iter()
             .map(|(host, h)| merkle::leaf(host, h.n, &h.head))
             .collect();
         let mut c = Checkpoint {
@@ -269,8 +274,8 @@ fn cut_partial_line(path: &Path) -> Result<(), EvidenceError> {
 
 /// Reads the records back: every host's head, and how many there are. A
 /// last line without its newline (cut by a kill) is cut off the file.
-fn recover(path: &Path) -> Result<(BTreeMap<String, ChainHead>, u64), EvidenceError> {
-    let mut heads: BTreeMap<String, ChainHead> = BTreeMap::new();
+fn recover(path: &Path) -> Result<(HashMap<String, ChainHead>, u64), EvidenceError> {
+    let mut heads: HashMap<String, ChainHead> = HashMap::new();
     let mut written = 0;
     let mut whole_bytes = 0u64;
     for_each_record(path, |line_no, value, record, len| {
