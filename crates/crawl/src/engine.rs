@@ -187,6 +187,8 @@ pub(crate) struct Crawl<F> {
     hosts_answered: HashSet<String>,
     tx: mpsc::UnboundedSender<Done>,
     in_flight: usize,
+    /// Pages admitted in this batch, sent once their records are written.
+    held: Vec<Held>,
     /// Pages sent, this run and before (from the log of a resumed crawl).
     pages_started: u64,
     pub(crate) per_host: HashMap<String, u64>,
@@ -195,6 +197,17 @@ pub(crate) struct Crawl<F> {
     /// What each host's sitemap lastmod has shown (a recrawl starts from
     /// the earlier crawl's record).
     pub(crate) trust: crate::lastmod::Trust,
+}
+
+/// An admitted page waiting for its batch's records to be written.
+struct Held {
+    r: Released,
+    /// Its AIPREF Content-Usage rule, for the log.
+    usage: String,
+    /// Its evidence record, for the WARC.
+    evidence: Option<Vec<u8>>,
+    /// When its lease (in a fleet) runs out.
+    send_by: Option<Instant>,
 }
 
 /// The frontier priority of a page a recrawl revisits.
@@ -296,6 +309,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             hosts_answered: HashSet::new(),
             tx,
             in_flight: 0,
+            held: Vec::new(),
             pages_started,
             per_host,
             lastmods: HashMap::new(),
@@ -451,9 +465,17 @@ impl<F: CrawlFrontier> Crawl<F> {
             self.frontier.commit()?;
             self.record.take_skipped(&mut self.frontier).await?;
             let released_any = !batch.released.is_empty();
+            let mut started = Ok(());
             for r in batch.released {
-                self.start(r).await?;
+                started = self.start(r).await;
+                if started.is_err() {
+                    break;
+                }
             }
+            // The pages started before an error still go: their records
+            // are in the chain.
+            self.send_held()?;
+            started?;
             match batch.then {
                 _ if released_any => return Ok(Step::Again),
                 None => return Ok(Step::Again),
@@ -534,26 +556,57 @@ impl<F: CrawlFrontier> Crawl<F> {
             m.released(&self.frontier.pace(&r.key), UnixMillis::now());
         }
         let usage = judged.usage.clone();
-        // Written before the request can leave: a kill loses no record.
-        let evidence = match &self.witness {
-            Some(w) => {
-                let sitemap = Tag::unpack(r.tag).sitemap;
-                Some(w.page(&r.url, sitemap, judged, self.frontier.pace(&r.key))?)
-            }
-            None => None,
-        };
         self.in_flight += 1;
+        let send_by = Frontier::send_by(&self.frontier, &r);
+        let Some(w) = &self.witness else {
+            self.send(Held {
+                r,
+                usage,
+                evidence: None,
+                send_by,
+            });
+            return Ok(());
+        };
+        // The record is held, and the page with it, until the batch's
+        // records are written together (`send_held`): a kill loses no
+        // record of a request that left.
+        let sitemap = Tag::unpack(r.tag).sitemap;
+        let evidence = Some(w.page(&r.url, sitemap, judged, self.frontier.pace(&r.key))?);
+        self.held.push(Held {
+            r,
+            usage,
+            evidence,
+            send_by,
+        });
+        Ok(())
+    }
+
+    /// Writes the records of the pages held, in one `write`, then sends
+    /// the pages.
+    fn send_held(&mut self) -> Result<(), CrawlError> {
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        if let Some(w) = &self.witness {
+            w.flush()?;
+        }
+        for h in std::mem::take(&mut self.held) {
+            self.send(h);
+        }
+        Ok(())
+    }
+
+    /// Sends an admitted page in a task of its own.
+    fn send(&self, h: Held) {
         let client = self.client.clone();
         let tx = self.tx.clone();
         let config = self.config.clone();
-        let send_by = Frontier::send_by(&self.frontier, &r);
         tokio::spawn(async move {
-            let mut done = fetch_page(client, r, config, send_by).await;
-            done.content_usage_rule = usage;
-            done.evidence = evidence;
+            let mut done = fetch_page(client, h.r, config, h.send_by).await;
+            done.content_usage_rule = h.usage;
+            done.evidence = h.evidence;
             let _ = tx.send(Done::Page(Box::new(done)));
         });
-        Ok(())
     }
 
     /// Handles one report.

@@ -4,7 +4,9 @@
 //! checkpoint at least once a minute, when the crawl opens, and at its
 //! end, signed with the crawl's Web Bot Auth key when it has one.
 //!
-//! Pages are recorded by the loop as it sends them ([`Witness::page`]).
+//! Pages are recorded by the loop as it releases them ([`Witness::page`]),
+//! and a batch's records are written together ([`Witness::flush`]) before
+//! any of its pages is sent.
 //! robots.txt and its redirect hops are sent from inside the robots.txt
 //! cache's fetch, so the fetcher calls [`Witness`] (as a
 //! [`mannerly_fetch::SendHook`]) just before each one; the loop tells it
@@ -152,6 +154,7 @@ impl Witness {
     }
 
     /// Records a page (or sitemap) about to be sent; returns the line.
+    /// The record is held: the page may be sent only after [`flush`](Self::flush).
     pub(crate) fn page(
         &self,
         url: &str,
@@ -168,7 +171,14 @@ impl Witness {
             content_usage: usage,
             ..self.base(url, kind, now, delay(pace, now))
         };
-        self.append(record)
+        let mut log = self.log.lock().map_err(|_| CrawlError::EvidencePoisoned)?;
+        Ok(log.hold(record))
+    }
+
+    /// Writes the records held, in one `write`: their pages may then go.
+    pub(crate) fn flush(&self) -> Result<(), CrawlError> {
+        let mut log = self.log.lock().map_err(|_| CrawlError::EvidencePoisoned)?;
+        Ok(log.flush()?)
     }
 
     /// The loop is about to let robots.txt request `url` go, held to `pace`.

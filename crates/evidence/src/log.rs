@@ -6,10 +6,13 @@
 //! | `records.jsonl` | every record, one canonical JSON object a line, in the order written |
 //! | `checkpoints.jsonl` | every checkpoint, one a line |
 //!
-//! A record is appended (one `write` of the whole line) before its
-//! request is sent, so a process killed at any moment leaves a record of
-//! every request that left; a line cut by the kill is dropped when the
-//! log is opened again, and the heads are read back from the records.
+//! A record is on disk before its request is sent, so a process killed
+//! at any moment leaves a record of every request that left: either
+//! appended at once ([`EvidenceLog::append`], one `write` of the line),
+//! or held with others and written together ([`EvidenceLog::hold`], then
+//! [`EvidenceLog::flush`], one `write` for all) before any of their
+//! requests may leave. A line cut by the kill is dropped when the log is
+//! opened again, and the heads are read back from the records.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -60,6 +63,8 @@ pub struct EvidenceLog {
     writer: Writer,
     signer: Option<Arc<dyn Signer>>,
     records: File,
+    /// Lines held for the next [`flush`](EvidenceLog::flush).
+    held: Vec<u8>,
     checkpoints: File,
     /// Each host's chain head (sorted by host only for a checkpoint).
     heads: HashMap<String, ChainHead>,
@@ -103,6 +108,7 @@ impl EvidenceLog {
         };
         Ok(EvidenceLog {
             records: open(&records_path)?,
+            held: Vec::new(),
             checkpoints: open(&checkpoints_path)?,
             dir: dir.to_path_buf(),
             writer,
@@ -129,9 +135,31 @@ impl EvidenceLog {
         self.heads.get(host).and_then(|h| h.last_ms)
     }
 
-    /// Appends a record: its `chain`, `seq` and `prev` are filled in
-    /// here. Returns the line as written (without its newline).
-    pub fn append(&mut self, mut record: Record) -> Result<Vec<u8>, EvidenceError> {
+    /// Appends a record, written at once (with any held before it): its
+    /// `chain`, `seq` and `prev` are filled in here. Returns the line as
+    /// written (without its newline).
+    pub fn append(&mut self, record: Record) -> Result<Vec<u8>, EvidenceError> {
+        let line = self.hold(record);
+        self.flush()?;
+        Ok(line)
+    }
+
+    /// Writes the records held, in one `write`. Their requests may leave
+    /// once it returns `Ok`.
+    pub fn flush(&mut self) -> Result<(), EvidenceError> {
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        let written = self.records.write_all(&self.held);
+        self.held.clear();
+        written.map_err(EvidenceError::io(&self.dir.join(Files::RECORDS)))
+    }
+
+    /// Takes a record into the chain and holds its line for the next
+    /// [`flush`](EvidenceLog::flush) (a checkpoint flushes too). Returns
+    /// the line (without its newline). Held lines are not written when
+    /// the log is dropped: their requests never left.
+    pub fn hold(&mut self, mut record: Record) -> Vec<u8> {
         let head = match self.heads.get_mut(&record.host) {
             Some(head) => head,
             None => self.heads.entry(record.host.clone()).or_default(),
@@ -142,16 +170,13 @@ impl EvidenceLog {
         record.prev = hex(&head.head);
         // The structs serialise straight to canonical bytes (tested
         // against the general canonicaliser).
-        let mut line = record.canonical_bytes();
+        let line = record.canonical_bytes();
         let digest: Hash = sha2::Sha256::digest(&line).into();
         head.push(&digest, record.millis());
-        line.push(b'\n');
-        if let Err(e) = self.records.write_all(&line) {
-            return Err(EvidenceError::io(&self.dir.join(Files::RECORDS))(e));
-        }
-        line.pop();
+        self.held.extend_from_slice(&line);
+        self.held.push(b'\n');
         self.written += 1;
-        Ok(line)
+        line
     }
 
     /// Writes a checkpoint when records came since the last and `now` is
@@ -167,6 +192,8 @@ impl EvidenceLog {
         if self.written == self.checkpointed || !(force || due) {
             return Ok(None);
         }
+        // A checkpoint covers only records on disk.
+        self.flush()?;
         let mut hosts: Vec<_> = self.heads.iter().collect();
         hosts.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let leaves: Vec<_> = hosts

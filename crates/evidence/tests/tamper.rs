@@ -151,6 +151,46 @@ fn a_line_cut_by_a_kill_is_dropped_and_the_chain_goes_on() {
 }
 
 #[test]
+fn held_records_reach_disk_together_and_only_when_flushed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("records.jsonl");
+    let lines = || {
+        std::fs::read_to_string(&path)
+            .expect("read")
+            .lines()
+            .count()
+    };
+    let mut log = EvidenceLog::open(dir.path(), None, None).expect("opens");
+    let first = log.hold(record("a.test", "/1", T0, None));
+    log.hold(record("b.test", "/1", T0 + 1, None));
+    assert_eq!(lines(), 0, "held, not yet written");
+    log.flush().expect("flush");
+    assert_eq!(lines(), 2, "written together");
+    let on_disk = std::fs::read(&path).expect("read");
+    assert!(
+        on_disk.starts_with(&first),
+        "the line returned is the line written"
+    );
+    // A checkpoint flushes what is held: it covers only records on disk.
+    log.hold(record("a.test", "/2", T0 + 2, None));
+    log.checkpoint(UnixMillis(T0 + 3), true)
+        .expect("checkpoint");
+    assert_eq!(lines(), 3);
+    // Held when the log is dropped (its request never left): not written,
+    // and the chain goes on from the last record on disk.
+    log.hold(record("a.test", "/never-sent", T0 + 4, None));
+    drop(log);
+    assert_eq!(lines(), 3);
+    let mut log = EvidenceLog::open(dir.path(), None, None).expect("reopens");
+    log.append(record("a.test", "/3", T0 + 5, None))
+        .expect("append");
+    log.checkpoint(UnixMillis(T0 + 6), true)
+        .expect("checkpoint");
+    let b = export(&[dir.path().to_path_buf()], "a.test", Window::default()).expect("export");
+    assert_eq!(verify(&b, None).expect("intact").records, 3);
+}
+
+#[test]
 fn a_log_begun_with_one_key_refuses_another() {
     let dir = tempfile::tempdir().expect("temp dir");
     let k1 = Arc::new(Key(SigningKey::from_bytes(&[1; 32])));
