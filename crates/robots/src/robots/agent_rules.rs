@@ -36,12 +36,34 @@ pub(super) struct View {
     /// The patterns of `order`, end to end: a check reads them from one
     /// buffer instead of following each rule to its own.
     patterns: Vec<u8>,
-    /// Positions in `order` of rules whose literal prefix is shorter than
-    /// an index key (three bytes): tried for every path.
-    short: Vec<u32>,
-    /// Positions in `order` of the other rules, by the first three bytes
-    /// of their literal prefix ([`index_key`]), each list ascending.
-    by_key: HashMap<u32, Vec<u32>, BuildHasherDefault<KeyHasher>>,
+    /// The rules whose literal prefix is shorter than an index key (three
+    /// bytes): tried for every path.
+    short: Vec<Entry>,
+    /// The other rules, by the first three bytes of their literal prefix
+    /// ([`index_key`]), each list ascending in rank.
+    by_key: HashMap<u32, Vec<Entry>, BuildHasherDefault<KeyHasher>>,
+}
+
+/// A rule in an index list, with what refuses most paths before its
+/// [`Probe`] is read: a check scans these lists in order, and reads a
+/// probe (elsewhere in memory) only for the few rules that pass.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    /// The probe's `head` and `head_mask`.
+    head: u64,
+    head_mask: u64,
+    /// The bytes a matching path holds (see [`Rule`]; for a pattern without
+    /// `*` too, whose bytes are all in the path it matches).
+    required: u64,
+    /// Its position in `order`.
+    rank: u32,
+}
+
+impl Entry {
+    /// Whether a path with this head and byte mask may match.
+    fn admits(&self, path_head: u64, mask: u64) -> bool {
+        path_head & self.head_mask == self.head && self.required & !mask == 0
+    }
 }
 
 /// The view of the crawlers no group names (built on first use): a file
@@ -142,29 +164,36 @@ impl View {
     pub(super) fn new(robots: &Robots, agent_match: AgentMatch, groups: Vec<usize>) -> View {
         let ranked = decision_order(robots, &groups);
         let mut short = Vec::new();
-        let mut by_key: HashMap<u32, Vec<u32>, BuildHasherDefault<KeyHasher>> = HashMap::default();
+        let mut by_key: HashMap<u32, Vec<Entry>, BuildHasherDefault<KeyHasher>> =
+            HashMap::default();
         let mut order = Vec::with_capacity(ranked.len());
         let mut patterns = Vec::new();
         for (rank, &i) in ranked.iter().enumerate() {
             let rule = &robots.rules[i];
             let pattern = rule.effective.as_bytes();
             let prefix = literal_prefix(pattern);
-            if ranked.len() >= INDEX_MIN_RULES {
-                match index_key(prefix) {
-                    Some(key) => by_key.entry(key).or_default().push(rank as u32),
-                    None => short.push(rank as u32),
-                }
-            }
-            let start = patterns.len() as u32;
-            patterns.extend_from_slice(pattern);
             let fixed = prefix.len().min(8);
-            order.push(Probe {
+            let entry = Entry {
                 head: head(prefix),
                 head_mask: if fixed == 8 {
                     u64::MAX
                 } else {
                     (1u64 << (fixed * 8)) - 1
                 },
+                required: rule.required,
+                rank: rank as u32,
+            };
+            if ranked.len() >= INDEX_MIN_RULES {
+                match index_key(prefix) {
+                    Some(key) => by_key.entry(key).or_default().push(entry),
+                    None => short.push(entry),
+                }
+            }
+            let start = patterns.len() as u32;
+            patterns.extend_from_slice(pattern);
+            order.push(Probe {
+                head: entry.head,
+                head_mask: entry.head_mask,
                 start,
                 end: patterns.len() as u32,
                 first_star: rule.first_star,
@@ -276,6 +305,14 @@ impl<'r> AgentRules<'r> {
         if p.first_star != u32::MAX && p.required & !mask != 0 {
             return None;
         }
+        self.try_pattern(rank, path)
+    }
+
+    /// The decision of the rule at `rank`, if its pattern matches `path`
+    /// (its [`Entry`] having admitted the path).
+    fn try_pattern(&self, rank: usize, path: &[u8]) -> Option<(bool, Option<usize>)> {
+        let v = &*self.view;
+        let p = v.order.get(rank)?;
         let pattern = v.patterns.get(p.start as usize..p.end as usize)?;
         pattern_matches(pattern, p.first_star, path).then_some((p.allows, Some(p.rule as usize)))
     }
@@ -291,28 +328,33 @@ impl<'r> AgentRules<'r> {
                 .find_map(|rank| self.try_rule(rank, path, mask, path_head))
                 .unwrap_or((true, None));
         }
-        let bucket: &[u32] = index_key(path)
+        let bucket: &[Entry] = index_key(path)
             .and_then(|k| v.by_key.get(&k))
             .map_or(&[], Vec::as_slice);
+        // Each list's next rule that may match, in rank order.
+        let next = |list: &[Entry], at: &mut usize| -> u32 {
+            while let Some(e) = list.get(*at) {
+                *at += 1;
+                if e.admits(path_head, mask) {
+                    return e.rank;
+                }
+            }
+            u32::MAX
+        };
         // Merge the two ascending rank lists; the first match decides.
         let (mut a, mut b) = (0, 0);
+        let (mut x, mut y) = (next(&v.short, &mut a), next(bucket, &mut b));
         loop {
-            let rank = match (v.short.get(a), bucket.get(b)) {
-                (Some(&x), Some(&y)) if x < y => {
-                    a += 1;
-                    x
-                }
-                (_, Some(&y)) => {
-                    b += 1;
-                    y
-                }
-                (Some(&x), None) => {
-                    a += 1;
-                    x
-                }
-                (None, None) => return (true, None),
-            };
-            if let Some(d) = self.try_rule(rank as usize, path, mask, path_head) {
+            let rank = x.min(y);
+            if rank == u32::MAX {
+                return (true, None);
+            }
+            if rank == x {
+                x = next(&v.short, &mut a);
+            } else {
+                y = next(bucket, &mut b);
+            }
+            if let Some(d) = self.try_pattern(rank as usize, path) {
                 return d;
             }
         }

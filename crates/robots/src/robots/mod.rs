@@ -141,17 +141,11 @@ impl Rule {
         group: u32,
         derived: bool,
     ) -> Rule {
-        // One pass over the bytes before a final `$` (an anchor): where the
-        // first `*` is, and which bytes occur.
+        // Over the bytes before a final `$` (an anchor): where the first
+        // `*` is, and which bytes occur.
         let literal = effective.strip_suffix(b"$").unwrap_or(effective);
-        let mut first_star = u32::MAX;
-        let mut required = 0u64;
-        for (i, &b) in literal.iter().enumerate() {
-            if b == b'*' && first_star == u32::MAX {
-                first_star = i as u32;
-            }
-            required |= 1 << (b & 63);
-        }
+        let first_star = memchr::memchr(b'*', literal).map_or(u32::MAX, |i| i as u32);
+        let required = byte_mask(literal);
         Rule {
             required: required & !byte_mask(b"*"),
             kind,
