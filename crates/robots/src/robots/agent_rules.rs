@@ -180,7 +180,13 @@ impl View {
                 } else {
                     (1u64 << (fixed * 8)) - 1
                 },
-                required: rule.required,
+                // A pattern without `*` that its head holds whole needs
+                // no other check.
+                required: if rule.first_star == u32::MAX && pattern.len() <= 8 {
+                    0
+                } else {
+                    rule.required
+                },
                 rank: rank as u32,
             };
             if ranked.len() >= INDEX_MIN_RULES {
@@ -321,9 +327,9 @@ impl<'r> AgentRules<'r> {
     /// path: (allowed, deciding rule index).
     fn decide(&self, path: &[u8]) -> (bool, Option<usize>) {
         let v = &*self.view;
-        let mask = byte_mask(path);
         let path_head = head(path);
         if v.order.len() < INDEX_MIN_RULES {
+            let mask = byte_mask(path);
             return (0..v.order.len())
                 .find_map(|rank| self.try_rule(rank, path, mask, path_head))
                 .unwrap_or((true, None));
@@ -331,6 +337,7 @@ impl<'r> AgentRules<'r> {
         let bucket: &[Entry] = index_key(path)
             .and_then(|k| v.by_key.get(&k))
             .map_or(&[], Vec::as_slice);
+        let mask = byte_mask(path);
         // Each list's next rule that may match, in rank order.
         let next = |list: &[Entry], at: &mut usize| -> u32 {
             while let Some(e) = list.get(*at) {
