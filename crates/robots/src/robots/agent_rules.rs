@@ -151,10 +151,12 @@ fn head(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(b)
 }
 
-/// The bytes every path matching `pattern` must start with.
-fn literal_prefix(pattern: &[u8]) -> &[u8] {
-    match memchr::memchr(b'*', pattern) {
-        Some(i) => &pattern[..i],
+/// The bytes every path matching `rule` must start with: its pattern up
+/// to the first `*`, or without a final `$`.
+fn literal_prefix(rule: &Rule) -> &[u8] {
+    let pattern = rule.effective.as_bytes();
+    match pattern.get(..rule.first_star as usize) {
+        Some(before_star) => before_star,
         None => pattern.strip_suffix(b"$").unwrap_or(pattern),
     }
 }
@@ -167,11 +169,11 @@ impl View {
         let mut by_key: HashMap<u32, Vec<Entry>, BuildHasherDefault<KeyHasher>> =
             HashMap::default();
         let mut order = Vec::with_capacity(ranked.len());
-        let mut patterns = Vec::new();
+        let mut patterns = Vec::with_capacity(ranked.len() * 16);
         for (rank, &i) in ranked.iter().enumerate() {
             let rule = &robots.rules[i];
             let pattern = rule.effective.as_bytes();
-            let prefix = literal_prefix(pattern);
+            let prefix = literal_prefix(rule);
             let fixed = prefix.len().min(8);
             let entry = Entry {
                 head: head(prefix),
@@ -339,27 +341,22 @@ impl<'r> AgentRules<'r> {
             .map_or(&[], Vec::as_slice);
         let mask = byte_mask(path);
         // Each list's next rule that may match, in rank order.
-        let next = |list: &[Entry], at: &mut usize| -> u32 {
-            while let Some(e) = list.get(*at) {
-                *at += 1;
-                if e.admits(path_head, mask) {
-                    return e.rank;
-                }
-            }
-            u32::MAX
+        let next = |list: &mut std::slice::Iter<'_, Entry>| -> u32 {
+            list.find(|e| e.admits(path_head, mask))
+                .map_or(u32::MAX, |e| e.rank)
         };
         // Merge the two ascending rank lists; the first match decides.
-        let (mut a, mut b) = (0, 0);
-        let (mut x, mut y) = (next(&v.short, &mut a), next(bucket, &mut b));
+        let (mut a, mut b) = (v.short.iter(), bucket.iter());
+        let (mut x, mut y) = (next(&mut a), next(&mut b));
         loop {
             let rank = x.min(y);
             if rank == u32::MAX {
                 return (true, None);
             }
             if rank == x {
-                x = next(&v.short, &mut a);
+                x = next(&mut a);
             } else {
-                y = next(bucket, &mut b);
+                y = next(&mut b);
             }
             if let Some(d) = self.try_pattern(rank as usize, path) {
                 return d;
