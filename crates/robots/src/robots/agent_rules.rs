@@ -296,32 +296,9 @@ impl<'r> AgentRules<'r> {
         )
     }
 
-    /// The decision of the rule at `rank`, if it matches `path` (whose
-    /// [`byte_mask`] is `mask`).
-    fn try_rule(
-        &self,
-        rank: usize,
-        path: &[u8],
-        mask: u64,
-        path_head: u64,
-    ) -> Option<(bool, Option<usize>)> {
-        let v = &*self.view;
-        let p = v.order.get(rank)?;
-        if path_head & p.head_mask != p.head {
-            return None;
-        }
-        if p.first_star != u32::MAX && p.required & !mask != 0 {
-            return None;
-        }
-        self.try_pattern(rank, path)
-    }
-
-    /// The decision of the rule at `rank`, if its pattern matches `path`
-    /// (its [`Entry`] having admitted the path).
-    fn try_pattern(&self, rank: usize, path: &[u8]) -> Option<(bool, Option<usize>)> {
-        let v = &*self.view;
-        let p = v.order.get(rank)?;
-        let pattern = v.patterns.get(p.start as usize..p.end as usize)?;
+    /// The decision of the rule `p`, if its pattern matches `path`.
+    fn try_probe(&self, p: &Probe, path: &[u8]) -> Option<(bool, Option<usize>)> {
+        let pattern = self.view.patterns.get(p.start as usize..p.end as usize)?;
         pattern_matches(pattern, p.first_star, path).then_some((p.allows, Some(p.rule as usize)))
     }
 
@@ -331,9 +308,15 @@ impl<'r> AgentRules<'r> {
         let v = &*self.view;
         let path_head = head(path);
         if v.order.len() < INDEX_MIN_RULES {
+            // Every rule in turn, each refused by its head or bytes when
+            // it can be.
             let mask = byte_mask(path);
-            return (0..v.order.len())
-                .find_map(|rank| self.try_rule(rank, path, mask, path_head))
+            return v
+                .order
+                .iter()
+                .filter(|p| path_head & p.head_mask == p.head)
+                .filter(|p| p.first_star == u32::MAX || p.required & !mask == 0)
+                .find_map(|p| self.try_probe(p, path))
                 .unwrap_or((true, None));
         }
         let bucket: &[Entry] = index_key(path)
@@ -358,7 +341,7 @@ impl<'r> AgentRules<'r> {
             } else {
                 y = next(&mut b);
             }
-            if let Some(d) = self.try_pattern(rank as usize, path) {
+            if let Some(d) = v.order.get(rank as usize).and_then(|p| self.try_probe(p, path)) {
                 return d;
             }
         }
