@@ -43,12 +43,12 @@ use crate::error::CrawlError;
 use crate::normalize::{host_of, CrawlUrl, Scope};
 use crate::outlinks::{offer_all, Candidate, Links};
 use crate::page::{
-    fetch_page, http_client, paced, request_head, response_head, status_outcome, PageDone,
-    PageResponse,
+    http_client, paced, request_head, response_head, status_outcome, PageDone, PageResponse,
 };
 use crate::record::{count_pages, status_of, Log, LogLine, Record};
 use crate::revisit::{PageState, Revisit, StoredRecord};
 use crate::robots_fetch::{gate, hold_until, GateMsg, LoopGate, Made, RecordingFetcher};
+use crate::send::Held;
 use crate::summary::{Ending, Progress, Summary};
 use crate::tag::Tag;
 use crate::warc::{Archived, Exchange, Profile, RefersTo, WarcWriter};
@@ -180,34 +180,23 @@ pub(crate) struct Crawl<F> {
     made: Made,
     warc: Arc<Mutex<WarcWriter>>,
     /// The crawl's evidence, when it keeps it.
-    witness: Option<Arc<Witness>>,
+    pub(crate) witness: Option<Arc<Witness>>,
     /// Pages and robots.txt go through this one client.
-    client: reqwest::Client,
+    pub(crate) client: reqwest::Client,
     pub(crate) record: Record,
     hosts_answered: HashSet<String>,
-    tx: mpsc::UnboundedSender<Done>,
-    in_flight: usize,
+    pub(crate) tx: mpsc::UnboundedSender<Done>,
+    pub(crate) in_flight: usize,
     /// Pages admitted in this batch, sent once their records are written.
-    held: Vec<Held>,
+    pub(crate) held: Vec<Held>,
     /// Pages sent, this run and before (from the log of a resumed crawl).
-    pages_started: u64,
+    pub(crate) pages_started: u64,
     pub(crate) per_host: HashMap<String, u64>,
     /// Sitemap lastmod per URL, as read in this crawl.
     pub(crate) lastmods: crate::lastmod::Lastmods,
     /// What each host's sitemap lastmod has shown (a recrawl starts from
     /// the earlier crawl's record).
     pub(crate) trust: crate::lastmod::Trust,
-}
-
-/// An admitted page waiting for its batch's records to be written.
-struct Held {
-    r: Released,
-    /// Its AIPREF Content-Usage rule, for the log.
-    usage: String,
-    /// Its evidence record, for the WARC.
-    evidence: Option<Vec<u8>>,
-    /// When its lease (in a fleet) runs out.
-    send_by: Option<Instant>,
 }
 
 /// The frontier priority of a page a recrawl revisits.
@@ -538,75 +527,6 @@ impl<F: CrawlFrontier> Crawl<F> {
             });
         });
         Ok(())
-    }
-
-    async fn start_page(&mut self, r: Released) -> Result<(), CrawlError> {
-        let Some(judged) = self.admit(&r).await? else {
-            return Ok(());
-        };
-        // Admitting may have waited (for robots.txt): a fleet's lease is
-        // checked just before sending.
-        if !Frontier::confirm(&mut self.frontier, &r, UnixMillis::now()).await? {
-            let why = "its lease lapsed before it was sent: another worker has it";
-            return self.record.skip(&r.url, "lease-lapsed", why);
-        }
-        self.pages_started += 1;
-        *self.per_host.entry(host_of(&r.url)).or_default() += 1;
-        if let Some(m) = &self.config.metrics {
-            m.released(&self.frontier.pace(&r.key), UnixMillis::now());
-        }
-        let usage = judged.usage.clone();
-        self.in_flight += 1;
-        let send_by = Frontier::send_by(&self.frontier, &r);
-        let Some(w) = &self.witness else {
-            self.send(Held {
-                r,
-                usage,
-                evidence: None,
-                send_by,
-            });
-            return Ok(());
-        };
-        // The record is held, and the page with it, until the batch's
-        // records are written together (`send_held`): a kill loses no
-        // record of a request that left.
-        let sitemap = Tag::unpack(r.tag).sitemap;
-        let evidence = Some(w.page(&r.url, sitemap, judged, self.frontier.pace(&r.key))?);
-        self.held.push(Held {
-            r,
-            usage,
-            evidence,
-            send_by,
-        });
-        Ok(())
-    }
-
-    /// Writes the records of the pages held, in one `write`, then sends
-    /// the pages.
-    fn send_held(&mut self) -> Result<(), CrawlError> {
-        if self.held.is_empty() {
-            return Ok(());
-        }
-        if let Some(w) = &self.witness {
-            w.flush()?;
-        }
-        for h in std::mem::take(&mut self.held) {
-            self.send(h);
-        }
-        Ok(())
-    }
-
-    /// Sends an admitted page in a task of its own.
-    fn send(&self, h: Held) {
-        let client = self.client.clone();
-        let tx = self.tx.clone();
-        let config = self.config.clone();
-        tokio::spawn(async move {
-            let mut done = fetch_page(client, h.r, config, h.send_by).await;
-            done.content_usage_rule = h.usage;
-            done.evidence = h.evidence;
-            let _ = tx.send(Done::Page(Box::new(done)));
-        });
     }
 
     /// Handles one report.

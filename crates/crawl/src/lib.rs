@@ -103,6 +103,7 @@ pub mod recrawl;
 pub mod revisit;
 mod robots_fetch;
 pub mod robots_store;
+mod send;
 mod summary;
 pub mod tag;
 pub mod warc;

@@ -341,7 +341,11 @@ impl<'r> AgentRules<'r> {
             } else {
                 y = next(&mut b);
             }
-            if let Some(d) = v.order.get(rank as usize).and_then(|p| self.try_probe(p, path)) {
+            if let Some(d) = v
+                .order
+                .get(rank as usize)
+                .and_then(|p| self.try_probe(p, path))
+            {
                 return d;
             }
         }
