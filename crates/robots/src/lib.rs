@@ -153,10 +153,12 @@
 //!   pieces between stars leftmost, which is exact when `*` is the only
 //!   wildcard, so it is O(pattern + path). `AgentRules` sorts the rules once
 //!   into decision order, so the first match decides. It buckets rules by the
-//!   first three bytes of their literal prefix, and skips a wildcard rule
-//!   whenever the path lacks one of the bytes that rule requires (a 64-bit byte
-//!   mask). Every crawler no group names gets the same view, built on the
-//!   first `for_agent` and kept with the parsed file.
+//!   first three bytes of their literal prefix; each bucket entry carries the
+//!   rule's first eight literal bytes and the bytes it requires (a 64-bit byte
+//!   mask), so a check scans its bucket in order and reads a rule's pattern
+//!   only when the path's head and bytes admit it. Every crawler no group
+//!   names gets the same view, built on the first `for_agent` and kept with
+//!   the parsed file.
 //! - **Size limit.** Parsing reads at most 500 KiB by default, cut after the
 //!   last complete line. The limit is configurable but never lower. The
 //!   reference has no limit, so the corpus test raises it for the four corpus
