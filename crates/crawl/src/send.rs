@@ -47,9 +47,9 @@ impl<F: CrawlFrontier> Crawl<F> {
             m.released(&self.frontier.pace(&r.key), UnixMillis::now());
         }
         let usage = judged.usage.clone();
-        self.in_flight += 1;
         let send_by = Frontier::send_by(&self.frontier, &r);
         let Some(w) = &self.witness else {
+            self.in_flight += 1;
             self.send(Held {
                 r,
                 usage,
@@ -63,6 +63,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         // record of a request that left.
         let sitemap = Tag::unpack(r.tag).sitemap;
         let evidence = Some(w.page(&r.url, sitemap, judged, self.frontier.pace(&r.key))?);
+        self.in_flight += 1;
         self.held.push(Held {
             r,
             usage,
