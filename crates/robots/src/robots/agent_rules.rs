@@ -37,7 +37,8 @@ pub(super) struct View {
     /// buffer instead of following each rule to its own.
     patterns: Vec<u8>,
     /// The rules whose literal prefix is shorter than an index key (three
-    /// bytes): tried for every path.
+    /// bytes), or every rule of a view too small to index: tried for
+    /// every path.
     short: Vec<Entry>,
     /// The other rules, by the first three bytes of their literal prefix
     /// ([`index_key`]), each list ascending in rank.
@@ -49,7 +50,9 @@ pub(super) struct View {
 /// probe (elsewhere in memory) only for the few rules that pass.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    /// The probe's `head` and `head_mask`.
+    /// The first (up to eight) bytes of the literal prefix, and which of
+    /// a path's first eight bytes they fix: a path whose [`head`] differs
+    /// there cannot match.
     head: u64,
     head_mask: u64,
     /// The bytes a matching path holds (see [`Rule`]; for a pattern without
@@ -84,21 +87,16 @@ struct Probe {
     /// Its pattern: `patterns[start..end]` of the view.
     start: u32,
     end: u32,
-    /// See [`Rule`]: where the first `*` is, and the bytes a path needs.
+    /// See [`Rule`]: where the first `*` is.
     first_star: u32,
-    required: u64,
-    /// The first (up to eight) bytes of the literal prefix, and which of
-    /// a path's first eight bytes they fix: a path whose [`head`] differs
-    /// there cannot match.
-    head: u64,
-    head_mask: u64,
     /// A match allows (Allow, or an empty Disallow).
     allows: bool,
     /// The rule's index in the file.
     rule: u32,
 }
 
-/// Below this many rules the index costs more than it saves.
+/// Below this many rules the index costs more than it saves: every rule
+/// goes in the short list.
 const INDEX_MIN_RULES: usize = 12;
 
 /// A multiplicative hash for the three-byte keys (SipHash would cost more
@@ -191,21 +189,16 @@ impl View {
                 },
                 rank: rank as u32,
             };
-            if ranked.len() >= INDEX_MIN_RULES {
-                match index_key(prefix) {
-                    Some(key) => by_key.entry(key).or_default().push(entry),
-                    None => short.push(entry),
-                }
+            match index_key(prefix).filter(|_| ranked.len() >= INDEX_MIN_RULES) {
+                Some(key) => by_key.entry(key).or_default().push(entry),
+                None => short.push(entry),
             }
             let start = patterns.len() as u32;
             patterns.extend_from_slice(pattern);
             order.push(Probe {
-                head: entry.head,
-                head_mask: entry.head_mask,
                 start,
                 end: patterns.len() as u32,
                 first_star: rule.first_star,
-                required: rule.required,
                 allows: rule.kind == RuleKind::Allow || pattern.is_empty(),
                 rule: i as u32,
             });
@@ -307,18 +300,6 @@ impl<'r> AgentRules<'r> {
     fn decide(&self, path: &[u8]) -> (bool, Option<usize>) {
         let v = &*self.view;
         let path_head = head(path);
-        if v.order.len() < INDEX_MIN_RULES {
-            // Every rule in turn, each refused by its head or bytes when
-            // it can be.
-            let mask = byte_mask(path);
-            return v
-                .order
-                .iter()
-                .filter(|p| path_head & p.head_mask == p.head)
-                .filter(|p| p.first_star == u32::MAX || p.required & !mask == 0)
-                .find_map(|p| self.try_probe(p, path))
-                .unwrap_or((true, None));
-        }
         let bucket: &[Entry] = index_key(path)
             .and_then(|k| v.by_key.get(&k))
             .map_or(&[], Vec::as_slice);
