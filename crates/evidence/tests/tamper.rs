@@ -141,13 +141,7 @@ fn a_line_cut_by_a_kill_is_dropped_and_the_chain_goes_on() {
     let mut bytes = std::fs::read(&path).expect("read");
     bytes.extend_from_slice(br#"{"chain":"cut"#);
     std::fs::write(&path, bytes).expect("write");
-    let mut log = EvidenceLog::open(dir.path(), None, None).expect("reopens");
-    log.append(record("a.test", "/2", T0 + 5, None))
-        .expect("append");
-    log.checkpoint(UnixMillis(T0 + 9), true)
-        .expect("checkpoint");
-    let b = export(&[dir.path().to_path_buf()], "a.test", Window::default()).expect("export");
-    assert_eq!(verify(&b, None).expect("intact").records, 2);
+    assert_eq!(reopen_append_and_verify(dir.path(), "/2", T0 + 5), 2);
 }
 
 #[test]
@@ -181,13 +175,20 @@ fn held_records_reach_disk_together_and_only_when_flushed() {
     log.hold(record("a.test", "/never-sent", T0 + 4, None));
     drop(log);
     assert_eq!(lines(), 3);
-    let mut log = EvidenceLog::open(dir.path(), None, None).expect("reopens");
-    log.append(record("a.test", "/3", T0 + 5, None))
+    assert_eq!(reopen_append_and_verify(dir.path(), "/3", T0 + 5), 3);
+}
+
+/// Opens the unsigned log in `dir` again, appends a request to `a.test`
+/// `path` at `at`, checkpoints, and verifies `a.test`'s bundle: its
+/// record count.
+fn reopen_append_and_verify(dir: &std::path::Path, path: &str, at: u64) -> usize {
+    let mut log = EvidenceLog::open(dir, None, None).expect("reopens");
+    log.append(record("a.test", path, at, None))
         .expect("append");
-    log.checkpoint(UnixMillis(T0 + 6), true)
+    log.checkpoint(UnixMillis(at + 1), true)
         .expect("checkpoint");
-    let b = export(&[dir.path().to_path_buf()], "a.test", Window::default()).expect("export");
-    assert_eq!(verify(&b, None).expect("intact").records, 3);
+    let b = export(&[dir.to_path_buf()], "a.test", Window::default()).expect("export");
+    verify(&b, None).expect("intact").records
 }
 
 #[test]
