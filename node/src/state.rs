@@ -281,7 +281,9 @@ impl RobotsState {
     }
 
     /// The robots.txt request failed below HTTP: `kind` is `dns`,
-    /// `connect`, `tls`, `timeout`, `reset`, `truncated-body` or `other`.
+    /// `connect`, `tls`, `timeout`, `reset`, `truncated-body`, `other`, or
+    /// `stalled` (the crawler itself was not running when the request's
+    /// deadline passed: nothing is counted against the site).
     #[napi]
     pub fn apply_network_error(
         &mut self,

@@ -274,7 +274,9 @@ impl RobotsState {
     }
 
     /// The robots.txt request failed below HTTP. `kind` is one of 'dns',
-    /// 'connect', 'tls', 'timeout', 'reset', 'truncated-body', 'other'.
+    /// 'connect', 'tls', 'timeout', 'reset', 'truncated-body', 'other', or
+    /// 'stalled' (the crawler itself was not running when the request's
+    /// deadline passed: nothing is counted against the site).
     #[pyo3(signature = (kind = "other", detail = "", now = None))]
     fn apply_network_error(
         &mut self,

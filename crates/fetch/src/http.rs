@@ -207,14 +207,16 @@ impl HttpFetcher {
     /// headers on every hop), the body read up to the limit.
     async fn run(&self, origin: &Origin, validators: &Validators) -> FetchOutcome {
         let total = self.config.total_timeout;
-        match tokio::time::timeout(total, self.run_inner(origin, validators)).await {
+        let began = Instant::now();
+        let outcome = match tokio::time::timeout(total, self.run_inner(origin, validators)).await {
             Ok(outcome) => outcome,
             Err(_) => FetchOutcome::Network {
                 error: NetworkError::Timeout,
                 detail: deadline_detail(total),
                 redirects: Vec::new(),
             },
-        }
+        };
+        stall_checked(outcome, began.elapsed(), &self.config)
     }
 
     async fn run_inner(&self, origin: &Origin, validators: &Validators) -> FetchOutcome {
@@ -471,6 +473,55 @@ impl Fetcher for HttpFetcher {
     }
 }
 
+/// A deadline this far behind when its timer fired was missed because
+/// this process was not running, not because the site was slow: a timer
+/// runs late by milliseconds, not seconds, in a process that runs.
+pub(crate) const STALL_SLACK: Duration = Duration::from_secs(1);
+
+/// A robots.txt timeout that fired over [`STALL_SLACK`] past its deadline
+/// becomes [`NetworkError::Stalled`]: the process was stopped (SIGSTOP, a
+/// suspended VM, starvation) while the request was out, and whether the
+/// site answered in time is unknown. The deadline: the request's
+/// `timeout` with no redirect, else the fetch's `total_timeout` (a hop may
+/// wait its turn at another host's gate, which no per-request budget
+/// bounds).
+pub(crate) fn stall_checked(
+    outcome: FetchOutcome,
+    elapsed: Duration,
+    config: &FetchConfig,
+) -> FetchOutcome {
+    let FetchOutcome::Network {
+        error: NetworkError::Timeout,
+        detail,
+        redirects,
+    } = outcome
+    else {
+        return outcome;
+    };
+    let deadline = if redirects.is_empty() {
+        config.timeout.min(config.total_timeout)
+    } else {
+        config.total_timeout
+    };
+    let late = elapsed.saturating_sub(deadline);
+    if late <= STALL_SLACK {
+        return FetchOutcome::Network {
+            error: NetworkError::Timeout,
+            detail,
+            redirects,
+        };
+    }
+    FetchOutcome::Network {
+        error: NetworkError::Stalled,
+        detail: format!(
+            "its {:.1} s deadline passed {:.1} s before this process ran again ({detail})",
+            deadline.as_secs_f64(),
+            late.as_secs_f64()
+        ),
+        redirects,
+    }
+}
+
 fn deadline_detail(total: Duration) -> String {
     format!(
         "no complete answer within the fetch's total deadline of {} s (redirects included)",
@@ -671,8 +722,78 @@ pub fn classify(e: &reqwest::Error) -> NetworkError {
 
 #[cfg(test)]
 mod tests {
-    use super::{decode_capped, BodyError};
+    use super::{decode_capped, stall_checked, BodyError, FetchConfig, STALL_SLACK};
+    use crate::policy::{FetchOutcome, Hop, NetworkError};
     use std::io::Write;
+    use std::time::Duration;
+
+    fn failed(error: NetworkError, hops: usize) -> FetchOutcome {
+        let hop = Hop {
+            url: "http://a.test/robots.txt".into(),
+            status: 301,
+            headers: Vec::new(),
+        };
+        FetchOutcome::Network {
+            error,
+            detail: "operation timed out".into(),
+            redirects: vec![hop; hops],
+        }
+    }
+
+    fn kind(o: &FetchOutcome) -> Option<NetworkError> {
+        match o {
+            FetchOutcome::Network { error, .. } => Some(*error),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_timeout_that_fired_seconds_late_is_the_crawlers_stall() {
+        let config = FetchConfig {
+            timeout: Duration::from_millis(1_500),
+            total_timeout: Duration::from_secs(60),
+            ..FetchConfig::default()
+        };
+        let just_late = config.timeout + STALL_SLACK;
+        let stopped = Duration::from_millis(4_369);
+        let cases = [
+            // A timer a little late (a busy machine) is the site's timeout.
+            (
+                failed(NetworkError::Timeout, 0),
+                just_late,
+                NetworkError::Timeout,
+            ),
+            // Seconds past the deadline: the process was not running.
+            (
+                failed(NetworkError::Timeout, 0),
+                stopped,
+                NetworkError::Stalled,
+            ),
+            // After redirects, only the whole fetch's deadline bounds it.
+            (
+                failed(NetworkError::Timeout, 1),
+                stopped,
+                NetworkError::Timeout,
+            ),
+            (
+                failed(NetworkError::Timeout, 1),
+                config.total_timeout + 2 * STALL_SLACK,
+                NetworkError::Stalled,
+            ),
+            // Only timeouts: a reset is the site's whenever it came.
+            (failed(NetworkError::Reset, 0), stopped, NetworkError::Reset),
+        ];
+        for (outcome, elapsed, want) in cases {
+            let got = stall_checked(outcome, elapsed, &config);
+            assert_eq!(kind(&got), Some(want), "{elapsed:?}: {got:?}");
+            if want == NetworkError::Stalled {
+                let FetchOutcome::Network { detail, .. } = &got else {
+                    unreachable!()
+                };
+                assert!(detail.contains("before this process ran again"), "{detail}");
+            }
+        }
+    }
 
     fn zlib(text: &[u8]) -> Vec<u8> {
         let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());

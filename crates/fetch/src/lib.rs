@@ -74,6 +74,7 @@ mod good_copy;
 pub mod guard;
 pub mod http;
 mod origin;
+mod outcome;
 pub mod policy;
 
 pub use cache::{CacheConfig, CheckResult, MemoryStore, NoStore, RobotsCache, Store, StoreFuture};

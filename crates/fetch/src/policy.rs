@@ -15,6 +15,7 @@
 //! | 3xx | followed by the HTTP layer for up to 5 hops; the rules apply to the origin asked. More hops or a loop: unavailable |
 //! | 4xx except 429 | unavailable: allow-all |
 //! | 429, 5xx, network failure | unreachable; see the phases below |
+//! | the crawler stalled mid-request ([`NetworkError::Stalled`]) | nothing counted against the site: asked again in a second, complete disallow meanwhile (or the failure run's phase) |
 //!
 //! Unreachable, `google` profile: complete disallow for the first 12 hours
 //! of the failure run (retrying with backoff); then, up to 30 days after the
@@ -42,6 +43,10 @@ use sha2::Digest;
 
 pub use crate::good_copy::{body_json, GoodCopy};
 use crate::origin::Origin;
+pub use crate::outcome::{FetchOutcome, Hop, HttpResponse, NetworkError};
+
+/// How soon robots.txt is asked again after the crawler stalled mid-request.
+const STALL_RETRY: Duration = Duration::from_secs(1);
 use mannerly_time::parse_http_date;
 
 /// Which rulebook to follow when robots.txt is unreachable.
@@ -100,131 +105,6 @@ impl Default for PolicyConfig {
             history_len: 20,
         }
     }
-}
-
-/// Why a fetch failed below HTTP.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NetworkError {
-    /// The name did not resolve.
-    Dns,
-    /// The TCP connection failed or was refused.
-    Connect,
-    /// The TLS handshake failed (certificate, protocol).
-    Tls,
-    /// No answer within the time allowed.
-    Timeout,
-    /// The connection was reset or closed mid-response.
-    Reset,
-    /// The connection closed before the body was complete.
-    TruncatedBody,
-    /// Anything else (including a redirect the fetcher did not follow).
-    Other,
-}
-
-impl std::str::FromStr for NetworkError {
-    type Err = String;
-
-    /// `dns`, `connect`, `tls`, `timeout`, `reset`, `truncated-body` or
-    /// `other`; the error says what was given and the choices.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s {
-            "dns" => NetworkError::Dns,
-            "connect" => NetworkError::Connect,
-            "tls" => NetworkError::Tls,
-            "timeout" => NetworkError::Timeout,
-            "reset" => NetworkError::Reset,
-            "truncated-body" => NetworkError::TruncatedBody,
-            "other" => NetworkError::Other,
-            _ => {
-                return Err(format!(
-                    "{s:?} is not a network failure: use one of 'dns', 'connect', 'tls', 'timeout', 'reset', 'truncated-body', 'other'"
-                ))
-            }
-        })
-    }
-}
-
-impl NetworkError {
-    /// A short phrase for messages (`DNS failure`, `timeout`, ...).
-    pub fn describe(self) -> &'static str {
-        match self {
-            NetworkError::Dns => "DNS lookup failed",
-            NetworkError::Connect => "connection failed",
-            NetworkError::Tls => "TLS handshake failed",
-            NetworkError::Timeout => "timed out",
-            NetworkError::Reset => "connection reset",
-            NetworkError::TruncatedBody => "body cut short",
-            NetworkError::Other => "network error",
-        }
-    }
-}
-
-/// One redirect followed.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Hop {
-    /// The URL that answered with the redirect.
-    pub url: String,
-    /// The redirect's status (301, 302, 303, 307 or 308).
-    pub status: u16,
-    /// The redirect's headers, names lower-cased (its body is not read).
-    /// Not stored with the cache's state.
-    #[serde(skip)]
-    pub headers: Vec<(String, String)>,
-}
-
-/// The final HTTP response of a fetch.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HttpResponse {
-    /// The HTTP status.
-    pub status: u16,
-    /// Header names lower-cased.
-    pub headers: Vec<(String, String)>,
-    /// The (decoded) body, at most the size limit plus one byte.
-    pub body: Vec<u8>,
-    /// Reading stopped at the size limit; the rest was not downloaded.
-    pub body_cut: bool,
-    /// The URL this response came from.
-    pub url: String,
-}
-
-impl HttpResponse {
-    /// The first header with this name (case-insensitive).
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// What one attempt to fetch `/robots.txt` produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FetchOutcome {
-    /// An answer arrived (any status).
-    Response {
-        /// The final response.
-        response: HttpResponse,
-        /// The redirects followed to get there.
-        redirects: Vec<Hop>,
-    },
-    /// More redirects than allowed, or a loop.
-    /// More than the redirect limit, or a loop (`is_loop`).
-    TooManyRedirects {
-        /// The redirects followed.
-        redirects: Vec<Hop>,
-        /// Whether a URL came back (a loop) rather than the limit being reached.
-        is_loop: bool,
-    },
-    /// No answer: the network failed.
-    Network {
-        /// Which kind of failure.
-        error: NetworkError,
-        /// The underlying error, for people.
-        detail: String,
-        /// The redirects followed before the failure.
-        redirects: Vec<Hop>,
-    },
 }
 
 /// What the crawler may do on the origin.
@@ -571,6 +451,14 @@ impl OriginState {
                 };
                 (what.clone(), self.too_many_redirects(&what, now, config))
             }
+            FetchOutcome::Network {
+                error: NetworkError::Stalled,
+                detail,
+                ..
+            } => {
+                let what = NetworkError::Stalled.describe();
+                (format!("{what}: {detail}"), self.stalled(what, now, config))
+            }
             FetchOutcome::Network { error, detail, .. } => {
                 let what = error.describe().to_owned();
                 let summary = if detail.is_empty() {
@@ -768,6 +656,27 @@ impl OriginState {
         };
         self.retry_at = Some(retry_at);
         self.recompute(now, retry_at, config)
+    }
+
+    /// The crawler stalled mid-request ([`NetworkError::Stalled`]): nothing
+    /// was learnt of the site, so a failure run goes on as it was (no
+    /// attempt counted) and none starts. robots.txt is asked again in a
+    /// second; until then the run's phase applies, or, with no run,
+    /// nothing may be fetched.
+    fn stalled(&mut self, what: &str, now: UnixMillis, config: &PolicyConfig) -> Decision {
+        let retry_at = now + STALL_RETRY;
+        self.retry_at = Some(retry_at);
+        if self.failure.is_some() {
+            return self.recompute(now, retry_at, config);
+        }
+        Decision {
+            access: Access::DisallowAll,
+            basis: Basis::default(),
+            expires_at: retry_at,
+            reason: format!(
+                "robots.txt not known yet ({what}: not counted against the site); next attempt at {retry_at}"
+            ),
+        }
     }
 
     /// The decision at `now` for the current failure run (or the restored

@@ -23,6 +23,8 @@ enum Kind {
         status: Option<u16>,
         retry_after: Option<u64>,
     },
+    /// The crawler stalled mid-request: nothing learnt of the site.
+    Stalled,
 }
 
 fn kind() -> impl Strategy<Value = Kind> {
@@ -33,6 +35,7 @@ fn kind() -> impl Strategy<Value = Kind> {
         4 => (proptest::option::of(prop::sample::select(vec![429u16, 500, 502, 503, 504])),
               proptest::option::of(0u64..200_000))
             .prop_map(|(status, retry_after)| Kind::Unreachable { status, retry_after }),
+        1 => Just(Kind::Stalled),
     ]
 }
 
@@ -70,6 +73,11 @@ fn outcome(k: &Kind) -> FetchOutcome {
         ),
         Kind::Unreachable { status: None, .. } => FetchOutcome::Network {
             error: NetworkError::Timeout,
+            detail: String::new(),
+            redirects: vec![],
+        },
+        Kind::Stalled => FetchOutcome::Network {
+            error: NetworkError::Stalled,
             detail: String::new(),
             redirects: vec![],
         },
@@ -116,6 +124,7 @@ fn check_run(profile: Profile, outcomes: Vec<Kind>, steps: Vec<u64>) -> Result<(
         fetches += 1;
         let k = next.next().expect("cycle").clone();
         let had_good = state.good.is_some();
+        let run_before = state.failure.clone();
         let d = state.apply(&outcome(&k), now, &config).clone();
         prop_assert!(
             d.expires_at > now,
@@ -165,6 +174,16 @@ fn check_run(profile: Profile, outcomes: Vec<Kind>, steps: Vec<u64>) -> Result<(
                 );
             }
             Kind::NotModified => {}
+            Kind::Stalled => {
+                // Nothing counted against the site: the run, if any, is as
+                // it was; none starts; asked again within a second.
+                prop_assert_eq!(&state.failure, &run_before);
+                prop_assert!(d.expires_at <= now + Duration::from_secs(1));
+                prop_assert_eq!(state.retry_at, Some(now + Duration::from_secs(1)));
+                if run_before.is_none() {
+                    prop_assert!(matches!(d.access, Access::DisallowAll));
+                }
+            }
         }
         not_before = state.retry_at;
     }

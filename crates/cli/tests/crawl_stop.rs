@@ -1,0 +1,101 @@
+//! A crawler stopped (SIGSTOP) while a robots.txt request is out, until
+//! past that request's deadline, then continued: its timer fires seconds
+//! late, and the crawler does not blame the site for its own stall. The
+//! site answered in time; robots.txt is asked again a second later, and the
+//! host's pages are fetched, where a timeout would have held them back for
+//! the failure's backoff (complete disallow, phase 1).
+
+use std::collections::HashMap;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mannerly_testweb::{HostSpec, TestWeb, WebConfig};
+
+mod common;
+use common::need;
+
+/// `kill -SIG pid`.
+fn signal(sig: &str, pid: u32) {
+    let ok = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "kill {sig} {pid}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawler_stopped_mid_request_does_not_blame_the_site() {
+    if !need("kill") {
+        return;
+    }
+    let mut hosts = HashMap::new();
+    hosts.insert(
+        "slow.test".to_owned(),
+        HostSpec {
+            latency_ms: 600,
+            ..HostSpec::default().robots("User-agent: *\n").pages(2, 1)
+        },
+    );
+    let web = TestWeb::start(WebConfig {
+        hosts,
+        ..WebConfig::default()
+    })
+    .await
+    .expect("testweb");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(&seeds, "http://slow.test/\n").expect("seeds");
+    let out = dir.path().join("out");
+    let mut crawl = Command::new(env!("CARGO_BIN_EXE_mannerly"))
+        .arg("crawl")
+        .arg("--seeds")
+        .arg(&seeds)
+        .arg("--out")
+        .arg(&out)
+        .args(["--proxy", &format!("http://127.0.0.1:{}", web.port())])
+        .args([
+            "--min-delay",
+            "0.2",
+            "--give-up-after",
+            "5",
+            "--timeout",
+            "1",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mannerly crawl runs");
+    // Stopped as soon as its robots.txt request reaches the server, and
+    // continued 1.5 s past the request's 1 s deadline.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while web.count("slow.test", "/robots.txt") == 0 {
+        assert!(Instant::now() < deadline, "no robots.txt request");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    signal("-STOP", crawl.id());
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    signal("-CONT", crawl.id());
+    let status = tokio::task::spawn_blocking(move || crawl.wait())
+        .await
+        .expect("join")
+        .expect("crawl ends");
+    assert!(status.success(), "{status:?}");
+
+    let log = std::fs::read_to_string(out.join("log.jsonl")).expect("log");
+    let robots: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("\"kind\":\"robots\""))
+        .collect();
+    assert!(
+        robots
+            .first()
+            .is_some_and(|l| l.contains("stalled") && l.contains("not counted against the site")),
+        "the first robots.txt answer is the crawler's stall: {log}"
+    );
+    assert!(
+        robots.get(1).is_some_and(|l| l.contains("\"status\":200")),
+        "asked again, robots.txt answers: {log}"
+    );
+    assert_eq!(web.count("slow.test", "/robots.txt"), 2, "{log}");
+    assert_eq!(web.count("slow.test", "/"), 1, "{log}");
+}
