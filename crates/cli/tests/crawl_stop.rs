@@ -1,9 +1,10 @@
-//! A crawler stopped (SIGSTOP) while a robots.txt request is out, until
-//! past that request's deadline, then continued: its timer fires seconds
-//! late, and the crawler does not blame the site for its own stall. The
-//! site answered in time; robots.txt is asked again a second later, and the
-//! host's pages are fetched, where a timeout would have held them back for
-//! the failure's backoff (complete disallow, phase 1).
+//! A crawler stopped (SIGSTOP) while a request is out, until past that
+//! request's deadline, then continued: its timer fires seconds late, and
+//! the crawler does not blame the site for its own stall. The site
+//! answered in time. A stalled robots.txt request is asked again a second
+//! later and the host's pages are fetched, where a timeout would have held
+//! them back for the failure's backoff (complete disallow, phase 1); a
+//! stalled page is retried, and the host's pacing counts no failure.
 
 use std::collections::HashMap;
 use std::process::{Command, Stdio};
@@ -23,11 +24,11 @@ fn signal(sig: &str, pid: u32) {
     assert!(ok, "kill {sig} {pid}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_crawler_stopped_mid_request_does_not_blame_the_site() {
-    if !need("kill") {
-        return;
-    }
+/// Crawls slow.test (600 ms an answer) with a 1 s timeout, stopping the
+/// crawler as soon as the request for `path` reaches the server and
+/// continuing it 2.5 s later (1.5 s past the request's deadline). Returns
+/// the server and the crawl's log.
+async fn stopped_at(path: &str) -> (TestWeb, String) {
     let mut hosts = HashMap::new();
     hosts.insert(
         "slow.test".to_owned(),
@@ -53,23 +54,15 @@ async fn a_crawler_stopped_mid_request_does_not_blame_the_site() {
         .arg("--out")
         .arg(&out)
         .args(["--proxy", &format!("http://127.0.0.1:{}", web.port())])
-        .args([
-            "--min-delay",
-            "0.2",
-            "--give-up-after",
-            "5",
-            "--timeout",
-            "1",
-        ])
+        .args(["--min-delay", "0.2", "--give-up-after", "5"])
+        .args(["--timeout", "1"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("mannerly crawl runs");
-    // Stopped as soon as its robots.txt request reaches the server, and
-    // continued 1.5 s past the request's 1 s deadline.
     let deadline = Instant::now() + Duration::from_secs(30);
-    while web.count("slow.test", "/robots.txt") == 0 {
-        assert!(Instant::now() < deadline, "no robots.txt request");
+    while web.count("slow.test", path) == 0 {
+        assert!(Instant::now() < deadline, "no request for {path}");
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
     signal("-STOP", crawl.id());
@@ -80,12 +73,25 @@ async fn a_crawler_stopped_mid_request_does_not_blame_the_site() {
         .expect("join")
         .expect("crawl ends");
     assert!(status.success(), "{status:?}");
-
     let log = std::fs::read_to_string(out.join("log.jsonl")).expect("log");
-    let robots: Vec<&str> = log
-        .lines()
-        .filter(|l| l.contains("\"kind\":\"robots\""))
-        .collect();
+    (web, log)
+}
+
+/// The log's lines of one kind for one URL, in order.
+fn lines<'a>(log: &'a str, kind: &str, url: &str) -> Vec<&'a str> {
+    let (kind, url) = (format!("\"kind\":\"{kind}\""), format!("\"url\":\"{url}\""));
+    log.lines()
+        .filter(|l| l.contains(&kind) && l.contains(&url))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawler_stopped_mid_request_does_not_blame_the_site() {
+    if !need("kill") {
+        return;
+    }
+    let (web, log) = stopped_at("/robots.txt").await;
+    let robots = lines(&log, "robots", "http://slow.test/robots.txt");
     assert!(
         robots
             .first()
@@ -98,4 +104,23 @@ async fn a_crawler_stopped_mid_request_does_not_blame_the_site() {
     );
     assert_eq!(web.count("slow.test", "/robots.txt"), 2, "{log}");
     assert_eq!(web.count("slow.test", "/"), 1, "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_stalled_in_the_crawler_is_retried_without_blaming_the_host() {
+    if !need("kill") {
+        return;
+    }
+    let (web, log) = stopped_at("/").await;
+    let page = lines(&log, "page", "http://slow.test/");
+    assert!(
+        page.first()
+            .is_some_and(|l| l.contains("stalled") && l.contains("not counted against the host")),
+        "the first answer is the crawler's stall: {log}"
+    );
+    assert!(
+        page.get(1).is_some_and(|l| l.contains("\"status\":200")),
+        "retried, the page answers: {log}"
+    );
+    assert_eq!(web.count("slow.test", "/"), 2, "{log}");
 }

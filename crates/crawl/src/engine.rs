@@ -611,7 +611,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             Outcome::Status {
                 status, latency, ..
             } => (Some(*status), *latency),
-            Outcome::Failed { latency } => (None, *latency),
+            Outcome::Failed { latency } | Outcome::Stalled { latency } => (None, *latency),
         };
         self.record.line(&LogLine {
             time: now.to_rfc3339_millis(),
@@ -640,10 +640,18 @@ impl<F: CrawlFrontier> Crawl<F> {
             ms: Some(p.latency),
             retry: Some(tag.retries),
             error: Some(error),
-            reason: p.timed_out.then_some("timeout"),
+            reason: match (p.stalled, p.timed_out) {
+                (true, _) => Some("stalled: this crawler was not running when the deadline passed; not counted against the host"),
+                (false, true) => Some("timeout"),
+                _ => None,
+            },
             ..LogLine::default()
         })?;
-        let failed = Outcome::Failed { latency: p.latency };
+        let failed = if p.stalled {
+            Outcome::Stalled { latency: p.latency }
+        } else {
+            Outcome::Failed { latency: p.latency }
+        };
         let (outcome, at) = paced(&failed, p.head_at);
         if tag.retries < self.config.retries {
             return self.retry(&p.released, tag, &outcome, at).await;

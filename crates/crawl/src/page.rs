@@ -6,6 +6,7 @@ use mannerly_polite::controller::Outcome;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use mannerly_fetch::http::STALL_SLACK;
 use mannerly_polite::frontier::Released;
 use mannerly_time::UnixMillis;
 
@@ -27,6 +28,10 @@ pub(crate) struct PageDone {
     pub(crate) evidence: Option<Vec<u8>>,
     pub(crate) result: Result<PageResponse, String>,
     pub(crate) timed_out: bool,
+    /// Timed out over [`STALL_SLACK`] past the longest deadline a page
+    /// has: this process was not running when it passed, so the host is
+    /// not to blame.
+    pub(crate) stalled: bool,
     /// Not sent: the moment the frontier gave for sending it had passed
     /// (this worker was stopped or starved between `confirm` and the send).
     pub(crate) unsent: bool,
@@ -105,6 +110,7 @@ pub(crate) async fn fetch_page(
         date,
         result,
         timed_out,
+        stalled: timed_out && start.elapsed() > config.timeout + STALL_SLACK,
         unsent: false,
     };
     let request = match build_request(&client, &released.url, &config) {
@@ -325,6 +331,7 @@ pub(crate) fn paced(outcome: &Outcome, since: Instant) -> (Outcome, UnixMillis) 
             retry_after: retry_after.clone(),
         },
         Outcome::Failed { .. } => Outcome::Failed { latency },
+        Outcome::Stalled { .. } => Outcome::Stalled { latency },
     };
     (outcome, now)
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mannerly_fetch::policy::FetchOutcome;
+use mannerly_fetch::policy::{FetchOutcome, NetworkError};
 use mannerly_fetch::{Fetcher, HopGate, HttpFetcher, Origin, RobotsCache, Validators};
 use mannerly_polite::controller::Outcome;
 use mannerly_polite::frontier::{Begin, Frontier};
@@ -61,6 +61,10 @@ impl Fetcher for RecordingFetcher {
                 latency,
                 retry_after: None,
             },
+            FetchOutcome::Network {
+                error: NetworkError::Stalled,
+                ..
+            } => Outcome::Stalled { latency },
             FetchOutcome::Network { .. } => Outcome::Failed { latency },
         };
         let error = match &outcome {

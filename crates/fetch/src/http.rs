@@ -476,7 +476,7 @@ impl Fetcher for HttpFetcher {
 /// A deadline this far behind when its timer fired was missed because
 /// this process was not running, not because the site was slow: a timer
 /// runs late by milliseconds, not seconds, in a process that runs.
-pub(crate) const STALL_SLACK: Duration = Duration::from_secs(1);
+pub const STALL_SLACK: Duration = Duration::from_secs(1);
 
 /// A robots.txt timeout that fired over [`STALL_SLACK`] past its deadline
 /// becomes [`NetworkError::Stalled`]: the process was stopped (SIGSTOP, a

@@ -176,6 +176,15 @@ pub enum Outcome {
         /// How long until it failed.
         latency: Millis,
     },
+    /// No answer read in time because this process was not running when
+    /// the deadline passed (stopped, suspended, starved): nothing is known
+    /// of the host. The request counts as made (the delay runs from it),
+    /// but not as the host's failure: no backoff, no failure counted, no
+    /// recovery either, and its latency (the stall's) is not learnt.
+    Stalled {
+        /// How long until the timer fired.
+        latency: Millis,
+    },
 }
 
 /// The state of one key.
@@ -566,6 +575,7 @@ impl Politeness {
         h.in_flight = h.in_flight.saturating_sub(1);
         let latency = match outcome {
             Outcome::Status { latency, .. } | Outcome::Failed { latency } => *latency,
+            Outcome::Stalled { .. } => return,
         };
         h.ewma_latency = Some(match h.ewma_latency {
             Some(e) => 0.8 * e + 0.2 * latency as f64,
@@ -596,7 +606,7 @@ impl Politeness {
                 };
                 (bad, retry)
             }
-            Outcome::Failed { .. } => (true, None),
+            Outcome::Failed { .. } | Outcome::Stalled { .. } => (true, None),
         };
         if let Some(wait) = retry {
             let until = now.add_millis(wait.min(c.retry_after_cap));

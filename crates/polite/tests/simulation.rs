@@ -282,6 +282,33 @@ proptest! {
         }
     }
 
+    /// After any run of answers, a request that stalled in the crawler
+    /// (its timer fired late) changes nothing of the host but the request
+    /// in flight: no failure, no backoff, no recovery, no latency learnt,
+    /// and the delay still runs from its start.
+    #[test]
+    fn a_stall_is_not_the_hosts_failure(history in prop::collection::vec((prop::sample::select(vec![200u16, 429, 500, 503, 0]), 1u64..3_000), 0..12), stall in 1u64..60_000) {
+        let mut p = Politeness::new(Config::default());
+        let mut now = UnixMillis(1_000_000);
+        for (status, latency) in history {
+            now = p.get("h").map_or(now, |h| h.next_allowed.max(now)).max(now);
+            p.start("h", now);
+            now = now.add_millis(latency);
+            let outcome = match status {
+                0 => Outcome::Failed { latency },
+                s => Outcome::Status { status: s, latency, retry_after: None },
+            };
+            p.finish("h", now, &outcome);
+        }
+        now = p.get("h").map_or(now, |h| h.next_allowed.max(now)).max(now);
+        p.start("h", now);
+        let before = p.get("h").cloned().expect("state");
+        p.finish("h", now.add_millis(stall), &Outcome::Stalled { latency: stall });
+        let after = p.get("h").cloned().expect("state");
+        prop_assert_eq!(after.in_flight + 1, before.in_flight);
+        prop_assert_eq!(mannerly_polite::controller::HostState { in_flight: before.in_flight, ..after }, before);
+    }
+
     #[test]
     fn retry_after_delta_seconds_parse(secs in 0u64..100_000_000) {
         prop_assert_eq!(mannerly_time::parse_retry_after(&secs.to_string(), UnixMillis::EPOCH), Some(UnixMillis(secs * 1000)));
