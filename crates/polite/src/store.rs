@@ -36,7 +36,9 @@
 
 use std::path::{Path, PathBuf};
 
-use fjall::{Database, Keyspace, KeyspaceCreateOptions, OwnedWriteBatch, PersistMode};
+use fjall::{
+    AbstractTree, Database, Keyspace, KeyspaceCreateOptions, OwnedWriteBatch, PersistMode,
+};
 
 use crate::controller::UnixMillis;
 use crate::frontier::FrontierError;
@@ -77,7 +79,19 @@ const JOURNAL_ROTATES_PAST: u64 = 64_000_000;
 /// Each keyspace's memtable is written out to a table past this size.
 /// fjall's default (64 MiB) let the keyspaces hold some 100 MiB at 10,000
 /// hosts; at 1 MiB a crawl's CPU time did not change measurably.
+///
+/// The store rotates its memtables itself, after each commit
+/// ([`Store::rotate_full`]); fjall's own threshold ([`FJALL_BACKSTOP`]) is
+/// a backstop it never reaches. Past its threshold fjall (3.1.13) asks its
+/// worker to rotate after every write batch, one request per batch and
+/// keyspace, into a queue of 1,000 that the worker itself also writes to:
+/// with one worker, a burst of batches while it flushed filled the queue,
+/// the worker then waited on it, and the store hung (a CI run caught
+/// `frontier_sim` there; the fix is still open upstream).
 const MEMTABLE_BYTES: u64 = 1 << 20;
+
+/// fjall's own memtable threshold: see [`MEMTABLE_BYTES`].
+const FJALL_BACKSTOP: u64 = 64 << 20;
 
 /// One filler value: under fjall's journal compression threshold (4 KiB).
 const PAD_VALUE: usize = 4000;
@@ -208,7 +222,7 @@ impl Store {
             .map_err(err)?;
         let ks = |name: &str| {
             db.keyspace(name, || {
-                KeyspaceCreateOptions::default().max_memtable_size(MEMTABLE_BYTES)
+                KeyspaceCreateOptions::default().max_memtable_size(FJALL_BACKSTOP)
             })
             .map_err(err)
         };
@@ -406,8 +420,32 @@ impl Store {
             self.db
                 .persist(PersistMode::Buffer)
                 .map_err(|e| self.err(e))?;
+            self.rotate_full()?;
         }
         Ok(())
+    }
+
+    /// Seals each memtable past [`MEMTABLE_BYTES`], for fjall's worker to
+    /// write out: one request per full memtable, from this thread.
+    fn rotate_full(&self) -> Result<(), FrontierError> {
+        for ks in self.keyspaces() {
+            if ks.tree.active_memtable().size() > MEMTABLE_BYTES {
+                ks.rotate_memtable().map_err(|e| self.err(e))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn keyspaces(&self) -> [&Keyspace; 7] {
+        [
+            &self.queue,
+            &self.flight,
+            &self.seen,
+            &self.hosts,
+            &self.robots,
+            &self.meta,
+            &self.pad,
+        ]
     }
 
     /// Commits and fsyncs (survives power loss).
@@ -613,15 +651,7 @@ impl Store {
         b.insert(&self.flight, MARKER, gen);
         b.insert(&self.pad, MARKER, gen);
         b.commit().map_err(|e| self.err(e))?;
-        for ks in [
-            &self.queue,
-            &self.flight,
-            &self.seen,
-            &self.hosts,
-            &self.robots,
-            &self.meta,
-            &self.pad,
-        ] {
+        for ks in self.keyspaces() {
             ks.rotate_memtable_and_wait().map_err(|e| self.err(e))?;
         }
         Ok(())
@@ -732,6 +762,40 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Thousands of small batches past the memtable size, as fast as one
+    /// thread commits them, while fjall's one worker flushes: every commit
+    /// leaves each memtable at most [`MEMTABLE_BYTES`] (the store sealed
+    /// it; fjall's own rotation requests, which could hang the store, never
+    /// start), and they all end.
+    #[test]
+    fn a_burst_of_commits_past_the_memtable_size_never_hangs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().to_owned();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut store = Store::open(&path, 1).expect("open");
+            let value = vec![7u8; 500];
+            let url = format!("http://h.test/{}", "p".repeat(400));
+            for i in 0..40_000u32 {
+                let key = format!("h{}", i % 5_000);
+                let sort = sort_key(1, u64::from(i));
+                store.put_host(&key, &value);
+                store.put_queue(&key, &sort, 0, &url);
+                store.put_flight(u64::from(i), &key, &sort, 0, &url);
+                store.put_seen(u128::from(i));
+                store.commit().expect("commit");
+                // Sealed by the store itself, never left to fjall's pokes.
+                for ks in store.keyspaces() {
+                    assert!(ks.tree.active_memtable().size() <= MEMTABLE_BYTES);
+                }
+            }
+            drop(store);
+            let _ = tx.send(());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(120))
+            .expect("80 MB of commits end within two minutes");
+    }
 
     #[test]
     fn sort_keys_order_by_priority_then_arrival() {
