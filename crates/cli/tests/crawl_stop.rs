@@ -77,12 +77,25 @@ async fn stopped_at(path: &str) -> (TestWeb, String) {
     (web, log)
 }
 
-/// The log's lines of one kind for one URL, in order.
-fn lines<'a>(log: &'a str, kind: &str, url: &str) -> Vec<&'a str> {
+/// Asserts that the log's first line of `kind` for `url` is the crawler's
+/// stall, not counted against `whom`, and its second a 200.
+fn stalled_then_answered(log: &str, kind: &str, url: &str, whom: &str) {
     let (kind, url) = (format!("\"kind\":\"{kind}\""), format!("\"url\":\"{url}\""));
-    log.lines()
+    let lines: Vec<&str> = log
+        .lines()
         .filter(|l| l.contains(&kind) && l.contains(&url))
-        .collect()
+        .collect();
+    let blame = format!("not counted against the {whom}");
+    assert!(
+        lines
+            .first()
+            .is_some_and(|l| l.contains("stalled") && l.contains(&blame)),
+        "the first answer is the crawler's stall: {log}"
+    );
+    assert!(
+        lines.get(1).is_some_and(|l| l.contains("\"status\":200")),
+        "asked again, it answers: {log}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -91,17 +104,7 @@ async fn a_crawler_stopped_mid_request_does_not_blame_the_site() {
         return;
     }
     let (web, log) = stopped_at("/robots.txt").await;
-    let robots = lines(&log, "robots", "http://slow.test/robots.txt");
-    assert!(
-        robots
-            .first()
-            .is_some_and(|l| l.contains("stalled") && l.contains("not counted against the site")),
-        "the first robots.txt answer is the crawler's stall: {log}"
-    );
-    assert!(
-        robots.get(1).is_some_and(|l| l.contains("\"status\":200")),
-        "asked again, robots.txt answers: {log}"
-    );
+    stalled_then_answered(&log, "robots", "http://slow.test/robots.txt", "site");
     assert_eq!(web.count("slow.test", "/robots.txt"), 2, "{log}");
     assert_eq!(web.count("slow.test", "/"), 1, "{log}");
 }
@@ -112,15 +115,6 @@ async fn a_page_that_stalled_in_the_crawler_is_retried_without_blaming_the_host(
         return;
     }
     let (web, log) = stopped_at("/").await;
-    let page = lines(&log, "page", "http://slow.test/");
-    assert!(
-        page.first()
-            .is_some_and(|l| l.contains("stalled") && l.contains("not counted against the host")),
-        "the first answer is the crawler's stall: {log}"
-    );
-    assert!(
-        page.get(1).is_some_and(|l| l.contains("\"status\":200")),
-        "retried, the page answers: {log}"
-    );
+    stalled_then_answered(&log, "page", "http://slow.test/", "host");
     assert_eq!(web.count("slow.test", "/"), 2, "{log}");
 }

@@ -6,7 +6,6 @@ use mannerly_polite::controller::Outcome;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mannerly_fetch::http::STALL_SLACK;
 use mannerly_polite::frontier::Released;
 use mannerly_time::UnixMillis;
 
@@ -28,9 +27,9 @@ pub(crate) struct PageDone {
     pub(crate) evidence: Option<Vec<u8>>,
     pub(crate) result: Result<PageResponse, String>,
     pub(crate) timed_out: bool,
-    /// Timed out over [`STALL_SLACK`] past the longest deadline a page
-    /// has: this process was not running when it passed, so the host is
-    /// not to blame.
+    /// Timed out seconds past the longest deadline a page has
+    /// ([`mannerly_fetch::http::stalled`]): this process was not running
+    /// when it passed, so the host is not to blame.
     pub(crate) stalled: bool,
     /// Not sent: the moment the frontier gave for sending it had passed
     /// (this worker was stopped or starved between `confirm` and the send).
@@ -110,7 +109,7 @@ pub(crate) async fn fetch_page(
         date,
         result,
         timed_out,
-        stalled: timed_out && start.elapsed() > config.timeout + STALL_SLACK,
+        stalled: timed_out && mannerly_fetch::http::stalled(start.elapsed(), config.timeout),
         unsent: false,
     };
     let request = match build_request(&client, &released.url, &config) {

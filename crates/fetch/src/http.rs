@@ -478,48 +478,45 @@ impl Fetcher for HttpFetcher {
 /// runs late by milliseconds, not seconds, in a process that runs.
 pub const STALL_SLACK: Duration = Duration::from_secs(1);
 
-/// A robots.txt timeout that fired over [`STALL_SLACK`] past its deadline
-/// becomes [`NetworkError::Stalled`]: the process was stopped (SIGSTOP, a
-/// suspended VM, starvation) while the request was out, and whether the
-/// site answered in time is unknown. The deadline: the request's
-/// `timeout` with no redirect, else the fetch's `total_timeout` (a hop may
-/// wait its turn at another host's gate, which no per-request budget
-/// bounds).
+/// Whether a timeout that fired `elapsed` after the start of a request
+/// with this `deadline` fired over [`STALL_SLACK`] late: the process was
+/// stopped (SIGSTOP, a suspended VM, starvation) while the request was
+/// out, and whether the site answered in time is unknown. The one test of
+/// a stall, for robots.txt here and for a crawler's pages.
+pub fn stalled(elapsed: Duration, deadline: Duration) -> bool {
+    elapsed.saturating_sub(deadline) > STALL_SLACK
+}
+
+/// A robots.txt timeout that [`stalled`] becomes [`NetworkError::Stalled`].
+/// The deadline: the request's `timeout` with no redirect, else the
+/// fetch's `total_timeout` (a hop may wait its turn at another host's
+/// gate, which no per-request budget bounds).
 pub(crate) fn stall_checked(
-    outcome: FetchOutcome,
+    mut outcome: FetchOutcome,
     elapsed: Duration,
     config: &FetchConfig,
 ) -> FetchOutcome {
-    let FetchOutcome::Network {
-        error: NetworkError::Timeout,
+    if let FetchOutcome::Network {
+        error,
         detail,
         redirects,
-    } = outcome
-    else {
-        return outcome;
-    };
-    let deadline = if redirects.is_empty() {
-        config.timeout.min(config.total_timeout)
-    } else {
-        config.total_timeout
-    };
-    let late = elapsed.saturating_sub(deadline);
-    if late <= STALL_SLACK {
-        return FetchOutcome::Network {
-            error: NetworkError::Timeout,
-            detail,
-            redirects,
+    } = &mut outcome
+    {
+        let deadline = if redirects.is_empty() {
+            config.timeout.min(config.total_timeout)
+        } else {
+            config.total_timeout
         };
+        if *error == NetworkError::Timeout && stalled(elapsed, deadline) {
+            *error = NetworkError::Stalled;
+            *detail = format!(
+                "its {:.1} s deadline passed {:.1} s before this process ran again ({detail})",
+                deadline.as_secs_f64(),
+                elapsed.saturating_sub(deadline).as_secs_f64()
+            );
+        }
     }
-    FetchOutcome::Network {
-        error: NetworkError::Stalled,
-        detail: format!(
-            "its {:.1} s deadline passed {:.1} s before this process ran again ({detail})",
-            deadline.as_secs_f64(),
-            late.as_secs_f64()
-        ),
-        redirects,
-    }
+    outcome
 }
 
 fn deadline_detail(total: Duration) -> String {

@@ -44,10 +44,10 @@ use sha2::Digest;
 pub use crate::good_copy::{body_json, GoodCopy};
 use crate::origin::Origin;
 pub use crate::outcome::{FetchOutcome, Hop, HttpResponse, NetworkError};
+use mannerly_time::parse_http_date;
 
 /// How soon robots.txt is asked again after the crawler stalled mid-request.
 const STALL_RETRY: Duration = Duration::from_secs(1);
-use mannerly_time::parse_http_date;
 
 /// Which rulebook to follow when robots.txt is unreachable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
