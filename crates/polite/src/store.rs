@@ -10,7 +10,8 @@
 //!   u32][URL]`: released, not yet completed. Reopening puts these back in
 //!   `queue`.
 //! - `seen`: `[fingerprint u128]` → empty: the deduplication set.
-//! - `hosts`: `[key]` → the key's politeness state as JSON.
+//! - `hosts`: `[key]` → the key's politeness state (postcard behind a
+//!   layout mark; JSON before format 5).
 //! - `robots`: `[origin]` → until when its robots.txt is known (u64).
 //! - `meta`: `key-mode` → the key mode the store was created with;
 //!   `format` → the layout version (u32, big-endian), [`FORMAT`].
@@ -23,9 +24,11 @@
 //!
 //! Format history: 1 recorded no version (the first release); 2 recorded
 //! it, with 1's layout; 3 added the tag before each queued and in-flight
-//! URL; 4 added the marker. Opening a format-1 or format-2 store rewrites
-//! its queue and flight entries with tag 0, in one batch; a format-3 store
-//! needs nothing; both then record 4. A store from a newer format is
+//! URL; 4 added the marker; 5 keeps politeness states in postcard, not
+//! JSON. Opening a format-1 or format-2 store rewrites its queue and
+//! flight entries with tag 0, in one batch; a format-3 or format-4 store
+//! needs nothing (its JSON states are read, and rewritten as its hosts
+//! are next paced); all then record 5. A store from a newer format is
 //! refused, never guessed at (code for format 3 would read the marker as a
 //! malformed entry).
 //!
@@ -44,7 +47,7 @@ use crate::controller::UnixMillis;
 use crate::frontier::FrontierError;
 
 /// The layout version this code writes, and the newest it reads.
-pub(crate) const FORMAT: u32 = 4;
+pub(crate) const FORMAT: u32 = 5;
 
 /// A queue entry's position within its key: `[255 - priority][seq]`.
 pub(crate) type Sort = [u8; 9];
@@ -296,8 +299,9 @@ impl Store {
             }),
             Some(FORMAT) => Ok(()),
             // Format 3 is format 4 without the marker, which the next
-            // flush writes.
-            Some(3) | None => {
+            // flush writes; format 4 is format 5 with JSON states, read as
+            // they are.
+            Some(3 | 4) | None => {
                 let ks = self.meta.clone();
                 self.batch().insert(&ks, b"format", FORMAT.to_be_bytes());
                 self.commit()

@@ -101,7 +101,7 @@ fn a_newer_format_is_refused() {
     match open(tmp.path()) {
         Err(FrontierError::NewerFormat {
             found: 99,
-            supported: 4,
+            supported: 5,
             ..
         }) => {}
         Err(e) => panic!("wrong error: {e}"),
@@ -137,9 +137,9 @@ fn format_of(dir: &Path) -> u32 {
 
 /// Format 3 is format 4 without the marker `queue` and `flight` keep (the
 /// next flush writes it): such a store opens as it is, keeps its entries,
-/// and records 4.
+/// and records 5.
 #[test]
-fn a_format_3_store_opens_and_records_4() {
+fn a_format_3_store_opens_and_records_5() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let config = FrontierConfig {
         robots_gate: false,
@@ -159,7 +159,7 @@ fn a_format_3_store_opens_and_records_4() {
             );
         }
     }
-    assert_eq!(format_of(tmp.path()), 4);
+    assert_eq!(format_of(tmp.path()), 5);
     set_format(tmp.path(), 3);
     {
         let mut f = LocalFrontier::open(tmp.path(), Politeness::new(Config::default()), config)
@@ -176,5 +176,72 @@ fn a_format_3_store_opens_and_records_4() {
             ["https://a.test/1", "https://a.test/2", "https://b.test/1"]
         );
     }
-    assert_eq!(format_of(tmp.path()), 4);
+    assert_eq!(format_of(tmp.path()), 5);
+}
+
+/// Format 4 kept each host's politeness state as JSON: such a store opens,
+/// its hosts keep their pacing, and it records 5.
+#[test]
+fn a_format_4_store_keeps_its_json_pacing() {
+    use mannerly_polite::controller::HostState;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = FrontierConfig {
+        robots_gate: false,
+        ..FrontierConfig::on_disk()
+    };
+    let politeness = || Politeness::new(Config::default());
+    {
+        let mut f = LocalFrontier::open(tmp.path(), politeness(), config.clone()).expect("create");
+        for u in ["https://a.test/1", "https://a.test/2"] {
+            block_on(f.enqueue(u, 0, T0)).expect("enqueue");
+        }
+        let Next::Fetch(r) = block_on(f.next(T0)).expect("next") else {
+            panic!("a.test/1 is due");
+        };
+        let ok = Outcome::Status {
+            status: 200,
+            latency: 50,
+            retry_after: None,
+        };
+        block_on(f.complete(&r, &ok, T0)).expect("complete");
+    }
+    // Rewrite the host's state as format 4 wrote it: JSON, here holding
+    // the host back for a minute with a 5 s delay.
+    {
+        let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
+        let hosts = db
+            .keyspace("hosts", fjall::KeyspaceCreateOptions::default)
+            .expect("hosts");
+        let keys: Vec<Vec<u8>> = hosts
+            .iter()
+            .map(|kv| kv.key().expect("key").to_vec())
+            .collect();
+        assert_eq!(keys.len(), 1, "one host state");
+        let state = HostState {
+            next_allowed: T0.add_millis(60_000),
+            base_delay: 5_000,
+            delay: 5_000,
+            started: 1,
+            last_start: Some(T0),
+            ..HostState::default()
+        };
+        let json = serde_json::to_vec(&state).expect("json");
+        hosts.insert(&keys[0], json).expect("write");
+        db.persist(fjall::PersistMode::SyncAll).expect("sync");
+    }
+    set_format(tmp.path(), 4);
+    let mut f =
+        LocalFrontier::open(tmp.path(), politeness(), config).expect("a format-4 store opens");
+    assert_eq!(
+        block_on(f.next(T0.add_millis(1_000))).expect("next"),
+        Next::Wait {
+            until: T0.add_millis(60_000)
+        }
+    );
+    let Next::Fetch(r) = block_on(f.next(T0.add_millis(60_000))).expect("next") else {
+        panic!("a.test/2 is due at the minute");
+    };
+    assert_eq!(r.url, "https://a.test/2");
+    drop(f);
+    assert_eq!(format_of(tmp.path()), 5);
 }

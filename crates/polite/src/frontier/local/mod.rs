@@ -21,11 +21,12 @@ use super::{
     Admission, Begin, Frontier, FrontierConfig, FrontierError, HostCensus, KeyLoad, Kind, Next,
     Released, Settle, Skipped, Stats,
 };
-use crate::controller::{HostState, Outcome, Politeness, RobotsPacing, Started, UnixMillis, Wait};
+use crate::controller::{Outcome, Politeness, RobotsPacing, Started, UnixMillis, Wait};
 use crate::key::{KeyError, Keyer};
 use crate::store::{sort_key, sort_priority, sort_seq, Entry, Sort, Store};
 
 mod calls;
+mod host_bytes;
 mod open;
 mod recovery;
 mod seen_filter;
@@ -353,9 +354,8 @@ impl LocalFrontier {
 
     fn save_host(&mut self, key: &str) {
         if let (Some(store), Some(h)) = (self.store.as_mut(), self.politeness.get(key)) {
-            if let Ok(json) = serde_json::to_vec(h) {
-                store.put_host(key, &json);
-            }
+            let mut buf = [0; host_bytes::INLINE];
+            store.put_host(key, &host_bytes::encode(h, &mut buf));
         }
     }
 

@@ -53,12 +53,11 @@ impl LocalFrontier {
         let mut store = Store::open(path, config.commit_every)?;
         check_key_mode(&mut store, path, &config)?;
         let mut f = LocalFrontier::in_memory(politeness, config);
-        for (key, json) in store.scan_hosts()? {
-            let state: HostState =
-                serde_json::from_slice(&json).map_err(|e| FrontierError::Corrupt {
-                    store: store.path().display().to_string(),
-                    what: format!("the politeness state of {key}: {e}"),
-                })?;
+        for (key, bytes) in store.scan_hosts()? {
+            let state = super::host_bytes::decode(&bytes).map_err(|e| FrontierError::Corrupt {
+                store: store.path().display().to_string(),
+                what: format!("the politeness state of {key}: {e}"),
+            })?;
             f.politeness.restore(&key, state);
         }
         for (origin, until) in store.scan_robots()? {
