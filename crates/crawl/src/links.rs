@@ -88,32 +88,14 @@ pub fn x_robots_tag<'a>(values: impl IntoIterator<Item = &'a str>, agent: &str) 
     d
 }
 
-/// The selectors, parsed once: parsing them for every page cost more than
-/// reading a small page.
-static SELECTORS: std::sync::LazyLock<[lol_html::Selector; 5]> = std::sync::LazyLock::new(|| {
-    [
-        "a[href], area[href]",
-        "link[href]",
-        "frame[src], iframe[src]",
-        "base[href]",
-        "meta[name][content]",
-    ]
-    .map(|s| s.parse().expect("a constant, valid selector"))
+/// The elements read, as one selector parsed once: each selector a
+/// rewriter holds is compiled again for every page, and building the
+/// rewriter cost more than reading a small page.
+static SELECTOR: std::sync::LazyLock<lol_html::Selector> = std::sync::LazyLock::new(|| {
+    "a, area, link, frame, iframe, base, meta"
+        .parse()
+        .expect("a constant, valid selector")
 });
-
-/// An element handler on a pre-parsed selector.
-fn on<'s, 'h>(
-    selector: &'s lol_html::Selector,
-    handler: impl FnMut(&mut lol_html::html_content::Element<'_, '_>) -> lol_html::HandlerResult + 'h,
-) -> (
-    std::borrow::Cow<'s, lol_html::Selector>,
-    lol_html::ElementContentHandlers<'h>,
-) {
-    (
-        std::borrow::Cow::Borrowed(selector),
-        lol_html::ElementContentHandlers::default().element(handler),
-    )
-}
 
 /// Extracts links and directives from an HTML page fetched from `page`.
 /// `html` may be cut (a capped body): what was read is used.
@@ -139,47 +121,50 @@ pub fn extract(html: &[u8], page: &url::Url, agent: &str, follow_rel_nofollow: b
         }
     };
     {
-        use lol_html::{HtmlRewriter, Settings};
-        let sel = &*SELECTORS;
-        let settings = Settings::new()
-            .append_element_content_handler(on(&sel[0], |el| {
-                if let Some(h) = el.get_attribute("href") {
-                    let nofollow = el.get_attribute("rel").is_some_and(|r| {
-                        r.split_ascii_whitespace()
-                            .any(|t| t.eq_ignore_ascii_case("nofollow"))
-                    });
-                    push(h, nofollow);
-                }
-                Ok(())
-            }))
-            .append_element_content_handler(on(&sel[1], |el| {
-                if let Some(h) = el.get_attribute("href") {
-                    push(h, false);
-                }
-                Ok(())
-            }))
-            .append_element_content_handler(on(&sel[2], |el| {
-                if let Some(h) = el.get_attribute("src") {
-                    push(h, false);
-                }
-                Ok(())
-            }))
-            .append_element_content_handler(on(&sel[3], |el| {
-                let mut r = raw.borrow_mut();
-                if r.base.is_none() {
-                    r.base = el.get_attribute("href");
-                }
-                Ok(())
-            }))
-            .append_element_content_handler(on(&sel[4], |el| {
-                let name = el.get_attribute("name").unwrap_or_default();
-                if name.eq_ignore_ascii_case("robots") || name.eq_ignore_ascii_case(agent) {
-                    if let Some(c) = el.get_attribute("content") {
-                        raw.borrow_mut().directives.apply(&c);
+        use lol_html::html_content::Element;
+        use lol_html::{ElementContentHandlers, HtmlRewriter, Settings};
+        let handler = ElementContentHandlers::default().element(|el: &mut Element<'_, '_>| {
+            let tag = el.tag_name();
+            match tag.as_str() {
+                "a" | "area" => {
+                    if let Some(h) = el.get_attribute("href") {
+                        let nofollow = el.get_attribute("rel").is_some_and(|r| {
+                            r.split_ascii_whitespace()
+                                .any(|t| t.eq_ignore_ascii_case("nofollow"))
+                        });
+                        push(h, nofollow);
                     }
                 }
-                Ok(())
-            }));
+                "link" => {
+                    if let Some(h) = el.get_attribute("href") {
+                        push(h, false);
+                    }
+                }
+                "frame" | "iframe" => {
+                    if let Some(h) = el.get_attribute("src") {
+                        push(h, false);
+                    }
+                }
+                "base" => {
+                    let mut r = raw.borrow_mut();
+                    if r.base.is_none() {
+                        r.base = el.get_attribute("href");
+                    }
+                }
+                "meta" => {
+                    let name = el.get_attribute("name").unwrap_or_default();
+                    if name.eq_ignore_ascii_case("robots") || name.eq_ignore_ascii_case(agent) {
+                        if let Some(c) = el.get_attribute("content") {
+                            raw.borrow_mut().directives.apply(&c);
+                        }
+                    }
+                }
+                _ => {}
+            }
+            Ok(())
+        });
+        let settings = Settings::new()
+            .append_element_content_handler((std::borrow::Cow::Borrowed(&*SELECTOR), handler));
         let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
         // A parse error (bad encoding, memory limit) keeps what was read.
         let _ = rewriter.write(html).and_then(|()| rewriter.end());
