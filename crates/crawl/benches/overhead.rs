@@ -13,6 +13,8 @@
 //! is a seed, so the frontier holds hosts × pages URLs at the start: the
 //! peak-RSS run of 1 M URLs over 10,000 hosts is
 //! `MANNERLY_BENCH_HOSTS=10000 MANNERLY_BENCH_PAGES=100 MANNERLY_BENCH_SEED_ALL=1`.
+//! `MANNERLY_BENCH_WRAP` runs the engine and bare children under a
+//! profiler (see [`wrapped`]).
 //! Both children run on a current-thread runtime, as `mannerly crawl` does
 //! by default; with `MANNERLY_BENCH_MULTI_THREAD=1`, on tokio's default
 //! multi-thread one.
@@ -346,6 +348,19 @@ fn seed_all() -> bool {
     std::env::var_os("MANNERLY_BENCH_SEED_ALL").is_some_and(|v| v == "1")
 }
 
+/// `MANNERLY_BENCH_WRAP="CMD ARG..."`: the `engine` and `bare` children
+/// run under that command, `{what}` in it named for the child (a profile
+/// of each: `perf record -g --call-graph fp -o /tmp/{what}.perf` on a
+/// build with frame pointers, or `heaptrack -o /tmp/{what}`).
+fn wrapped(what: &str) -> Option<Vec<String>> {
+    let wrap = std::env::var("MANNERLY_BENCH_WRAP").ok()?;
+    let words: Vec<String> = wrap
+        .split_whitespace()
+        .map(|w| w.replace("{what}", what))
+        .collect();
+    (matches!(what, "engine" | "bare") && !words.is_empty()).then_some(words)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--child") {
@@ -403,6 +418,10 @@ fn main() {
             c.arg("--tool=callgrind")
                 .arg(format!("--callgrind-out-file={}", dump.display()))
                 .arg(&exe);
+            c
+        } else if let Some(wrap) = wrapped(what) {
+            let mut c = Command::new(&wrap[0]);
+            c.args(&wrap[1..]).arg(&exe);
             c
         } else {
             Command::new(&exe)
