@@ -37,6 +37,24 @@ fn open(dir: &Path) -> Result<LocalFrontier, FrontierError> {
     )
 }
 
+/// Opens without the robots.txt gate: pages are released at once.
+fn open_ungated(dir: &Path) -> Result<LocalFrontier, FrontierError> {
+    let config = FrontierConfig {
+        robots_gate: false,
+        ..FrontierConfig::on_disk()
+    };
+    LocalFrontier::open(dir, Politeness::new(Config::default()), config)
+}
+
+/// A page answered 200 in 50 ms.
+fn ok() -> Outcome {
+    Outcome::Status {
+        status: 200,
+        latency: 50,
+        retry_after: None,
+    }
+}
+
 #[test]
 fn a_format_1_store_opens_and_keeps_its_state() {
     // The fixture's story: five URLs on a.test and b.test, both robots.txt
@@ -57,11 +75,7 @@ fn a_format_1_store_opens_and_keeps_its_state() {
     );
     // robots.txt validity and Crawl-delay survived: pages come without a
     // robots.txt fetch, 2 s apart per host.
-    let ok = Outcome::Status {
-        status: 200,
-        latency: 50,
-        retry_after: None,
-    };
+    let ok = ok();
     let (mut now, mut pages) = (T0, Vec::new());
     loop {
         match block_on(f.next(now)).expect("next") {
@@ -141,17 +155,8 @@ fn format_of(dir: &Path) -> u32 {
 #[test]
 fn a_format_3_store_opens_and_records_5() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let config = FrontierConfig {
-        robots_gate: false,
-        ..FrontierConfig::on_disk()
-    };
     {
-        let mut f = LocalFrontier::open(
-            tmp.path(),
-            Politeness::new(Config::default()),
-            config.clone(),
-        )
-        .expect("create");
+        let mut f = open_ungated(tmp.path()).expect("create");
         for u in ["https://a.test/1", "https://a.test/2", "https://b.test/1"] {
             assert_eq!(
                 block_on(f.enqueue(u, 0, T0)).expect("enqueue"),
@@ -162,8 +167,7 @@ fn a_format_3_store_opens_and_records_5() {
     assert_eq!(format_of(tmp.path()), 5);
     set_format(tmp.path(), 3);
     {
-        let mut f = LocalFrontier::open(tmp.path(), Politeness::new(Config::default()), config)
-            .expect("a format-3 store opens");
+        let mut f = open_ungated(tmp.path()).expect("a format-3 store opens");
         let mut urls: Vec<String> = f
             .queued_urls()
             .expect("scan")
@@ -185,25 +189,15 @@ fn a_format_3_store_opens_and_records_5() {
 fn a_format_4_store_keeps_its_json_pacing() {
     use mannerly_polite::controller::HostState;
     let tmp = tempfile::tempdir().expect("tempdir");
-    let config = FrontierConfig {
-        robots_gate: false,
-        ..FrontierConfig::on_disk()
-    };
-    let politeness = || Politeness::new(Config::default());
     {
-        let mut f = LocalFrontier::open(tmp.path(), politeness(), config.clone()).expect("create");
+        let mut f = open_ungated(tmp.path()).expect("create");
         for u in ["https://a.test/1", "https://a.test/2"] {
             block_on(f.enqueue(u, 0, T0)).expect("enqueue");
         }
         let Next::Fetch(r) = block_on(f.next(T0)).expect("next") else {
             panic!("a.test/1 is due");
         };
-        let ok = Outcome::Status {
-            status: 200,
-            latency: 50,
-            retry_after: None,
-        };
-        block_on(f.complete(&r, &ok, T0)).expect("complete");
+        block_on(f.complete(&r, &ok(), T0)).expect("complete");
     }
     // Rewrite the host's state as format 4 wrote it: JSON, here holding
     // the host back for a minute with a 5 s delay.
@@ -230,8 +224,7 @@ fn a_format_4_store_keeps_its_json_pacing() {
         db.persist(fjall::PersistMode::SyncAll).expect("sync");
     }
     set_format(tmp.path(), 4);
-    let mut f =
-        LocalFrontier::open(tmp.path(), politeness(), config).expect("a format-4 store opens");
+    let mut f = open_ungated(tmp.path()).expect("a format-4 store opens");
     assert_eq!(
         block_on(f.next(T0.add_millis(1_000))).expect("next"),
         Next::Wait {

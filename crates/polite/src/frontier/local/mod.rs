@@ -355,7 +355,9 @@ impl LocalFrontier {
     fn save_host(&mut self, key: &str) {
         if let (Some(store), Some(h)) = (self.store.as_mut(), self.politeness.get(key)) {
             let mut buf = [0; host_bytes::INLINE];
-            store.put_host(key, &host_bytes::encode(h, &mut buf));
+            if let Some(bytes) = host_bytes::encode(h, &mut buf) {
+                store.put_host(key, &bytes);
+            }
         }
     }
 
