@@ -5,7 +5,9 @@
 //! no host gets two requests at once or two closer than its delay,
 //! robots.txt rules hold, no page is missing, and a page is fetched again
 //! only after the lease of the worker that had it lapsed, except for the
-//! documented bound: one late request per paused worker. On a standalone
+//! documented bound for a paused worker (the request it had inside its
+//! HTTP client goes out late: one of each kind of violation allowed per
+//! pause). On a standalone
 //! server and on a 3-node Cluster with a node restarted mid-crawl. Needs
 //! `redis-server` (installed by `.ci/run`; elsewhere the tests say SKIPPED
 //! without it).
@@ -149,6 +151,29 @@ fn chaos_script(
     script
 }
 
+/// A failed judgement: the workers' logs, the schedule and the audit,
+/// then, last (a CI log may keep only a message's first and last lines),
+/// what failed, the schedule's events and the audit's examples.
+fn verdict(what: &str, fleet: &serde_json::Value, script: &str, logs: &str) -> String {
+    let events: Vec<&str> = script
+        .lines()
+        .filter(|l| l.starts_with("sleep") || l.contains("kill"))
+        .collect();
+    let examples: Vec<String> = fleet["examples"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|e| format!("  {}", e.as_str().unwrap_or_default()))
+                .collect()
+        })
+        .unwrap_or_default();
+    format!(
+        "{what}\n{logs}\n{script}\n{fleet}\n== {what}; schedule: {}\n{}\n== {what}",
+        events.join("; "),
+        examples.join("\n")
+    )
+}
+
 /// Checks a chaos run's audit against the lone crawler's.
 fn judge(dir: &std::path::Path, fleet: &serde_json::Value, alone: &serde_json::Value) {
     let n: usize = std::fs::read_to_string(dir.join("workers"))
@@ -176,7 +201,8 @@ fn judge(dir: &std::path::Path, fleet: &serde_json::Value, alone: &serde_json::V
         let n = fleet[kind].as_u64().unwrap_or(u64::MAX);
         assert!(
             n <= allowed,
-            "{kind}: {n} > {allowed}: {fleet}\n{script}\n{logs}"
+            "{}",
+            verdict(&format!("{kind}: {n} > {allowed}"), fleet, &script, &logs)
         );
     }
     for kind in [
@@ -185,11 +211,24 @@ fn judge(dir: &std::path::Path, fleet: &serde_json::Value, alone: &serde_json::V
         "pages_while_robots_unavailable",
         "nofollow_followed",
     ] {
-        assert_eq!(fleet[kind], 0, "{kind}: {fleet}\n{script}\n{logs}");
+        assert!(
+            fleet[kind] == 0,
+            "{}",
+            verdict(&format!("{kind}: {}", fleet[kind]), fleet, &script, &logs)
+        );
     }
-    assert_eq!(
-        fleet["distinct_pages"], alone["distinct_pages"],
-        "every page the lone crawler fetched, the fleet fetched: {fleet}\n{script}\n{logs}"
+    assert!(
+        fleet["distinct_pages"] == alone["distinct_pages"],
+        "{}",
+        verdict(
+            &format!(
+                "the fleet fetched {} distinct pages, the lone crawler {}",
+                fleet["distinct_pages"], alone["distinct_pages"]
+            ),
+            fleet,
+            &script,
+            &logs
+        )
     );
     // A page the lone crawler fetched once is fetched again by the fleet
     // only when the worker that had it died or stalled: after its lease.
@@ -216,7 +255,15 @@ fn judge(dir: &std::path::Path, fleet: &serde_json::Value, alone: &serde_json::V
     }
     assert!(
         early.len() as u64 <= stops,
-        "{early:?}: sooner than a lease could lapse, more than the {stops} stop(s) allow: {fleet}\n{script}\n{logs}"
+        "{}",
+        verdict(
+            &format!(
+                "{early:?}: sooner than a lease could lapse, more than the {stops} stop(s) allow"
+            ),
+            fleet,
+            &script,
+            &logs
+        )
     );
     let status = status(dir);
     eprintln!("fleet status at the end: {status}");

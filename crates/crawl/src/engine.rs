@@ -515,6 +515,10 @@ impl<F: CrawlFrontier> Crawl<F> {
         tokio::spawn(async move {
             // Checked as a page's is: a worker stopped between the release
             // and this task must not send robots.txt on a lease that is gone.
+            // The origin's stored state is read first (a round trip to a
+            // fleet's store), so the check comes after it, just before the
+            // request.
+            cache.decided(&origin).await;
             let decision = if send_by.is_some_and(|t| Instant::now() > t) {
                 None
             } else {

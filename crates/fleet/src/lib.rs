@@ -134,11 +134,15 @@
 //! lease has passed since the release or renewal (`send_by`), so a worker
 //! stopped or starved after confirming does not send late. What is left
 //! is the stretch inside the HTTP client after that check (connecting,
-//! writing the request): a worker stopped there for longer than the rest
-//! of its lease sends its request when it resumes, possibly after another
-//! worker fetched the same URL. That is the bound: at most one request
-//! per paused worker, and only for a pause inside the client longer than
-//! what was left of its lease (at least half of it: 60 s by default).
+//! writing the request) and, for robots.txt, the hops of a redirect chain
+//! after the first: a worker stopped there for longer than the rest of
+//! its lease sends those requests when it resumes, possibly after another
+//! worker fetched the same URL. That is the bound: per paused worker, the
+//! requests it had in that stretch (in practice one or none; at most its
+//! concurrency), and only for a pause longer than what was left of its
+//! lease (at least half of it: 60 s by default). robots.txt is checked
+//! after the origin's stored state is read, so that round trip is not
+//! part of the stretch.
 //!
 //! Fetching is at least once: a URL is in its queue or in a flight record
 //! until a completion with the right token ends it, so a worker that dies
