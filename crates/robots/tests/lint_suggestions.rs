@@ -161,12 +161,16 @@ fn run(dir: &Path) -> (usize, usize, Vec<String>) {
                 .map(token);
             let group = group_of(&before, d.line);
             for agent in &agents {
+                // Each crawler's view of both files, compiled once for its
+                // URLs; a verdict is explained (the groups that decided)
+                // only when the two differ.
+                let (view_a, view_b) = (before.for_agent(agent), after.for_agent(agent));
                 for url in &urls {
                     checks += 1;
-                    let (a, b) = (before.explain(agent, url), after.explain(agent, url));
-                    if a.allowed == b.allowed {
+                    if view_a.is_allowed(url) == view_b.is_allowed(url) {
                         continue;
                     }
+                    let (a, b) = (before.explain(agent, url), after.explain(agent, url));
                     let concerned = named.as_deref().is_some_and(|t| {
                         agent.to_ascii_lowercase().starts_with(t) && !t.is_empty()
                     }) || group
