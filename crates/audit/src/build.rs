@@ -3,7 +3,8 @@
 
 use crate::engine::Auditor;
 use crate::kinds::BotKind;
-use crate::report::{rfc3339, BotReport, HostReport, Identity, Report, RobotsSource, Timeline};
+use crate::report::{BotReport, HostReport, Identity, Report, RobotsSource, Timeline};
+use crate::stamp::rfc3339;
 
 impl Auditor<'_> {
     /// Judges what is still waiting and gives the report's bot and

@@ -124,7 +124,7 @@ impl<'r> WhatIf<'r> {
         }
         if t.examples.len() < MAX_PROPOSED_EXAMPLES {
             t.examples.push(ProposedExample {
-                time: crate::report::rfc3339(entry.stamp.millis),
+                time: crate::stamp::rfc3339(entry.stamp.millis),
                 host: host.to_owned(),
                 path: entry.target.as_ref().to_owned(),
                 detail: format!("{what}{line}"),

@@ -562,8 +562,8 @@ fn chart(t: &Timeline, values: &[u64], max: u64, color: &str) -> String {
         let end = t.start + t.width * values.len() as i64;
         format!(
             "<div class=\"axis\"><small>{}</small><small>{}</small></div>",
-            crate::report::rfc3339(t.start),
-            crate::report::rfc3339(end)
+            crate::stamp::rfc3339(t.start),
+            crate::stamp::rfc3339(end)
         )
     } else {
         String::new()

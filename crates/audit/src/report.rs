@@ -240,14 +240,43 @@ pub struct GateCounts {
     pub slowed: u64,
 }
 
+/// What `mannerly gate` answered, as its `X-Mannerly-Action` header says
+/// and a log records it: the word the gate writes and the audit counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GateAction {
+    /// Let through.
+    Allow,
+    /// Refused.
+    Deny,
+    /// Told to slow down (429 with Retry-After).
+    Slow,
+}
+
+impl GateAction {
+    /// The header's value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateAction::Allow => "allow",
+            GateAction::Deny => "deny",
+            GateAction::Slow => "slow",
+        }
+    }
+
+    /// A logged value read back (`None` for anything else, such as `-`).
+    pub fn parse(value: &str) -> Option<GateAction> {
+        [GateAction::Allow, GateAction::Deny, GateAction::Slow]
+            .into_iter()
+            .find(|a| a.as_str() == value)
+    }
+}
+
 impl GateCounts {
-    /// Counts one logged `X-Mannerly-Action` value (others are ignored).
-    pub fn count(&mut self, action: &str) {
+    /// Counts one answer.
+    pub fn count(&mut self, action: GateAction) {
         match action {
-            "allow" => self.allowed += 1,
-            "deny" => self.denied += 1,
-            "slow" => self.slowed += 1,
-            _ => {}
+            GateAction::Allow => self.allowed += 1,
+            GateAction::Deny => self.denied += 1,
+            GateAction::Slow => self.slowed += 1,
         }
     }
 }
@@ -360,9 +389,4 @@ impl Report {
     pub fn rule_breakers(&self) -> impl Iterator<Item = &BotReport> {
         self.bots.iter().filter(|b| b.counts.violations() > 0)
     }
-}
-
-/// Unix milliseconds as RFC 3339 (UTC, milliseconds).
-pub(crate) fn rfc3339(millis: i64) -> String {
-    mannerly_time::UnixMillis(u64::try_from(millis).unwrap_or(0)).to_rfc3339_millis()
 }

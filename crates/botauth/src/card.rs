@@ -386,7 +386,7 @@ mod tests {
                     .replace("KID", &pair.keyid());
             let base = format!(
                 "\"content-digest\": {}\n\"@signature-params\": {}",
-                crate::proof::content_digest(body.as_bytes()),
+                crate::digest::content_digest(body.as_bytes()),
                 &input["binding0=".len()..]
             );
             let sig = base64::Engine::encode(

@@ -4,9 +4,9 @@
 //! [`usable_entries`]'s, the ones a verifier applies.
 
 use crate::base::Response;
+use crate::digest::digest_matches;
 pub use crate::directory::{is_well_known, usable_entries, EntryProblem, REGISTERED_ALGS};
 use crate::directory::{verify_directory, Jwks, DIRECTORY_MEDIA_TYPE, DIRECTORY_PATH};
-use crate::proof::digest_matches;
 use crate::{DirectoryProblem, Jwk, ProofError, UnixMillis};
 
 /// How much a finding matters.

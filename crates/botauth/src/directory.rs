@@ -11,8 +11,8 @@
 //! operator's check ([`crate::dircheck`]) reports them.
 
 use crate::base::Response;
+use crate::digest::content_digest;
 use crate::keys::RFC9421_TEST_KEY_X;
-use crate::proof::content_digest;
 pub use crate::{DirectoryProblem, ProofError};
 use crate::{Error, Jwk, KeyPair, UnixMillis};
 

@@ -98,6 +98,7 @@ pub mod accept;
 pub mod base;
 pub mod card;
 pub mod client;
+pub mod digest;
 pub mod dircheck;
 pub mod directory;
 mod error;
@@ -109,6 +110,7 @@ mod sign;
 mod verify;
 
 pub use base::{Message, RequestParseError, Response};
+pub use digest::DigestError;
 pub use error::{DirectoryError, DirectoryProblem, Error, HttpFailure, ProofError, Rejection};
 pub use keys::{Jwk, KeyPair};
 pub use sign::{sign_request, sign_reqwest, AgentForm, SignConfig};

@@ -3,57 +3,11 @@
 //! directories prove possession of their keys this way (the editor's copy,
 //! Appendix B.1), and Signature Agent Cards may be signed the same way.
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine;
 use sfv::{BareItem, Dictionary, FieldType, InnerList, Integer, Item, Key, ListEntry, Parameters};
-use sha2::{Digest, Sha256};
 
 use crate::base::{signature_base, Message, Response};
+pub use crate::digest::{check_content_digest, content_digest, digest_matches};
 use crate::{Error, KeyPair, ProofError, StaticKeys, UnixMillis};
-
-/// `Content-Digest: sha-256=:...:` (RFC 9530) of a body.
-pub fn content_digest(body: &[u8]) -> String {
-    format!("sha-256=:{}:", STANDARD.encode(Sha256::digest(body)))
-}
-
-/// Whether a `Content-Digest` value is the body's (spaces in the value
-/// ignored).
-pub fn digest_matches(value: &str, body: &[u8]) -> bool {
-    value.replace(' ', "") == content_digest(body)
-}
-
-/// Checks a `Content-Digest` field value (RFC 9530: a dictionary of
-/// algorithm to byte sequence) against a body: every sha-256 and sha-512
-/// member must be the body's; `Err(None)` when there is neither (nothing
-/// checkable), `Err(Some(alg))` naming the first that does not match.
-pub fn check_content_digest(value: &str, body: &[u8]) -> Result<(), Option<String>> {
-    use sha2::Sha512;
-    let dict = sfv::Parser::new(value)
-        .parse::<sfv::Dictionary>()
-        .map_err(|_| None)?;
-    let mut checked = 0;
-    for (alg, entry) in &dict {
-        let sfv::ListEntry::Item(item) = entry else {
-            continue;
-        };
-        let Some(bytes) = item.bare_item.as_byte_sequence() else {
-            continue;
-        };
-        let want: Vec<u8> = match alg.as_str() {
-            "sha-256" => Sha256::digest(body).to_vec(),
-            "sha-512" => Sha512::digest(body).to_vec(),
-            _ => continue,
-        };
-        if *bytes != want {
-            return Err(Some(alg.as_str().to_owned()));
-        }
-        checked += 1;
-    }
-    if checked == 0 {
-        return Err(None);
-    }
-    Ok(())
-}
 
 fn k(s: &str) -> Result<Key, Error> {
     Key::from_string(s.to_owned()).map_err(|(e, _)| Error::Field(e.to_string()))

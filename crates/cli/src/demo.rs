@@ -498,9 +498,9 @@ async fn run_external(cmd: &[String], env: &[(&str, String)]) -> Result<Usage> {
     let pid = child.id().context("the command after -- ended at once")?;
     let (mut cpu, mut rss) = (0.0, 0);
     let status = loop {
-        if let Some((c, r)) = proc_usage(pid) {
-            cpu = c;
-            rss = rss.max(r);
+        if let Some(u) = mannerly_metrics::process::usage_of(pid) {
+            cpu = u.cpu_seconds;
+            rss = rss.max(u.peak_rss_bytes / 1024);
         }
         tokio::select! {
             status = child.wait() => break status.context("waiting for the command after --")?,
@@ -513,21 +513,4 @@ async fn run_external(cmd: &[String], env: &[(&str, String)]) -> Result<Usage> {
         cpu_seconds: cpu,
         peak_rss_kib: rss,
     })
-}
-
-/// User + system CPU seconds and peak RSS (KiB) of a live process.
-fn proc_usage(pid: u32) -> Option<(f64, u64)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok());
-    // utime and stime (fields 14 and 15), in clock ticks of 1/100 s on
-    // Linux.
-    let cpu = (ticks(11)? + ticks(12)?) / 100.0;
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let rss = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0);
-    Some((cpu, rss))
 }

@@ -38,15 +38,9 @@ use mannerly_testweb::{Generated, TestWeb, WebConfig};
 
 const CONCURRENCY: usize = 64;
 
-/// User + system CPU seconds of this process, from /proc/self/stat.
+/// User + system CPU seconds of this process.
 fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    // utime and stime are fields 14 and 15 of stat: 12 and 13 after the
-    // name, counted from 1 (indices 11 and 12 here).
-    (ticks(11) + ticks(12)) / 100.0
+    mannerly_metrics::process::usage().map_or(0.0, |u| u.cpu_seconds)
 }
 
 fn runtime() -> tokio::runtime::Runtime {

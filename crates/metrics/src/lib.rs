@@ -27,15 +27,16 @@
 
 pub mod family;
 pub mod metric;
-mod process;
+pub mod process;
 mod registry;
 #[cfg(feature = "serve")]
 pub mod serve;
+mod text;
 
 pub use family::{Family, Kind, Metric};
 pub use metric::{Counter, Gauge, Histogram, SECONDS};
-pub use process::read as process_usage;
-pub use registry::{Format, Registry};
+pub use registry::Registry;
+pub use text::Format;
 
 /// The `code` label of an HTTP answer: `2xx` for 200, ...; `error` for
 /// none (the request failed before a status came back).

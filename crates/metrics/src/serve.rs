@@ -11,7 +11,7 @@ use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 
-use crate::registry::{Format, Registry};
+use crate::{Format, Registry};
 
 /// Binds `addr` and serves `registry` there until the task is dropped;
 /// the bound address is returned once listening.

@@ -86,15 +86,7 @@ pub fn warcio_check(dir: &std::path::Path) {
 /// Peak resident set of this process in KiB (`VmHWM` from
 /// `/proc/self/status`), or 0 where that is unavailable.
 pub fn peak_rss_kb() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
+    mannerly_metrics::process::usage().map_or(0, |u| u.peak_rss_bytes / 1024)
 }
 
 #[cfg(test)]

@@ -259,10 +259,13 @@ fn check_body(msg: &Message) -> Result<(), Rejection> {
     let (Some(body), Some(value)) = (&msg.body, msg.field("content-digest")) else {
         return Ok(());
     };
-    match crate::proof::check_content_digest(&value, body) {
+    use crate::digest::DigestError;
+    match crate::digest::check_content_digest(&value, body) {
         Ok(()) => Ok(()),
-        Err(Some(alg)) => Err(Rejection::ContentDigestMismatch(alg)),
-        Err(None) => Err(Rejection::ContentDigestUnchecked(value)),
+        Err(DigestError::Mismatch(alg)) => Err(Rejection::ContentDigestMismatch(alg)),
+        Err(DigestError::Malformed | DigestError::NothingCheckable) => {
+            Err(Rejection::ContentDigestUnchecked(value))
+        }
     }
 }
 
