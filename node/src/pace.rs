@@ -146,7 +146,7 @@ impl Politeness {
     /// Why `key` may not start a request at `now`, or null.
     #[napi]
     pub fn why_not_now(&self, key: String, now: Option<f64>) -> Result<Option<String>> {
-        Ok(self.inner.why_not_now(&key, at(now)?))
+        Ok(self.inner.why_not_now(&key, at(now)?).map(|h| h.to_string()))
     }
 
     /// Records that a request to `key` went out at `now`.

@@ -488,7 +488,7 @@ impl Politeness {
     /// Why `key` may not start a request at `now`, or None.
     #[pyo3(signature = (key, now = None))]
     fn why_not_now(&self, key: &str, now: Option<f64>) -> PyResult<Option<String>> {
-        Ok(self.inner.why_not_now(key, at(now)?))
+        Ok(self.inner.why_not_now(key, at(now)?).map(|h| h.to_string()))
     }
 
     /// Records that a request to `key` went out at `now`.

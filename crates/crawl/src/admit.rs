@@ -9,10 +9,11 @@ use mannerly_polite::frontier::{Frontier, Released};
 use mannerly_time::UnixMillis;
 
 use crate::backend::CrawlFrontier;
-use crate::engine::Crawl;
 use crate::error::CrawlError;
 use crate::normalize::host_of;
 use crate::robots_fetch::hold_until;
+use crate::skip::NotFetched;
+use crate::state::Crawl;
 use crate::witness::Judged;
 
 impl<F: CrawlFrontier> Crawl<F> {
@@ -24,7 +25,8 @@ impl<F: CrawlFrontier> Crawl<F> {
             let host = host_of(&r.url);
             if self.per_host.get(&host).is_some_and(|n| *n >= max) {
                 let why = format!("{host} has had its {max} pages");
-                self.record.skip(&r.url, "max-pages-per-host", &why)?;
+                self.record
+                    .skip(&r.url, NotFetched::MaxPagesPerHost, &why)?;
                 Frontier::discard(&mut self.frontier, r, UnixMillis::now()).await?;
                 return Ok(None);
             }
@@ -67,7 +69,8 @@ impl<F: CrawlFrontier> Crawl<F> {
             "its sitemap lastmod ({}) has not moved since it was fetched",
             state.lastmod.as_deref().unwrap_or("")
         );
-        self.record.skip(&r.url, "unchanged-by-lastmod", &why)?;
+        self.record
+            .skip(&r.url, NotFetched::UnchangedByLastmod, &why)?;
         Ok(true)
     }
 
@@ -81,7 +84,8 @@ impl<F: CrawlFrontier> Crawl<F> {
             Ok(Some(known)) => known,
             Ok(None) => return self.refetch_robots(r, now).await.map(|()| None),
             Err(e) => {
-                self.record.skip(&r.url, "unusable-url", &e.to_string())?;
+                self.record
+                    .skip(&r.url, NotFetched::UnusableUrl, &e.to_string())?;
                 Frontier::discard(&mut self.frontier, r, now).await?;
                 return Ok(None);
             }
@@ -106,7 +110,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             Some(rule) => format!("robots.txt line {}: {}", rule.line, rule.pattern),
             None => check.reason.clone(),
         };
-        self.record.skip(&r.url, "disallowed", &why)?;
+        self.record.skip(&r.url, NotFetched::Disallowed, &why)?;
         Frontier::discard(&mut self.frontier, r, now).await?;
         Ok(None)
     }
@@ -121,7 +125,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         let Ok(origin) = Origin::of(&r.url) else {
             // A URL the cache could read has an origin: not reached.
             self.record
-                .skip(&r.url, "unusable-url", "it has no origin")?;
+                .skip(&r.url, NotFetched::UnusableUrl, "it has no origin")?;
             return Ok(Frontier::discard(f, r, now).await?);
         };
         let why = "robots.txt is fetched again: no valid state for it here";
@@ -131,13 +135,13 @@ impl<F: CrawlFrontier> Crawl<F> {
 }
 
 /// The robots.txt `Content-Usage` rule (AIPREF) that applies to a URL, as
-/// text: `train-ai=n, ai-use=unknown, search=y (line 4)`, or `none`.
-fn content_usage_rule(decision: &Decision, agent: &str, url: &str) -> String {
+/// text: `train-ai=n, ai-use=unknown, search=y (line 4)`, or `None`.
+fn content_usage_rule(decision: &Decision, agent: &str, url: &str) -> Option<String> {
     let Access::Rules(robots) = &decision.access else {
-        return "none".into();
+        return None;
     };
     match robots.content_usage(agent, url) {
-        Some(u) if !u.lines.is_empty() => format!(
+        Some(u) if !u.lines.is_empty() => Some(format!(
             "{} (line {})",
             u.summary(),
             u.lines
@@ -145,7 +149,7 @@ fn content_usage_rule(decision: &Decision, agent: &str, url: &str) -> String {
                 .map(u32::to_string)
                 .collect::<Vec<_>>()
                 .join(", ")
-        ),
-        _ => "none".into(),
+        )),
+        _ => None,
     }
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use mannerly_fetch::Store;
 use mannerly_polite::controller::{Pace, Politeness};
 use mannerly_polite::frontier::{
-    Frontier, FrontierConfig, FrontierError, HostCensus, LocalFrontier, Stats,
+    Frontier, FrontierConfig, FrontierError, Hold, HostCensus, LocalFrontier, Stats,
 };
 use mannerly_polite::key::KeyError;
 use mannerly_time::UnixMillis;
@@ -95,13 +95,14 @@ impl Backend for Local {
 pub trait CrawlFrontier: Frontier + Send {
     /// The politeness key of a URL.
     fn key_of(&self, url: &str) -> Result<String, KeyError>;
-    /// Calls `f` with every URL still queued and what holds it back, for
-    /// the log of a crawl that gave up. A frontier that other workers go on
-    /// draining has nothing to report here.
+    /// Calls `f` with every URL still queued and what holds it back
+    /// (`None`: nothing, it may be fetched now), for the log of a crawl
+    /// that gave up. A frontier that other workers go on draining has
+    /// nothing to report here.
     fn for_each_deferred(
         &mut self,
         now: UnixMillis,
-        f: &mut dyn FnMut(&str, &str),
+        f: &mut dyn FnMut(&str, Option<&Hold>),
     ) -> Result<(), FrontierError>;
     /// The delay a key's latest request (just released) was held to, and
     /// why: for the crawl's evidence.
@@ -152,12 +153,10 @@ impl CrawlFrontier for LocalFrontier {
     fn for_each_deferred(
         &mut self,
         now: UnixMillis,
-        f: &mut dyn FnMut(&str, &str),
+        f: &mut dyn FnMut(&str, Option<&Hold>),
     ) -> Result<(), FrontierError> {
         self.for_each_queued(|fr, _, url| {
-            let why = LocalFrontier::why_not_now(fr, url, now)
-                .unwrap_or_else(|| "nothing: it may be fetched now".into());
-            f(url, &why);
+            f(url, LocalFrontier::why_not_now(fr, url, now).as_ref());
             Ok(())
         })
     }
@@ -178,7 +177,7 @@ impl CrawlFrontier for LocalFrontier {
                 BusyHost {
                     host: l.key,
                     queued: l.queued,
-                    waiting: why,
+                    waiting: why.map(|h| h.to_string()),
                 }
             })
             .collect()

@@ -43,12 +43,14 @@ use crate::error::CrawlError;
 use crate::normalize::{host_of, CrawlUrl, Scope};
 use crate::outlinks::{offer_all, Candidate, Links};
 use crate::page::{
-    http_client, paced, request_head, response_head, status_outcome, PageDone, PageResponse,
+    http_client, paced, request_head, response_head, status_outcome, PageDone, PageOutcome,
+    PageResponse,
 };
 use crate::record::{count_pages, status_of, Log, LogLine, Record};
 use crate::revisit::{PageState, Revisit, StoredRecord};
-use crate::robots_fetch::{gate, hold_until, GateMsg, LoopGate, Made, RecordingFetcher};
-use crate::send::Held;
+use crate::robots_fetch::{gate, hold_until, LoopGate, Made, RecordingFetcher};
+use crate::skip::NotFetched;
+use crate::state::{Crawl, Done, Reports};
 use crate::summary::{Ending, Progress, Summary};
 use crate::tag::Tag;
 use crate::warc::{Archived, Exchange, Profile, RefersTo, WarcWriter};
@@ -146,57 +148,6 @@ async fn settle_settings<B: Backend>(
         settings.max_depth,
     )?;
     Ok((scope, settings.seeds, settings.recrawl))
-}
-
-/// What a fetch task reports back to the loop.
-pub(crate) enum Done {
-    Robots {
-        released: Released,
-        origin: Origin,
-        /// `None` when the release's lease lapsed before the task ran (the
-        /// worker was stopped): nothing was asked or sent, and another
-        /// worker may hold the host now.
-        decision: Option<Box<mannerly_fetch::Decision>>,
-    },
-    Page(Box<PageDone>),
-}
-
-/// The two channels the loop reads: fetch tasks' reports, and robots.txt
-/// redirects asking for another host's slot.
-struct Reports {
-    done: mpsc::UnboundedReceiver<Done>,
-    gate: mpsc::UnboundedReceiver<GateMsg>,
-}
-
-/// One running crawl: what the loop and its helpers share.
-pub(crate) struct Crawl<F> {
-    pub(crate) config: Arc<CrawlConfig>,
-    /// Where everything is written.
-    dir: CrawlDir,
-    pub(crate) scope: Scope,
-    pub(crate) frontier: F,
-    pub(crate) cache: Arc<RobotsCache<RecordingFetcher>>,
-    /// robots.txt fetches the cache made, for the loop to log and pace.
-    made: Made,
-    warc: Arc<Mutex<WarcWriter>>,
-    /// The crawl's evidence, when it keeps it.
-    pub(crate) witness: Option<Arc<Witness>>,
-    /// Pages and robots.txt go through this one client.
-    pub(crate) client: reqwest::Client,
-    pub(crate) record: Record,
-    hosts_answered: HashSet<String>,
-    pub(crate) tx: mpsc::UnboundedSender<Done>,
-    pub(crate) in_flight: usize,
-    /// Pages admitted in this batch, sent once their records are written.
-    pub(crate) held: Vec<Held>,
-    /// Pages sent, this run and before (from the log of a resumed crawl).
-    pub(crate) pages_started: u64,
-    pub(crate) per_host: HashMap<String, u64>,
-    /// Sitemap lastmod per URL, as read in this crawl.
-    pub(crate) lastmods: crate::lastmod::Lastmods,
-    /// What each host's sitemap lastmod has shown (a recrawl starts from
-    /// the earlier crawl's record).
-    pub(crate) trust: crate::lastmod::Trust,
 }
 
 /// The frontier priority of a page a recrawl revisits.
@@ -542,12 +493,17 @@ impl<F: CrawlFrontier> Crawl<F> {
                 decision: Some(decision),
             } => self.robots_done(released, origin, *decision, turn).await,
             Done::Robots { released, .. } => self.lapsed(&released).await,
-            Done::Page(p) if p.unsent => self.lapsed(&p.released).await,
-            Done::Page(p) => match crate::metrics::page_done(&self.config, &p).result {
-                Err(ref error) => self.page_failed(&p, error).await,
-                Ok(ref resp) if resp.unwanted.is_some() => self.page_unwanted(&p, resp).await,
-                Ok(ref resp) => self.page_fetched(&p, resp, turn).await,
-            },
+            Done::Page(p) => {
+                p.count(self.config.metrics.as_deref());
+                match &p.outcome {
+                    PageOutcome::Unsent => self.lapsed(&p.released).await,
+                    PageOutcome::Answered(resp) if resp.unwanted.is_some() => {
+                        self.page_unwanted(&p, resp).await
+                    }
+                    PageOutcome::Answered(resp) => self.page_fetched(&p, resp, turn).await,
+                    _ => self.page_failed(&p).await,
+                }
+            }
         }
     }
 
@@ -634,7 +590,7 @@ impl<F: CrawlFrontier> Crawl<F> {
     }
 
     /// A page fetch that got no response: retried while retries are left.
-    async fn page_failed(&mut self, p: &PageDone, error: &str) -> Result<(), CrawlError> {
+    async fn page_failed(&mut self, p: &PageDone) -> Result<(), CrawlError> {
         let tag = Tag::unpack(p.released.tag);
         self.record.summary.page_errors += 1;
         self.record.line(&LogLine {
@@ -643,18 +599,17 @@ impl<F: CrawlFrontier> Crawl<F> {
             url: &p.released.url,
             ms: Some(p.latency),
             retry: Some(tag.retries),
-            error: Some(error),
-            reason: match (p.stalled, p.timed_out) {
-                (true, _) => Some("stalled: this crawler was not running when the deadline passed; not counted against the host"),
-                (false, true) => Some("timeout"),
+            error: p.outcome.error(),
+            reason: match p.outcome {
+                PageOutcome::Stalled(_) => Some("stalled: this crawler was not running when the deadline passed; not counted against the host"),
+                PageOutcome::TimedOut(_) => Some("timeout"),
                 _ => None,
             },
             ..LogLine::default()
         })?;
-        let failed = if p.stalled {
-            Outcome::Stalled { latency: p.latency }
-        } else {
-            Outcome::Failed { latency: p.latency }
+        let failed = match p.outcome {
+            PageOutcome::Stalled(_) => Outcome::Stalled { latency: p.latency },
+            _ => Outcome::Failed { latency: p.latency },
         };
         let (outcome, at) = paced(&failed, p.head_at);
         if tag.retries < self.config.retries {
@@ -670,7 +625,10 @@ impl<F: CrawlFrontier> Crawl<F> {
         let media = resp.unwanted.as_deref().unwrap_or_default();
         let summary = &mut self.record.summary;
         *summary.pages_by_status.entry(resp.status).or_default() += 1;
-        *summary.skipped.entry("content-type".into()).or_default() += 1;
+        *summary
+            .skipped
+            .entry(NotFetched::ContentType.word().into())
+            .or_default() += 1;
         let why = format!("content-type: {media} is not among --content-types; not downloaded");
         self.record.line(&LogLine {
             time: UnixMillis::now().to_rfc3339_millis(),
@@ -713,7 +671,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             retry: Some(tag.retries),
             reason: resp.truncated.then_some("truncated"),
             content_usage: resp.header("content-usage"),
-            content_usage_rule: Some(&p.content_usage_rule),
+            content_usage_rule: Some(p.content_usage_rule.as_deref().unwrap_or("none")),
             ..LogLine::default()
         })?;
         let retryable = matches!(resp.status, 429 | 500 | 502 | 503 | 504);
@@ -882,7 +840,8 @@ impl<F: CrawlFrontier> Crawl<F> {
     /// cancel is stale).
     async fn lapsed(&mut self, released: &Released) -> Result<(), CrawlError> {
         let why = "its lease lapsed before it was sent: another worker has it";
-        self.record.skip(&released.url, "lease-lapsed", why)?;
+        self.record
+            .skip(&released.url, NotFetched::LeaseLapsed, why)?;
         let now = UnixMillis::now();
         Ok(Frontier::cancel(&mut self.frontier, released, now).await?)
     }

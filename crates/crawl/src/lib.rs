@@ -104,6 +104,8 @@ pub mod revisit;
 mod robots_fetch;
 pub mod robots_store;
 mod send;
+pub mod skip;
+mod state;
 mod summary;
 pub mod tag;
 pub mod warc;

@@ -8,39 +8,21 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use mannerly_evidence::Kind;
 use mannerly_fetch::Access;
 use mannerly_metrics::{status_class, Counter, Family, Gauge, Histogram, Registry, SECONDS};
 use mannerly_polite::controller::Pace;
 use mannerly_polite::frontier::HostCensus;
 use mannerly_time::UnixMillis;
 
-use crate::config::CrawlConfig;
-use crate::page::PageDone;
+use crate::skip::NotFetched;
 use crate::summary::Progress;
-use crate::tag::Tag;
 
 /// Slack of a start-to-start gap over the delay required, in seconds; the
 /// buckets under zero are requests sooner than their delay (never, by the
 /// frontier's construction: they are there to show it).
 const SLACK: &[f64] = &[
     -1.0, -0.1, -0.001, 0.0, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
-];
-
-/// The reasons a URL was not fetched, as counted: the log's words with
-/// `_` for `-` (`rel-nofollow` counts as `nofollow`); anything else is
-/// `other`.
-const REASONS: &[&str] = &[
-    "disallowed",
-    "nofollow",
-    "host_skipped",
-    "out_of_scope",
-    "lease_lapsed",
-    "max_pages_per_host",
-    "redirect_limit",
-    "unchanged_by_lastmod",
-    "unusable_url",
-    "unresolved",
-    "backpressure",
 ];
 
 /// The crawl's families.
@@ -124,13 +106,8 @@ impl CrawlMetrics {
     }
 
     /// One request answered (`status`) or not (`None`) after `took`.
-    pub fn request(
-        &self,
-        kind: &'static str,
-        status: Option<u16>,
-        took: Duration,
-        retry_after: bool,
-    ) {
+    pub fn request(&self, kind: Kind, status: Option<u16>, took: Duration, retry_after: bool) {
+        let kind = kind.as_str();
         self.requests.with(&[kind, status_class(status)]).inc();
         self.duration.with(&[kind]).observe(took.as_secs_f64());
         if retry_after {
@@ -167,15 +144,9 @@ impl CrawlMetrics {
         self.robots.with(&[outcome]).inc();
     }
 
-    /// A URL not fetched, for `what` (the log's word).
-    pub fn not_fetched(&self, what: &str) {
-        let word = what.trim_start_matches("rel-").replace('-', "_");
-        let reason = REASONS
-            .iter()
-            .find(|r| **r == word)
-            .copied()
-            .unwrap_or("other");
-        self.not_fetched.with(&[reason]).inc();
+    /// A URL not fetched, and why.
+    pub fn not_fetched(&self, why: NotFetched) {
+        self.not_fetched.with(&[why.label()]).inc();
     }
 
     /// The hosts by state, when the frontier can tell.
@@ -197,27 +168,6 @@ impl CrawlMetrics {
             self.frontier.with(&[state]).set(n as i64);
         }
     }
-}
-
-/// Counts a page or sitemap request that was sent, and hands it back.
-pub(crate) fn page_done<'p>(config: &CrawlConfig, p: &'p PageDone) -> &'p PageDone {
-    if let Some(m) = &config.metrics {
-        let kind = match Tag::unpack(p.released.tag).sitemap {
-            true => "sitemap",
-            false => "page",
-        };
-        let (status, retry_after, body) = match &p.result {
-            Ok(r) => (
-                Some(r.status),
-                r.headers.iter().any(|(k, _)| k == "retry-after"),
-                r.body.len() as u64,
-            ),
-            Err(_) => (None, false, 0),
-        };
-        m.request(kind, status, Duration::from_millis(p.latency), retry_after);
-        m.body(body);
-    }
-    p
 }
 
 /// The gauges of one snapshot: hosts by state (when the frontier can
@@ -246,6 +196,6 @@ impl mannerly_fetch::SendHook for CrawlMetrics {
     fn sending(&self, _url: &url::Url) {}
 
     fn answered(&self, _url: &url::Url, status: Option<u16>, took: Duration, retry_after: bool) {
-        self.request("robots", status, took, retry_after);
+        self.request(Kind::Robots, status, took, retry_after);
     }
 }

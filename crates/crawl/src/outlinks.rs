@@ -14,6 +14,7 @@ use crate::links;
 use crate::normalize::{CrawlUrl, Scope};
 use crate::page::PageResponse;
 use crate::record::{LogLine, Record};
+use crate::skip::NotFetched;
 use crate::tag::Tag;
 
 /// A link that is in scope, to be offered to the frontier.
@@ -71,7 +72,7 @@ impl Links<'_> {
         let max = self.config.max_redirects;
         if tag.hops >= max {
             let why = format!("more than {max} redirects");
-            return self.record.skip(loc, "redirect-limit", &why);
+            return self.record.skip(loc, NotFetched::RedirectLimit, &why);
         }
         let next = Tag {
             hops: tag.hops + 1,
@@ -98,12 +99,12 @@ impl Links<'_> {
         let found = links::extract(&resp.body, page, agent, self.config.follow_rel_nofollow);
         for l in &found.rel_nofollow {
             let why = "the link has rel=nofollow";
-            self.record.skip(l.as_str(), "rel-nofollow", why)?;
+            self.record.skip(l.as_str(), NotFetched::RelNofollow, why)?;
         }
         if found.directives.nofollow || x_robots.nofollow {
             let why = format!("{page} says nofollow");
             for l in &found.links {
-                self.record.skip(l.as_str(), "nofollow", &why)?;
+                self.record.skip(l.as_str(), NotFetched::Nofollow, &why)?;
             }
             return Ok(());
         }
@@ -176,12 +177,16 @@ impl Links<'_> {
     ) -> Result<(), CrawlError> {
         let url = match CrawlUrl::join(Some(page), link) {
             Ok(u) => u,
-            Err(e) => return self.record.skip(link, "unusable-url", &e.to_string()),
+            Err(e) => {
+                return self
+                    .record
+                    .skip(link, NotFetched::UnusableUrl, &e.to_string())
+            }
         };
         if let Err(why) = self.scope.check(&url, depth) {
             return self
                 .record
-                .skip(url.as_str(), "out-of-scope", &why.to_string());
+                .skip(url.as_str(), NotFetched::OutOfScope, &why.to_string());
         }
         self.found.push(Candidate {
             url: url.as_str().to_owned(),
@@ -213,9 +218,15 @@ pub(crate) async fn offer_all<F: CrawlFrontier>(
             let url = c.url.as_str();
             match a {
                 Admission::Queued | Admission::Duplicate => {}
-                Admission::Backpressure { reason } => record.skip(url, "backpressure", &reason)?,
-                Admission::Skipped { reason } => record.skip(url, "host-skipped", &reason)?,
-                Admission::Unresolved { host } => record.skip(url, "unresolved", &host)?,
+                Admission::Backpressure { reason } => {
+                    record.skip(url, NotFetched::Backpressure, &reason)?
+                }
+                Admission::Skipped { reason } => {
+                    record.skip(url, NotFetched::HostSkipped, &reason)?
+                }
+                Admission::Unresolved { host } => {
+                    record.skip(url, NotFetched::Unresolved, &host)?
+                }
             }
         }
     }

@@ -11,6 +11,7 @@ use mannerly_time::UnixMillis;
 
 use crate::config::CrawlConfig;
 use crate::error::CrawlError;
+use crate::metrics::CrawlMetrics;
 use crate::tag::Tag;
 
 /// What one page fetch gave.
@@ -22,18 +23,76 @@ pub(crate) struct PageDone {
     /// request can have reached the server.
     pub(crate) head_at: Instant,
     /// The robots.txt Content-Usage rule for the URL (AIPREF), as text.
-    pub(crate) content_usage_rule: String,
+    pub(crate) content_usage_rule: Option<String>,
     /// Its evidence record, as written, for the WARC.
     pub(crate) evidence: Option<Vec<u8>>,
-    pub(crate) result: Result<PageResponse, String>,
-    pub(crate) timed_out: bool,
-    /// Timed out seconds past the longest deadline a page has
+    pub(crate) outcome: PageOutcome,
+}
+
+/// How one page fetch ended.
+pub(crate) enum PageOutcome {
+    /// A response head arrived (its body read up to the cap).
+    Answered(PageResponse),
+    /// Sent, and no response came, or its body failed before a byte.
+    Failed(String),
+    /// Sent, and the timeout fired.
+    TimedOut(String),
+    /// Sent, and timed out seconds past the longest deadline a page has
     /// ([`mannerly_fetch::http::stalled`]): this process was not running
     /// when it passed, so the host is not to blame.
-    pub(crate) stalled: bool,
+    Stalled(String),
+    /// Not sent: the request could not be built or signed.
+    NotBuilt(String),
     /// Not sent: the moment the frontier gave for sending it had passed
     /// (this worker was stopped or starved between `confirm` and the send).
-    pub(crate) unsent: bool,
+    Unsent,
+}
+
+impl PageOutcome {
+    /// Whether a request left for the server.
+    pub(crate) fn sent(&self) -> bool {
+        !matches!(self, PageOutcome::NotBuilt(_) | PageOutcome::Unsent)
+    }
+
+    /// A failure's text, for the log (`None` when answered or unsent).
+    pub(crate) fn error(&self) -> Option<&str> {
+        match self {
+            PageOutcome::Failed(e)
+            | PageOutcome::TimedOut(e)
+            | PageOutcome::Stalled(e)
+            | PageOutcome::NotBuilt(e) => Some(e),
+            PageOutcome::Answered(_) | PageOutcome::Unsent => None,
+        }
+    }
+}
+
+impl PageDone {
+    /// Counts a page or sitemap request in the crawl's metrics, when it
+    /// was sent (a request never built or never sent is not counted).
+    pub(crate) fn count(&self, metrics: Option<&CrawlMetrics>) {
+        let Some(m) = metrics.filter(|_| self.outcome.sent()) else {
+            return;
+        };
+        let kind = match Tag::unpack(self.released.tag).sitemap {
+            true => mannerly_evidence::Kind::Sitemap,
+            false => mannerly_evidence::Kind::Page,
+        };
+        let (status, retry_after, body) = match &self.outcome {
+            PageOutcome::Answered(r) => (
+                Some(r.status),
+                r.headers.iter().any(|(k, _)| k == "retry-after"),
+                r.body.len() as u64,
+            ),
+            _ => (None, false, 0),
+        };
+        m.request(
+            kind,
+            status,
+            Duration::from_millis(self.latency),
+            retry_after,
+        );
+        m.body(body);
+    }
 }
 
 /// A page's response, as much of it as the crawl keeps.
@@ -100,42 +159,42 @@ pub(crate) async fn fetch_page(
 ) -> PageDone {
     let start = Instant::now();
     let date = UnixMillis::now();
-    let done = |result, timed_out, head_at: Option<Instant>| PageDone {
-        content_usage_rule: String::new(),
+    let done = |outcome, head_at: Option<Instant>| PageDone {
+        content_usage_rule: None,
         evidence: None,
         head_at: head_at.unwrap_or_else(Instant::now),
         latency: start.elapsed().as_millis() as u64,
         released: released.clone(),
         date,
-        result,
-        timed_out,
-        stalled: timed_out && mannerly_fetch::http::stalled(start.elapsed(), config.timeout),
-        unsent: false,
+        outcome,
+    };
+    let failed = |error: String, timed_out: bool| match timed_out {
+        false => PageOutcome::Failed(error),
+        true if mannerly_fetch::http::stalled(start.elapsed(), config.timeout) => {
+            PageOutcome::Stalled(error)
+        }
+        true => PageOutcome::TimedOut(error),
     };
     let request = match build_request(&client, &released.url, &config) {
         Ok(r) => r,
-        Err(e) => return done(Err(e), false, None),
+        Err(e) => return done(PageOutcome::NotBuilt(e), None),
     };
     if send_by.is_some_and(|t| Instant::now() > t) {
-        let lapsed = Err("its lease lapsed before it was sent".into());
-        return PageDone {
-            unsent: true,
-            ..done(lapsed, false, None)
-        };
+        return done(PageOutcome::Unsent, None);
     }
     let send = client.execute(request);
     let resp = match tokio::time::timeout(config.first_byte_timeout, send).await {
         Err(_) => {
             let why = "no response head within the first-byte timeout";
-            return done(Err(why.into()), true, None);
+            return done(failed(why.into(), true), None);
         }
-        Ok(Err(e)) => return done(Err(e.to_string()), e.is_timeout(), None),
+        Ok(Err(e)) => return done(failed(e.to_string(), e.is_timeout()), None),
         Ok(Ok(r)) => r,
     };
     let head_at = Some(Instant::now());
     match read_response(resp, &config, Tag::unpack(released.tag)).await {
-        Ok(page) => done(Ok(page), false, head_at),
-        Err((error, timed_out)) => done(Err(error), timed_out, head_at),
+        Ok(page) => done(PageOutcome::Answered(page), head_at),
+        Err((error, timed_out)) => done(failed(error, timed_out), head_at),
     }
 }
 

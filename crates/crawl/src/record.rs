@@ -6,12 +6,13 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use mannerly_polite::frontier::Frontier;
+use mannerly_polite::frontier::{Frontier, Hold};
 use mannerly_time::UnixMillis;
 
 use crate::backend::CrawlFrontier;
 use crate::dir::{BusyHost, Status};
 use crate::error::CrawlError;
+use crate::skip::NotFetched;
 use crate::summary::{Progress, Summary};
 
 /// The log and the summary together: every helper that turns a URL away
@@ -43,8 +44,17 @@ impl Record {
     }
 
     /// A URL not fetched: counted under `what` and logged with why.
-    pub(crate) fn skip(&mut self, url: &str, what: &str, why: &str) -> Result<(), CrawlError> {
-        *self.summary.skipped.entry(what.to_owned()).or_default() += 1;
+    pub(crate) fn skip(
+        &mut self,
+        url: &str,
+        what: NotFetched,
+        why: &str,
+    ) -> Result<(), CrawlError> {
+        *self
+            .summary
+            .skipped
+            .entry(what.word().to_owned())
+            .or_default() += 1;
         if let Some(m) = &self.metrics {
             m.not_fetched(what);
         }
@@ -64,7 +74,7 @@ impl Record {
         frontier: &mut F,
     ) -> Result<(), CrawlError> {
         for dropped in Frontier::take_skipped(frontier).await? {
-            self.skip(&dropped.url, "host-skipped", &dropped.reason)?;
+            self.skip(&dropped.url, NotFetched::HostSkipped, &dropped.reason)?;
         }
         Ok(())
     }
@@ -93,16 +103,17 @@ impl Record {
         let Record { log, summary, .. } = self;
         let mut failed = None;
         let time = now.to_rfc3339_millis();
-        frontier.for_each_deferred(now, &mut |url, why| {
+        frontier.for_each_deferred(now, &mut |url, hold| {
             *summary
                 .deferred_by_reason
-                .entry(hold_kind(why).to_owned())
+                .entry(hold_kind(hold).to_owned())
                 .or_default() += 1;
+            let why = hold.map_or_else(|| "nothing: it may be fetched now".into(), Hold::to_string);
             if let Err(e) = log.line(&LogLine {
                 time: time.clone(),
                 kind: "deferred",
                 url,
-                reason: Some(why),
+                reason: Some(&why),
                 ..LogLine::default()
             }) {
                 failed = Some(e);
@@ -249,19 +260,21 @@ fn cut_partial_line(path: &Path) -> std::io::Result<()> {
     f.set_len(0)
 }
 
-/// The kind of hold a `why_not_now` answer describes, for the summary's
-/// counts (the log keeps the full text).
-fn hold_kind(why: &str) -> &'static str {
-    if why.contains("/robots.txt") {
-        "robots.txt unavailable"
-    } else if why.contains("retry after") {
-        "Retry-After"
-    } else if why.contains("in flight") {
-        "requests in flight"
-    } else if why.contains("delay of") {
-        "host delay (Crawl-delay or backoff)"
-    } else {
-        "other"
+/// The kind of hold, for the summary's counts (the log keeps the text).
+fn hold_kind(hold: Option<&Hold>) -> &'static str {
+    match hold {
+        None => "nothing (may be fetched now)",
+        Some(Hold::RobotsFetching { .. } | Hold::RobotsUnavailable { .. }) => {
+            "robots.txt unavailable"
+        }
+        Some(Hold::RetryAfter { .. }) => "Retry-After",
+        Some(Hold::InFlight { .. }) => "requests in flight",
+        Some(Hold::Delay { .. }) => "host delay (Crawl-delay or backoff)",
+        Some(Hold::Paused { .. }) => "paused after failures",
+        Some(Hold::Skipped { .. }) => "host skipped",
+        Some(Hold::Parked { .. }) => "waiting for a host slot",
+        Some(Hold::BadUrl(_)) => "unusable URL",
+        Some(_) => "other",
     }
 }
 
@@ -330,7 +343,11 @@ mod tests {
         block_on(f.complete(&r, &ok, t)).expect("complete");
         let a = f.why_not_now("https://a.test/1", t).expect("a.test waits");
         let b = f.why_not_now("https://b.test/1", t).expect("b.test waits");
-        assert_eq!(hold_kind(&a), "host delay (Crawl-delay or backoff)", "{a}");
-        assert_eq!(hold_kind(&b), "robots.txt unavailable", "{b}");
+        assert_eq!(
+            hold_kind(Some(&a)),
+            "host delay (Crawl-delay or backoff)",
+            "{a}"
+        );
+        assert_eq!(hold_kind(Some(&b)), "robots.txt unavailable", "{b}");
     }
 }

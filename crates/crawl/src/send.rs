@@ -4,28 +4,16 @@
 //! ([`Crawl::send_held`]); only then are the pages sent, each in a task of
 //! its own. No page leaves before its record is on disk.
 
-use std::time::Instant;
-
 use mannerly_polite::frontier::{Frontier, Released};
 use mannerly_time::UnixMillis;
 
 use crate::backend::CrawlFrontier;
-use crate::engine::{Crawl, Done};
 use crate::error::CrawlError;
 use crate::normalize::host_of;
 use crate::page::fetch_page;
+use crate::skip::NotFetched;
+use crate::state::{Crawl, Done, Held};
 use crate::tag::Tag;
-
-/// An admitted page waiting for its batch's records to be written.
-pub(crate) struct Held {
-    r: Released,
-    /// Its AIPREF Content-Usage rule, for the log.
-    usage: String,
-    /// Its evidence record, for the WARC.
-    evidence: Option<Vec<u8>>,
-    /// When its lease (in a fleet) runs out.
-    send_by: Option<Instant>,
-}
 
 impl<F: CrawlFrontier> Crawl<F> {
     /// Admits a released page and holds it with its record until
@@ -39,7 +27,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         // checked just before sending.
         if !Frontier::confirm(&mut self.frontier, &r, UnixMillis::now()).await? {
             let why = "its lease lapsed before it was sent: another worker has it";
-            return self.record.skip(&r.url, "lease-lapsed", why);
+            return self.record.skip(&r.url, NotFetched::LeaseLapsed, why);
         }
         self.pages_started += 1;
         *self.per_host.entry(host_of(&r.url)).or_default() += 1;

@@ -56,13 +56,13 @@ pub(crate) struct Judged {
     pub(crate) robots: RobotsUsed,
     /// What it decided.
     pub(crate) decision: Decided,
-    /// The AIPREF Content-Usage rule, as text (`none`).
-    pub(crate) usage: String,
+    /// The AIPREF Content-Usage rule, as text, when one applies.
+    pub(crate) usage: Option<String>,
 }
 
 impl Judged {
     /// From the robots.txt cache's answer for a page.
-    pub(crate) fn of(check: &CheckResult, decision: &Decision, usage: String) -> Judged {
+    pub(crate) fn of(check: &CheckResult, decision: &Decision, usage: Option<String>) -> Judged {
         let (state, why) = match &decision.access {
             Access::Rules(_) => (RobotsState::Parsed, None),
             Access::AllowAll => (RobotsState::AllowAll, Some(decision.reason.clone())),
@@ -164,7 +164,7 @@ impl Witness {
     ) -> Result<Vec<u8>, CrawlError> {
         let now = UnixMillis::now();
         let kind = if sitemap { Kind::Sitemap } else { Kind::Page };
-        let usage = (judged.usage != "none").then_some(judged.usage);
+        let usage = judged.usage;
         let record = Record {
             robots: Some(judged.robots),
             decision: Some(judged.decision),

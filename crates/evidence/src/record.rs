@@ -61,6 +61,17 @@ pub enum Kind {
     Page,
 }
 
+impl Kind {
+    /// Its word, as records and metric labels spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Robots => "robots",
+            Kind::Sitemap => "sitemap",
+            Kind::Page => "page",
+        }
+    }
+}
+
 /// The robots.txt a decision used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -153,7 +153,7 @@ impl CrawlFrontier for FleetFrontier<Connection> {
     fn for_each_deferred(
         &mut self,
         _now: UnixMillis,
-        _f: &mut dyn FnMut(&str, &str),
+        _f: &mut dyn FnMut(&str, Option<&mannerly_polite::frontier::Hold>),
     ) -> Result<(), FrontierError> {
         // The rest of the fleet goes on with what is queued.
         Ok(())

@@ -12,6 +12,9 @@
 
 use std::collections::HashMap;
 
+use crate::hold::fmt_secs;
+pub use crate::hold::{Hold, HostHold};
+
 pub use mannerly_time::UnixMillis;
 
 /// A duration in milliseconds (delays, latencies). Instants are
@@ -267,7 +270,7 @@ pub enum Wait {
         /// The instant to try again.
         at: UnixMillis,
         /// Which rule holds the key back.
-        reason: String,
+        reason: HostHold,
     },
     /// Never (the host is skipped).
     Skipped {
@@ -282,14 +285,6 @@ pub struct Politeness {
     /// The settings every key is paced by.
     pub config: Config,
     hosts: HashMap<String, HostState>,
-}
-
-fn fmt_secs(ms: Millis) -> String {
-    if ms.is_multiple_of(1000) {
-        format!("{} s", ms / 1000)
-    } else {
-        format!("{:.1} s", ms as f64 / 1000.0)
-    }
 }
 
 impl Politeness {
@@ -433,34 +428,30 @@ impl Politeness {
         if let Some(p) = h.paused_until.filter(|p| now < *p) {
             return Err(Wait::Until {
                 at: p,
-                reason: h.pause_reason.clone().unwrap_or_else(|| "paused".into()),
+                reason: HostHold::Paused,
             });
         }
         if let Some(r) = h.retry_after_until.filter(|r| now < *r) {
             return Err(Wait::Until {
                 at: r,
-                reason: format!(
-                    "the server asked to retry after {}",
-                    fmt_secs(r.millis_since(now))
-                ),
+                reason: HostHold::RetryAfter,
             });
         }
         if h.in_flight >= self.config.max_in_flight {
             return Err(Wait::Until {
                 at: now.add_millis(1),
-                reason: format!(
-                    "{} request(s) already in flight (limit {})",
-                    h.in_flight, self.config.max_in_flight
-                ),
+                reason: HostHold::InFlight {
+                    in_flight: h.in_flight,
+                    limit: self.config.max_in_flight,
+                },
             });
         }
         if now < h.next_allowed {
             return Err(Wait::Until {
                 at: h.next_allowed,
-                reason: format!(
-                    "delay of {} between requests (start to start)",
-                    fmt_secs(h.delay.max(h.window))
-                ),
+                reason: HostHold::Delay {
+                    delay: h.delay.max(h.window),
+                },
             });
         }
         Ok(())
@@ -513,15 +504,19 @@ impl Politeness {
         }
     }
 
-    /// Human-readable reason a URL's key is held back, or `None`.
-    pub fn why_not_now(&self, key: &str, now: UnixMillis) -> Option<String> {
+    /// What holds a key back now, or `None` (its `Display` is the text
+    /// the crawl's log shows).
+    pub fn why_not_now(&self, key: &str, now: UnixMillis) -> Option<Hold> {
         match self.check(key, now) {
             Ok(()) => None,
-            Err(Wait::Until { at, reason }) => Some(format!(
-                "{key}: {reason}; next at +{}",
-                fmt_secs(at.millis_since(now))
-            )),
-            Err(Wait::Skipped { reason }) => Some(format!("{key}: {reason}")),
+            Err(Wait::Until { at, reason }) => {
+                let pause = self.hosts.get(key).and_then(|h| h.pause_reason.as_deref());
+                Some(Hold::of_host(key, reason, at.millis_since(now), pause))
+            }
+            Err(Wait::Skipped { reason }) => Some(Hold::Skipped {
+                key: key.to_owned(),
+                reason,
+            }),
         }
     }
 
@@ -764,7 +759,7 @@ mod tests {
             p.check("a", UnixMillis(999)),
             Err(Wait::Until {
                 at: UnixMillis(1_000),
-                reason: "delay of 1 s between requests (start to start)".into()
+                reason: HostHold::Delay { delay: 1_000 }
             })
         );
         assert!(p.check("a", UnixMillis(1_000)).is_ok());
@@ -883,7 +878,7 @@ mod tests {
         );
         let w = p.why_not_now("c", UnixMillis(125_200)).expect("paused");
         assert!(
-            w.contains("3 consecutive failures: paused for 600 s"),
+            matches!(&w, Hold::Paused { reason, .. } if reason.contains("3 consecutive failures: paused for 600 s")),
             "{w}"
         );
         p.restore(

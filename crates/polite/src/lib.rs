@@ -24,7 +24,7 @@
 //! assert!(p.check("example.com", t0).is_ok());
 //! p.start("example.com", t0);
 //! p.finish("example.com", t0.add_millis(800), &Outcome::Status { status: 200, latency: 800, retry_after: None });
-//! assert_eq!(p.why_not_now("example.com", t0.add_millis(1_000)).unwrap(),
+//! assert_eq!(p.why_not_now("example.com", t0.add_millis(1_000)).unwrap().to_string(),
 //!            "example.com: delay of 5 s between requests (start to start); next at +4 s");
 //! ```
 //!
@@ -126,6 +126,7 @@
 
 pub mod controller;
 pub mod frontier;
+pub mod hold;
 pub mod key;
 mod store;
 #[cfg(feature = "testing")]

@@ -164,7 +164,7 @@ impl<H: Hooks> Frontier for Watched<H> {
         &mut self,
         url: &str,
         now: UnixMillis,
-    ) -> Result<Option<String>, FrontierError> {
+    ) -> Result<Option<mannerly_polite::frontier::Hold>, FrontierError> {
         Frontier::why_not_now(&mut self.inner, url, now).await
     }
     async fn sync(&mut self) -> Result<(), FrontierError> {
@@ -185,7 +185,7 @@ impl<H: Hooks> CrawlFrontier for Watched<H> {
     fn for_each_deferred(
         &mut self,
         now: UnixMillis,
-        f: &mut dyn FnMut(&str, &str),
+        f: &mut dyn FnMut(&str, Option<&mannerly_polite::frontier::Hold>),
     ) -> Result<(), FrontierError> {
         CrawlFrontier::for_each_deferred(&mut self.inner, now, f)
     }

@@ -20,8 +20,8 @@ use mannerly_polite::controller::{
     HostState, Outcome, Politeness, RobotsPacing, Started, UnixMillis, Wait,
 };
 use mannerly_polite::frontier::{
-    admit, origin_of, Admission, Batch, Begin, Frontier, FrontierConfig, FrontierError, KeyLoad,
-    Kind, Next, Offer, Released, Settle, Skipped, Stats,
+    admit, origin_of, Admission, Batch, Begin, Frontier, FrontierConfig, FrontierError, Hold,
+    KeyLoad, Kind, Next, Offer, Released, Settle, Skipped, Stats,
 };
 use mannerly_polite::key::Keyer;
 use redis::Value;
@@ -415,7 +415,7 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         &mut self,
         url: &str,
         now: UnixMillis,
-    ) -> Result<Option<String>, FrontierError> {
+    ) -> Result<Option<Hold>, FrontierError> {
         self.read_why_not_now(url, now).await
     }
 

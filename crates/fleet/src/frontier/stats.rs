@@ -183,10 +183,10 @@ impl<C: FleetConnection> FleetFrontier<C> {
         &mut self,
         url: &str,
         now: UnixMillis,
-    ) -> Result<Option<String>, FrontierError> {
+    ) -> Result<Option<Hold>, FrontierError> {
         let key = match self.keyer.key(url) {
             Ok(k) => k,
-            Err(e) => return Ok(Some(e.to_string())),
+            Err(e) => return Ok(Some(Hold::BadUrl(e.to_string()))),
         };
         if self.config.robots_gate {
             let (origin, _) = self.origin_and_key(url);
@@ -196,16 +196,17 @@ impl<C: FleetConnection> FleetFrontier<C> {
             let gate: Option<String> = self.call(p, c, "why_not_now").await?;
             if let Some(g) = gate {
                 if g.starts_with('F') {
-                    return Ok(Some(format!("{origin}/robots.txt is being fetched")));
+                    return Ok(Some(Hold::RobotsFetching { origin }));
                 }
                 if let Some(rest) = g.strip_prefix('U') {
                     let (until, reason) = rest.split_once('\t').unwrap_or((rest, ""));
                     let until = UnixMillis(until.parse().unwrap_or(0));
                     if now < until {
-                        return Ok(Some(format!(
-                            "{origin}/robots.txt: {reason}; fetched again at +{} s",
-                            until.millis_since(now).div_ceil(1000)
-                        )));
+                        return Ok(Some(Hold::RobotsUnavailable {
+                            origin,
+                            reason: reason.to_owned(),
+                            next_in: until.millis_since(now),
+                        }));
                     }
                 }
             }

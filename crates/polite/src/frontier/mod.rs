@@ -50,7 +50,7 @@
 //! block_on(f.complete(&robots, &Outcome::Status { status: 200, latency: 100, retry_after: None }, t0.add_millis(100)))?;
 //! // The page waits for the Crawl-delay, counted from the robots.txt fetch.
 //! assert_eq!(block_on(f.next(t0.add_millis(100)))?, Next::Wait { until: t0.add_millis(2_000) });
-//! assert_eq!(f.why_not_now("https://example.com/a", t0.add_millis(100)).as_deref(),
+//! assert_eq!(f.why_not_now("https://example.com/a", t0.add_millis(100)).map(|h| h.to_string()).as_deref(),
 //!            Some("example.com: delay of 2 s between requests (start to start); next at +1.9 s"));
 //! let Next::Fetch(page) = block_on(f.next(t0.add_millis(2_000)))? else { unreachable!() };
 //! assert_eq!(page.url, "https://example.com/a");
@@ -87,6 +87,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::thread::Thread;
 
 use crate::controller::{Outcome, RobotsPacing, UnixMillis};
+pub use crate::hold::Hold;
 use crate::key::{KeyError, KeyMode, Keyer};
 
 /// What became of an enqueued URL.
@@ -578,7 +579,7 @@ pub trait Frontier {
         &mut self,
         url: &str,
         now: UnixMillis,
-    ) -> impl Future<Output = Result<Option<String>, FrontierError>> + Send;
+    ) -> impl Future<Output = Result<Option<Hold>, FrontierError>> + Send;
     /// Makes everything so far durable (a no-op in memory).
     fn sync(&mut self) -> impl Future<Output = Result<(), FrontierError>> + Send;
     /// Counts (a distributed backend may give estimates).

@@ -7,32 +7,34 @@ use super::*;
 /// implementation runs, for callers that hold a `LocalFrontier` directly.
 impl LocalFrontier {
     /// Why a URL waits (see [`Frontier::why_not_now`]).
-    pub fn why_not_now(&self, url: &str, now: UnixMillis) -> Option<String> {
+    pub fn why_not_now(&self, url: &str, now: UnixMillis) -> Option<Hold> {
         let key = match self.keyer.key(url) {
             Ok(k) => k,
-            Err(e) => return Some(e.to_string()),
+            Err(e) => return Some(Hold::BadUrl(e.to_string())),
         };
         if self
             .queues
             .get(key.as_str())
             .is_some_and(|q| q.parked.is_some())
         {
-            return Some(format!(
-                "waits for a slot: {} hosts are in progress, the bound",
-                self.open.len()
-            ));
+            return Some(Hold::Parked {
+                open: self.open.len(),
+            });
         }
         if self.config.robots_gate {
             let origin = origin_str(url);
             match self.robots.get(origin.as_ref()) {
                 Some(RobotsGate::Fetching { .. }) => {
-                    return Some(format!("{origin}/robots.txt is being fetched"));
+                    return Some(Hold::RobotsFetching {
+                        origin: origin.into_owned(),
+                    });
                 }
                 Some(RobotsGate::Unavailable { until, reason }) if now < *until => {
-                    return Some(format!(
-                        "{origin}/robots.txt: {reason}; fetched again at +{} s",
-                        until.millis_since(now).div_ceil(1000)
-                    ));
+                    return Some(Hold::RobotsUnavailable {
+                        origin: origin.into_owned(),
+                        reason: reason.to_string(),
+                        next_in: until.millis_since(now),
+                    });
                 }
                 _ => {}
             }

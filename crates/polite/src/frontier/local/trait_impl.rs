@@ -263,7 +263,7 @@ impl Frontier for LocalFrontier {
         &mut self,
         url: &str,
         now: UnixMillis,
-    ) -> Result<Option<String>, FrontierError> {
+    ) -> Result<Option<Hold>, FrontierError> {
         Ok(LocalFrontier::why_not_now(self, url, now))
     }
 
