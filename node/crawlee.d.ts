@@ -59,5 +59,5 @@ export declare function politeCrawler<C>(
 /** Whether a page's X-Robots-Tag or robots meta tag says `nofollow` for `agent` or for all. */
 export declare function pageIsNofollow(agent: string, headers?: Record<string, unknown>, $?: unknown): boolean;
 
-/** The product token of a User-Agent: its first word, up to `/`. */
+/** The product token of a User-Agent, read as mannerly's crawler, audit and gate read it ('' when none). */
 export declare function tokenOf(userAgent: string): string;

@@ -6,7 +6,7 @@
 // by engine profile, Retry-After, backoff) with one request in flight, and
 // follow no nofollow link.
 
-const { RobotsState, Politeness } = require('./index.js');
+const { RobotsState, Politeness, productToken } = require('./index.js');
 
 // Crawlee's first request queue keeps its own list of requests in
 // progress; a request put back has to leave it (as Crawlee's own same-domain
@@ -20,9 +20,13 @@ try {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The product token of a User-Agent: its first word, up to `/`. */
+/**
+ * The product token of a User-Agent, read as mannerly's crawler, audit and
+ * gate read it (`MyBot` in `Mozilla/5.0 (compatible; MyBot/1.0; +https://...)`);
+ * '' when it names none.
+ */
 function tokenOf(userAgent) {
-  return (userAgent.split(/[\s/]/)[0] || '').trim();
+  return productToken(userAgent) ?? '';
 }
 
 /** A got error's kind, as the robots.txt state machine names it. */

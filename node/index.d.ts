@@ -9,6 +9,7 @@ export {
   RobotsState,
   Politeness,
   asRequested,
+  productToken,
   lint,
   isValidUserAgent,
   pathParamsQuery,

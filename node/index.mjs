@@ -4,5 +4,5 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const m = require('./index.js');
 
-export const { Robots, AgentRules, RobotsDecision, RobotsState, Politeness, asRequested, lint, isValidUserAgent, pathParamsQuery } = m;
+export const { Robots, AgentRules, RobotsDecision, RobotsState, Politeness, asRequested, productToken, lint, isValidUserAgent, pathParamsQuery } = m;
 export default m;

@@ -70,6 +70,14 @@ pub fn as_requested(url: String) -> String {
     mannerly_robots::as_requested(&url).into_owned()
 }
 
+/// The product token a User-Agent names (`MyBot` in `Mozilla/5.0
+/// (compatible; MyBot/1.0; +https://...)`), as mannerly's crawler, audit
+/// and gate read it; `null` when it names none.
+#[napi]
+pub fn product_token(user_agent: String) -> Option<String> {
+    mannerly_robots::product_token(&user_agent)
+}
+
 /// Lints a robots.txt body: every finding with its line, column,
 /// severity, stable code, message and suggested fix.
 #[napi]

@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import { createRequire } from 'node:module';
 
 import * as esm from 'mannerly';
-import { Robots, RobotsState, Politeness, asRequested, lint } from 'mannerly';
+import { Robots, RobotsState, Politeness, asRequested, lint, productToken } from 'mannerly';
+import { tokenOf } from 'mannerly/crawlee';
 
 const require = createRequire(import.meta.url);
 
@@ -177,4 +178,14 @@ test('CommonJS and ESM give the same objects', () => {
   assert.equal(cjs.Robots, esm.Robots);
   assert.equal(cjs.Politeness, esm.Politeness);
   assert.equal(typeof require('mannerly/crawlee').polite, 'function');
+});
+
+test('the product token is read as the crawler, the audit and the gate read it', () => {
+  const ua = 'Mozilla/5.0 (compatible; MyBot/1.0; +https://x.example/bot)';
+  assert.equal(productToken(ua), 'MyBot');
+  assert.equal(tokenOf(ua), 'MyBot');
+  assert.equal(productToken('OpBot/1.0 (+http://op.example/bot)'), 'OpBot');
+  assert.equal(productToken('(+https://x.example)'), null);
+  assert.equal(tokenOf('(+https://x.example)'), '');
+  assert.throws(() => productToken(7), TypeError);
 });

@@ -26,6 +26,7 @@ from ._mannerly import (
     generate_key,
     lint,
     parse_sitemap,
+    product_token,
     public_jwk,
     sign_request as _sign_request,
 )

@@ -46,6 +46,7 @@ import time
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ._mannerly import Politeness, Robots, RobotsDecision, RobotsState
+from ._mannerly import product_token as _product_token
 
 logger = logging.getLogger(__name__)
 
@@ -54,20 +55,17 @@ try:  # Scrapy is optional: the parser works without it.
 except ImportError:  # pragma: no cover - exercised when Scrapy is absent
     _ScrapyRobotParser = object  # type: ignore[assignment,misc]
 
-_TOKEN = re.compile(r"[A-Za-z_-]+")
-
-
 def product_token(user_agent: Union[str, bytes]) -> str:
     """The product token robots.txt groups are matched against.
 
-    Scrapy passes a whole User-Agent header (``MyBot/1.0 (+https://...)``);
-    Google's parser compares the leading run of letters, ``-`` and ``_``
-    (``MyBot``). An agent with no such run falls back to ``*`` rules only.
+    Scrapy passes a whole User-Agent header; the token is read as
+    mannerly's crawler, audit and gate read it: ``MyBot`` in both
+    ``MyBot/1.0 (+https://...)`` and ``Mozilla/5.0 (compatible; MyBot/1.0;
+    +https://...)``. An agent naming no token falls back to ``*`` rules.
     """
     if isinstance(user_agent, bytes):
         user_agent = user_agent.decode("utf-8", "replace")
-    m = _TOKEN.match(user_agent.strip())
-    return m.group(0) if m else "*"
+    return _product_token(user_agent) or "*"
 
 
 class RobotParser(_ScrapyRobotParser):  # type: ignore[misc,valid-type]

@@ -302,6 +302,14 @@ fn as_requested_py(url: &str) -> String {
     as_requested(url).into_owned()
 }
 
+/// The product token a User-Agent names (`MyBot` in `Mozilla/5.0
+/// (compatible; MyBot/1.0; +https://...)`), as the crawler, the audit and
+/// the gate read it; `None` when it names none.
+#[pyfunction]
+fn product_token(user_agent: &str) -> Option<String> {
+    mannerly_robots::product_token(user_agent)
+}
+
 /// Lints a robots.txt body: every finding with its line, column,
 /// severity, stable code, message and suggested fix.
 #[pyfunction]
@@ -562,6 +570,7 @@ fn _mannerly(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Verdict>()?;
     m.add_function(wrap_pyfunction!(lint, m)?)?;
     m.add_function(wrap_pyfunction!(as_requested_py, m)?)?;
+    m.add_function(wrap_pyfunction!(product_token, m)?)?;
     pace::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

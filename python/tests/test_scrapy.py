@@ -13,7 +13,10 @@ def test_product_tokens_from_user_agent_headers():
     assert product_token("MyBot/1.0 (+https://example.com/bot)") == "MyBot"
     assert product_token(b"Scrapy/2.19 (+https://scrapy.org)") == "Scrapy"
     assert product_token("  Googlebot-Image/1.0") == "Googlebot-Image"
-    assert product_token("123") == "*"
+    # Read as the crawler, the audit and the gate read it: the crawler's
+    # word, not a browser-styled header's first one.
+    assert product_token("Mozilla/5.0 (compatible; MyBot/1.0; +https://x.example/bot)") == "MyBot"
+    assert product_token("(+https://x.example)") == "*"
 
 
 def test_the_parser_answers_as_google_would():

@@ -281,38 +281,10 @@ fn looks_like_app(lower: &str) -> bool {
     .any(|p| lower.contains(p))
 }
 
-/// The product token of a bot's User-Agent: the product whose name marks
-/// it as automated (`MJ12bot` in `Mozilla/5.0 (compatible; MJ12bot/v1.4.8;
-/// ...)`), else the first product that is not `Mozilla` (`curl` in
-/// `curl/8.5.0`). An empty User-Agent has the token `-`.
+/// The product token a User-Agent names ([`mannerly_robots::product_token`]),
+/// or `-` when it names none: the audit's name for a client.
 pub fn product_token(user_agent: &str) -> String {
-    let names = user_agent
-        .split([' ', ';', '(', ')', ',', '+'])
-        .map(|p| p.split('/').next().unwrap_or(p))
-        .map(|p| p.trim_matches(|c: char| !c.is_ascii_alphanumeric()))
-        .filter(|p| !p.is_empty() && !p.contains(':'));
-    let mut first = None;
-    for name in names {
-        let lower = name.to_ascii_lowercase();
-        if lower == "mozilla" || lower == "compatible" || lower.starts_with("http") {
-            continue;
-        }
-        if ["bot", "crawl", "spider", "slurp", "fetch", "scrap"]
-            .iter()
-            .any(|m| lower.contains(m))
-        {
-            return clean(name);
-        }
-        first.get_or_insert(name);
-    }
-    first.map_or_else(|| "-".to_owned(), clean)
-}
-
-fn clean(name: &str) -> String {
-    name.chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        .take(64)
-        .collect()
+    mannerly_robots::product_token(user_agent).unwrap_or_else(|| "-".to_owned())
 }
 
 #[cfg(test)]

@@ -40,7 +40,9 @@ impl RobotsBook {
         RobotsBook::default()
     }
 
-    /// Adds a version for `host` (`None`: every host without its own).
+    /// Adds a version for `host` (`None`: every host without its own),
+    /// named as log lines name hosts ([`mannerly_logs::host_key`]:
+    /// `[::1]:8080` is `::1`).
     pub fn add(&mut self, host: Option<&str>, since: Option<i64>, source: String, body: &[u8]) {
         let version = Version {
             since,
@@ -53,7 +55,7 @@ impl RobotsBook {
             Some(h) => {
                 &mut self
                     .hosts
-                    .entry(h.to_ascii_lowercase())
+                    .entry(mannerly_logs::host_key(h).map_or_else(String::new, |k| k.into_owned()))
                     .or_insert_with(|| (slots, Vec::new()))
                     .1
             }

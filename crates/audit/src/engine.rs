@@ -24,7 +24,9 @@ use crate::kinds::BotKind;
 use crate::order::{Reorder, Timed};
 use crate::pace::{Pace, Step};
 use crate::proposed::WhatIf;
-use crate::report::{rfc3339, Counts, Example, Finding, Identity, Rule, Timeline, MAX_EXAMPLES};
+use crate::report::GateAction;
+use crate::report::{Counts, Example, Finding, Identity, Rule, Timeline, MAX_EXAMPLES};
+use crate::stamp::rfc3339;
 use crate::suspects::{is_asset, Client};
 
 /// How an audit judges.
@@ -441,7 +443,7 @@ impl<'r> Auditor<'r> {
         let at = entry.stamp.millis;
         let g = &mut self.groups[group as usize];
         g.seen = Some(g.seen.map_or((at, at), |(a, b)| (a.min(at), b.max(at))));
-        if let Some(action) = &entry.gate {
+        if let Some(action) = entry.gate.as_deref().and_then(GateAction::parse) {
             g.gate.get_or_insert_with(Default::default).count(action);
         }
         let host = self.host_id(entry);

@@ -31,12 +31,48 @@ pub enum BundleState {
     Invalid,
 }
 
+/// What an evidence example shows; its word (`snake_case`) is the JSON's
+/// and the report's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum EvidenceFinding {
+    /// A request in the crawler's name it has no record of.
+    LoggedNotInEvidence,
+    /// A record of a request the log does not show.
+    EvidenceNotInLog,
+    /// A robots.txt the crawler used that is not the one the site served.
+    RobotsMismatch,
+    /// A claimed gap the log contradicts.
+    GapMismatch,
+    /// A request sooner than the Retry-After the crawler was given.
+    RetryAfter,
+}
+
+impl EvidenceFinding {
+    /// Its word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EvidenceFinding::LoggedNotInEvidence => "logged_not_in_evidence",
+            EvidenceFinding::EvidenceNotInLog => "evidence_not_in_log",
+            EvidenceFinding::RobotsMismatch => "robots_mismatch",
+            EvidenceFinding::GapMismatch => "gap_mismatch",
+            EvidenceFinding::RetryAfter => "retry_after",
+        }
+    }
+}
+
+impl std::fmt::Display for EvidenceFinding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One finding, described.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EvidenceExample {
-    /// `logged_not_in_evidence`, `evidence_not_in_log`, `robots_mismatch`,
-    /// `gap_mismatch` or `retry_after`.
-    pub kind: &'static str,
+    /// What it shows.
+    pub kind: EvidenceFinding,
     /// When (RFC 3339).
     pub time: String,
     /// The host.
@@ -172,22 +208,14 @@ pub struct Tolerance {
     pub assumed_retry_after_ms: i64,
 }
 
-/// A host without its port (`[::1]:80` to `[::1]`, `a.test:8080` to
-/// `a.test`).
-fn strip_port(h: &str) -> &str {
-    if let Some(end) = h.strip_prefix('[').and_then(|r| r.find(']')) {
-        return &h[..end + 2];
-    }
-    match h.rsplit_once(':') {
-        Some((name, port)) if !name.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => {
-            name
-        }
-        _ => h,
-    }
+/// A host as the log's lines name it ([`mannerly_logs::host_key`]): a
+/// record's `[::1]:8080` and a line's `::1` are one host.
+fn key(h: &str) -> String {
+    mannerly_logs::host_key(h).map_or_else(String::new, std::borrow::Cow::into_owned)
 }
 
 fn same_host(logged: Option<&str>, record: &str) -> bool {
-    logged.is_none_or(|l| strip_port(&l.to_ascii_lowercase()) == strip_port(record))
+    logged.is_none_or(|l| key(l) == key(record))
 }
 
 /// Checks a bot's records against its logged requests.
@@ -225,7 +253,7 @@ pub(crate) fn compare(e: BotEvidence, book: &RobotsBook, tol: Tolerance) -> Evid
 
 fn example(
     out: &mut EvidenceReport,
-    kind: &'static str,
+    kind: EvidenceFinding,
     time: i64,
     host: &str,
     request: String,
@@ -261,9 +289,9 @@ fn match_both(
         list.sort_by_key(|i| records[*i].0);
     }
     // The time the records cover, per host and over all.
-    let mut spans: HashMap<&str, (i64, i64)> = HashMap::new();
+    let mut spans: HashMap<String, (i64, i64)> = HashMap::new();
     for (t, r) in records {
-        let s = spans.entry(r.host.as_str()).or_insert((*t, *t));
+        let s = spans.entry(key(&r.host)).or_insert((*t, *t));
         *s = (s.0.min(*t), s.1.max(*t));
     }
     let all = spans.values().fold(None, |acc: Option<(i64, i64)>, s| {
@@ -271,10 +299,7 @@ fn match_both(
     });
     let span = |host: Option<&str>| match host {
         None => all,
-        Some(h) => {
-            let h = h.to_ascii_lowercase();
-            spans.get(strip_port(&h)).copied()
-        }
+        Some(h) => spans.get(&key(h)).copied(),
     };
     let mut matched: Vec<Option<usize>> = vec![None; records.len()];
     for (li, l) in logged.iter().enumerate() {
@@ -305,7 +330,7 @@ fn match_both(
                     let detail = format!("no record of it within {:.1} s: a request in the crawler's name it did not make", window as f64 / 1000.0);
                     example(
                         out,
-                        "logged_not_in_evidence",
+                        EvidenceFinding::LoggedNotInEvidence,
                         l.millis,
                         l.host.as_deref().unwrap_or("-"),
                         format!("{} {}", l.method, l.target),
@@ -329,7 +354,7 @@ fn match_both(
             );
             example(
                 out,
-                "evidence_not_in_log",
+                EvidenceFinding::EvidenceNotInLog,
                 *t,
                 &r.host,
                 format!("{} {}", r.method, r.target()),
@@ -355,7 +380,7 @@ fn check_robots(records: &[(i64, &Record)], book: &RobotsBook, out: &mut Evidenc
         else {
             continue;
         };
-        let Some((_, version)) = book.at(&r.host, fetched.0 as i64) else {
+        let Some((_, version)) = book.at(&key(&r.host), fetched.0 as i64) else {
             continue;
         };
         // A version of no bytes stands for no file (as the audit's
@@ -377,7 +402,7 @@ fn check_robots(records: &[(i64, &Record)], book: &RobotsBook, out: &mut Evidenc
         );
         example(
             out,
-            "robots_mismatch",
+            EvidenceFinding::RobotsMismatch,
             *t,
             &r.host,
             format!("{} {}", r.method, r.target()),
@@ -423,7 +448,7 @@ fn check_gaps(
                 );
                 example(
                     out,
-                    "gap_mismatch",
+                    EvidenceFinding::GapMismatch,
                     records[r].0,
                     &rec.host,
                     request.clone(),
@@ -442,7 +467,14 @@ fn check_gaps(
                 rec.delay.required_s,
                 tol.assumed_retry_after_ms as f64 / 1000.0
             );
-            example(out, "retry_after", records[r].0, &rec.host, request, detail);
+            example(
+                out,
+                EvidenceFinding::RetryAfter,
+                records[r].0,
+                &rec.host,
+                request,
+                detail,
+            );
         }
     }
 }

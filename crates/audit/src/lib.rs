@@ -68,6 +68,7 @@ mod report;
 pub mod rules;
 mod server;
 mod source;
+mod stamp;
 mod suspects;
 mod timeline;
 
@@ -75,7 +76,7 @@ pub use agents::{kind_of, product_token, Agent, Catalogue, CatalogueError, Known
 pub use book::{RobotsBook, Version, VersionId};
 pub use engine::{Auditor, Identify, Options, Unchecked};
 pub use evidence::{
-    group_bundles, BotEvidenceInput, BundleState, EvidenceExample, EvidenceReport,
+    group_bundles, BotEvidenceInput, BundleState, EvidenceExample, EvidenceFinding, EvidenceReport,
     MAX_EVIDENCE_EXAMPLES,
 };
 pub use identity::Checked;
@@ -83,8 +84,8 @@ pub use kinds::{is_client_library, BotKind, Category, CLIENT_LIBRARIES};
 pub use mannerly_logs::Layout;
 pub use proposed::{ProposedBot, ProposedExample, ProposedReport, MAX_PROPOSED_EXAMPLES};
 pub use report::{
-    BotReport, Counts, Example, FileReport, Finding, GateCounts, HostReport, Identity, Report,
-    RobotsSource, Rule, Suspect, Timeline, MAX_EXAMPLES,
+    BotReport, Counts, Example, FileReport, Finding, GateAction, GateCounts, HostReport, Identity,
+    Report, RobotsSource, Rule, Suspect, Timeline, MAX_EXAMPLES,
 };
 pub use server::{judge, Expect, Seen, ServerReport, MAX_SERVER_EXAMPLES};
 pub use source::{audit_logs, audit_logs_with, LogSource, SourceError};

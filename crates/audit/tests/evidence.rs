@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use mannerly_audit::{
-    group_bundles, Auditor, BundleState, Catalogue, EvidenceReport, Options, Report, RobotsBook,
-    Unchecked,
+    group_bundles, Auditor, BundleState, Catalogue, EvidenceFinding, EvidenceReport, Options,
+    Report, RobotsBook, Unchecked,
 };
 use mannerly_evidence::{
     export, Decision, Delay, DelaySource, EvidenceLog, Kind, Record, RobotsState, RobotsUsed,
@@ -136,7 +136,7 @@ fn a_spoofer_in_the_log_is_found() {
     let x = e
         .examples
         .iter()
-        .find(|x| x.kind == "logged_not_in_evidence")
+        .find(|x| x.kind == EvidenceFinding::LoggedNotInEvidence)
         .expect("an example");
     assert_eq!(x.request, "GET /private/export");
 }
@@ -160,7 +160,7 @@ fn a_robots_txt_the_crawler_never_saw_is_found() {
     assert!(e
         .examples
         .iter()
-        .any(|x| x.kind == "robots_mismatch" && x.detail.contains("v2.txt")));
+        .any(|x| x.kind == EvidenceFinding::RobotsMismatch && x.detail.contains("v2.txt")));
 }
 
 #[test]
@@ -199,4 +199,51 @@ fn the_text_and_html_reports_say_it_in_words() {
     let e = &json["bots"][0]["evidence"];
     assert_eq!(e["bundle"], "unsigned");
     assert_eq!(e["logged_not_in_evidence"], 1);
+}
+
+/// A crawl of an IPv6-literal host: its records name `[::1]` (as the URL
+/// does), the log's absolute-form lines `[::1]:8080`; both are one host,
+/// and so is the robots.txt book's `[::1]:8080`.
+#[test]
+fn an_ipv6_literal_host_matches_its_log_lines() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut log = EvidenceLog::open(dir.path(), None, None).expect("opens");
+    for (path, at, since) in [
+        ("/robots.txt", 0, None),
+        ("/a", 1, Some(1.0)),
+        ("/b", 3, Some(2.0)),
+    ] {
+        let mut r = record(path, at, since);
+        r.url = format!("http://[::1]:8080{path}");
+        r.host = "[::1]".into();
+        if let Some(used) = r.robots.as_mut() {
+            used.url = "http://[::1]:8080/robots.txt".into();
+        }
+        log.append(r).expect("append");
+    }
+    log.checkpoint(UnixMillis(T0 + 6_000), true)
+        .expect("checkpoint");
+    let bundle = export(&[dir.path().to_path_buf()], "[::1]", Window::default()).expect("export");
+    let mut book = RobotsBook::new();
+    book.add(
+        Some("[::1]:8080"),
+        None,
+        "robots.txt".into(),
+        ROBOTS.as_bytes(),
+    );
+    let lines: Vec<String> = [(0, "/robots.txt"), (1, "/a"), (3, "/b")]
+        .iter()
+        .map(|(at, path)| clf(*at, &format!("http://[::1]:8080{path}"), "::1"))
+        .collect();
+    let e = audit(&book, &lines, bundle);
+    assert_eq!((e.records, e.matched), (3, 3), "{e:?}");
+    assert_eq!(
+        (
+            e.logged_not_in_evidence,
+            e.evidence_not_in_log,
+            e.robots_mismatch
+        ),
+        (0, 0, 0),
+        "{e:?}"
+    );
 }

@@ -5,6 +5,7 @@
 //! first matching deciding; none matching allows. `/robots.txt` itself is
 //! always allowed.
 
+use mannerly_audit::GateAction;
 use mannerly_time::UnixMillis;
 
 use crate::bucket::Buckets;
@@ -30,13 +31,18 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The `X-Mannerly-Action` value, as the audit reads it back.
+    pub fn action(self) -> GateAction {
+        match self {
+            Verdict::Allow => GateAction::Allow,
+            Verdict::Deny => GateAction::Deny,
+            Verdict::Slow { .. } => GateAction::Slow,
+        }
+    }
+
     /// The `X-Mannerly-Action` value.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Allow => "allow",
-            Verdict::Deny => "deny",
-            Verdict::Slow { .. } => "slow",
-        }
+        self.action().as_str()
     }
 }
 

@@ -207,7 +207,16 @@ fn strip_port(authority: &str) -> &str {
     }
 }
 
-/// A host as logged, lower-cased and without its port (`-` is none).
+/// A host as every part of mannerly compares hosts: lower-cased, without
+/// its port, an IPv6 literal without its brackets (`[::1]:8080` is `::1`,
+/// `A.test:80` is `a.test`); `-` and empty are none. Log lines' hosts are
+/// read so, and whatever is compared with them (evidence records, the
+/// robots.txt book's hosts) must be too.
+pub fn host_key(authority: &str) -> Option<Cow<'_, str>> {
+    host_of(Cow::Borrowed(authority))
+}
+
+/// [`host_key`] of a field that may be owned already.
 fn host_of(raw: Cow<'_, str>) -> Option<Cow<'_, str>> {
     if raw.is_empty() || raw == "-" {
         return None;

@@ -174,6 +174,7 @@ mod lint;
 pub mod pattern;
 mod requested;
 mod robots;
+mod token;
 
 pub use diagnostic::{codes, Diagnostic, Severity};
 pub use extensions::{
@@ -187,6 +188,7 @@ pub use robots::{
     AgentLine, AgentMatch, AgentRules, Group, MatchedRule, Mode, ParseOptions, Robots, Rule,
     RuleKind, Verdict, DEFAULT_MAX_BYTES,
 };
+pub use token::product_token;
 
 /// Whether `user_agent` is a product token a crawler can be matched by:
 /// non-empty, and only letters, `-` and `_` (the reference's

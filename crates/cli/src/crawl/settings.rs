@@ -25,7 +25,7 @@ pub(super) fn config(args: &Args) -> Result<CrawlConfig> {
             );
         }
         config.user_agent = ua.clone();
-        config.agent = token_of(ua);
+        config.agent = mannerly_robots::product_token(ua).unwrap_or_default();
     }
     if let Some(a) = &identity.agent {
         config.agent = a.clone();
@@ -156,17 +156,6 @@ impl Identity {
     }
 }
 
-/// The product token of a User-Agent: its first word, up to `/`.
-fn token_of(user_agent: &str) -> String {
-    user_agent
-        .split(['/', ' ', '('])
-        .next()
-        .unwrap_or("")
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
-        .collect()
-}
-
 /// The seeds given as arguments and in `--seeds`.
 pub(super) fn read_seeds(args: &Args) -> Result<Vec<String>> {
     let mut seeds = args.urls.clone();
@@ -184,4 +173,33 @@ pub(super) fn read_seeds(args: &Args) -> Result<Vec<String>> {
         );
     }
     Ok(seeds)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Wrap {
+        #[command(flatten)]
+        args: super::Args,
+    }
+
+    fn config(flags: &[&str]) -> mannerly_crawl::CrawlConfig {
+        let wrap = Wrap::try_parse_from([&["crawl"], flags, &["https://a.test/"]].concat())
+            .unwrap_or_else(|e| panic!("{e}"));
+        super::config(&wrap.args).unwrap_or_else(|e| panic!("{e:#}"))
+    }
+
+    /// The crawler obeys the group of the product token its User-Agent
+    /// names, read as the audit and the gate read it, not its first word.
+    #[test]
+    fn a_browser_styled_user_agent_obeys_its_crawler_token() {
+        let ua = "Mozilla/5.0 (compatible; MyBot/1.0; +https://x.example/bot)";
+        assert_eq!(config(&["--user-agent", ua]).agent, "MyBot");
+        let plain = "OpBot/1.0 (+http://op.example/bot)";
+        assert_eq!(config(&["--user-agent", plain]).agent, "OpBot");
+        let given = ["--user-agent", ua, "--agent", "Other"];
+        assert_eq!(config(&given).agent, "Other");
+    }
 }
