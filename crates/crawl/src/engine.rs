@@ -46,7 +46,7 @@ use crate::page::{
     http_client, paced, request_head, response_head, status_outcome, PageDone, PageOutcome,
     PageResponse,
 };
-use crate::record::{count_pages, status_of, Log, LogLine, Record};
+use crate::record::{count_pages, status_of, LineKind, Log, LogLine, Record};
 use crate::revisit::{PageState, Revisit, StoredRecord};
 use crate::robots_fetch::{gate, hold_until, LoopGate, Made, RecordingFetcher};
 use crate::skip::NotFetched;
@@ -575,7 +575,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         };
         self.record.line(&LogLine {
             time: now.to_rfc3339_millis(),
-            kind: "robots",
+            kind: LineKind::Robots,
             url: &released.url,
             status,
             ms: Some(latency),
@@ -595,7 +595,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         self.record.summary.page_errors += 1;
         self.record.line(&LogLine {
             time: UnixMillis::now().to_rfc3339_millis(),
-            kind: "page",
+            kind: LineKind::Page,
             url: &p.released.url,
             ms: Some(p.latency),
             retry: Some(tag.retries),
@@ -632,7 +632,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         let why = format!("content-type: {media} is not among --content-types; not downloaded");
         self.record.line(&LogLine {
             time: UnixMillis::now().to_rfc3339_millis(),
-            kind: "page",
+            kind: LineKind::Page,
             url: &p.released.url,
             status: Some(resp.status),
             bytes: Some(0),
@@ -663,7 +663,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         let tag = Tag::unpack(p.released.tag);
         self.record.line(&LogLine {
             time: UnixMillis::now().to_rfc3339_millis(),
-            kind: "page",
+            kind: LineKind::Page,
             url: &p.released.url,
             status: Some(resp.status),
             bytes: Some(resp.body.len() as u64),

@@ -13,7 +13,7 @@ use crate::error::CrawlError;
 use crate::links;
 use crate::normalize::{CrawlUrl, Scope};
 use crate::page::PageResponse;
-use crate::record::{LogLine, Record};
+use crate::record::{LineKind, LogLine, Record};
 use crate::skip::NotFetched;
 use crate::tag::Tag;
 
@@ -148,7 +148,7 @@ impl Links<'_> {
             // The entry as the sitemap gave it, its lastmod kept in the log.
             self.record.line(&LogLine {
                 time: UnixMillis::now().to_rfc3339_millis(),
-                kind: "sitemap-entry",
+                kind: LineKind::SitemapEntry,
                 url: loc,
                 lastmod: lastmod.as_ref().map(|l| l.raw.as_str()),
                 from: Some(&released.url),

@@ -60,7 +60,7 @@ impl Record {
         }
         self.log.line(&LogLine {
             time: UnixMillis::now().to_rfc3339_millis(),
-            kind: "skipped",
+            kind: LineKind::Skipped,
             url,
             reason: Some(&format!("{what}: {why}")),
             ..LogLine::default()
@@ -111,7 +111,7 @@ impl Record {
             let why = hold.map_or_else(|| "nothing: it may be fetched now".into(), Hold::to_string);
             if let Err(e) = log.line(&LogLine {
                 time: time.clone(),
-                kind: "deferred",
+                kind: LineKind::Deferred,
                 url,
                 reason: Some(&why),
                 ..LogLine::default()
@@ -123,11 +123,28 @@ impl Record {
     }
 }
 
+/// What a line of `log.jsonl` is about.
+#[derive(serde::Serialize, Default, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum LineKind {
+    /// A page's request (or its failure).
+    #[default]
+    Page,
+    /// A robots.txt request.
+    Robots,
+    /// A URL a sitemap listed.
+    SitemapEntry,
+    /// A URL not fetched (`reason` says why).
+    Skipped,
+    /// A URL left queued when the crawl gave up.
+    Deferred,
+}
+
 /// One JSON line of `log.jsonl`.
 #[derive(serde::Serialize, Default)]
 pub(crate) struct LogLine<'a> {
     pub(crate) time: String,
-    pub(crate) kind: &'a str,
+    pub(crate) kind: LineKind,
     pub(crate) url: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) status: Option<u16>,

@@ -172,7 +172,7 @@ impl Witness {
             ..self.base(url, kind, now, delay(pace, now))
         };
         let mut log = self.log.lock().map_err(|_| CrawlError::EvidencePoisoned)?;
-        Ok(log.hold(record))
+        Ok(log.hold(record)?)
     }
 
     /// Writes the records held, in one `write`: their pages may then go.

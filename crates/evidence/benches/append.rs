@@ -55,13 +55,13 @@ fn main() {
     let t = Instant::now();
     let mut bytes = 0;
     for i in 0..n {
-        bytes += record(i).canonical_bytes().len();
+        bytes += record(i).canonical_bytes().expect("serialises").len();
     }
     let built = per(t);
     let t = Instant::now();
     let mut x = 0u8;
     for i in 0..n {
-        x ^= sha2::Sha256::digest(record(i).canonical_bytes())[0];
+        x ^= sha2::Sha256::digest(record(i).canonical_bytes().expect("serialises"))[0];
     }
     let hashed = per(t);
     let t = Instant::now();

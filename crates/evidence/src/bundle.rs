@@ -168,16 +168,11 @@ pub fn export(dirs: &[PathBuf], host: &str, window: Window) -> Result<Bundle, Ev
     let mut bundles = export_hosts(dirs, Some(std::slice::from_ref(&host)), window)?;
     match bundles.pop() {
         Some(b) => Ok(b),
-        None => Err(EvidenceError::Nothing(format!(
-            "no record of {host}{} in {} director{}",
-            if window.since.is_some() || window.until.is_some() {
-                " in that window"
-            } else {
-                ""
-            },
-            dirs.len(),
-            if dirs.len() == 1 { "y" } else { "ies" }
-        ))),
+        None => Err(EvidenceError::NoRecords {
+            host,
+            windowed: window.since.is_some() || window.until.is_some(),
+            dirs: dirs.len(),
+        }),
     }
 }
 
@@ -192,11 +187,10 @@ pub fn export_hosts(
     let mut bundles: BTreeMap<String, (Bundle, Timed)> = BTreeMap::new();
     for dir in dirs {
         let Some(writer) = read_writer(dir)? else {
-            return Err(EvidenceError::Nothing(format!(
-                "{}: no evidence here (no {})",
-                dir.display(),
-                Files::WRITER
-            )));
+            return Err(EvidenceError::NoEvidence {
+                dir: dir.clone(),
+                file: Files::WRITER,
+            });
         };
         for (host, part) in parts(dir, hosts, window)? {
             let (bundle, timed) = bundles
@@ -346,8 +340,10 @@ impl Bundle {
             .iter()
             .enumerate()
             .map(|(i, v)| {
-                serde_json::from_value(v.clone())
-                    .map_err(|e| EvidenceError::Bundle(format!("records[{i}]: {e}")))
+                serde_json::from_value(v.clone()).map_err(|e| EvidenceError::Bundle {
+                    index: i,
+                    why: e.to_string(),
+                })
             })
             .collect()
     }

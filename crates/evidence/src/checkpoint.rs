@@ -10,7 +10,7 @@ use ed25519_dalek::{Signature, VerifyingKey};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::error::EvidenceError;
+use crate::error::{EvidenceError, KeyProblem};
 use crate::jcs::canonical;
 
 /// What a checkpoint's signature is over, before its canonical bytes.
@@ -61,19 +61,19 @@ impl PublicKey {
 
     fn verifying_key(&self) -> Result<VerifyingKey, EvidenceError> {
         if self.kty != "OKP" || self.crv != "Ed25519" {
-            return Err(EvidenceError::Key(format!(
-                "{} {} is not an Ed25519 key",
-                self.kty, self.crv
-            )));
+            return Err(EvidenceError::NotEd25519(KeyProblem::Type {
+                kty: self.kty.clone(),
+                crv: self.crv.clone(),
+            }));
         }
         let bytes = URL_SAFE_NO_PAD
             .decode(self.x.trim_end_matches('='))
-            .map_err(|e| EvidenceError::Key(format!("x is not base64url: {e}")))?;
+            .map_err(|_| EvidenceError::NotEd25519(KeyProblem::NotBase64))?;
         let bytes: [u8; 32] = bytes
             .try_into()
-            .map_err(|_| EvidenceError::Key("x is not 32 bytes".into()))?;
+            .map_err(|_| EvidenceError::NotEd25519(KeyProblem::Length))?;
         VerifyingKey::from_bytes(&bytes)
-            .map_err(|_| EvidenceError::Key("x is not a curve point".into()))
+            .map_err(|_| EvidenceError::NotEd25519(KeyProblem::NotOnCurve))
     }
 }
 
@@ -114,23 +114,21 @@ impl Checkpoint {
     /// Checks its signature with `key`: `Err` names what is wrong.
     pub fn verify(&self, key: &PublicKey) -> Result<(), EvidenceError> {
         let (Some(keyid), Some(sig)) = (&self.keyid, &self.sig) else {
-            return Err(EvidenceError::Key("the checkpoint is not signed".into()));
+            return Err(EvidenceError::Unsigned);
         };
         if *keyid != key.thumbprint() {
-            return Err(EvidenceError::Key(format!(
-                "signed by key {keyid}, not by {}",
-                key.thumbprint()
-            )));
+            return Err(EvidenceError::OtherKey {
+                signed_by: keyid.clone(),
+                expected: key.thumbprint(),
+            });
         }
         let sig = URL_SAFE_NO_PAD
             .decode(sig)
             .ok()
             .and_then(|b| <[u8; 64]>::try_from(b).ok())
-            .ok_or_else(|| {
-                EvidenceError::Key("the signature is not 64 bytes of base64url".into())
-            })?;
+            .ok_or(EvidenceError::SignatureMalformed)?;
         key.verifying_key()?
             .verify_strict(&self.signed_bytes(), &Signature::from_bytes(&sig))
-            .map_err(|_| EvidenceError::Key("the signature does not verify".into()))
+            .map_err(|_| EvidenceError::SignatureInvalid)
     }
 }

@@ -24,15 +24,91 @@ pub enum EvidenceError {
         /// What is wrong.
         why: String,
     },
-    /// A key is not a usable Ed25519 key, or a signature does not hold.
-    #[error("{0}")]
-    Key(String),
-    /// A bundle is not JSON of the bundle's shape.
-    #[error("not an evidence bundle: {0}")]
-    Bundle(String),
-    /// Nothing to export.
-    #[error("{0}")]
-    Nothing(String),
+    /// A public key that is not a usable Ed25519 key.
+    #[error("not an Ed25519 key: {0}")]
+    NotEd25519(KeyProblem),
+    /// A checkpoint carries no signature.
+    #[error("the checkpoint is not signed")]
+    Unsigned,
+    /// A checkpoint was signed by another key.
+    #[error("signed by key {signed_by}, not by {expected}")]
+    OtherKey {
+        /// The thumbprint it names.
+        signed_by: String,
+        /// The thumbprint of the key it was checked with.
+        expected: String,
+    },
+    /// A signature that is not 64 bytes of base64url.
+    #[error("the signature is not 64 bytes of base64url")]
+    SignatureMalformed,
+    /// A signature that does not verify.
+    #[error("the signature does not verify")]
+    SignatureInvalid,
+    /// Evidence begun with one key (or none) opened with another.
+    #[error("{}: this evidence was begun with {}; go on with the same", path.display(), had.as_deref().map_or("no key".to_owned(), |k| format!("key {k}")))]
+    KeyChanged {
+        /// The writer file.
+        path: PathBuf,
+        /// The thumbprint it was begun with, `None` for no key.
+        had: Option<String>,
+    },
+    /// A record of a bundle is not a record.
+    #[error("not an evidence bundle: records[{index}]: {why}")]
+    Bundle {
+        /// Its place in `records`.
+        index: usize,
+        /// What is wrong.
+        why: String,
+    },
+    /// A value could not be written as JSON.
+    #[error("cannot write {what} as JSON: {source}")]
+    Serialize {
+        /// What was written.
+        what: &'static str,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// A directory holds no evidence.
+    #[error("{}: no evidence here (no {file})", dir.display())]
+    NoEvidence {
+        /// The directory.
+        dir: PathBuf,
+        /// The file it lacks.
+        file: &'static str,
+    },
+    /// No record of the host asked for.
+    #[error("no record of {host}{} in {dirs} director{}", if *windowed { " in that window" } else { "" }, if *dirs == 1 { "y" } else { "ies" })]
+    NoRecords {
+        /// The host.
+        host: String,
+        /// Whether a window was asked for.
+        windowed: bool,
+        /// Directories searched.
+        dirs: usize,
+    },
+}
+
+/// Why a public key is not a usable Ed25519 key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyProblem {
+    /// Another key type or curve.
+    #[error("{kty} {crv}")]
+    Type {
+        /// Its `kty`.
+        kty: String,
+        /// Its `crv`.
+        crv: String,
+    },
+    /// `x` is not base64url.
+    #[error("x is not base64url")]
+    NotBase64,
+    /// `x` is not 32 bytes.
+    #[error("x is not 32 bytes")]
+    Length,
+    /// `x` is not a point of the curve.
+    #[error("x is not a curve point")]
+    NotOnCurve,
 }
 
 impl EvidenceError {

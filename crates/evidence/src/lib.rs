@@ -61,13 +61,15 @@ pub mod jcs;
 mod log;
 pub mod merkle;
 mod record;
+mod refusal;
 mod verify;
 
 pub use bundle::{export, export_hosts, Bundle, Proof, Span, Window, BUNDLE_VERSION};
 pub use checkpoint::{Checkpoint, PublicKey, Signer, CONTEXT};
-pub use error::EvidenceError;
+pub use error::{EvidenceError, KeyProblem};
 pub use log::{read_checkpoints, read_writer, EvidenceLog, Files, Writer, CHECKPOINT_EVERY_MS};
 pub use record::{
     seconds, Decision, Delay, DelaySource, Kind, Record, RobotsState, RobotsUsed, VERSION,
 };
-pub use verify::{verify, Refusal, Verified};
+pub use refusal::{Edge, Refusal};
+pub use verify::{verify, Verified};

@@ -139,7 +139,7 @@ impl EvidenceLog {
     /// `chain`, `seq` and `prev` are filled in here. Returns the line as
     /// written (without its newline).
     pub fn append(&mut self, record: Record) -> Result<Vec<u8>, EvidenceError> {
-        let line = self.hold(record);
+        let line = self.hold(record)?;
         self.flush()?;
         Ok(line)
     }
@@ -159,7 +159,7 @@ impl EvidenceLog {
     /// [`flush`](EvidenceLog::flush) (a checkpoint flushes too). Returns
     /// the line (without its newline). Held lines are not written when
     /// the log is dropped: their requests never left.
-    pub fn hold(&mut self, mut record: Record) -> Vec<u8> {
+    pub fn hold(&mut self, mut record: Record) -> Result<Vec<u8>, EvidenceError> {
         let head = match self.heads.get_mut(&record.host) {
             Some(head) => head,
             None => self.heads.entry(record.host.clone()).or_default(),
@@ -170,13 +170,13 @@ impl EvidenceLog {
         record.prev = hex(&head.head);
         // The structs serialise straight to canonical bytes (tested
         // against the general canonicaliser).
-        let line = record.canonical_bytes();
+        let line = record.canonical_bytes()?;
         let digest: Hash = sha2::Sha256::digest(&line).into();
         head.push(&digest, record.millis());
         self.held.extend_from_slice(&line);
         self.held.push(b'\n');
         self.written += 1;
-        line
+        Ok(line)
     }
 
     /// Writes a checkpoint when records came since the last and `now` is
@@ -213,7 +213,10 @@ impl EvidenceLog {
         if let Some(s) = &self.signer {
             c.sign(s.as_ref());
         }
-        let mut line = serde_json::to_vec(&c).map_err(|e| EvidenceError::Bundle(e.to_string()))?;
+        let mut line = serde_json::to_vec(&c).map_err(|source| EvidenceError::Serialize {
+            what: "a checkpoint",
+            source,
+        })?;
         line.push(b'\n');
         let path = self.dir.join(Files::CHECKPOINTS);
         self.checkpoints
@@ -235,14 +238,10 @@ fn settle_writer(
     let key = signer.map(Signer::public_key);
     if let Some(w) = read_writer(dir)? {
         if w.key != key {
-            let had = w
-                .key
-                .as_ref()
-                .map_or("no key".into(), |k| format!("key {}", k.thumbprint()));
-            return Err(EvidenceError::Key(format!(
-                "{}: this evidence was begun with {had}; go on with the same",
-                path.display()
-            )));
+            return Err(EvidenceError::KeyChanged {
+                path,
+                had: w.key.as_ref().map(PublicKey::thumbprint),
+            });
         }
         return Ok(w);
     }
@@ -251,7 +250,10 @@ fn settle_writer(
         key,
         signature_agent,
     };
-    let body = serde_json::to_vec_pretty(&w).map_err(|e| EvidenceError::Bundle(e.to_string()))?;
+    let body = serde_json::to_vec_pretty(&w).map_err(|source| EvidenceError::Serialize {
+        what: "the writer",
+        source,
+    })?;
     std::fs::write(&path, body).map_err(EvidenceError::io(&path))?;
     Ok(w)
 }

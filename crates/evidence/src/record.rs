@@ -234,12 +234,17 @@ fn canonical_seconds_opt<S: serde::Serializer>(x: &Option<f64>, s: S) -> Result<
 impl Record {
     /// Its canonical bytes (RFC 8785), written directly, into a buffer
     /// sized for a typical record (about 650 bytes) and its newline, so
-    /// it is not grown four times over.
-    pub fn canonical_bytes(&self) -> Vec<u8> {
+    /// it is not grown four times over. (A record of plain fields always
+    /// serialises; the error is there so that nothing empty is ever
+    /// chained in its place.)
+    pub fn canonical_bytes(&self) -> Result<Vec<u8>, crate::EvidenceError> {
         let mut out = Vec::with_capacity(1024);
-        match serde_json::to_writer(&mut out, self) {
-            Ok(()) => out,
-            Err(_) => Vec::new(),
-        }
+        serde_json::to_writer(&mut out, self).map_err(|source| {
+            crate::EvidenceError::Serialize {
+                what: "a record",
+                source,
+            }
+        })?;
+        Ok(out)
     }
 }

@@ -9,6 +9,7 @@ use crate::chain::{from_hex, hex, next_head, record_digest, Hash};
 use crate::checkpoint::PublicKey;
 use crate::merkle;
 use crate::record::Record;
+use crate::refusal::{Edge, Refusal};
 
 /// A bundle that verified.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,59 +27,70 @@ pub struct Verified {
     pub keyid: Option<String>,
 }
 
-/// Why a bundle was refused: what and where.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct Refusal(pub String);
-
-fn refuse<T>(why: String) -> Result<T, Refusal> {
-    Err(Refusal(why))
+fn refuse<T>(why: Refusal) -> Result<T, Refusal> {
+    Err(why)
 }
 
 /// Verifies `bundle`. With `key`, every checkpoint must be signed by it;
 /// without, by its writer's own key when the writer names one.
 pub fn verify(bundle: &Bundle, key: Option<&PublicKey>) -> Result<Verified, Refusal> {
     if bundle.v != BUNDLE_VERSION {
-        return refuse(format!(
-            "bundle version {} (this reads {BUNDLE_VERSION})",
-            bundle.v
-        ));
+        return refuse(Refusal::Version {
+            found: bundle.v,
+            reads: BUNDLE_VERSION,
+        });
     }
-    let records = bundle.parsed().map_err(|e| Refusal(e.to_string()))?;
+    let records = bundle
+        .records
+        .iter()
+        .enumerate()
+        .map(|(index, v)| {
+            serde_json::from_value::<Record>(v.clone()).map_err(|e| Refusal::Unreadable {
+                index,
+                why: e.to_string(),
+            })
+        })
+        .collect::<Result<Vec<Record>, Refusal>>()?;
     if records.is_empty() {
-        return refuse("the bundle holds no record".into());
+        return refuse(Refusal::Empty);
     }
     let Some(window) = bundle.window.window() else {
-        return refuse(format!("the window {:?} is not RFC 3339", bundle.window));
+        return refuse(Refusal::Window(format!("{:?}", bundle.window)));
     };
     let mut chains: BTreeMap<&str, Vec<(usize, &Record)>> = BTreeMap::new();
     let mut last: Option<(u64, &str, u64)> = None;
     for (i, r) in records.iter().enumerate() {
-        let at = || format!("records[{i}] ({} seq {})", r.chain, r.seq);
+        let (index, chain, seq) = (i, r.chain.clone(), r.seq);
         if r.host != bundle.host {
-            return refuse(format!(
-                "{}: a record of {}, in a bundle of {}",
-                at(),
-                r.host,
-                bundle.host
-            ));
+            return refuse(Refusal::ForeignHost {
+                index,
+                chain,
+                seq,
+                host: r.host.clone(),
+                bundle_host: bundle.host.clone(),
+            });
         }
         let Some(ms) = r.millis() else {
-            return refuse(format!("{}: time {:?} is not RFC 3339", at(), r.time));
+            let time = r.time.clone();
+            return refuse(Refusal::Time {
+                index,
+                chain,
+                seq,
+                time,
+            });
         };
         if !window.holds(Some(ms)) {
-            return refuse(format!(
-                "{}: sent at {}, outside the bundle's window",
-                at(),
-                r.time
-            ));
+            let time = r.time.clone();
+            return refuse(Refusal::OutsideWindow {
+                index,
+                chain,
+                seq,
+                time,
+            });
         }
         let key = (ms, r.chain.as_str(), r.seq);
         if last.is_some_and(|l| l > key) {
-            return refuse(format!(
-                "{}: out of order (records come by time, chain and seq): moved or inserted",
-                at()
-            ));
+            return refuse(Refusal::OutOfOrder { index, chain, seq });
         }
         last = Some(key);
         chains.entry(&r.chain).or_default().push((i, r));
@@ -112,10 +124,10 @@ fn fold(
         return Ok(BTreeMap::new());
     };
     let Some(mut head) = from_hex(&first.prev) else {
-        return refuse(format!(
-            "chain {chain}: seq {} has a prev that is not 64 hex digits",
-            first.seq
-        ));
+        return refuse(Refusal::BadPrev {
+            chain: chain.to_owned(),
+            seq: first.seq,
+        });
     };
     if first.seq > 0 {
         check_before(bundle, chain, first, &head, window)?;
@@ -123,23 +135,22 @@ fn fold(
     let mut heads = BTreeMap::new();
     let mut expect = first.seq;
     for (i, r) in list {
-        if r.seq != expect {
-            let why = if r.seq > expect {
-                format!("record(s) seq {expect}..{} dropped", r.seq - 1)
-            } else {
-                format!(
-                    "seq {} again or out of place: a record inserted or moved",
-                    r.seq
-                )
-            };
-            return refuse(format!("chain {chain}, records[{i}]: {why}"));
+        let (chain, index) = (chain.to_owned(), *i);
+        if r.seq > expect {
+            return refuse(Refusal::Dropped {
+                chain,
+                index,
+                from: expect,
+                to: r.seq - 1,
+            });
+        }
+        if r.seq < expect {
+            let seq = r.seq;
+            return refuse(Refusal::Misplaced { chain, index, seq });
         }
         if r.prev != hex(&head) {
-            return refuse(format!(
-                "chain {chain}, records[{i}] (seq {}): it does not follow the record before it: that record (seq {}) was edited, or one between them dropped",
-                r.seq,
-                r.seq.saturating_sub(1)
-            ));
+            let seq = r.seq;
+            return refuse(Refusal::Unlinked { chain, index, seq });
         }
         head = next_head(&head, &record_digest(&bundle.records[*i]));
         expect += 1;
@@ -148,32 +159,36 @@ fn fold(
     let tail = bundle.tails.get(chain).map_or(&[][..], Vec::as_slice);
     match bundle.after.get(chain) {
         Some(after) => {
-            let r = edge(after, chain, "after")?;
+            let r = edge(after, chain, Edge::After)?;
             let late = window
                 .until
                 .is_some_and(|u| r.millis().is_some_and(|t| t > u));
             if r.seq != expect || !late {
-                return refuse(format!(
-                    "chain {chain}: seq {} ({}) is not the first record after the window: records sent in it are left out",
-                    r.seq, r.time
-                ));
+                return refuse(Refusal::NotFirstAfter {
+                    chain: chain.to_owned(),
+                    seq: r.seq,
+                    time: r.time,
+                });
             }
             head = next_head(&head, &record_digest(after));
             expect += 1;
             heads.insert(expect, head);
         }
         None if !tail.is_empty() => {
-            return refuse(format!(
-                "chain {chain}: {} record(s) after seq {} are shown only as digests",
-                tail.len(),
-                expect - 1
-            ));
+            return refuse(Refusal::TailWithoutAfter {
+                chain: chain.to_owned(),
+                count: tail.len(),
+                seq: expect - 1,
+            });
         }
         None => {}
     }
     for (j, d) in tail.iter().enumerate() {
         let Some(d) = from_hex(d) else {
-            return refuse(format!("chain {chain}: tail[{j}] is not a digest"));
+            return refuse(Refusal::TailNotDigest {
+                chain: chain.to_owned(),
+                index: j,
+            });
         };
         head = next_head(&head, &d);
         expect += 1;
@@ -183,14 +198,18 @@ fn fold(
 }
 
 /// A record at a window's edge, read.
-fn edge(value: &serde_json::Value, chain: &str, which: &str) -> Result<Record, Refusal> {
-    let r: Record = serde_json::from_value(value.clone())
-        .map_err(|e| Refusal(format!("chain {chain}: the record {which} the window: {e}")))?;
+fn edge(value: &serde_json::Value, chain: &str, edge: Edge) -> Result<Record, Refusal> {
+    let r: Record = serde_json::from_value(value.clone()).map_err(|e| Refusal::EdgeUnreadable {
+        chain: chain.to_owned(),
+        edge,
+        why: e.to_string(),
+    })?;
     if r.chain != chain {
-        return refuse(format!(
-            "chain {chain}: the record {which} the window is of chain {}",
-            r.chain
-        ));
+        return refuse(Refusal::EdgeOtherChain {
+            chain: chain.to_owned(),
+            edge,
+            other: r.chain,
+        });
     }
     Ok(r)
 }
@@ -205,15 +224,15 @@ fn check_before(
     window: Window,
 ) -> Result<(), Refusal> {
     let left_out = || {
-        refuse(format!(
-            "chain {chain}: records before seq {} are left out, and the window does not exclude them",
-            first.seq
-        ))
+        refuse(Refusal::LeftOut {
+            chain: chain.to_owned(),
+            seq: first.seq,
+        })
     };
     let Some(value) = bundle.before.get(chain) else {
         return left_out();
     };
-    let r = edge(value, chain, "before")?;
+    let r = edge(value, chain, Edge::Before)?;
     let early = window
         .since
         .is_some_and(|s| r.millis().is_some_and(|t| t < s));
@@ -242,56 +261,51 @@ fn check_checkpoints(
     let mut any_unsigned = false;
     for p in &bundle.proofs {
         let Some(c) = bundle.checkpoints.get(p.checkpoint) else {
-            return refuse(format!(
-                "a proof names checkpoint {} of {}",
-                p.checkpoint,
-                bundle.checkpoints.len()
-            ));
+            return refuse(Refusal::NoSuchCheckpoint {
+                checkpoint: p.checkpoint,
+                of: bundle.checkpoints.len(),
+            });
         };
         if c.chain != chain {
             continue;
         }
-        let at = format!("chain {chain}, checkpoint of {}", c.time);
+        let (chain, time) = (chain.to_owned(), c.time.clone());
         let path: Option<Vec<Hash>> = p.path.iter().map(|h| from_hex(h)).collect();
         let (Some(path), Some(head)) = (path, from_hex(&p.head)) else {
-            return refuse(format!("{at}: its proof is not hex"));
+            return refuse(Refusal::ProofNotHex { chain, time });
         };
         let leaf = merkle::leaf(&bundle.host, p.n, &head);
         let reached = merkle::root_from_path(&leaf, p.index, c.hosts, &path).map(|r| hex(&r));
         if reached.as_deref() != Some(c.root.as_str()) {
-            return refuse(format!("{at}: the proof does not reach its root"));
+            return refuse(Refusal::ProofOffRoot { chain, time });
         }
         if p.n >= first_n {
             if heads.get(&p.n) != Some(&head) {
-                return refuse(format!(
-                    "{at}: the chain does not reach it: a record up to seq {} was edited, dropped or added",
-                    p.n - 1
-                ));
+                let seq = p.n - 1;
+                return refuse(Refusal::Unreached { chain, time, seq });
             }
             covered = covered.max(p.n);
         }
         match (c.is_signed(), key) {
             (true, Some(k)) => {
-                c.verify(k).map_err(|e| Refusal(format!("{at}: {e}")))?;
+                c.verify(k).map_err(|e| Refusal::Signature {
+                    chain,
+                    time,
+                    why: e.to_string(),
+                })?;
                 keyid = Some(k.thumbprint());
             }
-            (true, None) => {
-                return refuse(format!("{at}: signed, but the bundle gives no key for it"))
-            }
-            (false, Some(_)) => {
-                return refuse(format!(
-                    "{at}: unsigned, but its writer signs (or a key was asked for)"
-                ))
-            }
+            (true, None) => return refuse(Refusal::NoKey { chain, time }),
+            (false, Some(_)) => return refuse(Refusal::Unsigned { chain, time }),
             (false, None) => any_unsigned = true,
         }
     }
     if covered < last_n {
-        return refuse(format!(
-            "chain {chain}: records seq {}..{} reach no checkpoint",
-            covered.max(first_n - 1),
-            last_n - 1
-        ));
+        return refuse(Refusal::Uncovered {
+            chain: chain.to_owned(),
+            from: covered.max(first_n - 1),
+            to: last_n - 1,
+        });
     }
     check_request_keys(chain, list, keyid.as_deref())?;
     Ok(if any_unsigned { None } else { keyid })
@@ -307,10 +321,12 @@ fn check_request_keys(
     for (i, r) in list {
         if let Some(k) = &r.keyid {
             if keyid != Some(k.as_str()) {
-                return refuse(format!(
-                    "chain {chain}, records[{i}]: the request was signed with key {k}, the checkpoints {}",
-                    keyid.map_or("are unsigned".to_owned(), |s| format!("with key {s}"))
-                ));
+                return refuse(Refusal::OtherKey {
+                    chain: chain.to_owned(),
+                    index: *i,
+                    key: k.clone(),
+                    checkpoints: keyid.map(str::to_owned),
+                });
             }
         }
     }
