@@ -92,3 +92,71 @@ impl RobotsBook {
         )
     }
 }
+/// Why a history directory could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HistoryError {
+    /// A directory or file could not be read.
+    #[error("cannot read '{}': {source}", path.display())]
+    Read {
+        /// It.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl RobotsBook {
+    /// Adds the versions of a history directory: each file named by the
+    /// instant it came into force (`2026-03-01T01:00:00Z.txt`) is a
+    /// version for every host; each subdirectory holds one host's
+    /// versions, named after the host. Returns the files skipped because
+    /// their names are not instants.
+    pub fn add_history_dir(
+        &mut self,
+        dir: &std::path::Path,
+    ) -> Result<Vec<std::path::PathBuf>, HistoryError> {
+        let mut skipped = Vec::new();
+        self.add_history(dir, None, &mut skipped)?;
+        Ok(skipped)
+    }
+
+    fn add_history(
+        &mut self,
+        dir: &std::path::Path,
+        host: Option<&str>,
+        skipped: &mut Vec<std::path::PathBuf>,
+    ) -> Result<(), HistoryError> {
+        fn read(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> HistoryError + '_ {
+            move |source| HistoryError::Read {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+        let mut paths = std::fs::read_dir(dir)
+            .map_err(read(dir))?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(read(dir))?;
+        paths.sort();
+        for path in paths {
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default()
+                .to_owned();
+            if path.is_dir() && host.is_none() {
+                self.add_history(&path, Some(&name), skipped)?;
+                continue;
+            }
+            let stem = name.strip_suffix(".txt").unwrap_or(&name);
+            let Some(since) = mannerly_logs::parse_rfc3339(stem) else {
+                skipped.push(path);
+                continue;
+            };
+            let body = std::fs::read(&path).map_err(read(&path))?;
+            self.add(host, Some(since.millis), path.display().to_string(), &body);
+        }
+        Ok(())
+    }
+}

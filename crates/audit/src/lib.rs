@@ -73,7 +73,7 @@ mod suspects;
 mod timeline;
 
 pub use agents::{kind_of, product_token, Agent, Catalogue, CatalogueError, Known};
-pub use book::{RobotsBook, Version, VersionId};
+pub use book::{HistoryError, RobotsBook, Version, VersionId};
 pub use engine::{Auditor, Identify, Options, Unchecked};
 pub use evidence::{
     group_bundles, BotEvidenceInput, BundleState, EvidenceExample, EvidenceFinding, EvidenceReport,

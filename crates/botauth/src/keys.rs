@@ -4,7 +4,6 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use ed25519_dalek::pkcs8::{DecodePrivateKey, EncodePrivateKey};
 use ed25519_dalek::{SigningKey, VerifyingKey};
-use sha2::{Digest, Sha256};
 
 use crate::Error;
 
@@ -49,25 +48,18 @@ impl Jwk {
     /// The RFC 7638 SHA-256 thumbprint, unpadded base64url: the members
     /// `crv`, `kty`, `x` in that order, no whitespace.
     pub fn thumbprint(&self) -> String {
-        // The required members of each key type, in lexicographic order.
-        let canonical = match self.kty.as_str() {
-            "RSA" => format!(
-                r#"{{"e":"{}","kty":"RSA","n":"{}"}}"#,
-                self.e.as_deref().unwrap_or(""),
-                self.n.as_deref().unwrap_or("")
-            ),
-            "EC" => format!(
-                r#"{{"crv":"{}","kty":"EC","x":"{}","y":"{}"}}"#,
-                self.crv,
-                self.x,
-                self.y.as_deref().unwrap_or("")
-            ),
-            _ => format!(
-                r#"{{"crv":"{}","kty":"{}","x":"{}"}}"#,
-                self.crv, self.kty, self.x
-            ),
+        // The required members of each key type.
+        let (e, n, y) = (
+            self.e.as_deref().unwrap_or(""),
+            self.n.as_deref().unwrap_or(""),
+            self.y.as_deref().unwrap_or(""),
+        );
+        let members: &[(&str, &str)] = match self.kty.as_str() {
+            "RSA" => &[("e", e), ("kty", "RSA"), ("n", n)],
+            "EC" => &[("crv", &self.crv), ("kty", "EC"), ("x", &self.x), ("y", y)],
+            _ => &[("crv", &self.crv), ("kty", &self.kty), ("x", &self.x)],
         };
-        URL_SAFE_NO_PAD.encode(Sha256::digest(canonical.as_bytes()))
+        mannerly_evidence::jcs::jwk_thumbprint(members)
     }
 
     /// The public key.
@@ -199,6 +191,59 @@ impl KeyPair {
 /// The RFC 9421 Appendix B.1.4 test key's public half: production
 /// verifiers reject it.
 pub const RFC9421_TEST_KEY_X: &str = "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs";
+
+/// Why a key file could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyFileError {
+    /// The file could not be read.
+    #[error("cannot read '{}': {source}", path.display())]
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// It is not JSON.
+    #[error("'{}' is not JSON: {source}", path.display())]
+    NotJson {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Where and why.
+        source: serde_json::Error,
+    },
+    /// It is JSON, but neither a JWK Set nor a JWK.
+    #[error("'{}' holds no JWK Set or JWK: {source}", path.display())]
+    NotKeys {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Where and why.
+        source: serde_json::Error,
+    },
+}
+
+/// The keys of a file holding a JWK Set (`{"keys": [...]}`) or one JWK:
+/// the one reader of key files (`--wba-keys`, the gate's `--keys`,
+/// `mannerly verify --key`).
+pub fn read_jwk_file(path: &std::path::Path) -> Result<Vec<Jwk>, KeyFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| KeyFileError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|source| KeyFileError::NotJson {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    match v.get("keys") {
+        Some(list) => serde_json::from_value(list.clone()),
+        None => serde_json::from_value(v).map(|k| vec![k]),
+    }
+    .map_err(|source| KeyFileError::NotKeys {
+        path: path.to_path_buf(),
+        source,
+    })
+}
 
 #[cfg(test)]
 mod tests {

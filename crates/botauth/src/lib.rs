@@ -97,12 +97,14 @@
 pub mod accept;
 pub mod base;
 pub mod card;
+pub mod card_check;
 pub mod client;
 pub mod digest;
 pub mod dircheck;
 pub mod directory;
 mod error;
 pub mod fcrdns;
+pub mod history;
 pub mod keys;
 pub mod proof;
 pub mod published;
@@ -112,7 +114,7 @@ mod verify;
 pub use base::{Message, RequestParseError, Response};
 pub use digest::DigestError;
 pub use error::{DirectoryError, DirectoryProblem, Error, HttpFailure, ProofError, Rejection};
-pub use keys::{Jwk, KeyPair};
+pub use keys::{read_jwk_file, Jwk, KeyFileError, KeyPair};
 pub use sign::{sign_request, sign_reqwest, AgentForm, SignConfig};
 pub use verify::{
     agent_identifier, named_agents, summarise, verify, verify_each, verify_request, KeyLookup,

@@ -242,11 +242,8 @@ pub fn verify(args: VerifyArgs) -> Result<u8> {
     config.allow_http = args.allow_http;
     let verdicts = match &args.key {
         Some(path) => {
-            let jwk: Jwk = serde_json::from_str(
-                &std::fs::read_to_string(path).with_context(|| format!("cannot read '{path}'"))?,
-            )
-            .with_context(|| format!("'{path}' is not a JWK"))?;
-            verify_each(&msg, None, &StaticKeys::labelled(vec![jwk]), &config)
+            let keys = mannerly_botauth::read_jwk_file(std::path::Path::new(path))?;
+            verify_each(&msg, None, &StaticKeys::labelled(keys), &config)
         }
         None => {
             let client = DirectoryClient::new(DirectoryConfig::default())?;

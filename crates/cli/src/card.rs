@@ -279,9 +279,8 @@ fn signed(d: &Document) -> bool {
         .any(|(k, _)| k.eq_ignore_ascii_case("signature-input"))
 }
 
-/// `mannerly verify --card`: the request's User-Agent against the card's
-/// `expected-user-agent`; with `robots`, whether the request's URL is
-/// allowed to the card's product token. Each check and whether it held.
+/// `mannerly verify --card`: the request held against the card (and the
+/// site's robots.txt, when given): each check and whether it held.
 pub fn cross_check(
     source: &str,
     robots: Option<&str>,
@@ -297,49 +296,13 @@ pub fn cross_check(
     )?;
     let card: Card = serde_json::from_slice(&body)
         .with_context(|| format!("'{source}' is not a Signature Agent Card"))?;
-    let mut out = Vec::new();
-    let ua = msg.field("user-agent").unwrap_or_default();
-    out.push(match card.matches_user_agent(&ua) {
-        true => (true, format!("User-Agent {ua:?} is one the card expects")),
-        false => (
-            false,
-            format!("User-Agent {ua:?} is not one the card expects"),
-        ),
-    });
-    let Some(path) = robots else {
-        return Ok(out);
-    };
-    let Some(token) = card.product_token() else {
-        out.push((
-            false,
-            "the card names no rfc9309-product-token to judge robots.txt by".into(),
-        ));
-        return Ok(out);
-    };
-    let text = std::fs::read(path).with_context(|| format!("cannot read '{path}'"))?;
-    let verdict = mannerly_robots::Robots::parse(&text).explain(token, &msg.target_uri);
-    let line = verdict
-        .rule
-        .as_ref()
-        .map_or("no rule".to_owned(), |r| format!("line {}", r.line));
-    out.push(match verdict.allowed {
-        true => (
-            true,
-            format!("robots.txt allows {} to {token} ({line})", msg.target_uri),
-        ),
-        false => (
-            false,
-            format!(
-                "robots.txt disallows {} to {token} ({line})",
-                msg.target_uri
-            ),
-        ),
-    });
-    if !ua
-        .to_ascii_lowercase()
-        .contains(&token.to_ascii_lowercase())
-    {
-        out.push((false, format!("the User-Agent does not carry the product token {token}: robots.txt groups cannot be matched to it")));
-    }
-    Ok(out)
+    let robots = robots
+        .map(|path| std::fs::read(path).with_context(|| format!("cannot read '{path}'")))
+        .transpose()?;
+    Ok(
+        mannerly_botauth::card_check::cross_check(&card, robots.as_deref(), msg)
+            .iter()
+            .map(|c| (c.holds(), c.to_string()))
+            .collect(),
+    )
 }

@@ -15,7 +15,7 @@ use mannerly_gate::rdns::ReverseDns;
 use mannerly_gate::{Door, Gate, Policy, Settings, Tally};
 use mannerly_metrics::Registry;
 
-use crate::audit::checks::{default_cache, given_ranges, read_keys};
+use mannerly_identity::{default_cache, read_given_ranges};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -107,7 +107,7 @@ fn door(args: &Args, policy: Policy, registry: Arc<Registry>) -> Result<Arc<Door
     let fixed = args
         .keys
         .as_deref()
-        .map(|p| read_keys("--keys", p))
+        .map(|p| crate::input::key_file("--keys", p))
         .transpose()?;
     let client = match args.offline {
         true => None,
@@ -116,7 +116,7 @@ fn door(args: &Args, policy: Policy, registry: Arc<Registry>) -> Result<Arc<Door
             ..DirectoryConfig::default()
         })?),
     };
-    let ranges = Ranges::new(given_ranges(&args.ip_ranges)?);
+    let ranges = Ranges::new(read_given_ranges(&args.ip_ranges)?);
     let cache = args
         .cache
         .as_ref()

@@ -92,3 +92,10 @@ pub fn read_robots(arg: &str, max_bytes: usize) -> Result<Source> {
     }
     Ok(Source { name, body })
 }
+
+/// The keys of a JWK Set or JWK file given with `flag`.
+pub(crate) fn key_file(flag: &str, path: &str) -> anyhow::Result<mannerly_botauth::StaticKeys> {
+    let keys = mannerly_botauth::read_jwk_file(std::path::Path::new(path))
+        .map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
+    Ok(mannerly_botauth::StaticKeys::new(keys))
+}

@@ -22,7 +22,7 @@ use mannerly_evidence::{
 };
 use mannerly_fetch::policy::{Access, Decision};
 use mannerly_fetch::CheckResult;
-use mannerly_polite::controller::{DelaySource as Source, Pace};
+use mannerly_polite::controller::Pace;
 use mannerly_time::UnixMillis;
 
 use crate::config::CrawlConfig;
@@ -273,13 +273,7 @@ fn as_sent(url: &str) -> String {
 
 /// A record's delay from the frontier's pace at `now`.
 fn delay(pace: Pace, now: UnixMillis) -> Delay {
-    let source = match pace.source {
-        Source::CrawlDelay => DelaySource::CrawlDelay,
-        Source::RetryAfter => DelaySource::RetryAfter,
-        Source::Backoff => DelaySource::Backoff,
-        Source::Adaptive => DelaySource::Adaptive,
-        _ => DelaySource::Default,
-    };
+    let source = pace.source;
     Delay {
         required_s: seconds(pace.required_ms),
         source,

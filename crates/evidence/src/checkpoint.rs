@@ -8,7 +8,6 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use ed25519_dalek::{Signature, VerifyingKey};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::error::{EvidenceError, KeyProblem};
 use crate::jcs::canonical;
@@ -52,11 +51,7 @@ pub struct PublicKey {
 impl PublicKey {
     /// The RFC 7638 thumbprint, unpadded base64url: Web Bot Auth's `keyid`.
     pub fn thumbprint(&self) -> String {
-        let canonical = format!(
-            r#"{{"crv":"{}","kty":"{}","x":"{}"}}"#,
-            self.crv, self.kty, self.x
-        );
-        URL_SAFE_NO_PAD.encode(Sha256::digest(canonical.as_bytes()))
+        crate::jcs::jwk_thumbprint(&[("crv", &self.crv), ("kty", &self.kty), ("x", &self.x)])
     }
 
     fn verifying_key(&self) -> Result<VerifyingKey, EvidenceError> {

@@ -7,6 +7,24 @@
 
 use serde_json::Value;
 
+/// The RFC 7638 SHA-256 thumbprint of a JWK, unpadded base64url, from its
+/// required members (for an OKP key `crv`, `kty`, `x`): the one thumbprint
+/// mannerly computes, a Web Bot Auth `keyid` and an evidence checkpoint's
+/// alike. The members are sorted by name and written as canonical JSON.
+pub fn jwk_thumbprint(members: &[(&str, &str)]) -> String {
+    use base64::Engine;
+    use sha2::Digest;
+    let mut sorted = members.to_vec();
+    sorted.sort_by_key(|(name, _)| *name);
+    let body: Vec<String> = sorted
+        .iter()
+        .map(|(name, value)| format!("{}:{}", Value::from(*name), Value::from(*value)))
+        .collect();
+    let canonical = format!("{{{}}}", body.join(","));
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(sha2::Sha256::digest(canonical.as_bytes()))
+}
+
 /// The canonical bytes of `value`.
 pub fn canonical(value: &Value) -> Vec<u8> {
     let mut out = Vec::with_capacity(256);

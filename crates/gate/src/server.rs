@@ -15,7 +15,7 @@ use hyper::{HeaderMap, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use mannerly_audit::{Agent, Catalogue, Checked, Identity as Checks};
 use mannerly_botauth::fcrdns::IpRanges;
-use mannerly_botauth::{Outcome, VerifyConfig};
+use mannerly_botauth::VerifyConfig;
 use mannerly_time::{Clock, SystemClock, UnixMillis};
 
 use crate::class::Identity;
@@ -118,12 +118,8 @@ impl Door {
         }
         let mut config = VerifyConfig::at(now);
         config.allow_http = self.settings.allow_http;
-        match self.keys.verify(&original.message(headers), &config).await {
-            Outcome::Verified { .. } => Some(Checks::Verified),
-            Outcome::Invalid { .. } => Some(Checks::Spoofed),
-            Outcome::Unverified { .. } => Some(Checks::Unverified),
-            _ => None,
-        }
+        let outcome = self.keys.verify(&original.message(headers), &config).await;
+        mannerly_identity::signature_identity(&outcome)
     }
 
     /// The answer to the server.

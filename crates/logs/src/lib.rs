@@ -46,6 +46,8 @@ mod read;
 mod s3;
 mod scan;
 mod stamp;
+#[cfg(unix)]
+pub mod tail;
 mod w3c;
 
 use std::borrow::Cow;

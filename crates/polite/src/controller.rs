@@ -226,21 +226,9 @@ pub struct HostState {
     pub previous_start: Option<UnixMillis>,
 }
 
-/// Where the delay in force for a key comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DelaySource {
-    /// The crawler's own minimum.
-    Default,
-    /// robots.txt's Crawl-delay or Request-rate (or its window).
-    CrawlDelay,
-    /// The server's Retry-After.
-    RetryAfter,
-    /// Backing off after failures (or a pause after many).
-    Backoff,
-    /// Slowed to the server's response times.
-    Adaptive,
-}
+/// Where the delay in force for a key comes from: the one set, which a
+/// crawler's evidence records as it is.
+pub use mannerly_evidence::DelaySource;
 
 /// The delay a key's latest request kept, and why: what a crawler's
 /// evidence records beside the request.

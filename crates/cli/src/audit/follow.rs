@@ -1,13 +1,12 @@
 //! `mannerly audit --follow`: the logs read to their end, then read as
-//! lines are appended, across rotation (the file renamed and a new one
-//! made, or copied and truncated); each finding printed as it is judged,
+//! lines are appended, across rotation ([`Tail`]); each finding printed as
+//! it is judged,
 //! within a poll and the reordering window of its line; Ctrl-C prints the
 //! report so far. Memory stays that of the audit's bounded state: lines
 //! are read in place, judged and dropped.
 
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::MetadataExt;
+use std::io::Write;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,116 +14,31 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use mannerly_audit::metrics::FollowMetrics;
 use mannerly_audit::{Auditor, Finding, Identify, Layout};
-use mannerly_logs::{Format, Parser, MAX_LINE};
+use mannerly_logs::tail::{Tail, CHUNK};
+use mannerly_logs::{Format, Parser};
 use mannerly_metrics::Registry;
 
 /// How often the files are looked at.
 const POLL: Duration = Duration::from_millis(250);
-/// The most read from one file in one poll.
-const CHUNK: u64 = 8 << 20;
-/// The first bytes kept to tell a file truncated and written again.
-const HEAD: usize = 256;
 
-/// One followed file.
+/// One followed file, with what was read of it.
 struct Followed {
-    path: String,
-    file: File,
-    inode: u64,
-    pos: u64,
-    /// The start of a line whose end has not been written yet.
-    partial: Vec<u8>,
+    tail: Tail,
     /// Lines read, and those no request could be read from.
     lines: u64,
     unread: u64,
-    /// The file's first bytes as read: a file truncated and written again
-    /// to the same length (copy-truncate) no longer starts with them.
-    head: Vec<u8>,
     parser: Option<Parser>,
 }
 
 impl Followed {
-    fn open(path: &str, parser: Option<Parser>) -> Result<Followed> {
-        let file = File::open(path).with_context(|| format!("cannot open '{path}'"))?;
-        let inode = file.metadata().map(|m| m.ino()).unwrap_or(0);
+    fn open(path: &str) -> Result<Followed> {
+        let tail = Tail::open(Path::new(path)).with_context(|| format!("cannot open '{path}'"))?;
         Ok(Followed {
-            path: path.to_owned(),
-            file,
-            inode,
-            pos: 0,
-            partial: Vec::new(),
-            head: Vec::new(),
+            tail,
             lines: 0,
             unread: 0,
-            parser,
+            parser: None,
         })
-    }
-
-    /// The complete lines written since the last call, across a rotation.
-    fn new_lines(&mut self) -> Vec<String> {
-        // Copied and truncated: from its start again. Checked before
-        // reading on, which would otherwise take the end of the new text
-        // past the old length for a line of its own.
-        let truncated = self.file.metadata().is_ok_and(|m| m.len() < self.pos);
-        if truncated || !self.starts_as_before() {
-            let _ = self.file.seek(SeekFrom::Start(0));
-            self.pos = 0;
-            self.partial.clear();
-            self.head.clear();
-        }
-        let mut lines = self.read_on();
-        // Renamed away and made anew: the old file's rest, then the new.
-        if let Ok(m) = std::fs::metadata(&self.path) {
-            if m.ino() != self.inode {
-                if let Ok(f) = File::open(&self.path) {
-                    self.file = f;
-                    self.inode = m.ino();
-                    self.pos = 0;
-                    self.partial.clear();
-                    self.head.clear();
-                    lines.extend(self.read_on());
-                }
-            }
-        }
-        lines
-    }
-
-    /// Whether the file still begins with the bytes first read from it.
-    fn starts_as_before(&self) -> bool {
-        use std::os::unix::fs::FileExt;
-        if self.head.is_empty() {
-            return true;
-        }
-        let mut now = vec![0; self.head.len()];
-        match self.file.read_at(&mut now, 0) {
-            Ok(n) => now[..n] == self.head[..n.min(self.head.len())] && n == self.head.len(),
-            Err(_) => true,
-        }
-    }
-
-    fn read_on(&mut self) -> Vec<String> {
-        let mut buf = Vec::new();
-        // A long backlog is read a chunk a poll, never whole.
-        let _ = (&mut self.file).take(CHUNK).read_to_end(&mut buf);
-        if self.head.len() < HEAD && self.pos < HEAD as u64 {
-            let take = (HEAD - self.head.len()).min(buf.len());
-            self.head.extend_from_slice(&buf[..take]);
-        }
-        self.pos += buf.len() as u64;
-        self.partial.extend_from_slice(&buf);
-        let Some(end) = self.partial.iter().rposition(|b| *b == b'\n') else {
-            // A line past the cap is dropped whole, never held.
-            if self.partial.len() > MAX_LINE {
-                self.partial.clear();
-            }
-            return Vec::new();
-        };
-        let rest = self.partial.split_off(end + 1);
-        let done = std::mem::replace(&mut self.partial, rest);
-        String::from_utf8_lossy(&done)
-            .lines()
-            .filter(|l| l.len() <= MAX_LINE)
-            .map(str::to_owned)
-            .collect()
     }
 }
 
@@ -188,16 +102,16 @@ pub(super) fn follow(
     let mut files: Vec<Followed> = how
         .paths
         .iter()
-        .map(|p| Followed::open(p, None))
+        .map(|p| Followed::open(p))
         .collect::<Result<_>>()?;
     let metrics = how.metrics.map(serve_metrics).transpose()?;
     let mut out = std::io::stdout().lock();
     while !stop.load(Ordering::SeqCst) {
         let mut busy = false;
         for (i, f) in files.iter_mut().enumerate() {
-            let before = f.pos;
-            let lines = f.new_lines();
-            busy |= f.pos.saturating_sub(before) >= CHUNK;
+            let before = f.tail.pos();
+            let lines = f.tail.new_lines();
+            busy |= f.tail.pos().saturating_sub(before) >= CHUNK;
             if f.parser.is_none() && !lines.is_empty() {
                 f.parser = parser_for(how.format, how.layout, &lines);
             }
@@ -232,7 +146,7 @@ pub(super) fn follow(
     report.files = files
         .iter()
         .map(|f| mannerly_audit::FileReport {
-            path: f.path.clone(),
+            path: f.tail.path().display().to_string(),
             format: f
                 .parser
                 .as_ref()

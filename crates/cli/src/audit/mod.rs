@@ -1,6 +1,7 @@
 //! `mannerly audit`: from a site's access logs, which bots broke its
 //! robots.txt, how hard they hit, and whether they were who they claimed.
 
+use mannerly_identity::{Checks, ChecksConfig};
 use std::path::Path;
 use std::time::Duration;
 
@@ -10,9 +11,7 @@ use mannerly_audit::{
 };
 use mannerly_logs::Layout;
 
-pub(crate) mod checks;
 mod follow;
-mod keyhistory;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -167,7 +166,7 @@ pub fn run(args: Args) -> Result<u8> {
         from_start: args.from_start,
     };
     let catalogue = Catalogue::builtin();
-    let mut checks = checks::Checks::new(&args, catalogue)?;
+    let mut checks = Checks::new(checks_config(&args)?, catalogue)?;
     let bundles = args
         .evidence
         .iter()
@@ -211,7 +210,7 @@ pub fn run(args: Args) -> Result<u8> {
 fn write_rules(
     args: &Args,
     report: &mannerly_audit::Report,
-    checks: &checks::Checks,
+    checks: &Checks,
 ) -> Result<Option<(String, String)>> {
     let (Some(server), Some(path)) = (args.rules, &args.rules_out) else {
         return Ok(None);
@@ -248,7 +247,15 @@ fn robots_book(args: &Args) -> Result<RobotsBook> {
         git_history(&mut book, spec)?;
     }
     if let Some(dir) = &args.robots_history {
-        history(&mut book, Path::new(dir), None)?;
+        let skipped = book
+            .add_history_dir(Path::new(dir))
+            .with_context(|| format!("--robots-history {dir}"))?;
+        for path in skipped {
+            eprintln!(
+                "mannerly audit: skipped {}: its name is not an instant (2026-03-01T01:00:00Z.txt)",
+                path.display()
+            );
+        }
         if book.is_empty() {
             bail!("--robots-history {dir}: no file named by an instant (such as 2026-03-01T01:00:00Z.txt)");
         }
@@ -305,31 +312,20 @@ fn git_history(book: &mut RobotsBook, spec: &str) -> Result<()> {
     Ok(())
 }
 
-/// Adds the versions in `dir` (and, for every host, its subdirectory).
-fn history(book: &mut RobotsBook, dir: &Path, host: Option<&str>) -> Result<()> {
-    let entries = std::fs::read_dir(dir)
-        .with_context(|| format!("--robots-history: cannot read '{}'", dir.display()))?;
-    for entry in entries {
-        let path = entry?.path();
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        if path.is_dir() && host.is_none() {
-            history(book, &path, Some(name))?;
-            continue;
-        }
-        let stem = name.strip_suffix(".txt").unwrap_or(name);
-        let Some(since) = mannerly_logs::parse_rfc3339(stem) else {
-            eprintln!(
-                "mannerly audit: skipped {}: its name is not an instant (2026-03-01T01:00:00Z.txt)",
-                path.display()
-            );
-            continue;
-        };
-        let body = std::fs::read(&path)
-            .with_context(|| format!("--robots-history: cannot read '{}'", path.display()))?;
-        book.add(host, Some(since.millis), path.display().to_string(), &body);
-    }
-    Ok(())
+/// The identity checks as the flags ask for them.
+fn checks_config(args: &Args) -> Result<ChecksConfig> {
+    let mut config = ChecksConfig::new(
+        args.cache
+            .as_ref()
+            .map_or_else(mannerly_identity::default_cache, std::path::PathBuf::from),
+    );
+    config.offline = args.offline;
+    config.dns = args.dns;
+    config.given = mannerly_identity::read_given_ranges(&args.ip_ranges)?;
+    config.keys = args
+        .wba_keys
+        .as_deref()
+        .map(|p| crate::input::key_file("--wba-keys", p))
+        .transpose()?;
+    Ok(config)
 }

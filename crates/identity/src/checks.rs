@@ -1,30 +1,57 @@
-//! Whether a request that claims a crawler is its operator's: a Web Bot
-//! Auth signature when the log recorded one (verified as of the request's
-//! time, with keys given or fetched from the directory it names), the IP
-//! ranges the operator publishes (given as files, or downloaded over https
-//! and cached with their age) and forward-confirmed reverse DNS (parallel,
-//! bounded, cached per address, with a timeout).
+//! The audit's identity checks ([`Checks`]): what is needed is gathered
+//! before each batch of log lines ([`Identify::prepare`]), and each line
+//! is then named from what was gathered, without I/O.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use std::net::SocketAddr;
+
 use mannerly_audit::{Catalogue, Checked, Identify, Identity, Known};
 use mannerly_botauth::client::{DirectoryClient, DirectoryConfig};
 use mannerly_botauth::fcrdns::{verify_ip, HickoryDns, IpRanges};
+use mannerly_botauth::history::KeyHistory;
 use mannerly_botauth::published;
-use mannerly_botauth::{
-    verify_request, Jwk, Message, Outcome, StaticKeys, UnixMillis, VerifyConfig,
-};
+use mannerly_botauth::{verify_request, Message, StaticKeys, UnixMillis, VerifyConfig};
 use mannerly_logs::Entry;
+
+use crate::{agent_url, signature_identity, IdentityError};
 
 /// Reverse lookups in flight at once, at most.
 const PARALLEL: usize = 32;
 /// How long one address's check may take.
 const DNS_TIMEOUT: Duration = Duration::from_secs(4);
 
+/// How the checks are made.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct ChecksConfig {
+    /// No reverse DNS, no downloads: only what is given and cached.
+    pub offline: bool,
+    /// The DNS server to ask (the system's when `None`).
+    pub dns: Option<SocketAddr>,
+    /// Where range files and the key history are cached.
+    pub cache: PathBuf,
+    /// Ranges given per token (lower case), over the operators' own.
+    pub given: HashMap<String, IpRanges>,
+    /// Keys given for every signed request (else its directory's).
+    pub keys: Option<StaticKeys>,
+}
+
+impl ChecksConfig {
+    /// Online checks, cached under `cache`.
+    pub fn new(cache: PathBuf) -> ChecksConfig {
+        ChecksConfig {
+            cache,
+            ..ChecksConfig::default()
+        }
+    }
+}
+
+/// The audit's identity checks: an [`Identify`] that gathers signatures'
+/// keys, operators' ranges and reverse DNS before each batch.
 pub struct Checks {
     catalogue: &'static Catalogue,
     offline: bool,
@@ -45,7 +72,7 @@ pub struct Checks {
     checked: std::collections::HashSet<String>,
     /// Every directory's keys with when they were seen, kept between
     /// audits: a request is verified with the keys served at its time.
-    history: super::keyhistory::KeyHistory,
+    history: KeyHistory,
     directory_client: Option<DirectoryClient>,
 }
 
@@ -54,39 +81,40 @@ fn key(k: &Known) -> usize {
 }
 
 impl Checks {
-    pub fn new(args: &super::Args, catalogue: &'static Catalogue) -> Result<Checks> {
-        let given = given_ranges(&args.ip_ranges)?;
+    /// Checks of the crawlers `catalogue` names, made as `config` says.
+    pub fn new(
+        config: ChecksConfig,
+        catalogue: &'static Catalogue,
+    ) -> Result<Checks, IdentityError> {
+        let ChecksConfig {
+            offline,
+            dns,
+            cache,
+            given,
+            keys,
+        } = config;
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
-            .context("cannot start the async runtime")?;
-        let dns = match (args.offline, args.dns) {
+            .map_err(IdentityError::Runtime)?;
+        let dns = match (offline, dns) {
             (true, _) => None,
             (false, Some(addr)) => Some(HickoryDns::with_server(addr)),
             (false, None) => rt.block_on(async { HickoryDns::system().ok() }),
         };
-        let cache = args
-            .cache
-            .as_ref()
-            .map_or_else(default_cache, PathBuf::from);
-        let wba_keys = args
-            .wba_keys
-            .as_deref()
-            .map(|p| read_keys("--wba-keys", p))
-            .transpose()?;
-        let directory_client = match args.offline {
+        let directory_client = match offline {
             true => None,
             false => Some(DirectoryClient::new(DirectoryConfig::default())?),
         };
-        let history = super::keyhistory::KeyHistory::load(&cache.join("key-history.json"));
+        let history = KeyHistory::load(&cache.join("key-history.json"));
         Ok(Checks {
-            wba_keys,
+            wba_keys: keys,
             checked: std::collections::HashSet::new(),
             history,
             directory_client,
             catalogue,
-            offline: args.offline,
+            offline,
             given,
             ranges: HashMap::new(),
             rdns: HashMap::new(),
@@ -110,7 +138,8 @@ impl Checks {
         self.ranges.get(&key(known))?.as_ref().map(IpRanges::cidrs)
     }
 
-    /// How identities were checked, for the report.
+    /// How identities were checked, for the report (the key history is
+    /// saved then).
     pub fn notes(&mut self) -> Vec<String> {
         self.history.save();
         let mut notes = std::mem::take(&mut self.notes);
@@ -152,17 +181,18 @@ impl Checks {
                 },
                 Err(e) => self
                     .notes
-                    .push(format!("{}: no ranges from {url}: {e:#}", k.token)),
+                    .push(format!("{}: no ranges from {url}: {e}", k.token)),
             }
         }
         cidrs
     }
 
     /// A range file from the cache (with its age) or the network.
-    fn fetch_ranges(&self, url: &str) -> Result<(String, Option<Duration>)> {
+    fn fetch_ranges(&self, url: &str) -> Result<(String, Option<Duration>), String> {
         let file = self
             .rt
-            .block_on(published::range_file(url, &self.cache, self.offline))?;
+            .block_on(published::range_file(url, &self.cache, self.offline))
+            .map_err(|e| e.to_string())?;
         Ok((file.text, file.age))
     }
 
@@ -185,46 +215,6 @@ impl Checks {
         });
         self.rdns.extend(answers);
     }
-}
-
-/// `--ip-ranges TOKEN=FILE` values read, by token in lower case.
-pub(crate) fn given_ranges(specs: &[String]) -> Result<HashMap<String, IpRanges>> {
-    let mut given = HashMap::new();
-    for spec in specs {
-        let (token, file) = spec
-            .split_once('=')
-            .with_context(|| format!("--ip-ranges '{spec}': expected TOKEN=FILE"))?;
-        let text = std::fs::read_to_string(file)
-            .with_context(|| format!("--ip-ranges: cannot read '{file}'"))?;
-        let ranges = IpRanges::parse_for(&text, token)
-            .map_err(|e| anyhow::anyhow!("--ip-ranges '{file}' for {token}: {e}"))?;
-        given.insert(token.to_ascii_lowercase(), ranges);
-    }
-    Ok(given)
-}
-
-/// The directory URL in a `Signature-Agent` value: the first quoted
-/// string (`agent1="https://..."` or `"https://..."`), or the bare value.
-fn agent_url(value: &str) -> &str {
-    let v = value.trim();
-    match v.split_once('"') {
-        Some((_, rest)) => rest.split('"').next().unwrap_or(rest),
-        None => v,
-    }
-}
-
-/// A JWKS (`{"keys": [...]}`) or one JWK.
-pub(crate) fn read_keys(flag: &str, path: &str) -> Result<StaticKeys> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("{flag}: cannot read '{path}'"))?;
-    let v: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{flag}: '{path}' is not JSON"))?;
-    let keys: Vec<Jwk> = match v.get("keys") {
-        Some(list) => serde_json::from_value(list.clone()),
-        None => serde_json::from_value(v).map(|k| vec![k]),
-    }
-    .with_context(|| format!("{flag}: '{path}' holds no JWK Set or JWK"))?;
-    Ok(StaticKeys::new(keys))
 }
 
 /// The request as Web Bot Auth signed it (a log records no scheme: https,
@@ -265,12 +255,7 @@ impl Checks {
                 &served
             }
         };
-        Some(match verify_request(&msg, keys, &config) {
-            Outcome::Verified { .. } => Identity::Verified,
-            Outcome::Unverified { .. } => Identity::Unverified,
-            Outcome::Invalid { .. } => Identity::Spoofed,
-            _ => return None,
-        })
+        signature_identity(&verify_request(&msg, keys, &config))
     }
 
     /// Fetches the key directories signed requests named.
@@ -291,14 +276,6 @@ impl Checks {
             }
         }
     }
-}
-
-pub(crate) fn default_cache() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("mannerly/ip-ranges")
 }
 
 impl Identify for Checks {

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use mannerly_botauth::Jwk;
+use crate::Jwk;
 use serde::{Deserialize, Serialize};
 
 /// How far a key's known serving time is widened at each end (ms).
@@ -122,7 +122,7 @@ mod tests {
     use super::*;
 
     fn key(seed: u8) -> Jwk {
-        mannerly_botauth::KeyPair::from_seed([seed; 32]).public_jwk()
+        crate::KeyPair::from_seed([seed; 32]).public_jwk()
     }
 
     const DAY: u64 = 24 * 3600 * 1000;
