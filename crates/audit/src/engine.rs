@@ -25,7 +25,7 @@ use crate::order::{Reorder, Timed};
 use crate::pace::{Pace, Step};
 use crate::proposed::WhatIf;
 use crate::report::GateAction;
-use crate::report::{Counts, Example, Finding, Identity, Rule, Timeline, MAX_EXAMPLES};
+use crate::report::{Counts, Example, Finding, Identity, Timeline, Violation, MAX_EXAMPLES};
 use crate::stamp::rfc3339;
 use crate::suspects::{is_asset, Client};
 
@@ -634,8 +634,8 @@ impl<'r> Auditor<'r> {
         let pace = g.hosts.entry(host).or_default();
         let mut judged = pace.step(&p.step, slack, unknown_until);
         if p.disallowed.is_some() {
-            judged.broke.insert(0, Rule::Disallowed);
-            pace.counts.count(Rule::Disallowed);
+            judged.broke.insert(0, Violation::Disallowed);
+            pace.counts.count(Violation::Disallowed);
         }
         g.bytes += p.bytes;
         if let Some(s) = p.step.status {
@@ -653,15 +653,17 @@ impl<'r> Auditor<'r> {
                 continue;
             }
             let detail = match rule {
-                Rule::Disallowed => p.disallowed.as_deref().unwrap_or_default().to_owned(),
-                Rule::TooSoon => format!(
+                Violation::Disallowed => p.disallowed.as_deref().unwrap_or_default().to_owned(),
+                Violation::TooSoon => format!(
                     "{:.3} s after the previous request; the delay is {:.3} s",
                     judged.gap_ms.unwrap_or(0) as f64 / 1000.0,
                     p.step.delay_ms as f64 / 1000.0
                 ),
-                Rule::IgnoredRetryAfter => "inside the Retry-After window of a 429 or 503".into(),
-                Rule::BeforeRobots => "no robots.txt read in the 24 h before".into(),
-                Rule::WhileRobotsUnavailable => "while robots.txt answered 5xx or 429".into(),
+                Violation::IgnoredRetryAfter => {
+                    "inside the Retry-After window of a 429 or 503".into()
+                }
+                Violation::BeforeRobots => "no robots.txt read in the 24 h before".into(),
+                Violation::WhileRobotsUnavailable => "while robots.txt answered 5xx or 429".into(),
             };
             let example = Example {
                 rule,

@@ -53,8 +53,8 @@
 #![deny(missing_docs)]
 
 mod agents;
+mod assemble;
 mod book;
-mod build;
 mod engine;
 mod evidence;
 mod identity;
@@ -66,7 +66,7 @@ mod proposed;
 pub mod render;
 mod report;
 pub mod rules;
-mod server;
+mod server_side;
 mod source;
 mod stamp;
 mod suspects;
@@ -85,8 +85,8 @@ pub use mannerly_logs::Layout;
 pub use proposed::{ProposedBot, ProposedExample, ProposedReport, MAX_PROPOSED_EXAMPLES};
 pub use report::{
     BotReport, Counts, Example, FileReport, Finding, GateAction, GateCounts, HostReport, Identity,
-    Report, RobotsSource, Rule, Suspect, Timeline, MAX_EXAMPLES,
+    Report, RobotsSource, Suspect, Timeline, Violation, MAX_EXAMPLES,
 };
-pub use server::{judge, Expect, Seen, ServerReport, MAX_SERVER_EXAMPLES};
+pub use server_side::{judge, Expect, Seen, ServerReport, MAX_SERVER_EXAMPLES};
 pub use source::{audit_logs, audit_logs_with, LogSource, SourceError};
 pub use suspects::MIN_PAGES;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use mannerly_metrics::{Counter, Family, Registry};
 
 use crate::kinds::BotKind;
-use crate::report::{Finding, Rule};
+use crate::report::{Finding, Violation};
 
 /// A live audit's families.
 #[derive(Debug)]
@@ -25,7 +25,11 @@ impl FollowMetrics {
             "Rules broken, by rule and by the kind of bot that broke them.",
             &["rule", "kind"],
         );
-        for rule in [Rule::Disallowed, Rule::TooSoon, Rule::IgnoredRetryAfter] {
+        for rule in [
+            Violation::Disallowed,
+            Violation::TooSoon,
+            Violation::IgnoredRetryAfter,
+        ] {
             findings.with(&[rule.as_str(), BotKind::Crawler.as_str()]);
         }
         FollowMetrics {

@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use crate::report::{Counts, Rule};
+use crate::report::{Counts, Violation};
 
 /// A request as the ordered stage needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +45,7 @@ pub(crate) struct Pace {
 /// What judging a step found: the rules it broke and, for `too_soon`, the
 /// gap.
 pub(crate) struct Judged {
-    pub broke: Vec<Rule>,
+    pub broke: Vec<Violation>,
     pub gap_ms: Option<i64>,
 }
 
@@ -61,7 +61,7 @@ impl Pace {
             gap_ms = Some(gap);
             let tolerance = i64::from(s.precision_ms.max(last_precision)) + slack_ms;
             if s.delay_ms > 0 && gap + tolerance <= s.delay_ms as i64 {
-                broke.push(Rule::TooSoon);
+                broke.push(Violation::TooSoon);
             }
             self.gap(gap);
         }
@@ -72,7 +72,7 @@ impl Pace {
             if s.millis - from >= i64::from(s.precision_ms.max(from_precision))
                 && s.millis + tolerance <= until
             {
-                broke.push(Rule::IgnoredRetryAfter);
+                broke.push(Violation::IgnoredRetryAfter);
             }
         }
         let read_lately = self
@@ -82,9 +82,9 @@ impl Pace {
             self.robots_read = Some(s.millis);
             self.robots_unavailable = matches!(s.status, Some(429 | 500..=599));
         } else if !read_lately && s.millis >= unknown_until {
-            broke.push(Rule::BeforeRobots);
+            broke.push(Violation::BeforeRobots);
         } else if self.robots_unavailable {
-            broke.push(Rule::WhileRobotsUnavailable);
+            broke.push(Violation::WhileRobotsUnavailable);
         }
         if let Some(until) = s.retry_until {
             self.retry = Some((s.millis, s.precision_ms, until));
@@ -158,7 +158,7 @@ mod tests {
         let mut p = Pace::default();
         assert_eq!(
             p.step(&step(0, false, 0), 0, i64::MIN).broke,
-            vec![Rule::BeforeRobots]
+            vec![Violation::BeforeRobots]
         );
         assert!(p
             .step(&step(2000, true, 1000), 0, i64::MIN)
@@ -166,7 +166,7 @@ mod tests {
             .is_empty());
         assert_eq!(
             p.step(&step(2500, false, 1000), 0, i64::MIN).broke,
-            vec![Rule::TooSoon]
+            vec![Violation::TooSoon]
         );
         assert!(p
             .step(&step(3500, false, 1000), 0, i64::MIN)
@@ -177,7 +177,7 @@ mod tests {
         s.retry_until = Some(64_600);
         assert!(p.step(&s, 0, i64::MIN).broke.is_empty());
         let broke = p.step(&step(30_000, false, 1000), 0, i64::MIN).broke;
-        assert_eq!(broke, vec![Rule::IgnoredRetryAfter]);
+        assert_eq!(broke, vec![Violation::IgnoredRetryAfter]);
         assert!(p
             .step(&step(64_600, false, 1000), 0, i64::MIN)
             .broke
@@ -197,6 +197,9 @@ mod tests {
         // Logged 2 s apart: really between 1 and 3 s, so not proven short.
         assert!(p.step(&s(2000), 0, i64::MIN).broke.is_empty());
         // Logged 1 s apart: really under 2 s, certainly short.
-        assert_eq!(p.step(&s(3000), 0, i64::MIN).broke, vec![Rule::TooSoon]);
+        assert_eq!(
+            p.step(&s(3000), 0, i64::MIN).broke,
+            vec![Violation::TooSoon]
+        );
     }
 }

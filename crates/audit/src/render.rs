@@ -397,7 +397,7 @@ pub fn html(r: &Report) -> String {
         .max()
         .unwrap_or(1);
     overview(&mut out, r);
-    out.push_str("<h2>Rule-breakers, worst first</h2>");
+    out.push_str("<h2>Violation-breakers, worst first</h2>");
     for b in r.rule_breakers() {
         bot_card(&mut out, b, max, vmax);
     }

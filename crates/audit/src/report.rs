@@ -34,7 +34,7 @@ impl Identity {
 /// The rules a request can break.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Rule {
+pub enum Violation {
     /// A path the robots.txt then in force disallowed for the token.
     Disallowed,
     /// Sooner after the previous request than the Crawl-delay.
@@ -47,15 +47,15 @@ pub enum Rule {
     WhileRobotsUnavailable,
 }
 
-impl Rule {
+impl Violation {
     /// The name used in reports.
     pub fn as_str(self) -> &'static str {
         match self {
-            Rule::Disallowed => "disallowed",
-            Rule::TooSoon => "too_soon",
-            Rule::IgnoredRetryAfter => "ignored_retry_after",
-            Rule::BeforeRobots => "before_robots",
-            Rule::WhileRobotsUnavailable => "while_robots_unavailable",
+            Violation::Disallowed => "disallowed",
+            Violation::TooSoon => "too_soon",
+            Violation::IgnoredRetryAfter => "ignored_retry_after",
+            Violation::BeforeRobots => "before_robots",
+            Violation::WhileRobotsUnavailable => "while_robots_unavailable",
         }
     }
 }
@@ -64,7 +64,7 @@ impl Rule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Example {
     /// The rule broken.
-    pub rule: Rule,
+    pub rule: Violation,
     /// When (RFC 3339).
     pub time: String,
     /// The host.
@@ -156,13 +156,13 @@ impl Counts {
         self.while_robots_unavailable += o.while_robots_unavailable;
     }
 
-    pub(crate) fn count(&mut self, rule: Rule) {
+    pub(crate) fn count(&mut self, rule: Violation) {
         match rule {
-            Rule::Disallowed => self.disallowed += 1,
-            Rule::TooSoon => self.too_soon += 1,
-            Rule::IgnoredRetryAfter => self.ignored_retry_after += 1,
-            Rule::BeforeRobots => self.before_robots += 1,
-            Rule::WhileRobotsUnavailable => self.while_robots_unavailable += 1,
+            Violation::Disallowed => self.disallowed += 1,
+            Violation::TooSoon => self.too_soon += 1,
+            Violation::IgnoredRetryAfter => self.ignored_retry_after += 1,
+            Violation::BeforeRobots => self.before_robots += 1,
+            Violation::WhileRobotsUnavailable => self.while_robots_unavailable += 1,
         }
     }
 }

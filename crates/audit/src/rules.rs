@@ -55,7 +55,7 @@ impl FromStr for Server {
 
 /// One rule: refuse a token, or refuse it from outside its ranges.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rule {
+pub struct DenyRule {
     /// The product token the User-Agent carries.
     pub token: String,
     /// `None`: refuse it everywhere (it broke robots.txt); `Some`: refuse
@@ -68,8 +68,8 @@ pub struct Rule {
 /// The rules an audit's report calls for. `ranges` gives the CIDR ranges
 /// the audit checked a token against (`None` when it checked none, so no
 /// range rule can be written for its spoofers).
-pub fn rules_of(report: &Report, ranges: &dyn Fn(&str) -> Option<Vec<String>>) -> Vec<Rule> {
-    let mut rules: Vec<Rule> = Vec::new();
+pub fn rules_of(report: &Report, ranges: &dyn Fn(&str) -> Option<Vec<String>>) -> Vec<DenyRule> {
+    let mut rules: Vec<DenyRule> = Vec::new();
     for b in &report.bots {
         let spoofed = b.identity == Identity::Spoofed;
         if spoofed {
@@ -88,7 +88,7 @@ pub fn rules_of(report: &Report, ranges: &dyn Fn(&str) -> Option<Vec<String>>) -
                 b.token,
                 seen(b)
             );
-            rules.push(Rule {
+            rules.push(DenyRule {
                 token: b.token.clone(),
                 outside: Some(cidrs),
                 evidence,
@@ -105,7 +105,7 @@ pub fn rules_of(report: &Report, ranges: &dyn Fn(&str) -> Option<Vec<String>>) -
                 "broke robots.txt: {} requests, {} disallowed, {} too soon, {} in a Retry-After window, {} before robots.txt, {} while it was unavailable{}",
                 c.requests, c.disallowed, c.too_soon, c.ignored_retry_after, c.before_robots, c.while_robots_unavailable, seen(b)
             );
-            rules.push(Rule {
+            rules.push(DenyRule {
                 token: b.token.clone(),
                 outside: None,
                 evidence,
@@ -123,7 +123,7 @@ fn seen(b: &BotReport) -> String {
 }
 
 /// The rules as `server` reads them.
-pub fn render(rules: &[Rule], server: Server) -> String {
+pub fn render(rules: &[DenyRule], server: Server) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -169,7 +169,7 @@ fn ident(i: usize, token: &str) -> String {
     format!("{i}_{t}")
 }
 
-fn nginx(out: &mut String, rules: &[Rule]) {
+fn nginx(out: &mut String, rules: &[DenyRule]) {
     out.push_str("# Include it in the http block; in each server block add\n#   if ($mannerly_deny) { return 403; }\n# (with realip set up, $remote_addr is the client's own address).\n");
     let mut flags = Vec::new();
     for (i, r) in rules.iter().enumerate() {
@@ -204,7 +204,7 @@ fn nginx(out: &mut String, rules: &[Rule]) {
     );
 }
 
-fn apache(out: &mut String, rules: &[Rule]) {
+fn apache(out: &mut String, rules: &[DenyRule]) {
     out.push_str("# Include it inside a <VirtualHost> (mod_setenvif and mod_authz_core; with\n# mod_remoteip set up, the address judged is the client's own).\n");
     for (i, r) in rules.iter().enumerate() {
         let id = ident(i, &r.token);
@@ -231,7 +231,7 @@ fn apache(out: &mut String, rules: &[Rule]) {
     out.push_str("\n<Location \"/\">\n    <RequireAll>\n        Require all granted\n        Require not env mannerly_deny\n    </RequireAll>\n</Location>\n");
 }
 
-fn caddy(out: &mut String, rules: &[Rule]) {
+fn caddy(out: &mut String, rules: &[DenyRule]) {
     out.push_str("# `import` it inside a site block.\n");
     for (i, r) in rules.iter().enumerate() {
         let id = ident(i, &r.token);
@@ -249,7 +249,7 @@ fn caddy(out: &mut String, rules: &[Rule]) {
     }
 }
 
-fn haproxy(out: &mut String, rules: &[Rule]) {
+fn haproxy(out: &mut String, rules: &[DenyRule]) {
     out.push_str("# Lines for a `frontend` section in `mode http`.\n");
     for (i, r) in rules.iter().enumerate() {
         let id = ident(i, &r.token);
@@ -274,7 +274,7 @@ fn haproxy(out: &mut String, rules: &[Rule]) {
     }
 }
 
-fn cloudflare(out: &mut String, rules: &[Rule]) {
+fn cloudflare(out: &mut String, rules: &[DenyRule]) {
     out.push_str("# A WAF custom rule's expression (action: Block). The evidence, rule by rule:\n");
     for r in rules {
         let _ = writeln!(out, "#   {}: {}", r.token, r.evidence);

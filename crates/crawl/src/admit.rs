@@ -25,7 +25,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             let host = host_of(&r.url);
             if self.per_host.get(&host).is_some_and(|n| *n >= max) {
                 let why = format!("{host} has had its {max} pages");
-                self.record
+                self.journal
                     .skip(&r.url, NotFetched::MaxPagesPerHost, &why)?;
                 Frontier::discard(&mut self.frontier, r, UnixMillis::now()).await?;
                 return Ok(None);
@@ -61,15 +61,15 @@ impl<F: CrawlFrontier> Crawl<F> {
         if !skip {
             return Ok(false);
         }
-        if let Some(pages) = &mut self.record.pages {
+        if let Some(pages) = &mut self.journal.pages {
             pages.line(state)?;
         }
-        self.record.summary.revisits.skipped_by_lastmod += 1;
+        self.journal.summary.revisits.skipped_by_lastmod += 1;
         let why = format!(
             "its sitemap lastmod ({}) has not moved since it was fetched",
             state.lastmod.as_deref().unwrap_or("")
         );
-        self.record
+        self.journal
             .skip(&r.url, NotFetched::UnchangedByLastmod, &why)?;
         Ok(true)
     }
@@ -84,7 +84,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             Ok(Some(known)) => known,
             Ok(None) => return self.refetch_robots(r, now).await.map(|()| None),
             Err(e) => {
-                self.record
+                self.journal
                     .skip(&r.url, NotFetched::UnusableUrl, &e.to_string())?;
                 Frontier::discard(&mut self.frontier, r, now).await?;
                 return Ok(None);
@@ -110,7 +110,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             Some(rule) => format!("robots.txt line {}: {}", rule.line, rule.pattern),
             None => check.reason.clone(),
         };
-        self.record.skip(&r.url, NotFetched::Disallowed, &why)?;
+        self.journal.skip(&r.url, NotFetched::Disallowed, &why)?;
         Frontier::discard(&mut self.frontier, r, now).await?;
         Ok(None)
     }
@@ -124,7 +124,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         let f = &mut self.frontier;
         let Ok(origin) = Origin::of(&r.url) else {
             // A URL the cache could read has an origin: not reached.
-            self.record
+            self.journal
                 .skip(&r.url, NotFetched::UnusableUrl, "it has no origin")?;
             return Ok(Frontier::discard(f, r, now).await?);
         };

@@ -10,10 +10,10 @@ use mannerly_time::UnixMillis;
 use crate::backend::CrawlFrontier;
 use crate::config::CrawlConfig;
 use crate::error::CrawlError;
+use crate::journal::{Journal, LineKind, LogLine};
 use crate::links;
 use crate::normalize::{CrawlUrl, Scope};
 use crate::page::PageResponse;
-use crate::record::{LineKind, LogLine, Record};
 use crate::skip::NotFetched;
 use crate::tag::Tag;
 
@@ -29,7 +29,7 @@ pub(crate) struct Candidate {
 pub(crate) struct Links<'a> {
     pub(crate) config: &'a CrawlConfig,
     pub(crate) scope: &'a Scope,
-    pub(crate) record: &'a mut Record,
+    pub(crate) journal: &'a mut Journal,
     pub(crate) found: &'a mut Vec<Candidate>,
     /// Sitemap lastmod per URL, as read in this crawl.
     pub(crate) lastmods: &'a mut crate::lastmod::Lastmods,
@@ -72,7 +72,7 @@ impl Links<'_> {
         let max = self.config.max_redirects;
         if tag.hops >= max {
             let why = format!("more than {max} redirects");
-            return self.record.skip(loc, NotFetched::RedirectLimit, &why);
+            return self.journal.skip(loc, NotFetched::RedirectLimit, &why);
         }
         let next = Tag {
             hops: tag.hops + 1,
@@ -99,12 +99,13 @@ impl Links<'_> {
         let found = links::extract(&resp.body, page, agent, self.config.follow_rel_nofollow);
         for l in &found.rel_nofollow {
             let why = "the link has rel=nofollow";
-            self.record.skip(l.as_str(), NotFetched::RelNofollow, why)?;
+            self.journal
+                .skip(l.as_str(), NotFetched::RelNofollow, why)?;
         }
         if found.directives.nofollow || x_robots.nofollow {
             let why = format!("{page} says nofollow");
             for l in &found.links {
-                self.record.skip(l.as_str(), NotFetched::Nofollow, &why)?;
+                self.journal.skip(l.as_str(), NotFetched::Nofollow, &why)?;
             }
             return Ok(());
         }
@@ -146,7 +147,7 @@ impl Links<'_> {
                 self.lastmods.insert(loc.to_string(), l.raw.clone());
             }
             // The entry as the sitemap gave it, its lastmod kept in the log.
-            self.record.line(&LogLine {
+            self.journal.line(&LogLine {
                 time: UnixMillis::now().to_rfc3339_millis(),
                 kind: LineKind::SitemapEntry,
                 url: loc,
@@ -161,7 +162,7 @@ impl Links<'_> {
                 ..Tag::default()
             };
             self.follow(&base, loc, next, depth)?;
-            self.record.summary.sitemap_entries += 1;
+            self.journal.summary.sitemap_entries += 1;
         }
         Ok(())
     }
@@ -179,13 +180,13 @@ impl Links<'_> {
             Ok(u) => u,
             Err(e) => {
                 return self
-                    .record
+                    .journal
                     .skip(link, NotFetched::UnusableUrl, &e.to_string())
             }
         };
         if let Err(why) = self.scope.check(&url, depth) {
             return self
-                .record
+                .journal
                 .skip(url.as_str(), NotFetched::OutOfScope, &why.to_string());
         }
         self.found.push(Candidate {
@@ -201,7 +202,7 @@ impl Links<'_> {
 /// trip each on a networked frontier), and logs those it turned away.
 pub(crate) async fn offer_all<F: CrawlFrontier>(
     frontier: &mut F,
-    record: &mut Record,
+    record: &mut Journal,
     candidates: &[Candidate],
 ) -> Result<(), CrawlError> {
     for chunk in candidates.chunks(256) {

@@ -27,7 +27,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         // checked just before sending.
         if !Frontier::confirm(&mut self.frontier, &r, UnixMillis::now()).await? {
             let why = "its lease lapsed before it was sent: another worker has it";
-            return self.record.skip(&r.url, NotFetched::LeaseLapsed, why);
+            return self.journal.skip(&r.url, NotFetched::LeaseLapsed, why);
         }
         self.pages_started += 1;
         *self.per_host.entry(host_of(&r.url)).or_default() += 1;

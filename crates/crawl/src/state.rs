@@ -13,9 +13,9 @@ use tokio::sync::mpsc;
 
 use crate::config::CrawlConfig;
 use crate::dir::CrawlDir;
+use crate::journal::Journal;
 use crate::normalize::Scope;
 use crate::page::PageDone;
-use crate::record::Record;
 use crate::robots_fetch::{GateMsg, Made, RecordingFetcher};
 use crate::warc::WarcWriter;
 use crate::witness::Witness;
@@ -55,7 +55,7 @@ pub(crate) struct Crawl<F> {
     pub(crate) witness: Option<Arc<Witness>>,
     /// Pages and robots.txt go through this one client.
     pub(crate) client: reqwest::Client,
-    pub(crate) record: Record,
+    pub(crate) journal: Journal,
     pub(crate) hosts_answered: HashSet<String>,
     pub(crate) tx: mpsc::UnboundedSender<Done>,
     pub(crate) in_flight: usize,

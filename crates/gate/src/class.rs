@@ -36,17 +36,17 @@ impl Class {
 
 /// A request's class and its product token (none for a browser).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Identity {
+pub struct Visitor {
     /// Its class.
     pub class: Class,
     /// The product token of its User-Agent (`Googlebot`), for bots.
     pub token: Option<String>,
 }
 
-impl Identity {
+impl Visitor {
     /// The identity of a request whose User-Agent was classified as
     /// `agent`, after the checks in `checked`.
-    pub fn of(agent: Agent, checked: Checked) -> Identity {
+    pub fn of(agent: Agent, checked: Checked) -> Visitor {
         let (token, browser) = match agent {
             Agent::Browser => (None, true),
             Agent::Bot { token, .. } => (Some(token), false),
@@ -57,7 +57,7 @@ impl Identity {
             _ if browser => Class::Browser,
             _ => Class::Bot,
         };
-        Identity { class, token }
+        Visitor { class, token }
     }
 
     /// The `X-Mannerly-Identity` value: the class, and `;token=NAME` for a
@@ -92,7 +92,7 @@ mod tests {
             token: t.into(),
             known: None,
         };
-        let id = Identity::of(
+        let id = Visitor::of(
             bot("Googlebot"),
             Checked {
                 in_ranges: Some(false),
@@ -100,16 +100,16 @@ mod tests {
             },
         );
         assert_eq!(id.header(), "spoofer;token=Googlebot");
-        let id = Identity::of(bot("Evil\"Bot\n x"), Checked::default());
+        let id = Visitor::of(bot("Evil\"Bot\n x"), Checked::default());
         assert_eq!(id.header(), "bot;token=EvilBotx");
         assert_eq!(
-            Identity::of(Agent::Browser, Checked::default()).header(),
+            Visitor::of(Agent::Browser, Checked::default()).header(),
             "browser"
         );
         let signed = Checked {
             signature: Some(Checks::Verified),
             ..Checked::default()
         };
-        assert_eq!(Identity::of(Agent::Browser, signed).class, Class::Verified);
+        assert_eq!(Visitor::of(Agent::Browser, signed).class, Class::Verified);
     }
 }

@@ -9,7 +9,7 @@ use mannerly_audit::GateAction;
 use mannerly_time::UnixMillis;
 
 use crate::bucket::Buckets;
-use crate::class::{Class, Identity};
+use crate::class::{Class, Visitor};
 use crate::policy::{Action, Policy};
 use std::net::IpAddr;
 
@@ -65,7 +65,7 @@ pub enum Basis {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decision {
     /// Who the request is.
-    pub identity: Identity,
+    pub identity: Visitor,
     /// What to do.
     pub verdict: Verdict,
     /// Why.
@@ -103,7 +103,7 @@ impl Gate {
     }
 
     /// The decision for a request by `identity` at `now`.
-    pub fn decide(&mut self, identity: Identity, asked: Asked<'_>, now: UnixMillis) -> Decision {
+    pub fn decide(&mut self, identity: Visitor, asked: Asked<'_>, now: UnixMillis) -> Decision {
         let (verdict, basis) = self.verdict(&identity, asked, now);
         Decision {
             identity,
@@ -114,7 +114,7 @@ impl Gate {
 
     fn verdict(
         &mut self,
-        identity: &Identity,
+        identity: &Visitor,
         asked: Asked<'_>,
         now: UnixMillis,
     ) -> (Verdict, Basis) {
@@ -175,8 +175,8 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    fn id(class: Class, token: &str) -> Identity {
-        Identity {
+    fn id(class: Class, token: &str) -> Visitor {
+        Visitor {
             class,
             token: (!token.is_empty()).then(|| token.to_owned()),
         }

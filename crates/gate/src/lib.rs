@@ -52,8 +52,8 @@ pub mod recent;
 pub mod server;
 pub mod tally;
 
-pub use class::{Class, Identity};
+pub use class::{Class, Visitor};
 pub use decide::{Asked, Basis, Decision, Gate, Verdict};
-pub use policy::{Action, Policy, PolicyError, Rule, Who};
+pub use policy::{Action, Policy, PolicyError, PolicyRule, Who};
 pub use server::{serve, Door, Settings};
 pub use tally::Tally;

@@ -20,7 +20,7 @@ use mannerly_robots::Robots;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::class::{Class, Identity};
+use crate::class::{Class, Visitor};
 
 /// Who a rule is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub enum Who {
 
 impl Who {
     /// Whether `identity` is one of these.
-    pub fn matches(&self, identity: &Identity) -> bool {
+    pub fn matches(&self, identity: &Visitor) -> bool {
         match self {
             Who::Class(c) => identity.class == *c,
             Who::Token(t) => identity
@@ -81,7 +81,7 @@ impl std::fmt::Display for Action {
 
 /// One rule of the policy.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Rule {
+pub struct PolicyRule {
     /// Who it is for.
     pub who: Who,
     /// What it does.
@@ -94,7 +94,7 @@ pub struct Rule {
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
     /// The rules, in order.
-    pub rules: Vec<Rule>,
+    pub rules: Vec<PolicyRule>,
     /// The robots.txt whose disallowed paths are refused to bots, with the
     /// file it came from.
     pub robots: Option<(PathBuf, Robots)>,
@@ -136,7 +136,7 @@ impl Policy {
     /// allowed.
     pub fn sensible() -> Policy {
         Policy {
-            rules: vec![Rule {
+            rules: vec![PolicyRule {
                 who: Who::Class(Class::Spoofer),
                 action: Action::Deny,
                 line: 0,
@@ -191,7 +191,7 @@ impl Policy {
     }
 }
 
-fn rule(r: RawRule, text: &str) -> Result<Rule, (std::ops::Range<usize>, String)> {
+fn rule(r: RawRule, text: &str) -> Result<PolicyRule, (std::ops::Range<usize>, String)> {
     let line = line_of(text, r.who.span().start);
     let who = parse_who(r.who.get_ref()).map_err(|m| (r.who.span(), m))?;
     let action = match r.action.get_ref().as_str() {
@@ -238,7 +238,7 @@ fn rule(r: RawRule, text: &str) -> Result<Rule, (std::ops::Range<usize>, String)
             ));
         }
     };
-    Ok(Rule { who, action, line })
+    Ok(PolicyRule { who, action, line })
 }
 
 fn parse_who(s: &str) -> Result<Who, String> {

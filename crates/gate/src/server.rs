@@ -18,7 +18,7 @@ use mannerly_botauth::fcrdns::IpRanges;
 use mannerly_botauth::VerifyConfig;
 use mannerly_time::{Clock, SystemClock, UnixMillis};
 
-use crate::class::Identity;
+use crate::class::Visitor;
 use crate::decide::{Asked, Decision, Gate, Verdict};
 use crate::forwarded::Original;
 use crate::keys::Keys;
@@ -92,7 +92,7 @@ impl Door {
                 }
             }
         }
-        let identity = Identity::of(agent, checked);
+        let identity = Visitor::of(agent, checked);
         let asked = Asked {
             target: &original.uri,
             client: original.client,

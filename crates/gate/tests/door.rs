@@ -20,7 +20,7 @@ use mannerly_gate::decide::MAX_BUCKETS;
 use mannerly_gate::keys::Keys;
 use mannerly_gate::ranges::Ranges;
 use mannerly_gate::rdns::{ReverseDns, MAX_CACHED};
-use mannerly_gate::{Asked, Class, Door, Gate, Identity, Policy, Settings, Verdict};
+use mannerly_gate::{Asked, Class, Door, Gate, Policy, Settings, Verdict, Visitor};
 use mannerly_testweb::{Body, HostSpec, Reply, TestWeb};
 
 fn door(web: &TestWeb) -> Arc<Door> {
@@ -230,7 +230,7 @@ fn a_million_distinct_clients_keep_the_buckets_bounded() {
     let mut gate = Gate::new(policy);
     let now = UnixMillis(1_000_000);
     for i in 0..1_000_000u32 {
-        let identity = Identity {
+        let identity = Visitor {
             class: Class::Bot,
             token: Some(format!("Bot{}", i % 1000)),
         };

@@ -16,7 +16,7 @@ pub(super) fn config(args: &Args) -> Result<CrawlConfig> {
     if !(args.min_delay.is_finite() && args.min_delay >= 0.0) {
         bail!("--min-delay {} is not a number of seconds", args.min_delay);
     }
-    let identity = Identity::of(args)?;
+    let identity = CrawlerIdentity::of(args)?;
     let mut config = CrawlConfig::default();
     if let Some(ua) = &identity.user_agent {
         if !ua.contains("http://") && !ua.contains("https://") && !ua.contains('@') {
@@ -70,7 +70,7 @@ fn bounds(args: &Args, config: &mut CrawlConfig) {
 /// The Web Bot Auth key and Signature-Agent, when `--sign-key` is given.
 fn signing(
     args: &Args,
-    identity: &Identity,
+    identity: &CrawlerIdentity,
 ) -> Result<Option<(mannerly_botauth::KeyPair, String)>> {
     let Some(key) = &args.sign_key else {
         return Ok(None);
@@ -105,16 +105,16 @@ pub(super) fn media_range(s: &str) -> Result<String, String> {
 }
 
 /// Who the crawler says it is: from the flags, else its card.
-struct Identity {
+struct CrawlerIdentity {
     user_agent: Option<String>,
     agent: Option<String>,
     signature_agent: Option<String>,
 }
 
-impl Identity {
+impl CrawlerIdentity {
     /// The identity the flags and the card give.
-    fn of(args: &Args) -> Result<Identity> {
-        let mut id = Identity {
+    fn of(args: &Args) -> Result<CrawlerIdentity> {
+        let mut id = CrawlerIdentity {
             user_agent: args.user_agent.clone(),
             agent: args.agent.clone(),
             signature_agent: args.signature_agent.clone(),

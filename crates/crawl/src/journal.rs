@@ -1,6 +1,6 @@
 //! What a crawl records as it goes: `log.jsonl` (one JSON line per URL
 //! handled) and `pages.jsonl` through [`Log`], the [`Summary`] counted
-//! beside them ([`Record`]), and what goes into `status.json`
+//! beside them ([`Journal`]), and what goes into `status.json`
 //! ([`Status`]).
 
 use std::collections::HashMap;
@@ -17,7 +17,7 @@ use crate::summary::{Progress, Summary};
 
 /// The log and the summary together: every helper that turns a URL away
 /// does both.
-pub(crate) struct Record {
+pub(crate) struct Journal {
     pub(crate) log: Log,
     pub(crate) summary: Summary,
     /// `pages.jsonl`: what a later crawl needs to revisit each page.
@@ -26,11 +26,11 @@ pub(crate) struct Record {
     pub(crate) metrics: Option<std::sync::Arc<crate::metrics::CrawlMetrics>>,
 }
 
-impl Record {
+impl Journal {
     /// Opens (or appends to) `log.jsonl`, first cutting a line a kill left
     /// half written.
-    pub(crate) fn open(path: PathBuf) -> Result<Record, CrawlError> {
-        Ok(Record {
+    pub(crate) fn open(path: PathBuf) -> Result<Journal, CrawlError> {
+        Ok(Journal {
             log: Log::append(path)?,
             summary: Summary::new(),
             pages: None,
@@ -100,7 +100,7 @@ impl Record {
         frontier: &mut F,
         now: UnixMillis,
     ) -> Result<(), CrawlError> {
-        let Record { log, summary, .. } = self;
+        let Journal { log, summary, .. } = self;
         let mut failed = None;
         let time = now.to_rfc3339_millis();
         frontier.for_each_deferred(now, &mut |url, hold| {
