@@ -193,7 +193,9 @@ pub(crate) fn gauges(
 
 /// robots.txt requests (each redirect hop) as the fetcher answers them.
 impl mannerly_fetch::SendHook for CrawlMetrics {
-    fn sending(&self, _url: &url::Url) {}
+    fn sending(&self, _url: &url::Url) -> Result<(), mannerly_fetch::NotSent> {
+        Ok(())
+    }
 
     fn answered(&self, _url: &url::Url, status: Option<u16>, took: Duration, retry_after: bool) {
         self.request(Kind::Robots, status, took, retry_after);

@@ -224,7 +224,7 @@ impl Witness {
         }
     }
 
-    fn robots_request(&self, url: &url::Url) {
+    fn robots_request(&self, url: &url::Url) -> Result<(), mannerly_fetch::NotSent> {
         let now = UnixMillis::now();
         let text = url.as_str();
         let told = self.expected.lock().ok().and_then(|mut m| m.remove(text));
@@ -239,29 +239,30 @@ impl Witness {
                 since_previous_s: previous.map(|p| seconds(now.0.saturating_sub(p))),
             }
         });
-        // A record that cannot be written stops nothing here; the loop's
-        // next page record reports the failure.
         // robots.txt goes unsigned (only pages carry Web Bot Auth).
         let record = Record {
             keyid: None,
             ..self.base(text, Kind::Robots, now, delay)
         };
-        if let Ok(line) = self.append(record) {
-            if let Ok(mut m) = self.lines.lock() {
-                // Lines of hops that got no answer are never archived:
-                // bounded, they cannot pile up.
-                if m.len() >= MAX_PENDING_LINES {
-                    m.clear();
-                }
-                m.insert(text.to_owned(), line);
+        // A request whose record cannot be written is not sent.
+        let line = self
+            .append(record)
+            .map_err(|e| mannerly_fetch::NotSent(format!("its evidence record: {e}")))?;
+        if let Ok(mut m) = self.lines.lock() {
+            // Lines of hops that got no answer are never archived:
+            // bounded, they cannot pile up.
+            if m.len() >= MAX_PENDING_LINES {
+                m.clear();
             }
+            m.insert(text.to_owned(), line);
         }
+        Ok(())
     }
 }
 
 impl mannerly_fetch::SendHook for Witness {
-    fn sending(&self, url: &url::Url) {
-        self.robots_request(url);
+    fn sending(&self, url: &url::Url) -> Result<(), mannerly_fetch::NotSent> {
+        self.robots_request(url)
     }
 }
 

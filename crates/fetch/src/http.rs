@@ -91,13 +91,20 @@ pub trait HopGate: Send + Sync {
     fn leave(&self, from: &url::Url, to: &url::Url, status: Option<u16>, latency: Duration);
 }
 
+/// Why a hook stopped a request from going out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not sent: {0}")]
+pub struct NotSent(pub String);
+
 /// Told of every request just before it is sent (robots.txt and each of
 /// its redirect hops): what a crawler keeping a record of its requests
 /// (its evidence) writes them down by. Called only for requests that then
-/// go out, gates passed.
+/// go out, gates passed; a hook that answers `Err` stops the request (a
+/// crawler whose record of a request cannot be written does not send
+/// it), which then fails as a network error would.
 pub trait SendHook: Send + Sync {
-    /// `url` is about to be requested.
-    fn sending(&self, url: &url::Url);
+    /// `url` is about to be requested: `Err` keeps it from going.
+    fn sending(&self, url: &url::Url) -> Result<(), NotSent>;
 
     /// The request to `url` was answered (`status`; `None`: no answer)
     /// after `took`; `retry_after` says whether the answer asked for a
@@ -430,7 +437,12 @@ impl HttpFetcher {
             }
         }
         for h in &self.hooks {
-            h.sending(url);
+            if let Err(e) = h.sending(url) {
+                if let Some(g) = gate {
+                    g.leave(start, url, None, sent.elapsed());
+                }
+                return Err((NetworkError::Other, e.to_string()));
+            }
         }
         let answer = req.send().await;
         for h in &self.hooks {

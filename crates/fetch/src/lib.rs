@@ -78,7 +78,9 @@ mod outcome;
 pub mod policy;
 
 pub use cache::{CacheConfig, CheckResult, MemoryStore, NoStore, RobotsCache, Store, StoreFuture};
-pub use http::{FetchConfig, Fetcher, GetOutcome, HopGate, HttpFetcher, SendHook, Validators};
+pub use http::{
+    FetchConfig, Fetcher, GetOutcome, HopGate, HttpFetcher, NotSent, SendHook, Validators,
+};
 pub use mannerly_time as time;
 pub use mannerly_time::{Clock, FakeClock, SystemClock, UnixMillis};
 pub use origin::Origin;

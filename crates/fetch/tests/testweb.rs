@@ -1352,3 +1352,36 @@ async fn check_decided_answers_as_check_does_or_not_at_all_and_never_fetches() {
         .is_none());
     assert_eq!(e.web.count("a.test", "/robots.txt"), 1);
 }
+
+/// A hook that cannot write down a request stops it: nothing reaches the
+/// server, and robots.txt is unavailable (no page goes), not allow-all.
+#[tokio::test]
+async fn a_request_a_hook_refuses_is_not_sent() {
+    struct Refuses;
+    impl mannerly_fetch::SendHook for Refuses {
+        fn sending(&self, _url: &url::Url) -> Result<(), mannerly_fetch::NotSent> {
+            Err(mannerly_fetch::NotSent("the disk is full".into()))
+        }
+    }
+    let mut config = WebConfig::default();
+    config
+        .hosts
+        .insert("a.test".into(), robots(vec![Reply::text(RULES)]));
+    let web = TestWeb::start(config).await.expect("testweb");
+    let fetch = FetchConfig::default();
+    let fetcher =
+        HttpFetcher::with_client(client_for(&web, &fetch), fetch).with_hook(Arc::new(Refuses));
+    let cache = RobotsCache::new(
+        fetcher,
+        Arc::new(FakeClock::new(test_epoch())),
+        Arc::new(MemoryStore::default()),
+        CacheConfig::default(),
+    );
+    let r = cache
+        .check(&web.url("a.test", "/public"), "mannerly")
+        .await
+        .expect("check");
+    assert!(!r.allowed, "{r:?}");
+    assert_eq!(r.access, AccessKind::DisallowAll, "{r:?}");
+    assert_eq!(web.count("a.test", "/robots.txt"), 0);
+}

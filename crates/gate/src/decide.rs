@@ -236,11 +236,12 @@ mod tests {
             "User-agent: *\nDisallow: /private\n",
         )
         .expect("write");
-        let policy = Policy::parse(
+        let mut policy = Policy::parse(
             "robots = \"robots.txt\"\n[[rule]]\nwho = \"spoofer\"\ndo = \"deny\"\n",
             &dir.path().join("p.toml"),
         )
         .expect("policy");
+        policy.set_robots(b"User-agent: *\nDisallow: /private\n");
         let mut g = Gate::new(policy);
         let t = UnixMillis(0);
         let d = g.decide(

@@ -46,6 +46,7 @@ pub mod decide;
 pub mod forwarded;
 pub mod keys;
 pub mod policy;
+mod policy_file;
 pub mod ranges;
 pub mod rdns;
 pub mod recent;

@@ -96,8 +96,12 @@ pub struct Policy {
     /// The rules, in order.
     pub rules: Vec<PolicyRule>,
     /// The robots.txt whose disallowed paths are refused to bots, with the
-    /// file it came from.
+    /// file it came from (read by [`Policy::read`]).
     pub robots: Option<(PathBuf, Robots)>,
+    /// The robots.txt file the policy names, relative to the policy's
+    /// directory made whole, and the line naming it: what the I/O layer
+    /// reads into `robots`.
+    pub robots_file: Option<(PathBuf, usize)>,
 }
 
 /// What is wrong with a policy file, and where.
@@ -142,21 +146,13 @@ impl Policy {
                 line: 0,
             }],
             robots: None,
+            robots_file: None,
         }
     }
 
-    /// Reads a policy file; `robots` is read relative to it.
-    pub fn read(path: &Path) -> Result<Policy, PolicyError> {
-        let text = std::fs::read_to_string(path).map_err(|e| PolicyError {
-            file: path.display().to_string(),
-            line: 0,
-            message: format!("cannot read it: {e}"),
-        })?;
-        Policy::parse(&text, path)
-    }
-
-    /// Parses a policy's text; `path` names it in errors and anchors
-    /// `robots`.
+    /// Parses a policy's text, without I/O; `path` names it in errors and
+    /// anchors `robots`, which is named in `robots_file` for the caller to
+    /// read ([`Policy::read`] does both).
     pub fn parse(text: &str, path: &Path) -> Result<Policy, PolicyError> {
         let fail = |at: Option<std::ops::Range<usize>>, message: String| PolicyError {
             file: path.display().to_string(),
@@ -172,22 +168,26 @@ impl Policy {
             .into_iter()
             .map(|r| rule(r, text).map_err(|(span, msg)| fail(Some(span), msg)))
             .collect::<Result<Vec<_>, _>>()?;
-        let robots = match raw.robots {
-            None => None,
-            Some(file) => {
-                let at = file.span();
-                let rel = file.into_inner();
-                let full = path.parent().unwrap_or(Path::new(".")).join(&rel);
-                let body = std::fs::read(&full).map_err(|e| {
-                    fail(
-                        Some(at),
-                        format!("robots: cannot read '{}': {e}", full.display()),
-                    )
-                })?;
-                Some((full, Robots::parse(&body)))
-            }
-        };
-        Ok(Policy { rules, robots })
+        let robots_file = raw.robots.map(|file| {
+            let line = line_of(text, file.span().start);
+            let full = path
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join(file.into_inner());
+            (full, line)
+        });
+        Ok(Policy {
+            rules,
+            robots: None,
+            robots_file,
+        })
+    }
+
+    /// The robots.txt `robots_file` names, from its bytes.
+    pub fn set_robots(&mut self, body: &[u8]) {
+        if let Some((full, _)) = &self.robots_file {
+            self.robots = Some((full.clone(), Robots::parse(body)));
+        }
     }
 }
 
@@ -323,8 +323,6 @@ mod tests {
         assert!(err("[[rule]]\nwho = \"bot\"\ndo = \"deny\"\nwhen = 1\n")
             .starts_with("p.toml:4: unknown field `when`"));
         assert!(err("[[rule]]\nwho = \"bot\"\n").starts_with("p.toml:1: missing field `do`"));
-        assert!(err("robots = \"/nonexistent/robots.txt\"\n")
-            .starts_with("p.toml:1: robots: cannot read"));
         assert!(err("[[rule]\n").starts_with("p.toml:1: "));
     }
 }
