@@ -14,16 +14,23 @@
 //!
 //! - `engine`: the loop. One task owns the frontier and makes every
 //!   decision; fetches run as tasks and report back. A page is released →
-//!   admitted → fetched → recorded → its links offered.
+//!   admitted → fetched → kept → its links offered. `state` holds the
+//!   running crawl that the rooms below extend; `settings` the stored
+//!   settings a crawl or a resume starts from; `turn` a turn's offers.
 //! - `admit`: whether a released page may be requested (the per-host page
-//!   bound, robots.txt allowed, disallowed or unavailable).
-//! - `page`: the HTTP client, one page's GET (signed when asked) and the
-//!   heads a WARC record stores.
-//! - `robots_fetch`: robots.txt fetches archived to WARC and reported to
-//!   the loop; a robots.txt redirect to another host held to its pacing.
+//!   bound, robots.txt allowed, disallowed or unavailable); `send`: its
+//!   record written, then the request sent.
+//! - `page`: the HTTP client, one page's GET (signed when asked), how it
+//!   ended (`PageOutcome`) and the heads a WARC record stores.
+//! - `keep`: a fetched page archived, logged, its state kept; a failure
+//!   retried or given up.
+//! - `robots_answer`, `robots_fetch`: robots.txt asked of the cache and
+//!   its answer applied; fetches archived to WARC; a redirect to another
+//!   host held to its pacing.
 //! - `outlinks`: a page's redirect, links and sitemap entries as
 //!   candidates for the frontier (scope and nofollow applied).
-//! - `record`: `log.jsonl` and `pages.jsonl` as the crawl writes them.
+//! - `journal`: `log.jsonl` and `pages.jsonl` as the crawl writes them;
+//!   [`skip`]: why a URL is not fetched.
 //! - `summary`: [`Ending`], [`Summary`], [`Progress`]: plain data.
 //! - `dir`: [`CrawlDir`], every path of a crawl's directory, and
 //!   `status.json` as a [`Status`].
@@ -76,10 +83,18 @@
 //! - **Leases.** A fleet's release can lapse while a worker is stopped;
 //!   every request is confirmed with the frontier just before it goes out
 //!   and not sent past the frontier's `send_by`.
+//! - **Memory.** Bounded per host in progress by the frontier, except
+//!   these maps, which grow with every host the crawl has seen: the page
+//!   counts per host (`--max-pages-per-host`), the hosts that answered
+//!   (the summary's count), sitemap lastmods per URL and the lastmod
+//!   trust per host in a recrawl, and the evidence's chain head per host
+//!   (about 80 bytes). robots.txt states are in the fjall store, not in
+//!   memory; the cache holds a bounded number.
 //! - **Evidence.** Every request's record is written before it can leave:
 //!   by the loop for a page (after admission and the lease's confirmation,
 //!   before the task that sends it), and through `mannerly-fetch`'s
-//!   `SendHook` for robots.txt and each of its hops. The delay and its
+//!   `SendHook` for robots.txt and each of its hops, which refuses to let
+//!   a request go whose record could not be written. The delay and its
 //!   source come from the frontier's `Pace`, so the record says what the
 //!   pacing really was, not what the crawler believes it kept.
 

@@ -179,6 +179,11 @@ pub fn export(dirs: &[PathBuf], host: &str, window: Window) -> Result<Bundle, Ev
 /// The bundles of `hosts` (every host with records, when `None`), in one
 /// pass over each directory's records; a host with no record in the
 /// window has none.
+///
+/// Every bundle is built in memory before any is returned: with `None`,
+/// that is every record in the window, of every host, as JSON values (a
+/// record takes about 1.5 KiB so); ask for hosts a few at a time to bound
+/// it.
 pub fn export_hosts(
     dirs: &[PathBuf],
     hosts: Option<&[String]>,
