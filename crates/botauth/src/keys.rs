@@ -212,6 +212,15 @@ pub enum KeyFileError {
         /// Where and why.
         source: serde_json::Error,
     },
+    /// It holds no usable Ed25519 key (a JWK without `d` where a private
+    /// key is wanted, or PEM that is not PKCS#8 Ed25519).
+    #[error("'{}' holds no usable Ed25519 key: {source}", path.display())]
+    NoKey {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: Error,
+    },
     /// It is JSON, but neither a JWK Set nor a JWK.
     #[error("'{}' holds no JWK Set or JWK: {source}", path.display())]
     NotKeys {
@@ -220,6 +229,65 @@ pub enum KeyFileError {
         /// Where and why.
         source: serde_json::Error,
     },
+}
+
+/// A key file as one of the two forms `mannerly keys generate` writes
+/// and operators keep: a JWK (public, or private with `d`) or a PKCS#8
+/// PEM private key.
+#[derive(Debug, Clone)]
+pub enum KeyFile {
+    /// A private key.
+    Private(KeyPair),
+    /// A public JWK only.
+    Public(Jwk),
+}
+
+impl KeyFile {
+    /// Reads a key file: JSON is a JWK, anything else PKCS#8 PEM.
+    pub fn read(path: &std::path::Path) -> Result<KeyFile, KeyFileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| KeyFileError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let no_key = |source| KeyFileError::NoKey {
+            path: path.to_path_buf(),
+            source,
+        };
+        if !text.trim_start().starts_with('{') {
+            return KeyPair::from_pkcs8_pem(&text)
+                .map(KeyFile::Private)
+                .map_err(no_key);
+        }
+        let jwk: Jwk = serde_json::from_str(&text).map_err(|source| KeyFileError::NotKeys {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        match jwk.d {
+            Some(_) => KeyPair::from_jwk(&jwk)
+                .map(KeyFile::Private)
+                .map_err(no_key),
+            None => Ok(KeyFile::Public(jwk)),
+        }
+    }
+
+    /// Its public JWK.
+    pub fn public_jwk(&self) -> Jwk {
+        match self {
+            KeyFile::Private(pair) => pair.public_jwk(),
+            KeyFile::Public(jwk) => jwk.clone(),
+        }
+    }
+
+    /// Its private key, or `NoPrivateKey` for a public JWK.
+    pub fn into_private(self, path: &std::path::Path) -> Result<KeyPair, KeyFileError> {
+        match self {
+            KeyFile::Private(pair) => Ok(pair),
+            KeyFile::Public(_) => Err(KeyFileError::NoKey {
+                path: path.to_path_buf(),
+                source: Error::NoPrivateKey,
+            }),
+        }
+    }
 }
 
 /// The keys of a file holding a JWK Set (`{"keys": [...]}`) or one JWK:
@@ -279,5 +347,29 @@ mod tests {
         let mut bad = k.private_jwk();
         bad.x = KeyPair::generate().public_jwk().x;
         assert!(KeyPair::from_jwk(&bad).is_err());
+    }
+
+    #[test]
+    fn key_files_are_read_in_either_form_and_their_problems_named() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pair = KeyPair::from_seed([7; 32]);
+        let public = dir.path().join("public.jwk.json");
+        std::fs::write(&public, serde_json::to_string(&pair.public_jwk()).expect("json"))
+            .expect("write");
+        let file = KeyFile::read(&public).expect("reads");
+        assert_eq!(file.public_jwk().thumbprint(), pair.public_jwk().thumbprint());
+        assert!(matches!(
+            file.into_private(&public),
+            Err(KeyFileError::NoKey { source: Error::NoPrivateKey, .. })
+        ));
+        assert_eq!(read_jwk_file(&public).expect("one JWK").len(), 1);
+        let pem = dir.path().join("private.pem");
+        std::fs::write(&pem, "-----BEGIN PRIVATE KEY-----\nnot base64\n").expect("write");
+        assert!(matches!(KeyFile::read(&pem), Err(KeyFileError::NoKey { .. })));
+        let junk = dir.path().join("junk.json");
+        std::fs::write(&junk, "{\"keys\": 7}").expect("write");
+        assert!(matches!(read_jwk_file(&junk), Err(KeyFileError::NotKeys { .. })));
+        let missing = dir.path().join("missing.json");
+        assert!(matches!(read_jwk_file(&missing), Err(KeyFileError::Read { .. })));
     }
 }

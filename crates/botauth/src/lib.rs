@@ -114,7 +114,7 @@ mod verify;
 pub use base::{Message, RequestParseError, Response};
 pub use digest::DigestError;
 pub use error::{DirectoryError, DirectoryProblem, Error, HttpFailure, ProofError, Rejection};
-pub use keys::{read_jwk_file, Jwk, KeyFileError, KeyPair};
+pub use keys::{read_jwk_file, Jwk, KeyFile, KeyFileError, KeyPair};
 pub use sign::{sign_request, sign_reqwest, AgentForm, SignConfig};
 pub use verify::{
     agent_identifier, named_agents, summarise, verify, verify_each, verify_request, KeyLookup,

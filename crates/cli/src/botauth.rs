@@ -10,7 +10,7 @@ use mannerly_botauth::directory::signed_directory;
 use mannerly_botauth::fcrdns::{verify_ip, HickoryDns, IpRanges, IpVerdict};
 use mannerly_botauth::UnixMillis;
 use mannerly_botauth::{
-    sign_request, summarise, verify_each, AgentForm, Jwk, KeyPair, Message, Outcome, SignConfig,
+    sign_request, summarise, verify_each, AgentForm, KeyPair, Message, Outcome, SignConfig,
     StaticKeys, Verdict, VerifyConfig,
 };
 
@@ -20,16 +20,8 @@ fn now() -> UnixMillis {
 
 /// Reads a private key: PKCS#8 PEM or a JWK with `d`.
 fn load_key(path: &str) -> Result<KeyPair> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read key file '{path}'"))?;
-    let key = if text.trim_start().starts_with('{') {
-        let jwk: Jwk =
-            serde_json::from_str(&text).with_context(|| format!("'{path}' is not a JWK"))?;
-        KeyPair::from_jwk(&jwk)
-    } else {
-        KeyPair::from_pkcs8_pem(&text)
-    };
-    key.with_context(|| format!("'{path}' holds no usable Ed25519 private key"))
+    let path = std::path::Path::new(path);
+    Ok(mannerly_botauth::KeyFile::read(path)?.into_private(path)?)
 }
 
 #[derive(clap::Subcommand)]

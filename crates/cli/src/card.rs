@@ -145,20 +145,7 @@ pub fn card(cmd: CardCommand) -> Result<u8> {
 
 /// A public JWK from a file holding a JWK or a private key.
 fn public_key(path: &str) -> Result<Jwk> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read '{path}'"))?;
-    if text.trim_start().starts_with('{') {
-        let jwk: Jwk =
-            serde_json::from_str(&text).with_context(|| format!("'{path}' is not a JWK"))?;
-        return Ok(match jwk.d {
-            Some(_) => mannerly_botauth::KeyPair::from_jwk(&jwk)
-                .with_context(|| format!("'{path}'"))?
-                .public_jwk(),
-            None => jwk,
-        });
-    }
-    let pair = mannerly_botauth::KeyPair::from_pkcs8_pem(&text)
-        .with_context(|| format!("'{path}' holds no JWK and no PKCS#8 Ed25519 key"))?;
-    Ok(pair.public_jwk())
+    Ok(mannerly_botauth::KeyFile::read(std::path::Path::new(path))?.public_jwk())
 }
 
 fn new(a: NewArgs) -> Result<u8> {
