@@ -54,7 +54,7 @@ impl Tail {
 
     /// The complete lines written since the last call, across a rotation
     /// (at most [`CHUNK`] bytes of a backlog a call; a line over
-    /// [`crate::MAX_LINE`](crate::MAX_LINE) is dropped whole).
+    /// [`MAX_LINE`](crate::MAX_LINE) is dropped whole).
     pub fn new_lines(&mut self) -> Vec<String> {
         // Copied and truncated: from its start again. Checked before
         // reading on, which would otherwise take the end of the new text
