@@ -354,22 +354,40 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let pair = KeyPair::from_seed([7; 32]);
         let public = dir.path().join("public.jwk.json");
-        std::fs::write(&public, serde_json::to_string(&pair.public_jwk()).expect("json"))
-            .expect("write");
+        std::fs::write(
+            &public,
+            serde_json::to_string(&pair.public_jwk()).expect("json"),
+        )
+        .expect("write");
         let file = KeyFile::read(&public).expect("reads");
-        assert_eq!(file.public_jwk().thumbprint(), pair.public_jwk().thumbprint());
+        assert_eq!(
+            file.public_jwk().thumbprint(),
+            pair.public_jwk().thumbprint()
+        );
         assert!(matches!(
             file.into_private(&public),
-            Err(KeyFileError::NoKey { source: Error::NoPrivateKey, .. })
+            Err(KeyFileError::NoKey {
+                source: Error::NoPrivateKey,
+                ..
+            })
         ));
         assert_eq!(read_jwk_file(&public).expect("one JWK").len(), 1);
         let pem = dir.path().join("private.pem");
         std::fs::write(&pem, "-----BEGIN PRIVATE KEY-----\nnot base64\n").expect("write");
-        assert!(matches!(KeyFile::read(&pem), Err(KeyFileError::NoKey { .. })));
+        assert!(matches!(
+            KeyFile::read(&pem),
+            Err(KeyFileError::NoKey { .. })
+        ));
         let junk = dir.path().join("junk.json");
         std::fs::write(&junk, "{\"keys\": 7}").expect("write");
-        assert!(matches!(read_jwk_file(&junk), Err(KeyFileError::NotKeys { .. })));
+        assert!(matches!(
+            read_jwk_file(&junk),
+            Err(KeyFileError::NotKeys { .. })
+        ));
         let missing = dir.path().join("missing.json");
-        assert!(matches!(read_jwk_file(&missing), Err(KeyFileError::Read { .. })));
+        assert!(matches!(
+            read_jwk_file(&missing),
+            Err(KeyFileError::Read { .. })
+        ));
     }
 }
