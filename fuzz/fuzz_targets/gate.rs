@@ -14,7 +14,7 @@ use mannerly_audit::{Catalogue, Checked, Identity as Checks};
 use mannerly_botauth::fcrdns::IpRanges;
 use mannerly_botauth::{verify_request, KeyPair, Outcome, StaticKeys, UnixMillis, VerifyConfig};
 use mannerly_gate::forwarded::Original;
-use mannerly_gate::{Asked, Gate, Identity, Policy, Verdict};
+use mannerly_gate::{Asked, Gate, Policy, Verdict, Visitor};
 
 fuzz_target!(|data: &[u8]| {
     let split = data.iter().position(|b| *b == 0).unwrap_or(data.len());
@@ -51,7 +51,7 @@ fuzz_target!(|data: &[u8]| {
             Outcome::Invalid { .. } => Some(Checks::Spoofed),
             _ => None,
         };
-        let id = Identity::of(
+        let id = Visitor::of(
             Catalogue::builtin().classify(ua),
             Checked {
                 signature,
