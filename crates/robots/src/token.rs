@@ -8,8 +8,9 @@
 /// Words are split at spaces, `;`, `(`, `)`, `,` and `+`, each cut at its
 /// `/`. `Mozilla`, `compatible` and URLs are passed over; the first word
 /// that says it is a crawler (`bot`, `crawl`, `spider`, `slurp`, `fetch`,
-/// `scrap`) is the token, else the first word left. The token keeps ASCII
-/// letters, digits, `-`, `_` and `.`, at most 64 of them.
+/// `scrap`) is the token, else the first word left. The token is the
+/// word's leading run of ASCII letters, digits, `-`, `_` and `.`, at most
+/// 64 of them.
 ///
 /// ```
 /// use mannerly_robots::product_token;
@@ -41,9 +42,12 @@ pub fn product_token(user_agent: &str) -> Option<String> {
     first.map(clean).filter(|t| !t.is_empty())
 }
 
+/// The name's leading run of token characters: a character outside them
+/// ends the token (`UnicödeBöt` is `Unic`, as Google's matcher reads a
+/// User-agent line), never dropped from its middle.
 fn clean(name: &str) -> String {
     name.chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         .take(64)
         .collect()
 }
@@ -66,6 +70,7 @@ mod tests {
         assert_eq!(t("Googlebot-Image/1.0").as_deref(), Some("Googlebot-Image"));
         assert_eq!(t("curl/8.5.0").as_deref(), Some("curl"));
         assert_eq!(t("Mozilla/5.0 (compatible)"), None);
+        assert_eq!(t("UnicödeBöt").as_deref(), Some("Unic"));
         assert_eq!(t(""), None);
     }
 }
