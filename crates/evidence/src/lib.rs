@@ -71,5 +71,5 @@ pub use log::{read_checkpoints, read_writer, EvidenceLog, Files, Writer, CHECKPO
 pub use record::{
     seconds, Decision, Delay, DelaySource, Kind, Record, RobotsState, RobotsUsed, VERSION,
 };
-pub use refusal::{Edge, Refusal};
+pub use refusal::{Edge, Refusal, SignatureProblem};
 pub use verify::{verify, Verified};

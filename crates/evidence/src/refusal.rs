@@ -228,14 +228,14 @@ pub enum Refusal {
         seq: u64,
     },
     /// A checkpoint's signature does not hold.
-    #[error("chain {chain}, checkpoint of {time}: {why}")]
+    #[error("chain {chain}, checkpoint of {time}: {problem}")]
     Signature {
         /// The chain.
         chain: String,
         /// The checkpoint's time.
         time: String,
         /// What is wrong.
-        why: String,
+        problem: SignatureProblem,
     },
     /// A signed checkpoint, and no key to check it with.
     #[error("chain {chain}, checkpoint of {time}: signed, but the bundle gives no key for it")]
@@ -275,4 +275,49 @@ pub enum Refusal {
         /// The checkpoints' key, `None` when unsigned.
         checkpoints: Option<String>,
     },
+}
+
+/// Why a checkpoint's signature does not hold.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SignatureProblem {
+    /// Signed by another key.
+    #[error("signed by key {signed_by}, not by {expected}")]
+    OtherKey {
+        /// The thumbprint it names.
+        signed_by: String,
+        /// The thumbprint of the key it was checked with.
+        expected: String,
+    },
+    /// The signature is not 64 bytes of base64url.
+    #[error("the signature is not 64 bytes of base64url")]
+    Malformed,
+    /// The signature does not verify.
+    #[error("the signature does not verify")]
+    Invalid,
+    /// The key is not a usable Ed25519 key.
+    #[error("not an Ed25519 key: {0}")]
+    Key(crate::KeyProblem),
+    /// Anything else the check said.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl From<crate::EvidenceError> for SignatureProblem {
+    fn from(e: crate::EvidenceError) -> SignatureProblem {
+        use crate::EvidenceError as E;
+        match e {
+            E::OtherKey {
+                signed_by,
+                expected,
+            } => SignatureProblem::OtherKey {
+                signed_by,
+                expected,
+            },
+            E::SignatureMalformed => SignatureProblem::Malformed,
+            E::SignatureInvalid => SignatureProblem::Invalid,
+            E::NotEd25519(k) => SignatureProblem::Key(k),
+            other => SignatureProblem::Other(other.to_string()),
+        }
+    }
 }

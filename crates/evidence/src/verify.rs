@@ -291,7 +291,7 @@ fn check_checkpoints(
                 c.verify(k).map_err(|e| Refusal::Signature {
                     chain,
                     time,
-                    why: e.to_string(),
+                    problem: e.into(),
                 })?;
                 keyid = Some(k.thumbprint());
             }

@@ -8,7 +8,7 @@ use base64::Engine;
 use ed25519_dalek::{Signer as _, SigningKey};
 use mannerly_evidence::{
     export, verify, Bundle, Delay, DelaySource, EvidenceError, EvidenceLog, Kind, PublicKey,
-    Record, Refusal, Signer, Window,
+    Record, Refusal, SignatureProblem, Signer, Window,
 };
 use mannerly_time::UnixMillis;
 use proptest::prelude::*;
@@ -283,8 +283,11 @@ proptest! {
             w.key = Some(thief.public_key());
         }
         let with_key = verify(&bundle, Some(&key)).expect_err("another key");
-        prop_assert!(matches!(&with_key, Refusal::Signature { .. }), "{}", with_key);
-        prop_assert!(with_key.to_string().contains("not by"), "{}", with_key);
+        prop_assert!(
+            matches!(&with_key, Refusal::Signature { problem: SignatureProblem::OtherKey { .. }, .. }),
+            "{}",
+            with_key
+        );
         // Without the key asked for, the records' own keyid gives it away.
         let alone = verify(&bundle, None).expect_err("another key");
         prop_assert!(matches!(&alone, Refusal::OtherKey { .. }), "{}", alone);
