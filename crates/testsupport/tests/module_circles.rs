@@ -38,8 +38,6 @@ struct Binding {
     module: ModPath,
     name: String,
     target: ModPath,
-    /// Visible outside the module (`pub`, `pub(crate)`, ...).
-    public: bool,
 }
 
 /// One crate's modules, the file of each, and every `use` binding.
@@ -165,7 +163,6 @@ impl FileVisitor<'_> {
             module: self.module.clone(),
             name,
             target,
-            public,
         });
     }
 }
@@ -316,7 +313,6 @@ impl Crate {
                 {
                     let mut next = b.target.clone();
                     next.extend(path[n + 1..].iter().cloned());
-                    let _ = b.public;
                     return self.resolve(&next, depth + 1);
                 }
             }
