@@ -21,14 +21,56 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SHARED = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "../../../shared")
 OUT = os.path.join(HERE, "../../crates/audit/data/bots.json")
 TOKEN = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{2,}$")
+# A client's name of several words, as its User-Agent writes it
+# ("Tiny Tiny RSS/21.0", "Better Uptime Bot ...").
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*( [A-Za-z0-9][A-Za-z0-9_.-]*){1,4}$")
+
+# Words that name no client: a catalogue entry of one of them would name a
+# Sogou spider `Spider` or Better Uptime `Uptime`.
+GENERIC = {
+    "agent", "app", "archive", "bot", "check", "checker", "chef", "client", "crawl", "crawler",
+    "feed", "fetcher", "http", "link", "linux", "monitor", "mozilla", "msie", "preview",
+    "reader", "robot", "rss", "scanner", "scraper", "search", "spider", "tiny", "tool",
+    "uptime", "web", "windows", "x11",
+}
+
+# Operators a catalogue gets wrong (arcjet's Alexa entry matches `exabot`
+# inside `Alexabot`).
+OPERATOR_FIXES = {"exabot": "Exalead", "exabot-images": "Exalead"}
+
+# What an operator documents its crawlers do not read: directive -> where
+# it says so.
+GOOGLE_ROBOTS_SPEC = "https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt"
+
+
+def ignores(e):
+    """The robots.txt directives the entry's operator documents it ignores."""
+    if (e["operator"] or "") == "Google":
+        return {"crawl-delay": GOOGLE_ROBOTS_SPEC}
+    return {}
+
+
+def operator_of_id(bot_id, token):
+    """arcjet's id names its operator in lower case (`uptimerobot-...`):
+    written as the token writes it when the token holds it."""
+    word = bot_id.split("-")[0]
+    at = token.lower().find(word)
+    return token[at:at + len(word)] if at >= 0 else word.capitalize()
 
 
 def literal(pattern):
-    """The plain token a User-Agent regex looks for, or None."""
+    """The plain token (or name of a few words) a User-Agent regex looks
+    for, or None."""
     p = pattern.replace("\\/", "/").replace("\\.", ".").replace("\\-", "-")
     p = re.sub(r"\(\[\^-\]\|\$\)$", "", p)  # AdsBot-Google([^-]|$)
-    p = p.rstrip("/").lstrip("^")
-    return p if TOKEN.match(p) else None
+    p = p.rstrip("/ ").lstrip("^")
+    if p.lower() in GENERIC:
+        return None
+    if TOKEN.match(p):
+        return p
+    if NAME.match(p) and any(w.lower() not in GENERIC for w in p.split()):
+        return p
+    return None
 
 
 def domain(mask):
@@ -108,7 +150,7 @@ def main():
     for name, svc in ipverse.items():
         for glob in svc["user_agent_patterns"]:
             token = glob.strip("*")
-            if not TOKEN.match(token):
+            if not TOKEN.match(token) or token.lower() in GENERIC:
                 continue
             e = entry(token)
             e["operator"] = e["operator"] or OPERATORS.get(name, name)
@@ -127,7 +169,7 @@ def main():
                 continue
             e = entry(token)
             e["category"] = e["category"] or (bot.get("categories") or [None])[-1]
-            e["operator"] = e["operator"] or bot["id"].split("-")[0].capitalize()
+            e["operator"] = e["operator"] or operator_of_id(bot["id"], token)
             for v in bot.get("verification", []):
                 if v["type"] == "dns":
                     for m in v["masks"]:
@@ -141,7 +183,7 @@ def main():
 
     ai = json.load(open(os.path.join(SHARED, "bots/ai-robots-txt_robots.json")))
     for token, info in ai.items():
-        if not TOKEN.match(token):
+        if not TOKEN.match(token) or token.lower() in GENERIC:
             continue
         e = entry(token)
         e["operator"] = operator_text(info.get("operator")) or e["operator"]
@@ -168,6 +210,8 @@ def main():
         source = USER_TRIGGERED.get(e["token"])
         e["kind"] = "user-triggered" if source else "crawler"
         e["kind_source"] = source
+        e["operator"] = OPERATOR_FIXES.get(e["token"].lower(), e["operator"])
+        e["ignores"] = ignores(e)
     missing = sorted(set(USER_TRIGGERED) - {e["token"] for e in bots.values()})
     if missing:
         sys.exit(f"user-triggered fetchers not in the catalogue: {missing}")

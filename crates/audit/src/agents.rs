@@ -30,15 +30,60 @@ pub struct Known {
     pub rdns: Vec<String>,
     /// IP-range files its operator publishes (Google's `prefixes` format).
     pub ranges: Vec<String>,
+    /// robots.txt directives its operator documents it does not read
+    /// (lower-case, e.g. `crawl-delay`), each with where it says so.
+    #[serde(default)]
+    pub ignores: std::collections::BTreeMap<String, String>,
 }
 
-/// The kind of a bot by its token and catalogue entry: an HTTP library
-/// or tool by name, else what the catalogue says, else a crawler.
+/// The kind of a client by its name, its User-Agent (lower-case) and its
+/// catalogue entry: an HTTP library or tool by name; else what the
+/// catalogue says (a user-triggered fetcher, or its category: monitor,
+/// feed reader, link preview); else the User-Agent's words; else a
+/// crawler.
 pub fn kind_of(token: &str, known: Option<&Known>) -> BotKind {
+    kind_with(token, "", known)
+}
+
+fn kind_with(token: &str, lower_ua: &str, known: Option<&Known>) -> BotKind {
+    if token == "-" {
+        return BotKind::Anonymous;
+    }
     if is_client_library(token) {
         return BotKind::ClientLibrary;
     }
-    known.map_or(BotKind::Crawler, |k| k.kind)
+    if let Some(k) = known {
+        if k.kind != BotKind::Crawler {
+            return k.kind;
+        }
+        let by_category = BotKind::of_category(k.category);
+        if by_category != BotKind::Crawler || !matches!(k.category, None | Some(Category::Other)) {
+            return by_category;
+        }
+    }
+    kind_by_words(lower_ua)
+}
+
+/// The kind a User-Agent's own words say (lower-case), for a client the
+/// catalogue does not place.
+fn kind_by_words(lower: &str) -> BotKind {
+    let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    if has(&["feed", "rss", "atom/", "subscriber", "podcast"]) {
+        BotKind::FeedReader
+    } else if has(&[
+        "uptime",
+        "monitor",
+        "pingdom",
+        "statuscake",
+        "healthcheck",
+        "synthetics",
+    ]) {
+        BotKind::Monitor
+    } else if has(&["preview", "linkexpand", "unfurl", "embed"]) {
+        BotKind::LinkPreview
+    } else {
+        BotKind::Crawler
+    }
 }
 
 impl Known {
@@ -56,10 +101,13 @@ pub enum Agent {
     /// A bot, with its product token and, when the catalogue knows it,
     /// its entry.
     Bot {
-        /// The product token.
+        /// Its name: the product token, or the catalogue's name (`-`
+        /// when the User-Agent names nothing).
         token: String,
         /// Its index in the catalogue.
         known: Option<usize>,
+        /// What sort of client it is.
+        kind: BotKind,
     },
 }
 
@@ -232,36 +280,76 @@ impl Catalogue {
         self.entries.is_empty()
     }
 
-    /// What a User-Agent is.
+    /// What a User-Agent is: a browser, or a client with its name, its
+    /// catalogue entry and its kind.
     pub fn classify(&self, user_agent: &str) -> Agent {
-        if let Some(m) = self.known_in(user_agent) {
+        let lower = user_agent.to_ascii_lowercase();
+        if let Some((m, start, end)) = self.known_in(user_agent) {
+            let known = &self.entries[m];
+            // The client's own spelling of the catalogue's name, unless it
+            // is only in a URL (`www.feedspot.com`): then the name it gives.
+            let token = if in_url(&user_agent[..start]) {
+                client_name(user_agent)
+            } else {
+                extended(&user_agent[start..end], &user_agent[end..])
+            };
             return Agent::Bot {
-                token: self.entries[m].token.clone(),
+                kind: kind_with(&token, &lower, Some(known)),
+                token,
                 known: Some(m),
             };
         }
-        let lower = user_agent.to_ascii_lowercase();
-        if !says_automated(&lower)
+        let trimmed = user_agent.trim();
+        if !trimmed.is_empty()
+            && trimmed != "-"
+            && !says_automated(&lower)
             && (BROWSER_MARKS.iter().any(|m| lower.contains(m)) || looks_like_app(&lower))
         {
             return Agent::Browser;
         }
+        let token = client_name(user_agent);
         Agent::Bot {
-            token: product_token(user_agent),
+            kind: kind_with(&token, &lower, None),
+            token,
             known: None,
         }
     }
 
-    /// The longest catalogue token in the User-Agent, on word boundaries.
-    fn known_in(&self, ua: &str) -> Option<usize> {
+    /// The longest catalogue name in the User-Agent, on word boundaries,
+    /// and not a compatibility it claims (`like Googlebot`).
+    fn known_in(&self, ua: &str) -> Option<(usize, usize, usize)> {
         let b = ua.as_bytes();
         self.matcher
             .find_iter(ua)
             .filter(|m| m.start() == 0 || !b[m.start() - 1].is_ascii_alphanumeric())
             .filter(|m| m.end() == b.len() || !b[m.end()].is_ascii_alphabetic())
-            .max_by_key(|m| m.end() - m.start())
-            .map(|m| m.pattern().as_usize())
+            .filter(|m| !ua[..m.start()].to_ascii_lowercase().ends_with("like "))
+            // The longest; of equals, the first (a name before its URL).
+            .max_by_key(|m| (m.end() - m.start(), std::cmp::Reverse(m.start())))
+            .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
     }
+}
+
+/// Whether what comes before a match, back to the word's start, makes it
+/// part of a URL or an address.
+fn in_url(before: &str) -> bool {
+    let word = before.rsplit([' ', '(', ';', '+']).next().unwrap_or(before);
+    word.contains("://") || word.contains('@') || word.to_ascii_lowercase().starts_with("www.")
+}
+
+/// A catalogue name as the User-Agent extends it (`Slackbot` in
+/// `Slackbot-LinkExpanding`): the client's own token, which its robots.txt
+/// group is matched by.
+fn extended(name: &str, rest: &str) -> String {
+    if !rest.starts_with(['-', '_']) {
+        return name.to_owned();
+    }
+    let more: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .take(64)
+        .collect();
+    format!("{name}{}", more.trim_end_matches(['-', '_', '.']))
 }
 
 /// A phone or desktop app naming its platform (`App/1 CFNetwork/808.3
@@ -282,9 +370,59 @@ fn looks_like_app(lower: &str) -> bool {
 }
 
 /// The product token a User-Agent names ([`mannerly_robots::product_token`]),
-/// or `-` when it names none: the audit's name for a client.
+/// or `-` when it names none.
 pub fn product_token(user_agent: &str) -> String {
     mannerly_robots::product_token(user_agent).unwrap_or_else(|| "-".to_owned())
+}
+
+/// The audit's name for a client the catalogue does not know: the name
+/// of several words it opens with (`Tiny Tiny RSS/21.0`, `Better Uptime
+/// Bot Mozilla/5.0 …`), else its product token, else the host of a URL it
+/// holds, else `-` (it names nothing).
+pub fn client_name(user_agent: &str) -> String {
+    if let Some(name) = leading_name(user_agent) {
+        return name;
+    }
+    if let Some(token) = mannerly_robots::product_token(user_agent) {
+        return token;
+    }
+    url_host(user_agent).unwrap_or_else(|| "-".to_owned())
+}
+
+/// The words a User-Agent opens with, up to its first product
+/// (`Name/version`), when they are two to five plain words and not a
+/// platform's.
+fn leading_name(user_agent: &str) -> Option<String> {
+    let mut words = Vec::new();
+    for word in user_agent.split(' ').take(6) {
+        let (name, product) = match word.split_once('/') {
+            Some((n, _)) => (n, true),
+            None => (word, false),
+        };
+        let plain = name.starts_with(|c: char| c.is_ascii_alphabetic())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+        if !plain || name.eq_ignore_ascii_case("mozilla") {
+            break;
+        }
+        words.push(name);
+        if product {
+            break;
+        }
+    }
+    (words.len() >= 2 && words.len() <= 5).then(|| words.join(" "))
+}
+
+/// The host of the first URL in a User-Agent, without `www.`.
+fn url_host(user_agent: &str) -> Option<String> {
+    let at = user_agent.find("://")? + 3;
+    let host: String = user_agent[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
+        .collect();
+    let host = host.strip_prefix("www.").unwrap_or(&host);
+    host.contains('.').then(|| host.to_ascii_lowercase())
 }
 
 #[cfg(test)]

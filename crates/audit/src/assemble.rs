@@ -2,7 +2,6 @@
 //! hosts, timelines on one axis, and the suspects.
 
 use crate::engine::Auditor;
-use crate::kinds::BotKind;
 use crate::report::{BotReport, HostReport, Identity, Report, RobotsSource, Timeline};
 use crate::stamp::rfc3339;
 
@@ -60,6 +59,11 @@ fn report(mut a: Auditor<'_>) -> Report {
             })
             .collect(),
         span: a.span.map(|(x, y)| (rfc3339(x), rfc3339(y))),
+        coverage: a
+            .holes
+            .as_ref()
+            .zip(a.span)
+            .map(|(h, (x, y))| h.coverage(y - x)),
         bots,
         suspects,
         browser_requests: a.browser_requests,
@@ -96,9 +100,9 @@ fn bot(a: &Auditor<'_>, g: &crate::engine::Group) -> BotReport {
     let kind = a.token_kinds[g.token as usize];
     let mut counts = Auditor::totals(g);
     let mut timeline = g.timeline.clone();
-    if kind == BotKind::UserTriggered {
-        // Its operator states that robots.txt does not govern it: what it
-        // did is told, but it breaks no rule.
+    if !a.judges(kind) {
+        // robots.txt does not govern it (a person asked, or it is anyone's
+        // tool): what it did is told, but it breaks no rule.
         counts = counts.without_violations();
         for h in &mut hosts {
             h.counts = h.counts.without_violations();
@@ -124,6 +128,11 @@ fn bot(a: &Auditor<'_>, g: &crate::engine::Group) -> BotReport {
         timeline,
         evidence: None,
         gate: g.gate,
+        ignores: known
+            .filter(|_| !a.options.strict)
+            .map(|k| k.ignores.clone())
+            .unwrap_or_default(),
+        verifiable: known.is_some_and(crate::agents::Known::verifiable),
     }
 }
 
@@ -159,6 +168,8 @@ fn attach_evidence(a: &mut Auditor<'_>, bots: &mut Vec<BotReport>) {
                 timeline: Timeline::default(),
                 evidence: Some(found),
                 gate: None,
+                ignores: Default::default(),
+                verifiable: false,
             }),
         }
     }

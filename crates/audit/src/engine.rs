@@ -19,10 +19,11 @@ use mannerly_robots::AgentRules;
 
 use crate::agents::{Agent, Catalogue, Known};
 use crate::book::{RobotsBook, VersionId};
+use crate::coverage::Holes;
 use crate::evidence::{BotEvidence, BotEvidenceInput, Logged, Tolerance};
 use crate::kinds::BotKind;
 use crate::order::{Reorder, Timed};
-use crate::pace::{Pace, Step};
+use crate::pace::{LogState, Pace, Step};
 use crate::proposed::WhatIf;
 use crate::report::GateAction;
 use crate::report::{Counts, Example, Finding, Identity, Timeline, Violation, MAX_EXAMPLES};
@@ -48,6 +49,11 @@ pub struct Options {
     /// logs' first 24 hours are not blamed for a read the logs may have
     /// missed.
     pub from_start: bool,
+    /// Judges every client as a crawler, by every directive as written:
+    /// feed readers, link previews, monitors, HTTP tools and anonymous
+    /// clients too, and a Crawl-delay its operator documents a crawler
+    /// ignores (default off: only crawlers, by what they are known to read).
+    pub strict: bool,
 }
 
 impl Default for Options {
@@ -58,6 +64,7 @@ impl Default for Options {
             slack: Duration::ZERO,
             window: Duration::from_secs(300),
             from_start: false,
+            strict: false,
         }
     }
 }
@@ -186,6 +193,14 @@ pub struct Auditor<'r> {
     group_ids: FxMap<(u32, Identity, Option<IpAddr>), u32>,
     /// Each token's kind, by token number.
     pub(crate) token_kinds: Vec<BotKind>,
+    /// Each token's operator (by operator number), when known.
+    token_operators: Vec<Option<u32>>,
+    operator_ids: FxMap<String, u32>,
+    /// The latest robots.txt read of a host by a verified crawler of an
+    /// operator: (operator, host) -> when.
+    operator_reads: FxMap<(u32, u32), i64>,
+    /// The log's holes, found as its requests are taken in time order.
+    pub(crate) holes: Option<Holes>,
     pub(crate) hosts: Vec<String>,
     host_ids: FxMap<String, u32>,
     compiled: FxMap<(VersionId, u32), Compiled<'r>>,
@@ -199,8 +214,6 @@ pub struct Auditor<'r> {
     pub(crate) late: u64,
     pub(crate) browser_requests: u64,
     pub(crate) span: Option<(i64, i64)>,
-    /// Before this instant a missing robots.txt read is not judged.
-    unknown_until: Option<i64>,
     /// Crawlers' evidence, with their logged requests gathered.
     pub(crate) evidence: Vec<BotEvidence>,
     /// Which evidence a token's requests go to (by token number).
@@ -232,6 +245,10 @@ impl<'r> Auditor<'r> {
             groups: Vec::new(),
             group_ids: FxMap::default(),
             token_kinds: Vec::new(),
+            token_operators: Vec::new(),
+            operator_ids: FxMap::default(),
+            operator_reads: FxMap::default(),
+            holes: None,
             hosts: Vec::new(),
             host_ids: FxMap::default(),
             compiled: FxMap::default(),
@@ -245,7 +262,6 @@ impl<'r> Auditor<'r> {
             late: 0,
             browser_requests: 0,
             span: None,
-            unknown_until: None,
             evidence: Vec::new(),
             evidence_slots: FxMap::default(),
             tolerance: Tolerance {
@@ -276,15 +292,20 @@ impl<'r> Auditor<'r> {
         self
     }
 
-    /// Keeps a bot's logged request when it has evidence to check.
-    fn note_evidence(&mut self, token: u32, entry: &Entry<'_>) {
+    /// Which evidence a token's requests go to, if any.
+    fn evidence_slot(&mut self, token: u32) -> Option<usize> {
         if self.evidence.is_empty() {
-            return;
+            return None;
         }
-        let slot = *self.evidence_slots.entry(token).or_insert_with(|| {
+        *self.evidence_slots.entry(token).or_insert_with(|| {
             let name = self.tokens[token as usize].0.to_ascii_lowercase();
             self.evidence.iter().position(|e| e.token == name)
-        });
+        })
+    }
+
+    /// Keeps a bot's logged request when it has evidence to check.
+    fn note_evidence(&mut self, token: u32, entry: &Entry<'_>) {
+        let slot = self.evidence_slot(token);
         if let Some(e) = slot.and_then(|i| self.evidence.get_mut(i)) {
             e.logged.push(Logged {
                 millis: entry.stamp.millis,
@@ -350,7 +371,7 @@ impl<'r> Auditor<'r> {
         }
         let kind = match self.catalogue.classify(user_agent) {
             Agent::Browser => Kind::Browser,
-            Agent::Bot { token, known } => Kind::Bot(self.token_id(token, known)),
+            Agent::Bot { token, known, kind } => Kind::Bot(self.token_id(token, known, kind)),
         };
         let id = self.user_agents.len() as u32;
         self.user_agents.push(user_agent.into());
@@ -358,14 +379,21 @@ impl<'r> Auditor<'r> {
         (kind, id)
     }
 
-    fn token_id(&mut self, token: String, known: Option<usize>) -> u32 {
+    fn token_id(&mut self, token: String, known: Option<usize>, kind: BotKind) -> u32 {
         let key = token.to_ascii_lowercase();
         if let Some(id) = self.token_ids.get(&key) {
             return *id;
         }
         let id = self.tokens.len() as u32;
-        let entry = known.and_then(|k| self.catalogue.get(k));
-        self.token_kinds.push(crate::agents::kind_of(&token, entry));
+        let operator = known
+            .and_then(|k| self.catalogue.get(k))
+            .and_then(|k| k.operator.clone())
+            .map(|o| {
+                let next = self.operator_ids.len() as u32;
+                *self.operator_ids.entry(o).or_insert(next)
+            });
+        self.token_operators.push(operator);
+        self.token_kinds.push(kind);
         self.tokens.push((token, known));
         self.token_ids.insert(key, id);
         id
@@ -382,9 +410,8 @@ impl<'r> Auditor<'r> {
         id
     }
 
-    /// The group of a token's requests with one identity (and, for an
-    /// HTTP library or tool, from one address: anyone's tool is not one
-    /// crawler).
+    /// The group of a token's requests with one identity (and, for a
+    /// name that is not one crawler's, from one address).
     fn group_id(&mut self, token: u32, identity: Identity, address: Option<IpAddr>) -> u32 {
         if let Some(id) = self.group_ids.get(&(token, identity, address)) {
             return *id;
@@ -405,6 +432,23 @@ impl<'r> Auditor<'r> {
         });
         self.group_ids.insert((token, identity, address), id);
         id
+    }
+
+    /// Whether a name's requests are judged per address: anonymous
+    /// clients and HTTP tools (anyone's), clients the catalogue does not
+    /// know and crawling software anyone runs (nothing says two addresses
+    /// are one crawler), and requests that failed their crawler's check
+    /// (each spoofer is its own). A crawler that keeps evidence is one,
+    /// whatever its addresses: its records say which requests are its.
+    fn per_address(&self, token: u32, known: Option<&Known>, identity: Identity) -> bool {
+        self.token_kinds[token as usize].per_address()
+            || identity == Identity::Spoofed
+            || known.is_none_or(|k| k.category == Some(crate::kinds::Category::CrawlerSoftware))
+    }
+
+    /// Whether a kind's requests are judged (crawlers, or all when strict).
+    pub(crate) fn judges(&self, kind: BotKind) -> bool {
+        self.options.strict || kind.judged()
     }
 
     /// The Retry-After window a 429 or 503 opened, as an instant.
@@ -430,14 +474,15 @@ impl<'r> Auditor<'r> {
         } else {
             Identity::Unverified
         };
-        let address = match self.token_kinds[token as usize] {
-            BotKind::ClientLibrary => entry.client.filter(|ip| {
-                // Past the bound, a tool's other addresses share one group.
-                self.group_ids
-                    .contains_key(&(token, Identity::Unverified, Some(*ip)))
+        let one_crawler = self.evidence_slot(token).is_some();
+        let address = if !one_crawler && self.per_address(token, known, identity) {
+            entry.client.filter(|ip| {
+                // Past the bound, a name's other addresses share one group.
+                self.group_ids.contains_key(&(token, identity, Some(*ip)))
                     || self.groups.len() < MAX_GROUPS
-            }),
-            _ => None,
+            })
+        } else {
+            None
         };
         let group = self.group_id(token, identity, address);
         let at = entry.stamp.millis;
@@ -449,7 +494,7 @@ impl<'r> Auditor<'r> {
         let host = self.host_id(entry);
         self.note_evidence(token, entry);
         let robots = entry.target.split('?').next() == Some("/robots.txt");
-        let (delay_ms, disallowed) = self.judge_path(token, host, entry, robots);
+        let (delay, disallowed) = self.judge_path(token, host, entry, robots);
         let page =
             !robots && (entry.method.is_empty() || entry.method == "GET" || entry.method == "HEAD");
         if let (Some(w), true) = (&mut self.proposed, page) {
@@ -468,7 +513,8 @@ impl<'r> Auditor<'r> {
                 robots,
                 status: entry.status,
                 retry_until: self.retry_until(entry),
-                delay_ms,
+                delay_ms: delay.0,
+                ignored_delay_ms: delay.1,
             },
             tiebreak: tiebreak(entry),
             who: Who::Bot { group, host },
@@ -479,19 +525,25 @@ impl<'r> Auditor<'r> {
         }
     }
 
-    /// The Crawl-delay in force for the token, and the deciding line when
-    /// the path is disallowed.
+    /// The Crawl-delay in force for the token (judged, and one its
+    /// operator documents it ignores), and the deciding line when the
+    /// path is disallowed.
     fn judge_path(
         &mut self,
         token: u32,
         host: u32,
         entry: &Entry<'_>,
         robots: bool,
-    ) -> (u64, Option<Box<str>>) {
+    ) -> ((u64, u64), Option<Box<str>>) {
         let floor = self.options.min_gap.map_or(0, |d| d.as_millis() as u64);
+        let ignores_delay = !self.options.strict
+            && self.tokens[token as usize]
+                .1
+                .and_then(|k| self.catalogue.get(k))
+                .is_some_and(|k| k.ignores.contains_key("crawl-delay"));
         let book = self.book;
         let Some((vid, version)) = book.at(&self.hosts[host as usize], entry.stamp.millis) else {
-            return (floor, None);
+            return ((floor, 0), None);
         };
         let name = &self.tokens[token as usize].0;
         let compiled = self
@@ -504,7 +556,11 @@ impl<'r> Auditor<'r> {
                     .crawl_delay(name)
                     .map_or(0, |d| d.delay.as_millis() as u64),
             });
-        let delay = compiled.delay_ms.max(floor);
+        let delay = if ignores_delay {
+            (floor, compiled.delay_ms)
+        } else {
+            (compiled.delay_ms.max(floor), 0)
+        };
         if robots || !entry.method.is_empty() && entry.method != "GET" && entry.method != "HEAD" {
             return (delay, None);
         }
@@ -560,6 +616,7 @@ impl<'r> Auditor<'r> {
                 status: None,
                 retry_until: None,
                 delay_ms: 0,
+                ignored_delay_ms: 0,
             },
             tiebreak: tiebreak(entry),
             who: Who::Browser { client: id },
@@ -613,6 +670,12 @@ impl<'r> Auditor<'r> {
 
     fn process(&mut self, p: Pending) {
         let slack = self.options.slack.as_millis() as i64;
+        let from_start = self.options.from_start;
+        let holes = self
+            .holes
+            .get_or_insert_with(|| Holes::new(if from_start { i64::MIN } else { p.step.millis }));
+        holes.step(p.step.millis);
+        let whole_since = holes.whole_since;
         let (group, host) = match p.who {
             Who::Browser { client } => {
                 if let Some((_, c)) = self.clients.get_mut(client as usize) {
@@ -622,17 +685,20 @@ impl<'r> Auditor<'r> {
             }
             Who::Bot { group, host } => (group, host),
         };
-        let from_start = self.options.from_start;
-        let unknown_until = *self.unknown_until.get_or_insert_with(|| {
-            if from_start {
-                i64::MIN
-            } else {
-                p.step.millis.saturating_add(crate::pace::ROBOTS_CACHE_MS)
-            }
-        });
         let g = &mut self.groups[group as usize];
+        let operator = (g.identity == Identity::Verified)
+            .then(|| self.token_operators[g.token as usize])
+            .flatten();
+        let log = LogState {
+            slack_ms: slack,
+            whole_since,
+            shared_read: operator.and_then(|o| self.operator_reads.get(&(o, host)).copied()),
+        };
+        if let (Some(o), true) = (operator, p.step.robots) {
+            self.operator_reads.insert((o, host), p.step.millis);
+        }
         let pace = g.hosts.entry(host).or_default();
-        let mut judged = pace.step(&p.step, slack, unknown_until);
+        let mut judged = pace.step(&p.step, &log);
         if p.disallowed.is_some() {
             judged.broke.insert(0, Violation::Disallowed);
             pace.counts.count(Violation::Disallowed);
@@ -645,8 +711,8 @@ impl<'r> Auditor<'r> {
             g.clients.insert(ip);
         }
         g.timeline.add(p.step.millis, judged.broke.len() as u64);
-        let streaming =
-            self.findings.is_some() && self.token_kinds[g.token as usize] != BotKind::UserTriggered;
+        let streaming = self.findings.is_some()
+            && (self.options.strict || self.token_kinds[g.token as usize].judged());
         for rule in judged.broke {
             let kept = g.examples.iter().filter(|e| e.rule == rule).count();
             if kept >= MAX_EXAMPLES && !streaming {

@@ -2,9 +2,12 @@
 //! access logs against the robots.txt in force at each request's time.
 //!
 //! An [`Auditor`] takes log entries (read by `mannerly-logs`), tells
-//! browsers from bots ([`Catalogue`]), groups bots by product token and
-//! identity ([`Identify`]: verified, spoofed, unverified), and judges each
-//! bot per host: paths its robots.txt group disallowed then
+//! browsers from bots ([`Catalogue`]) and each bot's kind ([`BotKind`]:
+//! crawlers, and the clients robots.txt does not govern: feed readers,
+//! link previews, monitors, user-triggered fetchers, HTTP tools, clients
+//! with no User-Agent), groups bots by name and identity ([`Identify`]:
+//! verified, spoofed, unverified; anyone's names and spoofers per
+//! address), and judges each crawler per host: paths its robots.txt group disallowed then
 //! ([`RobotsBook`] holds the versions by the instant each came into
 //! force), gaps shorter than its Crawl-delay, requests inside a
 //! Retry-After window, pages before robots.txt was read or while it was
@@ -20,6 +23,7 @@
 //! let log = [
 //!     r#"192.0.2.7 - - [01/Mar/2026:10:00:00 +0000] "GET /robots.txt HTTP/1.1" 200 60 "-" "ExampleBot/1.0""#,
 //!     r#"192.0.2.7 - - [01/Mar/2026:10:00:00 +0000] "GET /private/a HTTP/1.1" 200 512 "-" "ExampleBot/1.0""#,
+//!     r#"192.0.2.7 - - [01/Mar/2026:10:00:01 +0000] "GET /b HTTP/1.1" 200 512 "-" "ExampleBot/1.0""#,
 //! ];
 //! let mut parser = detect(&log).expect("combined");
 //! let options = Options { from_start: true, ..Options::default() };
@@ -47,6 +51,10 @@
 //!   the state is fixed in size (counts, a gap histogram, the last
 //!   minute's starts, a few examples); timelines widen their buckets
 //!   rather than grow.
+//! - **Only what the log can show.** Holes in a log (a sample, a gap
+//!   between rotated files) withhold the verdicts they could change, and
+//!   a crawler is not charged for a directive its operator documents it
+//!   ignores (Google and Crawl-delay) unless the audit is strict.
 //! - **Plain code.** Nothing here resolves names or fetches ranges: an
 //!   [`Identify`] given by the caller says whether a request is its bot's.
 
@@ -55,6 +63,7 @@
 mod agents;
 mod assemble;
 mod book;
+mod coverage;
 mod engine;
 mod evidence;
 mod identity;
@@ -74,6 +83,7 @@ mod timeline;
 
 pub use agents::{kind_of, product_token, Agent, Catalogue, CatalogueError, Known};
 pub use book::{HistoryError, RobotsBook, Version, VersionId};
+pub use coverage::Coverage;
 pub use engine::{Auditor, Identify, Options, Unchecked};
 pub use evidence::{
     group_bundles, BotEvidenceInput, BundleState, EvidenceExample, EvidenceFinding, EvidenceReport,

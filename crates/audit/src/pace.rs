@@ -17,6 +17,9 @@ pub(crate) struct Step {
     pub retry_until: Option<i64>,
     /// The Crawl-delay in force, in milliseconds (0: none).
     pub delay_ms: u64,
+    /// A Crawl-delay in force that the bot's operator documents it does
+    /// not read (0: none): gaps under it are counted, never charged.
+    pub ignored_delay_ms: u64,
 }
 
 /// How long a robots.txt read stays good (RFC 9309 §2.4: a crawler
@@ -42,6 +45,18 @@ pub(crate) struct Pace {
     gaps: Option<Box<[u64; BUCKETS]>>,
 }
 
+/// What the whole log says to one bot's step.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LogState {
+    /// Allowance on every gap and window.
+    pub slack_ms: i64,
+    /// Since when the log holds every request (see [`Pace::step`]).
+    pub whole_since: i64,
+    /// Another verified crawler of the same operator's latest robots.txt
+    /// read of the host.
+    pub shared_read: Option<i64>,
+}
+
 /// What judging a step found: the rules it broke and, for `too_soon`, the
 /// gap.
 pub(crate) struct Judged {
@@ -50,26 +65,36 @@ pub(crate) struct Judged {
 }
 
 impl Pace {
-    /// Judges the next request (in time order) and counts it; before
-    /// `unknown_until` a page without a robots.txt read in the log is not
-    /// judged (the read may have come before the log began).
-    pub(crate) fn step(&mut self, s: &Step, slack_ms: i64, unknown_until: i64) -> Judged {
+    /// Judges the next request (in time order) and counts it.
+    ///
+    /// `log.whole_since` is when the log became whole (it began, or its
+    /// latest hole ended): a gap or a Retry-After window that reaches back
+    /// past it is not judged, and a page is blamed for a missing
+    /// robots.txt read only when the log holds the whole 24 hours before
+    /// it. `log.shared_read` is the latest robots.txt read of the host by
+    /// another verified crawler of the same operator.
+    pub(crate) fn step(&mut self, s: &Step, log: &LogState) -> Judged {
         let mut broke = Vec::new();
         let mut gap_ms = None;
-        if let Some((last, last_precision)) = self.last {
+        let whole = |t: i64| t >= log.whole_since;
+        if let (Some((last, last_precision)), false) = (self.last, s.robots) {
             let gap = s.millis - last;
             gap_ms = Some(gap);
-            let tolerance = i64::from(s.precision_ms.max(last_precision)) + slack_ms;
-            if s.delay_ms > 0 && gap + tolerance <= s.delay_ms as i64 {
+            let tolerance = i64::from(s.precision_ms.max(last_precision)) + log.slack_ms;
+            if whole(last) && s.delay_ms > 0 && gap + tolerance <= s.delay_ms as i64 {
                 broke.push(Violation::TooSoon);
+            }
+            if s.ignored_delay_ms > 0 && gap + tolerance <= s.ignored_delay_ms as i64 {
+                self.counts.under_ignored_delay += 1;
             }
             self.gap(gap);
         }
         if let Some((from, from_precision, until)) = self.retry {
             // Certainly after the answer that asked for the wait, and
             // certainly before the wait was over.
-            let tolerance = i64::from(s.precision_ms.max(from_precision)) + slack_ms;
-            if s.millis - from >= i64::from(s.precision_ms.max(from_precision))
+            let tolerance = i64::from(s.precision_ms.max(from_precision)) + log.slack_ms;
+            if whole(from)
+                && s.millis - from >= i64::from(s.precision_ms.max(from_precision))
                 && s.millis + tolerance <= until
             {
                 broke.push(Violation::IgnoredRetryAfter);
@@ -77,11 +102,12 @@ impl Pace {
         }
         let read_lately = self
             .robots_read
+            .max(log.shared_read)
             .is_some_and(|t| s.millis - t <= ROBOTS_CACHE_MS);
         if s.robots {
             self.robots_read = Some(s.millis);
             self.robots_unavailable = matches!(s.status, Some(429 | 500..=599));
-        } else if !read_lately && s.millis >= unknown_until {
+        } else if !read_lately && whole(s.millis.saturating_sub(ROBOTS_CACHE_MS)) {
             broke.push(Violation::BeforeRobots);
         } else if self.robots_unavailable {
             broke.push(Violation::WhileRobotsUnavailable);
@@ -89,8 +115,10 @@ impl Pace {
         if let Some(until) = s.retry_until {
             self.retry = Some((s.millis, s.precision_ms, until));
         }
-        self.last = Some((s.millis, s.precision_ms));
-        self.delay_ms = s.delay_ms;
+        if !s.robots {
+            self.last = Some((s.millis, s.precision_ms));
+        }
+        self.delay_ms = s.delay_ms.max(s.ignored_delay_ms);
         self.peak(s.millis);
         self.counts.requests += 1;
         if s.robots {
@@ -150,40 +178,42 @@ mod tests {
             status: Some(200),
             retry_until: None,
             delay_ms,
+            ignored_delay_ms: 0,
         }
     }
+
+    const WHOLE: LogState = LogState {
+        slack_ms: 0,
+        whole_since: i64::MIN,
+        shared_read: None,
+    };
 
     #[test]
     fn gaps_and_robots() {
         let mut p = Pace::default();
         assert_eq!(
-            p.step(&step(0, false, 0), 0, i64::MIN).broke,
+            p.step(&step(0, false, 0), &WHOLE).broke,
             vec![Violation::BeforeRobots]
         );
-        assert!(p
-            .step(&step(2000, true, 1000), 0, i64::MIN)
-            .broke
-            .is_empty());
+        // A robots.txt read is never too soon, and a page's gap is
+        // measured from the page before it.
+        assert!(p.step(&step(2000, true, 1000), &WHOLE).broke.is_empty());
+        assert!(p.step(&step(2100, true, 1000), &WHOLE).broke.is_empty());
+        assert!(p.step(&step(2500, false, 1000), &WHOLE).broke.is_empty());
         assert_eq!(
-            p.step(&step(2500, false, 1000), 0, i64::MIN).broke,
+            p.step(&step(3000, false, 1000), &WHOLE).broke,
             vec![Violation::TooSoon]
         );
-        assert!(p
-            .step(&step(3500, false, 1000), 0, i64::MIN)
-            .broke
-            .is_empty());
-        let mut s = step(4600, false, 1000);
+        assert!(p.step(&step(4000, false, 1000), &WHOLE).broke.is_empty());
+        let mut s = step(5000, false, 1000);
         s.status = Some(429);
         s.retry_until = Some(64_600);
-        assert!(p.step(&s, 0, i64::MIN).broke.is_empty());
-        let broke = p.step(&step(30_000, false, 1000), 0, i64::MIN).broke;
+        assert!(p.step(&s, &WHOLE).broke.is_empty());
+        let broke = p.step(&step(30_000, false, 1000), &WHOLE).broke;
         assert_eq!(broke, vec![Violation::IgnoredRetryAfter]);
-        assert!(p
-            .step(&step(64_600, false, 1000), 0, i64::MIN)
-            .broke
-            .is_empty());
+        assert!(p.step(&step(64_600, false, 1000), &WHOLE).broke.is_empty());
         assert_eq!(p.counts.violations(), 3);
-        assert_eq!(p.peak_per_minute, 6);
+        assert_eq!(p.peak_per_minute, 8);
     }
 
     #[test]
@@ -191,15 +221,13 @@ mod tests {
         let mut p = Pace::default();
         let s = |m| Step {
             precision_ms: 1000,
-            ..step(m, true, 2000)
+            ..step(m, false, 2000)
         };
-        p.step(&s(0), 0, i64::MIN);
+        p.step(&step(0, true, 2000), &WHOLE);
+        p.step(&s(0), &WHOLE);
         // Logged 2 s apart: really between 1 and 3 s, so not proven short.
-        assert!(p.step(&s(2000), 0, i64::MIN).broke.is_empty());
+        assert!(p.step(&s(2000), &WHOLE).broke.is_empty());
         // Logged 1 s apart: really under 2 s, certainly short.
-        assert_eq!(
-            p.step(&s(3000), 0, i64::MIN).broke,
-            vec![Violation::TooSoon]
-        );
+        assert_eq!(p.step(&s(3000), &WHOLE).broke, vec![Violation::TooSoon]);
     }
 }

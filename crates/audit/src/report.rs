@@ -58,6 +58,17 @@ impl Violation {
             Violation::WhileRobotsUnavailable => "while_robots_unavailable",
         }
     }
+
+    /// The rule in words, for people.
+    pub fn words(self) -> &'static str {
+        match self {
+            Violation::Disallowed => "a disallowed path",
+            Violation::TooSoon => "sooner than Crawl-delay",
+            Violation::IgnoredRetryAfter => "inside Retry-After",
+            Violation::BeforeRobots => "before reading robots.txt",
+            Violation::WhileRobotsUnavailable => "while robots.txt was unavailable",
+        }
+    }
 }
 
 /// One request that broke a rule, described.
@@ -119,6 +130,9 @@ pub struct Counts {
     pub before_robots: u64,
     /// Pages requested while robots.txt answered 5xx or 429.
     pub while_robots_unavailable: u64,
+    /// Requests sooner than a Crawl-delay the bot's operator documents it
+    /// does not read: told, never a broken rule (unless judged strictly).
+    pub under_ignored_delay: u64,
 }
 
 impl Counts {
@@ -154,6 +168,7 @@ impl Counts {
         self.ignored_retry_after += o.ignored_retry_after;
         self.before_robots += o.before_robots;
         self.while_robots_unavailable += o.while_robots_unavailable;
+        self.under_ignored_delay += o.under_ignored_delay;
     }
 
     pub(crate) fn count(&mut self, rule: Violation) {
@@ -227,6 +242,16 @@ pub struct BotReport {
     /// What `mannerly gate` answered its requests, when the log records it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gate: Option<GateCounts>,
+    /// robots.txt directives its operator documents it does not read,
+    /// each with where it says so (e.g. Google and `crawl-delay`): gaps
+    /// under such a directive are counted in `under_ignored_delay`, not
+    /// charged.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub ignores: BTreeMap<String, String>,
+    /// Whether its operator publishes a way to check its requests (ranges,
+    /// reverse DNS, keys): an `unverified` verdict then means the check
+    /// could not be made, and the requests may be anyone's.
+    pub verifiable: bool,
 }
 
 /// A bot's requests by what `mannerly gate` answered, as logged.
@@ -347,6 +372,9 @@ pub struct Report {
     pub robots: Vec<RobotsSource>,
     /// The first and last instant seen (RFC 3339).
     pub span: Option<(String, String)>,
+    /// How much of its span the log covers: holes (a sampled log, a gap
+    /// between rotated files) withhold the verdicts they could change.
+    pub coverage: Option<crate::coverage::Coverage>,
     /// Bots, those that broke rules first (most violations first), then
     /// the rest by requests.
     pub bots: Vec<BotReport>,
@@ -387,6 +415,21 @@ impl Report {
 
     /// The bots that broke a rule.
     pub fn rule_breakers(&self) -> impl Iterator<Item = &BotReport> {
-        self.bots.iter().filter(|b| b.counts.violations() > 0)
+        self.bots
+            .iter()
+            .filter(|b| b.counts.violations() > 0 && b.identity != Identity::Spoofed)
+    }
+
+    /// Requests in a crawler's name that failed its operator's check,
+    /// with whatever they did: the spoofers', never the crawler's.
+    pub fn spoofers(&self) -> impl Iterator<Item = &BotReport> {
+        self.bots.iter().filter(|b| b.identity == Identity::Spoofed)
+    }
+
+    /// Clients of a kind robots.txt does not govern (not spoofers).
+    pub fn of_kind(&self, kind: crate::kinds::BotKind) -> impl Iterator<Item = &BotReport> {
+        self.bots
+            .iter()
+            .filter(move |b| b.kind == kind && b.identity != Identity::Spoofed)
     }
 }

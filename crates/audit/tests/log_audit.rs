@@ -220,11 +220,59 @@ fn a_browser_that_crawls_is_a_suspect() {
 fn first_day_of_a_log_is_not_blamed_for_an_unseen_read() {
     let dir = tempfile::tempdir().expect("tmp");
     let mut log = line(0, "192.0.2.1", "/a", 200, BOT);
+    // People read the site every half hour, so the log has no hole.
+    let chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
+    for i in 1..50 {
+        log += &line(i * 1800, "198.51.100.1", "/", 200, chrome);
+    }
     log += &line(90_000, "192.0.2.1", "/b", 200, BOT);
     let path = write(&dir, "access.log", &log);
     let report = audit(&[path], &RobotsBook::new(), Options::default());
     // /a may have followed a read before the log began; /b, a day later, not.
     assert_eq!(report.bots[0].counts.before_robots, 1);
+    assert_eq!(report.coverage.map(|c| c.holes), Some(0));
+}
+
+#[test]
+fn a_sampled_log_withholds_what_its_holes_could_hide() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // One minute an hour for two days: the bot reads robots.txt in the
+    // first minute, then pages every hour; its reads may be in the holes.
+    let mut log = line(0, "192.0.2.1", "/robots.txt", 200, BOT);
+    for hour in 0..48 {
+        for s in 1..60 {
+            log += &line(
+                hour * 3600 + s,
+                "198.51.100.1",
+                "/",
+                200,
+                "Mozilla/5.0 (X11; Linux x86_64) Gecko/20100101 Firefox/128.0",
+            );
+        }
+        log += &line(hour * 3600 + 30, "192.0.2.1", "/page", 200, BOT);
+        log += &line(hour * 3600 + 31, "192.0.2.1", "/page2", 200, BOT);
+    }
+    let path = write(&dir, "access.log", &log);
+    let mut book = RobotsBook::new();
+    book.add(
+        None,
+        None,
+        "robots.txt".into(),
+        b"User-agent: *\nCrawl-delay: 10\n",
+    );
+    let report = audit(&[path], &book, from_start());
+    let bot = &report.bots[0];
+    assert_eq!(bot.counts.before_robots, 0, "a hole could hold the read");
+    // Pages a second apart inside one minute are proven too soon.
+    assert_eq!(bot.counts.too_soon, 48);
+    let c = report.coverage.expect("coverage");
+    assert_eq!(c.holes, 47);
+    assert!(c.covered() < 0.05, "{c:?}");
+    let text = mannerly_audit::render::text(&report);
+    assert!(
+        text.contains("the log covers 1.6% of its span (47 holes"),
+        "{text}"
+    );
 }
 
 /// A day of mixed traffic, in time order.
@@ -375,7 +423,7 @@ fn a_client_library_is_judged_per_address() {
         {
             log += &line(i * 30 + k as i64 * 10, ip, "/robots.txt", 200, ua);
         }
-        log += &line(200 + i * 2, "203.0.113.5", "/robots.txt", 200, "curl/8.5.0");
+        log += &line(200 + i * 2, "203.0.113.5", "/page", 200, "curl/8.5.0");
     }
     let path = write(&dir, "access.log", &log);
     let mut book = RobotsBook::new();
@@ -403,6 +451,20 @@ fn a_client_library_is_judged_per_address() {
         .find(|b| b.token == "curl")
         .expect("curl");
     assert_eq!(curl.address.as_deref(), Some("203.0.113.5"));
+    assert_eq!(curl.counts.too_soon, 0, "an HTTP tool breaks no rule");
+    assert_eq!(report.violations(), 0);
+    // Judged strictly, it is held to Crawl-delay like a crawler.
+    let strict = Options {
+        strict: true,
+        ..from_start()
+    };
+    let path = dir.path().join("access.log").display().to_string();
+    let report = audit(&[path], &book, strict);
+    let curl = report
+        .bots
+        .iter()
+        .find(|b| b.token == "curl")
+        .expect("curl");
     assert_eq!(curl.counts.too_soon, 5, "2 s apart against 20 s");
 }
 

@@ -101,6 +101,9 @@ pub fn audit(web: &TestWeb, book: &RobotsBook, min_delay: f64, out: &Path) -> Re
             min_gap: Some(Duration::from_secs_f64(min_delay.max(0.0))),
             slack,
             from_start: true,
+            // The client under test is judged as a crawler whatever its
+            // User-Agent says (an HTTP library's, a feed reader's).
+            strict: true,
             ..Options::default()
         };
         let source = LogSource {

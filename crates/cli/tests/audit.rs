@@ -181,7 +181,7 @@ fn spoofers_are_told_by_published_ranges() {
     );
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
-        text.contains("Spoofers") && text.contains("Googlebot (spoofed, Google)"),
+        text.contains("Spoofers") && text.contains("Googlebot from 192.0.2.66 (spoofed, Google)"),
         "{text}"
     );
 }

@@ -91,6 +91,7 @@ mod tests {
         let bot = |t: &str| Agent::Bot {
             token: t.into(),
             known: None,
+            kind: mannerly_audit::BotKind::Crawler,
         };
         let id = Visitor::of(
             bot("Googlebot"),

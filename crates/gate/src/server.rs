@@ -81,7 +81,7 @@ impl Door {
             signature,
             ..Checked::default()
         };
-        if let (Agent::Bot { token, known }, Some(ip)) = (&agent, original.client) {
+        if let (Agent::Bot { token, known, .. }, Some(ip)) = (&agent, original.client) {
             checked.in_ranges = self.ranges.contains(token, *known, ip);
             let bot = known.and_then(|i| Some((i, self.catalogue.get(i)?)));
             if let (Some(rdns), Some((i, k)), false) =

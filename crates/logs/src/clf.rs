@@ -57,9 +57,9 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
     if bytes != "-" && bytes.parse::<u64>().is_err() {
         return Err(LineError::field("bytes", format!("`{bytes}`")));
     }
-    let (_referer, user_agent) = match s.peek() {
-        Some(b'"') => (s.quoted(), s.quoted().unwrap_or_default()),
-        _ => (None, Cow::Borrowed("")),
+    let (user_agent, retry_after) = match s.peek() {
+        Some(b'"') => combined_tail(&mut s, status)?,
+        _ => (Cow::Borrowed(""), None),
     };
     let (method, target) = request_line(request);
     // A proxy's absolute-form request (`GET http://a.test/x`): its path,
@@ -74,10 +74,41 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         status: status_of(status),
         bytes: bytes_of(bytes),
         user_agent: dash_empty(user_agent),
-        retry_after: None,
+        retry_after,
         gate: None,
         signature: None,
     })
+}
+
+/// The combined format's quoted Referer and User-Agent, and what follows
+/// them: a quoted Retry-After (seconds or an HTTP date) after a 429 or 503
+/// is kept, as `mannerly demo` and the nginx layout the README gives log
+/// it. A quote left open is a damaged line, never another format's.
+fn combined_tail<'a>(
+    s: &mut Scan<'a>,
+    status: &str,
+) -> Result<(Cow<'a, str>, Option<Cow<'a, str>>), LineError> {
+    let unterminated = |what: &'static str| LineError::field(what, "unterminated quote");
+    s.quoted().ok_or_else(|| unterminated("referer"))?;
+    let user_agent = match s.peek() {
+        Some(b'"') => s.quoted().ok_or_else(|| unterminated("user-agent"))?,
+        _ => Cow::Borrowed(""),
+    };
+    let mut retry_after = None;
+    while s.peek() == Some(b'"') {
+        let field = s.quoted().ok_or_else(|| unterminated("a last field"))?;
+        if matches!(status, "429" | "503") && retry_after.is_none() && is_retry_after(&field) {
+            retry_after = Some(field);
+        }
+    }
+    Ok((user_agent, retry_after))
+}
+
+/// Whether a value reads as a Retry-After header: delay seconds, or an
+/// HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`).
+fn is_retry_after(v: &str) -> bool {
+    (!v.is_empty() && v.len() <= 10 && v.bytes().all(|b| b.is_ascii_digit()))
+        || (v.ends_with(" GMT") && v.len() == 29)
 }
 
 /// Whether the fields after the User-Agent look like Traefik's

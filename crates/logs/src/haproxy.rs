@@ -2,8 +2,9 @@
 //! prefix: `client:port [accept-date] frontend backend/server timers
 //! status bytes cookie cookie flags conns queues {captures} "request"`.
 //! A captured request header block is read for the Host and User-Agent
-//! when HAProxy was told to capture them (`capture request header Host`,
-//! then `User-Agent`), in that order.
+//! when HAProxy was told to capture them (`capture request header Host`
+//! and `User-Agent`), in either order: the host is the field that reads
+//! as a host name, the User-Agent the other.
 
 use std::borrow::Cow;
 
@@ -11,6 +12,25 @@ use crate::scan::Scan;
 use crate::{
     bytes_of, client_of, host_of, request_line, split_absolute, stamp, status_of, Entry, LineError,
 };
+
+/// The captured Host and User-Agent: the host is the first field that
+/// reads as a host name (letters, digits, `.`, `-`, `:`, `[`, `]`, with a
+/// dot or a colon), the User-Agent the first other non-empty field.
+fn host_and_agent<'a>(captured: &[&'a str]) -> (Option<&'a str>, &'a str) {
+    let is_host = |f: &str| {
+        !f.is_empty()
+            && f.contains(['.', ':'])
+            && f.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'[' | b']'))
+    };
+    let host = captured.iter().position(|f| is_host(f));
+    let agent = captured
+        .iter()
+        .enumerate()
+        .find(|(i, f)| Some(*i) != host && !f.is_empty())
+        .map_or("", |(_, f)| *f);
+    (host.map(|i| captured[i]), agent)
+}
 
 pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
     // A syslog prefix ends with `haproxy[pid]: `.
@@ -43,7 +63,8 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         .ok_or_else(|| LineError::field("request", "missing"))?;
     let (method, target) = request_line(request);
     let (url_host, target) = split_absolute(target);
-    let host = url_host.or_else(|| captured.first().and_then(|h| host_of(Cow::Borrowed(h))));
+    let (captured_host, user_agent) = host_and_agent(&captured);
+    let host = url_host.or_else(|| captured_host.and_then(|h| host_of(Cow::Borrowed(h))));
     Ok(Entry {
         stamp,
         client: client_of(client),
@@ -52,7 +73,7 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         target,
         status: status_of(status),
         bytes: bytes_of(bytes),
-        user_agent: Cow::Borrowed(captured.get(1).copied().unwrap_or_default()),
+        user_agent: Cow::Borrowed(user_agent),
         retry_after: None,
         gate: None,
         signature: None,

@@ -71,6 +71,12 @@ const CASES: &[Case] = &[
         "2026-03-01T10:00:00.125Z", "192.0.2.9", Some("www.a.test"), "/hp", Some(200), "Mozilla/5.0 (compatible; Googlebot/2.1)",
     ),
     (
+        // The User-Agent captured before the Host.
+        Format::Haproxy,
+        &[r#"192.0.2.9:5001 [01/Mar/2026:10:00:01.000] fe~ be/s1 0/0/1/2/3 200 512 - - ---- 3/3/1/1/0 0/0 {Mozilla/5.0 (compatible; Googlebot/2.1)|www.a.test} "GET /hp2 HTTP/1.1""#],
+        "2026-03-01T10:00:01Z", "192.0.2.9", Some("www.a.test"), "/hp2", Some(200), "Mozilla/5.0 (compatible; Googlebot/2.1)",
+    ),
+    (
         Format::Caddy,
         &[r#"{"level":"info","ts":1772359200.5,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"10.0.0.9","client_ip":"192.0.2.10","proto":"HTTP/2.0","method":"GET","host":"www.a.test","uri":"/caddy","headers":{"User-Agent":["ClaudeBot/1.0"]}},"status":503,"size":0,"resp_headers":{"Retry-After":["120"]}}"#],
         "2026-03-01T10:00:00.500Z", "192.0.2.10", Some("www.a.test"), "/caddy", Some(503), "ClaudeBot/1.0",
@@ -117,7 +123,11 @@ fn every_format_is_found_and_read() {
 
 #[test]
 fn a_logged_retry_after_is_kept() {
-    let line = CASES[10].1[0];
+    let (_, lines, ..) = CASES
+        .iter()
+        .find(|c| c.0 == Format::Caddy)
+        .expect("a caddy case");
+    let line = lines[0];
     let mut p = detect(&[line]).expect("caddy");
     let e = p.parse(line).expect("reads").expect("entry");
     assert_eq!(e.retry_after.as_deref(), Some("120"));
@@ -231,4 +241,43 @@ fn an_apache_logformat_reads_its_lines() {
         err.to_string().starts_with("--apache-format: `%Q`"),
         "{err}"
     );
+}
+
+#[test]
+fn a_combined_line_keeps_a_retry_after_logged_after_it() {
+    let lines = [
+        r#"192.0.2.1 - - [01/Mar/2026:10:00:00 +0000] "GET /a HTTP/1.1" 503 0 "-" "ExampleBot/1.0" "120""#,
+        r#"192.0.2.1 - - [01/Mar/2026:10:00:01 +0000] "GET /b HTTP/1.1" 200 5 "-" "ExampleBot/1.0" "-""#,
+        r#"192.0.2.1 - - [01/Mar/2026:10:00:02 +0000] "GET /c HTTP/1.1" 429 0 "-" "ExampleBot/1.0" "Sun, 01 Mar 2026 10:05:00 GMT""#,
+    ];
+    let mut p = detect(&lines).expect("combined");
+    assert_eq!(p.format(), Format::Combined);
+    let got: Vec<Option<String>> = lines
+        .iter()
+        .map(|l| {
+            let e = p.parse(l).expect("reads").expect("entry");
+            assert_eq!(e.user_agent, "ExampleBot/1.0");
+            e.retry_after.map(|r| r.into_owned())
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            Some("120".to_owned()),
+            None,
+            Some("Sun, 01 Mar 2026 10:05:00 GMT".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn a_quote_left_open_is_a_damaged_line_never_another_format() {
+    let good = r#"192.0.2.1 - - [01/Mar/2026:10:00:00 +0000] "GET /a HTTP/1.1" 200 5 "-" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)""#;
+    let damaged = r#"192.0.2.9 - - [01/Mar/2026:10:00:01 +0000] "GET /b HTTP/1.1" 200 5 "-" "Mozilla/5.0 (compatible; Googlebot/2.1"#;
+    let mut p = detect(&[good, damaged]).expect("combined");
+    assert_eq!(p.format(), Format::Combined);
+    let err = p.parse(damaged).expect_err("damaged");
+    assert!(err.to_string().contains("user-agent"), "{err}");
+    // Alone, the damaged line is not taken for the common format.
+    assert!(detect(&[damaged]).is_err());
 }

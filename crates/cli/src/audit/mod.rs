@@ -85,6 +85,13 @@ pub struct Args {
     /// robots.txt read is blamed even in the logs' first 24 hours.
     #[arg(long)]
     from_start: bool,
+    /// Judge every client as a crawler, by every directive as written:
+    /// feed readers, link previews, monitors, HTTP tools and clients
+    /// without a User-Agent too, and a Crawl-delay a crawler's operator
+    /// documents it ignores (Google's). By default only crawlers are
+    /// judged, by what they are known to read.
+    #[arg(long)]
+    strict: bool,
     /// A crawler's IP ranges from a file instead of its operator's site:
     /// TOKEN=FILE, in Google's `prefixes` format or ipverse's crawlers.json.
     #[arg(long, value_name = "TOKEN=FILE")]
@@ -164,6 +171,7 @@ pub fn run(args: Args) -> Result<u8> {
             args.window.unwrap_or(if args.follow { 1.0 } else { 300.0 }),
         )?,
         from_start: args.from_start,
+        strict: args.strict,
     };
     let catalogue = Catalogue::builtin();
     let mut checks = Checks::new(checks_config(&args)?, catalogue)?;

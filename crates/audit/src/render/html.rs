@@ -1,321 +1,13 @@
-//! A report for people: the terminal text (rule-breakers worst first,
-//! then spoofers, suspects, everyone else) and a self-contained HTML page
-//! with charts drawn as inline SVG (no script, no outside request).
+//! The self-contained HTML report.
 
 use std::fmt::Write;
 
+use super::{
+    apart_kinds, clean_crawlers, counts_text, coverage_note, ignores_note, name, on_host, plural,
+    unchecked_note, OTHERS,
+};
 use crate::kinds::BotKind;
-use crate::report::{BotReport, Counts, Identity, Report, Timeline};
-
-/// Bots listed under "everyone else", at most.
-const OTHERS: usize = 30;
-
-fn counts_text(c: &Counts) -> String {
-    let mut parts = vec![format!("{} requests", c.requests)];
-    let mut add = |n: u64, what: &str| {
-        if n > 0 {
-            parts.push(format!("{n} {what}"));
-        }
-    };
-    add(c.robots_fetches, "robots.txt reads");
-    add(c.disallowed, "disallowed");
-    add(c.too_soon, "too soon");
-    add(c.ignored_retry_after, "inside Retry-After");
-    add(c.before_robots, "before robots.txt");
-    add(
-        c.while_robots_unavailable,
-        "while robots.txt was unavailable",
-    );
-    parts.join(", ")
-}
-
-fn name(b: &BotReport) -> String {
-    let operator = b
-        .operator
-        .as_deref()
-        .map(|o| format!(", {o}"))
-        .unwrap_or_default();
-    let from = b
-        .address
-        .as_deref()
-        .map(|a| format!(" from {a}"))
-        .unwrap_or_default();
-    format!("{}{from} ({}{operator})", b.token, b.identity.as_str())
-}
-
-/// The terminal report: what was read, then the rule breakers, the
-/// spoofers, the suspects and everyone else.
-pub fn text(r: &Report) -> String {
-    let mut out = String::new();
-    text_head(&mut out, r);
-    text_breakers(&mut out, r);
-    text_impostors(&mut out, r);
-    text_evidence(&mut out, r);
-    text_gate(&mut out, r);
-    text_user_triggered(&mut out, r);
-    text_proposed(&mut out, r);
-    text_others(&mut out, r);
-    unread(&mut out, r);
-    out
-}
-
-/// The files read, the span of time, and the robots.txt versions judged by.
-fn text_head(out: &mut String, r: &Report) {
-    let formats: Vec<String> = r
-        .files
-        .iter()
-        .map(|f| format!("{} ({})", f.path, f.format))
-        .collect();
-    let _ = writeln!(
-        out,
-        "mannerly audit: {} lines in {}; {} unread",
-        r.lines,
-        formats.join(", "),
-        r.unparsed
-    );
-    if let Some((a, b)) = &r.span {
-        let _ = writeln!(out, "from {a} to {b}");
-    }
-    if r.robots.is_empty() {
-        let _ = writeln!(
-            out,
-            "no robots.txt given: paths and Crawl-delay were not judged"
-        );
-    }
-    for s in &r.robots {
-        let since = s
-            .since
-            .as_deref()
-            .map(|t| format!(" from {t}"))
-            .unwrap_or_default();
-        let _ = writeln!(out, "robots.txt for {}{since}: {}", s.host, s.source);
-    }
-}
-
-/// Bots that broke rules, each with its worst hosts and examples.
-fn text_breakers(out: &mut String, r: &Report) {
-    let breakers: Vec<&BotReport> = r.rule_breakers().collect();
-    section(
-        out,
-        "Bots that broke rules, worst first",
-        breakers.is_empty(),
-    );
-    for b in &breakers {
-        let _ = writeln!(out, "  {}: {}", name(b), counts_text(&b.counts));
-        for h in b.hosts.iter().filter(|h| h.counts.violations() > 0).take(5) {
-            let delay = h
-                .crawl_delay
-                .map(|d| format!(", Crawl-delay {d} s"))
-                .unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "    on {}: {}{delay}, peak {}/min",
-                h.host,
-                counts_text(&h.counts),
-                h.peak_per_minute
-            );
-        }
-        for e in &b.examples {
-            let _ = writeln!(
-                out,
-                "    {} {} {}{} [{}] {}",
-                e.time,
-                e.host,
-                e.path,
-                e.status.map(|s| format!(" {s}")).unwrap_or_default(),
-                e.rule.as_str(),
-                e.detail
-            );
-        }
-    }
-}
-
-/// Crawlers' evidence, checked against the log.
-fn text_evidence(out: &mut String, r: &Report) {
-    let with: Vec<&BotReport> = r.bots.iter().filter(|b| b.evidence.is_some()).collect();
-    if with.is_empty() {
-        return;
-    }
-    section(out, "Crawlers' evidence, checked against this log", false);
-    for b in with {
-        let Some(e) = &b.evidence else { continue };
-        let _ = writeln!(out, "  {}: {}", name(b), e.summary());
-        for x in &e.examples {
-            let _ = writeln!(
-                out,
-                "    {} {} {} [{}] {}",
-                x.time, x.host, x.request, x.kind, x.detail
-            );
-        }
-    }
-}
-
-/// What `mannerly gate` answered each bot, as the log recorded it.
-fn text_gate(out: &mut String, r: &Report) {
-    let with: Vec<(&BotReport, crate::GateCounts)> =
-        r.bots.iter().filter_map(|b| Some((b, b.gate?))).collect();
-    if with.is_empty() {
-        return;
-    }
-    section(
-        out,
-        "At the door (mannerly gate's answers, as logged)",
-        false,
-    );
-    for (b, g) in with {
-        let _ = writeln!(
-            out,
-            "  {}: {} allowed, {} slowed, {} refused",
-            name(b),
-            g.allowed,
-            g.slowed,
-            g.denied
-        );
-    }
-}
-
-/// Spoofers (a crawler's name, not its operator's addresses) and suspects
-/// (a browser's name, a crawler's behaviour).
-fn text_impostors(out: &mut String, r: &Report) {
-    let spoofers: Vec<&BotReport> = r
-        .bots
-        .iter()
-        .filter(|b| b.identity == Identity::Spoofed && b.counts.violations() == 0)
-        .collect();
-    section(
-        out,
-        "Spoofers (claimed a crawler, failed its operator's check)",
-        spoofers.is_empty(),
-    );
-    for b in spoofers {
-        let _ = writeln!(
-            out,
-            "  {}: {} from {} addresses",
-            name(b),
-            counts_text(&b.counts),
-            b.clients
-        );
-    }
-    section(
-        out,
-        "Suspects (a browser's User-Agent, a crawler's behaviour)",
-        r.suspects.is_empty(),
-    );
-    for s in &r.suspects {
-        let _ = writeln!(
-            out,
-            "  {} \"{}\": {}",
-            s.client,
-            s.user_agent,
-            s.evidence.join("; ")
-        );
-    }
-}
-
-/// Bots that broke nothing, and the browsers' requests.
-/// What a proposed robots.txt would change, when one was given.
-fn text_proposed(out: &mut String, r: &Report) {
-    let Some(p) = &r.proposed else { return };
-    section(
-        out,
-        &format!(
-            "What the proposed robots.txt would change: {} requests newly disallowed, {} newly allowed",
-            p.newly_disallowed, p.newly_allowed
-        ),
-        p.bots.is_empty(),
-    );
-    for b in &p.bots {
-        let _ = writeln!(
-            out,
-            "  {}: {} newly disallowed, {} newly allowed",
-            b.token, b.newly_disallowed, b.newly_allowed
-        );
-        for x in &b.examples {
-            let _ = writeln!(out, "    {} {} {} {}", x.time, x.host, x.path, x.detail);
-        }
-    }
-}
-
-/// Fetchers whose operators state robots.txt does not govern them: what
-/// they did, apart, judged by no rule.
-fn text_user_triggered(out: &mut String, r: &Report) {
-    let apart: Vec<&BotReport> = r
-        .bots
-        .iter()
-        .filter(|b| b.kind == BotKind::UserTriggered)
-        .collect();
-    if apart.is_empty() {
-        return;
-    }
-    section(
-        out,
-        "User-triggered fetchers (a person asked; their operators state robots.txt does not govern them)",
-        false,
-    );
-    for b in apart {
-        let _ = writeln!(
-            out,
-            "  {}: {} requests, {} robots.txt reads; see {}",
-            name(b),
-            b.counts.requests,
-            b.counts.robots_fetches,
-            b.kind_source
-                .as_deref()
-                .unwrap_or("its operator's documentation")
-        );
-    }
-}
-
-fn text_others(out: &mut String, r: &Report) {
-    let others: Vec<&BotReport> = r
-        .bots
-        .iter()
-        .filter(|b| {
-            b.counts.violations() == 0
-                && b.identity != Identity::Spoofed
-                && b.kind != BotKind::UserTriggered
-        })
-        .collect();
-    section(out, "Everyone else", others.is_empty());
-    for b in others.iter().take(OTHERS) {
-        let _ = writeln!(out, "  {}: {}", name(b), counts_text(&b.counts));
-    }
-    if others.len() > OTHERS {
-        let _ = writeln!(
-            out,
-            "  ... and {} more (--json lists them all)",
-            others.len() - OTHERS
-        );
-    }
-    let _ = writeln!(out, "  browsers: {} requests", r.browser_requests);
-}
-
-fn section(out: &mut String, title: &str, empty: bool) {
-    let _ = writeln!(out, "\n{title}:{}", if empty { " none" } else { "" });
-}
-
-fn unread(out: &mut String, r: &Report) {
-    if r.unparsed == 0 && r.identity_notes.is_empty() && r.late == 0 {
-        return;
-    }
-    let _ = writeln!(out);
-    for f in r.files.iter().filter(|f| f.unparsed > 0) {
-        let _ = writeln!(out, "{}: {} lines unread, such as:", f.path, f.unparsed);
-        for (n, why) in &f.unparsed_examples {
-            let _ = writeln!(out, "  line {n}: {why}");
-        }
-    }
-    if r.late > 0 {
-        let _ = writeln!(
-            out,
-            "{} requests came later than --window allows; judged as they came",
-            r.late
-        );
-    }
-    for n in &r.identity_notes {
-        let _ = writeln!(out, "identity: {n}");
-    }
-}
+use crate::report::{BotReport, Report, Timeline};
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -375,12 +67,13 @@ pub fn html(r: &Report) -> String {
         .unwrap_or_default();
     let _ = write!(
         out,
-        "<p>{} lines read{span}; {} unread; {} bots, {} broke rules; {} suspects.</p>",
-        r.lines,
+        "<p>{} read{span}; {} unread; {}, {} broke rules; {}; {}.</p>",
+        plural(r.lines, "line", "lines"),
         r.unparsed,
-        r.bots.len(),
+        plural(r.bots.len() as u64, "client", "clients"),
         r.rule_breakers().count(),
-        r.suspects.len()
+        plural(r.spoofers().count() as u64, "spoofer", "spoofers"),
+        plural(r.suspects.len() as u64, "suspect", "suspects")
     );
     let max = r
         .bots
@@ -396,9 +89,20 @@ pub fn html(r: &Report) -> String {
         .copied()
         .max()
         .unwrap_or(1);
+    if let Some(note) = coverage_note(r) {
+        let _ = write!(out, "<p class=\"bad\">{}</p>", esc(&note));
+    }
     overview(&mut out, r);
-    out.push_str("<h2>Violation-breakers, worst first</h2>");
+    out.push_str("<h2>Crawlers that broke rules, worst first</h2>");
     for b in r.rule_breakers() {
+        bot_card(&mut out, b, max, vmax);
+    }
+    out.push_str("<h2>Spoofers: claimed a crawler, failed its operator's check</h2>");
+    let mut spoofers = r.spoofers().peekable();
+    if spoofers.peek().is_none() {
+        out.push_str("<p>none</p>");
+    }
+    for b in spoofers {
         bot_card(&mut out, b, max, vmax);
     }
     out.push_str("<h2>Suspects: a browser's User-Agent, a crawler's behaviour</h2><table><tr><th>client</th><th>User-Agent</th><th>evidence</th></tr>");
@@ -423,20 +127,18 @@ pub fn html(r: &Report) -> String {
     }
     html_evidence(&mut out, r);
     html_gate(&mut out, r);
-    let user_triggered = |b: &&BotReport| b.kind == BotKind::UserTriggered;
-    if r.bots.iter().any(|b| user_triggered(&b)) {
-        out.push_str("<h2>User-triggered fetchers: a person asked, and their operators state robots.txt does not govern them</h2>");
-        for b in r.bots.iter().filter(user_triggered) {
+    for kind in apart_kinds() {
+        let mut of = r.of_kind(kind).peekable();
+        if of.peek().is_none() {
+            continue;
+        }
+        let _ = write!(out, "<h2>{}</h2>", esc(kind.heading()));
+        for b in of.take(OTHERS) {
             bot_card(&mut out, b, max, vmax);
         }
     }
-    out.push_str("<h2>Everyone else</h2>");
-    for b in r
-        .bots
-        .iter()
-        .filter(|b| b.counts.violations() == 0 && !user_triggered(b))
-        .take(OTHERS)
-    {
+    out.push_str("<h2>Crawlers that kept the rules</h2>");
+    for b in clean_crawlers(r).take(OTHERS) {
         bot_card(&mut out, b, max, vmax);
     }
     timeline_note(&mut out, r);
@@ -456,7 +158,7 @@ fn html_proposed(out: &mut String, r: &Report) {
         let example = b
             .examples
             .first()
-            .map(|x| format!("{} {}: {}", x.host, x.path, x.detail))
+            .map(|x| format!("{}{}: {}", on_host(&x.host), x.path, x.detail))
             .unwrap_or_default();
         let _ = write!(
             out,
@@ -512,7 +214,7 @@ fn html_evidence(out: &mut String, r: &Report) {
                 out,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&x.time),
-                esc(&x.host),
+                esc(&on_host(&x.host)),
                 esc(&x.request),
                 x.kind,
                 esc(&x.detail)
@@ -540,7 +242,7 @@ fn overview(out: &mut String, r: &Report) {
         let _ = write!(
             out,
             "<tr><td{class}>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&b.token),
+            esc(if b.kind == BotKind::Anonymous { "no User-Agent" } else { &b.token }),
             esc(&from),
             b.kind.as_str(),
             b.identity.as_str(),
@@ -579,6 +281,12 @@ fn bot_card(out: &mut String, b: &BotReport, max: u64, vmax: u64) {
         esc(&name(b)),
         esc(&counts_text(&b.counts))
     );
+    for note in [unchecked_note(b).map(str::to_owned), ignores_note(b)]
+        .into_iter()
+        .flatten()
+    {
+        let _ = write!(out, "<p><small>{}</small></p>", esc(&note));
+    }
     let _ = write!(
         out,
         "<div><small>requests over time</small>{}</div>",
@@ -616,11 +324,11 @@ fn bot_card(out: &mut String, b: &BotReport, max: u64, vmax: u64) {
         for e in &b.examples {
             let _ = write!(
                 out,
-                "<tr><td>{}</td><td>{} {}</td><td>{}: {}</td></tr>",
+                "<tr><td>{}</td><td>{}{}</td><td>{}: {}</td></tr>",
                 esc(&e.time),
-                esc(&e.host),
+                esc(&on_host(&e.host)),
                 esc(&e.path),
-                e.rule.as_str(),
+                e.rule.words(),
                 esc(&e.detail)
             );
         }

@@ -1,0 +1,141 @@
+//! A report for people: the terminal text (crawlers that broke rules
+//! worst first, then spoofers, suspects, the clients robots.txt does not
+//! govern, everyone else) and a self-contained HTML page with charts
+//! drawn as inline SVG (no script, no outside request). Both say the same
+//! things in the same words, from the helpers here.
+
+mod html;
+mod text;
+
+pub use html::html;
+pub use text::text;
+
+use crate::kinds::BotKind;
+use crate::report::{BotReport, Counts, Identity, Report};
+
+/// Bots listed under "everyone else", at most.
+const OTHERS: usize = 30;
+
+/// `n` and the noun, singular or plural.
+pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// What a client did, with the rules it broke, in words.
+fn counts_text(c: &Counts) -> String {
+    let mut parts = vec![plural(c.requests, "request", "requests")];
+    let mut add = |n: u64, one: &str, many: &str| {
+        if n > 0 {
+            parts.push(plural(n, one, many));
+        }
+    };
+    add(c.robots_fetches, "robots.txt read", "robots.txt reads");
+    add(c.disallowed, "to a disallowed path", "to disallowed paths");
+    add(
+        c.too_soon,
+        "sooner than Crawl-delay",
+        "sooner than Crawl-delay",
+    );
+    add(
+        c.ignored_retry_after,
+        "inside Retry-After",
+        "inside Retry-After",
+    );
+    add(
+        c.before_robots,
+        "before reading robots.txt",
+        "before reading robots.txt",
+    );
+    add(
+        c.while_robots_unavailable,
+        "while robots.txt was unavailable",
+        "while robots.txt was unavailable",
+    );
+    parts.join(", ")
+}
+
+/// A client's name as a report says it: who, from where, how sure, whose.
+fn name(b: &BotReport) -> String {
+    let who = if b.kind == BotKind::Anonymous {
+        "no User-Agent"
+    } else {
+        &b.token
+    };
+    let from = b
+        .address
+        .as_deref()
+        .map(|a| format!(" from {a}"))
+        .unwrap_or_default();
+    let mut about = vec![b.identity.as_str().to_owned()];
+    if b.kind != BotKind::Crawler {
+        about.push(b.kind.as_str().replace('-', " "));
+    }
+    if let Some(o) = &b.operator {
+        about.push(o.clone());
+    }
+    format!("{who}{from} ({})", about.join(", "))
+}
+
+/// Why an unverified verdict may not be the crawler's: its operator
+/// publishes a check that could not be made.
+fn unchecked_note(b: &BotReport) -> Option<&'static str> {
+    (b.identity == Identity::Unverified && b.verifiable).then_some(
+        "identity not checked (no ranges, keys or DNS answer): these requests may be anyone's using the name",
+    )
+}
+
+/// What a crawler does not read, as its operator documents, and what the
+/// site can do instead.
+fn ignores_note(b: &BotReport) -> Option<String> {
+    let source = b.ignores.get("crawl-delay")?;
+    let delayed = b.hosts.iter().any(|h| h.crawl_delay.is_some());
+    if !delayed && b.counts.under_ignored_delay == 0 {
+        return None;
+    }
+    Some(format!(
+        "ignores Crawl-delay, as its operator documents ({source}); {} came sooner than it. To slow it, answer 429 or 503 while busy (it backs off), or set its rate where its operator offers",
+        plural(b.counts.under_ignored_delay, "request", "requests")
+    ))
+}
+
+/// How much of its span the log covers, when holes were found.
+fn coverage_note(r: &Report) -> Option<String> {
+    let c = r.coverage.filter(|c| c.holes > 0)?;
+    Some(format!(
+        "the log covers {:.1}% of its span ({}, the longest {}): pace and robots.txt verdicts a hole could hide are withheld",
+        c.covered() * 100.0,
+        plural(c.holes, "hole", "holes"),
+        duration(c.longest_hole_seconds)
+    ))
+}
+
+/// Seconds as people say them.
+fn duration(seconds: f64) -> String {
+    if seconds >= 7200.0 {
+        format!("{:.1} h", seconds / 3600.0)
+    } else if seconds >= 120.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{seconds:.1} s")
+    }
+}
+
+/// Crawlers that broke nothing and are not spoofers.
+fn clean_crawlers(r: &Report) -> impl Iterator<Item = &BotReport> {
+    r.of_kind(BotKind::Crawler)
+        .filter(|b| b.counts.violations() == 0)
+}
+
+/// The kinds robots.txt does not govern, each listed apart.
+fn apart_kinds() -> impl Iterator<Item = BotKind> {
+    BotKind::ALL.into_iter().filter(|k| !k.judged())
+}
+
+/// The host as a report shows it: nothing when the log names none.
+fn on_host(host: &str) -> String {
+    if host == "-" {
+        String::new()
+    } else {
+        format!("{host} ")
+    }
+}
