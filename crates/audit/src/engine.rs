@@ -285,6 +285,7 @@ impl<'r> Auditor<'r> {
     /// sent within the log's precision plus `skew`.
     pub fn with_evidence(mut self, evidence: Vec<BotEvidenceInput>, skew: Duration) -> Self {
         self.evidence = evidence.into_iter().map(|e| e.0).collect();
+        self.evidence.iter_mut().for_each(BotEvidence::index);
         self.tolerance = Tolerance {
             skew_ms: skew.as_millis() as i64,
             assumed_retry_after_ms: self.options.retry_after.as_millis() as i64,
@@ -474,7 +475,18 @@ impl<'r> Auditor<'r> {
         } else {
             Identity::Unverified
         };
-        let one_crawler = self.evidence_slot(token).is_some();
+        let slot = self.evidence_slot(token);
+        let window = i64::from(entry.stamp.precision_ms) + self.tolerance.skew_ms;
+        // A request its signed evidence disproves is someone else's.
+        let disproved = slot.is_some_and(|i| {
+            self.evidence[i].disproves(&entry.method, &entry.target, entry.stamp.millis, window)
+        });
+        let identity = if disproved {
+            Identity::Spoofed
+        } else {
+            identity
+        };
+        let one_crawler = slot.is_some() && !disproved;
         let address = if !one_crawler && self.per_address(token, known, identity) {
             entry.client.filter(|ip| {
                 // Past the bound, a name's other addresses share one group.

@@ -47,6 +47,8 @@ pub enum EvidenceFinding {
     GapMismatch,
     /// A request sooner than the Retry-After the crawler was given.
     RetryAfter,
+    /// A request in the crawler's name outside its bundles' time.
+    OutsideEvidence,
 }
 
 impl EvidenceFinding {
@@ -58,6 +60,7 @@ impl EvidenceFinding {
             EvidenceFinding::RobotsMismatch => "robots_mismatch",
             EvidenceFinding::GapMismatch => "gap_mismatch",
             EvidenceFinding::RetryAfter => "retry_after",
+            EvidenceFinding::OutsideEvidence => "outside_evidence",
         }
     }
 }
@@ -100,6 +103,9 @@ pub struct EvidenceReport {
     pub matched: u64,
     /// Logged requests in its name with no record: someone else's.
     pub logged_not_in_evidence: u64,
+    /// Logged requests in its name outside the time its bundles cover:
+    /// not checked either way.
+    pub outside_evidence: u64,
     /// Records of requests the log does not show (within its span).
     pub evidence_not_in_log: u64,
     /// Records whose robots.txt digest is not the version in force then.
@@ -135,6 +141,55 @@ pub(crate) struct BotEvidence {
     signed: bool,
     hosts: Vec<String>,
     pub(crate) logged: Vec<Logged>,
+    /// The records' times by (method, target), sorted, and the time they
+    /// span: built when the audit starts, to tell a request the evidence
+    /// disproves as it is fed.
+    index: HashMap<(String, String), Vec<i64>>,
+    span: Option<(i64, i64)>,
+}
+
+impl BotEvidence {
+    /// Builds the index of the records' requests.
+    pub(crate) fn index(&mut self) {
+        for r in &self.records {
+            let Some(t) = r.millis().and_then(|m| i64::try_from(m).ok()) else {
+                continue;
+            };
+            self.span = Some(self.span.map_or((t, t), |(a, b)| (a.min(t), b.max(t))));
+            self.index
+                .entry((r.method.clone(), r.target().to_owned()))
+                .or_default()
+                .push(t);
+        }
+        self.index.values_mut().for_each(|v| v.sort_unstable());
+    }
+
+    /// Whether the evidence disproves a logged request in the crawler's
+    /// name: inside the time its records cover, no record of that request
+    /// within `window` of it. Such a request is someone else's.
+    pub(crate) fn disproves(&self, method: &str, target: &str, millis: i64, window: i64) -> bool {
+        if !self.signed_and_whole() {
+            return false;
+        }
+        let Some((a, b)) = self.span else {
+            return false;
+        };
+        if millis < a - window || millis > b + window {
+            return false;
+        }
+        let method = if method.is_empty() { "GET" } else { method };
+        let Some(times) = self.index.get(&(method.to_owned(), target.to_owned())) else {
+            return true;
+        };
+        let from = times.partition_point(|t| *t < millis - window);
+        times.get(from).is_none_or(|t| *t > millis + window)
+    }
+
+    /// Whether its bundles are signed and verified: only such evidence
+    /// may take a request from the crawler's name.
+    fn signed_and_whole(&self) -> bool {
+        self.signed && self.refused.is_empty()
+    }
 }
 
 /// A logged request of a bot with evidence.
@@ -171,6 +226,8 @@ pub fn group_bundles(bundles: Vec<Bundle>) -> Vec<BotEvidenceInput> {
                     signed: true,
                     hosts: Vec::new(),
                     logged: Vec::new(),
+                    index: HashMap::new(),
+                    span: None,
                 }));
                 by_token.len() - 1
             }
@@ -232,6 +289,7 @@ pub(crate) fn compare(e: BotEvidence, book: &RobotsBook, tol: Tolerance) -> Evid
         records: e.records.len() as u64,
         matched: 0,
         logged_not_in_evidence: 0,
+        outside_evidence: 0,
         evidence_not_in_log: 0,
         robots_mismatch: 0,
         gap_mismatch: 0,
@@ -325,7 +383,17 @@ fn match_both(
                 // Only within the time the bundles cover.
                 let covered = span(l.host.as_deref())
                     .is_some_and(|(a, b)| l.millis >= a - window && l.millis <= b + window);
-                if covered {
+                if !covered {
+                    out.outside_evidence += 1;
+                    example(
+                        out,
+                        EvidenceFinding::OutsideEvidence,
+                        l.millis,
+                        l.host.as_deref().unwrap_or("-"),
+                        format!("{} {}", l.method, l.target),
+                        "outside the time its bundles cover: not checked".into(),
+                    );
+                } else {
                     out.logged_not_in_evidence += 1;
                     let detail = format!("no record of it within {:.1} s: a request in the crawler's name it did not make", window as f64 / 1000.0);
                     example(
@@ -490,10 +558,10 @@ impl EvidenceReport {
             BundleState::Invalid => format!("REFUSED ({})", self.refused.join("; ")),
         };
         let mut parts = vec![format!(
-            "{} bundle(s) for {}, {how}: {} records, {} of the log's requests matched",
-            self.bundles,
+            "{} for {}, {how}: {}, {} of the log's requests matched",
+            crate::render::plural(self.bundles, "bundle", "bundles"),
             self.hosts.join(", "),
-            self.records,
+            crate::render::plural(self.records, "record", "records"),
             self.matched
         )];
         let found = [
@@ -511,6 +579,10 @@ impl EvidenceReport {
             ),
             (self.gap_mismatch, "claimed gaps the log contradicts"),
             (
+                self.outside_evidence,
+                "logged requests in its name outside the time its bundles cover (not checked)",
+            ),
+            (
                 self.retry_after_noted,
                 "Retry-After waits the log did not record (the crawler's value shown)",
             ),
@@ -520,8 +592,10 @@ impl EvidenceReport {
                 parts.push(format!("{n} {what}"));
             }
         }
-        if self.is_clean() {
+        if self.is_clean() && self.outside_evidence == 0 {
             parts.push("every request matched both ways".into());
+        } else if self.is_clean() {
+            parts.push("every request inside the bundles' time matched both ways".into());
         }
         parts.join("; ")
     }

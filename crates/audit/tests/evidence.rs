@@ -247,3 +247,87 @@ fn an_ipv6_literal_host_matches_its_log_lines() {
         "{e:?}"
     );
 }
+
+struct Key(ed25519_dalek::SigningKey);
+
+impl mannerly_evidence::Signer for Key {
+    fn public_key(&self) -> mannerly_evidence::PublicKey {
+        use base64::Engine;
+        mannerly_evidence::PublicKey {
+            kty: "OKP".into(),
+            crv: "Ed25519".into(),
+            x: base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .encode(self.0.verifying_key().as_bytes()),
+        }
+    }
+    fn sign(&self, message: &[u8]) -> [u8; 64] {
+        use ed25519_dalek::Signer as _;
+        self.0.sign(message).to_bytes()
+    }
+}
+
+/// The crawler's bundle of `bundle`, signed.
+fn signed_bundle(dir: &std::path::Path) -> mannerly_evidence::Bundle {
+    let key = std::sync::Arc::new(Key(ed25519_dalek::SigningKey::from_bytes(&[7; 32])));
+    let mut log = EvidenceLog::open(dir, Some(key), None).expect("opens");
+    for (path, at, since) in [
+        ("/robots.txt", 0, None),
+        ("/a", 1, Some(1.0)),
+        ("/b", 3, Some(2.0)),
+        ("/c", 5, Some(2.0)),
+    ] {
+        log.append(record(path, at, since)).expect("append");
+    }
+    log.checkpoint(UnixMillis(T0 + 6_000), true)
+        .expect("checkpoint");
+    export(&[dir.to_path_buf()], "a.test", Window::default()).expect("export")
+}
+
+/// A request in the crawler's name that its signed evidence disproves is
+/// the impostor's: under spoofers with the rule it broke, never among the
+/// crawler's; a request outside the bundles' time is counted apart, and
+/// "matched both ways" is not said.
+#[test]
+fn a_request_the_evidence_disproves_is_the_impostors() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut book = RobotsBook::new();
+    book.add(
+        None,
+        None,
+        "robots.txt".into(),
+        b"User-agent: *\nDisallow: /private\n",
+    );
+    let mut lines = crawler_lines();
+    lines.push(clf(4, "/private/x", "203.0.113.9"));
+    lines.push(clf(50, "/later", "192.0.2.7"));
+    let r = report(&book, &lines, signed_bundle(dir.path()));
+    let crawler = r
+        .bots
+        .iter()
+        .find(|b| b.evidence.is_some())
+        .expect("the crawler");
+    assert_eq!(crawler.counts.disallowed, 0, "{crawler:?}");
+    let e = crawler.evidence.as_ref().expect("evidence");
+    assert_eq!(e.bundle, BundleState::Signed);
+    assert_eq!((e.logged_not_in_evidence, e.outside_evidence), (1, 1));
+    assert!(e
+        .examples
+        .iter()
+        .any(|x| x.kind == EvidenceFinding::OutsideEvidence && x.request == "GET /later"));
+    let spoofers: Vec<_> = r.spoofers().collect();
+    assert_eq!(spoofers.len(), 1);
+    assert_eq!(spoofers[0].address.as_deref(), Some("203.0.113.9"));
+    assert_eq!(spoofers[0].counts.disallowed, 1);
+    assert!(r.rule_breakers().all(|b| b.counts.disallowed == 0));
+    let text = mannerly_audit::render::text(&r);
+    assert!(!text.contains("every request matched both ways"), "{text}");
+    assert!(
+        text.contains("1 logged requests in its name outside"),
+        "{text}"
+    );
+    let html = mannerly_audit::render::html(&r);
+    assert!(
+        html.contains("203.0.113.9") && html.contains("Spoofers"),
+        "{html}"
+    );
+}

@@ -268,6 +268,9 @@ pub async fn verify_ip(ip: IpAddr, domains: &[String], dns: &impl Dns) -> IpVerd
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IpRanges {
     prefixes: Vec<(IpAddr, u8)>,
+    /// Prefixes a JAFAR file gives to other services: an address whose
+    /// most specific prefix is one of these is not in the ranges.
+    excluded: Vec<(IpAddr, u8)>,
 }
 
 impl IpRanges {
@@ -292,15 +295,43 @@ impl IpRanges {
         IpRanges::from_cidrs(&cidrs)
     }
 
+    /// The ranges a JAFAR file (Google's `prefixes` format, with optional
+    /// `services` per prefix) gives `token`: prefixes naming no service,
+    /// or naming it (case-insensitively); an address whose most specific
+    /// prefix names only other services is not its.
+    fn parse_jafar(v: &serde_json::Value, token: &str) -> Result<IpRanges, IpRangesError> {
+        let list = v["prefixes"].as_array().ok_or(IpRangesError::NoPrefixes)?;
+        let (mut mine, mut others) = (Vec::new(), Vec::new());
+        for (i, p) in list.iter().enumerate() {
+            let cidr = p["ipv4Prefix"]
+                .as_str()
+                .or_else(|| p["ipv6Prefix"].as_str())
+                .ok_or_else(|| IpRangesError::Prefix {
+                    index: i,
+                    problem: "has neither ipv4Prefix nor ipv6Prefix".into(),
+                })?;
+            let for_token = p["services"].as_array().is_none_or(|s| {
+                s.iter()
+                    .filter_map(|x| x.as_str())
+                    .any(|x| x.eq_ignore_ascii_case(token))
+            });
+            if for_token { &mut mine } else { &mut others }.push(cidr);
+        }
+        let mut ranges = IpRanges::from_cidrs(&mine)?;
+        ranges.excluded = IpRanges::from_cidrs(&others)?.prefixes;
+        Ok(ranges)
+    }
+
     /// Reads ranges for one crawler from either Google's `prefixes` format
-    /// or a catalogue in ipverse's `crawlers.json` format (`{"services":
+    /// (JAFAR, whose `services` are read: see `parse_jafar`) or a
+    /// catalogue in ipverse's `crawlers.json` format (`{"services":
     /// {name: {"user_agent_patterns": ["*Token*"], "ipv4": [...], "ipv6":
     /// [...]}}}`), where the service whose patterns name `token` is read.
     pub fn parse_for(json: &str, token: &str) -> Result<IpRanges, IpRangesError> {
         let v: serde_json::Value =
             serde_json::from_str(json).map_err(|e| IpRangesError::Json(e.to_string()))?;
         let Some(services) = v["services"].as_object() else {
-            return IpRanges::parse(json);
+            return IpRanges::parse_jafar(&v, token);
         };
         let token = token.to_ascii_lowercase();
         let names = |s: &serde_json::Value| {
@@ -343,7 +374,10 @@ impl IpRanges {
             }
             prefixes.push((addr, len));
         }
-        Ok(IpRanges { prefixes })
+        Ok(IpRanges {
+            prefixes,
+            excluded: Vec::new(),
+        })
     }
 
     /// The ranges as CIDR strings (`66.249.64.0/27`).
@@ -358,7 +392,9 @@ impl IpRanges {
     pub fn merge(&self, other: &IpRanges) -> IpRanges {
         let mut prefixes = self.prefixes.clone();
         prefixes.extend(other.prefixes.iter().copied());
-        IpRanges { prefixes }
+        let mut excluded = self.excluded.clone();
+        excluded.extend(other.excluded.iter().copied());
+        IpRanges { prefixes, excluded }
     }
 
     /// How many ranges it holds.
@@ -371,33 +407,66 @@ impl IpRanges {
         self.prefixes.is_empty()
     }
 
-    /// Whether an address is inside any of the ranges.
+    /// Whether an address is inside the ranges: in one of them, and not
+    /// in a more specific prefix given to other services.
     pub fn contains(&self, ip: IpAddr) -> bool {
-        self.prefixes.iter().any(|&(net, len)| match (net, ip) {
-            (IpAddr::V4(n), IpAddr::V4(a)) => {
-                let mask = if len == 0 {
-                    0
-                } else {
-                    u32::MAX << (32 - u32::from(len))
-                };
-                u32::from(n) & mask == u32::from(a) & mask
-            }
-            (IpAddr::V6(n), IpAddr::V6(a)) => {
-                let mask = if len == 0 {
-                    0
-                } else {
-                    u128::MAX << (128 - u32::from(len))
-                };
-                u128::from(n) & mask == u128::from(a) & mask
-            }
-            _ => false,
-        })
+        let longest = |list: &[(IpAddr, u8)]| {
+            list.iter()
+                .filter(|&&p| in_prefix(p, ip))
+                .map(|p| p.1)
+                .max()
+        };
+        match (longest(&self.prefixes), longest(&self.excluded)) {
+            (Some(mine), Some(other)) => mine >= other,
+            (mine, _) => mine.is_some(),
+        }
+    }
+}
+
+/// Whether an address is inside one prefix.
+fn in_prefix((net, len): (IpAddr, u8), ip: IpAddr) -> bool {
+    match (net, ip) {
+        (IpAddr::V4(n), IpAddr::V4(a)) => {
+            let mask = if len == 0 {
+                0
+            } else {
+                u32::MAX << (32 - u32::from(len))
+            };
+            u32::from(n) & mask == u32::from(a) & mask
+        }
+        (IpAddr::V6(n), IpAddr::V6(a)) => {
+            let mask = if len == 0 {
+                0
+            } else {
+                u128::MAX << (128 - u32::from(len))
+            };
+            u128::from(n) & mask == u128::from(a) & mask
+        }
+        _ => false,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_jafar_files_services_tie_prefixes_to_tokens_and_the_most_specific_wins() {
+        let jafar = r#"{"creationTime":"2026-04-10T22:30:00Z","prefixes":[
+            {"ipv4Prefix":"192.0.2.0/22","services":["ExampleBot","ExampleBot-Image"]},
+            {"ipv4Prefix":"192.0.3.0/24","services":["Example-Preview"]},
+            {"ipv4Prefix":"198.51.100.0/24"}]}"#;
+        let ip = |s: &str| s.parse::<IpAddr>().expect("ip");
+        let bot = IpRanges::parse_for(jafar, "examplebot").expect("ranges");
+        assert!(bot.contains(ip("192.0.2.9")));
+        assert!(!bot.contains(ip("192.0.3.9")), "the /24 is the preview's");
+        assert!(
+            bot.contains(ip("198.51.100.1")),
+            "a prefix naming no service is every token's"
+        );
+        let preview = IpRanges::parse_for(jafar, "Example-Preview").expect("ranges");
+        assert!(preview.contains(ip("192.0.3.9")) && !preview.contains(ip("192.0.2.9")));
+    }
 
     #[test]
     fn ranges_for_a_crawler_from_either_format() {

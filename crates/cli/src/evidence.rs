@@ -51,6 +51,11 @@ pub struct VerifyArgs {
     /// must be signed by it. Without it, the bundle's own key is used.
     #[arg(long, value_name = "JWK")]
     key: Option<PathBuf>,
+    /// Accept a bundle whose checkpoints are not signed (exit 0 when its
+    /// chains are whole). Without it, an unsigned bundle exits 1: nothing
+    /// ties it to a crawler.
+    #[arg(long)]
+    allow_unsigned: bool,
 }
 
 pub fn evidence(cmd: EvidenceCommand) -> Result<u8> {
@@ -159,11 +164,26 @@ fn verify_cmd(args: VerifyArgs) -> Result<u8> {
                     "checkpoints signed by the bundle's own key {k}: check it is the crawler's (--key, from its Signature-Agent{})",
                     signature_agents(&bundle)
                 ),
-                (None, _) => "UNSIGNED: the chains are whole, but nothing ties them to the crawler".into(),
+                (None, _) => {
+                    println!(
+                        "intact, unsigned: nothing ties it to a crawler ({} of {} from {}){}",
+                        plural(v.records, "record", "records"),
+                        v.host,
+                        plural(v.chains, "chain", "chains"),
+                        if args.allow_unsigned {
+                            ""
+                        } else {
+                            "; --allow-unsigned accepts it"
+                        }
+                    );
+                    return Ok(u8::from(!args.allow_unsigned));
+                }
             };
             println!(
-                "intact: {} record(s) of {} from {} chain(s); {how}",
-                v.records, v.host, v.chains
+                "intact: {} of {} from {}; {how}",
+                plural(v.records, "record", "records"),
+                v.host,
+                plural(v.chains, "chain", "chains")
             );
             Ok(0)
         }
@@ -172,6 +192,10 @@ fn verify_cmd(args: VerifyArgs) -> Result<u8> {
             Ok(1)
         }
     }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    mannerly_audit::render::plural(n as u64, one, many)
 }
 
 fn signature_agents(bundle: &Bundle) -> String {

@@ -41,9 +41,12 @@ pub struct Args {
     /// the key directories signed requests name.
     #[arg(long, value_name = "FILE")]
     keys: Option<String>,
-    /// A crawler's IP ranges from a file instead of its operator's site:
-    /// TOKEN=FILE, in Google's `prefixes` format or ipverse's crawlers.json.
-    #[arg(long, value_name = "TOKEN=FILE")]
+    /// IP ranges from a file instead of the operator's site: NAME=FILE,
+    /// where NAME is an operator (Google: every crawler the catalogue lists
+    /// for it) or a product token, and FILE is JSON in Google's `prefixes`
+    /// format (JAFAR: a prefix's `services` name its tokens, the most
+    /// specific prefix wins) or ipverse's crawlers.json.
+    #[arg(long, value_name = "NAME=FILE")]
     ip_ranges: Vec<String>,
     /// No network: no DNS, no downloads (given files and the cache only).
     #[arg(long)]
@@ -116,7 +119,10 @@ fn door(args: &Args, policy: Policy, registry: Arc<Registry>) -> Result<Arc<Door
             ..DirectoryConfig::default()
         })?),
     };
-    let ranges = Ranges::new(read_given_ranges(&args.ip_ranges)?);
+    let ranges = Ranges::new(read_given_ranges(
+        &args.ip_ranges,
+        mannerly_audit::Catalogue::builtin(),
+    )?);
     let cache = args
         .cache
         .as_ref()

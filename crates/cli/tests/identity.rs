@@ -737,7 +737,7 @@ fn signed_evidence_verifies_with_the_crawlers_key_only(d: &Path, crawl: &Path, p
     let o = mannerly(&["evidence", "verify", b, "--key", key], b"");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(
-        text(&o).contains("intact: 2 record(s) of site.test"),
+        text(&o).contains("intact: 2 records of site.test"),
         "{}",
         text(&o)
     );
@@ -773,4 +773,42 @@ fn signed_evidence_verifies_with_the_crawlers_key_only(d: &Path, crawl: &Path, p
         b"",
     );
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+/// A bundle whose checkpoints are not signed: its chains are whole, but
+/// nothing ties it to a crawler, so it does not verify (1) unless the
+/// reader says it accepts that (`--allow-unsigned`, 0).
+#[test]
+fn an_unsigned_bundle_is_intact_but_does_not_verify_unless_allowed() {
+    use mannerly_evidence::{EvidenceLog, Kind, Record, Window};
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut log = EvidenceLog::open(dir.path(), None, None).expect("opens");
+    for (i, path) in ["/robots.txt", "/a"].iter().enumerate() {
+        log.append(Record {
+            time: UnixMillis(1_772_359_200_000 + i as u64 * 1000).to_rfc3339_millis(),
+            url: format!("https://a.test{path}"),
+            host: "a.test".into(),
+            kind: if i == 0 { Kind::Robots } else { Kind::Page },
+            user_agent: "ExampleBot/1.0".into(),
+            ..Record::blank()
+        })
+        .expect("append");
+    }
+    log.checkpoint(UnixMillis(1_772_359_203_000), true)
+        .expect("checkpoint");
+    let bundle =
+        mannerly_evidence::export(&[dir.path().to_path_buf()], "a.test", Window::default())
+            .expect("export");
+    let file = dir.path().join("a.test.json");
+    std::fs::write(&file, serde_json::to_vec(&bundle).expect("json")).expect("write");
+    let f = file.to_str().expect("utf-8");
+    let o = mannerly(&["evidence", "verify", f], b"");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("intact, unsigned: nothing ties it to a crawler (2 records of a.test"),
+        "{}",
+        text(&o)
+    );
+    let o = mannerly(&["evidence", "verify", f, "--allow-unsigned"], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }

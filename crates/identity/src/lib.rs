@@ -23,7 +23,7 @@ pub use checks::{Checks, ChecksConfig};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use mannerly_audit::Identity;
+use mannerly_audit::{Catalogue, Identity};
 use mannerly_botauth::fcrdns::IpRanges;
 use mannerly_botauth::Outcome;
 
@@ -32,8 +32,19 @@ use mannerly_botauth::Outcome;
 #[non_exhaustive]
 pub enum IdentityError {
     /// An `--ip-ranges` value is not `TOKEN=FILE`.
-    #[error("--ip-ranges '{0}': expected TOKEN=FILE")]
+    #[error(
+        "--ip-ranges '{0}': expected NAME=FILE (an operator such as Google, or a product token)"
+    )]
     RangeSpec(String),
+    /// An `--ip-ranges` name is neither an operator nor a crawler the
+    /// catalogue knows.
+    #[error("--ip-ranges {name}=...: no operator or crawler is called '{name}' (operators with published ranges: {known})")]
+    RangeName {
+        /// The name given.
+        name: String,
+        /// The operators that can be named, comma-separated.
+        known: String,
+    },
     /// A range file could not be read.
     #[error("--ip-ranges: cannot read '{file}': {source}")]
     RangeFile {
@@ -73,25 +84,77 @@ pub fn signature_identity(outcome: &Outcome) -> Option<Identity> {
     }
 }
 
-/// `--ip-ranges TOKEN=FILE` values read, by token in lower case.
-pub fn read_given_ranges(specs: &[String]) -> Result<HashMap<String, IpRanges>, IdentityError> {
+/// `--ip-ranges NAME=FILE` values read, by token in lower case. NAME is
+/// an operator (`Google`: the file verifies every token the catalogue
+/// lists for it, each by the prefixes a JAFAR file's `services` give it)
+/// or one product token; a name that is neither is refused, listing the
+/// operators that can be named.
+pub fn read_given_ranges(
+    specs: &[String],
+    catalogue: &Catalogue,
+) -> Result<HashMap<String, IpRanges>, IdentityError> {
     let mut given = HashMap::new();
     for spec in specs {
-        let (token, file) = spec
+        let (name, file) = spec
             .split_once('=')
             .ok_or_else(|| IdentityError::RangeSpec(spec.clone()))?;
+        let tokens = tokens_named(name, catalogue)?;
         let text = std::fs::read_to_string(file).map_err(|source| IdentityError::RangeFile {
             file: file.to_owned(),
             source,
         })?;
-        let ranges = IpRanges::parse_for(&text, token).map_err(|e| IdentityError::Ranges {
-            file: file.to_owned(),
-            token: token.to_owned(),
-            why: e.to_string(),
-        })?;
-        given.insert(token.to_ascii_lowercase(), ranges);
+        let mut read = 0;
+        let mut last_error = None;
+        for token in &tokens {
+            // An operator's file need not name every token it has (an
+            // ipverse file names a few); a token's file must read.
+            match IpRanges::parse_for(&text, token) {
+                Ok(r) => {
+                    given.insert(token.to_ascii_lowercase(), r);
+                    read += 1;
+                }
+                Err(e) => last_error = Some(e.to_string()),
+            }
+        }
+        if read == 0 {
+            return Err(IdentityError::Ranges {
+                file: file.to_owned(),
+                token: name.to_owned(),
+                why: last_error.unwrap_or_else(|| "no prefixes for it".into()),
+            });
+        }
     }
     Ok(given)
+}
+
+/// The product tokens an `--ip-ranges` name stands for: the catalogue's
+/// crawler of that token, else every crawler of that operator.
+fn tokens_named(name: &str, catalogue: &Catalogue) -> Result<Vec<String>, IdentityError> {
+    let entries = || (0..catalogue.len()).filter_map(|i| catalogue.get(i));
+    if entries().any(|k| k.token.eq_ignore_ascii_case(name)) {
+        return Ok(vec![name.to_owned()]);
+    }
+    let of_operator: Vec<String> = entries()
+        .filter(|k| {
+            k.operator
+                .as_deref()
+                .is_some_and(|o| o.eq_ignore_ascii_case(name))
+        })
+        .map(|k| k.token.clone())
+        .collect();
+    if !of_operator.is_empty() {
+        return Ok(of_operator);
+    }
+    let mut known: Vec<&str> = entries()
+        .filter(|k| k.verifiable())
+        .filter_map(|k| k.operator.as_deref())
+        .collect();
+    known.sort_unstable_by_key(|o| o.to_ascii_lowercase());
+    known.dedup_by_key(|o| o.to_ascii_lowercase());
+    Err(IdentityError::RangeName {
+        name: name.to_owned(),
+        known: known.join(", "),
+    })
 }
 
 /// Where downloaded range files and the key history are kept:
@@ -130,12 +193,36 @@ mod tests {
 
     #[test]
     fn a_bad_range_spec_names_what_was_wrong() {
-        let e = read_given_ranges(&["GoogleBot".into()]).expect_err("no =");
+        let c = Catalogue::builtin();
+        let e = read_given_ranges(&["GoogleBot".into()], c).expect_err("no =");
         assert!(
             matches!(e, IdentityError::RangeSpec(ref s) if s == "GoogleBot"),
             "{e}"
         );
-        let e = read_given_ranges(&["X=/nonexistent/ranges.json".into()]).expect_err("no file");
+        let e = read_given_ranges(&["Googlebot=/nonexistent/ranges.json".into()], c)
+            .expect_err("no file");
         assert!(matches!(e, IdentityError::RangeFile { .. }), "{e}");
+        let e = read_given_ranges(&["Foo=/nonexistent/ranges.json".into()], c)
+            .expect_err("no such name");
+        let text = e.to_string();
+        assert!(text.contains("'Foo'") && text.contains("Google"), "{text}");
+    }
+
+    #[test]
+    fn an_operators_file_verifies_every_token_of_the_operator() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let file = dir.path().join("google.json");
+        std::fs::write(&file, r#"{"prefixes":[{"ipv4Prefix":"66.249.64.0/19"}]}"#).expect("write");
+        let spec = format!("Google={}", file.display());
+        let given = read_given_ranges(&[spec], Catalogue::builtin()).expect("reads");
+        let ip = "66.249.66.1".parse().expect("ip");
+        for token in [
+            "googlebot",
+            "googlebot-image",
+            "googlebot-mobile",
+            "storebot-google",
+        ] {
+            assert!(given.get(token).is_some_and(|r| r.contains(ip)), "{token}");
+        }
     }
 }

@@ -16,8 +16,8 @@ use crate::report::{BotReport, Counts, Identity, Report};
 /// Bots listed under "everyone else", at most.
 const OTHERS: usize = 30;
 
-/// `n` and the noun, singular or plural.
-pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
+/// `n` and the noun, singular or plural: `1 request`, `2 requests`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 

@@ -92,9 +92,12 @@ pub struct Args {
     /// judged, by what they are known to read.
     #[arg(long)]
     strict: bool,
-    /// A crawler's IP ranges from a file instead of its operator's site:
-    /// TOKEN=FILE, in Google's `prefixes` format or ipverse's crawlers.json.
-    #[arg(long, value_name = "TOKEN=FILE")]
+    /// IP ranges from a file instead of the operator's site: NAME=FILE,
+    /// where NAME is an operator (Google: every crawler the catalogue lists
+    /// for it) or a product token, and FILE is JSON in Google's `prefixes`
+    /// format (JAFAR: a prefix's `services` name its tokens, the most
+    /// specific prefix wins) or ipverse's crawlers.json.
+    #[arg(long, value_name = "NAME=FILE")]
     ip_ranges: Vec<String>,
     /// Web Bot Auth keys to verify signed requests with (a JWKS or one
     /// JWK), instead of or before the directories requests name.
@@ -329,7 +332,7 @@ fn checks_config(args: &Args) -> Result<ChecksConfig> {
     );
     config.offline = args.offline;
     config.dns = args.dns;
-    config.given = mannerly_identity::read_given_ranges(&args.ip_ranges)?;
+    config.given = mannerly_identity::read_given_ranges(&args.ip_ranges, Catalogue::builtin())?;
     config.keys = args
         .wba_keys
         .as_deref()
