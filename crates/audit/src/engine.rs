@@ -452,18 +452,28 @@ impl<'r> Auditor<'r> {
         self.options.strict || kind.judged()
     }
 
-    /// The Retry-After window a 429 or 503 opened, as an instant.
-    fn retry_until(&self, entry: &Entry<'_>) -> Option<i64> {
+    /// The Retry-After window a 429 or 503 opened, as an instant: as
+    /// logged, else as the crawler's evidence recorded it, else assumed.
+    fn retry_until(&self, slot: Option<usize>, entry: &Entry<'_>) -> Option<i64> {
         if !matches!(entry.status, Some(429 | 503)) {
             return None;
         }
         let at = entry.stamp.millis;
+        let recorded = || {
+            let window = i64::from(entry.stamp.precision_ms) + self.tolerance.skew_ms;
+            let e = self.evidence.get(slot?)?;
+            Some(at + e.recorded_retry_after(entry.host.as_deref(), at, window)?)
+        };
         let logged = entry.retry_after.as_deref().and_then(|v| {
             let now = mannerly_time::UnixMillis(u64::try_from(at).ok()?);
             let until = mannerly_time::parse_retry_after(v, now)?;
             i64::try_from(until.0).ok()
         });
-        Some(logged.unwrap_or(at + self.options.retry_after.as_millis() as i64))
+        Some(
+            logged
+                .or_else(recorded)
+                .unwrap_or(at + self.options.retry_after.as_millis() as i64),
+        )
     }
 
     fn bot(&mut self, token: u32, entry: &Entry<'_>, identify: &dyn Identify) -> Pending {
@@ -524,7 +534,7 @@ impl<'r> Auditor<'r> {
                 precision_ms: entry.stamp.precision_ms,
                 robots,
                 status: entry.status,
-                retry_until: self.retry_until(entry),
+                retry_until: self.retry_until(slot, entry),
                 delay_ms: delay.0,
                 ignored_delay_ms: delay.1,
             },

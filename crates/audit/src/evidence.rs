@@ -146,6 +146,9 @@ pub(crate) struct BotEvidence {
     /// disproves as it is fed.
     index: HashMap<(String, String), Vec<i64>>,
     span: Option<(i64, i64)>,
+    /// Per host, the records' times and, for a request that waited out a
+    /// Retry-After, the wait in milliseconds; sorted by time.
+    waits: HashMap<String, Vec<(i64, Option<i64>)>>,
 }
 
 impl BotEvidence {
@@ -160,8 +163,30 @@ impl BotEvidence {
                 .entry((r.method.clone(), r.target().to_owned()))
                 .or_default()
                 .push(t);
+            let wait = (r.delay.source == DelaySource::RetryAfter)
+                .then(|| (r.delay.required_s * 1000.0) as i64);
+            self.waits.entry(key(&r.host)).or_default().push((t, wait));
         }
         self.index.values_mut().for_each(|v| v.sort_unstable());
+        self.waits.values_mut().for_each(|v| v.sort_unstable());
+    }
+
+    /// The Retry-After the crawler recorded being given by a 429 or 503
+    /// logged at `millis` on `host`: the wait its next request there kept,
+    /// when that request says it waited out a Retry-After.
+    pub(crate) fn recorded_retry_after(
+        &self,
+        host: Option<&str>,
+        millis: i64,
+        window: i64,
+    ) -> Option<i64> {
+        let list = self.waits.get(&key(host?))?;
+        // The request's own record: the nearest in time within the window;
+        // the one after it is the crawler's next request to the host.
+        let from = list.partition_point(|(t, _)| *t < millis - window);
+        let to = list.partition_point(|(t, _)| *t <= millis + window);
+        let own = (from..to).min_by_key(|i| (list[*i].0 - millis).abs())?;
+        list.get(own + 1).and_then(|(_, wait)| *wait)
     }
 
     /// Whether the evidence disproves a logged request in the crawler's
@@ -228,6 +253,7 @@ pub fn group_bundles(bundles: Vec<Bundle>) -> Vec<BotEvidenceInput> {
                     logged: Vec::new(),
                     index: HashMap::new(),
                     span: None,
+                    waits: HashMap::new(),
                 }));
                 by_token.len() - 1
             }

@@ -56,6 +56,39 @@ fn audit_demo(out: &Path, min_delay: &str) -> (Option<i32>, Value) {
     (o.status.code(), v)
 }
 
+/// `mannerly audit` of a demo's log as a site owner would run it: the
+/// format found by itself, the default Retry-After assumption, the demo's
+/// robots.txt files and the crawler's bundles.
+fn audit_with_bundles(out: &Path, log: &Path) -> (Option<i32>, Value) {
+    let mut args: Vec<String> = vec![
+        "audit".into(),
+        log.display().to_string(),
+        "--from-start".into(),
+        "--offline".into(),
+        "--json".into(),
+    ];
+    for f in std::fs::read_dir(out.join("audit-robots")).expect("robots files") {
+        let path = f.expect("entry").path();
+        let host = path.file_stem().and_then(|s| s.to_str()).expect("name");
+        args.push("--robots".into());
+        args.push(if host == "all-hosts" {
+            path.display().to_string()
+        } else {
+            format!("{host}={}", path.display())
+        });
+    }
+    for f in std::fs::read_dir(out.join("bundles")).expect("bundles") {
+        args.push("--evidence".into());
+        args.push(f.expect("entry").path().display().to_string());
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = mannerly(&refs, b"");
+    let text = String::from_utf8_lossy(&o.stdout);
+    let v = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{e}: {text}\n{}", String::from_utf8_lossy(&o.stderr)));
+    (o.status.code(), v)
+}
+
 fn sum(v: &Value, key: &str) -> u64 {
     v["bots"]
         .as_array()
@@ -91,6 +124,27 @@ fn a_polite_crawl_and_a_rude_one_audited_from_the_access_log() {
         "{a}"
     );
     assert_eq!(a["unparsed"], 0, "{a}");
+    // Audited as a site owner would, from the log and the bundles: the
+    // Retry-After logged after each line is read, and where the log does
+    // not have it, the one the crawler recorded is judged.
+    let log = ours.join("access.log");
+    let (code, a) = audit_with_bundles(&ours, &log);
+    assert_eq!(code, Some(0), "{a}");
+    assert_eq!(a["bots"][0]["token"], "mannerly", "{a}");
+    assert_eq!(sum(&a, "ignored_retry_after"), 0, "{a}");
+    let evidence = &a["bots"][0]["evidence"];
+    assert_eq!(evidence["logged_not_in_evidence"], 0, "{a}");
+    assert_eq!(evidence["outside_evidence"], 0, "{a}");
+    let bare = ours.join("bare.log");
+    let text = std::fs::read_to_string(&log).expect("log");
+    let stripped: String = text
+        .lines()
+        .map(|l| format!("{}\n", l.rsplit_once(" \"").map_or(l, |(head, _)| head)))
+        .collect();
+    std::fs::write(&bare, stripped).expect("write");
+    let (code, a) = audit_with_bundles(&ours, &bare);
+    assert_eq!(code, Some(0), "{a}");
+    assert_eq!(sum(&a, "ignored_retry_after"), 0, "{a}");
     // A rude client: every violation counted, and the same counts.
     let rude_out = base.join("rude");
     let rude = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/rude.py");
