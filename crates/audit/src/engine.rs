@@ -10,7 +10,6 @@
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
-use std::hash::{Hash, Hasher};
 use std::net::IpAddr;
 use std::time::Duration;
 
@@ -223,6 +222,9 @@ pub struct Auditor<'r> {
     pub(crate) proposed: Option<WhatIf<'r>>,
     /// Every finding, when they are streamed.
     findings: Option<Vec<Finding>>,
+    /// Lines fed from each file, and the order key of the one being fed.
+    fed: Vec<u64>,
+    tiebreak: u64,
 }
 
 impl<'r> Auditor<'r> {
@@ -270,6 +272,8 @@ impl<'r> Auditor<'r> {
             },
             proposed: None,
             findings: None,
+            fed: vec![0; files.max(1)],
+            tiebreak: 0,
         }
     }
 
@@ -330,6 +334,10 @@ impl<'r> Auditor<'r> {
         });
         if let Some(l) = self.latest.get_mut(file) {
             *l = (*l).max(millis);
+        }
+        if let Some(n) = self.fed.get_mut(file) {
+            *n += 1;
+            self.tiebreak = tiebreak(file, *n);
         }
         let pending = match self.kind(&entry.user_agent) {
             (Kind::Browser, ua) => self.browser(entry, ua),
@@ -437,14 +445,20 @@ impl<'r> Auditor<'r> {
 
     /// Whether a name's requests are judged per address: anonymous
     /// clients and HTTP tools (anyone's), clients the catalogue does not
-    /// know and crawling software anyone runs (nothing says two addresses
+    /// know, and crawling software and scanners anyone runs (nothing says two addresses
     /// are one crawler), and requests that failed their crawler's check
     /// (each spoofer is its own). A crawler that keeps evidence is one,
     /// whatever its addresses: its records say which requests are its.
     fn per_address(&self, token: u32, known: Option<&Known>, identity: Identity) -> bool {
         self.token_kinds[token as usize].per_address()
             || identity == Identity::Spoofed
-            || known.is_none_or(|k| k.category == Some(crate::kinds::Category::CrawlerSoftware))
+            || known.is_none_or(|k| {
+                use crate::kinds::Category;
+                matches!(
+                    k.category,
+                    Some(Category::CrawlerSoftware | Category::SecurityScanner)
+                )
+            })
     }
 
     /// Whether a kind's requests are judged (crawlers, or all when strict).
@@ -538,7 +552,7 @@ impl<'r> Auditor<'r> {
                 delay_ms: delay.0,
                 ignored_delay_ms: delay.1,
             },
-            tiebreak: tiebreak(entry),
+            tiebreak: self.tiebreak,
             who: Who::Bot { group, host },
             bytes: entry.bytes.unwrap_or(0),
             target: entry.target.as_ref().into(),
@@ -640,7 +654,7 @@ impl<'r> Auditor<'r> {
                 delay_ms: 0,
                 ignored_delay_ms: 0,
             },
-            tiebreak: tiebreak(entry),
+            tiebreak: self.tiebreak,
             who: Who::Browser { client: id },
             bytes: 0,
             target: Box::from(""),
@@ -719,6 +733,7 @@ impl<'r> Auditor<'r> {
         if let (Some(o), true) = (operator, p.step.robots) {
             self.operator_reads.insert((o, host), p.step.millis);
         }
+        let first = g.hosts.is_empty();
         let pace = g.hosts.entry(host).or_default();
         let mut judged = pace.step(&p.step, &log);
         if p.disallowed.is_some() {
@@ -733,9 +748,23 @@ impl<'r> Auditor<'r> {
             g.clients.insert(ip);
         }
         g.timeline.add(p.step.millis, judged.broke.len() as u64);
+        if first && g.identity == Identity::Spoofed {
+            // A spoofer is told live as it is first seen, whatever it did.
+            judged.broke.insert(0, Violation::Spoofed);
+        }
+        self.tell(group, host, &p, judged);
+    }
+
+    /// Keeps examples of the rules a request broke, and streams them as
+    /// findings when asked to.
+    fn tell(&mut self, group: u32, host: u32, p: &Pending, judged: crate::pace::Judged) {
+        let g = &mut self.groups[group as usize];
         let streaming = self.findings.is_some()
             && (self.options.strict || self.token_kinds[g.token as usize].judged());
         for rule in judged.broke {
+            if rule == Violation::Spoofed && self.findings.is_none() {
+                continue;
+            }
             let kept = g.examples.iter().filter(|e| e.rule == rule).count();
             if kept >= MAX_EXAMPLES && !streaming {
                 continue;
@@ -752,6 +781,9 @@ impl<'r> Auditor<'r> {
                 }
                 Violation::BeforeRobots => "no robots.txt read in the 24 h before".into(),
                 Violation::WhileRobotsUnavailable => "while robots.txt answered 5xx or 429".into(),
+                Violation::Spoofed => {
+                    "failed its operator's check: not the crawler it names".into()
+                }
             };
             let example = Example {
                 rule,
@@ -762,7 +794,7 @@ impl<'r> Auditor<'r> {
                 client: p.client.map(|c| c.to_string()),
                 detail,
             };
-            if let Some(f) = &mut self.findings {
+            if let (Some(f), true) = (&mut self.findings, streaming || rule == Violation::Spoofed) {
                 f.push(Finding {
                     token: self.tokens[g.token as usize].0.clone(),
                     identity: g.identity,
@@ -771,7 +803,7 @@ impl<'r> Auditor<'r> {
                     example: example.clone(),
                 });
             }
-            if kept < MAX_EXAMPLES {
+            if kept < MAX_EXAMPLES && rule != Violation::Spoofed {
                 g.examples.push(example);
             }
         }
@@ -815,14 +847,8 @@ impl<'r> Auditor<'r> {
     }
 }
 
-/// A stable order for requests logged at the same instant, whatever file
-/// or position they came from.
-fn tiebreak(entry: &Entry<'_>) -> u64 {
-    let mut h = rustc_hash::FxHasher::default();
-    entry.target.hash(&mut h);
-    entry.user_agent.hash(&mut h);
-    entry.client.hash(&mut h);
-    entry.status.hash(&mut h);
-    entry.host.hash(&mut h);
-    h.finish()
+/// A stable order for requests logged at the same instant: by file,
+/// then by line, whatever order the files were read in.
+fn tiebreak(file: usize, line: u64) -> u64 {
+    ((file as u64) << 40) | (line & ((1 << 40) - 1))
 }

@@ -164,7 +164,7 @@ impl BotEvidence {
                 .or_default()
                 .push(t);
             let wait = (r.delay.source == DelaySource::RetryAfter)
-                .then(|| (r.delay.required_s * 1000.0) as i64);
+                .then_some((r.delay.required_s * 1000.0) as i64);
             self.waits.entry(key(&r.host)).or_default().push((t, wait));
         }
         self.index.values_mut().for_each(|v| v.sort_unstable());

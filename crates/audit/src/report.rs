@@ -45,6 +45,10 @@ pub enum Violation {
     BeforeRobots,
     /// A page while the host's robots.txt answered 5xx or 429.
     WhileRobotsUnavailable,
+    /// Not a rule of robots.txt: a request in a crawler's name that
+    /// failed its operator's check, streamed once per spoofer as it is
+    /// first seen (never counted among the violations).
+    Spoofed,
 }
 
 impl Violation {
@@ -56,6 +60,7 @@ impl Violation {
             Violation::IgnoredRetryAfter => "ignored_retry_after",
             Violation::BeforeRobots => "before_robots",
             Violation::WhileRobotsUnavailable => "while_robots_unavailable",
+            Violation::Spoofed => "spoofed",
         }
     }
 
@@ -67,6 +72,7 @@ impl Violation {
             Violation::IgnoredRetryAfter => "inside Retry-After",
             Violation::BeforeRobots => "before reading robots.txt",
             Violation::WhileRobotsUnavailable => "while robots.txt was unavailable",
+            Violation::Spoofed => "claimed a crawler and failed its operator's check",
         }
     }
 }
@@ -178,6 +184,7 @@ impl Counts {
             Violation::IgnoredRetryAfter => self.ignored_retry_after += 1,
             Violation::BeforeRobots => self.before_robots += 1,
             Violation::WhileRobotsUnavailable => self.while_robots_unavailable += 1,
+            Violation::Spoofed => {}
         }
     }
 }

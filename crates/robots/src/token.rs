@@ -43,13 +43,14 @@ pub fn product_token(user_agent: &str) -> Option<String> {
 }
 
 /// A User-Agent's words: split at spaces and separators, cut at `/`,
-/// trimmed of punctuation, with URLs and `key:value` words left out.
+/// trimmed of punctuation, with URLs, addresses and `key:value` words
+/// left out.
 fn words(user_agent: &str) -> impl Iterator<Item = &str> {
     user_agent
         .split([' ', ';', '(', ')', ',', '+'])
         .map(|p| p.split('/').next().unwrap_or(p))
         .map(|p| p.trim_matches(|c: char| !c.is_ascii_alphanumeric()))
-        .filter(|p| !p.is_empty() && !p.contains(':'))
+        .filter(|p| !p.is_empty() && !p.contains([':', '@']))
 }
 
 /// Words of platforms, engines and browsers, lower-case: they describe

@@ -66,14 +66,23 @@ fn name(b: &BotReport) -> String {
         .as_deref()
         .map(|a| format!(" from {a}"))
         .unwrap_or_default();
-    let mut about = vec![b.identity.as_str().to_owned()];
+    // "unverified" says something only of a name its operator lets one
+    // check; of anyone's tool or an unknown name it is noise.
+    let mut about = Vec::new();
+    if b.verifiable || b.identity != Identity::Unverified {
+        about.push(b.identity.as_str().to_owned());
+    }
     if b.kind != BotKind::Crawler {
         about.push(b.kind.as_str().replace('-', " "));
     }
     if let Some(o) = &b.operator {
         about.push(o.clone());
     }
-    format!("{who}{from} ({})", about.join(", "))
+    if about.is_empty() {
+        format!("{who}{from}")
+    } else {
+        format!("{who}{from} ({})", about.join(", "))
+    }
 }
 
 /// Why an unverified verdict may not be the crawler's: its operator
@@ -111,7 +120,9 @@ fn coverage_note(r: &Report) -> Option<String> {
 
 /// Seconds as people say them.
 fn duration(seconds: f64) -> String {
-    if seconds >= 7200.0 {
+    if seconds >= 2.0 * 86_400.0 {
+        format!("{:.0} days", seconds / 86_400.0)
+    } else if seconds >= 7200.0 {
         format!("{:.1} h", seconds / 3600.0)
     } else if seconds >= 120.0 {
         format!("{:.0} min", seconds / 60.0)

@@ -201,15 +201,19 @@ fn print_finding(out: &mut impl Write, f: &Finding, json: bool) -> Result<()> {
             .as_deref()
             .map(|a| format!(" from {a}"))
             .unwrap_or_default();
+        let host = if e.host == "-" {
+            String::new()
+        } else {
+            format!("{} ", e.host)
+        };
         writeln!(
             out,
-            "{} {}{from} ({}) {} {} [{}] {}",
+            "{} {}{from} ({}) {host}{}: {}; {}",
             e.time,
             f.token,
             f.identity.as_str(),
-            e.host,
             e.path,
-            e.rule.as_str(),
+            e.rule.words(),
             e.detail
         )?;
     }
