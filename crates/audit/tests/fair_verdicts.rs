@@ -1,0 +1,220 @@
+//! Verdicts a site owner can trust, on scripted logs: each client judged
+//! as what it is (anonymous clients per address; feed readers, link
+//! previews and monitors listed, not judged), by what it is known to read
+//! (Google and Crawl-delay), for what the log can show (a verified
+//! crawler's robots.txt read counts for its operator's others), and
+//! spoofers' deeds kept the spoofers'. `--strict` judges them all.
+
+use mannerly_audit::{
+    render, Auditor, BotKind, Catalogue, Identify, Identity, Known, Options, Report, RobotsBook,
+    Unchecked,
+};
+use mannerly_logs::Entry;
+
+const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+const GOOGLEBOT_IMAGE: &str = "Googlebot-Image/1.0";
+
+/// Google's crawlers are verified from 66.249.0.0/16 and spoofed from
+/// anywhere else; nothing else can be checked.
+struct GoogleRanges;
+
+impl Identify for GoogleRanges {
+    fn identify(&self, bot: Option<&Known>, entry: &Entry<'_>) -> Identity {
+        let google = bot.is_some_and(|k| k.operator.as_deref() == Some("Google"));
+        match entry.client {
+            Some(ip) if google && ip.to_string().starts_with("66.249.") => Identity::Verified,
+            Some(_) if google => Identity::Spoofed,
+            _ => Identity::Unverified,
+        }
+    }
+}
+
+/// A combined line `at` seconds after 2026-03-01T10:00:00Z.
+fn line(at: i64, ip: &str, path: &str, ua: &str) -> String {
+    let s = at.rem_euclid(86_400);
+    format!(
+        "{ip} - - [01/Mar/2026:{:02}:{:02}:{:02} +0000] \"GET {path} HTTP/1.1\" 200 100 \"-\" \"{ua}\"",
+        10 + s / 3600,
+        s % 3600 / 60,
+        s % 60
+    )
+}
+
+fn book() -> RobotsBook {
+    let mut book = RobotsBook::new();
+    book.add(
+        None,
+        None,
+        "robots.txt".into(),
+        b"User-agent: *\nDisallow: /private\nCrawl-delay: 10\n",
+    );
+    book
+}
+
+fn audit(lines: &[String], strict: bool, identify: &dyn Identify) -> Report {
+    let book = book();
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let mut parser = mannerly_logs::detect(&refs).expect("combined");
+    let options = Options {
+        from_start: true,
+        strict,
+        ..Options::default()
+    };
+    let mut auditor = Auditor::new(&book, Catalogue::builtin(), options, 1);
+    for l in lines {
+        let entry = parser.parse(l).expect("reads").expect("a request");
+        auditor.feed(0, &entry, identify);
+    }
+    auditor.finish()
+}
+
+#[test]
+fn anonymous_clients_are_judged_each_on_its_own() {
+    // Fifty addresses with no User-Agent, each one request, in one second.
+    let lines: Vec<String> = (0..50)
+        .map(|i| line(0, &format!("198.51.100.{i}"), "/", "-"))
+        .collect();
+    let r = audit(&lines, false, &Unchecked);
+    assert_eq!(r.bots.len(), 50, "one client per address");
+    assert!(r
+        .bots
+        .iter()
+        .all(|b| b.kind == BotKind::Anonymous && b.clients == 1));
+    assert_eq!(r.violations(), 0);
+    // Judged strictly, none is too soon: no gap between two addresses.
+    let r = audit(&lines, true, &Unchecked);
+    assert_eq!(r.bots.iter().map(|b| b.counts.too_soon).sum::<u64>(), 0);
+    let text = render::text(&r);
+    assert!(text.contains("no User-Agent from 198.51.100.7"), "{text}");
+}
+
+#[test]
+fn feed_readers_previews_and_monitors_are_listed_not_judged() {
+    let agents = [
+        "Mozilla/5.0+(compatible; UptimeRobot/2.0; http://www.uptimerobot.com/)",
+        "Feedly/1.0 (+http://www.feedly.com/fetcher.html; like FeedFetcher-Google)",
+        "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+        "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
+    ];
+    let mut lines = Vec::new();
+    for (i, ua) in agents.iter().enumerate() {
+        for s in 0..3 {
+            lines.push(line(s, &format!("192.0.2.{i}"), "/private/feed.xml", ua));
+        }
+    }
+    let r = audit(&lines, false, &Unchecked);
+    assert_eq!(r.violations(), 0, "{}", render::text(&r));
+    assert_eq!(r.rule_breakers().count(), 0);
+    let kinds: Vec<BotKind> = r.bots.iter().map(|b| b.kind).collect();
+    for k in [BotKind::Monitor, BotKind::FeedReader, BotKind::LinkPreview] {
+        assert!(kinds.contains(&k), "{kinds:?}");
+    }
+    let text = render::text(&r);
+    assert!(
+        text.contains("Feed readers (fetch the feeds people subscribed to):"),
+        "{text}"
+    );
+    assert!(text.contains("Monitors ("), "{text}");
+    assert!(
+        !text.contains("FeedFetcher-Google"),
+        "Feedly is not Google's: {text}"
+    );
+    // Asked to judge strictly, they are held to robots.txt like crawlers.
+    let strict = audit(&lines, true, &Unchecked);
+    assert!(strict.violations() >= 12, "{}", render::text(&strict));
+}
+
+#[test]
+fn googlebot_is_not_charged_for_a_crawl_delay_google_documents_it_ignores() {
+    let mut lines = vec![line(0, "66.249.66.1", "/robots.txt", GOOGLEBOT)];
+    for s in 1..6 {
+        lines.push(line(s, "66.249.66.1", &format!("/p{s}"), GOOGLEBOT));
+    }
+    let r = audit(&lines, false, &GoogleRanges);
+    let g = &r.bots[0];
+    assert_eq!(
+        (g.token.as_str(), g.identity),
+        ("Googlebot", Identity::Verified)
+    );
+    assert_eq!(g.counts.too_soon, 0);
+    assert_eq!(g.counts.under_ignored_delay, 4);
+    assert!(g.ignores.contains_key("crawl-delay"));
+    let text = render::text(&r);
+    assert!(
+        text.contains("ignores Crawl-delay, as its operator documents"),
+        "{text}"
+    );
+    assert!(render::html(&r).contains("ignores Crawl-delay, as its operator documents"));
+    let strict = audit(&lines, true, &GoogleRanges);
+    assert_eq!(strict.bots[0].counts.too_soon, 4);
+}
+
+#[test]
+fn a_verified_crawlers_robots_read_counts_for_its_operators_others() {
+    let lines = vec![
+        line(0, "66.249.66.1", "/robots.txt", GOOGLEBOT),
+        line(20, "66.249.66.2", "/img/a.png", GOOGLEBOT_IMAGE),
+        // The same name from elsewhere: a spoofer, who read nothing.
+        line(40, "203.0.113.9", "/img/b.png", GOOGLEBOT_IMAGE),
+    ];
+    let r = audit(&lines, false, &GoogleRanges);
+    let image = r
+        .bots
+        .iter()
+        .find(|b| b.token == "Googlebot-Image" && b.identity == Identity::Verified)
+        .expect("verified Googlebot-Image");
+    assert_eq!(
+        image.counts.before_robots, 0,
+        "Googlebot read it for Google"
+    );
+    let spoofer = r.spoofers().next().expect("the spoofer");
+    assert_eq!(spoofer.counts.before_robots, 1);
+}
+
+#[test]
+fn a_spoofers_deeds_are_the_spoofers_and_an_unchecked_name_says_so() {
+    let lines = vec![
+        line(0, "66.249.66.1", "/robots.txt", GOOGLEBOT),
+        line(20, "66.249.66.1", "/a", GOOGLEBOT),
+        line(30, "203.0.113.9", "/robots.txt", GOOGLEBOT),
+        line(31, "203.0.113.9", "/private/x", GOOGLEBOT),
+    ];
+    let r = audit(&lines, false, &GoogleRanges);
+    assert_eq!(
+        r.rule_breakers().count(),
+        0,
+        "the real Googlebot broke nothing"
+    );
+    let spoofers: Vec<_> = r.spoofers().collect();
+    assert_eq!(spoofers.len(), 1);
+    assert_eq!(spoofers[0].counts.disallowed, 1);
+    let text = render::text(&r);
+    let section = text
+        .split("Spoofers (claimed a crawler, failed its operator's check):")
+        .nth(1)
+        .expect("a spoofers section");
+    assert!(
+        section.contains("Googlebot from 203.0.113.9 (spoofed, Google)"),
+        "{text}"
+    );
+    assert!(section.contains("/private/x"), "{text}");
+    let html = render::html(&r);
+    assert!(
+        html.contains("<h2>Spoofers") && html.contains("203.0.113.9"),
+        "{html}"
+    );
+    let json = serde_json::to_value(&r).expect("json");
+    assert!(json["bots"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .any(|b| b["identity"] == "spoofed" && b["disallowed"] == 1));
+    // With no way to check, the same log names the rule-breaker as
+    // Googlebot, and says its identity was not checked.
+    let r = audit(&lines, false, &Unchecked);
+    let text = render::text(&r);
+    assert!(
+        text.contains("identity not checked (no ranges, keys or DNS answer)"),
+        "{text}"
+    );
+}
