@@ -14,6 +14,8 @@ const HOLE_AT_LEAST_MS: i64 = 10 * 60 * 1000;
 const GAPS_BEFORE_MEDIAN: u64 = 50;
 const HOLE_EARLY_MS: i64 = 3600 * 1000;
 const BUCKETS: usize = 48;
+/// How often the median is taken again, in gaps.
+const RECOUNT: u64 = 64;
 
 /// The log's holes, found in time order.
 #[derive(Debug, Clone)]
@@ -21,6 +23,8 @@ pub(crate) struct Holes {
     last: Option<i64>,
     gaps: [u64; BUCKETS],
     count: u64,
+    /// The hole threshold, recomputed every `RECOUNT` gaps.
+    threshold_ms: i64,
     /// When the latest hole ended: the log is whole since then.
     pub whole_since: i64,
     holes: u64,
@@ -61,6 +65,7 @@ impl Holes {
             last: None,
             gaps: [0; BUCKETS],
             count: 0,
+            threshold_ms: HOLE_EARLY_MS,
             whole_since,
             holes: 0,
             missing_ms: 0,
@@ -80,7 +85,7 @@ impl Holes {
         }
         let gap = millis - last;
         self.last = Some(millis);
-        if gap > self.threshold() {
+        if gap > self.threshold_ms {
             self.holes += 1;
             self.missing_ms += gap;
             self.longest_ms = self.longest_ms.max(gap);
@@ -90,6 +95,9 @@ impl Holes {
         let bucket = (64 - (gap as u64).leading_zeros() as usize).min(BUCKETS - 1);
         self.gaps[bucket] += 1;
         self.count += 1;
+        if self.count.is_multiple_of(RECOUNT) || self.count == GAPS_BEFORE_MEDIAN {
+            self.threshold_ms = self.threshold();
+        }
     }
 
     fn threshold(&self) -> i64 {

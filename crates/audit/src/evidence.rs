@@ -590,32 +590,42 @@ impl EvidenceReport {
             crate::render::plural(self.records, "record", "records"),
             self.matched
         )];
+        // (count, its noun singular and plural, what follows it)
         let found = [
             (
                 self.logged_not_in_evidence,
-                "logged requests in its name it never recorded (someone else's)",
+                ("logged request", "logged requests"),
+                "in its name it never recorded (someone else's)",
             ),
             (
                 self.evidence_not_in_log,
-                "recorded requests the log does not show",
+                ("recorded request", "recorded requests"),
+                "the log does not show",
             ),
             (
                 self.robots_mismatch,
-                "records judged by a robots.txt the site did not have in force",
+                ("record", "records"),
+                "judged by a robots.txt the site did not have in force",
             ),
-            (self.gap_mismatch, "claimed gaps the log contradicts"),
+            (
+                self.gap_mismatch,
+                ("claimed gap", "claimed gaps"),
+                "the log contradicts",
+            ),
             (
                 self.outside_evidence,
-                "logged requests in its name outside the time its bundles cover (not checked)",
+                ("logged request", "logged requests"),
+                "in its name outside the time its bundles cover (not checked)",
             ),
             (
                 self.retry_after_noted,
-                "Retry-After waits the log did not record (the crawler's value shown)",
+                ("Retry-After wait", "Retry-After waits"),
+                "the log did not record (the crawler's value shown)",
             ),
         ];
-        for (n, what) in found {
+        for (n, (one, many), what) in found {
             if n > 0 {
-                parts.push(format!("{n} {what}"));
+                parts.push(format!("{} {what}", crate::render::plural(n, one, many)));
             }
         }
         if self.is_clean() && self.outside_evidence == 0 {

@@ -122,7 +122,7 @@ fn the_crawlers_own_requests_match_both_ways() {
     );
     // /c claims 9 s after /b; the log shows 2.
     assert_eq!(e.gap_mismatch, 1, "{e:?}");
-    assert!(e.summary().contains("claimed gaps the log contradicts"));
+    assert!(e.summary().contains("1 claimed gap the log contradicts"));
 }
 
 #[test]
@@ -185,7 +185,7 @@ fn the_text_and_html_reports_say_it_in_words() {
         "{text}"
     );
     assert!(
-        text.contains("logged requests in its name it never recorded"),
+        text.contains("logged request in its name it never recorded"),
         "{text}"
     );
     assert!(text.contains("UNSIGNED"), "{text}");
@@ -322,7 +322,7 @@ fn a_request_the_evidence_disproves_is_the_impostors() {
     let text = mannerly_audit::render::text(&r);
     assert!(!text.contains("every request matched both ways"), "{text}");
     assert!(
-        text.contains("1 logged requests in its name outside"),
+        text.contains("1 logged request in its name outside"),
         "{text}"
     );
     let html = mannerly_audit::render::html(&r);
