@@ -444,11 +444,12 @@ impl<'r> Auditor<'r> {
     }
 
     /// Whether a name's requests are judged per address: anonymous
-    /// clients and HTTP tools (anyone's), clients the catalogue does not
-    /// know, and crawling software and scanners anyone runs (nothing says two addresses
-    /// are one crawler), and requests that failed their crawler's check
-    /// (each spoofer is its own). A crawler that keeps evidence is one,
-    /// whatever its addresses: its records say which requests are its.
+    /// clients and HTTP tools (anyone's); clients the catalogue does not
+    /// know, and crawling software and scanners anyone runs (nothing says
+    /// two addresses are one crawler); requests that failed their
+    /// crawler's check (each spoofer is its own). A crawler that keeps
+    /// evidence is one, whatever its addresses: its records say which
+    /// requests are its.
     fn per_address(&self, token: u32, known: Option<&Known>, identity: Identity) -> bool {
         self.token_kinds[token as usize].per_address()
             || identity == Identity::Spoofed
