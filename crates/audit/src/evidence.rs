@@ -585,9 +585,9 @@ impl EvidenceReport {
         };
         let mut parts = vec![format!(
             "{} for {}, {how}: {}, {} of the log's requests matched",
-            crate::render::plural(self.bundles, "bundle", "bundles"),
+            crate::words::plural(self.bundles, "bundle", "bundles"),
             self.hosts.join(", "),
-            crate::render::plural(self.records, "record", "records"),
+            crate::words::plural(self.records, "record", "records"),
             self.matched
         )];
         // (count, its noun singular and plural, what follows it)
@@ -625,7 +625,7 @@ impl EvidenceReport {
         ];
         for (n, (one, many), what) in found {
             if n > 0 {
-                parts.push(format!("{} {what}", crate::render::plural(n, one, many)));
+                parts.push(format!("{} {what}", crate::words::plural(n, one, many)));
             }
         }
         if self.is_clean() && self.outside_evidence == 0 {

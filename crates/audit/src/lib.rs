@@ -80,6 +80,7 @@ mod source;
 mod stamp;
 mod suspects;
 mod timeline;
+mod words;
 
 pub use agents::{kind_of, product_token, Agent, Catalogue, CatalogueError, Known};
 pub use book::{HistoryError, RobotsBook, Version, VersionId};

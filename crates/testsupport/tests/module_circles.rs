@@ -225,6 +225,19 @@ impl<'a> Visit<'a> for FileVisitor<'_> {
         self.use_tree(&mut Vec::new(), &u.tree, public);
     }
 
+    /// A macro's arguments, when they read as expressions (`format!`,
+    /// `vec!`, `assert_eq!`): paths inside them are uses too.
+    fn visit_macro(&mut self, m: &'a syn::Macro) {
+        use syn::punctuated::Punctuated;
+        let args = m.parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated);
+        if let Ok(args) = args {
+            for arg in &args {
+                syn::visit::visit_expr(self, arg);
+            }
+        }
+        syn::visit::visit_macro(self, m);
+    }
+
     fn visit_path(&mut self, p: &'a syn::Path) {
         if self.mods_only {
             return;
@@ -482,9 +495,20 @@ fn the_checker_finds_a_circle_and_names_it() {
         "use crate::a::A;\nfn f() -> crate::C { crate::C }\n",
     )
     .expect("write");
+    // d and e tie each other, e only inside a macro's arguments.
+    std::fs::write(
+        src.join("d.rs"),
+        "use crate::e::E;\npub fn name() -> E { E }\n",
+    )
+    .expect("write");
+    std::fs::write(
+        src.join("e.rs"),
+        "pub struct E;\nfn f() -> String { format!(\"{:?}\", vec![crate::d::name()]) }\n",
+    )
+    .expect("write");
     std::fs::write(
         src.join("lib.rs"),
-        "mod a;\nmod b;\nmod c;\npub use a::A;\npub struct C;\nfn g() { c::f(); }\n",
+        "mod a;\nmod b;\nmod c;\nmod d;\nmod e;\npub use a::A;\npub struct C;\nfn g() { c::f(); }\n",
     )
     .expect("write");
     let krate = Crate::read(&src.join("lib.rs"));
@@ -492,7 +516,10 @@ fn the_checker_finds_a_circle_and_names_it() {
     let found = circles(&arrows);
     assert_eq!(
         found,
-        vec![vec![src.join("a.rs"), src.join("b.rs")]],
+        vec![
+            vec![src.join("a.rs"), src.join("b.rs")],
+            vec![src.join("d.rs"), src.join("e.rs")]
+        ],
         "{arrows:?}"
     );
     let text = describe(&found[0], &arrows);

@@ -7,6 +7,7 @@
 mod html;
 mod text;
 
+pub use crate::words::plural;
 pub use html::html;
 pub use text::text;
 
@@ -15,11 +16,6 @@ use crate::report::{BotReport, Counts, Identity, Report};
 
 /// Bots listed under "everyone else", at most.
 const OTHERS: usize = 30;
-
-/// `n` and the noun, singular or plural: `1 request`, `2 requests`.
-pub fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
 
 /// What a client did, with the rules it broke, in words.
 fn counts_text(c: &Counts) -> String {
