@@ -92,7 +92,7 @@ impl Holes {
             self.whole_since = self.whole_since.max(millis);
             return;
         }
-        let bucket = (64 - (gap as u64).leading_zeros() as usize).min(BUCKETS - 1);
+        let bucket = crate::histogram::bucket(gap, BUCKETS);
         self.gaps[bucket] += 1;
         self.count += 1;
         if self.count.is_multiple_of(RECOUNT) || self.count == GAPS_BEFORE_MEDIAN {
@@ -104,15 +104,10 @@ impl Holes {
         if self.count < GAPS_BEFORE_MEDIAN {
             return HOLE_EARLY_MS;
         }
-        let mut seen = 0;
-        let mut median = 0i64;
-        for (b, n) in self.gaps.iter().enumerate() {
-            seen += n;
-            if seen * 2 >= self.count {
-                median = if b == 0 { 0 } else { 1i64 << b };
-                break;
-            }
-        }
+        let median = match crate::histogram::median_bucket(&self.gaps) {
+            Some(b) if b > 0 => 1i64 << b,
+            _ => 0,
+        };
         (median * HOLE_TIMES_MEDIAN).max(HOLE_AT_LEAST_MS)
     }
 

@@ -66,6 +66,7 @@ mod book;
 mod coverage;
 mod engine;
 mod evidence;
+mod histogram;
 mod identity;
 mod kinds;
 pub mod metrics;

@@ -141,28 +141,19 @@ impl Pace {
     }
 
     fn gap(&mut self, gap: i64) {
-        let g = gap.max(0) as u64;
-        let bucket = (64 - g.leading_zeros() as usize).min(BUCKETS - 1);
+        let bucket = crate::histogram::bucket(gap, BUCKETS);
         self.gaps.get_or_insert_with(|| Box::new([0; BUCKETS]))[bucket] += 1;
     }
 
     /// The median gap, in seconds, to the bucket's geometric middle.
     pub(crate) fn median_gap(&self) -> Option<f64> {
-        let gaps = self.gaps.as_ref()?;
-        let total: u64 = gaps.iter().sum();
-        let mut seen = 0;
-        for (b, n) in gaps.iter().enumerate() {
-            seen += n;
-            if seen * 2 >= total {
-                let (lo, hi) = if b == 0 {
-                    (0.0, 0.0)
-                } else {
-                    ((1u64 << (b - 1)) as f64, ((1u64 << b) - 1) as f64)
-                };
-                return Some(((lo * hi.max(1.0)).sqrt()).max(lo) / 1000.0);
-            }
-        }
-        None
+        let b = crate::histogram::median_bucket(self.gaps.as_deref()?)?;
+        let (lo, hi) = if b == 0 {
+            (0.0, 0.0)
+        } else {
+            ((1u64 << (b - 1)) as f64, ((1u64 << b) - 1) as f64)
+        };
+        Some(((lo * hi.max(1.0)).sqrt()).max(lo) / 1000.0)
     }
 }
 
