@@ -409,28 +409,23 @@ fn match_both(
                 // Only within the time the bundles cover.
                 let covered = span(l.host.as_deref())
                     .is_some_and(|(a, b)| l.millis >= a - window && l.millis <= b + window);
-                if !covered {
-                    out.outside_evidence += 1;
-                    example(
-                        out,
-                        EvidenceFinding::OutsideEvidence,
-                        l.millis,
-                        l.host.as_deref().unwrap_or("-"),
-                        format!("{} {}", l.method, l.target),
-                        "outside the time its bundles cover: not checked".into(),
-                    );
-                } else {
+                let (finding, detail) = if covered {
                     out.logged_not_in_evidence += 1;
                     let detail = format!("no record of it within {:.1} s: a request in the crawler's name it did not make", window as f64 / 1000.0);
-                    example(
-                        out,
-                        EvidenceFinding::LoggedNotInEvidence,
-                        l.millis,
-                        l.host.as_deref().unwrap_or("-"),
-                        format!("{} {}", l.method, l.target),
-                        detail,
-                    );
-                }
+                    (EvidenceFinding::LoggedNotInEvidence, detail)
+                } else {
+                    out.outside_evidence += 1;
+                    let detail = "outside the time its bundles cover: not checked".to_owned();
+                    (EvidenceFinding::OutsideEvidence, detail)
+                };
+                example(
+                    out,
+                    finding,
+                    l.millis,
+                    l.host.as_deref().unwrap_or("-"),
+                    format!("{} {}", l.method, l.target),
+                    detail,
+                );
             }
         }
     }
