@@ -67,6 +67,7 @@ fuzz_target!(|data: &[u8]| {
             let asked = Asked {
                 target,
                 client: original.client,
+                user_agent: ua,
             };
             let d = gate.decide(id.clone(), asked, UnixMillis::from_secs(1_800_000_000));
             if target == "/robots.txt" {

@@ -122,16 +122,27 @@ fn bot(a: &Auditor<'_>, g: &crate::engine::Group) -> BotReport {
         counts,
         statuses: g.statuses.clone(),
         clients: g.clients.len() as u64,
+        user_agents: g
+            .agents
+            .iter()
+            .filter_map(|ua| a.user_agents.get(*ua as usize))
+            .map(|ua| ua.to_string())
+            .collect(),
+        verified_addresses: match g.identity {
+            Identity::Verified => {
+                let mut v: Vec<std::net::IpAddr> = g.clients.iter().copied().collect();
+                v.sort_unstable();
+                v
+            }
+            _ => Vec::new(),
+        },
         peak_per_minute: hosts.iter().map(|h| h.peak_per_minute).max().unwrap_or(0),
         examples,
         hosts,
         timeline,
         evidence: None,
         gate: g.gate,
-        ignores: known
-            .filter(|_| !a.options.strict)
-            .map(|k| k.ignores.clone())
-            .unwrap_or_default(),
+        ignores: known.map(|k| k.ignores.clone()).unwrap_or_default(),
         verifiable: known.is_some_and(crate::agents::Known::verifiable),
     }
 }
@@ -162,6 +173,8 @@ fn attach_evidence(a: &mut Auditor<'_>, bots: &mut Vec<BotReport>) {
                 counts: Default::default(),
                 statuses: Default::default(),
                 clients: 0,
+                user_agents: Vec::new(),
+                verified_addresses: Vec::new(),
                 peak_per_minute: 0,
                 examples: Vec::new(),
                 hosts: Vec::new(),

@@ -53,6 +53,9 @@ pub struct Options {
     /// clients too, and a Crawl-delay its operator documents a crawler
     /// ignores (default off: only crawlers, by what they are known to read).
     pub strict: bool,
+    /// Kinds judged besides crawlers (what `--rules-include` asks rules
+    /// for): their requests are held to robots.txt too.
+    pub judge_also: Vec<BotKind>,
 }
 
 impl Default for Options {
@@ -64,6 +67,7 @@ impl Default for Options {
             window: Duration::from_secs(300),
             from_start: false,
             strict: false,
+            judge_also: Vec::new(),
         }
     }
 }
@@ -88,6 +92,10 @@ impl Identify for Unchecked {
         Identity::Unverified
     }
 }
+
+/// User-Agents kept per bot, at most: what a server rule is checked
+/// against.
+pub const MAX_AGENTS: usize = 4;
 
 /// Browser clients tracked for suspects, at most (a live follow runs for
 /// days; past this, new clients are counted but not tracked).
@@ -126,6 +134,8 @@ pub(crate) struct Group {
     pub statuses: BTreeMap<u16, u64>,
     pub bytes: u64,
     pub clients: rustc_hash::FxHashSet<IpAddr>,
+    /// Its first User-Agents (numbers into `Auditor::user_agents`).
+    pub agents: Vec<u32>,
     pub examples: Vec<Example>,
     pub hosts: FxMap<u32, Pace>,
     pub timeline: Timeline,
@@ -341,7 +351,7 @@ impl<'r> Auditor<'r> {
         }
         let pending = match self.kind(&entry.user_agent) {
             (Kind::Browser, ua) => self.browser(entry, ua),
-            (Kind::Bot(token), _) => self.bot(token, entry, identify),
+            (Kind::Bot(token), ua) => self.bot(token, ua, entry, identify),
         };
         if millis < self.processed_to {
             self.late += 1;
@@ -434,6 +444,7 @@ impl<'r> Auditor<'r> {
             statuses: BTreeMap::new(),
             bytes: 0,
             clients: rustc_hash::FxHashSet::default(),
+            agents: Vec::new(),
             examples: Vec::new(),
             hosts: FxMap::default(),
             timeline: Timeline::default(),
@@ -464,7 +475,7 @@ impl<'r> Auditor<'r> {
 
     /// Whether a kind's requests are judged (crawlers, or all when strict).
     pub(crate) fn judges(&self, kind: BotKind) -> bool {
-        self.options.strict || kind.judged()
+        self.options.strict || kind.judged() || self.options.judge_also.contains(&kind)
     }
 
     /// The Retry-After window a 429 or 503 opened, as an instant: as
@@ -491,7 +502,7 @@ impl<'r> Auditor<'r> {
         )
     }
 
-    fn bot(&mut self, token: u32, entry: &Entry<'_>, identify: &dyn Identify) -> Pending {
+    fn bot(&mut self, token: u32, ua: u32, entry: &Entry<'_>, identify: &dyn Identify) -> Pending {
         let known = self.tokens[token as usize]
             .1
             .and_then(|k| self.catalogue.get(k));
@@ -525,6 +536,9 @@ impl<'r> Auditor<'r> {
         let at = entry.stamp.millis;
         let g = &mut self.groups[group as usize];
         g.seen = Some(g.seen.map_or((at, at), |(a, b)| (a.min(at), b.max(at))));
+        if g.agents.len() < MAX_AGENTS && !g.agents.contains(&ua) {
+            g.agents.push(ua);
+        }
         if let Some(action) = entry.gate.as_deref().and_then(GateAction::parse) {
             g.gate.get_or_insert_with(Default::default).count(action);
         }
@@ -573,11 +587,10 @@ impl<'r> Auditor<'r> {
         robots: bool,
     ) -> ((u64, u64), Option<Box<str>>) {
         let floor = self.options.min_gap.map_or(0, |d| d.as_millis() as u64);
-        let ignores_delay = !self.options.strict
-            && self.tokens[token as usize]
-                .1
-                .and_then(|k| self.catalogue.get(k))
-                .is_some_and(|k| k.ignores.contains_key("crawl-delay"));
+        let ignores_delay = self.tokens[token as usize]
+            .1
+            .and_then(|k| self.catalogue.get(k))
+            .is_some_and(|k| k.ignores.contains_key("crawl-delay"));
         let book = self.book;
         let Some((vid, version)) = book.at(&self.hosts[host as usize], entry.stamp.millis) else {
             return ((floor, 0), None);
@@ -593,10 +606,12 @@ impl<'r> Auditor<'r> {
                     .crawl_delay(name)
                     .map_or(0, |d| d.delay.as_millis() as u64),
             });
-        let delay = if ignores_delay {
-            (floor, compiled.delay_ms)
-        } else {
-            (compiled.delay_ms.max(floor), 0)
+        // A delay its operator documents it ignores is counted apart; a
+        // strict audit charges it too.
+        let delay = match (ignores_delay, self.options.strict) {
+            (true, false) => (floor, compiled.delay_ms),
+            (true, true) => (compiled.delay_ms.max(floor), compiled.delay_ms),
+            (false, _) => (compiled.delay_ms.max(floor), 0),
         };
         if robots || !entry.method.is_empty() && entry.method != "GET" && entry.method != "HEAD" {
             return (delay, None);
@@ -759,9 +774,9 @@ impl<'r> Auditor<'r> {
     /// Keeps examples of the rules a request broke, and streams them as
     /// findings when asked to.
     fn tell(&mut self, group: u32, host: u32, p: &Pending, judged: crate::pace::Judged) {
+        let kind = self.token_kinds[self.groups[group as usize].token as usize];
+        let streaming = self.findings.is_some() && self.judges(kind);
         let g = &mut self.groups[group as usize];
-        let streaming = self.findings.is_some()
-            && (self.options.strict || self.token_kinds[g.token as usize].judged());
         for rule in judged.broke {
             if rule == Violation::Spoofed && self.findings.is_none() {
                 continue;

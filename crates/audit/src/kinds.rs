@@ -129,7 +129,7 @@ pub enum Category {
 
 /// HTTP libraries and command-line tools, by product token, lower-case:
 /// [`BotKind::ClientLibrary`].
-pub const CLIENT_LIBRARIES: [&str; 67] = [
+pub const CLIENT_LIBRARIES: [&str; 69] = [
     "ahc",
     "aiohttp",
     "apache-httpclient",
@@ -147,6 +147,7 @@ pub const CLIENT_LIBRARIES: [&str; 67] = [
     "git",
     "go-http-client",
     "got",
+    "gpxe",
     "grequests",
     "guzzle",
     "guzzlehttp",
@@ -158,6 +159,7 @@ pub const CLIENT_LIBRARIES: [&str; 67] = [
     "httpurlconnection",
     "httpx",
     "hyper",
+    "ipxe",
     "jakarta",
     "java",
     "java-http-client",

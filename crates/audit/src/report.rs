@@ -235,6 +235,12 @@ pub struct BotReport {
     pub statuses: BTreeMap<u16, u64>,
     /// Client addresses seen.
     pub clients: u64,
+    /// Its first User-Agents (at most [`crate::MAX_AGENTS`]).
+    pub user_agents: Vec<String>,
+    /// Its addresses, when its identity is verified: what a server rule
+    /// must never refuse.
+    #[serde(skip)]
+    pub(crate) verified_addresses: Vec<std::net::IpAddr>,
     /// The most requests it made to one host in one minute.
     pub peak_per_minute: u64,
     /// Some of its violations, described.
@@ -251,8 +257,8 @@ pub struct BotReport {
     pub gate: Option<GateCounts>,
     /// robots.txt directives its operator documents it does not read,
     /// each with where it says so (e.g. Google and `crawl-delay`): gaps
-    /// under such a directive are counted in `under_ignored_delay`, not
-    /// charged.
+    /// under such a directive are counted in `under_ignored_delay`, and
+    /// charged only by a strict audit.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub ignores: BTreeMap<String, String>,
     /// Whether its operator publishes a way to check its requests (ranges,

@@ -5,29 +5,14 @@
 //! crawler's robots.txt read counts for its operator's others), and
 //! spoofers' deeds kept the spoofers'. `--strict` judges them all.
 
+mod common;
+
+use common::{GoogleRanges, GOOGLEBOT};
 use mannerly_audit::{
-    render, Auditor, BotKind, Catalogue, Identify, Identity, Known, Options, Report, RobotsBook,
-    Unchecked,
+    render, Auditor, BotKind, Catalogue, Identify, Identity, Options, Report, RobotsBook, Unchecked,
 };
-use mannerly_logs::Entry;
 
-const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const GOOGLEBOT_IMAGE: &str = "Googlebot-Image/1.0";
-
-/// Google's crawlers are verified from 66.249.0.0/16 and spoofed from
-/// anywhere else; nothing else can be checked.
-struct GoogleRanges;
-
-impl Identify for GoogleRanges {
-    fn identify(&self, bot: Option<&Known>, entry: &Entry<'_>) -> Identity {
-        let google = bot.is_some_and(|k| k.operator.as_deref() == Some("Google"));
-        match entry.client {
-            Some(ip) if google && ip.to_string().starts_with("66.249.") => Identity::Verified,
-            Some(_) if google => Identity::Spoofed,
-            _ => Identity::Unverified,
-        }
-    }
-}
 
 /// A combined line `at` seconds after 2026-03-01T10:00:00Z.
 fn line(at: i64, ip: &str, path: &str, ua: &str) -> String {

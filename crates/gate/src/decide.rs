@@ -79,6 +79,8 @@ pub struct Asked<'a> {
     pub target: &'a str,
     /// The client's address, when known.
     pub client: Option<IpAddr>,
+    /// The User-Agent sent (empty when none).
+    pub user_agent: &'a str,
 }
 
 /// The policy and the buckets it fills.
@@ -135,7 +137,7 @@ impl Gate {
             .rules
             .iter()
             .enumerate()
-            .find(|(_, r)| r.who.matches(identity))
+            .find(|(_, r)| r.who.matches(identity, asked.user_agent))
         else {
             return (Verdict::Allow, Basis::NoRule);
         };
@@ -186,6 +188,7 @@ mod tests {
         Asked {
             target: Box::leak(target.to_owned().into_boxed_str()),
             client: client.parse().ok(),
+            user_agent: "",
         }
     }
 
@@ -255,5 +258,37 @@ mod tests {
             t,
         );
         assert_eq!((d.verdict, d.basis), (Verdict::Allow, Basis::RobotsTxt));
+    }
+
+    #[test]
+    fn a_token_rule_matches_the_token_as_server_rules_do() {
+        let policy = Policy::parse(
+            "[[rule]]\nwho = \"token:BadBot\"\ndo = \"deny\"\n",
+            Path::new("p.toml"),
+        )
+        .expect("policy");
+        let mut g = Gate::new(policy);
+        let t = UnixMillis(0);
+        let mut with = |ua: &'static str, token: &str, path: &str| {
+            let mut a = asked(path, "192.0.2.1");
+            a.user_agent = ua;
+            g.decide(id(Class::Bot, token), a, t).verdict
+        };
+        // Named as a token anywhere in the User-Agent, in either case.
+        assert_eq!(
+            with("Mozilla/5.0 (compatible; badbot/2.0)", "Mozilla", "/"),
+            Verdict::Deny
+        );
+        // Never inside a longer word.
+        assert_eq!(with("NotBadBot/1.0", "NotBadBot", "/"), Verdict::Allow);
+        assert_eq!(with("BadBotany/1.0", "BadBotany", "/"), Verdict::Allow);
+        // Never robots.txt.
+        assert_eq!(with("BadBot/1.0", "BadBot", "/robots.txt"), Verdict::Allow);
+        let generic = Policy::parse(
+            "[[rule]]\nwho = \"token:Mozilla\"\ndo = \"deny\"\n",
+            Path::new("p.toml"),
+        )
+        .expect_err("a rule for a word every browser carries");
+        assert!(generic.to_string().contains("p.toml:2"), "{generic}");
     }
 }

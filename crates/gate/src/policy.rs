@@ -27,19 +27,25 @@ use crate::class::{Class, Visitor};
 pub enum Who {
     /// Any request of this class.
     Class(Class),
-    /// Any request whose product token is this (compared case-insensitively).
+    /// Any request whose User-Agent names this token as a token
+    /// ([`mannerly_robots::names_token`], as `mannerly audit --rules`
+    /// writes it for servers), or whose product token it is; in either
+    /// case.
     Token(String),
 }
 
 impl Who {
-    /// Whether `identity` is one of these.
-    pub fn matches(&self, identity: &Visitor) -> bool {
+    /// Whether `identity`, sending `user_agent`, is one of these.
+    pub fn matches(&self, identity: &Visitor, user_agent: &str) -> bool {
         match self {
             Who::Class(c) => identity.class == *c,
-            Who::Token(t) => identity
-                .token
-                .as_deref()
-                .is_some_and(|own| own.eq_ignore_ascii_case(t)),
+            Who::Token(t) => {
+                identity
+                    .token
+                    .as_deref()
+                    .is_some_and(|own| own.eq_ignore_ascii_case(t))
+                    || mannerly_robots::names_token(user_agent, t)
+            }
         }
     }
 }
@@ -248,7 +254,15 @@ fn parse_who(s: &str) -> Result<Who, String> {
         "bot" => Class::Bot,
         "browser" => Class::Browser,
         _ => match s.strip_prefix("token:") {
-            Some(t) if !t.trim().is_empty() => return Ok(Who::Token(t.trim().to_owned())),
+            Some(t) if mannerly_robots::names_a_client(t.trim()) => {
+                return Ok(Who::Token(t.trim().to_owned()))
+            }
+            Some(t) if !t.trim().is_empty() => {
+                return Err(format!(
+                    "who = \"{s}\": `{}` names no one client (a platform or generic word every browser may carry)",
+                    t.trim()
+                ))
+            }
             _ => {
                 return Err(format!(
                     "who = \"{s}\": expected verified, spoofer, bot, browser or token:NAME"

@@ -96,6 +96,7 @@ impl Door {
         let asked = Asked {
             target: &original.uri,
             client: original.client,
+            user_agent: ua,
         };
         let decision = self
             .gate

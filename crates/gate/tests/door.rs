@@ -237,6 +237,7 @@ fn a_million_distinct_clients_keep_the_buckets_bounded() {
         let asked = Asked {
             target: "/",
             client: Some(IpAddr::from(i.to_be_bytes())),
+            user_agent: "",
         };
         assert_eq!(gate.decide(identity, asked, now).verdict, Verdict::Allow);
         assert!(gate.buckets() <= MAX_BUCKETS);

@@ -125,6 +125,88 @@ fn clean(name: &str) -> String {
         .collect()
 }
 
+/// Whether `user_agent` names `token` as a token: the same letters in
+/// either case, starting the header or after a space, `(`, `;` or `,`,
+/// and ending it or followed by `/`, a space, `;`, `)` or `,`. `BadBot`
+/// is named by `Mozilla/5.0 (compatible; BadBot/1.0)` and by `badbot`,
+/// never by `NotBadBot/1` or `BadBotany/1`. Server rules and the gate
+/// refuse a token by this test, and [`token_pattern`] is it as a regular
+/// expression.
+///
+/// ```
+/// use mannerly_robots::names_token;
+/// assert!(names_token("Mozilla/5.0 (compatible; BadBot/1.0)", "badbot"));
+/// assert!(!names_token("NotBadBot/1.0", "BadBot"));
+/// assert!(!names_token("BadBotany/1.0", "BadBot"));
+/// ```
+pub fn names_token(user_agent: &str, token: &str) -> bool {
+    let (ua, t) = (user_agent.as_bytes(), token.as_bytes());
+    if t.is_empty() || t.len() > ua.len() {
+        return false;
+    }
+    (0..ua.len().saturating_sub(t.len()) + 1).any(|at| {
+        let before = at.checked_sub(1).map(|i| ua[i]);
+        let after = ua.get(at + t.len()).copied();
+        ua[at..at + t.len()].eq_ignore_ascii_case(t)
+            && before.is_none_or(|b| TOKEN_BEFORE.contains(&b))
+            && after.is_none_or(|a| TOKEN_AFTER.contains(&a))
+    })
+}
+
+/// What may come just before a token named in a User-Agent.
+const TOKEN_BEFORE: [u8; 4] = [b' ', b'(', b';', b','];
+/// What may come just after it.
+const TOKEN_AFTER: [u8; 5] = [b'/', b' ', b';', b')', b','];
+
+/// [`names_token`] as a regular expression that PCRE (nginx, Apache,
+/// HAProxy), RE2 (Caddy) and Rust's `regex` (Cloudflare) all read alike:
+/// no backslash, every character but a letter, digit, `-` or `_` inside a
+/// class. Case is left to the caller's flag (`~*`, `NoCase`, `(?i)`,
+/// `-i`). `None` for a token no rule may name: empty, longer than 64,
+/// with a character outside letters, digits, `-`, `_`, `.` and single
+/// spaces, or a word that names no client alone (`bot`, `Mozilla`,
+/// `compatible`, a platform, a version).
+///
+/// ```
+/// use mannerly_robots::token_pattern;
+/// assert_eq!(token_pattern("Bad.Bot").as_deref(), Some("(^|[ (;,])Bad[.]Bot([/ ;),]|$)"));
+/// assert_eq!(token_pattern("-"), None);
+/// assert_eq!(token_pattern("Mozilla"), None);
+/// ```
+pub fn token_pattern(token: &str) -> Option<String> {
+    let fits = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ' ');
+    if !names_a_client(token) || token.len() > 64 || !token.chars().all(fits) {
+        return None;
+    }
+    if token.starts_with(' ') || token.ends_with(' ') || token.contains("  ") {
+        return None;
+    }
+    let mut out = String::from("(^|[ (;,])");
+    for c in token.chars() {
+        match c {
+            '.' => out.push_str("[.]"),
+            ' ' => out.push_str("[ ]"),
+            c => out.push(c),
+        }
+    }
+    out.push_str("([/ ;),]|$)");
+    Some(out)
+}
+
+/// Whether a name can stand for one client: not empty, not `-`, and not
+/// only words that name no client (platforms, engines, `bot`, versions,
+/// URLs), so a rule refusing it cannot refuse every browser.
+pub fn names_a_client(name: &str) -> bool {
+    let words: Vec<String> = name
+        .split([' ', '-', '_', '.'])
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    name.bytes().any(|b| b.is_ascii_alphabetic())
+        && !names_no_client(&name.to_ascii_lowercase())
+        && !words.iter().all(|w| names_no_client(w))
+}
+
 #[cfg(test)]
 mod tests {
     use super::product_token;
@@ -170,5 +252,48 @@ mod tests {
             None
         );
         assert!(super::PLATFORM_WORDS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn a_token_is_named_only_between_separators() {
+        use super::names_token;
+        let ua = "Mozilla/5.0 (compatible; BadBot/1.0; +https://bad.example/)";
+        assert!(names_token(ua, "BADBOT"));
+        assert!(names_token("BadBot", "badbot"));
+        assert!(names_token("x,BadBot)", "badbot"));
+        assert!(!names_token("NotBadBot/1.0", "BadBot"));
+        assert!(!names_token("BadBotany/1.0", "BadBot"));
+        assert!(!names_token("BadBot-Image/1.0", "BadBot"));
+        assert!(!names_token("", "BadBot"));
+        assert!(!names_token("BadBot", ""));
+        assert!(!names_token("Bad", "BadBot"));
+    }
+
+    #[test]
+    fn no_pattern_for_a_word_every_browser_carries() {
+        use super::token_pattern;
+        for generic in [
+            "",
+            "-",
+            "Mozilla",
+            "bot",
+            "Windows NT",
+            "AppleWebKit",
+            "1.0",
+            "x86_64",
+            "Chrome",
+            "Mobile-Safari",
+        ] {
+            assert_eq!(token_pattern(generic), None, "{generic}");
+        }
+        for odd in [
+            "Bad\\Bot", "Bad\"Bot", "Bad/Bot", "Bad(Bot", " Bad", "Bad  Bot", "Bäd",
+        ] {
+            assert_eq!(token_pattern(odd), None, "{odd}");
+        }
+        assert_eq!(
+            token_pattern("Tiny Tiny RSS").as_deref(),
+            Some("(^|[ (;,])Tiny[ ]Tiny[ ]RSS([/ ;),]|$)")
+        );
     }
 }

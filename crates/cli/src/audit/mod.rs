@@ -122,15 +122,22 @@ pub struct Args {
     /// log's precision (clock skew and the time a request takes).
     #[arg(long, value_name = "SECS", default_value_t = 2.0)]
     evidence_skew: f64,
-    /// Write deny rules for this server from what the audit found:
+    /// Write deny rules for this server from what the audit proved:
     /// spoofers refused outside their operator's ranges, crawlers that
-    /// broke robots.txt refused by token (nginx, apache, caddy, haproxy,
-    /// cloudflare).
+    /// broke robots.txt refused by token; never /robots.txt (nginx,
+    /// apache, caddy, haproxy, cloudflare).
     #[arg(long, value_name = "SERVER", requires = "rules_out")]
     rules: Option<mannerly_audit::rules::Server>,
     /// Where to write the rules.
     #[arg(long, value_name = "FILE", requires = "rules")]
     rules_out: Option<std::path::PathBuf>,
+    /// Rules also for these, judged as crawlers (comma-separated):
+    /// anonymous (anonymous clients and HTTP tools, refused by address),
+    /// user-triggered, feed-reader, link-preview, monitor (by token),
+    /// ignored (a crawler charged only under a directive its operator
+    /// documents it does not read).
+    #[arg(long, value_name = "WHAT", value_delimiter = ',', requires = "rules")]
+    rules_include: Vec<mannerly_audit::rules::Include>,
     /// One JSON document instead of the report.
     #[arg(long)]
     json: bool,
@@ -175,6 +182,11 @@ pub fn run(args: Args) -> Result<u8> {
         )?,
         from_start: args.from_start,
         strict: args.strict,
+        judge_also: args
+            .rules_include
+            .iter()
+            .flat_map(|i| i.kinds().iter().copied())
+            .collect(),
     };
     let catalogue = Catalogue::builtin();
     let mut checks = Checks::new(checks_config(&args)?, catalogue)?;
@@ -226,16 +238,46 @@ fn write_rules(
     let (Some(server), Some(path)) = (args.rules, &args.rules_out) else {
         return Ok(None);
     };
-    let rules = mannerly_audit::rules::rules_of(report, &|t| checks.ranges_of(t));
+    let options = mannerly_audit::rules::RuleOptions {
+        include: args.rules_include.clone(),
+        strict: args.strict,
+    };
+    let rules = mannerly_audit::rules::rules_of(report, &|t| checks.ranges_of(t), &options);
     let text = mannerly_audit::rules::render(&rules, server);
     std::fs::write(path, &text).with_context(|| format!("cannot write '{}'", path.display()))?;
-    let name = format!("{server:?}").to_ascii_lowercase();
-    eprintln!(
-        "{} rule(s) for {name} written to {}",
-        rules.len(),
-        path.display()
-    );
+    let name = server.as_str().to_owned();
+    eprint!("{}", rules_summary(&rules, &name, path));
     Ok(Some((name, text)))
+}
+
+/// What `--rules` wrote: the rules by sort, what was passed over and
+/// why, and a warning for every rule the guard kept out.
+fn rules_summary(
+    rules: &mannerly_audit::rules::Rules,
+    server: &str,
+    path: &std::path::Path,
+) -> String {
+    let sorts: Vec<String> = rules
+        .counts()
+        .iter()
+        .map(|(sort, n)| format!("{n} by {sort}"))
+        .collect();
+    let mut out = format!(
+        "{} rule(s) for {server} written to {} ({})\n",
+        rules.rules.len(),
+        path.display(),
+        sorts.join(", ")
+    );
+    for (reason, who) in mannerly_audit::rules::passed_over_by_reason(&rules.passed_over) {
+        out.push_str(&format!(
+            "  not refused: {} client(s): {reason}\n",
+            who.len()
+        ));
+    }
+    for w in &rules.warnings {
+        out.push_str(&format!("warning: {w}\n"));
+    }
+    out
 }
 
 /// A book of files given as FILE (every host) or HOST=FILE.

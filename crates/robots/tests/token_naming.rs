@@ -1,0 +1,57 @@
+//! `names_token` and `token_pattern` are one test in two forms: server
+//! rules carry the pattern, the gate calls the function, and a browser
+//! refused by one would be refused by the other. Checked here on random
+//! User-Agents built from the characters that matter.
+
+use mannerly_robots::{names_token, token_pattern};
+use proptest::prelude::*;
+
+fn agrees(ua: &str, token: &str) {
+    let Some(p) = token_pattern(token) else {
+        return;
+    };
+    let re = regex::Regex::new(&format!("(?i){p}")).expect("the pattern compiles");
+    assert_eq!(
+        re.is_match(ua),
+        names_token(ua, token),
+        "{ua:?} and {token:?} ({p})"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn the_pattern_and_the_function_agree(
+        ua in "[bBaAdD (;,/)._-]{0,24}",
+        token in "[bBaAdD._-]{1,4}( [bBaAdD]{1,3})?",
+    ) {
+        agrees(&ua, &token);
+    }
+
+    #[test]
+    fn a_token_inside_a_longer_word_is_never_named(
+        left in "[a-zA-Z0-9]{1,5}",
+        right in "[a-zA-Z0-9]{1,5}",
+    ) {
+        for ua in [format!("{left}BadBot/1.0"), format!("BadBot{right}/1.0"), format!("Mozilla/5.0 (compatible; {left}BadBot{right})")] {
+            prop_assert!(!names_token(&ua, "BadBot"), "{}", ua);
+            agrees(&ua, "BadBot");
+        }
+    }
+}
+
+#[test]
+fn real_forms_of_a_token_are_named() {
+    for ua in [
+        "BadBot/1.0",
+        "badbot",
+        "Mozilla/5.0 (compatible; BadBot/2.1; +http://bad.example/)",
+        "Mozilla/5.0 (Linux) BadBot",
+        "Something (BadBot)",
+        "x,BadBot,y",
+    ] {
+        assert!(names_token(ua, "BadBot"), "{ua}");
+        agrees(ua, "BadBot");
+    }
+}
