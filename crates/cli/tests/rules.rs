@@ -43,10 +43,13 @@ fn rules_for(w: &World, server: &str) -> (PathBuf, String) {
         .arg("--robots")
         .arg(w.dir.join("robots.txt"))
         .args(&w.range_args)
+        .args(&w.rule_args)
         .args(["--offline", "--rules", server, "--rules-out"])
         .arg(&out)
         .arg("--cache")
         .arg(w.dir.join("cache"))
+        .arg("--html")
+        .arg(w.dir.join("report.html"))
         .output()
         .expect("audit runs");
     let said = String::from_utf8_lossy(&o.stderr).into_owned();
@@ -56,6 +59,11 @@ fn rules_for(w: &World, server: &str) -> (PathBuf, String) {
         "the guard kept a rule out: {said}"
     );
     let text = std::fs::read_to_string(&out).expect("rules written");
+    let html = std::fs::read_to_string(w.dir.join("report.html")).expect("html");
+    assert!(
+        html.contains(&format!("Server rules ({server})")),
+        "the HTML report shows the rules"
+    );
     assert!(
         text.contains("refuse User-Agents naming BadBot:"),
         "{said}\n{text}"
@@ -69,9 +77,10 @@ fn rules_for(w: &World, server: &str) -> (PathBuf, String) {
             || text.contains("refuse User-Agents naming Bingbot from outside"),
         "{text}"
     );
-    assert!(
-        !text.contains("by address)") || text.contains("0 by address)"),
-        "{text}"
+    assert_eq!(
+        text.contains(" 0 by address)"),
+        w.rule_args.is_empty(),
+        "anonymous clients are refused by address only when asked: {text}"
     );
     (out, said)
 }
@@ -174,32 +183,35 @@ fn nginx_with_the_rules_refuses_only_the_spoofers_and_the_rule_breaker() {
     if !need("nginx") {
         return;
     }
-    let w = World::new();
-    let (rules, said) = rules_for(&w, "nginx");
-    assert!(
-        said.contains("not refused:") && said.contains("(2 by token, 2 by spoofer, 0 by address)"),
-        "the summary says what was written and passed over: {said}"
-    );
-    let port = free_port();
-    let d = w.dir.display();
-    let conf = w.dir.join("nginx.conf");
-    std::fs::write(
-        &conf,
-        format!(
-            "daemon off;\nmaster_process off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\nevents {{}}\nhttp {{\n\
-             client_body_temp_path {d}/b; proxy_temp_path {d}/p; fastcgi_temp_path {d}/f; uwsgi_temp_path {d}/u; scgi_temp_path {d}/s;\n\
-             access_log off;\nset_real_ip_from 127.0.0.1;\nreal_ip_header X-Forwarded-For;\ninclude {};\n\
-             server {{\n listen 127.0.0.1:{port};\n if ($mannerly_deny) {{ return 403; }}\n location / {{ return 200 \"ok\\n\"; }}\n}}\n}}\n",
-            rules.display()
-        ),
-    )
-    .expect("nginx.conf");
-    check(
-        "nginx -t",
-        Command::new("nginx").arg("-t").arg("-c").arg(&conf),
-    );
-    let _nginx = serve(Command::new("nginx").arg("-c").arg(&conf), port, "nginx");
-    sends_the_world(&w, port, "nginx");
+    // As written by default, then with anonymous clients refused by address.
+    for anonymous in [false, true] {
+        let w = World::new(anonymous);
+        let (rules, said) = rules_for(&w, "nginx");
+        assert!(
+            said.contains("not refused:") && said.contains("(2 by token, 2 by spoofer, "),
+            "the summary says what was written and passed over: {said}"
+        );
+        let port = free_port();
+        let d = w.dir.display();
+        let conf = w.dir.join("nginx.conf");
+        std::fs::write(
+            &conf,
+            format!(
+                "daemon off;\nmaster_process off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\nevents {{}}\nhttp {{\n\
+                 client_body_temp_path {d}/b; proxy_temp_path {d}/p; fastcgi_temp_path {d}/f; uwsgi_temp_path {d}/u; scgi_temp_path {d}/s;\n\
+                 access_log off;\nset_real_ip_from 127.0.0.1;\nreal_ip_header X-Forwarded-For;\ninclude {};\n\
+                 server {{\n listen 127.0.0.1:{port};\n if ($mannerly_deny) {{ return 403; }}\n location / {{ return 200 \"ok\\n\"; }}\n}}\n}}\n",
+                rules.display()
+            ),
+        )
+        .expect("nginx.conf");
+        check(
+            "nginx -t",
+            Command::new("nginx").arg("-t").arg("-c").arg(&conf),
+        );
+        let _nginx = serve(Command::new("nginx").arg("-c").arg(&conf), port, "nginx");
+        sends_the_world(&w, port, "nginx");
+    }
 }
 
 #[test]
@@ -207,34 +219,37 @@ fn apache_with_the_rules_refuses_only_the_spoofers_and_the_rule_breaker() {
     if !need("apache2") {
         return;
     }
-    let w = World::new();
-    let (rules, _) = rules_for(&w, "apache");
-    let port = free_port();
-    let d = w.dir.display();
-    let m = "/usr/lib/apache2/modules";
-    let conf = w.dir.join("httpd.conf");
-    std::fs::write(
-        &conf,
-        format!(
-            "ServerRoot {d}\nServerName localhost\nPidFile {d}/httpd.pid\nErrorLog {d}/httpd-error.log\nDefaultRuntimeDir {d}\nListen 127.0.0.1:{port}\n\
-             LoadModule mpm_event_module {m}/mod_mpm_event.so\nLoadModule authz_core_module {m}/mod_authz_core.so\n\
-             LoadModule setenvif_module {m}/mod_setenvif.so\nLoadModule remoteip_module {m}/mod_remoteip.so\n\
-             RemoteIPHeader X-Forwarded-For\nRemoteIPInternalProxy 127.0.0.1\n\
-             <VirtualHost *:{port}>\nInclude {}\n</VirtualHost>\n",
-            rules.display()
-        ),
-    )
-    .expect("httpd.conf");
-    check(
-        "apache2 -t",
-        Command::new("apache2").arg("-t").arg("-f").arg(&conf),
-    );
-    let _apache = serve(
-        Command::new("apache2").arg("-X").arg("-f").arg(&conf),
-        port,
-        "apache",
-    );
-    sends_the_world(&w, port, "apache");
+    // As written by default, then with anonymous clients refused by address.
+    for anonymous in [false, true] {
+        let w = World::new(anonymous);
+        let (rules, _) = rules_for(&w, "apache");
+        let port = free_port();
+        let d = w.dir.display();
+        let m = "/usr/lib/apache2/modules";
+        let conf = w.dir.join("httpd.conf");
+        std::fs::write(
+            &conf,
+            format!(
+                "ServerRoot {d}\nServerName localhost\nPidFile {d}/httpd.pid\nErrorLog {d}/httpd-error.log\nDefaultRuntimeDir {d}\nListen 127.0.0.1:{port}\n\
+                 LoadModule mpm_event_module {m}/mod_mpm_event.so\nLoadModule authz_core_module {m}/mod_authz_core.so\n\
+                 LoadModule setenvif_module {m}/mod_setenvif.so\nLoadModule remoteip_module {m}/mod_remoteip.so\n\
+                 RemoteIPHeader X-Forwarded-For\nRemoteIPInternalProxy 127.0.0.1\n\
+                 <VirtualHost *:{port}>\nInclude {}\n</VirtualHost>\n",
+                rules.display()
+            ),
+        )
+        .expect("httpd.conf");
+        check(
+            "apache2 -t",
+            Command::new("apache2").arg("-t").arg("-f").arg(&conf),
+        );
+        let _apache = serve(
+            Command::new("apache2").arg("-X").arg("-f").arg(&conf),
+            port,
+            "apache",
+        );
+        sends_the_world(&w, port, "apache");
+    }
 }
 
 #[test]
@@ -242,53 +257,56 @@ fn caddy_with_the_rules_refuses_only_the_spoofers_and_the_rule_breaker() {
     if !need("caddy") {
         return;
     }
-    let w = World::new();
-    let (rules, _) = rules_for(&w, "caddy");
-    // As the header says for a Caddy behind a proxy: `client_ip` from 2.7,
-    // `remote_ip forwarded` on 2.6 (this proxy, the test, sets the header).
-    let text = std::fs::read_to_string(&rules).expect("rules");
-    let version = Command::new("caddy")
-        .arg("version")
-        .output()
-        .expect("caddy version");
-    let v = String::from_utf8_lossy(&version.stdout);
-    let old = v.starts_with("v2.6") || v.starts_with("2.6") || v.starts_with("v2.5");
-    let (matcher, global) = if old {
-        ("remote_ip forwarded ", String::new())
-    } else {
-        (
-            "client_ip ",
-            "servers {\n\t\ttrusted_proxies static 127.0.0.1/32\n\t}\n".to_owned(),
+    // As written by default, then with anonymous clients refused by address.
+    for anonymous in [false, true] {
+        let w = World::new(anonymous);
+        let (rules, _) = rules_for(&w, "caddy");
+        // As the header says for a Caddy behind a proxy: `client_ip` from 2.7,
+        // `remote_ip forwarded` on 2.6 (this proxy, the test, sets the header).
+        let text = std::fs::read_to_string(&rules).expect("rules");
+        let version = Command::new("caddy")
+            .arg("version")
+            .output()
+            .expect("caddy version");
+        let v = String::from_utf8_lossy(&version.stdout);
+        let old = v.starts_with("v2.6") || v.starts_with("2.6") || v.starts_with("v2.5");
+        let (matcher, global) = if old {
+            ("remote_ip forwarded ", String::new())
+        } else {
+            (
+                "client_ip ",
+                "servers {\n\t\ttrusted_proxies static 127.0.0.1/32\n\t}\n".to_owned(),
+            )
+        };
+        assert!(text.contains("remote_ip "), "{text}");
+        std::fs::write(&rules, text.replace("remote_ip ", matcher)).expect("rules");
+        let port = free_port();
+        let conf = w.dir.join("Caddyfile");
+        std::fs::write(
+            &conf,
+            format!(
+                "{{\n\tadmin off\n\tauto_https off\n\t{global}}}\n:{port} {{\n\timport {}\n\trespond \"ok\" 200\n}}\n",
+                rules.display()
+            ),
         )
-    };
-    assert!(text.contains("remote_ip "), "{text}");
-    std::fs::write(&rules, text.replace("remote_ip ", matcher)).expect("rules");
-    let port = free_port();
-    let conf = w.dir.join("Caddyfile");
-    std::fs::write(
-        &conf,
-        format!(
-            "{{\n\tadmin off\n\tauto_https off\n\t{global}}}\n:{port} {{\n\timport {}\n\trespond \"ok\" 200\n}}\n",
-            rules.display()
-        ),
-    )
-    .expect("Caddyfile");
-    let env = |c: &mut Command| {
-        c.env("XDG_DATA_HOME", w.dir.join("xdg-data"))
-            .env("XDG_CONFIG_HOME", w.dir.join("xdg-config"));
-    };
-    let mut validate = Command::new("caddy");
-    validate
-        .args(["validate", "--adapter", "caddyfile", "--config"])
-        .arg(&conf);
-    env(&mut validate);
-    check("caddy validate", &mut validate);
-    let mut run = Command::new("caddy");
-    run.args(["run", "--adapter", "caddyfile", "--config"])
-        .arg(&conf);
-    env(&mut run);
-    let _caddy = serve(&mut run, port, "caddy");
-    sends_the_world(&w, port, "caddy");
+        .expect("Caddyfile");
+        let env = |c: &mut Command| {
+            c.env("XDG_DATA_HOME", w.dir.join("xdg-data"))
+                .env("XDG_CONFIG_HOME", w.dir.join("xdg-config"));
+        };
+        let mut validate = Command::new("caddy");
+        validate
+            .args(["validate", "--adapter", "caddyfile", "--config"])
+            .arg(&conf);
+        env(&mut validate);
+        check("caddy validate", &mut validate);
+        let mut run = Command::new("caddy");
+        run.args(["run", "--adapter", "caddyfile", "--config"])
+            .arg(&conf);
+        env(&mut run);
+        let _caddy = serve(&mut run, port, "caddy");
+        sends_the_world(&w, port, "caddy");
+    }
 }
 
 #[test]
@@ -296,59 +314,65 @@ fn haproxy_with_the_rules_refuses_only_the_spoofers_and_the_rule_breaker() {
     if !need("haproxy") {
         return;
     }
-    let w = World::new();
-    let (rules, _) = rules_for(&w, "haproxy");
-    let lines = std::fs::read_to_string(&rules).expect("rules");
-    for l in lines.lines().filter(|l| !l.trim_start().starts_with('#')) {
-        assert!(l.split_whitespace().count() <= 64, "over 64 words: {l}");
+    // As written by default, then with anonymous clients refused by address.
+    for anonymous in [false, true] {
+        let w = World::new(anonymous);
+        let (rules, _) = rules_for(&w, "haproxy");
+        let lines = std::fs::read_to_string(&rules).expect("rules");
+        for l in lines.lines().filter(|l| !l.trim_start().starts_with('#')) {
+            assert!(l.split_whitespace().count() <= 64, "over 64 words: {l}");
+        }
+        let port = free_port();
+        let conf = w.dir.join("haproxy.cfg");
+        std::fs::write(
+            &conf,
+            format!(
+                "defaults\n  mode http\n  timeout connect 1s\n  timeout client 5s\n  timeout server 5s\n\
+                 frontend www\n  bind 127.0.0.1:{port}\n  http-request set-src hdr_ip(X-Forwarded-For,-1) if {{ src 127.0.0.1 }}\n\
+                 {lines}\n  http-request return status 200 content-type text/plain string ok\n"
+            ),
+        )
+        .expect("haproxy.cfg");
+        check(
+            "haproxy -c",
+            Command::new("haproxy").arg("-c").arg("-f").arg(&conf),
+        );
+        let _haproxy = serve(
+            Command::new("haproxy").arg("-db").arg("-f").arg(&conf),
+            port,
+            "haproxy",
+        );
+        sends_the_world(&w, port, "haproxy");
     }
-    let port = free_port();
-    let conf = w.dir.join("haproxy.cfg");
-    std::fs::write(
-        &conf,
-        format!(
-            "defaults\n  mode http\n  timeout connect 1s\n  timeout client 5s\n  timeout server 5s\n\
-             frontend www\n  bind 127.0.0.1:{port}\n  http-request set-src hdr_ip(X-Forwarded-For,-1) if {{ src 127.0.0.1 }}\n\
-             {lines}\n  http-request return status 200 content-type text/plain string ok\n"
-        ),
-    )
-    .expect("haproxy.cfg");
-    check(
-        "haproxy -c",
-        Command::new("haproxy").arg("-c").arg("-f").arg(&conf),
-    );
-    let _haproxy = serve(
-        Command::new("haproxy").arg("-db").arg("-f").arg(&conf),
-        port,
-        "haproxy",
-    );
-    sends_the_world(&w, port, "haproxy");
 }
 
 #[test]
 fn cloudflare_expressions_fit_and_decide_alike() {
-    let w = World::new();
-    let (rules, _) = rules_for(&w, "cloudflare");
-    let text = std::fs::read_to_string(&rules).expect("rules");
-    let rules = cloudflare_eval::Rules::read(&text);
-    assert!(!rules.expressions.is_empty(), "{text}");
-    for e in &rules.expressions {
-        assert!(
-            e.len() <= mannerly_audit::rules::MAX_EXPRESSION,
-            "{} characters",
-            e.len()
-        );
-    }
-    let mut wrong = Vec::new();
-    for a in &w.asks {
-        if rules.blocks(a) != a.refuse {
-            wrong.push(format!(
-                "{} {} from {} ({})",
-                a.path, a.user_agent, a.client, a.what
-            ));
+    // As written by default, then with anonymous clients refused by address.
+    for anonymous in [false, true] {
+        let w = World::new(anonymous);
+        let (rules, _) = rules_for(&w, "cloudflare");
+        let text = std::fs::read_to_string(&rules).expect("rules");
+        let rules = cloudflare_eval::Rules::read(&text);
+        assert!(!rules.expressions.is_empty(), "{text}");
+        for e in &rules.expressions {
+            assert!(
+                e.len() <= mannerly_audit::rules::MAX_EXPRESSION,
+                "{} characters",
+                e.len()
+            );
         }
+        let mut wrong = Vec::new();
+        for a in &w.asks {
+            if rules.blocks(a) != a.refuse {
+                wrong.push(format!(
+                    "{} {} from {} ({})",
+                    a.path, a.user_agent, a.client, a.what
+                ));
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 #[test]
@@ -356,7 +380,7 @@ fn the_gate_at_nginx_refuses_only_the_spoofers_and_the_rule_breaker() {
     if !need("nginx") {
         return;
     }
-    let w = World::new();
+    let w = World::new(false);
     std::fs::write(
         w.dir.join("policy.toml"),
         "[[rule]]\nwho = \"spoofer\"\ndo = \"deny\"\n[[rule]]\nwho = \"token:BadBot\"\ndo = \"deny\"\n",

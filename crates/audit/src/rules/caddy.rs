@@ -29,10 +29,10 @@ pub(super) fn write(out: &mut String, rules: &[DenyRule]) {
     let addrs = addresses(rules);
     if !addrs.is_empty() {
         out.push_str("\n# Refused addresses.\n@mannerly_address {\n    not path /robots.txt\n");
-        for chunk in addrs.chunks(RANGES_A_LINE) {
-            let a: Vec<String> = chunk.iter().map(ToString::to_string).collect();
-            let _ = writeln!(out, "    remote_ip {}", a.join(" "));
-        }
+        // One line: Caddy 2.6's `remote_ip forwarded` (which the header
+        // names) must come first among all of a matcher's addresses.
+        let a: Vec<String> = addrs.iter().map(ToString::to_string).collect();
+        let _ = writeln!(out, "    remote_ip {}", a.join(" "));
         out.push_str("}\nrespond @mannerly_address 403\n");
     }
 }

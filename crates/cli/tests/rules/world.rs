@@ -49,11 +49,15 @@ pub struct World {
     pub dir: PathBuf,
     pub logs: Vec<PathBuf>,
     pub range_args: Vec<String>,
+    /// `--rules-include anonymous`, when asked.
+    pub rule_args: Vec<String>,
     pub asks: Vec<Ask>,
 }
 
 impl World {
-    pub fn new() -> World {
+    /// The world; `anonymous`: the rules are asked to refuse anonymous
+    /// clients and HTTP tools that broke robots.txt, by address.
+    pub fn new(anonymous: bool) -> World {
         let tmp = tempfile::tempdir().expect("tmp");
         let dir = tmp.path().to_path_buf();
         let shared = mannerly_testsupport::shared_dir("the real-world server-rules test");
@@ -90,12 +94,38 @@ impl World {
             range_args.push("--ip-ranges".to_owned());
             range_args.push(format!("{name}={}", file.display()));
         }
-        let asks = asks(&browsers, &google, &bing);
+        let mut asks = asks(&browsers, &google, &bing);
+        let mut rule_args = Vec::new();
+        if anonymous {
+            rule_args = vec!["--rules-include".to_owned(), "anonymous".to_owned()];
+            for a in asks
+                .iter_mut()
+                .filter(|a| matches!(a.what, "anonymous" | "curl"))
+            {
+                a.refuse = a.path != "/robots.txt";
+            }
+            let anon: IpAddr = [198, 51, 100, 3].into();
+            asks.push(Ask {
+                path: "/robots.txt",
+                user_agent: "-".to_owned(),
+                client: anon,
+                refuse: false,
+                what: "anonymous reading robots.txt",
+            });
+            asks.push(Ask {
+                path: "/",
+                user_agent: "-".to_owned(),
+                client: [198, 51, 100, 250].into(),
+                refuse: false,
+                what: "anonymous at an address that broke nothing",
+            });
+        }
         World {
             _tmp: tmp,
             dir,
             logs,
             range_args,
+            rule_args,
             asks,
         }
     }
