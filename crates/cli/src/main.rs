@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod audit;
 mod botauth;
@@ -31,7 +31,7 @@ mod text;
 /// Web Bot Auth.
 #[derive(Parser)]
 #[command(name = "mannerly", version, propagate_version = true)]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -158,7 +158,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Check(args) => check::run(args),
         Command::Lint(args) => lint::run(args),
@@ -167,7 +168,10 @@ fn main() -> ExitCode {
         Command::Testweb(args) => testweb::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Gate(args) => gate::run(args),
-        Command::Crawl(args) => crawl::run(*args),
+        Command::Crawl(args) => match matches.subcommand_matches("crawl") {
+            Some(m) => crawl::run(*args, m),
+            None => Err(anyhow::anyhow!("no crawl arguments")),
+        },
         Command::Recrawl(args) => recrawl::run(*args),
         Command::Demo(args) => demo::demo(args),
         Command::Keys(cmd) => botauth::keys(cmd),

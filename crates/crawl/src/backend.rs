@@ -62,7 +62,13 @@ impl Backend for Local {
         seeds: &[String],
     ) -> Result<CrawlSettings, CrawlError> {
         let path = dir.settings();
+        let (options, agent) = (fresh.options.clone(), fresh.agent.clone());
         let mut settings = read_json::<CrawlSettings>(&path)?.unwrap_or(fresh);
+        if !options.is_empty() {
+            // The command merged the recorded options with today's.
+            settings.options = options;
+        }
+        settings.agent = agent;
         settings.add_seeds(seeds);
         write_json(&path, &settings)?;
         Ok(settings)

@@ -91,6 +91,10 @@ pub struct CrawlConfig {
     /// A recrawl requests a page whose sitemap lastmod has not moved when
     /// its last fetch is older than this (30 days).
     pub max_age: Duration,
+    /// The options of the command that started (or resumed) the crawl,
+    /// recorded in its settings so a resume sends as the crawl began:
+    /// [`CrawlSettings::options`].
+    pub options: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 impl CrawlConfig {
@@ -155,6 +159,7 @@ impl Default for CrawlConfig {
             prior_dirs: Vec::new(),
             metrics: None,
             max_age: Duration::from_secs(30 * 86_400),
+            options: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -178,6 +183,17 @@ pub struct CrawlSettings {
     /// (absent in settings written before recrawls were shared).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recrawl: Option<RecrawlOf>,
+    /// The options the command that started the crawl was given, each
+    /// with its values as given (none: not set), opaque to this crate:
+    /// what `mannerly crawl --resume` sends with, unless told to change
+    /// them. Absent in files written before they were kept. In a fleet,
+    /// each worker's are in its own directory's `crawl.json`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub options: std::collections::BTreeMap<String, Vec<String>>,
+    /// The robots.txt product token the crawl obeys (absent in files
+    /// written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 /// The earlier crawl a recrawl revisits, as its settings keep it.

@@ -122,6 +122,7 @@ mod robots_fetch;
 pub mod robots_store;
 mod send;
 mod settings;
+pub use settings::{read_settings, write_settings};
 pub mod skip;
 mod state;
 mod summary;

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use crate::backend::Backend;
 use crate::config::{CrawlConfig, CrawlSettings, RecrawlOf};
-use crate::dir::CrawlDir;
+use crate::dir::{read_json, write_json, CrawlDir};
 use crate::error::CrawlError;
 use crate::normalize::{CrawlUrl, Scope};
 
@@ -48,6 +48,8 @@ pub(crate) async fn settle_settings<B: Backend>(
             dirs: config.prior_dirs.clone(),
             max_age_secs: config.max_age.as_secs(),
         }),
+        options: config.options.clone(),
+        agent: Some(config.agent.clone()),
     };
     let settings = backend.settings(dir, fresh, &given).await?;
     drop(given);
@@ -67,4 +69,16 @@ pub(crate) async fn settle_settings<B: Backend>(
         settings.max_depth,
     )?;
     Ok((scope, settings.seeds, settings.recrawl))
+}
+
+/// The settings in a crawl's directory (`crawl.json`); `Ok(None)` when
+/// there are none yet.
+pub fn read_settings(dir: &CrawlDir) -> Result<Option<CrawlSettings>, CrawlError> {
+    read_json(&dir.settings())
+}
+
+/// Replaces a crawl directory's `crawl.json` whole (written aside, then
+/// renamed).
+pub fn write_settings(dir: &CrawlDir, settings: &CrawlSettings) -> Result<(), CrawlError> {
+    write_json(&dir.settings(), settings)
 }

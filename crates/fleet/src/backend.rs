@@ -88,10 +88,11 @@ impl Backend for Fleet {
 
     async fn settings(
         &self,
-        _dir: &CrawlDir,
+        dir: &CrawlDir,
         fresh: CrawlSettings,
         seeds: &[String],
     ) -> Result<CrawlSettings, CrawlError> {
+        let (options, agent) = (fresh.options.clone(), fresh.agent.clone());
         let layout = self.layout()?;
         let mut con = connect(&self.url).await?;
         let stored = crawl_value(&mut con, &self.url, &layout, "settings").await?;
@@ -115,6 +116,20 @@ impl Backend for Fleet {
         settings.add_seeds(seeds);
         let json = serde_json::to_string(&settings).map_err(JoinError::Encode)?;
         set_crawl_value(&mut con, &self.url, &layout, "settings", &json).await?;
+        if !options.is_empty() {
+            // This worker's own options, for `crawl --resume` of its
+            // directory: the fleet's store keeps the crawl's, not each
+            // worker's.
+            dir.create()?;
+            mannerly_crawl::write_settings(
+                dir,
+                &CrawlSettings {
+                    options,
+                    agent,
+                    ..settings.clone()
+                },
+            )?;
+        }
         Ok(settings)
     }
 

@@ -9,6 +9,7 @@ use anyhow::{bail, Result};
 use mannerly_crawl::{CrawlDir, Recrawl, RecrawlPlan};
 use mannerly_fetch::UnixMillis;
 
+mod options;
 mod report;
 mod run;
 mod settings;
@@ -173,6 +174,17 @@ pub struct Args {
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     json: bool,
+    /// Where a crawl is already (--resume DIR, or --out DIR): take the
+    /// options given now over those it was started with. Without it, an
+    /// option that changes what is sent or how (User-Agent, delays,
+    /// limits, scope, proxy, signing, the fleet) given with another value
+    /// is refused.
+    #[arg(long)]
+    change: bool,
+    /// The options the crawl records (set from the command line and the
+    /// crawl's `crawl.json`, not a flag).
+    #[arg(skip)]
+    options: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -182,7 +194,10 @@ enum Scope {
     Any,
 }
 
-pub fn run(args: Args) -> Result<u8> {
+/// `mannerly crawl`, its command line in `m` (for which options were
+/// given, and the options a crawl recorded put back on a resume).
+pub fn run(args: Args, m: &clap::ArgMatches) -> Result<u8> {
+    let args = options::with_recorded(args, m)?;
     run_with(args, None)
 }
 
@@ -196,6 +211,10 @@ pub(crate) fn run_with(args: Args, plan: Option<RecrawlPlan>) -> Result<u8> {
     let mut seeds = settings::read_seeds(&args)?;
     let (dir, resuming) = where_to(&args)?;
     let mut config = settings::config(&args)?;
+    eprintln!(
+        "mannerly: crawling as {:?}, obeying the robots.txt group for `{}`",
+        config.user_agent, config.agent
+    );
     let due = plan.as_ref().and_then(|p| p.due);
     if let Some((recrawl, pages)) = Recrawl::open(&dir, plan, resuming, UnixMillis::now())? {
         if let (Some(threshold), false) = (due, resuming) {
@@ -223,7 +242,9 @@ fn where_to(args: &Args) -> Result<(CrawlDir, bool)> {
         (Some(o), None) => Ok((CrawlDir::new(o), false)),
         (None, Some(r)) => {
             let dir = CrawlDir::new(r);
-            if !dir.has_frontier() {
+            // A fleet worker's frontier is the fleet's: its recorded
+            // --frontier says where.
+            if !dir.has_frontier() && args.frontier.is_none() {
                 bail!(
                     "--resume {}: no crawl there (no frontier store)",
                     r.display()

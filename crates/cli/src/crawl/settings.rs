@@ -31,10 +31,14 @@ pub(super) fn config(args: &Args) -> Result<CrawlConfig> {
         config.agent = a.clone();
     }
     if config.agent.is_empty() {
-        bail!("--agent: no product token (give --agent TOKEN)");
+        bail!(
+            "--user-agent {:?} names no product token of its own (only browser and platform words): give --agent TOKEN, the robots.txt group to obey",
+            config.user_agent
+        );
     }
     bounds(args, &mut config);
     config.signing = signing(args, &identity)?;
+    config.options = args.options.clone();
     Ok(config)
 }
 
@@ -201,5 +205,15 @@ mod tests {
         assert_eq!(config(&["--user-agent", plain]).agent, "OpBot");
         let given = ["--user-agent", ua, "--agent", "Other"];
         assert_eq!(config(&given).agent, "Other");
+        // A browser's User-Agent names no crawler: the group must be said.
+        let browser = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
+        let wrap = Wrap::try_parse_from(["crawl", "--user-agent", browser, "https://a.test/"])
+            .unwrap_or_else(|e| panic!("{e}"));
+        let Err(refused) = super::config(&wrap.args) else {
+            panic!("a browser's User-Agent has no token of its own")
+        };
+        assert!(refused.to_string().contains("--agent TOKEN"), "{refused}");
+        let told = ["--user-agent", browser, "--agent", "MyBot"];
+        assert_eq!(config(&told).agent, "MyBot");
     }
 }
