@@ -2,13 +2,13 @@
 //! crawl resumes, and nothing is fetched twice. Its own test binary, so it
 //! never runs beside the kill test (whose timing windows load would skew).
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use mannerly_testweb::{Generated, TestWeb, WebConfig};
 
 mod common;
-use common::{check_outputs, crawl_cmd, pages};
+use common::{check_outputs, crawl_cmd, ctrl_c, pages};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_c_stops_gracefully_with_130_and_the_crawl_resumes() {
@@ -47,15 +47,7 @@ async fn ctrl_c_stops_gracefully_with_130_and_the_crawl_resumes() {
         waited += Duration::from_millis(50);
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let sent = Command::new("kill")
-        .args(["-s", "INT", &child.id().to_string()])
-        .status()
-        .expect("kill -INT");
-    assert!(sent.success());
-    let stopped = tokio::task::spawn_blocking(move || child.wait_with_output())
-        .await
-        .expect("join")
-        .expect("wait");
+    let stopped = ctrl_c(child).await;
     let said = String::from_utf8_lossy(&stopped.stdout);
     assert_eq!(stopped.status.code(), Some(130), "{said}");
     assert!(said.starts_with("crawl stopped:"), "{said}");

@@ -11,7 +11,7 @@ use std::time::Duration;
 use mannerly_testweb::{Generated, TestWeb, WebConfig};
 
 mod common;
-use common::pages;
+use common::{ctrl_c, pages};
 
 const UA: &str = "OpBot/1.0 (+http://op.example/bot)";
 const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
@@ -62,15 +62,7 @@ async fn a_resumed_crawl_sends_as_it_began() {
     while pages(&web).is_empty() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let sent = Command::new("kill")
-        .args(["-s", "INT", &child.id().to_string()])
-        .status()
-        .expect("kill -INT");
-    assert!(sent.success());
-    let stopped = tokio::task::spawn_blocking(move || child.wait_with_output())
-        .await
-        .expect("join")
-        .expect("wait");
+    let stopped = ctrl_c(child).await;
     assert_eq!(stopped.status.code(), Some(130));
     let said = String::from_utf8_lossy(&stopped.stderr);
     assert!(

@@ -164,3 +164,17 @@ impl Drop for Proc {
         let _ = self.0.wait();
     }
 }
+
+/// Sends Ctrl-C (SIGINT) to a running `mannerly`, and waits for its
+/// output.
+pub async fn ctrl_c(child: std::process::Child) -> Output {
+    let sent = Command::new("kill")
+        .args(["-s", "INT", &child.id().to_string()])
+        .status()
+        .expect("kill -INT");
+    assert!(sent.success());
+    tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .expect("join")
+        .expect("wait")
+}
