@@ -71,6 +71,9 @@ pub struct Fleet {
     /// URLs a page's release takes from its host's queue at once
     /// (`FleetConfig::claim`; 1: one at a time).
     pub claim: usize,
+    /// Hosts the worker holds at once ([`FleetConfig::max_hosts`]; 0: no
+    /// bound).
+    pub max_hosts: usize,
 }
 
 impl Fleet {
@@ -150,6 +153,7 @@ impl Backend for Fleet {
                 lease: self.lease,
                 time: TimeSource::Server,
                 claim: self.claim,
+                max_hosts: self.max_hosts,
                 ..FleetConfig::default()
             },
         )

@@ -36,6 +36,7 @@ struct Opts {
     seen_cache: usize,
     robots_gate: bool,
     stats_every: Duration,
+    max_hosts: usize,
 }
 
 impl Default for Opts {
@@ -50,6 +51,7 @@ impl Default for Opts {
             seen_cache: FleetConfig::default().seen_cache,
             robots_gate: false,
             stats_every: FleetConfig::default().stats_every,
+            max_hosts: 0,
         }
     }
 }
@@ -98,6 +100,7 @@ async fn worker_on<C: FleetConnection>(
             claim: o.claim,
             seen_cache: o.seen_cache,
             stats_every: o.stats_every,
+            max_hosts: o.max_hosts,
         },
     )
     .await
@@ -183,6 +186,34 @@ async fn a_lapsed_lease_gives_the_url_to_another_worker_after_the_delay() {
     );
     let last = fetch(a.next(T0.add_millis(16_000)).await.expect("next"));
     assert_eq!(last.url, "https://h.example/1");
+}
+
+#[tokio::test]
+async fn a_worker_at_its_host_bound_leaves_the_other_hosts_to_the_fleet() {
+    let Some(server) = server() else { return };
+    let bounded = Opts {
+        max_hosts: 2,
+        ..Opts::default()
+    };
+    let mut a = worker(&server, "bound", &bounded).await.expect("a");
+    let mut b = worker(&server, "bound", &Opts::default()).await.expect("b");
+    for i in 0..5 {
+        let url = format!("https://h{i}.example/");
+        assert_eq!(a.enqueue(&url, 0, T0).await.ok(), Some(Admission::Queued));
+    }
+    // Asked for 5, it takes 2 hosts: its bound.
+    let batch = a.next_batch(5, T0).await.expect("batch");
+    assert_eq!(batch.released.len(), 2, "{:?}", batch.released);
+    assert_eq!(a.hosts_held(), 2);
+    assert_eq!(a.next(T0).await.ok(), Some(Next::Busy), "no third host");
+    // The other worker takes the rest.
+    let rest = b.next_batch(5, T0).await.expect("batch");
+    assert_eq!(rest.released.len(), 3);
+    // One of its hosts done, it may take another.
+    a.complete(&batch.released[0], &ok(), T0.add_millis(10))
+        .await
+        .expect("complete");
+    assert_eq!(a.hosts_held(), 1);
 }
 
 #[tokio::test]

@@ -51,8 +51,10 @@ pub struct Args {
     /// Requests in flight across all hosts.
     #[arg(long, value_name = "N", default_value_t = 64)]
     concurrency: usize,
-    /// Hosts in progress at once (default 4 × --concurrency); the rest
-    /// wait on disk, so memory follows this, not the crawl's size.
+    /// Hosts in progress at once (default 4 × --concurrency; in a fleet,
+    /// half --concurrency, so that workers share the hosts); the rest wait on
+    /// disk (or in the fleet's store), so memory follows this, not the
+    /// crawl's size.
     #[arg(long, value_name = "N")]
     open_hosts: Option<u64>,
     /// Threads the crawl runs on. One keeps a polite crawl's work (which

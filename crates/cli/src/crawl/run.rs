@@ -85,6 +85,13 @@ async fn on_runtime(
     // within half the lease (`send_by`) and lasts at most the rest.
     config.timeout = config.timeout.min(lease / 2);
     config.first_byte_timeout = config.first_byte_timeout.min(config.timeout);
+    // A worker holds only so many hosts, so the fleet shares: by default
+    // half its request slots (two workers on 200 hosts of 6 pages, the
+    // second 2 s late, split the pages 52/48; at one per slot 64/36).
+    let max_hosts = args
+        .open_hosts
+        .unwrap_or((config.concurrency as u64 / 2).max(1));
+    config.open_hosts = Some(max_hosts);
     let fleet = Fleet {
         url: url.clone(),
         crawl: args.crawl_name.clone(),
@@ -92,6 +99,7 @@ async fn on_runtime(
         lease,
         join: args.join,
         claim: args.claim as usize,
+        max_hosts: usize::try_from(max_hosts).unwrap_or(usize::MAX),
     };
     run_crawl_on(fleet, config, seeds, out).await
 }

@@ -116,6 +116,11 @@ pub struct FleetConfig {
     /// second) lets them stand anyway (2 s): an exact read is three reads
     /// of every partition, and a busy worker changes something every turn.
     pub stats_every: Duration,
+    /// Hosts this worker holds at once (flights of distinct hosts): at the
+    /// bound it takes no new host from the store until one of its own is
+    /// done, so a worker that starts first leaves hosts for the others
+    /// (0: no bound).
+    pub max_hosts: usize,
 }
 
 impl Default for FleetConfig {
@@ -126,6 +131,7 @@ impl Default for FleetConfig {
             claim: 1,
             seen_cache: 1 << 20,
             stats_every: Duration::from_secs(2),
+            max_hosts: 0,
         }
     }
 }
@@ -276,6 +282,16 @@ impl<C: FleetConnection> FleetFrontier<C> {
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
+
+    /// The hosts this worker holds now: its flights' distinct keys.
+    pub fn hosts_held(&self) -> usize {
+        self.flights
+            .values()
+            .filter(|f| !f.orphan)
+            .map(|f| f.key.as_str())
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+    }
 }
 
 impl<C: FleetConnection> Frontier for FleetFrontier<C> {
@@ -320,7 +336,23 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
                 then: None,
             });
         }
-        let mut batch = self.next_from_store(max - released.len(), now).await?;
+        if self.fleet.max_hosts > 0 && self.hosts_held() >= self.fleet.max_hosts {
+            // At its bound: its own hosts first, the store's for the others.
+            let then = claims_wait.map_or(Next::Busy, |until| Next::Wait { until });
+            return Ok(Batch {
+                released,
+                then: Some(then),
+            });
+        }
+        // Each release from the store may be a new host: no more than the
+        // bound leaves room for.
+        let room = match self.fleet.max_hosts {
+            0 => usize::MAX,
+            bound => bound - self.hosts_held(),
+        };
+        let mut batch = self
+            .next_from_store((max - released.len()).min(room), now)
+            .await?;
         released.append(&mut batch.released);
         let then = match (batch.then, claims_wait) {
             (Some(t), Some(until)) => Some(merge(t, Next::Wait { until })),
