@@ -5,33 +5,15 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use mannerly_testweb::{Generated, TestWeb, WebConfig};
-
 mod common;
-use common::{check_outputs, crawl_cmd, ctrl_c, pages};
+use common::{check_outputs, crawl_cmd, ctrl_c, generated_web, pages, seeds_file};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_c_stops_gracefully_with_130_and_the_crawl_resumes() {
-    let web = TestWeb::start(WebConfig {
-        generated: Generated {
-            prefix: "h".into(),
-            suffix: ".test".into(),
-            count: 50,
-            robots: "User-agent: *\n".into(),
-            pages_per_host: 10,
-            links_per_page: 3,
-            cross_host_links: 0,
-            ..Generated::default()
-        },
-        ..WebConfig::default()
-    })
-    .await
-    .expect("testweb");
+    let web = generated_web(50, 10).await;
     let port = web.port();
     let dir = tempfile::tempdir().expect("tempdir");
-    let seeds = dir.path().join("seeds.txt");
-    let list: String = (0..50).map(|i| format!("http://h{i}.test/\n")).collect();
-    std::fs::write(&seeds, list).expect("seeds");
+    let seeds = seeds_file(dir.path(), 50);
     let out = dir.path().join("out");
     let child = crawl_cmd(port, &seeds, &out, false)
         .stdout(Stdio::piped())

@@ -9,7 +9,9 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use mannerly_testsupport::RedisServer;
-use mannerly_testweb::{Generated, TestWeb, WebConfig};
+
+mod common;
+use common::{generated_web, seeds_file};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
 const HOSTS: u32 = 200;
@@ -69,25 +71,9 @@ async fn two_workers_with_default_flags_share_the_hosts() {
         eprintln!("SKIPPED: redis-server is not installed");
         return;
     };
-    let web = TestWeb::start(WebConfig {
-        generated: Generated {
-            prefix: "h".into(),
-            suffix: ".test".into(),
-            count: HOSTS,
-            robots: "User-agent: *\n".into(),
-            pages_per_host: 6,
-            links_per_page: 3,
-            cross_host_links: 0,
-            ..Generated::default()
-        },
-        ..WebConfig::default()
-    })
-    .await
-    .expect("testweb");
+    let web = generated_web(HOSTS, 6).await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let seeds = dir.path().join("seeds.txt");
-    let list: String = (0..HOSTS).map(|i| format!("http://h{i}.test/\n")).collect();
-    std::fs::write(&seeds, list).expect("seeds");
+    let seeds = seeds_file(dir.path(), HOSTS);
     let proxy = format!("http://127.0.0.1:{}", web.port());
     let url = redis.url();
     let first = worker(&url, &proxy, &seeds, &dir.path().join("w0"), false);
@@ -147,25 +133,9 @@ async fn a_killed_worker_resumes_with_its_recorded_fleet() {
         eprintln!("SKIPPED: redis-server is not installed");
         return;
     };
-    let web = TestWeb::start(WebConfig {
-        generated: Generated {
-            prefix: "h".into(),
-            suffix: ".test".into(),
-            count: 10,
-            robots: "User-agent: *\n".into(),
-            pages_per_host: 6,
-            links_per_page: 3,
-            cross_host_links: 0,
-            ..Generated::default()
-        },
-        ..WebConfig::default()
-    })
-    .await
-    .expect("testweb");
+    let web = generated_web(10, 6).await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let seeds = dir.path().join("seeds.txt");
-    let list: String = (0..10).map(|i| format!("http://h{i}.test/\n")).collect();
-    std::fs::write(&seeds, list).expect("seeds");
+    let seeds = seeds_file(dir.path(), 10);
     let out = dir.path().join("w0");
     let mut w0 = Command::new(BIN)
         .args([

@@ -8,31 +8,15 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use mannerly_testweb::{Generated, TestWeb, WebConfig};
-
 mod common;
-use common::{ctrl_c, pages};
+use common::{ctrl_c, generated_web, pages};
 
 const UA: &str = "OpBot/1.0 (+http://op.example/bot)";
 const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resumed_crawl_sends_as_it_began() {
-    let web = TestWeb::start(WebConfig {
-        generated: Generated {
-            prefix: "h".into(),
-            suffix: ".test".into(),
-            count: 4,
-            robots: "User-agent: *\n".into(),
-            pages_per_host: 8,
-            links_per_page: 3,
-            cross_host_links: 0,
-            ..Generated::default()
-        },
-        ..WebConfig::default()
-    })
-    .await
-    .expect("testweb");
+    let web = generated_web(4, 8).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out");
     let proxy = format!("http://127.0.0.1:{}", web.port());

@@ -178,3 +178,31 @@ pub async fn ctrl_c(child: std::process::Child) -> Output {
         .expect("join")
         .expect("wait")
 }
+
+/// A simulated web of `count` hosts `h0.test` … with `pages` pages each
+/// (and `/`), robots.txt allowing all, no links between hosts.
+pub async fn generated_web(count: u32, pages: u32) -> TestWeb {
+    TestWeb::start(mannerly_testweb::WebConfig {
+        generated: mannerly_testweb::Generated {
+            prefix: "h".into(),
+            suffix: ".test".into(),
+            count,
+            robots: "User-agent: *\n".into(),
+            pages_per_host: pages,
+            links_per_page: 3,
+            cross_host_links: 0,
+            ..mannerly_testweb::Generated::default()
+        },
+        ..mannerly_testweb::WebConfig::default()
+    })
+    .await
+    .expect("testweb")
+}
+
+/// A seed file in `dir` naming the first `count` hosts' `/`.
+pub fn seeds_file(dir: &Path, count: u32) -> std::path::PathBuf {
+    let seeds = dir.join("seeds.txt");
+    let list: String = (0..count).map(|i| format!("http://h{i}.test/\n")).collect();
+    std::fs::write(&seeds, list).expect("seeds");
+    seeds
+}
