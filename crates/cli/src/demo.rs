@@ -349,7 +349,7 @@ async fn crawl_ours(
     let metrics = crate::crawl::metrics(args.metrics.as_deref(), &mut config).await?;
     let (summary, stopped) = run_crawl(config, seeds, out).await?;
     if !args.json {
-        report(&summary, &CrawlDir::new(out), false)?;
+        report(&summary, &CrawlDir::new(out), false, &[])?;
     }
     let file = out.join("metrics.prom");
     metrics

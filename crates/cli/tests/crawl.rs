@@ -180,10 +180,56 @@ fn crawl_usage_errors_say_what_is_missing() {
         &["crawl", "--out", out, "--threads", "0", web],
         "'--threads <N>': 0 is not in 1..",
     );
+    // Every seed bad: each named with its line, and an error.
+    let seeds = std::env::temp_dir().join(format!("mannerly-bad-seeds-{}", std::process::id()));
+    std::fs::write(&seeds, "this is garbage\nftp://x.test/\nhttp://[::1\n").expect("seeds");
+    let s = seeds.to_str().expect("utf-8");
+    let o = mannerly(&["crawl", "--out", out, "--seeds", s], b"");
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{said}");
+    for (line, why) in [
+        (1, "is not a URL"),
+        (2, "only http and https"),
+        (3, "invalid IPv6 address"),
+    ] {
+        assert!(
+            said.contains(&format!("{s}:{line}: seed")) && said.contains(why),
+            "{said}"
+        );
+    }
+    assert!(said.contains("all 3 rejected"), "{said}");
     assert!(
         !dir.exists(),
         "nothing is created for a crawl that cannot start"
     );
+    // Some good: the crawl runs, and the summary lists the rejected.
+    std::fs::write(&seeds, "http://127.0.0.1:1/\nthis is garbage\n").expect("seeds");
+    let o = mannerly(
+        &[
+            "crawl",
+            "--out",
+            out,
+            "--seeds",
+            s,
+            "--json",
+            "--give-up-after",
+            "1",
+            "--timeout",
+            "1",
+            "--retries",
+            "0",
+        ],
+        b"",
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).expect("the JSON summary");
+    assert_eq!(
+        summary["rejected_seeds"][0]["at"],
+        format!("{s}:2"),
+        "{summary}"
+    );
+    assert_eq!(summary["rejected_seeds"][0]["seed"], "this is garbage");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&seeds);
 }
 
 #[test]

@@ -210,13 +210,9 @@ pub(crate) fn run_with(args: Args, plan: Option<RecrawlPlan>) -> Result<u8> {
     if let Some(dir) = &args.status {
         return status::show(dir.as_deref(), &args);
     }
-    let mut seeds = settings::read_seeds(&args)?;
+    let (mut seeds, rejected) = settings::read_seeds(&args)?;
     let (dir, resuming) = where_to(&args)?;
     let mut config = settings::config(&args)?;
-    eprintln!(
-        "mannerly: crawling as {:?}, obeying the robots.txt group for `{}`",
-        config.user_agent, config.agent
-    );
     let due = plan.as_ref().and_then(|p| p.due);
     if let Some((recrawl, pages)) = Recrawl::open(&dir, plan, resuming, UnixMillis::now())? {
         if let (Some(threshold), false) = (due, resuming) {
@@ -230,11 +226,21 @@ pub(crate) fn run_with(args: Args, plan: Option<RecrawlPlan>) -> Result<u8> {
         recrawl.configure(&mut config);
     }
     if seeds.is_empty() && !resuming && !args.join {
+        if !rejected.is_empty() {
+            bail!(
+                "no seed URL the crawl can fetch: all {} rejected",
+                rejected.len()
+            );
+        }
         bail!("no seed URL: give URLs, or --seeds FILE (or --join a fleet's crawl)");
     }
+    eprintln!(
+        "mannerly: crawling as {:?}, obeying the robots.txt group for `{}`",
+        config.user_agent, config.agent
+    );
     raise_open_file_limit();
     let (summary, stopped) = run::on_backend(&args, config, seeds, dir.root())?;
-    report(&summary, &dir, args.json)?;
+    report(&summary, &dir, args.json, &rejected)?;
     Ok(if stopped { 130 } else { 0 })
 }
 

@@ -8,10 +8,18 @@ use mannerly_crawl::recrawl::earlier_bytes;
 use mannerly_crawl::{CrawlDir, Ending, Summary};
 
 /// Prints the summary of the crawl in `dir`.
-pub(crate) fn report(summary: &Summary, dir: &CrawlDir, json: bool) -> Result<()> {
+pub(crate) fn report(
+    summary: &Summary,
+    dir: &CrawlDir,
+    json: bool,
+    rejected: &[super::settings::RejectedSeed],
+) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     if json {
         let mut v = serde_json::to_value(summary)?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("rejected_seeds".into(), serde_json::to_value(rejected)?);
+        }
         // A recrawl: the bytes the earlier crawl downloaded, to set its own
         // against.
         if let (Some(before), Some(o)) = (earlier_bytes(dir), v.as_object_mut()) {
@@ -22,7 +30,20 @@ pub(crate) fn report(summary: &Summary, dir: &CrawlDir, json: bool) -> Result<()
         return Ok(());
     }
     recrawl_lines(&mut stdout, summary, dir)?;
-    summary_lines(&mut stdout, summary, dir)
+    summary_lines(&mut stdout, summary, dir)?;
+    if !rejected.is_empty() {
+        writeln!(
+            stdout,
+            "  {} seed(s) rejected (named above): {}",
+            rejected.len(),
+            rejected
+                .iter()
+                .map(|r| r.at.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )?;
+    }
+    Ok(())
 }
 
 /// A recrawl's counts against the earlier crawl, when it revisited any.

@@ -160,23 +160,58 @@ impl CrawlerIdentity {
     }
 }
 
-/// The seeds given as arguments and in `--seeds`.
-pub(super) fn read_seeds(args: &Args) -> Result<Vec<String>> {
-    let mut seeds = args.urls.clone();
+/// A seed that is not a URL the crawl can fetch, where it was given, and
+/// why.
+#[derive(Debug, Clone, serde::Serialize)]
+pub(crate) struct RejectedSeed {
+    /// The seed as given.
+    pub seed: String,
+    /// `argument N`, or `FILE:LINE`.
+    pub at: String,
+    /// Why it was rejected.
+    pub why: String,
+}
+
+/// The seeds given as arguments and in `--seeds`: those the crawl can
+/// fetch, and each one it cannot, named on stderr with where and why.
+pub(super) fn read_seeds(args: &Args) -> Result<(Vec<String>, Vec<RejectedSeed>)> {
+    let mut given: Vec<(String, String)> = args
+        .urls
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u.clone(), format!("argument {}", i + 1)))
+        .collect();
     if let Some(f) = &args.seeds {
         let text = if f == "-" {
             std::io::read_to_string(std::io::stdin()).context("cannot read seeds from stdin")?
         } else {
             std::fs::read_to_string(f).with_context(|| format!("cannot read seeds from '{f}'"))?
         };
-        seeds.extend(
+        let name = if f == "-" { "<stdin>" } else { f.as_str() };
+        given.extend(
             text.lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                .map(str::to_owned),
+                .enumerate()
+                .map(|(i, l)| (l.trim(), i + 1))
+                .filter(|(l, _)| !l.is_empty() && !l.starts_with('#'))
+                .map(|(l, n)| (l.to_owned(), format!("{name}:{n}"))),
         );
     }
-    Ok(seeds)
+    let mut good = Vec::with_capacity(given.len());
+    let mut rejected = Vec::new();
+    for (seed, at) in given {
+        match mannerly_crawl::normalize::CrawlUrl::parse(&seed) {
+            Ok(_) => good.push(seed),
+            Err(e) => {
+                eprintln!("mannerly: {at}: seed {seed:?} rejected: {e}");
+                rejected.push(RejectedSeed {
+                    seed,
+                    at,
+                    why: e.to_string(),
+                });
+            }
+        }
+    }
+    Ok((good, rejected))
 }
 
 #[cfg(test)]
