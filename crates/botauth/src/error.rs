@@ -48,6 +48,15 @@ pub enum Error {
     /// The PEM is not a PKCS#8 Ed25519 private key.
     #[error("key: not a PKCS#8 Ed25519 private key: {0}")]
     Pkcs8(#[source] ed25519_dalek::pkcs8::Error),
+    /// The text is not PEM at all.
+    #[error("key: not a PEM file (no `-----BEGIN` line); expected a PKCS#8 Ed25519 private key, as `mannerly keys generate` writes")]
+    NotPem,
+    /// A private key of another algorithm (named with its article).
+    #[error("key: {0} private key, not Ed25519; Web Bot Auth signing here takes an Ed25519 key (`mannerly keys generate` makes one)")]
+    OtherAlgorithm(&'static str),
+    /// A password-protected private key.
+    #[error("key: an encrypted private key; give it unencrypted (`openssl pkey -in KEY -out PLAIN.pem`)")]
+    Encrypted,
     /// The key could not be written as PKCS#8.
     #[error("key: cannot write PKCS#8: {0}")]
     Pkcs8Encode(#[source] ed25519_dalek::pkcs8::Error),

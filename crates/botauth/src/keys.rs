@@ -119,9 +119,16 @@ impl KeyPair {
 
     /// From a PKCS#8 PEM private key.
     pub fn from_pkcs8_pem(pem: &str) -> Result<KeyPair, Error> {
+        if !pem.contains("-----BEGIN ") {
+            return Err(Error::NotPem);
+        }
         SigningKey::from_pkcs8_pem(pem)
             .map(|signing| KeyPair { signing })
-            .map_err(Error::Pkcs8)
+            .map_err(|e| match other_algorithm(pem) {
+                Some("encrypted") => Error::Encrypted,
+                Some(name) => Error::OtherAlgorithm(name),
+                None => Error::Pkcs8(e),
+            })
     }
 
     /// As PKCS#8 PEM, in the v1 form (RFC 5208: the private key alone),
@@ -313,9 +320,63 @@ pub fn read_jwk_file(path: &std::path::Path) -> Result<Vec<Jwk>, KeyFileError> {
     })
 }
 
+/// The algorithm of a PEM private key that is not Ed25519, by its label
+/// or its PKCS#8 algorithm identifier, when it is one of the usual ones.
+fn other_algorithm(pem: &str) -> Option<&'static str> {
+    use base64::Engine;
+    for (label, name) in [
+        ("RSA PRIVATE KEY", "an RSA"),
+        ("EC PRIVATE KEY", "an EC"),
+        ("DSA PRIVATE KEY", "a DSA"),
+        ("ENCRYPTED PRIVATE KEY", "encrypted"),
+        ("OPENSSH PRIVATE KEY", "an OpenSSH-format"),
+    ] {
+        if pem.contains(&format!("-----BEGIN {label}-----")) {
+            return Some(name);
+        }
+    }
+    let body: String = pem
+        .lines()
+        .filter(|l| !l.starts_with("-----"))
+        .collect::<Vec<_>>()
+        .concat();
+    let der = base64::engine::general_purpose::STANDARD
+        .decode(body.trim())
+        .ok()?;
+    // DER object identifiers of the usual private-key algorithms.
+    let oids: [(&[u8], &str); 4] = [
+        (
+            &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01],
+            "an RSA",
+        ),
+        (&[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01], "an EC"),
+        (&[0x2b, 0x65, 0x71], "an Ed448"),
+        (&[0x2b, 0x65, 0x6e], "an X25519"),
+    ];
+    oids.iter()
+        .find(|(oid, _)| der.windows(oid.len()).any(|w| w == *oid))
+        .map(|(_, name)| *name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_that_is_not_ed25519_is_named() {
+        // A throwaway P-256 key (openssl genpkey -algorithm EC).
+        let ec = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgh/hIwvjVkF5egs7R\n9bCywnH7fDWgD6iwEf7eaHkatDShRANCAATapIRjBLFOp4Xu/mUzWmAG0t1CDXJa\niZkp9v1nLIhhI00kPbiJ9Eo1cvXxFdJvY37wJjzy1vR8LIoS4wznO8Xo\n-----END PRIVATE KEY-----\n";
+        let named = |pem: &str| KeyPair::from_pkcs8_pem(pem).err().map(|e| e.to_string());
+        assert!(named(ec).is_some_and(|e| e.contains("an EC private key, not Ed25519")));
+        let rsa = "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n";
+        assert!(named(rsa).is_some_and(|e| e.contains("an RSA private key")));
+        assert!(named("hello\n").is_some_and(|e| e.contains("not a PEM file")));
+        let encrypted =
+            "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIB\n-----END ENCRYPTED PRIVATE KEY-----\n";
+        assert!(named(encrypted).is_some_and(|e| e.contains("encrypted")));
+        let own = KeyPair::from_seed([7; 32]).to_pkcs8_pem().expect("pem");
+        assert!(KeyPair::from_pkcs8_pem(&own).is_ok());
+    }
 
     #[test]
     fn rfc8037_thumbprint() {

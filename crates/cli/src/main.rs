@@ -187,10 +187,28 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            let _ = writeln!(io::stderr(), "mannerly: {e:#}");
+            let _ = writeln!(io::stderr(), "mannerly: {}", said(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error and its causes, each said once: a message that already
+/// holds its cause's words (`{path}: {source}`) is not followed by them
+/// again.
+fn said(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -180,6 +180,53 @@ fn crawl_usage_errors_say_what_is_missing() {
         &["crawl", "--out", out, "--threads", "0", web],
         "'--threads <N>': 0 is not in 1..",
     );
+    // Each failure said once, with what and where; nothing left behind.
+    let once = |args: &[&str], says: &str| {
+        let o = mannerly(args, b"");
+        let said = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {said}");
+        assert_eq!(said.matches(says).count(), 1, "{args:?}: {said}");
+    };
+    once(
+        &["crawl", "--out", out, "--proxy", "http://127.0.0.1:1", web],
+        "--proxy http://127.0.0.1:1: the proxy does not answer",
+    );
+    once(
+        &[
+            "crawl",
+            "--out",
+            out,
+            "--frontier",
+            "redis://127.0.0.1:1/",
+            web,
+        ],
+        "Connection refused",
+    );
+    once(
+        &["crawl", "--out", "/proc/mannerly-no/x", web],
+        "No such file or directory",
+    );
+    let key = std::env::temp_dir().join(format!("mannerly-not-a-key-{}", std::process::id()));
+    let k = key.to_str().expect("utf-8");
+    std::fs::write(&key, "hello\n").expect("key");
+    once(
+        &["crawl", "--out", out, "--sign-key", k, web],
+        "not a PEM file",
+    );
+    std::fs::write(
+        &key,
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n",
+    )
+    .expect("key");
+    once(
+        &["crawl", "--out", out, "--sign-key", k, web],
+        "an RSA private key, not Ed25519",
+    );
+    let _ = std::fs::remove_file(&key);
+    once(
+        &["crawl", "--out", out, "--sign-key", k, web],
+        "cannot read --sign-key",
+    );
     // Every seed bad: each named with its line, and an error.
     let seeds = std::env::temp_dir().join(format!("mannerly-bad-seeds-{}", std::process::id()));
     std::fs::write(&seeds, "this is garbage\nftp://x.test/\nhttp://[::1\n").expect("seeds");

@@ -238,10 +238,35 @@ pub(crate) fn run_with(args: Args, plan: Option<RecrawlPlan>) -> Result<u8> {
         "mannerly: crawling as {:?}, obeying the robots.txt group for `{}`",
         config.user_agent, config.agent
     );
+    if let Some(proxy) = &args.proxy {
+        run::proxy_answers(proxy)?;
+    }
     raise_open_file_limit();
-    let (summary, stopped) = run::on_backend(&args, config, seeds, dir.root())?;
+    let existed = dir.root().exists();
+    let (summary, stopped) = match run::on_backend(&args, config, seeds, dir.root()) {
+        Ok(ended) => ended,
+        Err(e) => {
+            // A crawl that could not start leaves nothing behind.
+            if !existed {
+                let _ = remove_empty(dir.root());
+            }
+            return Err(e);
+        }
+    };
     report(&summary, &dir, args.json, &rejected)?;
     Ok(if stopped { 130 } else { 0 })
+}
+
+/// Removes `dir` when it holds nothing but empty directories.
+fn remove_empty(dir: &std::path::Path) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let path = e?.path();
+        if !path.is_dir() {
+            return Ok(());
+        }
+        remove_empty(&path)?;
+    }
+    std::fs::remove_dir(dir)
 }
 
 /// The crawl's directory, and whether the crawl there is resumed.

@@ -104,6 +104,30 @@ async fn on_runtime(
     run_crawl_on(fleet, config, seeds, out).await
 }
 
+/// Whether the proxy takes connections: a crawl through a proxy that
+/// refuses them would find every site down and end as if it had crawled.
+pub(super) fn proxy_answers(proxy: &str) -> Result<()> {
+    let url = url::Url::parse(proxy).with_context(|| format!("--proxy {proxy}: not a URL"))?;
+    let host = url
+        .host_str()
+        .with_context(|| format!("--proxy {proxy}: names no host"))?;
+    let port = url.port_or_known_default().unwrap_or(8080);
+    let addrs: Vec<std::net::SocketAddr> = std::net::ToSocketAddrs::to_socket_addrs(&(host, port))
+        .with_context(|| format!("--proxy {proxy}: cannot resolve {host}"))?
+        .collect();
+    let mut last = None;
+    for a in addrs {
+        match std::net::TcpStream::connect_timeout(&a, Duration::from_secs(5)) {
+            Ok(_) => return Ok(()),
+            Err(e) => last = Some(e),
+        }
+    }
+    match last {
+        Some(e) => Err(e).with_context(|| format!("--proxy {proxy}: the proxy does not answer")),
+        None => anyhow::bail!("--proxy {proxy}: {host} has no address"),
+    }
+}
+
 /// A crawl keeps a connection per recently fetched host: with thousands
 /// of hosts the usual soft limit of 1,024 open files is too low, so it is
 /// raised to the hard limit (as Go's runtime does for every program). A

@@ -79,13 +79,14 @@ fn signing(
     let Some(key) = &args.sign_key else {
         return Ok(None);
     };
+    let bytes = std::fs::read(key)
+        .with_context(|| format!("cannot read --sign-key '{}'", key.display()))?;
+    let pem = String::from_utf8_lossy(&bytes);
+    let pair = mannerly_botauth::KeyPair::from_pkcs8_pem(&pem)
+        .with_context(|| format!("--sign-key '{}'", key.display()))?;
     let Some(agent) = &identity.signature_agent else {
         bail!("--sign-key needs --signature-agent URL (or a --card with a jwks_uri)");
     };
-    let pem = std::fs::read_to_string(key)
-        .with_context(|| format!("cannot read --sign-key '{}'", key.display()))?;
-    let pair = mannerly_botauth::KeyPair::from_pkcs8_pem(&pem)
-        .with_context(|| format!("--sign-key '{}'", key.display()))?;
     if !agent.starts_with("https://") {
         bail!("--signature-agent {agent}: key directories are served over https");
     }
