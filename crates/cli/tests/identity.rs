@@ -689,6 +689,47 @@ fn a_crawl_takes_its_identity_from_its_card() {
         }
         other => panic!("{other:?}"),
     }
+    // robots.txt is signed as the page is, and verifies alike.
+    let robots = web
+        .requests()
+        .into_iter()
+        .find(|r| r.host == "site.test" && r.path == "/robots.txt")
+        .expect("robots.txt was fetched");
+    let rsig = |name: &str| {
+        robots
+            .signature_headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    let msg = mannerly_botauth::Message::new("GET", "http://site.test/robots.txt")
+        .header("Host", "site.test")
+        .header("Signature-Agent", &rsig("signature-agent"))
+        .header("Signature-Input", &rsig("signature-input"))
+        .header("Signature", &rsig("signature"));
+    assert!(
+        matches!(
+            mannerly_botauth::verify_request(&msg, &keys, &config),
+            mannerly_botauth::Outcome::Verified { .. }
+        ),
+        "robots.txt was signed: {:?}",
+        robots.signature_headers
+    );
+    // The WARC request records hold the signature each request went with.
+    let mut warc = String::new();
+    for e in std::fs::read_dir(out.join("warc")).expect("warc dir") {
+        let mut gz = flate2::read::MultiGzDecoder::new(
+            std::fs::File::open(e.expect("entry").path()).expect("open"),
+        );
+        std::io::Read::read_to_string(&mut gz, &mut warc).expect("gunzip");
+    }
+    for sig in [rsig("signature"), sig("signature")] {
+        assert!(
+            warc.contains(&format!("signature: {sig}\r\n")),
+            "the WARC holds {sig}"
+        );
+    }
     signed_evidence_verifies_with_the_crawlers_key_only(&d, &out, &public);
     // A User-Agent the card does not expect is refused before crawling.
     let o = mannerly(

@@ -140,8 +140,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         let head = response_head(resp.status, &resp.headers, &["transfer-encoding"], "");
         let prior = self.config.prior.clone();
         let prior = prior.as_deref().and_then(|pr| pr.get(&p.released.url));
-        let validators = prior.map(crate::revisit::conditional).unwrap_or_default();
-        let request = request_head(&p.released.url, &self.config.user_agent, &validators);
+        let request = request_head(&p.released.url, &self.config.user_agent, &resp.sent);
         let x = Exchange {
             url: &p.released.url,
             date: p.date,

@@ -105,6 +105,9 @@ pub(crate) struct PageResponse {
     /// The media type, when `content_types` does not want it (the body
     /// was not read).
     pub(crate) unwanted: Option<String>,
+    /// The request's own header fields as they went (validators, the
+    /// signature): what its WARC `request` record holds.
+    pub(crate) sent: Vec<(String, String)>,
 }
 
 impl PageResponse {
@@ -179,6 +182,7 @@ pub(crate) async fn fetch_page(
         Ok(r) => r,
         Err(e) => return done(PageOutcome::NotBuilt(e), None),
     };
+    let sent = fields_of(request.headers());
     if send_by.is_some_and(|t| Instant::now() > t) {
         return done(PageOutcome::Unsent, None);
     }
@@ -193,7 +197,10 @@ pub(crate) async fn fetch_page(
     };
     let head_at = Some(Instant::now());
     match read_response(resp, &config, Tag::unpack(released.tag)).await {
-        Ok(page) => done(PageOutcome::Answered(page), head_at),
+        Ok(page) => done(
+            PageOutcome::Answered(PageResponse { sent, ..page }),
+            head_at,
+        ),
         Err((error, timed_out)) => done(failed(error, timed_out), head_at),
     }
 }
@@ -212,14 +219,44 @@ fn build_request(
     }
     let mut request = builder.build().map_err(|e| e.to_string())?;
     if let Some((key, agent)) = &config.signing {
-        let sign = mannerly_botauth::SignConfig::new(
-            UnixMillis::now(),
-            mannerly_botauth::AgentForm::dictionary(agent),
-        );
-        mannerly_botauth::sign_reqwest(key, &mut request, &sign)
-            .map_err(|e| format!("cannot sign the request: {e}"))?;
+        let signer = Signer {
+            key: key.clone(),
+            agent: agent.clone(),
+        };
+        mannerly_fetch::RequestSigner::sign(&signer, &mut request).map_err(|e| e.0)?;
     }
     Ok(request)
+}
+
+/// The crawl's Web Bot Auth key and Signature-Agent, signing a request
+/// as it goes: pages here, robots.txt and its hops in `fetch`.
+pub(crate) struct Signer {
+    pub(crate) key: mannerly_botauth::KeyPair,
+    pub(crate) agent: String,
+}
+
+impl mannerly_fetch::RequestSigner for Signer {
+    fn sign(&self, request: &mut reqwest::Request) -> Result<(), mannerly_fetch::NotSent> {
+        let sign = mannerly_botauth::SignConfig::new(
+            UnixMillis::now(),
+            mannerly_botauth::AgentForm::dictionary(&self.agent),
+        );
+        mannerly_botauth::sign_reqwest(&self.key, request, &sign)
+            .map_err(|e| mannerly_fetch::NotSent(format!("cannot sign the request: {e}")))
+    }
+}
+
+/// A request's own header fields (beyond the client's), as they go.
+fn fields_of(headers: &reqwest::header::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect()
 }
 
 /// Reads a response whose head has arrived: its body up to the cap (a
@@ -247,6 +284,7 @@ async fn read_response(
         truncated: false,
         ip,
         unwanted: None,
+        sent: Vec::new(),
     };
     if (200..300).contains(&status)
         && !tag.sitemap
@@ -307,9 +345,10 @@ fn content_type_wanted(wanted: &[String], media: &str) -> bool {
         })
 }
 
-/// The request head a WARC `request` record stores for a GET of `url`,
-/// with `extra` header fields (a recrawl's validators).
-pub(crate) fn request_head(url: &str, user_agent: &str, extra: &[(&str, String)]) -> String {
+/// The request head a WARC `request` record stores for a GET of `url`:
+/// the client's own fields, and `extra`, the request's own as they went
+/// (a recrawl's validators, a signature).
+pub(crate) fn request_head(url: &str, user_agent: &str, extra: &[(String, String)]) -> String {
     let (host, target) = match url::Url::parse(url) {
         Ok(u) => (
             u[url::Position::BeforeHost..url::Position::AfterPort].to_owned(),

@@ -35,6 +35,8 @@ pub(crate) type Made = Arc<Mutex<HashMap<Origin, RobotsFetch>>>;
 /// whether the cache made a request.
 pub(crate) struct RecordingFetcher {
     pub(crate) inner: HttpFetcher,
+    /// Each request's own header fields as they went, for its WARC record.
+    pub(crate) sent: Arc<SentFields>,
     /// The crawl's evidence: each request's record goes into its WARC
     /// exchange.
     pub(crate) witness: Option<Arc<crate::witness::Witness>>,
@@ -119,7 +121,7 @@ impl RecordingFetcher {
     }
 
     fn write(&self, url: &str, date: UnixMillis, head: &str, body: &[u8], truncated: bool) {
-        let request = request_head(url, &self.user_agent, &[]);
+        let request = request_head(url, &self.user_agent, &self.sent.take(url));
         let evidence = self.witness.as_ref().and_then(|w| w.take_line(url));
         if let Ok(mut w) = self.warc.lock() {
             let _ = w.exchange(&Exchange {
@@ -267,4 +269,32 @@ pub(crate) async fn hold_until(
         .retry_at
         .map_or(*expires, |r| r.min(*expires))
         .max(now.add_millis(1_000))
+}
+
+/// The header fields each robots.txt request carried beyond the client's
+/// own (validators, a signature), by URL, until its WARC record takes
+/// them.
+#[derive(Default)]
+pub(crate) struct SentFields(Mutex<std::collections::HashMap<String, Vec<(String, String)>>>);
+
+impl SentFields {
+    fn take(&self, url: &str) -> Vec<(String, String)> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|mut m| m.remove(url))
+            .unwrap_or_default()
+    }
+}
+
+impl mannerly_fetch::SendHook for SentFields {
+    fn sending(&self, _url: &url::Url) -> Result<(), mannerly_fetch::NotSent> {
+        Ok(())
+    }
+
+    fn fields(&self, url: &url::Url, fields: &[(String, String)]) {
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(url.as_str().to_owned(), fields.to_vec());
+        }
+    }
 }

@@ -239,11 +239,8 @@ impl Witness {
                 since_previous_s: previous.map(|p| seconds(now.0.saturating_sub(p))),
             }
         });
-        // robots.txt goes unsigned (only pages carry Web Bot Auth).
-        let record = Record {
-            keyid: None,
-            ..self.base(text, Kind::Robots, now, delay)
-        };
+        // robots.txt is signed as pages are: its record names the key.
+        let record = self.base(text, Kind::Robots, now, delay);
         // A request whose record cannot be written is not sent.
         let line = self
             .append(record)

@@ -111,6 +111,20 @@ pub trait SendHook: Send + Sync {
     /// wait. Called once per request `sending` was told of.
     fn answered(&self, _url: &url::Url, _status: Option<u16>, _took: Duration, _retry_after: bool) {
     }
+
+    /// The header fields the request to `url` carries beyond the
+    /// client's own (validators, a signature), as it goes: what an
+    /// archive of the request must hold. Called after `sending` allowed
+    /// it.
+    fn fields(&self, _url: &url::Url, _fields: &[(String, String)]) {}
+}
+
+/// Signs each request just before it goes (a crawler's Web Bot Auth key),
+/// so robots.txt and its redirect hops are signed as pages are.
+pub trait RequestSigner: Send + Sync {
+    /// Adds the signature's header fields to `request`; `Err` keeps it
+    /// from going.
+    fn sign(&self, request: &mut reqwest::Request) -> Result<(), NotSent>;
 }
 
 /// Fetches robots.txt with reqwest.
@@ -120,6 +134,7 @@ pub struct HttpFetcher {
     config: FetchConfig,
     gate: Option<Arc<dyn HopGate>>,
     hooks: Vec<Arc<dyn SendHook>>,
+    signer: Option<Arc<dyn RequestSigner>>,
     /// Refuse IP-literal hosts that [`crate::guard::is_forbidden`] names
     /// (names are checked by the client's resolver).
     public_only: bool,
@@ -140,13 +155,7 @@ impl HttpFetcher {
         let client = Self::client_builder(&config)
             .build()
             .map_err(FetchError::Client)?;
-        Ok(HttpFetcher {
-            client,
-            config,
-            gate: None,
-            hooks: Vec::new(),
-            public_only: false,
-        })
+        Ok(HttpFetcher::with_client(client, config))
     }
 
     /// A fetcher for a server that fetches on strangers' behalf: it never
@@ -193,8 +202,15 @@ impl HttpFetcher {
             config,
             gate: None,
             hooks: Vec::new(),
+            signer: None,
             public_only: false,
         }
+    }
+
+    /// Signs every request with `signer` before it goes.
+    pub fn with_signer(mut self, signer: Arc<dyn RequestSigner>) -> Self {
+        self.signer = Some(signer);
+        self
     }
 
     /// Tells `hook` of every request just before it is sent, and of its
@@ -436,15 +452,40 @@ impl HttpFetcher {
                 req = req.header(reqwest::header::IF_MODIFIED_SINCE, lm);
             }
         }
-        for h in &self.hooks {
-            if let Err(e) = h.sending(url) {
-                if let Some(g) = gate {
-                    g.leave(start, url, None, sent.elapsed());
-                }
-                return Err((NetworkError::Other, e.to_string()));
+        let refused = |why: String| {
+            if let Some(g) = gate {
+                g.leave(start, url, None, sent.elapsed());
+            }
+            Err((NetworkError::Other, why))
+        };
+        let mut request = match req.build() {
+            Ok(r) => r,
+            Err(e) => return refused(chain(&e)),
+        };
+        if let Some(s) = &self.signer {
+            if let Err(e) = s.sign(&mut request) {
+                return refused(e.to_string());
             }
         }
-        let answer = req.send().await;
+        for h in &self.hooks {
+            if let Err(e) = h.sending(url) {
+                return refused(e.to_string());
+            }
+        }
+        let fields: Vec<(String, String)> = request
+            .headers()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_owned(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
+        for h in &self.hooks {
+            h.fields(url, &fields);
+        }
+        let answer = self.client.execute(request).await;
         for h in &self.hooks {
             let status = answer.as_ref().ok().map(|r| r.status().as_u16());
             let retry_after = answer

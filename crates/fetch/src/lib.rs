@@ -79,7 +79,8 @@ pub mod policy;
 
 pub use cache::{CacheConfig, CheckResult, MemoryStore, NoStore, RobotsCache, Store, StoreFuture};
 pub use http::{
-    FetchConfig, Fetcher, GetOutcome, HopGate, HttpFetcher, NotSent, SendHook, Validators,
+    FetchConfig, Fetcher, GetOutcome, HopGate, HttpFetcher, NotSent, RequestSigner, SendHook,
+    Validators,
 };
 pub use mannerly_time as time;
 pub use mannerly_time::{Clock, FakeClock, SystemClock, UnixMillis};
