@@ -101,3 +101,38 @@ fn the_prometheus_example_is_a_valid_configuration() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
     }
 }
+
+#[test]
+fn the_job_variable_is_mannerlys_and_the_slack_never_shows_an_early_request_that_did_not_happen() {
+    let text = std::fs::read_to_string(docs().join("grafana/mannerly.json")).expect("dashboard");
+    let dashboard: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let job = dashboard["templating"]["list"]
+        .as_array()
+        .expect("variables")
+        .iter()
+        .find(|v| v["name"] == "job")
+        .expect("a $job variable");
+    let query = job["query"].as_str().expect("query");
+    assert!(
+        query.contains("__name__=~\"mannerly_"),
+        "$job lists only jobs exporting mannerly's families: {query}"
+    );
+    let slack = dashboard["panels"]
+        .as_array()
+        .expect("panels")
+        .iter()
+        .find(|p| {
+            p["title"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("Politeness slack"))
+        })
+        .expect("the slack panel");
+    for t in slack["targets"].as_array().expect("targets") {
+        let expr = t["expr"].as_str().expect("expr");
+        if expr.contains("histogram_quantile") {
+            // Interpolation inside (-0.001, 0] would draw an early request
+            // no one made; real early requests are the exact count.
+            assert!(expr.starts_with("clamp_min("), "{expr}");
+        }
+    }
+}

@@ -48,6 +48,14 @@ async fn a_resumed_crawl_sends_as_it_began() {
     }
     let stopped = ctrl_c(child).await;
     assert_eq!(stopped.status.code(), Some(130));
+    let summary = String::from_utf8_lossy(&stopped.stdout);
+    assert!(
+        summary.contains(&format!(
+            "to go on: mannerly crawl --resume {}",
+            out.display()
+        )),
+        "the stop names the command that goes on: {summary}"
+    );
     let said = String::from_utf8_lossy(&stopped.stderr);
     assert!(
         said.contains(&format!(
@@ -100,6 +108,16 @@ async fn a_resumed_crawl_sends_as_it_began() {
     );
     let all = web.requests();
     assert!(all.len() > before, "the resume went on");
+    // The status counts the whole crawl, both runs.
+    let status: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("status.json")).expect("status.json"))
+            .expect("JSON");
+    let fetched = all.iter().filter(|r| r.path != "/robots.txt").count() as u64;
+    assert_eq!(status["pages"].as_u64(), Some(fetched), "{status}");
+    assert!(
+        status["pages_this_run"].as_u64() < Some(fetched),
+        "{status}"
+    );
     for r in &all {
         assert_eq!(r.user_agent.as_deref(), Some(UA), "{} {}", r.host, r.path);
     }

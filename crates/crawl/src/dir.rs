@@ -167,8 +167,12 @@ pub struct Status {
     pub running: bool,
     /// How it ended, once it has.
     pub ending: Option<Ending>,
-    /// Pages fetched.
+    /// Pages fetched by the whole crawl (every run of it).
     pub pages: u64,
+    /// Pages fetched by this run (since it was last started or resumed;
+    /// absent in files written before it was kept).
+    #[serde(default)]
+    pub pages_this_run: u64,
     /// Body bytes received.
     pub bytes: u64,
     /// Requests in flight.
@@ -219,6 +223,7 @@ mod tests {
             running: false,
             ending: Some(Ending::MaxPages),
             pages: 3,
+            pages_this_run: 2,
             bytes: 2048,
             in_flight: 0,
             queued: 1,

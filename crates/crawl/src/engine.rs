@@ -151,8 +151,18 @@ impl<F: CrawlFrontier> Crawl<F> {
         if let Some(m) = &config.metrics {
             inner = inner.with_hook(m.clone());
         }
+        if let Some((key, agent)) = &config.signing {
+            let signer = crate::page::Signer {
+                key: key.clone(),
+                agent: agent.clone(),
+            };
+            inner = inner.with_signer(Arc::new(signer));
+        }
+        let sent = Arc::new(crate::robots_fetch::SentFields::default());
+        inner = inner.with_hook(sent.clone());
         let fetcher = RecordingFetcher {
             inner,
+            sent,
             witness: witness.clone(),
             user_agent: config.user_agent.clone(),
             made: made.clone(),
@@ -186,6 +196,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             in_flight: 0,
             held: Vec::new(),
             pages_started,
+            pages_before: pages_started,
             per_host,
             lastmods: HashMap::new(),
             trust: config_trust,
@@ -306,7 +317,10 @@ impl<F: CrawlFrontier> Crawl<F> {
     /// snapshot, and a crawl does not stop for it.
     fn write_status(&self, snapshot: &Progress, ended: bool) {
         let busiest = self.frontier.busiest_hosts(UnixMillis::now());
-        let status = status_of(snapshot, &self.journal.summary, busiest, ended);
+        let mut status = status_of(snapshot, &self.journal.summary, busiest, ended);
+        // The whole crawl's pages, not only this run's.
+        status.pages_this_run = status.pages;
+        status.pages += self.pages_before;
         let _ = self.dir.write_status(&status);
     }
 

@@ -308,6 +308,7 @@ pub(crate) fn status_of(
         running: !ended,
         ending: ended.then_some(summary.ending),
         pages: p.pages,
+        pages_this_run: p.pages,
         bytes: p.bytes,
         in_flight: p.in_flight,
         queued: p.queued,

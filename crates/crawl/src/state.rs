@@ -63,6 +63,8 @@ pub(crate) struct Crawl<F> {
     pub(crate) held: Vec<Held>,
     /// Pages sent, this run and before (from the log of a resumed crawl).
     pub(crate) pages_started: u64,
+    /// Pages the crawl's log held when this run began.
+    pub(crate) pages_before: u64,
     pub(crate) per_host: HashMap<String, u64>,
     /// Sitemap lastmod per URL, as read in this crawl.
     pub(crate) lastmods: crate::lastmod::Lastmods,

@@ -157,7 +157,8 @@ pub struct WarcWriter {
     dir: PathBuf,
     prefix: String,
     max_size: u64,
-    software: String,
+    /// The crawler's User-Agent, for the warcinfo record.
+    user_agent: String,
     file: Option<(File, PathBuf, u64)>,
     serial: u32,
     info_id: String,
@@ -176,12 +177,12 @@ impl WarcWriter {
     /// A writer into `dir`, files named `PREFIX-NNNNN.warc.gz`, a new one
     /// after `max_size` bytes. Existing files are kept: numbering goes on
     /// after the highest, and the last one is checked first (see
-    /// [`repair`]).
+    /// [`repair`]). `user_agent` goes in each file's warcinfo record.
     pub fn open(
         dir: &Path,
         prefix: &str,
         max_size: u64,
-        software: &str,
+        user_agent: &str,
     ) -> Result<WarcWriter, WarcError> {
         let io = |source| WarcError::Io {
             path: dir.to_owned(),
@@ -211,7 +212,7 @@ impl WarcWriter {
             dir: dir.to_owned(),
             prefix: prefix.to_owned(),
             max_size: max_size.max(1),
-            software: software.to_owned(),
+            user_agent: user_agent.to_owned(),
             file: None,
             serial,
             info_id: String::new(),
@@ -271,9 +272,12 @@ impl WarcWriter {
             .map_err(self.io(&path))?;
         self.file = Some((file, path, 0));
         self.info_id = record_id();
+        // `software` names the program; the crawler's User-Agent has a
+        // field of its own (WARC 1.1 annex: `http-header-user-agent`).
         let fields = format!(
-            "software: {}\r\nformat: WARC File Format 1.1\r\nconformsTo: https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n",
-            self.software
+            "software: mannerly/{}\r\nhttp-header-user-agent: {}\r\nformat: WARC File Format 1.1\r\nconformsTo: https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n",
+            env!("CARGO_PKG_VERSION"),
+            self.user_agent
         );
         let id = self.info_id.clone();
         let headers = vec![

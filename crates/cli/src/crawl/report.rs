@@ -108,6 +108,13 @@ fn summary_lines(out: &mut impl Write, summary: &Summary, dir: &CrawlDir) -> Res
     if !summary.skipped.is_empty() {
         writeln!(out, "  not fetched: {}", counts(&summary.skipped))?;
     }
+    if matches!(summary.ending, Ending::Stopped) || summary.deferred > 0 {
+        writeln!(
+            out,
+            "  to go on: mannerly crawl --resume {}",
+            shell_word(&dir.root().display().to_string())
+        )?;
+    }
     if summary.deferred > 0 {
         writeln!(
             out,
@@ -147,4 +154,15 @@ fn summary_lines(out: &mut impl Write, summary: &Summary, dir: &CrawlDir) -> Res
 pub(super) fn counts<K: std::fmt::Display>(map: &std::collections::BTreeMap<K, u64>) -> String {
     let parts: Vec<String> = map.iter().map(|(k, n)| format!("{k}: {n}")).collect();
     parts.join(", ")
+}
+
+/// A path as one shell word: as it is when it needs no quoting, else in
+/// single quotes.
+fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }

@@ -283,11 +283,14 @@ pub struct Stats {
 /// How many hosts (politeness keys) are in each state, for a crawl's
 /// metrics. Each host counts once, in the first state that holds it, in
 /// this order: skipped, in flight, robots.txt unavailable, backing off,
-/// ready, waiting; a host with nothing queued is done.
+/// parked, ready, waiting; a host with nothing queued is done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct HostCensus {
     /// URLs queued and nothing holds them.
     pub ready: u64,
+    /// URLs queued, the host waiting for a place among the hosts in
+    /// progress (`open_hosts`): not stalled, but not yet begun.
+    pub parked: u64,
     /// URLs queued, waiting out the delay.
     pub waiting: u64,
     /// A request in flight.
@@ -304,9 +307,10 @@ pub struct HostCensus {
 
 impl HostCensus {
     /// `(state, count)` in the order above, for a metrics gauge.
-    pub fn states(&self) -> [(&'static str, u64); 7] {
+    pub fn states(&self) -> [(&'static str, u64); 8] {
         [
             ("ready", self.ready),
+            ("parked", self.parked),
             ("waiting", self.waiting),
             ("in_flight", self.in_flight),
             ("backoff", self.backoff),

@@ -167,6 +167,7 @@ impl LocalFrontier {
             matches!(self.robots.get(origin_str(&head.url).as_ref()),
                 Some(RobotsGate::Unavailable { until, .. }) if now < *until)
         };
+        let parked = |key: &str| self.queues.get(key).is_some_and(|q| q.parked.is_some());
         let mut seen = 0u64;
         for (key, h) in self.politeness.keys() {
             seen += 1;
@@ -184,6 +185,8 @@ impl LocalFrontier {
                 || (h.failures > 0 && now < h.next_allowed)
             {
                 &mut c.backoff
+            } else if parked(key) {
+                &mut c.parked
             } else if now < h.next_allowed {
                 &mut c.waiting
             } else {
@@ -194,9 +197,10 @@ impl LocalFrontier {
         // Keys queued but never started have no politeness state yet.
         for (key, q) in &self.queues {
             if q.count > 0 && self.politeness.get(key).is_none() {
-                match unavailable(key) {
-                    true => c.robots_unavailable += 1,
-                    false => c.ready += 1,
+                match (unavailable(key), q.parked.is_some()) {
+                    (true, _) => c.robots_unavailable += 1,
+                    (false, true) => c.parked += 1,
+                    (false, false) => c.ready += 1,
                 }
                 seen += 1;
             }

@@ -638,6 +638,9 @@ fn a_freed_slot_goes_to_the_best_parked_host() {
     assert_eq!(block_on(f.next(T0)).expect("next"), Next::Busy);
     let why = f.why_not_now("https://b.test/", T0);
     assert_eq!(why, Some(Hold::Parked { open: 1 }), "{why:?}");
+    // Parked hosts are counted apart: a busy crawl does not look stalled.
+    let c = f.census(T0);
+    assert_eq!((c.in_flight, c.parked, c.ready), (1, 2, 0), "{c:?}");
     block_on(f.complete(&a, &ok(), T0.add_millis(5))).expect("complete");
     let Next::Fetch(c) = block_on(f.next(T0.add_millis(5))).expect("next") else {
         panic!("a parked host opens when a closes")
