@@ -182,7 +182,7 @@ pub(crate) async fn fetch_page(
         Ok(r) => r,
         Err(e) => return done(PageOutcome::NotBuilt(e), None),
     };
-    let sent = fields_of(request.headers());
+    let sent = mannerly_fetch::http::header_pairs(request.headers());
     if send_by.is_some_and(|t| Instant::now() > t) {
         return done(PageOutcome::Unsent, None);
     }
@@ -244,19 +244,6 @@ impl mannerly_fetch::RequestSigner for Signer {
         mannerly_botauth::sign_reqwest(&self.key, request, &sign)
             .map_err(|e| mannerly_fetch::NotSent(format!("cannot sign the request: {e}")))
     }
-}
-
-/// A request's own header fields (beyond the client's), as they go.
-fn fields_of(headers: &reqwest::header::HeaderMap) -> Vec<(String, String)> {
-    headers
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.as_str().to_owned(),
-                String::from_utf8_lossy(v.as_bytes()).into_owned(),
-            )
-        })
-        .collect()
 }
 
 /// Reads a response whose head has arrived: its body up to the cap (a

@@ -472,16 +472,7 @@ impl HttpFetcher {
                 return refused(e.to_string());
             }
         }
-        let fields: Vec<(String, String)> = request
-            .headers()
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.as_str().to_owned(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
-            })
-            .collect();
+        let fields = header_pairs(request.headers());
         for h in &self.hooks {
             h.fields(url, &fields);
         }
