@@ -164,18 +164,22 @@ pub(crate) async fn run_crawl_on<B: Backend>(
     out: &Path,
 ) -> Result<(Summary, bool)> {
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    let bar = progress_bar();
+    let said = bar.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!(
-                "\nmannerly: stopping (in-flight requests get 5 s; Ctrl-C again to quit now)"
-            );
+            let msg = "mannerly: stopping (in-flight requests get 5 s; Ctrl-C again to quit now)";
+            // Above the progress line, which would otherwise draw over it.
+            match &said {
+                Some(b) => b.println(msg),
+                None => eprintln!("\n{msg}"),
+            }
             let _ = stop_tx.send(true);
             if tokio::signal::ctrl_c().await.is_ok() {
                 std::process::exit(130);
             }
         }
     });
-    let bar = progress_bar();
     let mut last = std::time::Instant::now();
     let summary = crawl_on(
         backend,
@@ -213,13 +217,14 @@ pub(crate) async fn run_crawl_on<B: Backend>(
     Ok((summary, stopped))
 }
 
-/// A spinner with the progress line on a terminal; none elsewhere (a
-/// line every 5 s is printed instead).
+/// A spinner with the progress line on a terminal, cut to its width (a
+/// wrapped line's redraw would erase the lines above it); none elsewhere
+/// (a line every 5 s is printed instead).
 fn progress_bar() -> Option<indicatif::ProgressBar> {
     std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new_spinner();
         b.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+            indicatif::ProgressStyle::with_template("{spinner} {elapsed_precise} {wide_msg}")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
         );
         b.enable_steady_tick(Duration::from_millis(200));
