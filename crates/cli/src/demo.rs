@@ -485,8 +485,9 @@ struct Usage {
     peak_rss_kib: u64,
 }
 
-/// Runs `cmd` with `env` added, sampling its CPU time and peak RSS from
-/// /proc until it exits.
+/// Runs `cmd` with `env` added, sampling the CPU time and resident
+/// memory of it and every process it starts (a wrapper script's crawler
+/// included) from /proc until it exits.
 async fn run_external(cmd: &[String], env: &[(&str, String)]) -> Result<Usage> {
     let (program, rest) = cmd.split_first().context("no command after --")?;
     let started = std::time::Instant::now();
@@ -498,9 +499,9 @@ async fn run_external(cmd: &[String], env: &[(&str, String)]) -> Result<Usage> {
     let pid = child.id().context("the command after -- ended at once")?;
     let (mut cpu, mut rss) = (0.0, 0);
     let status = loop {
-        if let Some(u) = mannerly_metrics::process::usage_of(pid) {
-            cpu = u.cpu_seconds;
-            rss = rss.max(u.peak_rss_bytes / 1024);
+        if let Some(u) = mannerly_metrics::process::tree_usage(pid) {
+            cpu = f64::max(cpu, u.cpu_seconds);
+            rss = rss.max(u.rss_bytes.max(u.peak_rss_bytes) / 1024);
         }
         tokio::select! {
             status = child.wait() => break status.context("waiting for the command after --")?,
