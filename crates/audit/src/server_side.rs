@@ -15,7 +15,7 @@
 //!     started: Duration::from_millis(ms),
 //! };
 //! let requests = [seen("/robots.txt", 0), seen("/", 1_000), seen("/ad", 2_000)];
-//! let expect = |_: &str| Expect { nofollow: vec!["/ad".into()] };
+//! let expect = |_: &str| Expect { nofollow: vec!["/ad".into()], ..Expect::default() };
 //! let report = judge(&requests, expect, |_| 1);
 //! assert_eq!((report.nofollow, report.concurrent), (1, 0));
 //! ```
@@ -42,6 +42,9 @@ pub struct Seen {
 pub struct Expect {
     /// Paths only a nofollow page or a `rel=nofollow` link leads to.
     pub nofollow: Vec<String>,
+    /// Paths a redirect of the host's robots.txt leads to: robots.txt
+    /// requests, not pages.
+    pub robots_hops: Vec<String>,
 }
 
 /// What the requests did, counted.
@@ -88,7 +91,20 @@ pub fn judge(
     expect: impl Fn(&str) -> Expect,
     max_in_flight: impl Fn(&str) -> usize,
 ) -> ServerReport {
-    let pages: Vec<&Seen> = requests.iter().filter(|r| !is_robots(r)).collect();
+    let mut by_host: BTreeMap<&str, Vec<&Seen>> = BTreeMap::new();
+    for r in requests {
+        by_host.entry(r.host.as_str()).or_default().push(r);
+    }
+    let expected: BTreeMap<&str, Expect> = by_host.keys().map(|h| (*h, expect(h))).collect();
+    let pages: Vec<&Seen> = requests
+        .iter()
+        .filter(|r| {
+            !is_robots(r)
+                && !expected
+                    .get(r.host.as_str())
+                    .is_some_and(|e| e.robots_hops.contains(&r.path))
+        })
+        .collect();
     let mut report = ServerReport {
         requests: requests.len(),
         pages: pages.len(),
@@ -99,10 +115,6 @@ pub fn judge(
             .len(),
         ..ServerReport::default()
     };
-    let mut by_host: BTreeMap<&str, Vec<&Seen>> = BTreeMap::new();
-    for r in requests {
-        by_host.entry(r.host.as_str()).or_default().push(r);
-    }
     for (host, mut reqs) in by_host {
         reqs.sort_by_key(|r| r.started);
         let in_flight = max_in_flight(host);
@@ -110,8 +122,8 @@ pub fn judge(
             report.concurrent += 1;
             report.example(|| format!("{host}: {in_flight} requests in flight at once"));
         }
-        refetches(&mut report, host, &reqs);
-        let expect = expect(host);
+        let expect = expected.get(host).cloned().unwrap_or_default();
+        refetches(&mut report, host, &reqs, &expect.robots_hops);
         for r in reqs.iter().filter(|r| expect.nofollow.contains(&r.path)) {
             report.nofollow += 1;
             report.example(|| format!("{host}: {} followed a nofollow link", r.path));
@@ -125,9 +137,12 @@ fn is_robots(r: &Seen) -> bool {
 }
 
 /// Pages asked more than once, with their shortest gap.
-fn refetches(report: &mut ServerReport, host: &str, reqs: &[&Seen]) {
+fn refetches(report: &mut ServerReport, host: &str, reqs: &[&Seen], hops: &[String]) {
     let mut last: HashMap<&str, Duration> = HashMap::new();
-    for r in reqs.iter().filter(|r| !is_robots(r)) {
+    for r in reqs
+        .iter()
+        .filter(|r| !is_robots(r) && !hops.contains(&r.path))
+    {
         if let Some(prev) = last.insert(r.path.as_str(), r.started) {
             let gap = u64::try_from(r.started.saturating_sub(prev).as_millis()).unwrap_or(u64::MAX);
             let min = report
@@ -165,11 +180,24 @@ mod tests {
             } else {
                 Vec::new()
             },
+            ..Expect::default()
         };
         let r = judge(&requests, expect, |h| usize::from(h == "b.test") + 1);
         assert_eq!((r.requests, r.pages, r.distinct_pages), (4, 2, 2));
         assert_eq!((r.concurrent, r.nofollow, r.violations()), (1, 1, 2));
         assert_eq!(r.examples.len(), 2, "{:?}", r.examples);
+        // A robots.txt redirect's target is robots.txt, not a page.
+        let hops = [
+            seen("c.test", "/robots.txt", 0),
+            seen("c.test", "/real-robots.txt", 10),
+            seen("c.test", "/", 1_000),
+        ];
+        let expect = |_: &str| Expect {
+            robots_hops: vec!["/real-robots.txt".into()],
+            ..Expect::default()
+        };
+        let r = judge(&hops, expect, |_| 1);
+        assert_eq!((r.requests, r.pages), (3, 1));
     }
 
     #[test]

@@ -175,6 +175,11 @@ fn server_facts(web: &TestWeb) -> ServerReport {
             "nofollow.test" => vec!["/never.html".into(), "/sponsored.html".into()],
             _ => Vec::new(),
         },
+        // hop.test's robots.txt redirects there: not a page.
+        robots_hops: match host {
+            "hop.test" => vec!["/real-robots.txt".into()],
+            _ => Vec::new(),
+        },
     };
     judge(&seen, nofollow, |h| web.max_in_flight(h))
 }
