@@ -201,6 +201,7 @@ async fn a_polite_crawl_of_a_small_web() {
             "a.test" => vec!["/never".into(), "/relnf".into()],
             _ => Vec::new(),
         },
+        ..Expect::default()
     };
     let server = judge(&seen, expect, |h| web.max_in_flight(h));
     assert_eq!(server.violations(), 0, "{server:?}");
