@@ -241,6 +241,27 @@ fn asked_for_anonymous_clients_are_refused_by_address_and_feed_readers_by_token(
     assert!(!rules.refuses("-", "198.51.100.3".parse().ok(), "/robots.txt"));
     assert!(!rules.refuses("-", "198.51.100.250".parse().ok(), "/"));
     assert!(rules.refuses(FEEDLY, "192.0.2.100".parse().ok(), "/"));
+    // An address two clients broke the rules from is one rule.
+    let mut shared = the_log();
+    shared.push(line(50, "198.51.100.3", "/private/q", "curl/8.5.0"));
+    let options = Options {
+        judge_also: Include::Anonymous.kinds().to_vec(),
+        ..Options::default()
+    };
+    let report = audit(&shared, options, &GoogleRanges);
+    let asked = RuleOptions {
+        include: vec![Include::Anonymous],
+        strict: false,
+    };
+    let rules = rules_of(&report, &google_ranges, &asked);
+    let at = |ip: &str| {
+        rules
+            .rules
+            .iter()
+            .filter(|r| r.deny == Deny::Address(ip.parse().expect("ip")))
+            .count()
+    };
+    assert_eq!(at("198.51.100.3"), 1, "{rules:#?}");
     assert!(!rules.refuses(ANDROID, "192.0.2.100".parse().ok(), "/"));
     assert!(report
         .bots

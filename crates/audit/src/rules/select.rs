@@ -59,10 +59,15 @@ pub fn rules_of(
         match reason_to_pass(b, options) {
             Some(Pass::Address) => {
                 if let Some(ip) = b.address.as_deref().and_then(|a| a.parse().ok()) {
-                    out.rules.push(DenyRule {
-                        deny: Deny::Address(ip),
-                        why: format!("{}: {}", who(b), evidence(b)),
-                    });
+                    let why = format!("{}: {}", who(b), evidence(b));
+                    // One rule an address, whoever broke the rules from it.
+                    match out.rules.iter_mut().find(|r| r.deny == Deny::Address(ip)) {
+                        Some(r) => r.why = format!("{}; {why}", r.why),
+                        None => out.rules.push(DenyRule {
+                            deny: Deny::Address(ip),
+                            why,
+                        }),
+                    }
                 }
             }
             Some(Pass::Over(reason)) => out.passed_over.push(pass(reason)),
