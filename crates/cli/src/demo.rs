@@ -276,6 +276,7 @@ async fn start_web(
                 true => SitemapLastmod::Honest,
                 false => SitemapLastmod::None,
             },
+            ..Generated::default()
         },
         ..WebConfig::default()
     };

@@ -192,3 +192,138 @@ async fn a_killed_worker_resumes_with_its_recorded_fleet() {
     // Each host's `/` and its 6 pages.
     assert_eq!(fetched.len(), 70, "every page of the crawl: {said}");
 }
+
+/// A killed worker costs little. Two workers share 40 hosts of 7 pages
+/// (each reply 300 ms late), with a 5 s request timeout, so a 15 s lease
+/// the heartbeat renews. The first is killed with kill -9 mid-crawl. Its
+/// hosts pass to the second within the timeout plus 15 s of the kill; no
+/// host ever has two requests at once; and the only URLs fetched twice
+/// are those whose requests were out at the kill. Before, the fleet
+/// waited some 108 s (a 120 s lease) and fetched each held host's `/`
+/// again, the claim's first URL and every one not yet reported.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_workers_hosts_pass_on_soon_and_only_what_was_out_is_fetched_again() {
+    let Some(redis) = redis() else { return };
+    const SITES: u32 = 40;
+    let web = common::slow_web(SITES, 6, 300).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let seeds = seeds_file(dir.path(), SITES);
+    let proxy = format!("http://127.0.0.1:{}", web.port());
+    let url = redis.url();
+    let start = |out: &str, join: bool| {
+        let mut c = Command::new(BIN);
+        c.args(["crawl", "--frontier", &url, "--crawl-name", "killed"])
+            .args(["--proxy", &proxy, "--timeout", "5", "--give-up-after", "30"])
+            .arg("--out")
+            .arg(dir.path().join(out));
+        if join {
+            c.arg("--join");
+        } else {
+            c.arg("--seeds").arg(&seeds);
+        }
+        c.stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("a worker starts")
+    };
+    let mut w0 = start("w0", false);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let w1 = start("w1", true);
+    let pages_seen = |web: &mannerly_testweb::TestWeb| {
+        web.requests()
+            .iter()
+            .filter(|r| r.path != "/robots.txt")
+            .count()
+    };
+    while pages_seen(&web) < 90 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    w0.kill().expect("kill -9");
+    let killed_at = web.elapsed();
+    let _ = w0.wait();
+    let done = tokio::task::spawn_blocking(move || w1.wait_with_output())
+        .await
+        .expect("join")
+        .expect("w1");
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let requests = web.requests();
+    // Everything fetched, never two requests to a host at once.
+    let fetched: std::collections::HashSet<(&str, &str)> = requests
+        .iter()
+        .map(|r| (r.host.as_str(), r.path.as_str()))
+        .collect();
+    assert_eq!(
+        fetched.len(),
+        (SITES * 8) as usize,
+        "robots.txt, / and 6 pages a host"
+    );
+    for r in &requests {
+        assert_eq!(
+            r.in_flight_at_start, 1,
+            "two requests at once to {}",
+            r.host
+        );
+    }
+    // Out at the kill: sent before it, its reply not over 100 ms before it
+    // (the time from a reply's last byte to the worker's next call).
+    let out_at_kill: std::collections::HashSet<(&str, &str)> = requests
+        .iter()
+        .filter(|r| {
+            r.started < killed_at
+                && r.finished
+                    .is_none_or(|f| f + Duration::from_millis(100) > killed_at)
+        })
+        .map(|r| (r.host.as_str(), r.path.as_str()))
+        .collect();
+    let mut count: std::collections::HashMap<(&str, &str), usize> = Default::default();
+    for r in &requests {
+        *count.entry((r.host.as_str(), r.path.as_str())).or_default() += 1;
+    }
+    let twice: Vec<_> = count
+        .iter()
+        .filter(|(_, n)| **n > 1)
+        .map(|(k, _)| *k)
+        .collect();
+    for page in &twice {
+        assert!(
+            out_at_kill.contains(page),
+            "{page:?} fetched again, though its request was not out at the kill"
+        );
+    }
+    assert!(twice.len() <= out_at_kill.len());
+    // Each host the dead worker held passes on within the timeout plus
+    // 15 s: the gap from the kill to its next request.
+    let mut takeover = Duration::ZERO;
+    for host in fetched
+        .iter()
+        .map(|(h, _)| *h)
+        .collect::<std::collections::HashSet<_>>()
+    {
+        let of_host = requests.iter().filter(|r| r.host == host);
+        let before = of_host.clone().any(|r| r.started < killed_at);
+        let after = of_host
+            .filter(|r| r.started >= killed_at)
+            .map(|r| r.started)
+            .min();
+        if let (true, Some(next)) = (before, after) {
+            takeover = takeover.max(next - killed_at);
+        }
+    }
+    eprintln!(
+        "kill at {killed_at:?}: {} out, {} fetched twice; the longest wait for a host {takeover:?}",
+        out_at_kill.len(),
+        twice.len()
+    );
+    assert!(
+        takeover <= Duration::from_secs(20),
+        "a host waited {takeover:?}"
+    );
+    assert!(
+        takeover >= Duration::from_secs(5),
+        "the dead worker held no host at the kill ({takeover:?}): the test proves nothing"
+    );
+}

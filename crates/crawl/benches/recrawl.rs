@@ -80,6 +80,7 @@ fn main() {
                 cross_host_links: 0,
                 validators: Validators::ETag,
                 sitemap: SitemapLastmod::Honest,
+                ..Generated::default()
             },
             ..WebConfig::default()
         })

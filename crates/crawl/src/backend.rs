@@ -133,6 +133,16 @@ pub trait CrawlFrontier: Frontier + Send {
     fn census(&self, _now: UnixMillis) -> Option<HostCensus> {
         None
     }
+    /// Keeps what this worker holds its own and tells the frontier what it
+    /// holds back, where that costs a call (a fleet's heartbeat renewing
+    /// its leases, a claim's finished URLs): the loop calls it every turn,
+    /// before it waits. Nothing to do for the embedded frontier.
+    fn keep_alive(
+        &mut self,
+        _now: UnixMillis,
+    ) -> impl Future<Output = Result<(), FrontierError>> + Send {
+        async { Ok(()) }
+    }
     /// Bounds the hosts in progress at once (see
     /// [`CrawlConfig::open_hosts`](crate::CrawlConfig::open_hosts)), where
     /// the frontier can; a fleet's hosts are spread over its workers.

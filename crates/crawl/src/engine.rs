@@ -275,6 +275,7 @@ impl<F: CrawlFrontier> Crawl<F> {
                 if self.in_flight == 0 || Instant::now() >= deadline {
                     return Ok(());
                 }
+                self.frontier.keep_alive(UnixMillis::now()).await?;
                 let next = tokio::time::timeout(Duration::from_millis(100), reports.done.recv());
                 received = next.await.ok().flatten();
                 continue;
@@ -289,6 +290,8 @@ impl<F: CrawlFrontier> Crawl<F> {
                     .clamp(Duration::from_millis(1), Duration::from_millis(500))
             });
             self.frontier.commit()?;
+            // Leases renewed, finished work told, before the wait.
+            self.frontier.keep_alive(UnixMillis::now()).await?;
             tokio::select! {
                 done = reports.done.recv() => received = done,
                 Some(m) = reports.gate.recv() => gate(&mut self.frontier, self.witness.as_deref(), m).await?,

@@ -63,9 +63,12 @@ pub struct Fleet {
     pub crawl: String,
     /// Partitions, fixed when the crawl is created (1024).
     pub partitions: u32,
-    /// How long a release is a worker's before another may take it over:
-    /// longer than a fetch can take.
+    /// How long a release is a worker's unless its heartbeat renews it
+    /// ([`FleetConfig::lease`]).
     pub lease: Duration,
+    /// The longest a request lasts once sent: the crawl's whole timeout
+    /// ([`FleetConfig::longest_request`]; below the lease).
+    pub longest_request: Duration,
     /// Join a crawl another worker started (no seeds needed).
     pub join: bool,
     /// URLs a page's release takes from its host's queue at once
@@ -151,6 +154,7 @@ impl Backend for Fleet {
             FrontierConfig::on_disk(),
             FleetConfig {
                 lease: self.lease,
+                longest_request: self.longest_request,
                 time: TimeSource::Server,
                 claim: self.claim,
                 max_hosts: self.max_hosts,
@@ -184,6 +188,10 @@ impl CrawlFrontier for FleetFrontier<Connection> {
 
     fn busiest_hosts(&self, _now: UnixMillis) -> Vec<BusyHost> {
         Vec::new()
+    }
+
+    async fn keep_alive(&mut self, now: UnixMillis) -> Result<(), FrontierError> {
+        FleetFrontier::keep_alive(self, now).await
     }
 
     /// The hosts this worker has touched, by what its own controller

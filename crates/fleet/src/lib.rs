@@ -88,11 +88,12 @@
 //!   queue into one flight, under one lease; the worker releases the rest
 //!   itself, paced by its own controller, and settles them all in one step
 //!   (when they are done, when one is retried or given back, when the host
-//!   is skipped, or when its next turn is more than an eighth of the lease
-//!   away; `sync` gives back what is left). A lapsed lease gives every URL
-//!   of the claim back, those fetched but not yet settled included, so a
-//!   dying worker costs more refetches; and a URL queued behind a claim
-//!   waits for it whatever its priority.
+//!   is skipped, or when its next turn is more than [`HOLD_AHEAD`]
+//!   away; `sync` gives back what is left). Each URL of a claim that is
+//!   done is told to the store with the worker's next call (the crawl
+//!   makes one every turn of its loop), so a lapsed lease gives back only
+//!   the claim's URLs not yet fetched and the one whose request was out;
+//!   a URL queued behind a claim waits for it whatever its priority.
 //!
 //!   A claim also **gathers its host's new links**: a URL of a claimed host
 //!   that the claim's own worker offers (most of a page's links to its own
@@ -128,21 +129,31 @@
 //!   whose flight id is still held here by an orphan (the same URL, given
 //!   out again) gets a spare id, so two releases never share one.
 //!
+//! **Leases kept alive.** A worker's heartbeat (`keep_alive`, which the
+//! crawl loop calls every turn, and any call that reaches the server once
+//! it is due) renews every flight it holds, three times in each send
+//! window (the lease less [`FleetConfig::longest_request`]). So the lease
+//! can be short: the CLI's is the request timeout plus 10 s, and a killed
+//! worker's hosts pass to the others within that lease of its last
+//! heartbeat, plus the time to see it (a probe, at most a second or two).
+//! A renewal that finds its lease lapsed makes the flight an orphan.
+//!
 //! **Sending.** Just before sending, the worker re-checks its lease
-//! (`confirm`: free while the release is under a quarter of its lease old,
-//! a round trip after), and the fetch task refuses to send once half the
-//! lease has passed since the release or renewal (`send_by`), so a worker
-//! stopped or starved after confirming does not send late. What is left
-//! is the stretch inside the HTTP client after that check (connecting,
-//! writing the request) and, for robots.txt, the hops of a redirect chain
-//! after the first: a worker stopped there for longer than the rest of
-//! its lease sends those requests when it resumes, possibly after another
-//! worker fetched the same URL. That is the bound: per paused worker, the
-//! requests it had in that stretch (in practice one or none; at most its
-//! concurrency), and only for a pause longer than what was left of its
-//! lease (at least half of it: 60 s by default). robots.txt is checked
-//! after the origin's stored state is read, so that round trip is not
-//! part of the stretch.
+//! (`confirm`: free while the release or renewal is under half the send
+//! window old, a round trip after), and the fetch task refuses to send
+//! once the send window has passed since the call that released or
+//! renewed it left (`send_by`): a request sent in time ends (its timeout)
+//! before its lease can lapse, even if its worker is stopped then. What is
+//! left is the stretch inside the HTTP client after that check
+//! (connecting, writing the request) and, for robots.txt, the hops of a
+//! redirect chain after the first: a worker stopped there for longer than
+//! the rest of its lease sends those requests when it resumes, possibly
+//! after another worker fetched the same URL. That is the bound: per
+//! paused worker, the requests it had in that stretch (in practice one or
+//! none; at most its concurrency), and only for a pause longer than what
+//! was left of its lease (at least the longest request). robots.txt is
+//! checked after the origin's stored state is read, so that round trip is
+//! not part of the stretch.
 //!
 //! Fetching is at least once: a URL is in its queue or in a flight record
 //! until a completion with the right token ends it, so a worker that dies
@@ -208,5 +219,5 @@ mod seen;
 
 pub use backend::{Fleet, JoinError};
 pub use client::{connect, Connection, Outbox, Retrying, RobotsStore};
-pub use frontier::{FleetConfig, FleetFrontier, TimeSource, STORE_FORMAT};
+pub use frontier::{FleetConfig, FleetFrontier, TimeSource, HOLD_AHEAD, STORE_FORMAT};
 pub use layout::{Layout, LayoutError, DEFAULT_PARTITIONS};

@@ -407,7 +407,7 @@ local function lapse()
     redis.call('ZREM', K('lease'), id)
     dec_inf(f[2])
     if f[1] == 'R' then settle_robots(f[3])
-    else insert(f[2], tonumber(f[4]), f[5]) end
+    elseif f[5] ~= '' then insert(f[2], tonumber(f[4]), f[5]) end
     local extra = f[7] or {}
     for j = 1, #extra, 2 do insert(f[2], tonumber(extra[j + 1]), extra[j]) end
     if f[8] then unhold(f[2], f[6]) end
@@ -553,19 +553,27 @@ end
 return out
 "#;
 
-/// ARGV: T, now, flight id, fencing token, lease ms. 1 and the lease
-/// extended if the flight is still this release and its lease has not
-/// lapsed; else 0.
+/// ARGV: T, now, lease ms, then a flight id and its fencing token per
+/// flight. One answer per flight, in order: 1 and the lease extended if
+/// the flight is still that release and its lease has not lapsed; else 0.
+/// A worker's heartbeat renews every flight it holds on a partition in
+/// one call, and a confirmation renews one.
 const RENEW: &str = r#"
-local now, id = clock(ARGV[2]), ARGV[3]
-local raw = redis.call('HGET', K('fl'), id)
-if not raw then return 0 end
-local f = cjson.decode(raw)
-if tostring(f[6]) ~= ARGV[4] then return 0 end
-local exp = redis.call('ZSCORE', K('lease'), id)
-if not exp or tonumber(exp) <= now then return 0 end
-redis.call('ZADD', K('lease'), num(now + tonumber(ARGV[5])), id)
-return 1
+local now, lease = clock(ARGV[2]), tonumber(ARGV[3])
+local out = {}
+for j = 4, #ARGV - 1, 2 do
+  local id, ok = ARGV[j], 0
+  local raw = redis.call('HGET', K('fl'), id)
+  if raw and tostring(cjson.decode(raw)[6]) == ARGV[j + 1] then
+    local exp = redis.call('ZSCORE', K('lease'), id)
+    if exp and tonumber(exp) > now then
+      redis.call('ZADD', K('lease'), num(now + lease), id)
+      ok = 1
+    end
+  end
+  out[#out + 1] = ok
+end
+return out
 "#;
 
 /// Completions, in order, each on its partition (all one partition's on a
@@ -598,6 +606,28 @@ local function forget(token, first, last)
   end
   if #gone > 0 then redis.call('HDEL', K('fx:' .. token), unpack(gone)) end
 end
+-- The members of ARGV[first..last] leave flight `id`'s own record too
+-- (its first URLs; '' stands for the one it was released for), so its
+-- lapse gives back only what is not done: a killed worker's pages are
+-- fetched again only if their requests were out.
+local function drop_done(id, token, first, last)
+  local raw = redis.call('HGET', K('fl'), id)
+  if not raw then return end
+  local f = cjson.decode(raw)
+  if tostring(f[6]) ~= token then return end
+  local done = {}
+  for j = first, last - 1, 2 do done[ARGV[j + 1]] = true end
+  if done[''] and f[1] == 'P' then f[5] = '' end
+  local extra, keep = f[7] or {}, {}
+  for j = 1, #extra, 2 do
+    if not done[extra[j]] then
+      keep[#keep + 1] = extra[j]
+      keep[#keep + 1] = extra[j + 1]
+    end
+  end
+  f[7] = keep
+  redis.call('HSET', K('fl'), id, cjson.encode(f))
+end
 local function settle(now, maxin, id, how, tag, token, first, last)
   if how == 'known' then
     local origin, key = id, token
@@ -612,6 +642,7 @@ local function settle(now, maxin, id, how, tag, token, first, last)
   end
   if how == 'ack' then
     forget(token, first, last)
+    drop_done(id, token, first, last)
     return 'ok'
   end
   local raw = redis.call('HGET', K('fl'), id)
@@ -631,7 +662,7 @@ local function settle(now, maxin, id, how, tag, token, first, last)
   elseif how == 'retry' then
     local _, origin, url = split(f[5])
     insert(key, tonumber(f[4]), tag .. '\t' .. origin .. '\t' .. url)
-  elseif how == 'cancel' then insert(key, tonumber(f[4]), f[5]) end
+  elseif how == 'cancel' and f[5] ~= '' then insert(key, tonumber(f[4]), f[5]) end
   -- A claim's record goes whole: the members given leave it as they are
   -- read, instead of in a step of their own.
   local gone = {}

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use mannerly_fleet::client::FleetConnection;
-use mannerly_fleet::{FleetConfig, FleetFrontier, Layout, TimeSource, STORE_FORMAT};
+use mannerly_fleet::{FleetConfig, FleetFrontier, Layout, TimeSource, HOLD_AHEAD, STORE_FORMAT};
 use mannerly_polite::controller::{Config, Politeness, UnixMillis};
 use mannerly_polite::frontier::{
     Admission, Frontier, FrontierConfig, FrontierError, Kind, Next, Released,
@@ -96,6 +96,7 @@ async fn worker_on<C: FleetConnection>(
         },
         FleetConfig {
             lease: o.lease,
+            longest_request: o.lease / 2,
             time: o.time,
             claim: o.claim,
             seen_cache: o.seen_cache,
@@ -186,6 +187,26 @@ async fn a_lapsed_lease_gives_the_url_to_another_worker_after_the_delay() {
     );
     let last = fetch(a.next(T0.add_millis(16_000)).await.expect("next"));
     assert_eq!(last.url, "https://h.example/1");
+}
+
+#[tokio::test]
+async fn a_live_workers_heartbeat_keeps_its_host_and_a_dead_ones_lapses_a_lease_later() {
+    let Some(server) = server() else { return };
+    let o = Opts::default();
+    let mut a = worker(&server, "beat", &o).await.expect("a");
+    let mut b = worker(&server, "beat", &o).await.expect("b");
+    queue_n(&mut a, 1).await;
+    let r0 = fetch(a.next(T0).await.expect("next"));
+    // A lives well past its 5 s lease, its heartbeat renewing it: the
+    // host stays A's, and its request may still leave.
+    for s in 1..=4 {
+        a.keep_alive(T0.add_millis(2_000 * s)).await.expect("beat");
+    }
+    assert_eq!(b.next(T0.add_millis(9_000)).await.ok(), Some(Next::Busy));
+    assert_eq!(a.confirm(&r0, T0.add_millis(9_000)).await.ok(), Some(true));
+    // A dies after its beat at 8 s: B takes the host a lease later.
+    let again = fetch(b.next(T0.add_millis(13_001)).await.expect("next"));
+    assert_eq!(again.url, r0.url);
 }
 
 #[tokio::test]
@@ -555,21 +576,19 @@ async fn a_claim_paces_its_hosts_urls_itself_and_settles_them_in_one_step() {
 }
 
 #[tokio::test]
-async fn a_lapsed_claim_gives_every_url_back() {
+async fn a_lapsed_claim_gives_back_only_what_was_not_done() {
     let Some(server) = server() else { return };
     let (mut a, mut b, r1) = second_of_a_claim(&server, "lapsed-claim").await;
-    // A stalls past its 5 s lease: the whole claim goes back, the page A
-    // fetched but had not reported included (fetching is at least once).
-    let (mut got, t) = take_n(&mut b, T0.add_millis(5_001), 3).await;
+    // A stalls past its 5 s lease: the claim goes back, but not /0, done
+    // and told with A's next call; /1 was out (fetching is at least once).
+    let (mut got, t) = take_n(&mut b, T0.add_millis(6_001), 2).await;
     got.sort();
     let urls: Vec<&str> = got.iter().map(|(u, _)| u.as_str()).collect();
+    assert_eq!(urls, ["https://h.example/1", "https://h.example/2"]);
     assert_eq!(
-        urls,
-        [
-            "https://h.example/0",
-            "https://h.example/1",
-            "https://h.example/2"
-        ]
+        b.next(t).await.ok(),
+        Some(Next::Empty),
+        "/0 is not fetched again"
     );
     assert_eq!(b.stats().await.expect("stats").reissued, 1);
     // A wakes up: its lease lapsed, and the claim is over for it.
@@ -738,18 +757,17 @@ async fn a_lapsed_claim_gives_back_what_it_gathered_but_not_what_it_finished() {
         .await
         .expect("complete");
     a.flush().await.expect("flush");
-    // A stalls past its lease. The claim's first URL goes back (its
-    // completion never reached the store: at least once), and /2, which
-    // A never released; /1, done and reported, does not.
+    // A stalls past its lease. /2, which A never released, goes back; /0
+    // (the claim's first) and /1, done and told, do not.
     let mut b = worker(&server, "gather-lapse", &Opts::default())
         .await
         .expect("b");
-    takes_only(&mut b, T0.add_millis(5_001), &[("/0", 0), ("/2", 0)]).await;
+    takes_only(&mut b, T0.add_millis(6_011), &[("/2", 0)]).await;
 }
 
 /// A worker claiming 20 at a time (60 s lease) with /0 alone queued,
 /// which gathers /1 to /18, reports /0 and then fetches and reports `done`
-/// of them, one a second, with no flush; then takes the next out, queues
+/// of them, one a second, with no flush but its own calls; then takes the next out, queues
 /// `https://k.example/` and stalls. Returns what another worker takes once
 /// the lease lapsed, in order (paths for h.example's).
 async fn a_claim_stalled_after(server: &RedisServer, crawl: &str, done: usize) -> Vec<String> {
@@ -791,7 +809,8 @@ async fn a_claim_stalled_after(server: &RedisServer, crawl: &str, done: usize) -
         Some(Admission::Queued)
     );
     let mut b = worker(server, crawl, &Opts::default()).await.expect("b");
-    let mut t = T0.add_millis(60_001 + 1_000 * done as u64);
+    // Past the lease from A's last call, which renewed it.
+    let mut t = t.add_millis(1_001 + 60_001);
     let mut got = Vec::new();
     loop {
         match b.next(t).await.expect("next") {
@@ -807,19 +826,17 @@ async fn a_claim_stalled_after(server: &RedisServer, crawl: &str, done: usize) -
 }
 
 #[tokio::test]
-async fn a_claims_finished_urls_are_told_to_the_store_together() {
+async fn a_claims_finished_urls_are_told_to_the_store_with_the_next_call() {
     let Some(server) = server() else { return };
-    // Three done and not yet told: the lapse gives them back with the rest
-    // (at least once), as it gives back /0, the claim's first.
-    let mut all = vec!["https://k.example/".to_owned()];
-    all.extend((0..19).map(|i| format!("/{i}")));
-    assert_eq!(a_claim_stalled_after(&server, "acks-held", 3).await, all);
-    // Sixteen done go at once, with the next call: the lapse gives back /0,
-    // /17 (done, held back), /18 (out) and the other host's URL.
-    assert_eq!(
-        a_claim_stalled_after(&server, "acks-sent", 17).await,
-        ["https://k.example/", "/0", "/17", "/18"]
-    );
+    // Whether 3 or 17 were done, the lapse gives back only the one out and
+    // those not yet fetched: each done was told with A's next call, /0
+    // (the claim's first) included.
+    for done in [3, 17] {
+        let mut want = vec!["https://k.example/".to_owned()];
+        want.extend((done + 1..19).map(|i| format!("/{i}")));
+        let got = a_claim_stalled_after(&server, &format!("acks-{done}"), done).await;
+        assert_eq!(got, want, "{done} done");
+    }
 }
 
 #[tokio::test]
@@ -845,21 +862,30 @@ async fn many_workers_with_claims_never_hold_one_host_at_once_and_fetch_everythi
 #[tokio::test]
 async fn a_claim_whose_next_turn_is_far_off_goes_back_to_the_store() {
     let Some(server) = server() else { return };
-    // 5 s lease: a turn more than 625 ms away is far off.
-    let (mut a, r0) = first_of_a_claim(&server, "far-claim").await;
-    let mut b = worker(&server, "far-claim", &Opts::default())
+    // A 20 s delay: the host's next turn is more than `HOLD_AHEAD` away.
+    let o = Opts {
+        claim: 3,
+        min_delay: 20_000,
+        ..Opts::default()
+    };
+    assert!(HOLD_AHEAD < Duration::from_secs(20));
+    let mut a = worker(&server, "far-claim", &o).await.expect("a");
+    queue_n(&mut a, 3).await;
+    let r0 = fetch(a.next(T0).await.expect("next"));
+    a.complete(&r0, &ok(), T0.add_millis(10))
         .await
-        .expect("b");
-    // The 1 s delay is far off: A gives the claim back rather than sit on
-    // the host, and answers as the store does.
+        .expect("complete");
+    let mut b = worker(&server, "far-claim", &o).await.expect("b");
+    // A gives the claim back rather than sit on the host, and answers as
+    // the store does.
     assert_eq!(
         a.next(T0.add_millis(20)).await.ok(),
         Some(Next::Wait {
-            until: T0.add_millis(1_000)
+            until: T0.add_millis(20_000)
         })
     );
     assert_eq!(a.stats().await.expect("stats").queued, 2);
-    let r1 = fetch(b.next(T0.add_millis(1_000)).await.expect("next"));
+    let r1 = fetch(b.next(T0.add_millis(20_000)).await.expect("next"));
     assert_eq!(r1.url, "https://h.example/1");
     assert_ne!(r1.lease, r0.lease);
 }

@@ -261,6 +261,8 @@ pub struct Generated {
     /// Whether each host's `/sitemap.xml` lists its pages, and how honest
     /// its lastmod is.
     pub sitemap: SitemapLastmod,
+    /// Latency added to every reply of a generated host.
+    pub latency_ms: u64,
 }
 
 impl Default for Generated {
@@ -275,6 +277,7 @@ impl Default for Generated {
             cross_host_links: 1,
             validators: Validators::None,
             sitemap: SitemapLastmod::None,
+            latency_ms: 0,
         }
     }
 }

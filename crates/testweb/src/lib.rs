@@ -35,7 +35,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::net::TcpListener;
 
@@ -200,6 +200,12 @@ impl TestWeb {
     pub fn set_host(&self, name: &str, spec: HostSpec) {
         self.state.config.lock().hosts.insert(name.to_owned(), spec);
         self.state.counters.lock().retain(|(h, _, _), _| h != name);
+    }
+
+    /// The time since the server started: the clock of
+    /// [`RequestRecord::started`] and `finished`.
+    pub fn elapsed(&self) -> Duration {
+        self.state.start.elapsed()
     }
 
     /// Every request so far, in arrival order.

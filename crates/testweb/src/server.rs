@@ -182,6 +182,7 @@ fn pick_reply(state: &State, host: &str, port: u16, path: &str, asked: &Asked) -
         (n < g.count).then(|| HostSpec {
             validators: g.validators,
             sitemap: g.sitemap,
+            latency_ms: g.latency_ms,
             ..HostSpec::default()
                 .robots(g.robots.replace("{host}", host))
                 .pages(g.pages_per_host, g.links_per_page)

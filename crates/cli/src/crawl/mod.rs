@@ -157,20 +157,22 @@ pub struct Args {
     /// With --frontier: join a crawl another worker started (no seeds).
     #[arg(long, requires = "frontier")]
     join: bool,
-    /// With --frontier: seconds a release stays a worker's before another
-    /// may take the URL over (default: twice the fetch timeout plus 60 s).
-    /// A request's total timeout is at most half the lease, so no request
-    /// is still running when its lease lapses.
+    /// With --frontier: seconds a release stays a worker's unless its
+    /// heartbeat renews it, which a live worker's does every few seconds
+    /// (default: the fetch timeout plus 10 s). A killed worker's hosts pass
+    /// to the others that long after its last heartbeat. Given, the fetch
+    /// timeout is at most half of it, so no request outlives its lease.
     #[arg(long, value_name = "SECS", requires = "frontier")]
     lease: Option<u64>,
     /// With --frontier: URLs a worker takes from a host's queue at once.
     /// Above 1, a release is a claim on the host: the worker paces those
     /// URLs itself, adds the host's new links it finds, and reports them
     /// done as it goes, which cuts the server's work per page by 40 to 60 %;
-    /// a URL queued behind a claim waits for it whatever its priority, and
-    /// a worker that dies holding one leaves the URLs it had not reported
-    /// to be fetched again after the lease. 1: one URL per release, in
-    /// exactly the embedded frontier's order.
+    /// a URL queued behind a claim waits for it whatever its priority. A
+    /// worker that dies holding one leaves only the URLs it had not
+    /// fetched, and the one whose request was out, to be fetched again
+    /// after the lease. 1: one URL per release, in exactly the embedded
+    /// frontier's order.
     #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1000), requires = "frontier")]
     claim: u32,
     /// Print the summary as JSON on stdout.

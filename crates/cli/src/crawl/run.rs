@@ -67,6 +67,10 @@ fn runtime(threads: u16) -> std::io::Result<tokio::runtime::Runtime> {
     }
 }
 
+/// A fleet worker's lease beyond its request timeout, by default: three
+/// heartbeats' worth of send window.
+const LEASE_MARGIN: Duration = Duration::from_secs(10);
+
 async fn on_runtime(
     args: &Args,
     mut config: CrawlConfig,
@@ -76,14 +80,19 @@ async fn on_runtime(
     let Some(url) = &args.frontier else {
         return run_crawl(config, seeds, out).await;
     };
-    let lease = Duration::from_secs(
-        args.lease
-            .unwrap_or(2 * config.timeout.as_secs() + 60)
-            .max(1),
-    );
-    // A request is over before its lease can lapse: it goes out
-    // within half the lease (`send_by`) and lasts at most the rest.
-    config.timeout = config.timeout.min(lease / 2);
+    // The heartbeat renews a live worker's leases, so a lease need only
+    // outlast a request by a little: a killed worker's hosts pass to the
+    // others within the timeout plus 10 s of its last heartbeat. A lease
+    // given is kept, the timeout cut to half of it at most. A request
+    // leaves only while its lease has the timeout left (`send_by`).
+    let lease = match args.lease {
+        Some(s) => {
+            let lease = Duration::from_secs(s.max(1));
+            config.timeout = config.timeout.min(lease / 2);
+            lease
+        }
+        None => config.timeout + LEASE_MARGIN,
+    };
     config.first_byte_timeout = config.first_byte_timeout.min(config.timeout);
     // A worker holds only so many hosts, so the fleet shares: by default
     // half its request slots (two workers on 200 hosts of 6 pages, the
@@ -97,6 +106,7 @@ async fn on_runtime(
         crawl: args.crawl_name.clone(),
         partitions: args.partitions,
         lease,
+        longest_request: config.timeout,
         join: args.join,
         claim: args.claim as usize,
         max_hosts: usize::try_from(max_hosts).unwrap_or(usize::MAX),

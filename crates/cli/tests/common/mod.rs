@@ -182,6 +182,11 @@ pub async fn ctrl_c(child: std::process::Child) -> Output {
 /// A simulated web of `count` hosts `h0.test` … with `pages` pages each
 /// (and `/`), robots.txt allowing all, no links between hosts.
 pub async fn generated_web(count: u32, pages: u32) -> TestWeb {
+    slow_web(count, pages, 0).await
+}
+
+/// As [`generated_web`], every reply `latency_ms` late.
+pub async fn slow_web(count: u32, pages: u32, latency_ms: u64) -> TestWeb {
     TestWeb::start(mannerly_testweb::WebConfig {
         generated: mannerly_testweb::Generated {
             prefix: "h".into(),
@@ -191,6 +196,7 @@ pub async fn generated_web(count: u32, pages: u32) -> TestWeb {
             pages_per_host: pages,
             links_per_page: 3,
             cross_host_links: 0,
+            latency_ms,
             ..mannerly_testweb::Generated::default()
         },
         ..mannerly_testweb::WebConfig::default()

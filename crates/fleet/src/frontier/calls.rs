@@ -73,6 +73,10 @@ impl<C: FleetConnection> FleetFrontier<C> {
         let settles = self.settle_cmds();
         let n = settles.len();
         all.extend(settles);
+        // The heartbeat, when due, rides with whatever call this is.
+        let (beat, beats) = self.beat_cmds(self.last_now);
+        let renewals = beats.len();
+        all.extend(beats);
         let asked = cmds.len();
         all.extend(cmds);
         // The board, after the changes it tells of (standalone only).
@@ -89,6 +93,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
             }
             all.push((0, c));
         }
+        let sent = std::time::Instant::now();
+        self.asked_at = sent;
         let replies = match run_on(&mut self.con, &all).await {
             Ok(v) => v,
             Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
@@ -115,6 +121,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
                 .map_err(|_| self.corrupt(format!("settle: {v:?}")))?;
             self.stale += answers.iter().filter(|a| *a == "stale").count() as u64;
         }
+        let renewed: Vec<Value> = replies.by_ref().take(renewals).collect();
+        self.beat_answers(beat, renewed, self.last_now, sent)?;
         Ok(replies.take(asked).collect())
     }
 

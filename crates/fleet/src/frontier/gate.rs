@@ -57,19 +57,9 @@ impl<C: FleetConnection> FleetFrontier<C> {
         // It goes in front of the next call, as a completion does: until
         // then the origin's gate says its fetch is under way, which only
         // holds its URLs back.
-        let args = vec![
-            self.layout.tag(p).to_string(),
-            self.now_arg(now).to_string(),
-            self.max_in().to_string(),
-            origin,
-            "known".to_owned(),
-            valid_until.as_millis().to_string(),
-            state,
-            chk,
-            why,
-            key.unwrap_or_default(),
-            "0".to_owned(),
-        ];
+        let written = (state, chk, why);
+        let known = (origin, valid_until.as_millis());
+        let args = self.known_args(p, known, written, key.unwrap_or_default(), now);
         self.changed(p);
         self.push_pending(p, args).await
     }

@@ -81,6 +81,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
             pending: Vec::new(),
             outbox: Outbox::default(),
             touched: std::collections::BTreeSet::new(),
+            beat_at: None,
+            asked_at: std::time::Instant::now(),
         }
     }
 

@@ -8,7 +8,8 @@
 //! the robots.txt gate, leases).
 //!
 //! The worker's side is split by job, each an `impl` block of its own:
-//! `join` (joining a crawl), `release` (release and claims), `settle`
+//! `join` (joining a crawl), `lease` (the heartbeat, confirming before a
+//! send), `release` (release and claims), `settle`
 //! (settling flights and the outbox), `probe` (probing and the board),
 //! `enqueue`, `stats`, and `calls` (running scripts on the store). The
 //! [`Frontier`] impl here is a thin layer over them.
@@ -38,10 +39,13 @@ mod clock;
 mod enqueue;
 mod gate;
 mod join;
+mod lease;
 mod probe;
 mod release;
 mod settle;
 mod stats;
+
+pub use release::HOLD_AHEAD;
 
 use clock::ClockOffset;
 use probe::merge;
@@ -78,15 +82,24 @@ const PROBE_MAX: u64 = 1_600;
 /// worker that creates it. A worker joins only a crawl of its own format,
 /// so workers that would read each other's records differently never
 /// share one; a change to what the scripts store takes the next number.
-pub const STORE_FORMAT: u32 = 1;
+pub const STORE_FORMAT: u32 = 2;
 
 /// Settings of a fleet frontier beyond the embedded frontier's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FleetConfig {
-    /// How long a release is its worker's: longer than the fetch timeout
-    /// plus a margin (2 min). When it lapses, the URL goes back to the
-    /// queue for any worker, and a late completion is ignored.
+    /// How long a release is its worker's unless renewed (40 s): the
+    /// worker's heartbeat renews every flight it holds three times in each
+    /// send window (the lease less `longest_request`), so a live worker
+    /// keeps its hosts and a killed one's pass to the others within a
+    /// lease of its death. When it lapses, the URL goes back to the queue
+    /// for any worker, and a late completion is ignored.
     pub lease: Duration,
+    /// The longest a request lasts once sent (the HTTP client's whole
+    /// timeout, 30 s): a request leaves only while at least this much of
+    /// its lease is left, so none is still running when the lease lapses.
+    /// Keep it below the lease: the send window is at least a quarter of
+    /// the lease whatever this says.
+    pub longest_request: Duration,
     /// Whose clock times are read on ([`TimeSource::Server`] for a fleet).
     pub time: TimeSource,
     /// URLs a page's release takes from its host's queue at once (1: one
@@ -95,7 +108,7 @@ pub struct FleetConfig {
     /// itself, one at a time, paced by its own controller, and settles them
     /// all in one step when they are done, when a request is retried or
     /// given back, when the host is skipped, or when the host's next turn
-    /// is more than an eighth of the lease away. Meanwhile the host is this
+    /// is more than [`HOLD_AHEAD`] away. Meanwhile the host is this
     /// worker's alone, under the one lease; if it lapses, every URL of the
     /// claim goes back to the queue. Fewer steps per page for the server;
     /// the price is that a URL queued behind a claim waits for it, whatever
@@ -126,7 +139,8 @@ pub struct FleetConfig {
 impl Default for FleetConfig {
     fn default() -> Self {
         FleetConfig {
-            lease: Duration::from_secs(120),
+            lease: Duration::from_secs(40),
+            longest_request: Duration::from_secs(30),
             time: TimeSource::Server,
             claim: 1,
             seen_cache: 1 << 20,
@@ -149,8 +163,10 @@ struct Flight {
     token: u64,
     /// What the release's `start` changed, for `cancel`.
     started: Started,
-    /// When it was released, on the caller's clock and on this process's
-    /// own (which keeps running while the process is stopped).
+    /// When it was released or its lease last renewed, on the caller's
+    /// clock and on this process's own (which keeps running while the
+    /// process is stopped): the instant the call left, so the send window
+    /// never counts from after the server started the lease.
     at: (UnixMillis, std::time::Instant),
     /// Whether a request of this flight is out (released, not yet ended).
     out: bool,
@@ -275,6 +291,11 @@ pub struct FleetFrontier<C> {
     /// Per partition, when its first lease lapses as the last probe of it
     /// read (0: none).
     lapse_at: Vec<u64>,
+    /// When the last heartbeat left, on the caller's clock.
+    beat_at: Option<UnixMillis>,
+    /// When the last round trip left, on this process's clock: a release
+    /// it brought counts its send window from then.
+    asked_at: std::time::Instant,
 }
 
 impl<C: FleetConnection> FleetFrontier<C> {
@@ -331,6 +352,8 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         // This worker's claims first: no round trip.
         let (mut released, claims_wait) = self.release_claimed(max, now).await?;
         if released.len() >= max {
+            // No call to the store otherwise: what is held back goes now.
+            self.keep_alive(now).await?;
             return Ok(Batch {
                 released,
                 then: None,
@@ -339,6 +362,7 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         if self.fleet.max_hosts > 0 && self.hosts_held() >= self.fleet.max_hosts {
             // At its bound: its own hosts first, the store's for the others.
             let then = claims_wait.map_or(Next::Busy, |until| Next::Wait { until });
+            self.keep_alive(now).await?;
             return Ok(Batch {
                 released,
                 then: Some(then),
@@ -395,11 +419,10 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
     }
 
     fn send_by(&self, released: &Released) -> Option<std::time::Instant> {
-        // Half the lease from when it was released or last renewed, as this
-        // process saw it: the server started the lease before the reply
-        // arrived, so the full lease would overshoot by the round trip.
+        // The send window from when the call that released or last
+        // renewed it left: the request then ends before the lease lapses.
         let fl = self.flights.get(&released.lease)?;
-        Some(fl.at.1 + self.fleet.lease / 2)
+        Some(fl.at.1 + self.send_window())
     }
 
     async fn cancel(&mut self, released: &Released, now: UnixMillis) -> Result<(), FrontierError> {

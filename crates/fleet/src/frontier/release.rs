@@ -3,6 +3,11 @@
 
 use super::*;
 
+/// How far off a claimed host's next turn may be for its claim to hold it
+/// (the heartbeat keeps the lease meanwhile); further, the claim goes back
+/// and the host is the fleet's again.
+pub const HOLD_AHEAD: Duration = Duration::from_secs(15);
+
 /// Partitions one `NEXT` call asks on a standalone server (a release is
 /// some twenty commands), for the same reason.
 const NEXT_CHUNK: usize = 16;
@@ -296,7 +301,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
             key: key.clone(),
             token,
             started,
-            at: (now, std::time::Instant::now()),
+            at: (now, self.asked_at),
             out: true,
             rest,
             current: None,
@@ -354,7 +359,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
 
     /// Releases what this worker's claims hold and may go now, up to
     /// `max`; gives back claims whose host's next turn is far off (more
-    /// than an eighth of the lease), or that was skipped. Returns the
+    /// than [`HOLD_AHEAD`]), or that was skipped. Returns the
     /// releases and, if a claim waits, the earliest time one may go.
     pub(super) async fn release_claimed(
         &mut self,
@@ -374,7 +379,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
         }
         ids.sort_unstable();
         let at = self.store_now(now);
-        let far = u64::try_from(self.fleet.lease.as_millis() / 8).unwrap_or(u64::MAX);
+        let far = u64::try_from(HOLD_AHEAD.as_millis()).unwrap_or(u64::MAX);
         for id in ids {
             let Some(fl) = self.flights.get_mut(&id) else {
                 continue;
@@ -544,57 +549,5 @@ impl<C: FleetConnection> FleetFrontier<C> {
             None
         };
         Ok(Batch { released, then })
-    }
-
-    /// Whether a release is still this worker's, just before its request
-    /// goes out: free while it is young, a round trip (renewing the lease)
-    /// after.
-    pub(super) async fn renew(
-        &mut self,
-        released: &Released,
-        now: UnixMillis,
-    ) -> Result<bool, FrontierError> {
-        let Some(fl) = self.flights.get(&released.lease) else {
-            return Err(FrontierError::UnknownLease {
-                lease: released.lease,
-                url: released.url.clone(),
-            });
-        };
-        if fl.orphan {
-            // The store gave the host out again: this lease lapsed.
-            self.flights.remove(&released.lease);
-            return Ok(false);
-        }
-        // A release well inside its lease needs no round trip: the lease
-        // cannot have lapsed. Past a quarter of it (the worker waited for
-        // robots.txt, or was stopped), the store is asked.
-        let quarter = self.fleet.lease / 4;
-        let young = now.millis_since(fl.at.0)
-            < u64::try_from(quarter.as_millis()).unwrap_or(u64::MAX)
-            && fl.at.1.elapsed() < quarter;
-        if young {
-            return Ok(true);
-        }
-        let (p, token, id) = (fl.partition, fl.token, fl.id);
-        let mut c = self.script_cmd(|s| &s.renew, p, "fl");
-        c.arg(self.now_arg(now))
-            .arg(id)
-            .arg(token)
-            .arg(u64::try_from(self.fleet.lease.as_millis()).unwrap_or(u64::MAX));
-        let ok: i64 = self.call(p, c, "renew").await?;
-        if ok == 1 {
-            if let Some(fl) = self.flights.get_mut(&released.lease) {
-                fl.at = (now, std::time::Instant::now());
-            }
-            return Ok(true);
-        }
-        // The URL went back to the queue: the release is over here, and
-        // the host's state is whoever holds it now's.
-        if let Some(fl) = self.flights.remove(&released.lease) {
-            self.politeness.unstart(&fl.key, &fl.started);
-        }
-        self.stale += 1;
-        self.changed(p);
-        Ok(false)
     }
 }

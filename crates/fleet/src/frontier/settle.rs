@@ -76,11 +76,11 @@ fn ack_op(id: u64, token: u64, members: Vec<String>) -> SettleOp {
 const PENDING_MAX: usize = 64;
 
 /// A claim's finished URLs held back to be told to the store together: past
-/// this many they go at once. Until they go, a lapse of the claim's lease
-/// (its worker killed) gives them back to be fetched again, as it gives
-/// back the claim's first URLs; a flush (every 2 s while the progress line
-/// runs, and at `sync`) sends them. One entry per claimed page had been the
-/// most frequent step the server ran.
+/// this many they go at once. They go with the worker's next call, and
+/// `keep_alive` (every turn of the crawl loop) makes one when they wait:
+/// until then a lapse of the claim's lease (its worker killed) gives them
+/// back to be fetched again. One entry per claimed page, each in a round
+/// trip of its own, had been the most frequent step the server ran.
 const ACKS_MAX: usize = 16;
 
 impl<C: FleetConnection> FleetFrontier<C> {
@@ -155,10 +155,26 @@ impl<C: FleetConnection> FleetFrontier<C> {
         let known = fl.robots.as_ref().is_none_or(|(_, until)| until.is_some());
         let step = Step::of(&how);
         if !fl.rest.is_empty() && matches!(step, Step::Done | Step::Drop) && !skipped && known {
-            // A URL the claim gathered is done: the store forgets it (with
-            // others, later), so a lapse does not give it back.
-            if let (true, Some((_, member))) = (fl.held, &fl.current) {
-                fl.acks.push(member.clone());
+            // A URL of the claim is done: the store forgets it with the
+            // next call (the crawl makes one every turn), so a lapse does
+            // not give it back. '' stands for the page the flight was
+            // released for; a robots.txt flight's robots.txt is told
+            // known instead.
+            let member = match (&fl.current, &fl.robots) {
+                (Some((_, member)), _) => Some(member.clone()),
+                (None, None) => Some(String::new()),
+                (None, Some((origin, Some(until)))) => {
+                    let known = (fl.partition, origin.clone(), *until);
+                    self.tell_known(known, now).await?;
+                    None
+                }
+                (None, Some(_)) => None,
+            };
+            let Some(fl) = self.flights.get_mut(&released.lease) else {
+                return Ok(());
+            };
+            if let (true, Some(member)) = (fl.held, member) {
+                fl.acks.push(member);
                 if fl.acks.len() >= ACKS_MAX {
                     let ack = (fl.partition, fl.id, fl.token, std::mem::take(&mut fl.acks));
                     self.ack(ack, now).await?;
@@ -286,6 +302,44 @@ impl<C: FleetConnection> FleetFrontier<C> {
         now: UnixMillis,
     ) -> Result<(), FrontierError> {
         self.pend(p, ack_op(id, token, members), now).await
+    }
+
+    /// Tells the store, with the next call, that an origin's robots.txt
+    /// is known until `until` while the robots.txt flight's claim goes on:
+    /// its lapse then leaves the origin known instead of fetching
+    /// robots.txt again. (The host's state goes with the claim's settle.)
+    async fn tell_known(
+        &mut self,
+        (p, origin, until): (u32, String, u64),
+        now: UnixMillis,
+    ) -> Result<(), FrontierError> {
+        let args = self.known_args(p, (origin, until), Default::default(), String::new(), now);
+        self.push_pending(p, args).await
+    }
+
+    /// A `SETTLE` `known` entry's arguments: `origin`'s robots.txt is
+    /// known until `until`; with a host `key` (not ''), its state written.
+    pub(super) fn known_args(
+        &self,
+        p: u32,
+        (origin, until): (String, u64),
+        (state, chk, why): (String, String, String),
+        key: String,
+        now: UnixMillis,
+    ) -> Vec<String> {
+        vec![
+            self.layout.tag(p).to_string(),
+            self.now_arg(now).to_string(),
+            self.max_in().to_string(),
+            origin,
+            "known".to_owned(),
+            until.to_string(),
+            state,
+            chk,
+            why,
+            key,
+            "0".to_owned(),
+        ]
     }
 
     /// Every claim's finished URLs held back, to go with the next call.
