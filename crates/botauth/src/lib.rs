@@ -105,6 +105,7 @@ pub mod directory;
 mod error;
 pub mod fcrdns;
 pub mod history;
+pub mod jafar;
 pub mod keys;
 pub mod proof;
 pub mod published;

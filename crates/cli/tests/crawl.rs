@@ -180,6 +180,40 @@ fn crawl_usage_errors_say_what_is_missing() {
         &["crawl", "--out", out, "--threads", "0", web],
         "'--threads <N>': 0 is not in 1..",
     );
+    // A User-Agent that does not name its crawler with a token and a URL
+    // (Crawler Best Practices), with what a good one looks like.
+    let chrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
+    for (ua, lacks) in [
+        ("OpBot/1.0", "lacks an http(s) URL"),
+        ("OpBot/1.0 (mailto:op@example.com)", "lacks an http(s) URL"),
+        (
+            chrome,
+            "lacks a product token of its own and an http(s) URL",
+        ),
+        (
+            "Mozilla/5.0 (+https://op.example/bot)",
+            "lacks a product token of its own",
+        ),
+    ] {
+        refused(&["crawl", "--out", out, "--user-agent", ua, web], lacks);
+        refused(
+            &["crawl", "--out", out, "--user-agent", ua, web],
+            "ExampleBot/1.0 (+https://example.com/bot)",
+        );
+    }
+    // --anonymous-ok lets it by; a browser's words still need --agent.
+    refused(
+        &[
+            "crawl",
+            "--out",
+            out,
+            "--anonymous-ok",
+            "--user-agent",
+            chrome,
+            web,
+        ],
+        "give --agent TOKEN",
+    );
     // Each failure said once, with what and where; nothing left behind.
     let once = |args: &[&str], says: &str| {
         let o = mannerly(args, b"");

@@ -414,3 +414,99 @@ fn the_demo_shows_a_recrawl() {
     assert_eq!(text.matches("violations: 0").count(), 2, "{text}");
     assert!(out.join("recrawl").join("pages.jsonl").exists());
 }
+
+/// HTTP caching on a recrawl (RFC 9111): a page still fresh by its own
+/// `Cache-Control: max-age` or `Expires` is not requested, and is carried
+/// into the new crawl as it was; `no-cache`, `must-revalidate` and stale
+/// pages are asked for with their validators; a `no-store` page is asked
+/// for again without them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recrawl_leaves_alone_what_http_caching_says_is_fresh() {
+    let in_an_hour =
+        mannerly_time::fmt_http_date(mannerly_time::UnixMillis::now().add_millis(3_600_000));
+    let pages: [(&str, Option<(&str, String)>); 7] = [
+        ("/fresh", Some(("Cache-Control", "max-age=3600".into()))),
+        ("/expires", Some(("Expires", in_an_hour))),
+        (
+            "/nocache",
+            Some(("Cache-Control", "max-age=3600, no-cache".into())),
+        ),
+        (
+            "/mustrev",
+            Some(("Cache-Control", "max-age=3600, must-revalidate".into())),
+        ),
+        ("/nostore", Some(("Cache-Control", "no-store".into()))),
+        ("/stale", Some(("Cache-Control", "max-age=0".into()))),
+        ("/plain", None),
+    ];
+    let links: String = pages
+        .iter()
+        .map(|(p, _)| format!("<a href=\"{p}\">{p}</a>"))
+        .collect();
+    let html = |body: String| {
+        mannerly_testweb::Reply::text(format!("<html><body>{body}</body></html>"))
+            .header("Content-Type", "text/html")
+            .header("ETag", "\"v1\"")
+    };
+    let mut spec = HostSpec::default()
+        .robots("User-agent: *\n")
+        .route("/", vec![html(links)]);
+    for (path, header) in &pages {
+        let mut reply = html(format!("page {path}"));
+        if let Some((name, value)) = header {
+            reply = reply.header(*name, value.clone());
+        }
+        spec = spec.route(*path, vec![reply]);
+    }
+    let mut config = WebConfig::default();
+    config.hosts.insert("cache.test".into(), spec);
+    let web = TestWeb::start(config).await.expect("testweb");
+    let dir = tempfile::tempdir().expect("tmp");
+    let (old, new) = (dir.path().join("old"), dir.path().join("new"));
+    let port = web.port();
+    let run = |args: Vec<String>| {
+        tokio::task::spawn_blocking(move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            crawl(port, &args)
+        })
+    };
+    let s = |p: &std::path::Path| p.to_str().expect("utf-8").to_owned();
+    run(vec![
+        "crawl".into(),
+        "http://cache.test/".into(),
+        "--out".into(),
+        s(&old),
+    ])
+    .await
+    .expect("joins");
+    web.clear_records();
+    let second = run(vec!["recrawl".into(), s(&old), "--out".into(), s(&new)])
+        .await
+        .expect("joins");
+    assert_eq!(second["fresh_in_cache"].as_u64(), Some(2), "{second}");
+    let asked: HashMap<String, bool> = web
+        .requests()
+        .iter()
+        .filter(|r| r.path != "/robots.txt")
+        .map(|r| (r.path.clone(), r.conditional))
+        .collect();
+    for fresh in ["/fresh", "/expires"] {
+        assert!(!asked.contains_key(fresh), "{fresh} was fresh: {asked:?}");
+    }
+    for revalidated in ["/", "/nocache", "/mustrev", "/stale", "/plain"] {
+        assert_eq!(
+            asked.get(revalidated),
+            Some(&true),
+            "{revalidated}: {asked:?}"
+        );
+    }
+    assert_eq!(
+        asked.get("/nostore"),
+        Some(&false),
+        "no validators: {asked:?}"
+    );
+    // Every page is in the new crawl's record, the fresh ones as they were.
+    assert_eq!(pages_per_host(&new).get("cache.test"), Some(&8));
+    let log = std::fs::read_to_string(new.join("log.jsonl")).expect("log");
+    assert_eq!(log.matches("fresh-in-cache").count(), 2, "{log}");
+}

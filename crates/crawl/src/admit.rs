@@ -15,6 +15,7 @@ use crate::robots_fetch::hold_until;
 use crate::skip::NotFetched;
 use crate::state::Crawl;
 use crate::witness::Judged;
+use mannerly_fetch::freshness::{reuse, Reuse};
 
 impl<F: CrawlFrontier> Crawl<F> {
     /// Checks a released page before any request: `Some` (what robots.txt
@@ -31,7 +32,13 @@ impl<F: CrawlFrontier> Crawl<F> {
                 return Ok(None);
             }
         }
-        if self.unchanged_by_lastmod(r)? {
+        if let Some(prefix) = self.journal.walls.stops(&r.url) {
+            let why = format!("behind the login that stopped {prefix}");
+            self.journal.skip(&r.url, NotFetched::LoginRequired, &why)?;
+            Frontier::discard(&mut self.frontier, r, UnixMillis::now()).await?;
+            return Ok(None);
+        }
+        if self.fresh_in_cache(r)? || self.unchanged_by_lastmod(r)? {
             Frontier::discard(&mut self.frontier, r, UnixMillis::now()).await?;
             return Ok(None);
         }
@@ -71,6 +78,33 @@ impl<F: CrawlFrontier> Crawl<F> {
         );
         self.journal
             .skip(&r.url, NotFetched::UnchangedByLastmod, &why)?;
+        Ok(true)
+    }
+
+    /// On a recrawl: whether the earlier copy is still fresh by its own
+    /// response's caching headers (see `freshness`). Its state then goes on
+    /// into this crawl's `pages.jsonl` as it was, and it is logged and
+    /// counted.
+    fn fresh_in_cache(&mut self, r: &Released) -> Result<bool, CrawlError> {
+        let Some(prior) = self.config.prior.clone() else {
+            return Ok(false);
+        };
+        let Some(state) = prior.get(&r.url) else {
+            return Ok(false);
+        };
+        let (fetched, now) = (UnixMillis(state.fetched), UnixMillis::now());
+        let Reuse::Fresh { left_ms, by } = reuse(state.caching.stored(), fetched, now) else {
+            return Ok(false);
+        };
+        if let Some(pages) = &mut self.journal.pages {
+            pages.line(state)?;
+        }
+        self.journal.summary.revisits.fresh_in_cache += 1;
+        let why = format!(
+            "its copy is fresh for {} s more by its {by}",
+            left_ms / 1000
+        );
+        self.journal.skip(&r.url, NotFetched::FreshInCache, &why)?;
         Ok(true)
     }
 

@@ -24,6 +24,8 @@ pub(crate) struct Journal {
     pub(crate) pages: Option<Log>,
     /// The crawl's metrics, which count every URL turned away.
     pub(crate) metrics: Option<std::sync::Arc<crate::metrics::CrawlMetrics>>,
+    /// The path prefixes a login stopped.
+    pub(crate) walls: crate::login::Walls,
 }
 
 impl Journal {
@@ -35,7 +37,16 @@ impl Journal {
             summary: Summary::new(),
             pages: None,
             metrics: None,
+            walls: crate::login::Walls::default(),
         })
+    }
+
+    /// A login wall at `url`: its path prefix is not crawled further.
+    pub(crate) fn login_wall(&mut self, url: &str, why: &str) {
+        if let Some(prefix) = self.walls.add(url, why) {
+            let found = self.walls.found.get(&prefix).cloned().unwrap_or_default();
+            self.summary.login_walls.insert(prefix, found);
+        }
     }
 
     /// Writes one line.

@@ -16,7 +16,7 @@ use crate::outlinks::Links;
 use crate::page::{
     paced, request_head, response_head, status_outcome, PageDone, PageOutcome, PageResponse,
 };
-use crate::revisit::{PageState, Revisit, StoredRecord};
+use crate::revisit::{Caching, PageState, Revisit, StoredRecord};
 use crate::skip::NotFetched;
 use crate::state::Crawl;
 use crate::tag::Tag;
@@ -113,6 +113,10 @@ impl<F: CrawlFrontier> Crawl<F> {
             content_usage_rule: Some(p.content_usage_rule.as_deref().unwrap_or("none")),
             ..LogLine::default()
         })?;
+        let asks = resp.header("www-authenticate").is_some();
+        if let Some(why) = crate::login::wall(resp.status, asks, false) {
+            self.journal.login_wall(&p.released.url, why);
+        }
         let retryable = matches!(resp.status, 429 | 500 | 502 | 503 | 504);
         if retryable && tag.retries < self.config.retries {
             return self.retry(&p.released, tag, &outcome, at).await;
@@ -240,6 +244,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             }),
             lastmod,
             visits,
+            caching: caching_of(resp, prior),
         };
         match &mut self.journal.pages {
             Some(pages) => pages.line(&state),
@@ -282,5 +287,23 @@ impl<F: CrawlFrontier> Crawl<F> {
             .skip(&released.url, NotFetched::LeaseLapsed, why)?;
         let now = UnixMillis::now();
         Ok(Frontier::cancel(&mut self.frontier, released, now).await?)
+    }
+}
+
+/// A response's caching headers; a 304 updates those the page had
+/// (RFC 9111 §4.3.4): the fields it leaves out keep their stored values,
+/// except its own `Date` and `Age`.
+fn caching_of(resp: &PageResponse, prior: Option<&PageState>) -> Caching {
+    let before = prior.map(|p| &p.caching);
+    let kept = |name: &str, old: Option<&Option<String>>| {
+        resp.header(name)
+            .map(str::to_owned)
+            .or_else(|| old.cloned().flatten())
+    };
+    Caching {
+        cache_control: kept("cache-control", before.map(|b| &b.cache_control)),
+        expires: kept("expires", before.map(|b| &b.expires)),
+        date: resp.header("date").map(str::to_owned),
+        age: resp.header("age").map(str::to_owned),
     }
 }

@@ -57,6 +57,8 @@ pub struct PageLinks {
     pub dropped: usize,
     /// Links past [`MAX_LINKS`], not kept.
     pub over_limit: usize,
+    /// The page holds a password field: a login form.
+    pub login_form: bool,
     /// From meta tags and `X-Robots-Tag`.
     pub directives: Directives,
 }
@@ -92,7 +94,7 @@ pub fn x_robots_tag<'a>(values: impl IntoIterator<Item = &'a str>, agent: &str) 
 /// rewriter holds is compiled again for every page, and building the
 /// rewriter cost more than reading a small page.
 static SELECTOR: std::sync::LazyLock<lol_html::Selector> = std::sync::LazyLock::new(|| {
-    "a, area, link, frame, iframe, base, meta"
+    "a, area, link, frame, iframe, base, meta, input"
         .parse()
         .expect("a constant, valid selector")
 });
@@ -105,12 +107,14 @@ pub fn extract(html: &[u8], page: &url::Url, agent: &str, follow_rel_nofollow: b
         base: Option<String>,
         over: usize,
         directives: Directives,
+        password: bool,
     }
     let raw = RefCell::new(Raw {
         links: Vec::new(),
         base: None,
         over: 0,
         directives: Directives::default(),
+        password: false,
     });
     let push = |href: String, nofollow: bool| {
         let mut r = raw.borrow_mut();
@@ -151,6 +155,12 @@ pub fn extract(html: &[u8], page: &url::Url, agent: &str, follow_rel_nofollow: b
                         r.base = el.get_attribute("href");
                     }
                 }
+                "input" => {
+                    let kind = el.get_attribute("type").unwrap_or_default();
+                    if kind.trim().eq_ignore_ascii_case("password") {
+                        raw.borrow_mut().password = true;
+                    }
+                }
                 "meta" => {
                     let name = el.get_attribute("name").unwrap_or_default();
                     if name.eq_ignore_ascii_case("robots") || name.eq_ignore_ascii_case(agent) {
@@ -177,6 +187,7 @@ pub fn extract(html: &[u8], page: &url::Url, agent: &str, follow_rel_nofollow: b
     let mut out = PageLinks {
         over_limit: raw.over,
         directives: raw.directives,
+        login_form: raw.password,
         ..PageLinks::default()
     };
     let mut seen = std::collections::HashSet::new();

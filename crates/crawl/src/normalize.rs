@@ -125,6 +125,10 @@ fn normalise(mut u: url::Url) -> Result<CrawlUrl, UrlError> {
         return Err(UrlError::NoHost { url: u.to_string() });
     }
     u.set_fragment(None);
+    // Never credentials: a URL's `user:password@` would be sent as Basic
+    // authentication.
+    let _ = u.set_username("");
+    let _ = u.set_password(None);
     // Decoding an unreserved character can form a dot segment (`%2E%2E`),
     // which parsing again removes; two rounds reach the fixed point, and a
     // third would change nothing (the property tests check idempotence).

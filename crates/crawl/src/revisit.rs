@@ -55,6 +55,43 @@ pub struct PageState {
     /// changed since the visit before (the first visit counts as changed).
     #[serde(default)]
     pub visits: Vec<(u64, bool)>,
+    /// The caching headers of its last response (`Cache-Control`,
+    /// `Expires`, `Date`, `Age`), for HTTP caching on a recrawl.
+    #[serde(default, skip_serializing_if = "Caching::is_empty")]
+    pub caching: Caching,
+}
+
+/// A response's caching headers, as it sent them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Caching {
+    /// `Cache-Control`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<String>,
+    /// `Expires`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<String>,
+    /// `Date`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// `Age`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub age: Option<String>,
+}
+
+impl Caching {
+    fn is_empty(&self) -> bool {
+        *self == Caching::default()
+    }
+
+    /// The headers as [`freshness::reuse`](mannerly_fetch::freshness::reuse) reads them.
+    pub fn stored(&self) -> mannerly_fetch::freshness::Stored<'_> {
+        mannerly_fetch::freshness::Stored {
+            cache_control: self.cache_control.as_deref(),
+            expires: self.expires.as_deref(),
+            date: self.date.as_deref(),
+            age: self.age.as_deref(),
+        }
+    }
 }
 
 /// How a response compares with what an earlier crawl kept.
@@ -89,6 +126,13 @@ impl Revisit {
 /// The conditional headers to send for a page known before.
 pub fn conditional(prior: &PageState) -> Vec<(&'static str, String)> {
     let mut h = Vec::new();
+    // `no-store`: nothing was to be kept, so nothing is validated against.
+    let now = mannerly_time::UnixMillis(prior.fetched);
+    if mannerly_fetch::freshness::reuse(prior.caching.stored(), now, now)
+        == mannerly_fetch::freshness::Reuse::Refetch
+    {
+        return h;
+    }
     if let Some(tag) = &prior.etag {
         h.push(("If-None-Match", tag.clone()));
     }
@@ -193,6 +237,7 @@ mod tests {
             }),
             lastmod: None,
             visits: vec![(1, true)],
+            caching: Caching::default(),
         }
     }
 

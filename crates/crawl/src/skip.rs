@@ -23,6 +23,11 @@ pub enum NotFetched {
     RedirectLimit,
     /// A recrawl's sitemap lastmod says it has not changed.
     UnchangedByLastmod,
+    /// A recrawl's earlier copy is still fresh by its own response's
+    /// `Cache-Control` or `Expires` (RFC 9111).
+    FreshInCache,
+    /// Under a path prefix a login stopped (the crawler never logs in).
+    LoginRequired,
     /// Not a URL the crawler can request.
     UnusableUrl,
     /// Its host did not resolve, or resolved to an address refused.
@@ -36,7 +41,7 @@ pub enum NotFetched {
 
 impl NotFetched {
     /// Every reason, in the order the metrics list them.
-    pub const ALL: [NotFetched; 13] = [
+    pub const ALL: [NotFetched; 15] = [
         NotFetched::Disallowed,
         NotFetched::RelNofollow,
         NotFetched::Nofollow,
@@ -46,6 +51,8 @@ impl NotFetched {
         NotFetched::MaxPagesPerHost,
         NotFetched::RedirectLimit,
         NotFetched::UnchangedByLastmod,
+        NotFetched::FreshInCache,
+        NotFetched::LoginRequired,
         NotFetched::UnusableUrl,
         NotFetched::Unresolved,
         NotFetched::Backpressure,
@@ -64,6 +71,8 @@ impl NotFetched {
             NotFetched::MaxPagesPerHost => "max-pages-per-host",
             NotFetched::RedirectLimit => "redirect-limit",
             NotFetched::UnchangedByLastmod => "unchanged-by-lastmod",
+            NotFetched::FreshInCache => "fresh-in-cache",
+            NotFetched::LoginRequired => "login-required",
             NotFetched::UnusableUrl => "unusable-url",
             NotFetched::Unresolved => "unresolved",
             NotFetched::Backpressure => "backpressure",
@@ -83,6 +92,8 @@ impl NotFetched {
             NotFetched::MaxPagesPerHost => "max_pages_per_host",
             NotFetched::RedirectLimit => "redirect_limit",
             NotFetched::UnchangedByLastmod => "unchanged_by_lastmod",
+            NotFetched::FreshInCache => "fresh_in_cache",
+            NotFetched::LoginRequired => "login_required",
             NotFetched::UnusableUrl => "unusable_url",
             NotFetched::Unresolved => "unresolved",
             NotFetched::Backpressure => "backpressure",

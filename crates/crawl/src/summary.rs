@@ -64,6 +64,10 @@ pub struct Summary {
     pub seconds: f64,
     /// The crawl's evidence (`null` when it kept none).
     pub evidence: Option<EvidenceCounts>,
+    /// Path prefixes not crawled past a login (a 401, a 403 with
+    /// `WWW-Authenticate`, a login form), with why and where it was seen.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub login_walls: BTreeMap<String, String>,
     /// Pages against an earlier crawl's (a recrawl), at the top level of
     /// the summary's JSON.
     #[serde(flatten)]
@@ -94,6 +98,9 @@ pub struct RevisitCounts {
     /// Not requested: its sitemap lastmod had not moved, on a host whose
     /// lastmod is believed.
     pub skipped_by_lastmod: u64,
+    /// Not requested: still fresh by its own `Cache-Control` or `Expires`.
+    #[serde(default)]
+    pub fresh_in_cache: u64,
     /// Hosts whose sitemap lastmod is no longer believed.
     pub lastmod_untrusted_hosts: Vec<String>,
 }
@@ -135,6 +142,7 @@ impl Summary {
             warc_records: 0,
             seconds: 0.0,
             evidence: None,
+            login_walls: BTreeMap::new(),
             revisits: RevisitCounts::default(),
         }
     }

@@ -70,6 +70,7 @@
 #![deny(missing_docs)]
 
 pub mod cache;
+pub mod freshness;
 mod good_copy;
 pub mod guard;
 pub mod http;

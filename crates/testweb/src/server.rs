@@ -271,6 +271,8 @@ fn begin(state: &Arc<State>, host: &str, port: u16, req: &Request<Incoming>, pat
                         .filter_map(|v| Some(((*name).to_owned(), v.to_str().ok()?.to_owned())))
                 })
                 .collect(),
+            credentials: req.headers().contains_key(hyper::header::AUTHORIZATION)
+                || req.headers().contains_key(hyper::header::COOKIE),
             conditional: req.headers().contains_key(hyper::header::IF_NONE_MATCH)
                 || req.headers().contains_key(hyper::header::IF_MODIFIED_SINCE),
             started: state.start.elapsed(),

@@ -31,6 +31,8 @@ pub struct RequestRecord {
     pub signature_headers: Vec<(String, String)>,
     /// The request carried If-None-Match or If-Modified-Since.
     pub conditional: bool,
+    /// The request carried Authorization or Cookie.
+    pub credentials: bool,
     /// Since the server started.
     pub started: Duration,
     /// When the response (including its body) was done, if it was.

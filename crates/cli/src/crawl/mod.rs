@@ -38,9 +38,15 @@ pub struct Args {
     /// with --frontier and no DIR, of the fleet's crawl.
     #[arg(long, value_name = "DIR", num_args = 0..=1, conflicts_with_all = ["out", "resume"])]
     status: Option<Option<PathBuf>>,
-    /// The User-Agent header (should carry a contact URL).
+    /// The User-Agent header: it must name the crawler with a product
+    /// token of its own and an http(s) URL of a page about it, e.g.
+    /// `ExampleBot/1.0 (+https://example.com/bot)`.
     #[arg(long, value_name = "STRING")]
     user_agent: Option<String>,
+    /// Crawl with a User-Agent that lacks a product token or an http(s)
+    /// URL: site owners then cannot tell who crawled them, or reach you.
+    #[arg(long)]
+    anonymous_ok: bool,
     /// The product token matched against robots.txt [default: from the User-Agent].
     #[arg(long, value_name = "TOKEN")]
     agent: Option<String>,
@@ -71,9 +77,10 @@ pub struct Args {
     /// Stop fetching a host after this many pages.
     #[arg(long, value_name = "N")]
     max_pages_per_host: Option<u64>,
-    /// Links followed from a seed.
-    #[arg(long, value_name = "N")]
-    max_depth: Option<u32>,
+    /// Links followed from a seed: a bound on loops and endless link
+    /// spaces (calendars, session URLs).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    max_depth: u32,
     /// Which hosts to enter: the seeds' hosts, their registered domains, or any.
     #[arg(long, value_enum, default_value = "host")]
     scope: Scope,
@@ -91,8 +98,9 @@ pub struct Args {
     /// pages are not downloaded past their head [default: every type].
     #[arg(long, value_name = "TYPES", value_delimiter = ',', value_parser = media_range)]
     content_types: Vec<String>,
-    /// Retries of a 429, 5xx or timeout.
-    #[arg(long, value_name = "N", default_value_t = 2)]
+    /// Retries of a 429, 5xx or timeout: with the frontier queueing a
+    /// URL once, a URL gets at most 1 + N requests in a crawl.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=10))]
     retries: u8,
     /// End when every URL left waits longer than this (seconds).
     #[arg(long, value_name = "SECS", default_value_t = 600)]

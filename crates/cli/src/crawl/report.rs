@@ -49,13 +49,13 @@ pub(crate) fn report(
 /// A recrawl's counts against the earlier crawl, when it revisited any.
 fn recrawl_lines(out: &mut impl Write, summary: &Summary, dir: &CrawlDir) -> Result<()> {
     let r = &summary.revisits;
-    if r.not_modified + r.unchanged + r.changed + r.skipped_by_lastmod == 0 {
+    if r.not_modified + r.unchanged + r.changed + r.skipped_by_lastmod + r.fresh_in_cache == 0 {
         return Ok(());
     }
     writeln!(
         out,
-        "recrawl: {} not requested (sitemap lastmod unchanged), {} not modified (304), {} unchanged (same payload), {} changed, {} new",
-        r.skipped_by_lastmod, r.not_modified, r.unchanged, r.changed, r.new
+        "recrawl: {} not requested (still fresh by Cache-Control or Expires), {} not requested (sitemap lastmod unchanged), {} not modified (304), {} unchanged (same payload), {} changed, {} new",
+        r.fresh_in_cache, r.skipped_by_lastmod, r.not_modified, r.unchanged, r.changed, r.new
     )?;
     if let Some(before) = earlier_bytes(dir) {
         writeln!(
@@ -124,6 +124,9 @@ fn summary_lines(out: &mut impl Write, summary: &Summary, dir: &CrawlDir) -> Res
         for (why, n) in &summary.deferred_by_reason {
             writeln!(out, "    {n} waiting on {why} (each in the log)")?;
         }
+    }
+    for (prefix, why) in &summary.login_walls {
+        writeln!(out, "  not crawled past a login: {prefix}* ({why})")?;
     }
     for (origin, why) in &summary.unavailable {
         writeln!(out, "  {origin}/robots.txt unavailable: {why}")?;

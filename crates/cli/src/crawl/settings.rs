@@ -19,11 +19,7 @@ pub(super) fn config(args: &Args) -> Result<CrawlConfig> {
     let identity = CrawlerIdentity::of(args)?;
     let mut config = CrawlConfig::default();
     if let Some(ua) = &identity.user_agent {
-        if !ua.contains("http://") && !ua.contains("https://") && !ua.contains('@') {
-            eprintln!(
-                "mannerly: warning: --user-agent has no contact URL; site owners cannot reach you"
-            );
-        }
+        identifiable(ua, args.anonymous_ok)?;
         config.user_agent = ua.clone();
         config.agent = mannerly_robots::product_token(ua).unwrap_or_default();
     }
@@ -42,6 +38,28 @@ pub(super) fn config(args: &Args) -> Result<CrawlConfig> {
     Ok(config)
 }
 
+/// Whether a User-Agent names its crawler as the Crawler Best Practices
+/// ask: a product token of its own and an http(s) URL of a page about it.
+/// Without both, the crawl is refused unless `--anonymous-ok`.
+fn identifiable(ua: &str, anonymous_ok: bool) -> Result<()> {
+    let token = mannerly_robots::product_token(ua);
+    let url = ua.contains("http://") || ua.contains("https://");
+    let lacks = match (token.is_some(), url) {
+        (true, true) => return Ok(()),
+        (false, true) => "a product token of its own",
+        (true, false) => "an http(s) URL of a page about the crawler",
+        (false, false) => "a product token of its own and an http(s) URL",
+    };
+    let good = "ExampleBot/1.0 (+https://example.com/bot)";
+    if anonymous_ok {
+        eprintln!("mannerly: warning: --user-agent {ua:?} lacks {lacks}: site owners cannot tell who crawled them (like {good:?})");
+        return Ok(());
+    }
+    bail!(
+        "--user-agent {ua:?} lacks {lacks}, so site owners cannot tell who crawled them or reach you: give one like {good:?} (the page saying what the crawler is, how to block it and whom to contact), or --anonymous-ok"
+    )
+}
+
 /// The crawl's bounds, scope and switches, as the flags set them.
 fn bounds(args: &Args, config: &mut CrawlConfig) {
     config.min_delay = Duration::from_secs_f64(args.min_delay);
@@ -50,7 +68,7 @@ fn bounds(args: &Args, config: &mut CrawlConfig) {
     config.max_bytes = args.max_bytes;
     config.max_pages = args.max_pages;
     config.max_pages_per_host = args.max_pages_per_host;
-    config.max_depth = args.max_depth;
+    config.max_depth = Some(args.max_depth);
     config.scope = match args.scope {
         Scope::Host => ScopeMode::Host,
         Scope::Domain => ScopeMode::Domain,
