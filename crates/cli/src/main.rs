@@ -20,6 +20,7 @@ mod gate;
 mod input;
 mod lint;
 mod metrics;
+mod operator;
 mod recrawl;
 mod serve;
 mod sitemap;
@@ -135,6 +136,11 @@ enum Command {
     /// Signature Agent Cards: write one for a crawler, or check one.
     #[command(subcommand)]
     Card(card::CardCommand),
+    /// A crawler's published identity (Crawler Best Practices): write
+    /// yours (JAFAR ranges, the crawler's page, the User-Agent), or check
+    /// anyone's.
+    #[command(subcommand)]
+    Operator(operator::OperatorCommand),
     /// Web Bot Auth key directories: check one as verifiers will fetch it.
     #[command(subcommand)]
     Directory(directory::DirectoryCommand),
@@ -180,6 +186,7 @@ fn main() -> ExitCode {
         Command::VerifyIp(args) => botauth::verify_ip_cmd(args),
         Command::Card(cmd) => card::card(cmd),
         Command::Directory(cmd) => directory::directory(cmd),
+        Command::Operator(cmd) => operator::operator(cmd),
         Command::Audit(args) => audit::run(*args),
         Command::Evidence(cmd) => evidence::evidence(cmd),
     };
