@@ -110,7 +110,7 @@ fn bot(a: &Auditor<'_>, g: &crate::engine::Group) -> BotReport {
         examples.clear();
         timeline.violations.iter_mut().for_each(|v| *v = 0);
     }
-    BotReport {
+    let mut report = BotReport {
         token: token.clone(),
         kind,
         kind_source: known.and_then(|k| k.kind_source.clone()),
@@ -144,7 +144,11 @@ fn bot(a: &Auditor<'_>, g: &crate::engine::Group) -> BotReport {
         gate: g.gate,
         ignores: known.map(|k| k.ignores.clone()).unwrap_or_default(),
         verifiable: known.is_some_and(crate::agents::Known::verifiable),
-    }
+        practices: Vec::new(),
+    };
+    report.practices =
+        crate::practices::grade(&report, a.judges(kind), g.signed, a.signatures_logged);
+    report
 }
 
 /// Each crawler's evidence, checked against its logged requests, on the
@@ -183,6 +187,7 @@ fn attach_evidence(a: &mut Auditor<'_>, bots: &mut Vec<BotReport>) {
                 gate: None,
                 ignores: Default::default(),
                 verifiable: false,
+                practices: Vec::new(),
             }),
         }
     }

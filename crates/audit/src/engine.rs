@@ -140,6 +140,8 @@ pub(crate) struct Group {
     pub hosts: FxMap<u32, Pace>,
     pub timeline: Timeline,
     pub gate: Option<crate::report::GateCounts>,
+    /// Requests that carried a Web Bot Auth signature, as logged.
+    pub signed: u64,
 }
 
 /// Who made a waiting request.
@@ -222,6 +224,9 @@ pub struct Auditor<'r> {
     processed_to: i64,
     pub(crate) late: u64,
     pub(crate) browser_requests: u64,
+    /// Whether the log records Web Bot Auth headers at all (any request
+    /// carried them).
+    pub(crate) signatures_logged: bool,
     pub(crate) span: Option<(i64, i64)>,
     /// Crawlers' evidence, with their logged requests gathered.
     pub(crate) evidence: Vec<BotEvidence>,
@@ -273,6 +278,7 @@ impl<'r> Auditor<'r> {
             processed_to: i64::MIN,
             late: 0,
             browser_requests: 0,
+            signatures_logged: false,
             span: None,
             evidence: Vec::new(),
             evidence_slots: FxMap::default(),
@@ -448,6 +454,7 @@ impl<'r> Auditor<'r> {
             examples: Vec::new(),
             hosts: FxMap::default(),
             timeline: Timeline::default(),
+            signed: 0,
             gate: None,
         });
         self.group_ids.insert((token, identity, address), id);
@@ -534,7 +541,11 @@ impl<'r> Auditor<'r> {
         };
         let group = self.group_id(token, identity, address);
         let at = entry.stamp.millis;
+        if entry.signature.is_some() {
+            self.signatures_logged = true;
+        }
         let g = &mut self.groups[group as usize];
+        g.signed += u64::from(entry.signature.is_some());
         g.seen = Some(g.seen.map_or((at, at), |(a, b)| (a.min(at), b.max(at))));
         if g.agents.len() < MAX_AGENTS && !g.agents.contains(&ua) {
             g.agents.push(ua);

@@ -72,6 +72,7 @@ mod kinds;
 pub mod metrics;
 mod order;
 mod pace;
+pub mod practices;
 mod proposed;
 pub mod render;
 mod report;

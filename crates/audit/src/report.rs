@@ -265,6 +265,8 @@ pub struct BotReport {
     /// reverse DNS, keys): an `unverified` verdict then means the check
     /// could not be made, and the requests may be anyone's.
     pub verifiable: bool,
+    /// The Crawler Best Practices, each graded as the log shows it.
+    pub practices: Vec<crate::practices::Practice>,
 }
 
 /// A bot's requests by what `mannerly gate` answered, as logged.

@@ -3,8 +3,8 @@
 use std::fmt::Write;
 
 use super::{
-    apart_kinds, clean_crawlers, counts_text, coverage_note, ignores_note, name, on_host, plural,
-    unchecked_note, OTHERS,
+    apart_kinds, clean_crawlers, counts_text, coverage_note, graded, ignores_note, name, on_host,
+    plural, unchecked_note, OTHERS,
 };
 use crate::kinds::BotKind;
 use crate::report::{BotReport, Report, Timeline};
@@ -141,9 +141,41 @@ pub fn html(r: &Report) -> String {
     for b in clean_crawlers(r).take(OTHERS) {
         bot_card(&mut out, b, max, vmax);
     }
+    html_practices(&mut out, r);
     timeline_note(&mut out, r);
     out.push_str("</body></html>\n");
     out
+}
+
+/// Each crawler against the Crawler Best Practices: a row each, a cell a
+/// practice (what the log showed in its title).
+fn html_practices(out: &mut String, r: &Report) {
+    let graded = graded(r);
+    if graded.is_empty() {
+        return;
+    }
+    out.push_str("<h2>Crawler Best Practices, as this log shows them</h2><div class=\"wide\"><table><tr><th>crawler</th>");
+    for p in &graded[0].practices {
+        let _ = write!(out, "<th>{}</th>", esc(p.practice));
+    }
+    out.push_str("</tr>");
+    for b in graded.iter().take(OTHERS) {
+        let _ = write!(out, "<tr><td>{}</td>", esc(&name(b)));
+        for p in &b.practices {
+            let class = match p.grade {
+                crate::practices::Grade::NotMet => " class=\"bad\"",
+                _ => "",
+            };
+            let _ = write!(
+                out,
+                "<td{class} title=\"{}\">{}</td>",
+                esc(&p.shown),
+                esc(p.grade.as_str())
+            );
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table></div>");
 }
 
 /// What a proposed robots.txt would change, as HTML.

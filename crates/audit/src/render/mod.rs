@@ -146,3 +146,20 @@ fn on_host(host: &str) -> String {
         format!("{host} ")
     }
 }
+
+/// The crawlers graded against the Crawler Best Practices, the busiest
+/// first.
+fn graded(r: &Report) -> Vec<&BotReport> {
+    let mut graded: Vec<&BotReport> = r
+        .bots
+        .iter()
+        .filter(|b| !b.practices.is_empty() && b.counts.requests > 0 && b.kind.judged())
+        .collect();
+    graded.sort_by(|x, y| {
+        y.counts
+            .requests
+            .cmp(&x.counts.requests)
+            .then(x.token.cmp(&y.token))
+    });
+    graded
+}

@@ -2,9 +2,11 @@
 
 use std::fmt::Write;
 
+use crate::practices::Grade;
+
 use super::{
-    apart_kinds, clean_crawlers, counts_text, coverage_note, ignores_note, name, on_host, plural,
-    unchecked_note, OTHERS,
+    apart_kinds, clean_crawlers, counts_text, coverage_note, graded, ignores_note, name, on_host,
+    plural, unchecked_note, OTHERS,
 };
 use crate::report::{BotReport, Report};
 
@@ -21,6 +23,7 @@ pub fn text(r: &Report) -> String {
     text_apart(&mut out, r);
     text_proposed(&mut out, r);
     text_others(&mut out, r);
+    text_practices(&mut out, r);
     unread(&mut out, r);
     out
 }
@@ -270,6 +273,35 @@ fn text_others(out: &mut String, r: &Report) {
         "  browsers: {}",
         plural(r.browser_requests, "request", "requests")
     );
+}
+
+/// Each crawler against the Crawler Best Practices (the busiest first),
+/// one line each, what is not met said under it.
+fn text_practices(out: &mut String, r: &Report) {
+    let graded = graded(r);
+    section(
+        out,
+        "Crawler Best Practices, as this log shows them",
+        graded.is_empty(),
+    );
+    for b in graded.iter().take(OTHERS) {
+        let line: Vec<String> = b
+            .practices
+            .iter()
+            .map(|p| format!("{} {}", p.practice, p.grade.as_str()))
+            .collect();
+        let _ = writeln!(out, "  {}: {}", name(b), line.join(", "));
+        for p in b.practices.iter().filter(|p| p.grade == Grade::NotMet) {
+            let _ = writeln!(out, "    {} not met: {}", p.practice, p.shown);
+        }
+    }
+    if graded.len() > OTHERS {
+        let _ = writeln!(
+            out,
+            "  ... and {} more (--json grades them all)",
+            graded.len() - OTHERS
+        );
+    }
 }
 
 fn section(out: &mut String, title: &str, empty: bool) {

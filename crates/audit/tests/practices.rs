@@ -1,0 +1,95 @@
+//! Every crawler graded against the Crawler Best Practices on a scripted
+//! log: what the log shows is met or not met, what it cannot show is "not
+//! observable here", never a pass or a fail; in text, JSON and HTML.
+
+use mannerly_audit::practices::Grade;
+use mannerly_audit::{render, Auditor, BotReport, Catalogue, Options, Report, RobotsBook, Unchecked};
+
+const GOOD: &str = "GoodBot/1.0 (+https://good.example/bot)";
+const RUDE: &str = "RudeBot/2.0";
+
+/// A combined line `at` seconds after 2026-03-01T10:00:00Z.
+fn line(at: i64, ip: &str, path: &str, status: u16, ua: &str) -> String {
+    format!(
+        "{ip} - - [01/Mar/2026:{:02}:{:02}:{:02} +0000] \"GET {path} HTTP/1.1\" {status} 100 \"-\" \"{ua}\"",
+        10 + at / 3600,
+        at % 3600 / 60,
+        at % 60
+    )
+}
+
+fn audit(lines: &[String]) -> Report {
+    let mut book = RobotsBook::new();
+    book.add(None, None, "robots.txt".into(), b"User-agent: *\nDisallow: /private\n");
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let mut parser = mannerly_logs::detect(&refs).expect("combined");
+    let options = Options {
+        from_start: true,
+        ..Options::default()
+    };
+    let mut auditor = Auditor::new(&book, Catalogue::builtin(), options, 1);
+    for l in lines {
+        let entry = parser.parse(l).expect("reads").expect("a request");
+        auditor.feed(0, &entry, &Unchecked);
+    }
+    auditor.finish()
+}
+
+fn grades(b: &BotReport) -> Vec<(&'static str, Grade)> {
+    b.practices.iter().map(|p| (p.practice, p.grade)).collect()
+}
+
+#[test]
+fn each_crawler_is_graded_by_what_the_log_shows() {
+    let (g, r) = ("192.0.2.1", "198.51.100.9");
+    let lines = vec![
+        line(0, g, "/robots.txt", 200, GOOD),
+        line(10, g, "/a", 200, GOOD),
+        line(20, g, "/b", 304, GOOD),
+        line(30, g, "/c", 503, GOOD),
+        line(400, g, "/c", 200, GOOD),
+        line(0, r, "/x", 200, RUDE),
+        line(5, r, "/private/y", 429, RUDE),
+        line(6, r, "/private/y", 200, RUDE),
+    ];
+    let report = audit(&lines);
+    let bot = |t: &str| report.bots.iter().find(|b| b.token == t).expect("graded");
+    use Grade::{Met, NotMet, NotObservable};
+    assert_eq!(
+        grades(bot("GoodBot")),
+        [
+            ("rep", Met),
+            ("identifiable", Met),
+            ("back-off", Met),
+            ("caching", Met),
+            ("published-ranges", NotObservable),
+            ("signed", NotObservable),
+        ]
+    );
+    assert_eq!(
+        grades(bot("RudeBot")),
+        [
+            ("rep", NotMet),
+            ("identifiable", NotMet),
+            ("back-off", NotMet),
+            ("caching", NotObservable),
+            ("published-ranges", NotObservable),
+            ("signed", NotObservable),
+        ]
+    );
+    let text = render::text(&report);
+    assert!(text.contains("Crawler Best Practices, as this log shows them"), "{text}");
+    assert!(text.contains("identifiable not met: no URL in its User-Agent: RudeBot/2.0"), "{text}");
+    assert!(text.contains("signed not observable here"), "{text}");
+    let html = render::html(&report);
+    assert!(html.contains("<td class=\"bad\" title=\"no URL in its User-Agent: RudeBot/2.0\">not met</td>"), "{html}");
+    let json = serde_json::to_value(&report).expect("JSON");
+    let good = json["bots"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .find(|b| b["token"] == "GoodBot")
+        .expect("GoodBot");
+    assert_eq!(good["practices"][3]["grade"], "met");
+    assert_eq!(good["practices"][5]["grade"], "not-observable");
+}
