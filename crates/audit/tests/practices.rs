@@ -3,7 +3,9 @@
 //! observable here", never a pass or a fail; in text, JSON and HTML.
 
 use mannerly_audit::practices::Grade;
-use mannerly_audit::{render, Auditor, BotReport, Catalogue, Options, Report, RobotsBook, Unchecked};
+use mannerly_audit::{
+    render, Auditor, BotReport, Catalogue, Options, Report, RobotsBook, Unchecked,
+};
 
 const GOOD: &str = "GoodBot/1.0 (+https://good.example/bot)";
 const RUDE: &str = "RudeBot/2.0";
@@ -20,7 +22,12 @@ fn line(at: i64, ip: &str, path: &str, status: u16, ua: &str) -> String {
 
 fn audit(lines: &[String]) -> Report {
     let mut book = RobotsBook::new();
-    book.add(None, None, "robots.txt".into(), b"User-agent: *\nDisallow: /private\n");
+    book.add(
+        None,
+        None,
+        "robots.txt".into(),
+        b"User-agent: *\nDisallow: /private\n",
+    );
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
     let mut parser = mannerly_logs::detect(&refs).expect("combined");
     let options = Options {
@@ -78,11 +85,22 @@ fn each_crawler_is_graded_by_what_the_log_shows() {
         ]
     );
     let text = render::text(&report);
-    assert!(text.contains("Crawler Best Practices, as this log shows them"), "{text}");
-    assert!(text.contains("identifiable not met: no URL in its User-Agent: RudeBot/2.0"), "{text}");
+    assert!(
+        text.contains("Crawler Best Practices, as this log shows them"),
+        "{text}"
+    );
+    assert!(
+        text.contains("identifiable not met: no URL in its User-Agent: RudeBot/2.0"),
+        "{text}"
+    );
     assert!(text.contains("signed not observable here"), "{text}");
     let html = render::html(&report);
-    assert!(html.contains("<td class=\"bad\" title=\"no URL in its User-Agent: RudeBot/2.0\">not met</td>"), "{html}");
+    assert!(
+        html.contains(
+            "<td class=\"bad\" title=\"no URL in its User-Agent: RudeBot/2.0\">not met</td>"
+        ),
+        "{html}"
+    );
     let json = serde_json::to_value(&report).expect("JSON");
     let good = json["bots"]
         .as_array()

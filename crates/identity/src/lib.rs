@@ -33,7 +33,7 @@ use mannerly_botauth::Outcome;
 pub enum IdentityError {
     /// An `--ip-ranges` value is not `TOKEN=FILE`.
     #[error(
-        "--ip-ranges '{0}': expected NAME=FILE (an operator such as Google, or a product token)"
+        "--ip-ranges '{0}': expected NAME=FILE or NAME=https://URL (an operator such as Google, or a product token)"
     )]
     RangeSpec(String),
     /// An `--ip-ranges` name is neither an operator nor a crawler the
@@ -52,6 +52,14 @@ pub enum IdentityError {
         file: String,
         /// Why.
         source: std::io::Error,
+    },
+    /// A range file could not be downloaded.
+    #[error("--ip-ranges: cannot download '{url}': {why}")]
+    RangeDownload {
+        /// The URL.
+        url: String,
+        /// Why.
+        why: String,
     },
     /// A range file holds no ranges for its token.
     #[error("--ip-ranges '{file}' for {token}: {why}")]
@@ -99,10 +107,7 @@ pub fn read_given_ranges(
             .split_once('=')
             .ok_or_else(|| IdentityError::RangeSpec(spec.clone()))?;
         let tokens = tokens_named(name, catalogue)?;
-        let text = std::fs::read_to_string(file).map_err(|source| IdentityError::RangeFile {
-            file: file.to_owned(),
-            source,
-        })?;
+        let text = range_text(file)?;
         let mut read = 0;
         let mut last_error = None;
         for token in &tokens {
@@ -125,6 +130,35 @@ pub fn read_given_ranges(
         }
     }
     Ok(given)
+}
+
+/// An `--ip-ranges` file's text: read, or for an https URL downloaded
+/// (kept in [`default_cache`] for 24 h). The download runs on a thread of
+/// its own, so this may be called inside an async runtime.
+fn range_text(file: &str) -> Result<String, IdentityError> {
+    if !file.starts_with("https://") {
+        return std::fs::read_to_string(file).map_err(|source| IdentityError::RangeFile {
+            file: file.to_owned(),
+            source,
+        });
+    }
+    let url = file.to_owned();
+    let cache = default_cache();
+    let fetched = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        rt.block_on(mannerly_botauth::published::range_file(&url, &cache, false))
+            .map(|f| f.text)
+            .map_err(|e| e.to_string())
+    })
+    .join()
+    .unwrap_or_else(|_| Err("the download thread failed".into()));
+    fetched.map_err(|why| IdentityError::RangeDownload {
+        url: file.to_owned(),
+        why,
+    })
 }
 
 /// The product tokens an `--ip-ranges` name stands for: the catalogue's
@@ -202,6 +236,13 @@ mod tests {
         let e = read_given_ranges(&["Googlebot=/nonexistent/ranges.json".into()], c)
             .expect_err("no file");
         assert!(matches!(e, IdentityError::RangeFile { .. }), "{e}");
+        // A URL that cannot be had is said so, with the URL.
+        let e = read_given_ranges(&["Googlebot=https://127.0.0.1:1/ranges.json".into()], c)
+            .expect_err("nothing listens there");
+        assert!(
+            matches!(e, IdentityError::RangeDownload { ref url, .. } if url.ends_with(":1/ranges.json")),
+            "{e}"
+        );
         let e = read_given_ranges(&["Foo=/nonexistent/ranges.json".into()], c)
             .expect_err("no such name");
         let text = e.to_string();

@@ -259,15 +259,28 @@ mod tests {
         assert_eq!(config(&["--user-agent", plain]).agent, "OpBot");
         let given = ["--user-agent", ua, "--agent", "Other"];
         assert_eq!(config(&given).agent, "Other");
-        // A browser's User-Agent names no crawler: the group must be said.
+        // A browser's User-Agent names no crawler: refused unless the
+        // crawl is knowingly anonymous, and then the group must be said.
         let browser = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
-        let wrap = Wrap::try_parse_from(["crawl", "--user-agent", browser, "https://a.test/"])
-            .unwrap_or_else(|e| panic!("{e}"));
-        let Err(refused) = super::config(&wrap.args) else {
-            panic!("a browser's User-Agent has no token of its own")
+        let refused = |flags: &[&str]| {
+            let wrap = Wrap::try_parse_from([&["crawl"], flags, &["https://a.test/"]].concat())
+                .unwrap_or_else(|e| panic!("{e}"));
+            match super::config(&wrap.args) {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("{flags:?}: a browser's User-Agent has no token of its own"),
+            }
         };
-        assert!(refused.to_string().contains("--agent TOKEN"), "{refused}");
-        let told = ["--user-agent", browser, "--agent", "MyBot"];
+        let said = refused(&["--user-agent", browser, "--agent", "MyBot"]);
+        assert!(said.contains("lacks a product token of its own"), "{said}");
+        let said = refused(&["--user-agent", browser, "--anonymous-ok"]);
+        assert!(said.contains("--agent TOKEN"), "{said}");
+        let told = [
+            "--user-agent",
+            browser,
+            "--anonymous-ok",
+            "--agent",
+            "MyBot",
+        ];
         assert_eq!(config(&told).agent, "MyBot");
     }
 }
