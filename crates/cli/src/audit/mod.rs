@@ -92,12 +92,13 @@ pub struct Args {
     /// judged, by what they are known to read.
     #[arg(long)]
     strict: bool,
-    /// IP ranges from a file instead of the operator's site: NAME=FILE,
-    /// where NAME is an operator (Google: every crawler the catalogue lists
-    /// for it) or a product token, and FILE is JSON in Google's `prefixes`
-    /// format (JAFAR: a prefix's `services` name its tokens, the most
-    /// specific prefix wins) or ipverse's crawlers.json.
-    #[arg(long, value_name = "NAME=FILE")]
+    /// IP ranges from a file or an https URL instead of the operator's
+    /// site: NAME=FILE|URL, where NAME is an operator (Google: every
+    /// crawler the catalogue lists for it) or a product token, and the
+    /// file is JAFAR (Google's `prefixes` format; a prefix's `services`
+    /// name its tokens, the most specific prefix wins) or ipverse's
+    /// crawlers.json. A URL's file is kept a day in the cache.
+    #[arg(long, value_name = "NAME=FILE|URL")]
     ip_ranges: Vec<String>,
     /// Web Bot Auth keys to verify signed requests with (a JWKS or one
     /// JWK), instead of or before the directories requests name.
