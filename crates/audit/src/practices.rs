@@ -3,44 +3,8 @@
 //! 503, HTTP caching, published ranges, signing. What the log cannot show
 //! is "not observable here", never a pass or a fail.
 
-use serde::Serialize;
-
 use crate::report::{BotReport, Identity};
-
-/// How a crawler fared on one practice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Grade {
-    /// The log shows it met.
-    Met,
-    /// The log shows it broken.
-    NotMet,
-    /// The log cannot show it either way.
-    NotObservable,
-}
-
-impl Grade {
-    /// The word used in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Grade::Met => "met",
-            Grade::NotMet => "not met",
-            Grade::NotObservable => "not observable here",
-        }
-    }
-}
-
-/// One practice, graded, with what the log showed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Practice {
-    /// The practice's short name (`rep`, `identifiable`, `back-off`,
-    /// `caching`, `published-ranges`, `signed`).
-    pub practice: &'static str,
-    /// How it fared.
-    pub grade: Grade,
-    /// What the log showed.
-    pub shown: String,
-}
+pub use crate::report::{Grade, Practice};
 
 fn practice(practice: &'static str, grade: Grade, shown: String) -> Practice {
     Practice {

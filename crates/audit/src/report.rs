@@ -266,7 +266,7 @@ pub struct BotReport {
     /// could not be made, and the requests may be anyone's.
     pub verifiable: bool,
     /// The Crawler Best Practices, each graded as the log shows it.
-    pub practices: Vec<crate::practices::Practice>,
+    pub practices: Vec<Practice>,
 }
 
 /// A bot's requests by what `mannerly gate` answered, as logged.
@@ -447,4 +447,39 @@ impl Report {
             .iter()
             .filter(move |b| b.kind == kind && b.identity != Identity::Spoofed)
     }
+}
+
+/// How a crawler fared on one practice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Grade {
+    /// The log shows it met.
+    Met,
+    /// The log shows it broken.
+    NotMet,
+    /// The log cannot show it either way.
+    NotObservable,
+}
+
+impl Grade {
+    /// The word used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Grade::Met => "met",
+            Grade::NotMet => "not met",
+            Grade::NotObservable => "not observable here",
+        }
+    }
+}
+
+/// One practice, graded, with what the log showed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Practice {
+    /// The practice's short name (`rep`, `identifiable`, `back-off`,
+    /// `caching`, `published-ranges`, `signed`).
+    pub practice: &'static str,
+    /// How it fared.
+    pub grade: Grade,
+    /// What the log showed.
+    pub shown: String,
 }

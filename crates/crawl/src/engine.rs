@@ -177,7 +177,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         // A resumed recrawl goes on from its own record; a new one from
         // the earlier crawl's.
         let config_trust = match &config.prior {
-            Some(p) if !dir.lastmod().exists() => p.trust().clone(),
+            Some(p) if !dir.lastmod().exists() => p.trust().start_of_a_crawl(),
             _ => crate::lastmod::Trust::load(&dir),
         };
         let crawl = Crawl {

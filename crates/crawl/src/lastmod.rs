@@ -16,7 +16,10 @@
 //! its lastmod moving (it happens on honest sites) does not condemn it;
 //! a generator that stamps every page with today does. What each host
 //! said is kept in `lastmod.json`, and a recrawl starts from the earlier
-//! crawl's.
+//! crawl's. A fleet's workers each count from the same start, which the
+//! file keeps too (`start`), so their records add up: what one worker
+//! checked of a host and what another checked of it count together, and
+//! a host whose lies were split between workers is still caught.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -62,19 +65,66 @@ impl HostTrust {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Trust {
     hosts: BTreeMap<String, HostTrust>,
+    /// The record this crawl started from (an earlier crawl's, merged);
+    /// `None` when unknown (a file an older version wrote).
+    start: Option<BTreeMap<String, HostTrust>>,
+}
+
+/// `lastmod.json`: the record, and the one it started from. (A file of
+/// the record alone, as older crawls wrote it, reads with no start.)
+#[derive(serde::Serialize, serde::Deserialize)]
+struct File {
+    hosts: BTreeMap<String, HostTrust>,
+    #[serde(default)]
+    start: Option<BTreeMap<String, HostTrust>>,
+}
+
+impl HostTrust {
+    /// `self` plus what `other` counted since `start`.
+    fn plus_since(self, other: HostTrust, start: HostTrust) -> HostTrust {
+        HostTrust {
+            checks: self.checks + other.checks.saturating_sub(start.checks),
+            lies: self.lies + other.lies.saturating_sub(start.lies),
+        }
+    }
 }
 
 impl Trust {
     /// A crawl directory's record (none, or one that cannot be read:
     /// every host believed, as on a first crawl).
     pub fn load(dir: &CrawlDir) -> Trust {
-        let hosts = read_json(&dir.lastmod()).ok().flatten().unwrap_or_default();
-        Trust { hosts }
+        let value: Option<serde_json::Value> = read_json(&dir.lastmod()).ok().flatten();
+        let Some(value) = value else {
+            return Trust::default();
+        };
+        if let Ok(f) = serde_json::from_value::<File>(value.clone()) {
+            return Trust {
+                hosts: f.hosts,
+                start: f.start,
+            };
+        }
+        Trust {
+            hosts: serde_json::from_value(value).unwrap_or_default(),
+            start: None,
+        }
     }
 
     /// Writes the record into a crawl directory.
     pub fn save(&self, dir: &CrawlDir) -> Result<(), CrawlError> {
-        write_json(&dir.lastmod(), &self.hosts)
+        let file = File {
+            hosts: self.hosts.clone(),
+            start: self.start.clone(),
+        };
+        write_json(&dir.lastmod(), &file)
+    }
+
+    /// The record a new crawl starts from: this one, remembered as its
+    /// start so that fleet workers' records add up.
+    pub fn start_of_a_crawl(&self) -> Trust {
+        Trust {
+            hosts: self.hosts.clone(),
+            start: Some(self.hosts.clone()),
+        }
     }
 
     /// A host's record.
@@ -87,17 +137,32 @@ impl Trust {
         self.hosts.entry(host.to_owned()).or_default()
     }
 
-    /// Takes in another crawl's record (a fleet worker's): per host, the
-    /// record with more checks. Each worker of a recrawl starts from the
-    /// same merged record and counts on from there, so adding them would
-    /// count that start twice; the one that checked more is the one that
-    /// crawled the host.
+    /// Takes in another crawl's record (a fleet worker's). Workers that
+    /// started from the same record add up: each one's checks since that
+    /// start count once. Records of different starts (crawls that were not
+    /// one fleet's) cannot be added without counting a start twice: per
+    /// host, the one with more checks is kept.
     pub fn merge(&mut self, other: Trust) {
+        if self.hosts.is_empty() && self.start.is_none() {
+            *self = other;
+            return;
+        }
+        let same_start = self.start.is_some() && self.start == other.start;
         for (host, t) in other.hosts {
-            let mine = self.hosts.entry(host).or_default();
-            if t.checks > mine.checks {
+            let mine = self.hosts.entry(host.clone()).or_default();
+            if same_start {
+                let start = self
+                    .start
+                    .as_ref()
+                    .and_then(|s| s.get(&host).copied())
+                    .unwrap_or_default();
+                *mine = mine.plus_since(t, start);
+            } else if t.checks > mine.checks {
                 *mine = t;
             }
+        }
+        if !same_start {
+            self.start = None;
         }
     }
 
@@ -159,6 +224,55 @@ mod tests {
         honest.observe(false, true);
         honest.observe(false, true);
         assert!(honest.trusted(), "two slips among many checks: {honest:?}");
+    }
+
+    #[test]
+    fn fleet_workers_that_started_alike_add_up() {
+        let start = Trust {
+            hosts: [("liar.test".to_owned(), HostTrust { checks: 8, lies: 1 })].into(),
+            start: None,
+        }
+        .start_of_a_crawl();
+        // Each worker caught the liar once more, and checked an honest
+        // host 10 times.
+        let worker = || {
+            let mut w = start.clone();
+            w.host_mut("liar.test").observe(true, false);
+            for _ in 0..10 {
+                w.host_mut("honest.test").observe(false, false);
+            }
+            w
+        };
+        let mut all = Trust::default();
+        all.merge(worker());
+        assert!(all.host("liar.test").trusted(), "one worker's count alone");
+        all.merge(worker());
+        assert_eq!(
+            all.host("liar.test"),
+            HostTrust {
+                checks: 10,
+                lies: 3
+            }
+        );
+        assert!(!all.host("liar.test").trusted(), "caught across the fleet");
+        assert_eq!(
+            all.host("honest.test").checks,
+            20,
+            "established: {:?}",
+            all.host("honest.test")
+        );
+        assert_eq!(all.untrusted(), ["liar.test"]);
+        // Saved and read back, the start goes with the record.
+        let dir = tempfile::tempdir().expect("tmp");
+        let d = CrawlDir::new(dir.path());
+        worker().save(&d).expect("save");
+        assert_eq!(Trust::load(&d), worker());
+        std::fs::write(d.lastmod(), r#"{"a.test": {"checks": 2, "lies": 0}}"#).expect("old file");
+        assert_eq!(
+            Trust::load(&d).host("a.test").checks,
+            2,
+            "an older crawl's file"
+        );
     }
 
     #[test]
