@@ -49,4 +49,9 @@ fuzz_target!(|data: &[u8]| {
     };
     let _ = mannerly_botauth::card::check_card(data, &from);
     let _ = mannerly_botauth::agent_identifier(&agent);
+    let text = String::from_utf8_lossy(data);
+    let _ = mannerly_botauth::jafar::check(&text, Some(&input), now);
+    if let Ok(base) = url::Url::parse("https://crawler.example/bot") {
+        let _ = mannerly_botauth::crawler_page::facts(&text, &base, &[&sig], "ExampleBot");
+    }
 });
