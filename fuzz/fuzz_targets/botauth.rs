@@ -34,8 +34,8 @@ fuzz_target!(|data: &[u8]| {
     let response = mannerly_botauth::Response {
         status: 200,
         headers: vec![
-            ("Signature-Input".into(), input),
-            ("Signature".into(), sig),
+            ("Signature-Input".into(), input.clone()),
+            ("Signature".into(), sig.clone()),
             ("Content-Digest".into(), agent.clone()),
         ],
     };
