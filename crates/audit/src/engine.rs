@@ -82,6 +82,11 @@ pub trait Identify {
     /// came from which addresses in it, and which key directories its
     /// signed requests name, so lookups can be made together.
     fn prepare(&mut self, _wanted: &[(usize, IpAddr)], _agents: &[String]) {}
+
+    /// Told, before a batch is fed, the crawler pages that unlisted bots'
+    /// User-Agents name (`(token, page)`), so the ranges those pages link
+    /// can be loaded: then `identify(None, entry)` can check them.
+    fn prepare_pages(&mut self, _pages: &[(String, String)]) {}
 }
 
 /// No checks: every request is unverified.
@@ -389,6 +394,20 @@ impl<'r> Auditor<'r> {
         }
     }
 
+    /// The token and the page an unlisted bot's User-Agent names, if it
+    /// names one: its published identity can then be checked.
+    pub fn unlisted_page(&mut self, entry: &Entry<'_>) -> Option<(String, String)> {
+        let (Kind::Bot(token), _) = self.kind(&entry.user_agent) else {
+            return None;
+        };
+        let (name, known) = &self.tokens[token as usize];
+        if known.is_some() {
+            return None;
+        }
+        let page = page_named(&entry.user_agent)?;
+        Some((name.clone(), page.to_owned()))
+    }
+
     /// What a User-Agent is, and its number.
     fn kind(&mut self, user_agent: &str) -> (Kind, u32) {
         if let Some(k) = self.kinds.get(user_agent) {
@@ -513,7 +532,7 @@ impl<'r> Auditor<'r> {
         let known = self.tokens[token as usize]
             .1
             .and_then(|k| self.catalogue.get(k));
-        let identity = if known.is_some() || entry.signature.is_some() {
+        let identity = if known.is_some() || entry.signature.is_some() || names_a_page(entry) {
             identify.identify(known, entry)
         } else {
             Identity::Unverified
@@ -878,4 +897,17 @@ impl<'r> Auditor<'r> {
 /// then by line, whatever order the files were read in.
 fn tiebreak(file: usize, line: u64) -> u64 {
     ((file as u64) << 40) | (line & ((1 << 40) - 1))
+}
+
+/// Whether a request's User-Agent names a page (an unlisted crawler's
+/// published identity may then be checked).
+fn names_a_page(entry: &Entry<'_>) -> bool {
+    page_named(&entry.user_agent).is_some()
+}
+
+/// The http(s) URL a User-Agent names (`+https://example.com/bot`).
+pub fn page_named(ua: &str) -> Option<&str> {
+    ua.split(|c: char| c.is_whitespace() || c == ';' || c == '(' || c == ')')
+        .map(|w| w.trim_start_matches('+'))
+        .find(|w| w.starts_with("https://") || w.starts_with("http://"))
 }

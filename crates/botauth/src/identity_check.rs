@@ -203,6 +203,42 @@ pub async fn check_identity(subject: &str, o: &CheckOptions) -> IdentityReport {
     r
 }
 
+/// The ranges a crawler's page links (`client-ranges`, a JAFAR file) for
+/// `token`: the prefixes naming no service or naming it. What a site's
+/// audit checks an unlisted crawler's requests against.
+pub async fn page_ranges(
+    page: &str,
+    token: &str,
+    o: &CheckOptions,
+) -> Result<crate::fcrdns::IpRanges, String> {
+    let client = client(o)?;
+    let got = get(&client, page, o).await?;
+    if got.status != 200 {
+        return Err(format!("{page} answered {}", got.status));
+    }
+    let base = url::Url::parse(page).map_err(|e| e.to_string())?;
+    let links: Vec<&str> = got.links.iter().map(String::as_str).collect();
+    let f = facts(&got.body, &base, &links, token);
+    let url = f
+        .client_ranges
+        .ok_or_else(|| format!("{page} links no client-ranges"))?;
+    let file = get(&client, &url, o).await?;
+    let checked = jafar::check(&file.body, file.content_type.as_deref(), UnixMillis::now());
+    let j = checked
+        .jafar
+        .ok_or_else(|| format!("{url}: {}", checked.problems.join("; ")))?;
+    let cidrs: Vec<String> = j
+        .prefixes
+        .iter()
+        .filter(|p| {
+            p.services.is_empty() || p.services.iter().any(|s| s.eq_ignore_ascii_case(token))
+        })
+        .map(|p| p.net.to_string())
+        .collect();
+    let refs: Vec<&str> = cidrs.iter().map(String::as_str).collect();
+    crate::fcrdns::IpRanges::from_cidrs(&refs).map_err(|e| e.to_string())
+}
+
 /// The page itself: it answers, and says what a site owner needs.
 fn page_item(
     r: &mut IdentityReport,

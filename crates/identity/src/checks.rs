@@ -13,6 +13,7 @@ use mannerly_audit::{Catalogue, Checked, Identify, Identity, Known};
 use mannerly_botauth::client::{DirectoryClient, DirectoryConfig};
 use mannerly_botauth::fcrdns::{verify_ip, HickoryDns, IpRanges};
 use mannerly_botauth::history::KeyHistory;
+use mannerly_botauth::identity_check::{self, CheckOptions};
 use mannerly_botauth::published;
 use mannerly_botauth::{verify_request, Message, StaticKeys, UnixMillis, VerifyConfig};
 use mannerly_logs::Entry;
@@ -38,6 +39,9 @@ pub struct ChecksConfig {
     pub given: HashMap<String, IpRanges>,
     /// Keys given for every signed request (else its directory's).
     pub keys: Option<StaticKeys>,
+    /// How an unlisted crawler's page, and the ranges it links, are
+    /// fetched (`None`: they are not; always so offline).
+    pub pages: Option<CheckOptions>,
 }
 
 impl ChecksConfig {
@@ -74,7 +78,15 @@ pub struct Checks {
     /// audits: a request is verified with the keys served at its time.
     history: KeyHistory,
     directory_client: Option<DirectoryClient>,
+    /// How unlisted crawlers' pages are fetched.
+    page_options: Option<CheckOptions>,
+    /// The ranges each unlisted crawler's page links, by (token, page)
+    /// (`None`: it links none that could be read).
+    page_ranges: HashMap<(String, String), Option<IpRanges>>,
 }
+
+/// The most crawler pages one audit follows (each two fetches at most).
+const MAX_PAGES: usize = 64;
 
 fn key(k: &Known) -> usize {
     std::ptr::from_ref(k) as usize
@@ -92,6 +104,7 @@ impl Checks {
             cache,
             given,
             keys,
+            pages,
         } = config;
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -113,6 +126,8 @@ impl Checks {
             checked: std::collections::HashSet::new(),
             history,
             directory_client,
+            page_options: pages.filter(|_| !offline),
+            page_ranges: HashMap::new(),
             catalogue,
             offline,
             given,
@@ -152,6 +167,20 @@ impl Checks {
             ),
         });
         notes
+    }
+
+    /// Whether an unlisted crawler's request came from the ranges its
+    /// User-Agent's page links (`None`: no such ranges known).
+    fn in_page_ranges(&self, entry: &Entry<'_>) -> Option<bool> {
+        if self.page_ranges.is_empty() {
+            return None;
+        }
+        let ip = entry.client?;
+        let ua: &str = &entry.user_agent;
+        let page = mannerly_audit::page_named(ua)?;
+        let token = mannerly_robots_token(ua)?;
+        let ranges = self.page_ranges.get(&(token, page.to_owned()))?.as_ref()?;
+        Some(ranges.contains(ip))
     }
 
     /// Loads a crawler's ranges: a given file, else its operator's files
@@ -284,6 +313,7 @@ impl Identify for Checks {
         let (Some(bot), Some(ip)) = (bot, entry.client) else {
             return Checked {
                 signature,
+                in_ranges: self.in_page_ranges(entry),
                 ..Checked::default()
             }
             .identity();
@@ -299,6 +329,35 @@ impl Identify for Checks {
             rdns: self.rdns.get(&(k, ip)).copied().flatten(),
         }
         .identity()
+    }
+
+    fn prepare_pages(&mut self, pages: &[(String, String)]) {
+        let Some(o) = self.page_options.clone() else {
+            return;
+        };
+        let mut new: Vec<&(String, String)> = Vec::new();
+        for p in pages {
+            let k = (p.0.to_ascii_lowercase(), p.1.clone());
+            let room = self.page_ranges.len() + new.len() < MAX_PAGES;
+            if room && !self.page_ranges.contains_key(&k) && !new.contains(&p) {
+                new.push(p);
+            }
+        }
+        // All at once, each bounded by the options' timeout.
+        let fetches = new
+            .iter()
+            .map(|(token, page)| identity_check::page_ranges(page, token, &o));
+        let got = self.rt.block_on(futures_util::future::join_all(fetches));
+        for ((token, page), got) in new.into_iter().zip(got) {
+            let note = match &got {
+                Ok(r) => format!("{token}: {} IP ranges linked from {page}", r.len()),
+                Err(e) => format!("{token}: no ranges from its page: {e}"),
+            };
+            self.notes.push(note);
+            let k = (token.to_ascii_lowercase(), page.clone());
+            self.page_ranges
+                .insert(k, got.ok().filter(|r| !r.is_empty()));
+        }
     }
 
     fn prepare(&mut self, wanted: &[(usize, IpAddr)], agents: &[String]) {
@@ -332,4 +391,11 @@ impl Identify for Checks {
             self.resolve(queue);
         }
     }
+}
+
+/// A User-Agent's product token, lower-cased, as the audit reads it.
+fn mannerly_robots_token(ua: &str) -> Option<String> {
+    mannerly_botauth::identity_check::page_of_user_agent(ua)
+        .1
+        .map(|t| t.to_ascii_lowercase())
 }

@@ -197,9 +197,15 @@ fn judge_batch(
     }
     let mut wanted = Vec::new();
     let mut agents: Vec<String> = Vec::new();
+    let mut pages: Vec<(String, String)> = Vec::new();
     for (_, r) in batch.lines() {
         if let Ok(Some(e)) = r {
             auditor.wanted(e, &mut wanted);
+            if let Some(p) = auditor.unlisted_page(e) {
+                if !pages.contains(&p) {
+                    pages.push(p);
+                }
+            }
             if let Some(a) = e.signature.as_ref().and_then(|s| s.agent.as_deref()) {
                 if !agents.iter().any(|x| x == a) {
                     agents.push(a.to_owned());
@@ -208,6 +214,7 @@ fn judge_batch(
         }
     }
     identify.prepare(&wanted, &agents);
+    identify.prepare_pages(&pages);
     for (n, r) in batch.lines() {
         f.report.lines = f.report.lines.max(*n);
         match r {

@@ -179,12 +179,19 @@ fn feed(
         })
         .collect();
     let mut wanted = Vec::new();
+    let mut pages = Vec::new();
     for e in &entries {
         auditor.wanted(e, &mut wanted);
+        if let Some(p) = auditor.unlisted_page(e) {
+            if !pages.contains(&p) {
+                pages.push(p);
+            }
+        }
     }
     if !wanted.is_empty() {
         identify.prepare(&wanted, &[]);
     }
+    identify.prepare_pages(&pages);
     for e in &entries {
         auditor.feed(file, e, identify);
     }

@@ -376,6 +376,14 @@ fn checks_config(args: &Args) -> Result<ChecksConfig> {
     config.offline = args.offline;
     config.dns = args.dns;
     config.given = mannerly_identity::read_given_ranges(&args.ip_ranges, Catalogue::builtin())?;
+    // An unlisted crawler whose User-Agent names its page is checked
+    // against the ranges that page links (fetched as JAFAR asks: https,
+    // public addresses, at most hourly).
+    config.pages = Some(mannerly_botauth::identity_check::CheckOptions {
+        cache: Some(mannerly_identity::default_cache().with_file_name("identity")),
+        timeout: std::time::Duration::from_secs(5),
+        ..Default::default()
+    });
     config.keys = args
         .wba_keys
         .as_deref()
