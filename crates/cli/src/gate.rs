@@ -120,10 +120,17 @@ fn door(args: &Args, policy: Policy, registry: Arc<Registry>) -> Result<Arc<Door
             ..DirectoryConfig::default()
         })?),
     };
-    let ranges = Ranges::new(read_given_ranges(
-        &args.ip_ranges,
-        mannerly_audit::Catalogue::builtin(),
-    )?);
+    // Unlisted crawlers naming their page are judged by the ranges it
+    // links, once loaded (never offline).
+    let pages = (!args.offline).then(|| mannerly_botauth::identity_check::CheckOptions {
+        cache: Some(default_cache().with_file_name("identity")),
+        timeout: Duration::from_secs(5),
+        ..Default::default()
+    });
+    let ranges = Ranges::following_pages(
+        read_given_ranges(&args.ip_ranges, mannerly_audit::Catalogue::builtin())?,
+        pages,
+    );
     let cache = args
         .cache
         .as_ref()

@@ -82,7 +82,7 @@ impl Door {
             ..Checked::default()
         };
         if let (Agent::Bot { token, known, .. }, Some(ip)) = (&agent, original.client) {
-            checked.in_ranges = self.ranges.contains(token, *known, ip);
+            checked.in_ranges = self.ranges.contains(token, *known, ua, ip);
             let bot = known.and_then(|i| Some((i, self.catalogue.get(i)?)));
             if let (Some(rdns), Some((i, k)), false) =
                 (&self.rdns, bot, checked.in_ranges == Some(true))
