@@ -404,7 +404,7 @@ impl<'r> Auditor<'r> {
         if known.is_some() {
             return None;
         }
-        let page = page_named(&entry.user_agent)?;
+        let page = mannerly_robots::page_named(&entry.user_agent)?;
         Some((name.clone(), page.to_owned()))
     }
 
@@ -902,12 +902,5 @@ fn tiebreak(file: usize, line: u64) -> u64 {
 /// Whether a request's User-Agent names a page (an unlisted crawler's
 /// published identity may then be checked).
 fn names_a_page(entry: &Entry<'_>) -> bool {
-    page_named(&entry.user_agent).is_some()
-}
-
-/// The http(s) URL a User-Agent names (`+https://example.com/bot`).
-pub fn page_named(ua: &str) -> Option<&str> {
-    ua.split(|c: char| c.is_whitespace() || c == ';' || c == '(' || c == ')')
-        .map(|w| w.trim_start_matches('+'))
-        .find(|w| w.starts_with("https://") || w.starts_with("http://"))
+    mannerly_robots::page_named(&entry.user_agent).is_some()
 }

@@ -87,7 +87,7 @@ mod words;
 pub use agents::{kind_of, product_token, Agent, Catalogue, CatalogueError, Known};
 pub use book::{HistoryError, RobotsBook, Version, VersionId};
 pub use coverage::Coverage;
-pub use engine::{page_named, Auditor, Identify, Options, Unchecked, MAX_AGENTS};
+pub use engine::{Auditor, Identify, Options, Unchecked, MAX_AGENTS};
 pub use evidence::{
     group_bundles, BotEvidenceInput, BundleState, EvidenceExample, EvidenceFinding, EvidenceReport,
     MAX_EVIDENCE_EXAMPLES,

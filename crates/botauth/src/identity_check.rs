@@ -140,11 +140,7 @@ struct Got {
 
 /// The page a User-Agent names (`+https://...`), and its product token.
 pub fn page_of_user_agent(ua: &str) -> (Option<String>, Option<String>) {
-    let page = ua
-        .split(|c: char| c.is_whitespace() || c == ';' || c == '(' || c == ')')
-        .map(|w| w.trim_start_matches('+'))
-        .find(|w| w.starts_with("https://") || w.starts_with("http://"))
-        .map(str::to_owned);
+    let page = mannerly_robots::page_named(ua).map(str::to_owned);
     (page, mannerly_robots::product_token(ua))
 }
 
@@ -425,7 +421,11 @@ fn usable(g: &Got, now: UnixMillis) -> bool {
 }
 
 async fn fetch(client: &reqwest::Client, url: &str, now: UnixMillis) -> Result<Got, String> {
-    let mut resp = client.get(url).send().await.map_err(|e| error_chain(&e))?;
+    let mut resp = client
+        .get(url)
+        .send()
+        .await
+        .map_err(|e| mannerly_fetch::http::chain(&e))?;
     let header = |name: &str| {
         resp.headers()
             .get(name)
@@ -448,7 +448,11 @@ async fn fetch(client: &reqwest::Client, url: &str, now: UnixMillis) -> Result<G
         body: String::new(),
     };
     let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(|e| error_chain(&e))? {
+    while let Some(chunk) = resp
+        .chunk()
+        .await
+        .map_err(|e| mannerly_fetch::http::chain(&e))?
+    {
         body.extend_from_slice(&chunk);
         if body.len() > MAX_BYTES {
             return Err(format!("larger than {} KiB", MAX_BYTES / 1024));
@@ -458,35 +462,10 @@ async fn fetch(client: &reqwest::Client, url: &str, now: UnixMillis) -> Result<G
     Ok(g)
 }
 
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(c) = src {
-        let t = c.to_string();
-        if !s.contains(&t) {
-            s.push_str(": ");
-            s.push_str(&t);
-        }
-        src = c.source();
-    }
-    s
-}
-
-/// The cache's file name for a URL.
+/// The cache's file name for a URL: the range cache's name, bounded.
 fn cache_name(url: &str) -> String {
-    let mut s: String = url
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(180)
-        .collect();
-    s.push_str(".json");
-    s
+    let name: String = crate::published::file_name(url).chars().take(180).collect();
+    format!("{name}.json")
 }
 
 #[cfg(test)]

@@ -88,7 +88,7 @@ pub async fn range_file(
 }
 
 /// The cache's name for a URL: letters, digits and dots kept, the rest `_`.
-fn file_name(url: &str) -> String {
+pub(crate) fn file_name(url: &str) -> String {
     url.chars()
         .map(|c| match c.is_ascii_alphanumeric() || c == '.' {
             true => c,

@@ -123,7 +123,7 @@ fn door(args: &Args, policy: Policy, registry: Arc<Registry>) -> Result<Arc<Door
     // Unlisted crawlers naming their page are judged by the ranges it
     // links, once loaded (never offline).
     let pages = (!args.offline).then(|| mannerly_botauth::identity_check::CheckOptions {
-        cache: Some(default_cache().with_file_name("identity")),
+        cache: Some(mannerly_identity::identity_cache()),
         timeout: Duration::from_secs(5),
         ..Default::default()
     });

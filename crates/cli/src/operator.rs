@@ -145,10 +145,7 @@ fn check(a: CheckArgs) -> Result<u8> {
     let o = CheckOptions {
         allow_http: a.allow_http,
         proxy: a.proxy,
-        cache: Some(
-            a.cache
-                .unwrap_or_else(|| mannerly_identity::default_cache().with_file_name("identity")),
-        ),
+        cache: Some(a.cache.unwrap_or_else(mannerly_identity::identity_cache)),
         token: a.token,
         ..CheckOptions::default()
     };

@@ -68,7 +68,7 @@ impl Ranges {
             let loaded = self.loaded.read().unwrap_or_else(|p| p.into_inner());
             return loaded.get(&bot).map(|r| r.contains(ip));
         }
-        let page = mannerly_audit::page_named(ua)?;
+        let page = mannerly_robots::page_named(ua)?;
         let k = (token.to_ascii_lowercase(), page.to_owned());
         {
             let pages = self.pages.read().unwrap_or_else(|p| p.into_inner());

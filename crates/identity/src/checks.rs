@@ -177,8 +177,8 @@ impl Checks {
         }
         let ip = entry.client?;
         let ua: &str = &entry.user_agent;
-        let page = mannerly_audit::page_named(ua)?;
-        let token = mannerly_robots_token(ua)?;
+        let page = mannerly_robots::page_named(ua)?;
+        let token = mannerly_robots::product_token(ua)?.to_ascii_lowercase();
         let ranges = self.page_ranges.get(&(token, page.to_owned()))?.as_ref()?;
         Some(ranges.contains(ip))
     }
@@ -391,11 +391,4 @@ impl Identify for Checks {
             self.resolve(queue);
         }
     }
-}
-
-/// A User-Agent's product token, lower-cased, as the audit reads it.
-fn mannerly_robots_token(ua: &str) -> Option<String> {
-    mannerly_botauth::identity_check::page_of_user_agent(ua)
-        .1
-        .map(|t| t.to_ascii_lowercase())
 }

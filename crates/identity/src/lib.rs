@@ -201,6 +201,12 @@ pub fn default_cache() -> PathBuf {
         .join("mannerly/ip-ranges")
 }
 
+/// Where crawlers' published identities (their pages, the JAFAR files
+/// those link) are kept between checks: beside [`default_cache`].
+pub fn identity_cache() -> PathBuf {
+    default_cache().with_file_name("identity")
+}
+
 /// The directory URL in a `Signature-Agent` value: the first quoted
 /// string (`agent1="https://..."` or `"https://..."`), or the bare value.
 pub fn agent_url(value: &str) -> &str {

@@ -125,6 +125,16 @@ fn clean(name: &str) -> String {
         .collect()
 }
 
+/// The http(s) URL a User-Agent names (`+https://example.com/bot`): the
+/// page about its crawler, read the same way by the audit, the gate and
+/// the identity checks.
+pub fn page_named(user_agent: &str) -> Option<&str> {
+    user_agent
+        .split(|c: char| c.is_whitespace() || c == ';' || c == '(' || c == ')')
+        .map(|w| w.trim_start_matches('+'))
+        .find(|w| w.starts_with("https://") || w.starts_with("http://"))
+}
+
 /// Whether `user_agent` names `token` as a token: the same letters in
 /// either case, starting the header or after a space, `(`, `;` or `,`,
 /// and ending it or followed by `/`, a space, `;`, `)` or `,`. `BadBot`

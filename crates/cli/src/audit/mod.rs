@@ -380,7 +380,7 @@ fn checks_config(args: &Args) -> Result<ChecksConfig> {
     // against the ranges that page links (fetched as JAFAR asks: https,
     // public addresses, at most hourly).
     config.pages = Some(mannerly_botauth::identity_check::CheckOptions {
-        cache: Some(mannerly_identity::default_cache().with_file_name("identity")),
+        cache: Some(mannerly_identity::identity_cache()),
         timeout: std::time::Duration::from_secs(5),
         ..Default::default()
     });
