@@ -2,8 +2,12 @@
 //! hosts, then `mannerly recrawl W0 W1 --frontier ...` and a worker that
 //! `--join`s it revisit them. Every page either earlier worker fetched is
 //! asked for with its validators, whichever worker asks now, and each 304
-//! becomes a revisit record. Needs `redis-server` (installed by `.ci/run`;
+//! becomes a revisit record. And sitemap lastmod trust across a fleet: a
+//! crawl and two recrawls, each by two workers, on an honest host and one
+//! whose lastmod lies. Needs `redis-server` (installed by `.ci/run`;
 //! elsewhere the test says SKIPPED without it).
+
+mod common;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -144,4 +148,127 @@ async fn workers_joining_a_recrawl_know_every_page_any_earlier_worker_fetched() 
         n(&second.1) > 0,
         "the joining worker revisited pages too: {second:?}"
     );
+}
+
+/// The pages of `host` asked for since the records were last cleared.
+fn asked_of(web: &TestWeb, host: &str) -> Vec<String> {
+    web.requests()
+        .into_iter()
+        .filter(|q| q.host == host && q.path.starts_with("/p"))
+        .map(|q| q.path)
+        .collect()
+}
+
+/// How many of each directory's pages were kept with their sitemap
+/// lastmod (for the failure message).
+fn lastmods(dirs: &[&str]) -> String {
+    let mut out = String::new();
+    for d in dirs {
+        let text = std::fs::read_to_string(Path::new(d).join("pages.jsonl")).unwrap_or_default();
+        let (mut n, mut with) = (0, 0);
+        for l in text.lines() {
+            let v: Value = serde_json::from_str(l).expect("json");
+            n += 1;
+            if v["lastmod"].is_string() {
+                with += 1;
+            }
+        }
+        out += &format!("{d}: {with} of {n} with lastmod; ");
+    }
+    out
+}
+
+/// Every host either worker of a fleet crawl named as untrusted.
+fn untrusted(a: &Value, b: &Value) -> Vec<String> {
+    let mut all: Vec<String> = [a, b]
+        .iter()
+        .flat_map(|v| {
+            v["lastmod_untrusted_hosts"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|h| h.as_str().map(str::to_owned))
+        .collect();
+    all.sort();
+    all.dedup();
+    all
+}
+
+/// A fleet crawl of two workers: the first runs `args` (ending in its
+/// `--out`), the second joins the crawl `name` into `join_out`.
+async fn fleet_of_two(
+    port: u16,
+    redis: &str,
+    name: &str,
+    args: Vec<String>,
+    join_out: String,
+) -> (Value, Value) {
+    let (redis, name) = (redis.to_owned(), name.to_owned());
+    tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let c0 = worker(port, &redis, &name, &args);
+        let c1 = joined(port, &redis, &name, &join_out);
+        (summary(c0), c1)
+    })
+    .await
+    .expect("joins")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fleet_recrawl_earns_lastmod_trust_as_a_lone_crawler_does() {
+    let Some(redis) = RedisServer::start(&[]) else {
+        eprintln!("SKIPPED: redis-server is not installed");
+        return;
+    };
+    let web = common::honest_and_liar().await;
+    let port = web.port();
+    let dir = tempfile::tempdir().expect("tmp");
+    let d = |name: &str| dir.path().join(name).display().to_string();
+    let url = redis.url();
+    let own = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
+    // The first crawl, by a fleet of two.
+    let (w0, w1) = (d("w0"), d("w1"));
+    let args = own(&[
+        "crawl",
+        "http://honest.test/p0.html",
+        "http://liar.test/p0.html",
+        "--out",
+        &w0,
+    ]);
+    fleet_of_two(port, &url, "first", args, w1.clone()).await;
+    // Two recrawls, each by a fleet of two, each from the directories of
+    // the one before; one honest page changes before each.
+    let mut from = (w0, w1);
+    for (round, name) in ["second", "third"].into_iter().enumerate() {
+        let changed = format!("/p{}.html", 3 + round);
+        web.change("honest.test", &changed);
+        web.clear_records();
+        let (r0, r1) = (d(&format!("{name}0")), d(&format!("{name}1")));
+        // The first worker stops after the sitemaps and a few pages: the
+        // one that joins revisits the rest, by what the first one read.
+        let args = own(&[
+            "recrawl",
+            &from.0,
+            &from.1,
+            "--out",
+            &r0,
+            "--max-pages",
+            "6",
+        ]);
+        let (s0, s1) = fleet_of_two(port, &url, name, args, r1.clone()).await;
+        let honest = asked_of(&web, "honest.test");
+        let both = format!("{name}: {s0}\n{s1}\n{}", lastmods(&[&from.0, &from.1]));
+        // The honest host: its changed page is fetched, and of its 15
+        // unchanged pages only the few sampled to keep its lastmod checked.
+        assert!(honest.contains(&changed), "{honest:?}\n{both}");
+        assert!(
+            honest.len() <= 5,
+            "unchanged honest pages asked for again: {honest:?}\n{both}"
+        );
+        // The liar is named, and every one of its pages asked for.
+        assert_eq!(untrusted(&s0, &s1), ["liar.test"], "{both}");
+        assert_eq!(asked_of(&web, "liar.test").len(), 16, "{both}");
+        from = (r0, r1);
+    }
 }

@@ -216,24 +216,7 @@ print(counts.get("server-not-modified", 0), counts.get("identical-payload-digest
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sitemap_lastmod_is_believed_only_while_honest() {
-    use mannerly_testweb::SitemapLastmod;
-    let mut config = WebConfig::default();
-    for (host, lastmod) in [
-        ("honest.test", SitemapLastmod::Honest),
-        ("liar.test", SitemapLastmod::Moving),
-    ] {
-        let spec = HostSpec {
-            validators: Validators::ETag,
-            sitemap: lastmod,
-            ..HostSpec::default()
-                .robots(format!(
-                    "User-agent: *\nSitemap: http://{host}/sitemap.xml\n"
-                ))
-                .pages(16, 2)
-        };
-        config.hosts.insert(host.into(), spec);
-    }
-    let web = TestWeb::start(config).await.expect("testweb");
+    let web = common::honest_and_liar().await;
     let dir = tempfile::tempdir().expect("tmp");
     let seeds = dir.path().join("seeds.txt");
     std::fs::write(
@@ -327,6 +310,43 @@ async fn sitemap_lastmod_is_believed_only_while_honest() {
     assert_eq!(trust["hosts"]["honest.test"]["lies"], 0, "{trust}");
     // With the record it started from, so a fleet's workers add up.
     assert!(trust["start"].is_object(), "{trust}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_recrawl_remembers_what_its_sitemaps_said() {
+    let web = common::honest_and_liar().await;
+    let dir = tempfile::tempdir().expect("tmp");
+    let d = |n: &str| dir.path().join(n).display().to_string();
+    let (old, new) = (d("old"), d("new"));
+    let port = web.port();
+    let seeds = ["http://honest.test/p0.html", "http://liar.test/p0.html"];
+    let first = [&["crawl", "--out", old.as_str()][..], &seeds[..]].concat();
+    let first: Vec<String> = first.iter().map(|s| (*s).to_owned()).collect();
+    tokio::task::spawn_blocking(move || {
+        crawl(port, &first.iter().map(String::as_str).collect::<Vec<_>>())
+    })
+    .await
+    .expect("joins");
+    web.clear_records();
+    // The recrawl stops once its sitemaps are read, then goes on: what
+    // they said is not forgotten.
+    let (o, n) = (old.clone(), new.clone());
+    let resumed = tokio::task::spawn_blocking(move || {
+        let stopped = crawl(port, &["recrawl", &o, "--out", &n, "--max-pages", "4"]);
+        assert_eq!(stopped["ending"], "max-pages", "{stopped}");
+        crawl(port, &["crawl", "--resume", &n, "--max-pages", "1000"])
+    })
+    .await
+    .expect("joins");
+    let honest = web
+        .requests()
+        .into_iter()
+        .filter(|q| q.host == "honest.test" && q.path.starts_with("/p"))
+        .count();
+    assert!(
+        honest <= 4,
+        "unchanged honest pages asked for again: {honest}\n{resumed}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,7 +5,7 @@
 
 use mannerly_fetch::policy::{Access, AccessKind, Decision};
 use mannerly_fetch::Origin;
-use mannerly_polite::frontier::{Frontier, Released};
+use mannerly_polite::frontier::{Frontier, Kind, Released};
 use mannerly_time::UnixMillis;
 
 use crate::backend::CrawlFrontier;
@@ -45,6 +45,30 @@ impl<F: CrawlFrontier> Crawl<F> {
         self.admit_by_robots(r).await
     }
 
+    /// On a recrawl, before a batch is admitted: what the crawl's other
+    /// workers' sitemaps said of its pages that this worker's did not (a
+    /// fleet's; the embedded frontier knows nothing more).
+    pub(crate) async fn learn_lastmods(&mut self, released: &[Released]) -> Result<(), CrawlError> {
+        if self.config.prior.is_none() || !self.config.sitemaps {
+            return Ok(());
+        }
+        let urls: Vec<&str> = released
+            .iter()
+            .filter(|r| r.kind == Kind::Page && !self.lastmods.knows(&r.url))
+            .map(|r| r.url.as_str())
+            .collect();
+        if urls.is_empty() {
+            return Ok(());
+        }
+        let told = self.frontier.ask_lastmods(&urls).await?;
+        for (url, lastmod) in urls.into_iter().zip(told) {
+            if let Some(l) = lastmod {
+                self.lastmods.learn(url.to_owned(), l);
+            }
+        }
+        Ok(())
+    }
+
     /// On a recrawl: whether the page's sitemap lastmod says it has not
     /// changed since its last fetch, on a host whose lastmod is believed
     /// (see `lastmod`). Its state then goes on into this crawl's
@@ -59,7 +83,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         let now = UnixMillis::now().0;
         let skip = crate::lastmod::skip(
             state.lastmod.as_deref(),
-            self.lastmods.get(&r.url).map(String::as_str),
+            self.lastmods.get(&r.url),
             self.trust.host(&host_of(&r.url)),
             now.saturating_sub(state.fetched),
             self.config.max_age.as_millis() as u64,

@@ -143,6 +143,20 @@ pub trait CrawlFrontier: Frontier + Send {
     ) -> impl Future<Output = Result<(), FrontierError>> + Send {
         async { Ok(()) }
     }
+    /// Tells the crawl's other workers what a sitemap said of these URLs
+    /// (URL, lastmod), in front of the next call, where the frontier is
+    /// shared. Nothing to do for the embedded frontier: its one worker
+    /// knows what it read.
+    fn tell_lastmods(&mut self, _entries: &[(String, String)]) {}
+    /// What the crawl's other workers' sitemaps said of these URLs, in
+    /// order (`None`: nothing known; always so for the embedded frontier).
+    fn ask_lastmods(
+        &mut self,
+        urls: &[&str],
+    ) -> impl Future<Output = Result<Vec<Option<String>>, FrontierError>> + Send {
+        let none = vec![None; urls.len()];
+        async move { Ok(none) }
+    }
     /// Bounds the hosts in progress at once (see
     /// [`CrawlConfig::open_hosts`](crate::CrawlConfig::open_hosts)), where
     /// the frontier can; a fleet's hosts are spread over its workers.

@@ -24,7 +24,7 @@
 //! rate limiter: every delay is the frontier's `Wait`. Every release is
 //! completed, requeued, discarded or cancelled exactly once.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -180,6 +180,8 @@ impl<F: CrawlFrontier> Crawl<F> {
             Some(p) if !dir.lastmod().exists() => p.trust().start_of_a_crawl(),
             _ => crate::lastmod::Trust::load(&dir),
         };
+        // A resumed crawl knows again what its sitemaps said.
+        let lastmods = crate::lastmod::Lastmods::logged(&dir.log());
         let crawl = Crawl {
             config,
             dir,
@@ -198,7 +200,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             pages_started,
             pages_before: pages_started,
             per_host,
-            lastmods: HashMap::new(),
+            lastmods,
             trust: config_trust,
         };
         let reports = Reports {
@@ -262,6 +264,9 @@ impl<F: CrawlFrontier> Crawl<F> {
                 self.in_flight -= 1;
                 self.handle(done, &mut turn).await?;
             }
+            // What the turn's sitemaps said goes to the crawl's other
+            // workers before their URLs are queued.
+            self.frontier.tell_lastmods(&self.lastmods.take_untold());
             turn.finish(&mut self.frontier, &mut self.journal).await?;
             if last_progress.elapsed() >= Duration::from_millis(500) {
                 last_progress = Instant::now();
@@ -351,6 +356,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             }
             let now = UnixMillis::now();
             let batch = Frontier::next_batch(&mut self.frontier, room.max(1), now).await?;
+            self.learn_lastmods(&batch.released).await?;
             // The releases survive a kill before any of their requests goes
             // out: a resumed crawl then knows them in flight, and holds
             // their hosts while they may still be running.

@@ -215,7 +215,7 @@ impl<F: CrawlFrontier> Crawl<F> {
                 .map(str::to_owned)
                 .or_else(|| before.cloned())
         };
-        let lastmod = self.lastmods.get(&p.released.url).cloned();
+        let lastmod = self.lastmods.get(&p.released.url).map(str::to_owned);
         if let (Some(before), Some(now), false) = (
             prior.and_then(|p| p.lastmod.as_deref()),
             lastmod.as_deref(),

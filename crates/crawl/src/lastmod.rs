@@ -19,7 +19,11 @@
 //! crawl's. A fleet's workers each count from the same start, which the
 //! file keeps too (`start`), so their records add up: what one worker
 //! checked of a host and what another checked of it count together, and
-//! a host whose lies were split between workers is still caught.
+//! a host whose lies were split between workers is still caught. What a
+//! sitemap said travels with the crawl too: a fleet's worker tells the
+//! others (the frontier's `tell_lastmods`), a recrawl fills a page kept
+//! without its lastmod from its crawl's logs, and a resumed crawl reads
+//! its own log again.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -201,8 +205,52 @@ fn sampled(url: &str) -> bool {
     h.is_multiple_of(SAMPLE)
 }
 
-/// The sitemap lastmod read in this crawl, per URL.
-pub(crate) type Lastmods = HashMap<String, String>;
+/// The sitemap lastmods this worker knows in this crawl, per URL: those
+/// of the sitemaps it read, and those a fleet's other workers told of the
+/// pages it released.
+#[derive(Debug, Default)]
+pub(crate) struct Lastmods {
+    known: HashMap<String, String>,
+    /// Read here and not yet told to the crawl's other workers.
+    untold: Vec<(String, String)>,
+}
+
+impl Lastmods {
+    /// What the sitemaps a crawl read said, from its log (nothing for a
+    /// new crawl).
+    pub(crate) fn logged(log: &std::path::Path) -> Lastmods {
+        Lastmods {
+            known: crate::journal::logged_lastmods(log),
+            untold: Vec::new(),
+        }
+    }
+
+    /// What a sitemap this worker read said of `url`.
+    pub(crate) fn read(&mut self, url: String, lastmod: String) {
+        self.untold.push((url.clone(), lastmod.clone()));
+        self.known.insert(url, lastmod);
+    }
+
+    /// What another worker's sitemap said of `url`.
+    pub(crate) fn learn(&mut self, url: String, lastmod: String) {
+        self.known.insert(url, lastmod);
+    }
+
+    /// `url`'s lastmod, if a sitemap gave one.
+    pub(crate) fn get(&self, url: &str) -> Option<&str> {
+        self.known.get(url).map(String::as_str)
+    }
+
+    /// Whether `url`'s lastmod is known here.
+    pub(crate) fn knows(&self, url: &str) -> bool {
+        self.known.contains_key(url)
+    }
+
+    /// What was read since the last call, to tell the other workers.
+    pub(crate) fn take_untold(&mut self) -> Vec<(String, String)> {
+        std::mem::take(&mut self.untold)
+    }
+}
 
 #[cfg(test)]
 mod tests {

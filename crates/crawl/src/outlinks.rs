@@ -147,7 +147,7 @@ impl Links<'_> {
                 mannerly_sitemap::Entry::Sitemap(s) => (&s.loc, true, &s.lastmod),
             };
             if let (false, Some(l)) = (sitemap, lastmod) {
-                self.lastmods.insert(loc.to_string(), l.raw.clone());
+                self.lastmods.read(loc.to_string(), l.raw.clone());
             }
             // The entry as the sitemap gave it, its lastmod kept in the log.
             self.journal.line(&LogLine {

@@ -189,7 +189,27 @@ impl Prior {
             }
             all.trust.merge(one.trust);
         }
+        all.fill_lastmods(dirs);
         Ok(all)
+    }
+
+    /// Gives a page kept without its sitemap lastmod the one its crawl's
+    /// logs recorded: a fleet's worker fetches pages whose sitemap another
+    /// worker read, and a crawl resumed after a kill has forgotten what
+    /// its sitemaps said.
+    fn fill_lastmods(&mut self, dirs: &[CrawlDir]) {
+        if self.pages.values().all(|p| p.lastmod.is_some()) {
+            return;
+        }
+        for dir in dirs {
+            for (url, lastmod) in crate::journal::logged_lastmods(&dir.log()) {
+                if let Some(p) = self.pages.get_mut(&url) {
+                    if p.lastmod.is_none() {
+                        p.lastmod = Some(lastmod);
+                    }
+                }
+            }
+        }
     }
 
     /// What its hosts' sitemap lastmod had shown.

@@ -194,6 +194,14 @@ impl CrawlFrontier for FleetFrontier<Connection> {
         FleetFrontier::keep_alive(self, now).await
     }
 
+    fn tell_lastmods(&mut self, entries: &[(String, String)]) {
+        FleetFrontier::tell_lastmods(self, entries);
+    }
+
+    async fn ask_lastmods(&mut self, urls: &[&str]) -> Result<Vec<Option<String>>, FrontierError> {
+        FleetFrontier::ask_lastmods(self, urls).await
+    }
+
     /// The hosts this worker has touched, by what its own controller
     /// knows of them: skipped, in flight, backing off, waiting out the
     /// delay, else ready (queues and robots.txt are the fleet's, not

@@ -212,3 +212,26 @@ pub fn seeds_file(dir: &Path, count: u32) -> std::path::PathBuf {
     std::fs::write(&seeds, list).expect("seeds");
     seeds
 }
+
+/// A web of two hosts of 16 pages with sitemaps: one whose lastmod is
+/// honest, one whose lastmod always moves.
+pub async fn honest_and_liar() -> TestWeb {
+    use mannerly_testweb::{HostSpec, SitemapLastmod, Validators, WebConfig};
+    let mut config = WebConfig::default();
+    for (host, lastmod) in [
+        ("honest.test", SitemapLastmod::Honest),
+        ("liar.test", SitemapLastmod::Moving),
+    ] {
+        let spec = HostSpec {
+            validators: Validators::ETag,
+            sitemap: lastmod,
+            ..HostSpec::default()
+                .robots(format!(
+                    "User-agent: *\nSitemap: http://{host}/sitemap.xml\n"
+                ))
+                .pages(16, 2)
+        };
+        config.hosts.insert(host.into(), spec);
+    }
+    TestWeb::start(config).await.expect("testweb")
+}

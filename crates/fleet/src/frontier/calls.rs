@@ -66,9 +66,12 @@ impl<C: FleetConnection> FleetFrontier<C> {
         &mut self,
         cmds: Vec<(u32, redis::Cmd)>,
     ) -> Result<Vec<Value>, FrontierError> {
-        // robots.txt states saved, then completions, then `cmds`: a
-        // robots.txt flight settles after its state is saved.
+        // robots.txt states saved and sitemap lastmods told, then
+        // completions, then `cmds`: a robots.txt flight settles after its
+        // state is saved, and a sitemap's URLs are queued after what it
+        // said of them is told.
         let mut all = self.outbox.take();
+        all.append(&mut self.lastmods_out);
         let saves = all.len();
         let settles = self.settle_cmds();
         let n = settles.len();
@@ -159,7 +162,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
     /// Sends the completions (and robots.txt states) waiting to go, if any.
     pub async fn flush(&mut self) -> Result<(), FrontierError> {
         self.pend_acks();
-        if !self.pending.is_empty() || !self.outbox.is_empty() {
+        if !self.pending.is_empty() || !self.outbox.is_empty() || !self.lastmods_out.is_empty() {
             self.exec(Vec::new()).await?;
         }
         Ok(())

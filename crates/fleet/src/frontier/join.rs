@@ -83,6 +83,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
             touched: std::collections::BTreeSet::new(),
             beat_at: None,
             asked_at: std::time::Instant::now(),
+            lastmods_out: Vec::new(),
         }
     }
 

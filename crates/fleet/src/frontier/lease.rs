@@ -122,7 +122,11 @@ impl<C: FleetConnection> FleetFrontier<C> {
     pub async fn keep_alive(&mut self, now: UnixMillis) -> Result<(), FrontierError> {
         self.last_now = self.last_now.max(now);
         self.pend_acks();
-        if self.beat_due(now) || !self.pending.is_empty() || !self.outbox.is_empty() {
+        if self.beat_due(now)
+            || !self.pending.is_empty()
+            || !self.outbox.is_empty()
+            || !self.lastmods_out.is_empty()
+        {
             self.exec(Vec::new()).await?;
         }
         Ok(())

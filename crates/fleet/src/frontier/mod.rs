@@ -39,6 +39,7 @@ mod clock;
 mod enqueue;
 mod gate;
 mod join;
+mod lastmod;
 mod lease;
 mod probe;
 mod release;
@@ -296,6 +297,8 @@ pub struct FleetFrontier<C> {
     /// When the last round trip left, on this process's clock: a release
     /// it brought counts its send window from then.
     asked_at: std::time::Instant,
+    /// Sitemap lastmods to tell the store, in front of the next call.
+    lastmods_out: Vec<(u32, redis::Cmd)>,
 }
 
 impl<C: FleetConnection> FleetFrontier<C> {
