@@ -87,6 +87,13 @@ pub trait Identify {
     /// User-Agents name (`(token, page)`), so the ranges those pages link
     /// can be loaded: then `identify(None, entry)` can check them.
     fn prepare_pages(&mut self, _pages: &[(String, String)]) {}
+
+    /// Online: whether each of these crawler pages (named by User-Agents)
+    /// answers, in order: the status it ends with, or why it could not be
+    /// asked; `None` where it was not asked (offline, or past a bound).
+    fn pages_answer(&mut self, pages: &[String]) -> Vec<Option<Result<u16, String>>> {
+        vec![None; pages.len()]
+    }
 }
 
 /// No checks: every request is unverified.

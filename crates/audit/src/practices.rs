@@ -3,6 +3,7 @@
 //! 503, HTTP caching, published ranges, signing. What the log cannot show
 //! is "not observable here", never a pass or a fail.
 
+use crate::engine::Identify;
 use crate::report::{BotReport, Identity};
 pub use crate::report::{Grade, Practice};
 
@@ -160,5 +161,70 @@ fn signing(b: &BotReport, signed: u64, logged: bool) -> Practice {
             Grade::NotMet,
             format!("{n} signed request(s), whose signatures did not verify"),
         ),
+    }
+}
+
+/// Online: asks whether the page each crawler's User-Agent names answers
+/// (through `identify`, which bounds and caches the fetches), and grades
+/// `identifiable` by it. A page that answers 2xx keeps the grade met; one
+/// that answers 4xx (gone, forbidden) makes it not met; a 5xx or a page
+/// that could not be reached from here leaves the grade to the User-Agent,
+/// with the reason said: an outage on either side accuses no one.
+pub fn check_pages(report: &mut crate::report::Report, identify: &mut dyn Identify) {
+    let mut pages: Vec<String> = Vec::new();
+    for b in &report.bots {
+        if let Some(page) = page_of(b) {
+            if !pages.iter().any(|p| p == page) {
+                pages.push(page.to_owned());
+            }
+        }
+    }
+    if pages.is_empty() {
+        return;
+    }
+    let answers = identify.pages_answer(&pages);
+    for b in &mut report.bots {
+        let Some(i) = page_of(b).and_then(|page| pages.iter().position(|p| p == page)) else {
+            continue;
+        };
+        let Some(answer) = answers.get(i).cloned().flatten() else {
+            continue;
+        };
+        if let Some(p) = b
+            .practices
+            .iter_mut()
+            .find(|p| p.practice == "identifiable")
+        {
+            answered(p, &pages[i], answer);
+        }
+    }
+}
+
+/// The page the first User-Agent of a report that names one names.
+fn page_of(b: &BotReport) -> Option<&str> {
+    b.user_agents
+        .iter()
+        .find_map(|ua| mannerly_robots::page_named(ua))
+}
+
+/// Revises an `identifiable` grade by what its page answered.
+fn answered(p: &mut Practice, page: &str, answer: Result<u16, String>) {
+    match answer {
+        Ok(s) if (200..300).contains(&s) => {
+            p.shown = format!("{}; its page answered {s}", p.shown);
+        }
+        Ok(s) if (400..500).contains(&s) => {
+            p.grade = Grade::NotMet;
+            p.shown = format!("its page {page} answered {s}: nothing there says who it is");
+        }
+        Ok(s) => {
+            p.shown = format!(
+                "{}; its page answered {s} here (not held against it)",
+                p.shown
+            )
+        }
+        Err(e) => {
+            p.shown = format!("{}; its page could not be asked from here: {e}", p.shown);
+        }
     }
 }

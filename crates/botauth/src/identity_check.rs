@@ -235,6 +235,14 @@ pub async fn page_ranges(
     crate::fcrdns::IpRanges::from_cidrs(&refs).map_err(|e| e.to_string())
 }
 
+/// Whether a crawler's page answers: the status it ends with after
+/// redirects (fetched as `o` says, through its cache), or why it could not
+/// be asked.
+pub async fn page_answers(page: &str, o: &CheckOptions) -> Result<u16, String> {
+    let client = client(o)?;
+    get(&client, page, o).await.map(|got| got.status)
+}
+
 /// The page itself: it answers, and says what a site owner needs.
 fn page_item(
     r: &mut IdentityReport,

@@ -360,6 +360,30 @@ impl Identify for Checks {
         }
     }
 
+    fn pages_answer(&mut self, pages: &[String]) -> Vec<Option<Result<u16, String>>> {
+        let Some(o) = self.page_options.clone() else {
+            return vec![None; pages.len()];
+        };
+        // A User-Agent's page may be http (Googlebot's is): asking whether
+        // it answers needs no more trust than reading it.
+        let o = CheckOptions {
+            allow_http: true,
+            ..o
+        };
+        let asked = &pages[..pages.len().min(MAX_PAGES)];
+        let fetches = asked
+            .iter()
+            .map(|page| identity_check::page_answers(page, &o));
+        let mut got: Vec<Option<Result<u16, String>>> = self
+            .rt
+            .block_on(futures_util::future::join_all(fetches))
+            .into_iter()
+            .map(Some)
+            .collect();
+        got.resize(pages.len(), None);
+        got
+    }
+
     fn prepare(&mut self, wanted: &[(usize, IpAddr)], agents: &[String]) {
         self.fetch_directories(agents);
         let mut queue = Vec::new();

@@ -109,3 +109,67 @@ fn an_unlisted_crawler_is_checked_against_the_ranges_its_page_links() {
         "said where the ranges came from"
     );
 }
+
+/// Online, `identifiable` says whether the page a crawler's User-Agent
+/// names answers: a page that answers keeps it met, a 404 makes it not
+/// met, and a page that cannot be reached from here accuses no one.
+#[test]
+fn identifiable_says_whether_the_crawlers_page_answers() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let page = |body: &str| vec![Reply::text(body).header("Content-Type", "text/html")];
+    let mut config = WebConfig::default();
+    config.hosts.insert(
+        "good.test".into(),
+        HostSpec::default().route("/bot", page("<html>GoodBot</html>")),
+    );
+    config.hosts.insert(
+        "gone.test".into(),
+        HostSpec::default().route("/bot", vec![Reply::status(404)]),
+    );
+    let web = rt.block_on(TestWeb::start(config)).expect("testweb");
+    let cache = tempfile::tempdir().expect("tmp");
+    let mut config = ChecksConfig::new(cache.path().to_owned());
+    config.pages = Some(CheckOptions {
+        proxy: Some(format!("http://127.0.0.1:{}", web.port())),
+        cache: Some(cache.path().join("identity")),
+        timeout: std::time::Duration::from_secs(2),
+        ..CheckOptions::default()
+    });
+    let mut checks = Checks::new(config, Catalogue::builtin()).expect("checks");
+    let agents = [
+        ("GoodBot", "GoodBot/1.0 (+http://good.test/bot)"),
+        ("GoneBot", "GoneBot/1.0 (+http://gone.test/bot)"),
+        // The test web does not serve this host: the proxy fails it.
+        ("FarBot", "FarBot/1.0 (+https://far.invalid/bot)"),
+    ];
+    let lines: Vec<String> = agents
+        .iter()
+        .map(|(_, ua)| {
+            format!("203.0.113.5 - - [01/Mar/2026:10:00:00 +0000] \"GET /a HTTP/1.1\" 200 100 \"-\" \"{ua}\"")
+        })
+        .collect();
+    let book = RobotsBook::new();
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let mut parser = mannerly_logs::detect(&refs).expect("combined");
+    let mut auditor = Auditor::new(&book, Catalogue::builtin(), Options::default(), 1);
+    for l in &lines {
+        let e = parser.parse(l).expect("reads").expect("a request");
+        auditor.feed(0, &e, &checks);
+    }
+    let mut report = auditor.finish();
+    mannerly_audit::practices::check_pages(&mut report, &mut checks);
+    let grade = |token: &str| {
+        let b = report.bots.iter().find(|b| b.token == token).expect(token);
+        let p = b.practices.iter().find(|p| p.practice == "identifiable");
+        p.map(|p| (p.grade, p.shown.clone())).expect("graded")
+    };
+    let (g, shown) = grade("GoodBot");
+    assert_eq!(g, Grade::Met, "{shown}");
+    assert!(shown.contains("its page answered 200"), "{shown}");
+    let (g, shown) = grade("GoneBot");
+    assert_eq!(g, Grade::NotMet, "{shown}");
+    assert!(shown.contains("answered 404"), "{shown}");
+    let (g, shown) = grade("FarBot");
+    assert_eq!(g, Grade::Met, "{shown}");
+    assert!(shown.contains("could not be asked from here"), "{shown}");
+}

@@ -215,6 +215,7 @@ pub fn run(args: Args) -> Result<u8> {
     } else {
         audit_logs_with(&sources, auditor, &mut checks)?
     };
+    mannerly_audit::practices::check_pages(&mut report, &mut checks);
     report.identity_notes = checks.notes();
     report.rules = write_rules(&args, &report, &checks)?;
     if let Some(path) = &args.html {
