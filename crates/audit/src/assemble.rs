@@ -69,6 +69,7 @@ fn report(mut a: Auditor<'_>) -> Report {
         browser_requests: a.browser_requests,
         late: a.late,
         identity_notes: Vec::new(),
+        identity_online: false,
         proposed,
         rules: None,
     }

@@ -402,6 +402,9 @@ pub struct Report {
     pub late: u64,
     /// How identities were checked (ranges used and their age, lookups).
     pub identity_notes: Vec<String>,
+    /// Whether identities were checked online (DNS, operators' files,
+    /// crawlers' pages), or only against what was given and cached.
+    pub identity_online: bool,
     /// What a proposed robots.txt would change, when one was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proposed: Option<crate::proposed::ProposedReport>,

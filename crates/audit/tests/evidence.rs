@@ -194,7 +194,10 @@ fn the_text_and_html_reports_say_it_in_words() {
         html.contains("Crawlers&#39; evidence") || html.contains("Crawlers' evidence"),
         "{html}"
     );
-    assert!(html.contains("GET /elsewhere"), "{html}");
+    assert!(
+        html.contains("GET <span class=\"w\">/elsewhere</span>"),
+        "{html}"
+    );
     let json = serde_json::to_value(&r).expect("json");
     let e = &json["bots"][0]["evidence"];
     assert_eq!(e["bundle"], "unsigned");

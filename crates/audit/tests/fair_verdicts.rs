@@ -129,7 +129,8 @@ fn googlebot_is_not_charged_for_a_crawl_delay_google_documents_it_ignores() {
         text.contains("ignores Crawl-delay, as its operator documents"),
         "{text}"
     );
-    assert!(render::html(&r).contains("ignores Crawl-delay, as its operator documents"));
+    assert!(render::html(&r)
+        .contains("ignores <span class=\"w\">Crawl-delay,</span> as its operator documents"));
     let strict = audit(&lines, true, &GoogleRanges);
     assert_eq!(strict.bots[0].counts.too_soon, 4);
 }
@@ -185,7 +186,7 @@ fn a_spoofers_deeds_are_the_spoofers_and_an_unchecked_name_says_so() {
     assert!(section.contains("/private/x"), "{text}");
     let html = render::html(&r);
     assert!(
-        html.contains("<h2>Spoofers") && html.contains("203.0.113.9"),
+        html.contains("<h2 id=\"spoofers\">Spoofers") && html.contains("203.0.113.9"),
         "{html}"
     );
     let json = serde_json::to_value(&r).expect("json");

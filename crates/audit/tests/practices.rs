@@ -97,7 +97,7 @@ fn each_crawler_is_graded_by_what_the_log_shows() {
     let html = render::html(&report);
     assert!(
         html.contains(
-            "<td class=\"bad\" title=\"no URL in its User-Agent: RudeBot/2.0\">not met</td>"
+            "<td class=\"bad\">not met<br><small>no URL in its <span class=\"w\">User-Agent:</span> <span class=\"w\">RudeBot/2.0</span></small></td>"
         ),
         "{html}"
     );

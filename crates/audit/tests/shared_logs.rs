@@ -93,7 +93,7 @@ fn real_logs_blame_only_crawlers_and_each_client_is_itself() {
         let html = render::html(&report);
         let breakers = report.rule_breakers().count();
         assert!(
-            html.contains(&format!("{breakers} broke rules")),
+            html.contains(&format!("<b>{breakers}</b>crawlers broke rules")),
             "{name}: the HTML says another count"
         );
         let json = serde_json::to_value(&report).expect("json");

@@ -332,12 +332,19 @@ fn the_html_report_stands_alone() {
     let page = std::fs::read_to_string(&html).expect("html");
     assert!(page.contains("<svg") && page.contains("RudeBot"));
     assert!(page.contains("width=device-width"));
-    for outside in ["src=", "href=", "@import", "url("] {
+    for outside in ["src=", "@import", "url("] {
         assert!(
             !page.contains(outside),
             "the page asks for something outside: {outside}"
         );
     }
+    // Its links lead within itself.
+    assert!(
+        page.split("href=")
+            .skip(1)
+            .all(|rest| rest.starts_with("\"#")),
+        "a link leads outside the page"
+    );
 }
 
 #[test]

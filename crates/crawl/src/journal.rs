@@ -255,28 +255,6 @@ pub(crate) fn count_pages(log: &Path) -> (u64, HashMap<String, u64>) {
     (total, per_host)
 }
 
-/// What the sitemaps a crawl read said of each URL (from its log's
-/// `sitemap-entry` lines; the last one of a URL wins).
-pub(crate) fn logged_lastmods(log: &Path) -> HashMap<String, String> {
-    let mut out = HashMap::new();
-    let Ok(file) = std::fs::File::open(log) else {
-        return out;
-    };
-    use std::io::BufRead;
-    for line in std::io::BufReader::new(file).lines().map_while(Result::ok) {
-        if !line.contains("\"sitemap-entry\"") {
-            continue;
-        }
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
-            continue;
-        };
-        if let (Some(url), Some(lastmod)) = (v["url"].as_str(), v["lastmod"].as_str()) {
-            out.insert(url.to_owned(), lastmod.to_owned());
-        }
-    }
-    out
-}
-
 /// A kill can leave the log's last line half written: cut it, so every
 /// line stays one JSON document.
 fn cut_partial_line(path: &Path) -> std::io::Result<()> {

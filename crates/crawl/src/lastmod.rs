@@ -205,6 +205,28 @@ fn sampled(url: &str) -> bool {
     h.is_multiple_of(SAMPLE)
 }
 
+/// What the sitemaps a crawl read said of each URL (from its log's
+/// `sitemap-entry` lines; the last one of a URL wins).
+pub(crate) fn logged(log: &std::path::Path) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    let Ok(file) = std::fs::File::open(log) else {
+        return out;
+    };
+    use std::io::BufRead;
+    for line in std::io::BufReader::new(file).lines().map_while(Result::ok) {
+        if !line.contains("\"sitemap-entry\"") {
+            continue;
+        }
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        if let (Some(url), Some(lastmod)) = (v["url"].as_str(), v["lastmod"].as_str()) {
+            out.insert(url.to_owned(), lastmod.to_owned());
+        }
+    }
+    out
+}
+
 /// The sitemap lastmods this worker knows in this crawl, per URL: those
 /// of the sitemaps it read, and those a fleet's other workers told of the
 /// pages it released.
@@ -220,7 +242,7 @@ impl Lastmods {
     /// new crawl).
     pub(crate) fn logged(log: &std::path::Path) -> Lastmods {
         Lastmods {
-            known: crate::journal::logged_lastmods(log),
+            known: logged(log),
             untold: Vec::new(),
         }
     }

@@ -202,7 +202,7 @@ impl Prior {
             return;
         }
         for dir in dirs {
-            for (url, lastmod) in crate::journal::logged_lastmods(&dir.log()) {
+            for (url, lastmod) in crate::lastmod::logged(&dir.log()) {
                 if let Some(p) = self.pages.get_mut(&url) {
                     if p.lastmod.is_none() {
                         p.lastmod = Some(lastmod);

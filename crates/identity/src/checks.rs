@@ -158,6 +158,13 @@ impl Checks {
     pub fn notes(&mut self) -> Vec<String> {
         self.history.save();
         let mut notes = std::mem::take(&mut self.notes);
+        let mut given: Vec<String> = self
+            .given
+            .iter()
+            .map(|(token, r)| format!("{token}: {} IP ranges given (--ip-ranges)", r.len()))
+            .collect();
+        given.sort();
+        notes.splice(0..0, given);
         notes.push(match (&self.dns, self.offline) {
             (_, true) => "offline: no reverse-DNS checks, no downloads".to_owned(),
             (None, false) => "no DNS resolver: no reverse-DNS checks".to_owned(),

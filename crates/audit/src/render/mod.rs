@@ -114,6 +114,34 @@ fn coverage_note(r: &Report) -> Option<String> {
     ))
 }
 
+/// The robots.txt files judged against, a line each: for which host,
+/// from when, and where from.
+fn robots_used(r: &Report) -> Vec<String> {
+    if r.robots.is_empty() {
+        return vec!["no robots.txt given: paths and Crawl-delay were not judged".into()];
+    }
+    r.robots
+        .iter()
+        .map(|s| {
+            let since = s
+                .since
+                .as_deref()
+                .map(|t| format!(" from {t}"))
+                .unwrap_or_default();
+            format!("robots.txt for {}{since}: {}", s.host, s.source)
+        })
+        .collect()
+}
+
+/// How identities were checked, in a line.
+fn identity_checked(r: &Report) -> &'static str {
+    if r.identity_online {
+        "identity checked online (operators' ranges and keys, reverse DNS, crawlers' pages)"
+    } else {
+        "identity checked offline: only against the ranges and keys given, and those cached"
+    }
+}
+
 /// Seconds as people say them.
 fn duration(seconds: f64) -> String {
     if seconds >= 2.0 * 86_400.0 {

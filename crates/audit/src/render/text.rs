@@ -48,19 +48,9 @@ fn text_head(out: &mut String, r: &Report) {
     if let Some(note) = coverage_note(r) {
         let _ = writeln!(out, "{note}");
     }
-    if r.robots.is_empty() {
-        let _ = writeln!(
-            out,
-            "no robots.txt given: paths and Crawl-delay were not judged"
-        );
-    }
-    for s in &r.robots {
-        let since = s
-            .since
-            .as_deref()
-            .map(|t| format!(" from {t}"))
-            .unwrap_or_default();
-        let _ = writeln!(out, "robots.txt for {}{since}: {}", s.host, s.source);
+    let _ = writeln!(out, "{}", super::identity_checked(r));
+    for line in super::robots_used(r) {
+        let _ = writeln!(out, "{line}");
     }
 }
 

@@ -217,6 +217,7 @@ pub fn run(args: Args) -> Result<u8> {
     };
     mannerly_audit::practices::check_pages(&mut report, &mut checks);
     report.identity_notes = checks.notes();
+    report.identity_online = !args.offline;
     report.rules = write_rules(&args, &report, &checks)?;
     if let Some(path) = &args.html {
         std::fs::write(path, mannerly_audit::render::html(&report))
