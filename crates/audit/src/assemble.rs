@@ -18,11 +18,12 @@ fn report(mut a: Auditor<'_>) -> Report {
     let mut bots: Vec<BotReport> = a.groups.iter().map(|g| bot(&a, g)).collect();
     attach_evidence(&mut a, &mut bots);
     let proposed = a.proposed.take().map(|w| {
-        let tokens = &a.tokens;
+        let (tokens, kinds) = (&a.tokens, &a.token_kinds);
         w.report(&|t| {
-            tokens
+            let name = tokens
                 .get(t as usize)
-                .map_or_else(String::new, |x| x.0.clone())
+                .map_or_else(String::new, |x| x.0.clone());
+            (name, kinds.get(t as usize).copied().unwrap_or_default())
         })
     });
     bots.sort_by(|x, y| {

@@ -586,13 +586,13 @@ impl<'r> Auditor<'r> {
         let page =
             !robots && (entry.method.is_empty() || entry.method == "GET" || entry.method == "HEAD");
         if let (Some(w), true) = (&mut self.proposed, page) {
-            let name = (token, self.tokens[token as usize].0.as_str());
-            w.judge(
-                name,
-                &self.hosts[host as usize],
-                entry,
-                disallowed.is_some(),
-            );
+            let judged = crate::proposed::Judged {
+                token: (token, self.tokens[token as usize].0.as_str()),
+                identity,
+                now: self.book,
+                disallowed_now: disallowed.is_some(),
+            };
+            w.judge(&judged, &self.hosts[host as usize], entry);
         }
         Pending {
             step: Step {

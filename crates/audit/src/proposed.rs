@@ -8,6 +8,8 @@ use mannerly_robots::AgentRules;
 use serde::Serialize;
 
 use crate::book::{RobotsBook, VersionId};
+use crate::kinds::BotKind;
+use crate::report::Identity;
 
 type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
@@ -23,15 +25,25 @@ pub struct ProposedExample {
     pub host: String,
     /// Path and query.
     pub path: String,
-    /// `newly_disallowed` or `newly_allowed`, with the deciding line.
+    /// The client's address, when the log records it.
+    pub client: Option<String>,
+    /// The line of the file in force that decided it (or that none did).
+    pub before: String,
+    /// `newly_disallowed` or `newly_allowed`, with the proposal's deciding
+    /// line.
     pub detail: String,
 }
 
-/// One bot under the proposal.
+/// One bot under the proposal: the requests in one crawler's name with
+/// one identity (a spoofer's are not the crawler's).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProposedBot {
     /// Its product token.
     pub token: String,
+    /// Whether the requests were its operator's.
+    pub identity: Identity,
+    /// What sort of client.
+    pub kind: BotKind,
     /// Its requests the proposal would refuse that were allowed.
     pub newly_disallowed: u64,
     /// Its requests the proposal would allow that were refused.
@@ -62,7 +74,26 @@ struct Tally {
 pub(crate) struct WhatIf<'r> {
     book: &'r RobotsBook,
     compiled: FxMap<(VersionId, u32), AgentRules<'r>>,
-    tallies: FxMap<u32, Tally>,
+    tallies: FxMap<(u32, Identity), Tally>,
+}
+
+/// A request judged under the proposal: whose, with which identity, and
+/// what the file in force said of it.
+pub(crate) struct Judged<'a> {
+    /// The token's number and name.
+    pub token: (u32, &'a str),
+    pub identity: Identity,
+    /// The file in force, and whether it refused the request.
+    pub now: &'a RobotsBook,
+    pub disallowed_now: bool,
+}
+
+/// A rule as a report says it: its line, directive and pattern.
+fn line_text(rule: Option<&mannerly_robots::Rule>) -> String {
+    match rule {
+        Some(r) => format!("line {}: {}: {}", r.line, r.kind.directive(), r.pattern()),
+        None => "no rule".to_owned(),
+    }
 }
 
 impl<'r> WhatIf<'r> {
@@ -74,71 +105,54 @@ impl<'r> WhatIf<'r> {
         }
     }
 
-    /// Judges a bot's page request under the proposal; `disallowed_now`:
-    /// whether the file in force refused it.
-    pub(crate) fn judge(
-        &mut self,
-        token: (u32, &str),
-        host: &str,
-        entry: &Entry<'_>,
-        disallowed_now: bool,
-    ) {
+    /// Judges a bot's page request under the proposal.
+    pub(crate) fn judge(&mut self, j: &Judged<'_>, host: &str, entry: &Entry<'_>) {
         let Some((vid, version)) = self.book.at(host, entry.stamp.millis) else {
             return;
         };
         let rules = self
             .compiled
-            .entry((vid, token.0))
-            .or_insert_with(|| version.robots.for_agent(token.1));
+            .entry((vid, j.token.0))
+            .or_insert_with(|| version.robots.for_agent(j.token.1));
         let (allowed, rule) = rules.lookup(&entry.target);
-        if allowed != disallowed_now {
+        if allowed != j.disallowed_now {
             return;
         }
-        let t = self.tallies.entry(token.0).or_default();
-        let (what, line) = match (allowed, rule) {
-            (false, Some(r)) => (
-                "newly disallowed",
-                format!(
-                    " by line {}: {}: {}",
-                    r.line,
-                    r.kind.directive(),
-                    r.pattern()
-                ),
-            ),
-            (false, None) => ("newly disallowed", String::new()),
-            (true, Some(r)) => (
-                "newly allowed",
-                format!(
-                    " by line {}: {}: {}",
-                    r.line,
-                    r.kind.directive(),
-                    r.pattern()
-                ),
-            ),
-            (true, None) => ("newly allowed", String::new()),
-        };
-        if allowed {
+        let t = self.tallies.entry((j.token.0, j.identity)).or_default();
+        let what = if allowed {
             t.newly_allowed += 1;
+            "newly allowed"
         } else {
             t.newly_disallowed += 1;
-        }
+            "newly disallowed"
+        };
         if t.examples.len() < MAX_PROPOSED_EXAMPLES {
+            // The file in force is looked up again only for an example.
+            let before = j
+                .now
+                .at(host, entry.stamp.millis)
+                .map(|(_, v)| line_text(v.robots.for_agent(j.token.1).lookup(&entry.target).1))
+                .unwrap_or_else(|| "no robots.txt".to_owned());
             t.examples.push(ProposedExample {
                 time: crate::stamp::rfc3339(entry.stamp.millis),
                 host: host.to_owned(),
                 path: entry.target.as_ref().to_owned(),
-                detail: format!("{what}{line}"),
+                client: entry.client.map(|ip| ip.to_string()),
+                before,
+                detail: format!("{what} by {}", line_text(rule)),
             });
         }
     }
 
     /// The report, with each token's name.
-    pub(crate) fn report(self, name: &dyn Fn(u32) -> String) -> ProposedReport {
+    pub(crate) fn report(self, name: &dyn Fn(u32) -> (String, BotKind)) -> ProposedReport {
         let mut bots: Vec<ProposedBot> = self
             .tallies
             .into_iter()
-            .map(|(t, tally)| ProposedBot {
-                token: name(t),
+            .map(|((t, identity), tally)| ProposedBot {
+                token: name(t).0,
+                identity,
+                kind: name(t).1,
                 newly_disallowed: tally.newly_disallowed,
                 newly_allowed: tally.newly_allowed,
                 examples: tally.examples,

@@ -134,6 +134,8 @@ pub mod codes {
     pub const CRAWL_DELAY_INVALID: &str = "crawl-delay-invalid";
     /// A Crawl-delay value that engines read differently.
     pub const CRAWL_DELAY_DISPUTED: &str = "crawl-delay-disputed";
+    /// A `Crawl-delay` in a group Googlebot obeys: Google ignores the line.
+    pub const CRAWL_DELAY_IGNORED_BY_GOOGLE: &str = "crawl-delay-ignored-by-google";
     /// A Request-rate that is not `n/m[smhd]`.
     pub const REQUEST_RATE_INVALID: &str = "request-rate-invalid";
     /// A Visit-time that is not `HHMM-HHMM`.

@@ -26,6 +26,7 @@ pub fn lint_with(body: &[u8], options: ParseOptions) -> Vec<Diagnostic> {
     patterns(&robots, &mut out);
     rule_sets(&robots, &mut out);
     crawl_delays(&robots, &mut out);
+    google_ignores_delay(&robots, &mut out);
     duplicates_of_singletons(&robots, &mut out);
     empty_last_group(&robots, &mut out);
     out.sort_by_key(|d| (d.line, d.column));
@@ -440,6 +441,32 @@ fn crawl_delays(robots: &Robots, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// A `Crawl-delay` Googlebot would read: Google documents that it ignores
+/// the line, so it slows Bing and Yandex but never Google.
+fn google_ignores_delay(robots: &Robots, out: &mut Vec<Diagnostic>) {
+    let google = |g: &crate::robots::Group| {
+        g.agents
+            .iter()
+            .any(|a| !a.global && a.token.to_ascii_lowercase().starts_with("googlebot"))
+    };
+    let own_group = robots.groups().iter().any(google);
+    for group in robots.groups() {
+        let obeyed = google(group) || group.is_global() && !own_group;
+        if let (true, Some(d)) = (obeyed, group.crawl_delays.first()) {
+            out.push(
+                Diagnostic::new(
+                    d.line,
+                    0,
+                    Severity::Info,
+                    codes::CRAWL_DELAY_IGNORED_BY_GOOGLE,
+                    "Googlebot ignores Crawl-delay (Google documents it); Bing, Yandex and others read it",
+                )
+                .suggest("to slow Google, answer 429 or 503 while the server is busy"),
+            );
+        }
+    }
+}
+
 fn duplicates_of_singletons(robots: &Robots, out: &mut Vec<Diagnostic>) {
     for group in robots.groups() {
         for d in group.crawl_delays.iter().skip(1) {
@@ -575,6 +602,14 @@ mod tests {
         assert!(codes_of("Sitemap: /sitemap.xml\n").contains(&(codes::SITEMAP_NOT_ABSOLUTE, 1)));
         assert!(codes_of("User-agent: *\nCrawl-delay: 3600\n")
             .contains(&(codes::CRAWL_DELAY_DISPUTED, 2)));
+        let google =
+            |text: &str| codes_of(text).contains(&(codes::CRAWL_DELAY_IGNORED_BY_GOOGLE, 2));
+        assert!(google("User-agent: *\nCrawl-delay: 5\n"));
+        assert!(google("User-agent: Googlebot\nCrawl-delay: 5\n"));
+        assert!(!google("User-agent: bingbot\nCrawl-delay: 5\n"));
+        assert!(!google(
+            "User-agent: Googlebot\nDisallow: /x\n\nUser-agent: *\nCrawl-delay: 5\n"
+        ));
         assert!(
             codes_of("User-agent: *\nCrawl-delay: 0\n").contains(&(codes::CRAWL_DELAY_DISPUTED, 2))
         );

@@ -25,11 +25,25 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
+// Text whose words holding a hyphen, a slash or a dot stay whole: a
+// browser would break a line after a hyphen, splitting a token or a path.
+function words(text) {
+  const frag = document.createDocumentFragment();
+  String(text).split(" ").forEach((w, i) => {
+    if (i > 0) frag.append(" ");
+    frag.append(/[-/._=?&]/.test(w) ? el("span", { class: "w" }, w) : w);
+  });
+  return frag;
+}
+
 // A URL as asked and, when a crawler requests it percent-encoded, as judged.
 function urlCell(r) {
-  if (!r.requested) return el("td", {}, r.url);
-  return el("td", {}, r.url, el("div", { class: "requested", text: `requested as ${r.requested}` }));
+  if (!r.requested) return el("td", {}, words(r.url));
+  return el("td", {}, words(r.url), el("div", { class: "requested" }, words(`requested as ${r.requested}`)));
 }
+
+// What the page found, kept for "Save the results as JSON".
+const found = {};
 
 function lines(text) {
   return text.split(/\r\n|\r|\n/).map((s) => s.trim()).filter((s) => s.length > 0);
@@ -37,6 +51,7 @@ function lines(text) {
 
 // The file, one <li> per line (split as the parser splits: LF, CR, CRLF).
 function renderFile(text, diagnostics) {
+  $("file-section").hidden = false;
   const ol = $("file");
   const frag = document.createDocumentFragment();
   const src = text.split(/\r\n|\r|\n/);
@@ -76,7 +91,7 @@ function verdictCell(a) {
 function ruleCell(r) {
   const td = el("td");
   if (r.line) {
-    const b = el("button", { type: "button", class: "linkish", "data-line": String(r.line) }, `line ${r.line}: ${r.rule}`);
+    const b = el("button", { type: "button", class: "linkish", "data-line": String(r.line) }, words(`line ${r.line}: ${r.rule}`));
     b.addEventListener("click", () => highlight(r.line));
     td.append(b);
   } else {
@@ -92,6 +107,7 @@ function usageText(u) {
 }
 
 function renderExtras(x) {
+  $("extras-h").hidden = false;
   const dl = $("extras");
   const rows = [];
   rows.push(["Crawl-delay", x.crawl_delay ? `${x.crawl_delay.raw} (line ${x.crawl_delay.line})` : "none for this agent"]);
@@ -115,6 +131,7 @@ async function test(ev) {
       api("/api/check", { robots, agent: $("agent").value.trim(), urls, rfc }),
       api("/api/lint", { robots, rfc }),
     ]);
+    Object.assign(found, { robots, agent: check.agent, check, lint });
     renderFile(robots, lint.diagnostics);
     const tbody = $("results").querySelector("tbody");
     tbody.replaceChildren(...check.results.map((r) => {
@@ -150,6 +167,23 @@ async function fetchRobots(ev) {
   }
 }
 
+// A verdict and the line that decided it.
+function answerCell(a) {
+  const td = verdictCell(a);
+  td.append(el("div", { class: "requested" }, words(a.line ? `line ${a.line}: ${a.rule}` : "no rule matched")));
+  return td;
+}
+
+// The edited file's findings, with what each engine makes of it.
+function renderDraftLint(diagnostics) {
+  const ul = $("draft-lint");
+  ul.replaceChildren(...diagnostics.map((d) => {
+    const fix = d.suggestion ? ` Suggestion: ${d.suggestion}.` : "";
+    return el("li", { class: `diag ${d.severity}` }, words(`Edited file, line ${d.line}: ${d.severity} (${d.code}) ${d.message}.${fix}`));
+  }));
+  ul.hidden = diagnostics.length === 0;
+}
+
 async function compare(ev) {
   ev.preventDefault();
   const status = $("impact-status");
@@ -159,15 +193,63 @@ async function compare(ev) {
     const req = { before: $("robots").value, after: $("after").value, agents, urls: lines($("urls").value), rfc: $("rfc").checked };
     const sitemap = $("impact-sitemap").value.trim();
     if (sitemap) req.sitemap = sitemap;
-    const d = await api("/api/diff", req);
+    const [d, lint] = await Promise.all([api("/api/diff", req), api("/api/lint", { robots: req.after, rfc: req.rfc })]);
+    Object.assign(found, { edited: req.after, diff: d, edited_lint: lint });
+    renderDraftLint(lint.diagnostics);
     const tbody = $("impact").querySelector("tbody");
-    tbody.replaceChildren(...d.changes.map((c) => el("tr", {}, el("td", {}, c.agent), urlCell(c), verdictCell(c.before), verdictCell(c.after))));
+    tbody.replaceChildren(...d.changes.map((c) => el("tr", {}, el("td", {}, words(c.agent)), urlCell(c), answerCell(c.before), answerCell(c.after))));
     $("impact").hidden = d.changes.length === 0;
     const from = d.sitemap_urls ? ` (${d.sitemap_urls} page(s) from the sitemap)` : "";
-    status.textContent = `${d.changes.length} of ${d.compared} verdict(s) change${from}.`;
+    status.textContent = `${d.changes.length} of ${d.compared} verdict(s) change${from}; ${lint.diagnostics.length} finding(s) in the edited file.`;
   } catch (e) {
     status.textContent = `Error: ${e.message}`;
   }
+}
+
+// Adds one piece's answer to the running totals (bots by token and identity).
+function merge(total, d) {
+  total.format = total.format || d.format;
+  for (const k of ["lines", "unread", "bot_requests", "newly_disallowed", "newly_allowed"]) total[k] += d[k];
+  for (const b of d.bots) {
+    const key = `${b.token}\u0000${b.identity}`;
+    const t = total.bots.get(key);
+    if (!t) { total.bots.set(key, b); continue; }
+    t.newly_disallowed += b.newly_disallowed;
+    t.newly_allowed += b.newly_allowed;
+    t.examples = t.examples.concat(b.examples).slice(0, 5);
+  }
+}
+
+const MiB = 1 << 20;
+const mib = (n) => `${(n / MiB).toFixed(1)} MiB`;
+
+// A log file judged piece by piece: each piece ends at a line's end and
+// stays under the server's 2 MiB request limit with both files beside it.
+async function judgeFile(file, robots, after, status) {
+  const piece = Math.max(128 * 1024, Math.floor(1.5 * MiB) - 2 * (robots.length + after.length));
+  const total = { format: null, lines: 0, unread: 0, bot_requests: 0, newly_disallowed: 0, newly_allowed: 0, bots: new Map() };
+  const decoder = new TextDecoder();
+  let offset = 0;
+  let carry = "";
+  while (offset < file.size) {
+    const bytes = await file.slice(offset, offset + piece).arrayBuffer();
+    offset += piece;
+    const more = offset < file.size;
+    let text = carry + decoder.decode(bytes, { stream: more });
+    const cut = more ? text.lastIndexOf("\n") + 1 : text.length;
+    carry = text.slice(cut);
+    text = text.slice(0, cut);
+    if (carry.length > 4 * piece) { total.unread += 1; carry = ""; }
+    if (text.trim()) merge(total, await api("/api/whatif", { robots, after, log: text }));
+    status.textContent = `Judging… ${mib(Math.min(offset, file.size))} of ${mib(file.size)} read`;
+  }
+  return { ...total, bots: [...total.bots.values()].sort((a, b) => (b.newly_disallowed + b.newly_allowed) - (a.newly_disallowed + a.newly_allowed)) };
+}
+
+function exampleText(x) {
+  if (!x) return "";
+  const from = x.client ? ` from ${x.client}` : "";
+  return `${x.path}${from}: ${x.detail} (in force: ${x.before})`;
 }
 
 async function whatif(ev) {
@@ -175,13 +257,17 @@ async function whatif(ev) {
   const status = $("whatif-status");
   status.textContent = "Judging…";
   try {
-    const d = await api("/api/whatif", { robots: $("robots").value, after: $("after").value, log: $("log").value });
+    const robots = $("robots").value;
+    const after = $("after").value;
+    const file = $("log-file").files[0];
+    const d = file
+      ? await judgeFile(file, robots, after, status)
+      : await api("/api/whatif", { robots, after, log: $("log").value });
+    found.whatif = d;
     const tbody = $("whatif-table").querySelector("tbody");
-    tbody.replaceChildren(...d.bots.map((b) => {
-      const x = b.examples[0];
-      return el("tr", {}, el("td", {}, b.token), el("td", {}, String(b.newly_disallowed)), el("td", {}, String(b.newly_allowed)),
-        el("td", {}, x ? `${x.path}: ${x.detail}` : ""));
-    }));
+    tbody.replaceChildren(...d.bots.map((b) => el("tr", {}, el("td", {}, words(b.token)), el("td", {}, words(b.kind.replace("-", " "))),
+      el("td", {}, b.identity), el("td", {}, String(b.newly_disallowed)), el("td", {}, String(b.newly_allowed)),
+      el("td", {}, words(exampleText(b.examples[0]))))));
     $("whatif-table").hidden = d.bots.length === 0;
     status.textContent = `${d.lines} line(s) read as ${d.format} (${d.unread} unread), ${d.bot_requests} bot request(s): ` +
       `${d.newly_disallowed} newly disallowed, ${d.newly_allowed} newly allowed by the edit.`;
@@ -190,9 +276,22 @@ async function whatif(ev) {
   }
 }
 
+// Everything found so far, as a JSON file the browser saves.
+function save() {
+  const keys = Object.keys(found);
+  if (keys.length === 0) { $("save-status").textContent = "Nothing to save yet: test, compare or judge first."; return; }
+  const blob = new Blob([JSON.stringify({ saved: new Date().toISOString(), ...found }, null, 2)], { type: "application/json" });
+  const a = el("a", { href: URL.createObjectURL(blob), download: "robots-tester-results.json" });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  $("save-status").textContent = `Saved: ${keys.join(", ")}.`;
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   $("whatif-form").addEventListener("submit", whatif);
   $("test-form").addEventListener("submit", test);
   $("fetch-form").addEventListener("submit", fetchRobots);
   $("impact-form").addEventListener("submit", compare);
+  $("save").addEventListener("click", save);
 });

@@ -16,7 +16,7 @@ use mannerly_testsupport::{artifacts, Browser};
 use serde_json::json;
 
 const FILE: &str = "User-agent: *\nDisallow: /private/\nAllow: /private/ok\nDisalow: /typo\n\nUser-agent: GPTBot\nDisallow: /\n";
-const EDITED: &str = "User-agent: *\nDisallow: /\n";
+const EDITED: &str = "User-agent: *\nCrawl-delay: 5\nDisallow: /\n";
 
 #[tokio::test]
 async fn the_tester_page_works_in_chromium() {
@@ -54,6 +54,7 @@ async fn drive(c: &fantoccini::Client, url: &str) -> Result<(), String> {
         move |e: fantoccini::error::CmdError| format!("{what}: {e}")
     };
     c.goto(url).await.map_err(err("open the page"))?;
+    no_empty_headings(c).await?;
     // Paste the file, choose the agent, type URLs.
     let robots = c
         .find(Locator::Id("robots"))
@@ -205,6 +206,24 @@ async fn drive(c: &fantoccini::Client, url: &str) -> Result<(), String> {
     if table.contains("GPTBot") || !table.contains("/public") {
         return Err(format!("change impact table: {table:?}"));
     }
+    // Each change says the deciding lines, in force and in the edit.
+    if !table.contains("line 3: Allow: /private/ok") || !table.contains("line 3: Disallow: /") {
+        return Err(format!("change impact lines: {table:?}"));
+    }
+    // The edited file is linted, with what Google ignores.
+    let lint = c
+        .find(Locator::Id("draft-lint"))
+        .await
+        .map_err(err("the edited file's findings"))?
+        .text()
+        .await
+        .map_err(err("their text"))?;
+    if !lint.contains("crawl-delay-ignored-by-google")
+        || !lint.contains("Googlebot ignores Crawl-delay")
+    {
+        return Err(format!("edited file's findings: {lint:?}"));
+    }
+    inputs_fit(c).await?;
     whatif(c).await?;
     accessible(c).await?;
     big_file(c).await?;
@@ -218,26 +237,41 @@ async fn whatif(c: &fantoccini::Client) -> Result<(), String> {
         let what = what.to_owned();
         move |e: fantoccini::error::CmdError| format!("{what}: {e}")
     };
-    let log = "192.0.2.1 - - [01/Mar/2026:10:00:00 +0000] \"GET /public HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0 (compatible; Googlebot/2.1)\"\n\
+    // A log file of a few pieces, chosen as a person would.
+    let three = "192.0.2.1 - - [01/Mar/2026:10:00:00 +0000] \"GET /public HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0 (compatible; Googlebot/2.1)\"\n\
                192.0.2.1 - - [01/Mar/2026:10:00:09 +0000] \"GET /private/ok HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0 (compatible; Googlebot/2.1)\"\n\
                192.0.2.2 - - [01/Mar/2026:10:00:10 +0000] \"GET /public HTTP/1.1\" 200 5 \"-\" \"GPTBot/1.2\"\n";
-    c.find(Locator::Id("log"))
+    // 4 MiB by default; `MANNERLY_WHATIF_MIB=100` measures a big one.
+    let mib: usize = std::env::var("MANNERLY_WHATIF_MIB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4);
+    let times = (mib << 20) / three.len() + 1;
+    let dir = tempfile::tempdir().map_err(|e| format!("tmp: {e}"))?;
+    let path = dir.path().join("access.log");
+    std::fs::write(&path, three.repeat(times)).map_err(|e| format!("write the log: {e}"))?;
+    c.find(Locator::Id("log-file"))
         .await
-        .map_err(err("the log box"))?
-        .send_keys(log)
+        .map_err(err("the file input"))?
+        .send_keys(&path.display().to_string())
         .await
-        .map_err(err("type the log"))?;
+        .map_err(err("choose the file"))?;
     c.find(Locator::Id("whatif"))
         .await
         .map_err(err("the judge button"))?
         .click()
         .await
         .map_err(err("click judge"))?;
+    let started = std::time::Instant::now();
     c.wait()
-        .at_most(Duration::from_secs(10))
+        .at_most(Duration::from_secs(60 + 3 * mib as u64))
         .for_element(Locator::Css("#whatif-table tbody tr"))
         .await
         .map_err(err("the bots"))?;
+    eprintln!(
+        "a {mib} MiB log judged through the page in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     let status = c
         .find(Locator::Id("whatif-status"))
         .await
@@ -245,8 +279,14 @@ async fn whatif(c: &fantoccini::Client) -> Result<(), String> {
         .text()
         .await
         .map_err(err("what-if status text"))?;
-    if !status.contains("3 bot request(s): 2 newly disallowed, 0 newly allowed") {
-        return Err(format!("what-if: {status:?}"));
+    let want = format!(
+        "{} line(s) read as combined (0 unread), {} bot request(s): {} newly disallowed, 0 newly allowed",
+        3 * times,
+        3 * times,
+        2 * times
+    );
+    if !status.contains(&want) {
+        return Err(format!("what-if: {status:?}, not {want:?}"));
     }
     let table = c
         .find(Locator::Id("whatif-table"))
@@ -258,7 +298,72 @@ async fn whatif(c: &fantoccini::Client) -> Result<(), String> {
     if !table.contains("Googlebot") || table.contains("GPTBot") {
         return Err(format!("what-if table: {table:?}"));
     }
+    // Each finding says whose requests they were, and the lines.
+    for said in [
+        "crawler",
+        "unverified",
+        "from 192.0.2.1",
+        "newly disallowed by line 3: Disallow: / (in force: no rule)",
+    ] {
+        if !table.contains(said) {
+            return Err(format!("what-if table lacks {said:?}: {table:?}"));
+        }
+    }
+    // Everything found, saved as JSON.
+    c.find(Locator::Id("save"))
+        .await
+        .map_err(err("the save button"))?
+        .click()
+        .await
+        .map_err(err("click save"))?;
+    let saved = c
+        .find(Locator::Id("save-status"))
+        .await
+        .map_err(err("save status"))?
+        .text()
+        .await
+        .map_err(err("save status text"))?;
+    if !saved.contains("check") || !saved.contains("whatif") || !saved.contains("edited_lint") {
+        return Err(format!("saved: {saved:?}"));
+    }
     Ok(())
+}
+
+/// Before anything is entered, no heading stands over nothing.
+async fn no_empty_headings(c: &fantoccini::Client) -> Result<(), String> {
+    let empty = c
+        .execute(
+            "return [...document.querySelectorAll('h2, h3')]
+                .filter(h => h.offsetParent !== null)
+                .filter(h => { let n = h.nextElementSibling; return !n || n.offsetParent === null || !n.textContent.trim() && !n.querySelector('input, textarea'); })
+                .map(h => h.textContent);",
+            vec![],
+        )
+        .await
+        .map_err(|e| format!("headings: {e}"))?;
+    match empty.as_array() {
+        Some(a) if a.is_empty() => Ok(()),
+        _ => Err(format!("headings over nothing: {empty}")),
+    }
+}
+
+/// At the desktop width the agents' and sitemap's boxes show what they
+/// hold.
+async fn inputs_fit(c: &fantoccini::Client) -> Result<(), String> {
+    let narrow = c
+        .execute(
+            "return ['impact-agents', 'impact-sitemap', 'origin']
+                .map(id => document.getElementById(id))
+                .filter(e => e.scrollWidth > e.clientWidth + 1 || e.clientWidth < 300)
+                .map(e => e.id + ' ' + e.clientWidth);",
+            vec![],
+        )
+        .await
+        .map_err(|e| format!("inputs: {e}"))?;
+    match narrow.as_array() {
+        Some(a) if a.is_empty() => Ok(()),
+        _ => Err(format!("inputs narrower than their content: {narrow}")),
+    }
 }
 
 /// Every control has a label, every button says what it does, and the
@@ -370,6 +475,28 @@ async fn phone(c: &fantoccini::Client) -> Result<(), String> {
         .await
         .map_err(|e| format!("measure: {e}"))?;
     let (scroll, inner) = (widths[0].as_f64(), widths[1].as_f64());
+    // No word is broken inside in the result tables.
+    let broken = c
+        .execute(
+            "const out = [];
+             for (const t of document.querySelectorAll('#results, #impact, #whatif-table')) {
+               const w = document.createTreeWalker(t, NodeFilter.SHOW_TEXT);
+               while (w.nextNode()) {
+                 const n = w.currentNode; const re = /\\S+/g; let m;
+                 while ((m = re.exec(n.data)) !== null) {
+                   const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+                   if (new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top))).size > 1) out.push(m[0]);
+                 }
+               }
+             }
+             return out;",
+            vec![],
+        )
+        .await
+        .map_err(|e| format!("words: {e}"))?;
+    if broken.as_array().is_none_or(|a| !a.is_empty()) {
+        return Err(format!("words broken inside at 390 px: {broken}"));
+    }
     if let Ok(png) = c.screenshot().await {
         let dir = artifacts();
         let _ = std::fs::create_dir_all(&dir);

@@ -198,17 +198,27 @@ fn text_proposed(out: &mut String, r: &Report) {
     for b in &p.bots {
         let _ = writeln!(
             out,
-            "  {}: {} newly disallowed, {} newly allowed",
-            b.token, b.newly_disallowed, b.newly_allowed
+            "  {} ({}, {}): {} newly disallowed, {} newly allowed",
+            b.token,
+            b.identity.as_str(),
+            b.kind.as_str(),
+            b.newly_disallowed,
+            b.newly_allowed
         );
         for x in &b.examples {
+            let from = x
+                .client
+                .as_deref()
+                .map(|c| format!(" from {c}"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "    {} {}{} {}",
+                "    {} {}{}{from}: {} (in force: {})",
                 x.time,
                 on_host(&x.host),
                 x.path,
-                x.detail
+                x.detail,
+                x.before
             );
         }
     }

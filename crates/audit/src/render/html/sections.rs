@@ -31,19 +31,34 @@ pub(super) fn proposed(out: &mut String, r: &Report) {
     let Some(p) = &r.proposed else { return };
     let _ = write!(
         out,
-        "<h2>What the proposed robots.txt would change</h2><p>{} requests newly disallowed, {} newly allowed.</p><div class=\"wide\"><table><tr><th>bot</th><th class=\"n\">newly disallowed</th><th class=\"n\">newly allowed</th><th>for example</th></tr>",
+        "<h2>What the proposed robots.txt would change</h2><p>{} requests newly disallowed, {} newly allowed.</p><div class=\"wide\"><table><tr><th>bot</th><th>kind</th><th>identity</th><th class=\"n\">newly disallowed</th><th class=\"n\">newly allowed</th><th>for example</th></tr>",
         p.newly_disallowed, p.newly_allowed
     );
     for b in &p.bots {
         let example = b
             .examples
             .first()
-            .map(|x| format!("{}{}: {}", on_host(&x.host), x.path, x.detail))
+            .map(|x| {
+                let from = x
+                    .client
+                    .as_deref()
+                    .map(|c| format!(" from {c}"))
+                    .unwrap_or_default();
+                format!(
+                    "{}{}{from}: {} (in force: {})",
+                    on_host(&x.host),
+                    x.path,
+                    x.detail,
+                    x.before
+                )
+            })
             .unwrap_or_default();
         let _ = write!(
             out,
-            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
             text(&b.token),
+            text(&b.kind.as_str().replace('-', " ")),
+            b.identity.as_str(),
             b.newly_disallowed,
             b.newly_allowed,
             text(&example)
