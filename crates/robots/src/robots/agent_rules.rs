@@ -3,10 +3,9 @@
 //! literal prefix, for checking many URLs fast. Every crawler no group
 //! names gets the same view, so it is built once per file and shared.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use super::query::select_groups;
 use super::*;
@@ -23,7 +22,63 @@ use super::*;
 #[derive(Debug, Clone)]
 pub struct AgentRules<'r> {
     robots: &'r Robots,
-    view: Cow<'r, View>,
+    view: ViewRef<'r>,
+}
+
+/// A view held by the file: the shared one of unnamed crawlers, or one
+/// of its named crawlers' views kept for the next call.
+#[derive(Debug, Clone)]
+enum ViewRef<'r> {
+    Borrowed(&'r View),
+    Kept(Arc<View>),
+}
+
+impl std::ops::Deref for ViewRef<'_> {
+    type Target = View;
+    fn deref(&self) -> &View {
+        match self {
+            ViewRef::Borrowed(v) => v,
+            ViewRef::Kept(v) => v,
+        }
+    }
+}
+
+/// Named crawlers' views kept by the file, the latest used last: a crawler
+/// asking [`Robots::is_allowed`] once per URL gets its view built once, as
+/// if it had kept [`Robots::for_agent`]'s. Equal whatever they hold, and a
+/// clone starts empty.
+#[derive(Debug, Default)]
+pub(super) struct NamedViews(Mutex<Vec<(Box<str>, Arc<View>)>>);
+
+/// Named crawlers' views a file keeps, at most.
+const KEPT_VIEWS: usize = 8;
+
+impl NamedViews {
+    /// The view of `agent`, built by `build` unless kept.
+    fn get(&self, agent: &str, build: impl FnOnce() -> View) -> Arc<View> {
+        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(i) = kept.iter().rposition(|(a, _)| &**a == agent) {
+            return Arc::clone(&kept[i].1);
+        }
+        let view = Arc::new(build());
+        if kept.len() >= KEPT_VIEWS {
+            kept.remove(0);
+        }
+        kept.push((agent.into(), Arc::clone(&view)));
+        view
+    }
+}
+
+impl Clone for NamedViews {
+    fn clone(&self) -> Self {
+        NamedViews::default()
+    }
+}
+
+impl PartialEq for NamedViews {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// The rules that apply to a crawler, in decision order and indexed.
@@ -244,13 +299,16 @@ impl<'r> AgentRules<'r> {
             });
             return AgentRules {
                 robots,
-                view: Cow::Borrowed(view),
+                view: ViewRef::Borrowed(view),
             };
         }
-        let (agent_match, groups) = select_groups(&robots.groups, user_agent);
+        let view = robots.named_views.get(user_agent, || {
+            let (agent_match, groups) = select_groups(&robots.groups, user_agent);
+            View::new(robots, agent_match, groups)
+        });
         AgentRules {
             robots,
-            view: Cow::Owned(View::new(robots, agent_match, groups)),
+            view: ViewRef::Kept(view),
         }
     }
 
@@ -330,5 +388,42 @@ impl<'r> AgentRules<'r> {
                 return d;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// More named crawlers than the file keeps views for, asked in turn
+    /// and again: each one-call answer is the full explanation's.
+    #[test]
+    fn kept_views_answer_as_explain_does_past_the_bound() {
+        let name = |i: u8| format!("bot{}", char::from(b'a' + i));
+        let mut body = String::new();
+        for i in 0..12 {
+            let n = name(i);
+            body.push_str(&format!(
+                "User-agent: {n}\nDisallow: /p{i}/\nAllow: /p{i}/ok\n\n"
+            ));
+        }
+        body.push_str("User-agent: *\nDisallow: /\n");
+        let robots = Robots::parse(body.as_bytes());
+        for round in 0..3 {
+            for i in 0..12 {
+                let agent = name(i);
+                for url in [format!("/p{i}/x"), format!("/p{i}/ok"), "/other".into()] {
+                    let want = robots.explain(&agent, &url).allowed;
+                    assert_eq!(
+                        robots.is_allowed(&agent, &url),
+                        want,
+                        "{round} {agent} {url}"
+                    );
+                }
+            }
+        }
+        assert!(!robots.is_allowed("unnamed", "/p1/ok"));
+        let kept = robots.named_views.0.lock().map(|k| k.len()).unwrap_or(0);
+        assert_eq!(kept, KEPT_VIEWS);
     }
 }

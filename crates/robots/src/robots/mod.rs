@@ -283,6 +283,8 @@ pub struct Robots {
     total_bytes: usize,
     /// What [`for_agent`](Robots::for_agent) gives crawlers no group names.
     unnamed_view: agent_rules::SharedView,
+    /// Views [`for_agent`](Robots::for_agent) built for named crawlers.
+    named_views: agent_rules::NamedViews,
 }
 
 impl Robots {

@@ -63,6 +63,7 @@ impl Parser {
                 read_bytes: 0,
                 total_bytes: 0,
                 unnamed_view: Default::default(),
+                named_views: Default::default(),
             },
             current: None,
             seen_rule: false,

@@ -90,9 +90,13 @@ impl Robots {
     /// it, percent-encoded: `/wiki/Käyttäjä:` as typed does not match a
     /// rule for that path. Pass what people or pages give through
     /// [`as_requested`](crate::as_requested) first.
+    ///
+    /// The crawler's view ([`for_agent`](Robots::for_agent)) is built on
+    /// the first call and kept by the file for the next ones (for up to
+    /// eight crawlers named in it), so one call per URL costs what a kept
+    /// view does.
     pub fn is_allowed(&self, user_agent: &str, url: &str) -> bool {
-        self.explain_inner(&self.groups, user_agent, url, false)
-            .allowed
+        self.for_agent(user_agent).is_allowed(url)
     }
 
     /// Like [`is_allowed`](Robots::is_allowed), and says why.
