@@ -2,7 +2,7 @@
 //! [`Identity`], shared by the audit and by `mannerly gate`, so a log read
 //! tomorrow and a request judged at the door cannot disagree.
 
-use crate::report::Identity;
+use serde::Serialize;
 
 /// What could be checked of one request that names a bot; `None` where a
 /// check could not be made (no signature, no published ranges, no DNS
@@ -63,5 +63,29 @@ mod tests {
         assert_eq!(c(None, Some(false), Some(true)), Verified);
         assert_eq!(c(None, None, Some(false)), Spoofed);
         assert_eq!(c(None, None, None), Unverified);
+    }
+}
+
+/// Whether a bot's requests could be tied to its operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Identity {
+    /// Checked, and the operator's published way confirms it.
+    Verified,
+    /// Its claimed operator publishes a way to check, and the request
+    /// fails it.
+    Spoofed,
+    /// No way to check (or the check could not be made).
+    Unverified,
+}
+
+impl Identity {
+    /// The word used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Identity::Verified => "verified",
+            Identity::Spoofed => "spoofed",
+            Identity::Unverified => "unverified",
+        }
     }
 }

@@ -8,8 +8,8 @@ use mannerly_robots::AgentRules;
 use serde::Serialize;
 
 use crate::book::{RobotsBook, VersionId};
+use crate::identity::Identity;
 use crate::kinds::BotKind;
-use crate::report::Identity;
 
 type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 

@@ -7,29 +7,7 @@ use serde::Serialize;
 /// Examples kept per bot and per rule, at most.
 pub const MAX_EXAMPLES: usize = 5;
 
-/// Whether a bot's requests could be tied to its operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Identity {
-    /// Checked, and the operator's published way confirms it.
-    Verified,
-    /// Its claimed operator publishes a way to check, and the request
-    /// fails it.
-    Spoofed,
-    /// No way to check (or the check could not be made).
-    Unverified,
-}
-
-impl Identity {
-    /// The word used in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Identity::Verified => "verified",
-            Identity::Spoofed => "spoofed",
-            Identity::Unverified => "unverified",
-        }
-    }
-}
+pub use crate::identity::Identity;
 
 /// The rules a request can break.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
