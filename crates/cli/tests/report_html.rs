@@ -177,6 +177,14 @@ async fn the_report_of_a_real_days_shape_answers_on_its_first_screen() {
         );
         assert!(f["folded"].as_u64() >= Some(5), "{what}: {short}");
         assert!(f["links"].as_u64() >= Some(10), "{what}: {short}");
+        eprintln!(
+            "{what}: {} px tall ({:.2} screens), {} clients in the table, {} cards folded, {} open",
+            f["scroll_height"],
+            f["scroll_height"].as_f64().unwrap_or(0.0) / f64::from(height),
+            f["rows"],
+            f["folded"],
+            f["open"]
+        );
         if width == 1280 {
             let screens = f["scroll_height"].as_f64().unwrap_or(0.0) / f64::from(height);
             assert!(screens <= 6.0, "{what}: {screens:.1} screens tall: {short}");

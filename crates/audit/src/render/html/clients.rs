@@ -18,12 +18,12 @@ pub(super) fn table(out: &mut String, r: &Report) {
         ("requests", true),
         ("disallowed", true),
         ("too soon", true),
-        ("inside Retry-After", true),
+        ("in Retry-After", true),
         ("before robots.txt", true),
         ("robots.txt unavailable", true),
     ] {
         let class = if numeric { " class=\"n\"" } else { "" };
-        let _ = write!(out, "<th{class} data-sort>{h}</th>");
+        let _ = write!(out, "<th{class} data-sort>{}</th>", text(h));
     }
     out.push_str("</tr></thead><tbody>");
     for (i, b) in r.bots.iter().enumerate() {

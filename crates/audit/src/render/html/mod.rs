@@ -80,18 +80,18 @@ fn linked(r: &Report, i: usize, text: &str) -> String {
     }
 }
 
-const STYLE: &str = "*{box-sizing:border-box}body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:12px;color:#222}\
-h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;margin:1.2em 0 .4em}h3{font-size:1em;margin:.8em 0 .3em}a{color:#1a5fb4}\
-table{border-collapse:collapse;font-size:14px;line-height:1.3}td,th{padding:2px 8px;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}\
+const STYLE: &str = "*{box-sizing:border-box}body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1220px;padding:12px;color:#222}\
+h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;margin:1em 0 .4em}h3{font-size:1em;margin:.8em 0 .3em}a{color:#1a5fb4}\
+table{border-collapse:collapse;font-size:14px;line-height:1.25}td,th{padding:2px 8px;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}\
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}.wide{overflow-x:auto;max-width:100%}#clients td{white-space:nowrap}\
 .counters{display:grid;grid-template-columns:repeat(auto-fill,minmax(125px,1fr));gap:8px;margin:10px 0}\
 .counter{border:1px solid #ddd;border-radius:6px;padding:4px 10px}.counter b{display:block;font-size:1.5em}.counter.bad b{color:#c0392b}\
-.counter small{display:block}.counter.two{grid-column:span 2}.chart{width:100%;height:40px;background:#f6f6f6;display:block}.kinds{width:100%;height:110px;background:#f6f6f6;display:block}\
+.counter small{display:block}.counter.two{grid-column:span 2}.chart{width:100%;height:40px;background:#f6f6f6;display:block}.kinds{width:100%;height:90px;background:#f6f6f6;display:block}\
 .axis{display:flex;justify-content:space-between;gap:8px}.legend span{display:inline-block;margin-right:12px}\
 .sw{display:inline-block;width:10px;height:10px;margin-right:4px}.pace{width:100%;max-width:200px;height:14px}\
-.bad{color:#c0392b;font-weight:600}details.card{border:1px solid #ddd;border-radius:6px;padding:4px 8px;margin:6px 0;overflow-x:auto}\
+.bad{color:#c0392b;font-weight:600}details.card{border:1px solid #ddd;border-radius:6px;padding:4px 8px;margin:4px 0;overflow-x:auto}\
 .folded{display:grid;grid-template-columns:repeat(auto-fill,minmax(330px,1fr));gap:0 8px;align-items:start}.folded details.card[open]{grid-column:1/-1}.folded summary{font-size:14px}\
-summary{cursor:pointer}small{color:#666}code{font-size:.9em}th[data-sort]{cursor:pointer}.w,th{white-space:nowrap}ul{margin:.3em 0}p{margin:.4em 0}.pace{vertical-align:middle}\
+summary{cursor:pointer}small{color:#666}code{font-size:.9em}th[data-sort]{cursor:pointer}.w{white-space:nowrap}th{vertical-align:bottom}ul{margin:.3em 0}p{margin:.4em 0}.pace{vertical-align:middle}\
 @media (max-width:600px){body{font-size:14px;padding:8px}td,th{padding:2px 5px}}";
 
 /// Sorts the clients' table by the column clicked (numbers as numbers).
