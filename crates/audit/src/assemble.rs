@@ -30,7 +30,7 @@ fn report(mut a: Auditor<'_>) -> Report {
         let key = |b: &BotReport| {
             (
                 std::cmp::Reverse(b.counts.violations()),
-                b.identity != Identity::Spoofed,
+                !b.spoofed(),
                 std::cmp::Reverse(b.counts.requests),
             )
         };

@@ -149,13 +149,16 @@ impl<'r> WhatIf<'r> {
         let mut bots: Vec<ProposedBot> = self
             .tallies
             .into_iter()
-            .map(|((t, identity), tally)| ProposedBot {
-                token: name(t).0,
-                identity,
-                kind: name(t).1,
-                newly_disallowed: tally.newly_disallowed,
-                newly_allowed: tally.newly_allowed,
-                examples: tally.examples,
+            .map(|((t, identity), tally)| {
+                let (token, kind) = name(t);
+                ProposedBot {
+                    token,
+                    identity,
+                    kind,
+                    newly_disallowed: tally.newly_disallowed,
+                    newly_allowed: tally.newly_allowed,
+                    examples: tally.examples,
+                }
             })
             .collect();
         bots.sort_by(|a, b| {

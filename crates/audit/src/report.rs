@@ -403,6 +403,18 @@ pub struct RobotsSource {
     pub source: String,
 }
 
+impl BotReport {
+    /// Whether these requests failed their claimed operator's check.
+    pub fn spoofed(&self) -> bool {
+        self.identity == Identity::Spoofed
+    }
+
+    /// Whether it broke a rule (a spoofer's deeds are listed apart).
+    pub fn broke_rules(&self) -> bool {
+        self.counts.violations() > 0 && !self.spoofed()
+    }
+}
+
 impl Report {
     /// Violations by every bot.
     pub fn violations(&self) -> u64 {
@@ -411,22 +423,20 @@ impl Report {
 
     /// The bots that broke a rule.
     pub fn rule_breakers(&self) -> impl Iterator<Item = &BotReport> {
-        self.bots
-            .iter()
-            .filter(|b| b.counts.violations() > 0 && b.identity != Identity::Spoofed)
+        self.bots.iter().filter(|b| b.broke_rules())
     }
 
     /// Requests in a crawler's name that failed its operator's check,
     /// with whatever they did: the spoofers', never the crawler's.
     pub fn spoofers(&self) -> impl Iterator<Item = &BotReport> {
-        self.bots.iter().filter(|b| b.identity == Identity::Spoofed)
+        self.bots.iter().filter(|b| b.spoofed())
     }
 
     /// Clients of a kind robots.txt does not govern (not spoofers).
     pub fn of_kind(&self, kind: crate::kinds::BotKind) -> impl Iterator<Item = &BotReport> {
         self.bots
             .iter()
-            .filter(move |b| b.kind == kind && b.identity != Identity::Spoofed)
+            .filter(move |b| b.kind == kind && !b.spoofed())
     }
 }
 

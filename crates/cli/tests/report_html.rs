@@ -15,7 +15,7 @@ mod shape;
 
 use std::path::{Path, PathBuf};
 
-use mannerly_testsupport::Browser;
+use mannerly_testsupport::{Browser, BROKEN_WORDS_JS};
 use serde_json::{json, Value};
 
 /// Audits `log` (offline, Google's and Bing's ranges given) into an HTML
@@ -56,24 +56,11 @@ fn report(dir: &Path, log: &Path, name: &str) -> PathBuf {
     html
 }
 
-/// What the page shows, measured in the browser: its size against the
-/// window's, words broken across lines (outside `pre`), the counters,
+/// What the page shows, measured in the browser (after `BROKEN_WORDS_JS`):
+/// its size against the window's, words broken across lines, the counters,
 /// folded and open cards, the sections.
 const MEASURE: &str = r##"
-const broken = [];
-const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-while (walker.nextNode()) {
-  const node = walker.currentNode;
-  if (node.parentElement.closest('pre')) continue;
-  const re = /\S+/g; let m;
-  while ((m = re.exec(node.data)) !== null) {
-    const r = document.createRange();
-    r.setStart(node, m.index); r.setEnd(node, m.index + m[0].length);
-    const rects = Array.from(r.getClientRects()).filter(x => x.width > 0);
-    const tops = new Set(rects.map(x => Math.round(x.top)));
-    if (tops.size > 1) broken.push(m[0]);
-  }
-}
+const broken = brokenWords(document.body);
 const text = document.body.innerText;
 return {
   width: window.innerWidth, height: window.innerHeight,
@@ -101,7 +88,8 @@ async fn measure(browser: &Browser, page: &Path, shot: &str) -> Value {
     c.goto(&format!("file://{}", page.display()))
         .await
         .expect("loads");
-    let facts = c.execute(MEASURE, vec![]).await.expect("runs");
+    let script = format!("{BROKEN_WORDS_JS}{MEASURE}");
+    let facts = c.execute(&script, vec![]).await.expect("runs");
     browser.screenshot(shot).await;
     facts
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use fantoccini::Locator;
 use mannerly_serve::{router, ServeConfig};
-use mannerly_testsupport::{artifacts, Browser};
+use mannerly_testsupport::{artifacts, Browser, BROKEN_WORDS_JS};
 use serde_json::json;
 
 const FILE: &str = "User-agent: *\nDisallow: /private/\nAllow: /private/ok\nDisalow: /typo\n\nUser-agent: GPTBot\nDisallow: /\n";
@@ -478,18 +478,9 @@ async fn phone(c: &fantoccini::Client) -> Result<(), String> {
     // No word is broken inside in the result tables.
     let broken = c
         .execute(
-            "const out = [];
-             for (const t of document.querySelectorAll('#results, #impact, #whatif-table')) {
-               const w = document.createTreeWalker(t, NodeFilter.SHOW_TEXT);
-               while (w.nextNode()) {
-                 const n = w.currentNode; const re = /\\S+/g; let m;
-                 while ((m = re.exec(n.data)) !== null) {
-                   const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
-                   if (new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top))).size > 1) out.push(m[0]);
-                 }
-               }
-             }
-             return out;",
+            &format!(
+                "{BROKEN_WORDS_JS} return [...document.querySelectorAll('#results, #impact, #whatif-table')].flatMap(brokenWords);"
+            ),
             vec![],
         )
         .await

@@ -36,6 +36,28 @@ pub fn artifacts() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/ci-artifacts"))
 }
 
+/// A script function, `brokenWords(root)`: the words (runs of non-space)
+/// of the text under `root`, outside `pre`, that the browser laid out on
+/// more than one line, i.e. broke inside. Prepend it to a script that
+/// calls it.
+pub const BROKEN_WORDS_JS: &str = r"function brokenWords(root) {
+  const out = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    if (node.parentElement.closest('pre')) continue;
+    const re = /\S+/g; let m;
+    while ((m = re.exec(node.data)) !== null) {
+      const r = document.createRange();
+      r.setStart(node, m.index); r.setEnd(node, m.index + m[0].length);
+      const rects = Array.from(r.getClientRects()).filter(x => x.width > 0);
+      if (new Set(rects.map(x => Math.round(x.top))).size > 1) out.push(m[0]);
+    }
+  }
+  return out;
+}
+";
+
 impl Browser {
     /// Starts headless chromium with `args` added to its command line and
     /// `options` merged into its `goog:chromeOptions` (a phone's viewport

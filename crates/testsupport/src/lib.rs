@@ -23,7 +23,7 @@ use std::path::PathBuf;
 mod browser;
 mod dns;
 mod redis;
-pub use browser::{artifacts, Browser};
+pub use browser::{artifacts, Browser, BROKEN_WORDS_JS};
 pub use dns::dns_server;
 pub use redis::{RedisCluster, RedisServer};
 

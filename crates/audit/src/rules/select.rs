@@ -33,7 +33,7 @@ pub fn rules_of(
             who: who(b),
             reason,
         };
-        if b.identity == Identity::Spoofed {
+        if b.spoofed() {
             let cidrs = ranges(&b.token).unwrap_or_default();
             match (token_pattern(&b.token), cidrs.is_empty()) {
                 (Some(_), false) => spoofers

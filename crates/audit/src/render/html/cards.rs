@@ -7,7 +7,7 @@ use std::fmt::Write;
 use super::super::{apart_kinds, counts_text, ignores_note, name, on_host, unchecked_note, OTHERS};
 use super::{anchor, has_card, text, tick};
 use crate::kinds::BotKind;
-use crate::report::{BotReport, Identity, Report, Timeline};
+use crate::report::{BotReport, Report, Timeline};
 
 /// Rows of hosts and of examples a card shows, at most.
 const ROWS: usize = 3;
@@ -17,7 +17,7 @@ pub(super) fn breakers(out: &mut String, r: &Report) {
     out.push_str("<h2>Crawlers that broke rules, worst first</h2>");
     let mut any = false;
     for (i, b) in r.bots.iter().enumerate() {
-        if b.counts.violations() > 0 && b.identity != Identity::Spoofed {
+        if b.broke_rules() {
             card(out, r, i, true);
             any = true;
         }

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use super::super::{name, plural};
 use super::{anchor, linked, text};
 use crate::kinds::BotKind;
-use crate::report::{Identity, Report};
+use crate::report::Report;
 
 /// Every client: kind, identity, requests and each verdict's count, its
 /// name linking to its card.
@@ -37,7 +37,7 @@ pub(super) fn table(out: &mut String, r: &Report) {
             .as_deref()
             .map(|a| format!(" {a}"))
             .unwrap_or_default();
-        let class = if c.violations() > 0 || b.identity == Identity::Spoofed {
+        let class = if c.violations() > 0 || b.spoofed() {
             " class=\"bad\""
         } else {
             ""
@@ -79,7 +79,7 @@ pub(super) fn spoofers(out: &mut String, r: &Report) {
         .bots
         .iter()
         .enumerate()
-        .filter(|(_, b)| b.identity == Identity::Spoofed)
+        .filter(|(_, b)| b.spoofed())
         .collect();
     if rows.is_empty() {
         out.push_str("<p>None: every request in a checkable crawler's name checked out, or could not be checked (said in its card).</p>");

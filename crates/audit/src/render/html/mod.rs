@@ -63,17 +63,16 @@ fn anchor(i: usize) -> String {
 /// table) that broke a rule, is not quiet, or has a note to read (what
 /// its operator documents it ignores).
 fn has_card(b: &BotReport) -> bool {
-    let spoofer = b.identity == crate::report::Identity::Spoofed;
     let said =
         b.counts.violations() > 0 || b.counts.requests >= QUIET || super::ignores_note(b).is_some();
-    !spoofer && said
+    !b.spoofed() && said
 }
 
 /// A name linked to where the report says more of it (its card, or its
 /// row among the spoofers), or plain.
 fn linked(r: &Report, i: usize, text: &str) -> String {
     let b = &r.bots[i];
-    if has_card(b) || b.identity == crate::report::Identity::Spoofed {
+    if has_card(b) || b.spoofed() {
         format!("<a href=\"#{}\">{}</a>", anchor(i), self::text(text))
     } else {
         self::text(text)

@@ -153,7 +153,7 @@ const SERIES: [(&str, &str); 8] = [
 ];
 
 fn series_of(b: &BotReport) -> usize {
-    if b.identity == Identity::Spoofed {
+    if b.spoofed() {
         return 1;
     }
     match b.kind {
@@ -241,7 +241,7 @@ fn by_kind(out: &mut String, r: &Report) {
 fn offenders(out: &mut String, r: &Report) {
     let mut lines: Vec<String> = Vec::new();
     for (i, b) in r.bots.iter().enumerate() {
-        if b.counts.violations() == 0 || b.identity == Identity::Spoofed {
+        if !b.broke_rules() {
             continue;
         }
         let why = b
@@ -261,7 +261,7 @@ fn offenders(out: &mut String, r: &Report) {
         .bots
         .iter()
         .enumerate()
-        .filter(|(_, b)| b.identity == Identity::Spoofed)
+        .filter(|(_, b)| b.spoofed())
         .collect();
     spoofers.sort_by_key(|(_, b)| std::cmp::Reverse(b.counts.requests));
     for (i, b) in spoofers.into_iter().take(3) {
