@@ -82,6 +82,7 @@ mod source;
 mod stamp;
 mod suspects;
 mod timeline;
+mod wants;
 mod words;
 
 pub use agents::{kind_of, product_token, Agent, Catalogue, CatalogueError, Known};
@@ -103,3 +104,4 @@ pub use report::{
 pub use server_side::{judge, Expect, Seen, ServerReport, MAX_SERVER_EXAMPLES};
 pub use source::{audit_logs, audit_logs_with, LogSource, SourceError};
 pub use suspects::MIN_PAGES;
+pub use wants::Wants;

@@ -17,6 +17,7 @@ mod directory;
 mod evidence;
 mod fetch;
 mod gate;
+mod identity_args;
 mod input;
 mod lint;
 mod metrics;

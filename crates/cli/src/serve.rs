@@ -3,7 +3,10 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use mannerly_audit::Catalogue;
+use mannerly_identity::Checks;
 use mannerly_metrics::Registry;
+use mannerly_serve::whatif::SharedIdentify;
 use mannerly_serve::ServeConfig;
 
 #[derive(clap::Args)]
@@ -28,11 +31,26 @@ pub struct Args {
     /// process) at http://ADDR/metrics.
     #[arg(long, value_name = "ADDR:PORT")]
     metrics: Option<String>,
+    /// Check no identity in what-if answers: every client unverified.
+    #[arg(long)]
+    no_identity: bool,
+    /// How the what-if answers check each client's identity, as `mannerly
+    /// audit` does (at most 1,024 addresses by reverse DNS a request).
+    #[command(flatten)]
+    identity: crate::identity_args::IdentityArgs,
 }
 
 pub fn run(args: Args) -> Result<u8> {
     let registry = Registry::new(true);
+    let identify = match args.no_identity {
+        true => None,
+        false => {
+            let checks = Checks::new(args.identity.config()?, Catalogue::builtin())?;
+            Some(SharedIdentify::new(Box::new(checks)))
+        }
+    };
     let config = ServeConfig {
+        identify,
         metrics: args
             .metrics
             .as_ref()

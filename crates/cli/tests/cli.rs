@@ -332,3 +332,93 @@ fn check_shows_the_aipref_preferences_of_vocabulary_08() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert_eq!(v["content_usage"]["ai_use"], "disallowed", "{v}");
 }
+
+/// `mannerly serve` checks what-if identities as `mannerly audit` does, by
+/// the same flags: Google's ranges given, offline, the Googlebot inside
+/// them is verified and the one outside spoofed; `--no-identity` checks
+/// none.
+#[test]
+fn serve_checks_what_if_identities_by_the_audits_flags() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ranges = dir.path().join("google.json");
+    std::fs::write(
+        &ranges,
+        r#"{"prefixes": [{"ipv4Prefix": "66.249.64.0/27"}]}"#,
+    )
+    .expect("ranges");
+    let googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    let log: String = ["66.249.64.1", "203.0.113.9"]
+        .iter()
+        .map(|ip| format!("{ip} - - [01/Mar/2026:10:00:00 +0000] \"GET /a HTTP/1.1\" 200 5 \"-\" \"{googlebot}\"\n"))
+        .collect();
+    let body =
+        serde_json::json!({"robots": "", "after": "User-agent: *\nDisallow: /a\n", "log": log})
+            .to_string();
+    let given = format!("Google={}", ranges.display());
+    let cache = dir.path().join("cache");
+    let checked = serve_and_post(
+        &[
+            "--offline",
+            "--ip-ranges",
+            &given,
+            "--cache",
+            cache.to_str().expect("utf-8"),
+        ],
+        "/api/whatif",
+        &body,
+    );
+    let v: serde_json::Value = serde_json::from_str(&checked).expect("JSON");
+    assert_eq!(v["identity_checked"], true, "{v}");
+    let identities: Vec<&str> = v["bots"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .filter_map(|b| b["identity"].as_str())
+        .collect();
+    assert!(
+        identities.contains(&"verified") && identities.contains(&"spoofed"),
+        "{v}"
+    );
+    let plain = serve_and_post(&["--no-identity"], "/api/whatif", &body);
+    let v: serde_json::Value = serde_json::from_str(&plain).expect("JSON");
+    assert_eq!(v["identity_checked"], false, "{v}");
+    assert_eq!(v["bots"][0]["identity"], "unverified", "{v}");
+}
+
+/// Starts `mannerly serve` on a free port with `flags`, posts `body` to
+/// `path`, stops it, and returns the answer's body.
+fn serve_and_post(flags: &[&str], path: &str, body: &str) -> String {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mannerly"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(flags)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mannerly serve starts");
+    let mut said = String::new();
+    BufReader::new(child.stderr.take().expect("stderr"))
+        .read_line(&mut said)
+        .expect("its first line");
+    let addr = said
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {said:?}"))
+        .to_owned();
+    let mut stream = std::net::TcpStream::connect(&addr).expect("connect");
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("send");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("answer");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default()
+}

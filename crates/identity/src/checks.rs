@@ -66,7 +66,7 @@ pub struct Checks {
     /// nothing (`None`).
     rdns: HashMap<(usize, IpAddr), Option<bool>>,
     dns: Option<HickoryDns>,
-    rt: tokio::runtime::Runtime,
+    rt: OwnRuntime,
     cache: PathBuf,
     notes: Vec<String>,
     lookups: u64,
@@ -83,6 +83,35 @@ pub struct Checks {
     /// The ranges each unlisted crawler's page links, by (token, page)
     /// (`None`: it links none that could be read).
     page_ranges: HashMap<(String, String), Option<IpRanges>>,
+}
+
+/// The checks' own runtime, shut down without waiting when they are
+/// dropped: a server keeps checks in its state and drops them inside its
+/// own runtime, where waiting would panic.
+struct OwnRuntime {
+    handle: tokio::runtime::Handle,
+    rt: Option<tokio::runtime::Runtime>,
+}
+
+impl OwnRuntime {
+    fn new(rt: tokio::runtime::Runtime) -> OwnRuntime {
+        OwnRuntime {
+            handle: rt.handle().clone(),
+            rt: Some(rt),
+        }
+    }
+
+    fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
+        self.handle.block_on(future)
+    }
+}
+
+impl Drop for OwnRuntime {
+    fn drop(&mut self) {
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
+    }
 }
 
 /// The most crawler pages one audit follows (each two fetches at most).
@@ -134,7 +163,7 @@ impl Checks {
             ranges: HashMap::new(),
             rdns: HashMap::new(),
             dns,
-            rt,
+            rt: OwnRuntime::new(rt),
             cache,
             notes: Vec::new(),
             lookups: 0,

@@ -206,10 +206,18 @@ async function compare(ev) {
   }
 }
 
+// How the server checked who each client was.
+function identityNote(d) {
+  if (!d.identity_checked) return "Identity not checked by this server: every client is unverified.";
+  const past = d.addresses_not_checked ? ` (${d.addresses_not_checked} address(es) past the per-request bound left unverified)` : "";
+  return `Identity checked as mannerly audit checks it${past}.`;
+}
+
 // Adds one piece's answer to the running totals (bots by token and identity).
 function merge(total, d) {
   total.format = total.format || d.format;
-  for (const k of ["lines", "unread", "bot_requests", "newly_disallowed", "newly_allowed"]) total[k] += d[k];
+  for (const k of ["lines", "unread", "bot_requests", "newly_disallowed", "newly_allowed", "addresses_not_checked"]) total[k] += d[k];
+  total.identity_checked = d.identity_checked;
   for (const b of d.bots) {
     const key = `${b.token}\u0000${b.identity}`;
     const t = total.bots.get(key);
@@ -227,7 +235,7 @@ const mib = (n) => `${(n / MiB).toFixed(1)} MiB`;
 // stays under the server's 2 MiB request limit with both files beside it.
 async function judgeFile(file, robots, after, status) {
   const piece = Math.max(128 * 1024, Math.floor(1.5 * MiB) - 2 * (robots.length + after.length));
-  const total = { format: null, lines: 0, unread: 0, bot_requests: 0, newly_disallowed: 0, newly_allowed: 0, bots: new Map() };
+  const total = { format: null, lines: 0, unread: 0, bot_requests: 0, newly_disallowed: 0, newly_allowed: 0, addresses_not_checked: 0, identity_checked: false, bots: new Map() };
   const decoder = new TextDecoder();
   let offset = 0;
   let carry = "";
@@ -270,7 +278,7 @@ async function whatif(ev) {
       el("td", {}, words(exampleText(b.examples[0]))))));
     $("whatif-table").hidden = d.bots.length === 0;
     status.textContent = `${d.lines} line(s) read as ${d.format} (${d.unread} unread), ${d.bot_requests} bot request(s): ` +
-      `${d.newly_disallowed} newly disallowed, ${d.newly_allowed} newly allowed by the edit.`;
+      `${d.newly_disallowed} newly disallowed, ${d.newly_allowed} newly allowed by the edit. ` + identityNote(d);
   } catch (e) {
     status.textContent = `Error: ${e.message}`;
   }

@@ -89,6 +89,9 @@ pub struct ServeConfig {
     /// Count requests per endpoint into these families (`None`: no
     /// metrics).
     pub metrics: Option<Arc<metrics::ServeMetrics>>,
+    /// The identity checks `/api/whatif` makes (`None`: none, every
+    /// client unverified).
+    pub identify: Option<whatif::SharedIdentify>,
 }
 
 impl Default for ServeConfig {
@@ -104,6 +107,7 @@ impl Default for ServeConfig {
                 ..FetchConfig::default()
             },
             metrics: None,
+            identify: None,
         }
     }
 }
@@ -401,7 +405,10 @@ async fn whatif(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<whatif::WhatIfResponse>, ApiError> {
     let req: whatif::WhatIfRequest = decode(&state, body)?;
-    Ok(Json(blocking(move || whatif::whatif(&req)).await??))
+    let identify = state.config.identify.clone();
+    Ok(Json(
+        blocking(move || whatif::whatif(&req, identify.as_ref())).await??,
+    ))
 }
 
 async fn diff(

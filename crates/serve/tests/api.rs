@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use mannerly_fetch::{FetchConfig, HttpFetcher};
 use mannerly_robots::{Mode, ParseOptions, Robots};
+use mannerly_serve::whatif::{SharedIdentify, MAX_CHECKED_ADDRESSES};
 use mannerly_serve::{router, router_with, ServeConfig, OPENAPI_JSON};
 use mannerly_testweb::{HostSpec, Reply, TestWeb};
 use proptest::prelude::*;
@@ -224,6 +225,84 @@ async fn a_log_excerpt_is_judged_under_the_file_and_the_draft() {
         .await;
     assert_eq!(status, 400);
     assert!(error_of(&v).contains("`log` is empty"), "{v}");
+}
+
+/// With the server's identity checks (here Google's ranges given, offline),
+/// each what-if finding says whose requests they were: the real
+/// Googlebot's verified, a spoofer's spoofed, and addresses past the
+/// per-request bound unverified rather than accused unchecked.
+#[tokio::test]
+async fn what_if_findings_carry_each_clients_checked_identity() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ranges = dir.path().join("google.json");
+    std::fs::write(
+        &ranges,
+        r#"{"prefixes": [{"ipv4Prefix": "66.249.64.0/27"}]}"#,
+    )
+    .expect("ranges");
+    let catalogue = mannerly_audit::Catalogue::builtin();
+    let mut config = mannerly_identity::ChecksConfig::new(dir.path().join("cache"));
+    config.offline = true;
+    config.given =
+        mannerly_identity::read_given_ranges(&[format!("Google={}", ranges.display())], catalogue)
+            .expect("given ranges");
+    let checks = mannerly_identity::Checks::new(config, catalogue).expect("checks");
+    let s = Server::start(ServeConfig {
+        identify: Some(SharedIdentify::new(Box::new(checks))),
+        ..ServeConfig::default()
+    })
+    .await;
+    const GOOGLEBOT: &str =
+        "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    let line = |ip: &str| {
+        format!("{ip} - - [01/Mar/2026:10:00:00 +0000] \"GET /a HTTP/1.1\" 200 5 \"-\" \"{GOOGLEBOT}\"\n")
+    };
+    let mut log = line("66.249.64.1");
+    // The real one's address and the first spoofers' fill the bound.
+    let spoofers = MAX_CHECKED_ADDRESSES - 1 + 6;
+    for i in 0..spoofers {
+        log.push_str(&line(&format!("10.{}.{}.1", i / 256, i % 256)));
+    }
+    let (status, v) = s
+        .post_json(
+            "/api/whatif",
+            &json!({"robots": "", "after": "User-agent: *\nDisallow: /a\n", "log": log}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["identity_checked"], true);
+    assert_eq!(v["addresses_not_checked"], 6);
+    let rows: Vec<(String, String, u64)> = v["bots"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .map(|b| {
+            (
+                b["token"].as_str().unwrap_or_default().to_owned(),
+                b["identity"].as_str().unwrap_or_default().to_owned(),
+                b["newly_disallowed"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    for want in [
+        ("Googlebot", "verified", 1),
+        ("Googlebot", "spoofed", MAX_CHECKED_ADDRESSES as u64 - 1),
+        ("Googlebot", "unverified", 6),
+    ] {
+        assert!(
+            rows.contains(&(want.0.into(), want.1.into(), want.2)),
+            "{want:?} in {rows:?}"
+        );
+    }
+    // Without checks, the answer says so.
+    let plain = Server::start(ServeConfig::default()).await;
+    let (_, v) = plain
+        .post_json(
+            "/api/whatif",
+            &json!({"robots": "", "after": "", "log": line("66.249.64.1")}),
+        )
+        .await;
+    assert_eq!(v["identity_checked"], false);
 }
 
 #[tokio::test]

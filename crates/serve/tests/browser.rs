@@ -11,6 +11,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use fantoccini::Locator;
+use mannerly_serve::whatif::SharedIdentify;
 use mannerly_serve::{router, ServeConfig};
 use mannerly_testsupport::{artifacts, Browser, BROKEN_WORDS_JS};
 use serde_json::json;
@@ -30,7 +31,23 @@ async fn the_tester_page_works_in_chromium() {
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
-    let app = router(ServeConfig::default()).expect("router");
+    // Identity checked as `mannerly serve` checks it, offline, with
+    // Google's ranges given: the log's Googlebot is in them.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ranges = dir.path().join("google.json");
+    std::fs::write(&ranges, r#"{"prefixes": [{"ipv4Prefix": "192.0.2.1/32"}]}"#).expect("ranges");
+    let catalogue = mannerly_audit::Catalogue::builtin();
+    let mut checks = mannerly_identity::ChecksConfig::new(dir.path().join("cache"));
+    checks.offline = true;
+    checks.given =
+        mannerly_identity::read_given_ranges(&[format!("Google={}", ranges.display())], catalogue)
+            .expect("given ranges");
+    let checks = mannerly_identity::Checks::new(checks, catalogue).expect("checks");
+    let app = router(ServeConfig {
+        identify: Some(SharedIdentify::new(Box::new(checks))),
+        ..ServeConfig::default()
+    })
+    .expect("router");
     tokio::spawn(async move {
         let _ = axum::serve(
             listener,
@@ -285,8 +302,10 @@ async fn whatif(c: &fantoccini::Client) -> Result<(), String> {
         3 * times,
         2 * times
     );
-    if !status.contains(&want) {
-        return Err(format!("what-if: {status:?}, not {want:?}"));
+    if !status.contains(&want) || !status.contains("Identity checked") {
+        return Err(format!(
+            "what-if: {status:?}, not {want:?} with identity checked"
+        ));
     }
     let table = c
         .find(Locator::Id("whatif-table"))
@@ -299,9 +318,14 @@ async fn whatif(c: &fantoccini::Client) -> Result<(), String> {
         return Err(format!("what-if table: {table:?}"));
     }
     // Each finding says whose requests they were, and the lines.
+    if table.contains("unverified") {
+        return Err(format!(
+            "what-if: Googlebot's identity not checked: {table:?}"
+        ));
+    }
     for said in [
         "crawler",
-        "unverified",
+        "verified",
         "from 192.0.2.1",
         "newly disallowed by line 3: Disallow: / (in force: no rule)",
     ] {

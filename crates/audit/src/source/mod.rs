@@ -9,7 +9,7 @@ use mannerly_logs::Format;
 
 use crate::engine::{Auditor, Identify, Options};
 use crate::report::{FileReport, Report};
-use crate::{Catalogue, RobotsBook};
+use crate::{Catalogue, RobotsBook, Wants};
 
 mod batch;
 
@@ -195,26 +195,11 @@ fn judge_batch(
             &mannerly_logs::LineError::TooLong.to_string(),
         );
     }
-    let mut wanted = Vec::new();
-    let mut agents: Vec<String> = Vec::new();
-    let mut pages: Vec<(String, String)> = Vec::new();
-    for (_, r) in batch.lines() {
-        if let Ok(Some(e)) = r {
-            auditor.wanted(e, &mut wanted);
-            if let Some(p) = auditor.unlisted_page(e) {
-                if !pages.contains(&p) {
-                    pages.push(p);
-                }
-            }
-            if let Some(a) = e.signature.as_ref().and_then(|s| s.agent.as_deref()) {
-                if !agents.iter().any(|x| x == a) {
-                    agents.push(a.to_owned());
-                }
-            }
-        }
-    }
-    identify.prepare(&wanted, &agents);
-    identify.prepare_pages(&pages);
+    let entries = batch.lines().iter().filter_map(|(_, r)| match r {
+        Ok(Some(e)) => Some(e),
+        _ => None,
+    });
+    Wants::of(auditor, entries).prepare(identify);
     for (n, r) in batch.lines() {
         f.report.lines = f.report.lines.max(*n);
         match r {

@@ -178,20 +178,8 @@ fn feed(
             })
         })
         .collect();
-    let mut wanted = Vec::new();
-    let mut pages = Vec::new();
-    for e in &entries {
-        auditor.wanted(e, &mut wanted);
-        if let Some(p) = auditor.unlisted_page(e) {
-            if !pages.contains(&p) {
-                pages.push(p);
-            }
-        }
-    }
-    if !wanted.is_empty() {
-        identify.prepare(&wanted, &[]);
-    }
-    identify.prepare_pages(&pages);
+    // The key directories signed requests name are gathered too.
+    mannerly_audit::Wants::of(auditor, &entries).prepare(identify);
     for e in &entries {
         auditor.feed(file, e, identify);
     }

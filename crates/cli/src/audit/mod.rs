@@ -1,7 +1,7 @@
 //! `mannerly audit`: from a site's access logs, which bots broke its
 //! robots.txt, how hard they hit, and whether they were who they claimed.
 
-use mannerly_identity::{Checks, ChecksConfig};
+use mannerly_identity::Checks;
 use std::path::Path;
 use std::time::Duration;
 
@@ -92,27 +92,8 @@ pub struct Args {
     /// judged, by what they are known to read.
     #[arg(long)]
     strict: bool,
-    /// IP ranges from a file or an https URL instead of the operator's
-    /// site: NAME=FILE|URL, where NAME is an operator (Google: every
-    /// crawler the catalogue lists for it) or a product token, and the
-    /// file is JAFAR (Google's `prefixes` format; a prefix's `services`
-    /// name its tokens, the most specific prefix wins) or ipverse's
-    /// crawlers.json. A URL's file is kept a day in the cache.
-    #[arg(long, value_name = "NAME=FILE|URL")]
-    ip_ranges: Vec<String>,
-    /// Web Bot Auth keys to verify signed requests with (a JWKS or one
-    /// JWK), instead of or before the directories requests name.
-    #[arg(long, value_name = "FILE")]
-    wba_keys: Option<String>,
-    /// No network: no DNS, no downloads (given files and the cache only).
-    #[arg(long)]
-    offline: bool,
-    /// The DNS server for reverse-DNS checks (default: the system's).
-    #[arg(long, value_name = "ADDR:PORT")]
-    dns: Option<std::net::SocketAddr>,
-    /// Where downloaded IP ranges are kept.
-    #[arg(long, value_name = "DIR")]
-    cache: Option<String>,
+    #[command(flatten)]
+    identity: crate::identity_args::IdentityArgs,
     /// A crawler's evidence bundle (`mannerly evidence export`, or any
     /// crawler's to the same format), checked against the logs: each
     /// logged request of the bot it names matched to a record; repeat for
@@ -190,7 +171,7 @@ pub fn run(args: Args) -> Result<u8> {
             .collect(),
     };
     let catalogue = Catalogue::builtin();
-    let mut checks = Checks::new(checks_config(&args)?, catalogue)?;
+    let mut checks = Checks::new(args.identity.config()?, catalogue)?;
     let bundles = args
         .evidence
         .iter()
@@ -217,7 +198,7 @@ pub fn run(args: Args) -> Result<u8> {
     };
     mannerly_audit::practices::check_pages(&mut report, &mut checks);
     report.identity_notes = checks.notes();
-    report.identity_online = !args.offline;
+    report.identity_online = !args.identity.offline;
     report.rules = write_rules(&args, &report, &checks)?;
     if let Some(path) = &args.html {
         std::fs::write(path, mannerly_audit::render::html(&report))
@@ -366,30 +347,4 @@ fn git_history(book: &mut RobotsBook, spec: &str) -> Result<()> {
         bail!("--robots-git {spec}: no commit of {repo} holds {path}");
     }
     Ok(())
-}
-
-/// The identity checks as the flags ask for them.
-fn checks_config(args: &Args) -> Result<ChecksConfig> {
-    let mut config = ChecksConfig::new(
-        args.cache
-            .as_ref()
-            .map_or_else(mannerly_identity::default_cache, std::path::PathBuf::from),
-    );
-    config.offline = args.offline;
-    config.dns = args.dns;
-    config.given = mannerly_identity::read_given_ranges(&args.ip_ranges, Catalogue::builtin())?;
-    // An unlisted crawler whose User-Agent names its page is checked
-    // against the ranges that page links (fetched as JAFAR asks: https,
-    // public addresses, at most hourly).
-    config.pages = Some(mannerly_botauth::identity_check::CheckOptions {
-        cache: Some(mannerly_identity::identity_cache()),
-        timeout: std::time::Duration::from_secs(5),
-        ..Default::default()
-    });
-    config.keys = args
-        .wba_keys
-        .as_deref()
-        .map(|p| crate::input::key_file("--wba-keys", p))
-        .transpose()?;
-    Ok(config)
 }
