@@ -96,6 +96,10 @@ pub trait Identify {
     }
 }
 
+/// What checking one entry's identity needs: a known bot's (catalogue
+/// entry, address), or an unlisted bot's (token, page).
+pub(crate) type EntryWants = (Option<(usize, IpAddr)>, Option<(String, String)>);
+
 /// No checks: every request is unverified.
 pub struct Unchecked;
 
@@ -388,31 +392,23 @@ impl<'r> Auditor<'r> {
         self.drain(false);
     }
 
-    /// Adds to `wanted` the (catalogue entry, address) an entry asks to
-    /// check, if its bot is known and verifiable.
-    pub fn wanted(&mut self, entry: &Entry<'_>, wanted: &mut Vec<(usize, IpAddr)>) {
-        let ((Kind::Bot(token), _), Some(ip)) = (self.kind(&entry.user_agent), entry.client) else {
-            return;
+    /// What checking an entry's identity needs, with one look at its
+    /// User-Agent: the (catalogue entry, address) of a known, verifiable
+    /// bot; or the (token, page) an unlisted bot's User-Agent names.
+    pub(crate) fn wants(&mut self, entry: &Entry<'_>) -> EntryWants {
+        let (Kind::Bot(token), _) = self.kind(&entry.user_agent) else {
+            return (None, None);
         };
-        if let Some(k) = self.tokens[token as usize].1 {
-            if self.catalogue.get(k).is_some_and(Known::verifiable) {
-                wanted.push((k, ip));
+        match &self.tokens[token as usize] {
+            (_, Some(k)) => {
+                let verifiable = self.catalogue.get(*k).is_some_and(Known::verifiable);
+                (entry.client.filter(|_| verifiable).map(|ip| (*k, ip)), None)
+            }
+            (name, None) => {
+                let page = mannerly_robots::page_named(&entry.user_agent);
+                (None, page.map(|p| (name.clone(), p.to_owned())))
             }
         }
-    }
-
-    /// The token and the page an unlisted bot's User-Agent names, if it
-    /// names one: its published identity can then be checked.
-    pub fn unlisted_page(&mut self, entry: &Entry<'_>) -> Option<(String, String)> {
-        let (Kind::Bot(token), _) = self.kind(&entry.user_agent) else {
-            return None;
-        };
-        let (name, known) = &self.tokens[token as usize];
-        if known.is_some() {
-            return None;
-        }
-        let page = mannerly_robots::page_named(&entry.user_agent)?;
-        Some((name.clone(), page.to_owned()))
     }
 
     /// What a User-Agent is, and its number.
@@ -749,12 +745,14 @@ impl<'r> Auditor<'r> {
                 Some(l) => l.saturating_sub(self.options.window.as_millis() as i64),
             }
         };
-        let mut taken = Vec::new();
-        self.waiting.take_until(watermark, |p| taken.push(p));
-        for p in taken {
+        // Out of `self` while it is drained, so each request is processed
+        // as it is taken (an empty queue allocates nothing).
+        let mut waiting = std::mem::replace(&mut self.waiting, Reorder::new());
+        waiting.take_until(watermark, |p| {
             self.processed_to = self.processed_to.max(p.step.millis);
             self.process(p);
-        }
+        });
+        self.waiting = waiting;
     }
 
     fn process(&mut self, p: Pending) {

@@ -46,6 +46,16 @@ impl<T: Timed> Reorder<T> {
     /// Takes every item at or before `watermark`, in order, into `out`.
     pub(crate) fn take_until(&mut self, watermark: i64, mut out: impl FnMut(T)) {
         while let Some(m) = self.earliest().filter(|m| *m <= watermark) {
+            // The usual case: the queue's first item alone at its instant.
+            let alone = self.queue.front().is_some_and(|t| t.millis() == m)
+                && self.queue.get(1).is_none_or(|t| t.millis() != m)
+                && self.heap.peek().is_none_or(|Reverse(t)| t.millis() != m);
+            if alone {
+                if let Some(t) = self.queue.pop_front() {
+                    out(t);
+                }
+                continue;
+            }
             while self.queue.front().is_some_and(|t| t.millis() == m) {
                 self.run.extend(self.queue.pop_front());
             }

@@ -22,31 +22,42 @@ pub(crate) struct Client {
     sum_sq: f64,
 }
 
-/// Whether a path asks for a page's asset rather than a page.
+/// Whether a path asks for a page's asset rather than a page: by the
+/// extension of its last segment (before any query), without allocating.
 pub(crate) fn is_asset(path: &str) -> bool {
-    let path = path.split(['?', '#']).next().unwrap_or(path);
-    let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    let path = path.as_bytes();
+    let end = memchr::memchr2(b'?', b'#', path).unwrap_or(path.len());
+    let path = &path[..end];
+    let Some(dot) = path.iter().rposition(|&b| b == b'.' || b == b'/') else {
+        return false;
+    };
+    let ext = &path[dot + 1..];
+    if path[dot] != b'.' || ext.len() > 11 {
+        return false;
+    }
+    let mut lower = [0u8; 11];
+    for (l, b) in lower.iter_mut().zip(ext) {
+        *l = b.to_ascii_lowercase();
+    }
     matches!(
-        ext.as_deref(),
-        Some(
-            "css"
-                | "js"
-                | "mjs"
-                | "png"
-                | "jpg"
-                | "jpeg"
-                | "gif"
-                | "svg"
-                | "ico"
-                | "webp"
-                | "avif"
-                | "woff"
-                | "woff2"
-                | "ttf"
-                | "otf"
-                | "map"
-                | "webmanifest"
-        )
+        &lower[..ext.len()],
+        b"css"
+            | b"js"
+            | b"mjs"
+            | b"png"
+            | b"jpg"
+            | b"jpeg"
+            | b"gif"
+            | b"svg"
+            | b"ico"
+            | b"webp"
+            | b"avif"
+            | b"woff"
+            | b"woff2"
+            | b"ttf"
+            | b"otf"
+            | b"map"
+            | b"webmanifest"
     )
 }
 
@@ -107,5 +118,34 @@ impl Client {
             gap_variation: variation,
             evidence,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_asset;
+
+    #[test]
+    fn an_asset_is_known_by_its_last_segments_extension() {
+        for asset in [
+            "/a.css",
+            "/s/A.CSS?v=3",
+            "/f.woff2#x",
+            "/site.webmanifest",
+            "/x/y.min.js",
+        ] {
+            assert!(is_asset(asset), "{asset}");
+        }
+        for page in [
+            "/",
+            "/page",
+            "/a.css/page",
+            "/p?f=a.css",
+            "/x.html",
+            "/x.webmanifests",
+            "/y.",
+        ] {
+            assert!(!is_asset(page), "{page}");
+        }
     }
 }

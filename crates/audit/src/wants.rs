@@ -31,8 +31,9 @@ impl Wants {
     ) -> Wants {
         let mut w = Wants::default();
         for e in entries {
-            auditor.wanted(e, &mut w.addresses);
-            if let Some(p) = auditor.unlisted_page(e) {
+            let (address, page) = auditor.wants(e);
+            w.addresses.extend(address);
+            if let Some(p) = page {
                 if !w.pages.contains(&p) {
                     w.pages.push(p);
                 }

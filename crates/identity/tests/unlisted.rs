@@ -4,7 +4,7 @@
 //! name is a spoofer's. The page and the file are served by a test web.
 
 use mannerly_audit::practices::Grade;
-use mannerly_audit::{Auditor, Catalogue, Identify, Identity, Options, RobotsBook};
+use mannerly_audit::{Auditor, Catalogue, Identity, Options, RobotsBook, Wants};
 use mannerly_botauth::identity_check::CheckOptions;
 use mannerly_identity::{Checks, ChecksConfig};
 use mannerly_testweb::{HostSpec, Reply, TestWeb, WebConfig};
@@ -65,16 +65,12 @@ fn an_unlisted_crawler_is_checked_against_the_ranges_its_page_links() {
         ..Options::default()
     };
     let mut auditor = Auditor::new(&book, Catalogue::builtin(), options, 1);
-    let pages: Vec<(String, String)> = entries
-        .iter()
-        .filter_map(|e| auditor.unlisted_page(e))
-        .take(1)
-        .collect();
+    let wants = Wants::of(&mut auditor, &entries);
     assert_eq!(
-        pages,
+        wants.pages,
         [("NewBot".to_owned(), "http://op.test/bot".to_owned())]
     );
-    checks.prepare_pages(&pages);
+    wants.prepare(&mut checks);
     for e in &entries {
         auditor.feed(0, e, &checks);
     }

@@ -29,12 +29,16 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         before[n] = f;
         n += 1;
     }
+    // Each field is read as an address once.
     let (vhost, client) = match n {
-        4 => (Some(before[0]), before[1]),
-        1..=3 if client_of(before[0]).is_none() && n >= 2 && client_of(before[1]).is_some() => {
-            (Some(before[0]), before[1])
-        }
-        1..=3 => (None, before[0]),
+        4 => (Some(before[0]), client_of(before[1])),
+        1..=3 => match client_of(before[0]) {
+            None if n >= 2 => match client_of(before[1]) {
+                Some(ip) => (Some(before[0]), Some(ip)),
+                None => (None, None),
+            },
+            first => (None, first),
+        },
         _ => return Err(LineError::field("client", "missing")),
     };
     let time = s
@@ -67,7 +71,7 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
     let (url_host, target) = split_absolute(target);
     Ok(Entry {
         stamp,
-        client: client_of(client),
+        client,
         host: vhost.and_then(|v| host_of(Cow::Borrowed(v))).or(url_host),
         method,
         target,

@@ -31,7 +31,11 @@ impl<'a> Scan<'a> {
         self.skip_spaces();
         let b = self.text.as_bytes();
         let start = self.pos;
-        let len = memchr::memchr(b' ', &b[start..]).unwrap_or(b.len() - start);
+        // Fields are short: a plain scan beats a call to memchr.
+        let len = b[start..]
+            .iter()
+            .position(|&c| c == b' ')
+            .unwrap_or(b.len() - start);
         if len == 0 {
             return None;
         }

@@ -178,6 +178,11 @@ pub fn path_params_query(url: &str) -> Cow<'_, str> {
     if b.starts_with(b"https://") {
         return after_scheme(url, 0, 8);
     }
+    // A path already (what logs hold): it runs to any `#`.
+    if b.first() == Some(&b'/') && b.get(1) != Some(&b'/') {
+        let end = memchr::memchr(b'#', b).unwrap_or(b.len());
+        return Cow::Borrowed(&url[..end]);
+    }
     any_path_params_query(url)
 }
 
@@ -358,9 +363,9 @@ mod tests {
 
     proptest! {
         #[test]
-        fn http_urls_take_the_short_way_to_the_same_path(
-            scheme in prop::sample::select(vec!["http://", "https://", "http:///", "https:"]),
-            rest in "[a-z/?;#:.@]{0,16}",
+        fn http_urls_and_paths_take_the_short_way_to_the_same_path(
+            scheme in prop::sample::select(vec!["http://", "https://", "http:///", "https:", "/", "//", ""]),
+            rest in "[a-z/?;#:.@%]{0,16}",
         ) {
             let url = format!("{scheme}{rest}");
             prop_assert_eq!(super::path_params_query(&url), super::any_path_params_query(&url));
