@@ -273,11 +273,11 @@ fn entry(v: &Value, dialect: Dialect) -> Result<Entry<'static>, LineError> {
     });
     let header = |name: &str| (k.headers)(v, name).filter(|s| !s.is_empty() && s != "-");
     let signature = match (header("Signature"), header("Signature-Input")) {
-        (Some(sig), Some(input)) => Some(Signature {
+        (Some(sig), Some(input)) => Some(Box::new(Signature {
             signature: Cow::Owned(sig),
             input: Cow::Owned(input),
             agent: header("Signature-Agent").map(Cow::Owned),
-        }),
+        })),
         _ => None,
     };
     Ok(Entry {

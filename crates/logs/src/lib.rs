@@ -83,7 +83,7 @@ pub struct Entry<'a> {
     /// The Retry-After header the server sent, when the log records it.
     pub retry_after: Option<Cow<'a, str>>,
     /// The Web Bot Auth headers, when the log records them.
-    pub signature: Option<Signature<'a>>,
+    pub signature: Option<Box<Signature<'a>>>,
     /// What `mannerly gate` answered (`allow`, `deny`, `slow`), when the
     /// log records its `X-Mannerly-Action` (an nginx `log_format` with
     /// `$gate_action` or `$upstream_http_x_mannerly_action`).
@@ -105,10 +105,12 @@ impl Entry<'_> {
             user_agent: own(self.user_agent),
             retry_after: self.retry_after.map(own),
             gate: self.gate.map(own),
-            signature: self.signature.map(|s| Signature {
-                signature: own(s.signature),
-                input: own(s.input),
-                agent: s.agent.map(own),
+            signature: self.signature.map(|s| {
+                Box::new(Signature {
+                    signature: own(s.signature),
+                    input: own(s.input),
+                    agent: s.agent.map(own),
+                })
             }),
         }
     }

@@ -143,11 +143,11 @@ impl LogFormat {
         };
         let (url_host, target) = crate::split_absolute(target);
         let signature = match (get(&["http_signature"]), get(&["http_signature_input"])) {
-            (Some(s), Some(i)) => Some(Signature {
+            (Some(s), Some(i)) => Some(Box::new(Signature {
                 signature: Cow::Borrowed(s),
                 input: Cow::Borrowed(i),
                 agent: get(&["http_signature_agent"]).map(Cow::Borrowed),
-            }),
+            })),
             _ => None,
         };
         Ok(Entry {
