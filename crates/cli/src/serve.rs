@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(long)]
     no_identity: bool,
     /// How the what-if answers check each client's identity, as `mannerly
-    /// audit` does (at most 1,024 addresses by reverse DNS a request).
+    /// audit` does (at most 256 addresses by reverse DNS a request).
     #[command(flatten)]
     identity: crate::identity_args::IdentityArgs,
 }
