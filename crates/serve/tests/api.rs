@@ -2,13 +2,15 @@
 //! limits, the origin fetches against testweb, the OpenAPI document's
 //! examples, and a property test that the API says what the library says.
 
+mod common;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use mannerly_fetch::{FetchConfig, HttpFetcher};
 use mannerly_robots::{Mode, ParseOptions, Robots};
-use mannerly_serve::whatif::{SharedIdentify, MAX_CHECKED_ADDRESSES};
+use mannerly_serve::whatif::MAX_CHECKED_ADDRESSES;
 use mannerly_serve::{router, router_with, ServeConfig, OPENAPI_JSON};
 use mannerly_testweb::{HostSpec, Reply, TestWeb};
 use proptest::prelude::*;
@@ -234,21 +236,8 @@ async fn a_log_excerpt_is_judged_under_the_file_and_the_draft() {
 #[tokio::test]
 async fn what_if_findings_carry_each_clients_checked_identity() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let ranges = dir.path().join("google.json");
-    std::fs::write(
-        &ranges,
-        r#"{"prefixes": [{"ipv4Prefix": "66.249.64.0/27"}]}"#,
-    )
-    .expect("ranges");
-    let catalogue = mannerly_audit::Catalogue::builtin();
-    let mut config = mannerly_identity::ChecksConfig::new(dir.path().join("cache"));
-    config.offline = true;
-    config.given =
-        mannerly_identity::read_given_ranges(&[format!("Google={}", ranges.display())], catalogue)
-            .expect("given ranges");
-    let checks = mannerly_identity::Checks::new(config, catalogue).expect("checks");
     let s = Server::start(ServeConfig {
-        identify: Some(SharedIdentify::new(Box::new(checks))),
+        identify: Some(common::google_checks(dir.path(), "66.249.64.0/27")),
         ..ServeConfig::default()
     })
     .await;

@@ -7,11 +7,12 @@
 //!
 //! Needs chromium and chromedriver (see `mannerly_testsupport::Browser`).
 
+mod common;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use fantoccini::Locator;
-use mannerly_serve::whatif::SharedIdentify;
 use mannerly_serve::{router, ServeConfig};
 use mannerly_testsupport::{artifacts, Browser, BROKEN_WORDS_JS};
 use serde_json::json;
@@ -34,17 +35,8 @@ async fn the_tester_page_works_in_chromium() {
     // Identity checked as `mannerly serve` checks it, offline, with
     // Google's ranges given: the log's Googlebot is in them.
     let dir = tempfile::tempdir().expect("tempdir");
-    let ranges = dir.path().join("google.json");
-    std::fs::write(&ranges, r#"{"prefixes": [{"ipv4Prefix": "192.0.2.1/32"}]}"#).expect("ranges");
-    let catalogue = mannerly_audit::Catalogue::builtin();
-    let mut checks = mannerly_identity::ChecksConfig::new(dir.path().join("cache"));
-    checks.offline = true;
-    checks.given =
-        mannerly_identity::read_given_ranges(&[format!("Google={}", ranges.display())], catalogue)
-            .expect("given ranges");
-    let checks = mannerly_identity::Checks::new(checks, catalogue).expect("checks");
     let app = router(ServeConfig {
-        identify: Some(SharedIdentify::new(Box::new(checks))),
+        identify: Some(common::google_checks(dir.path(), "192.0.2.1/32")),
         ..ServeConfig::default()
     })
     .expect("router");
