@@ -351,15 +351,84 @@ impl Scope {
 
 /// The host of a URL, or "" (the per-host page counts' key).
 pub(crate) fn host_of(url: &str) -> String {
+    if let Some(host) = plain_host(url) {
+        return host.to_owned();
+    }
     url::Url::parse(url)
         .ok()
         .and_then(|u| u.host_str().map(str::to_owned))
         .unwrap_or_default()
 }
 
+/// The host of an `http(s)` URL already in the form the URL parser
+/// writes (lowercase ASCII name, no user info, no IPv6 brackets), read
+/// without parsing the URL again: the crawl asks it of every page it
+/// sends. `None` when anything could make the parser answer otherwise.
+fn plain_host(url: &str) -> Option<&str> {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))?;
+    let end = rest.find(['/', '?', '#', ':']).unwrap_or(rest.len());
+    let host = &rest[..end];
+    let plain = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.';
+    // A name that ends in a number may be an IPv4 address in another
+    // form (`1.2.3.010`, `0x7f.1`), which the parser rewrites.
+    let last = host.rsplit('.').next().unwrap_or(host);
+    let numeric = last.bytes().all(|b| b.is_ascii_digit()) || last.starts_with("0x");
+    let cut = rest.as_bytes().get(end).copied();
+    (!host.is_empty()
+        && !numeric
+        && host.bytes().all(plain)
+        && !host.starts_with("xn--")
+        && !host.contains(".xn--")
+        && cut != Some(b':'))
+    .then_some(host)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The quick read of a page's host agrees with the URL parser on
+        /// any URL the parser has written.
+        #[test]
+        fn a_plain_hosts_quick_read_agrees_with_the_parser(
+            scheme in "https?",
+            host in "[a-zA-Z0-9.\\-_]{0,12}(\\.[a-z0-9]{1,4}|\\.0x[0-9a-f]{1,3}|)",
+            port in proptest::option::of(0u16..100),
+            path in "[/?#a-z0-9:@%.]{0,12}",
+        ) {
+            let port = port.map(|p| format!(":{p}")).unwrap_or_default();
+            let text = format!("{scheme}://{host}{port}/{path}");
+            if let Ok(u) = url::Url::parse(&text) {
+                let written = u.to_string();
+                let slow = u.host_str().unwrap_or_default().to_owned();
+                if let Some(quick) = plain_host(&written) {
+                    proptest::prop_assert_eq!(quick, slow.as_str(), "{}", written);
+                }
+                proptest::prop_assert_eq!(host_of(&written), slow);
+            }
+        }
+    }
+
+    #[test]
+    fn a_hosts_quick_read_leaves_what_the_parser_rewrites_to_it() {
+        for url in [
+            "http://1.2.3.4/",
+            "http://0x7f.1/",
+            "http://xn--bcher-kva.test/",
+            "http://a.test:8080/",
+            "http://[::1]/",
+            "http://u:p@a.test/",
+            "http://A.test/",
+        ] {
+            assert_eq!(plain_host(url), None, "{url}");
+        }
+        assert_eq!(plain_host("https://h1.test/p?q#f"), Some("h1.test"));
+        assert_eq!(host_of("http://a.test:8080/x"), "a.test");
+        assert_eq!(host_of("http://[::1]/"), "[::1]");
+    }
 
     #[test]
     fn a_run_of_stray_percents_normalises_in_one_step() {

@@ -30,7 +30,9 @@ impl<F: CrawlFrontier> Crawl<F> {
             return self.journal.skip(&r.url, NotFetched::LeaseLapsed, why);
         }
         self.pages_started += 1;
-        *self.per_host.entry(host_of(&r.url)).or_default() += 1;
+        if self.config.max_pages_per_host.is_some() {
+            *self.per_host.entry(host_of(&r.url)).or_default() += 1;
+        }
         if let Some(m) = &self.config.metrics {
             m.released(&self.frontier.pace(&r.key), UnixMillis::now());
         }

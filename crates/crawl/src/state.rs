@@ -65,6 +65,7 @@ pub(crate) struct Crawl<F> {
     pub(crate) pages_started: u64,
     /// Pages the crawl's log held when this run began.
     pub(crate) pages_before: u64,
+    /// Pages sent per host, kept only when `--max-pages-per-host` is set.
     pub(crate) per_host: HashMap<String, u64>,
     /// Sitemap lastmod per URL, as read in this crawl.
     pub(crate) lastmods: crate::lastmod::Lastmods,
