@@ -59,12 +59,19 @@ fn month(b: &[u8]) -> Option<i64> {
 }
 
 fn checked(y: i64, mo: i64, d: i64, h: i64, mi: i64, s: i64) -> Option<i64> {
-    let ok = (1..=12).contains(&mo)
-        && (1..=31).contains(&d)
-        && (0..=23).contains(&h)
-        && (0..=59).contains(&mi)
-        && (0..=60).contains(&s);
-    ok.then(|| days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s)
+    Some(checked_day(y, mo, d)? * 86_400 + checked_time(h, mi, s)?)
+}
+
+/// Days since 1970 of a date whose month and day are in range.
+fn checked_day(y: i64, mo: i64, d: i64) -> Option<i64> {
+    let ok = (1..=12).contains(&mo) && (1..=31).contains(&d);
+    ok.then(|| days_from_civil(y, mo, d))
+}
+
+/// Seconds into the day of a time in range (a leap second allowed).
+fn checked_time(h: i64, mi: i64, s: i64) -> Option<i64> {
+    let ok = (0..=23).contains(&h) && (0..=59).contains(&mi) && (0..=60).contains(&s);
+    ok.then(|| h * 3600 + mi * 60 + s)
 }
 
 /// `.123456` → (milliseconds, precision); no fraction → (0, 1000).
@@ -124,8 +131,8 @@ pub(crate) fn clf(b: &[u8]) -> Option<Stamp> {
     if used != rest.len() {
         return None;
     }
-    let ok = (0..=23).contains(&h) && (0..=59).contains(&mi) && (0..=60).contains(&s);
-    ok.then(|| Stamp::new(day * 86_400 + h * 3600 + mi * 60 + s - off, ms, precision))
+    let seconds = day * 86_400 + checked_time(h, mi, s)?;
+    Some(Stamp::new(seconds - off, ms, precision))
 }
 
 /// The day of a CLF time (`10/Oct/2026`), in days since 1970. The last
@@ -140,7 +147,7 @@ fn clf_day(b: &[u8; 11]) -> Option<i64> {
         }
     }
     let (d, mo, y) = (num(&b[0..2])?, month(&b[3..6])?, num(&b[7..11])?);
-    let days = (1..=31).contains(&d).then(|| days_from_civil(y, mo, d))?;
+    let days = checked_day(y, mo, d)?;
     LAST.set(Some((*b, days)));
     Some(days)
 }
