@@ -24,7 +24,7 @@
 //! rate limiter: every delay is the frontier's `Wait`. Every release is
 //! completed, requeued, discarded or cancelled exactly once.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -173,10 +173,8 @@ impl<F: CrawlFrontier> Crawl<F> {
         // A resumed crawl's page counts come from its log, the record of
         // what it fetched. Pages per host are kept only for a limit on
         // them: a map entry a host, for the whole crawl, otherwise.
-        let (pages_started, mut per_host) = count_pages(&record.log.path);
-        if config.max_pages_per_host.is_none() {
-            per_host = HashMap::new();
-        }
+        let limited = config.max_pages_per_host.is_some();
+        let (pages_started, per_host) = count_pages(&record.log.path, limited);
         let (tx, done_rx) = mpsc::unbounded_channel();
         // A resumed recrawl goes on from its own record; a new one from
         // the earlier crawl's.

@@ -229,8 +229,9 @@ impl Log {
     }
 }
 
-/// Pages a crawl fetched before (from its log): in all, and per host.
-pub(crate) fn count_pages(log: &Path) -> (u64, HashMap<String, u64>) {
+/// Pages a crawl fetched before (from its log): in all, and per host
+/// when `by_host` (only a limit on them needs those).
+pub(crate) fn count_pages(log: &Path, by_host: bool) -> (u64, HashMap<String, u64>) {
     let mut per_host: HashMap<String, u64> = HashMap::new();
     let mut total = 0;
     let Ok(text) = std::fs::read_to_string(log) else {
@@ -244,11 +245,11 @@ pub(crate) fn count_pages(log: &Path) -> (u64, HashMap<String, u64>) {
             continue;
         }
         total += 1;
-        if let Some(host) = v["url"]
-            .as_str()
-            .and_then(|u| url::Url::parse(u).ok())
-            .and_then(|u| u.host_str().map(str::to_owned))
-        {
+        let host = match v["url"].as_str() {
+            Some(url) if by_host => crate::normalize::host_of(url),
+            _ => continue,
+        };
+        if !host.is_empty() {
             *per_host.entry(host).or_default() += 1;
         }
     }
