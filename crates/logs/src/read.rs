@@ -10,6 +10,9 @@ use std::path::Path;
 /// The longest line read, in bytes.
 pub const MAX_LINE: usize = 64 * 1024;
 
+/// Bytes read from the source at a time.
+const CHUNK: usize = 1 << 16;
+
 /// A log could not be opened.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot read {path}: {source}")]
@@ -53,6 +56,8 @@ pub struct Lines<R> {
     /// Skipping the rest of a line longer than [`MAX_LINE`].
     skipping: bool,
     eof: bool,
+    /// Lines ended in the batch being read (its carried start has none).
+    ended: u64,
 }
 
 /// Some whole lines of a log.
@@ -76,6 +81,7 @@ impl<R: Read> Lines<R> {
             next_line: 1,
             skipping: false,
             eof: false,
+            ended: 0,
         }
     }
 
@@ -83,12 +89,17 @@ impl<R: Read> Lines<R> {
     /// end.
     pub fn next_batch(&mut self, size: usize) -> io::Result<Option<Batch>> {
         let size = size.max(MAX_LINE + 1);
+        let mut text = std::mem::take(&mut self.carry);
+        // Room for the whole batch at once: growing it by doubling copied
+        // it some twenty times.
+        text.reserve(size + CHUNK);
         let mut batch = Batch {
-            text: std::mem::take(&mut self.carry),
+            text,
             first_line: self.next_line,
             too_long: Vec::new(),
         };
-        let mut chunk = vec![0u8; 1 << 16];
+        let mut chunk = vec![0u8; CHUNK];
+        self.ended = 0;
         while batch.text.len() < size && !self.eof {
             let n = match self.inner.read(&mut chunk) {
                 Ok(0) => {
@@ -106,7 +117,7 @@ impl<R: Read> Lines<R> {
             let cut = memchr::memrchr(b'\n', &batch.text).map_or(0, |i| i + 1);
             self.carry = batch.text.split_off(cut);
         }
-        self.next_line += memchr::memchr_iter(b'\n', &batch.text).count() as u64;
+        self.next_line += self.ended;
         if self.eof && batch.text.last().is_some_and(|&b| b != b'\n') {
             self.next_line += 1;
         }
@@ -121,6 +132,7 @@ impl<R: Read> Lines<R> {
                     Some(i) => {
                         self.skipping = false;
                         batch.text.push(b'\n');
+                        self.ended += 1;
                         bytes = &bytes[i + 1..];
                     }
                     None => return,
@@ -128,15 +140,26 @@ impl<R: Read> Lines<R> {
                 continue;
             }
             let line_start = memchr::memrchr(b'\n', &batch.text).map_or(0, |i| i + 1);
+            // Whole lines that fit are taken together, one copy for all.
+            let (fits, lines) = fitting(batch.text.len() - line_start, bytes);
+            batch.text.extend_from_slice(&bytes[..fits]);
+            self.ended += lines;
+            bytes = &bytes[fits..];
+            if bytes.is_empty() {
+                return;
+            }
+            let line_start = if fits > 0 {
+                batch.text.len()
+            } else {
+                line_start
+            };
             let open = batch.text.len() - line_start;
             let (piece, rest) = match memchr::memchr(b'\n', bytes) {
                 Some(i) => bytes.split_at(i + 1),
                 None => (bytes, &[][..]),
             };
             if open + piece.len() > MAX_LINE + usize::from(piece.last() == Some(&b'\n')) {
-                let number = self.next_line
-                    + memchr::memchr_iter(b'\n', &batch.text[..line_start]).count() as u64;
-                batch.too_long.push(number);
+                batch.too_long.push(self.next_line + self.ended);
                 batch.text.truncate(line_start);
                 if piece.last() == Some(&b'\n') {
                     batch.text.push(b'\n');
@@ -146,9 +169,24 @@ impl<R: Read> Lines<R> {
             } else {
                 batch.text.extend_from_slice(piece);
             }
+            self.ended += u64::from(piece.last() == Some(&b'\n'));
             bytes = rest;
         }
     }
+}
+
+/// How many of `bytes`' first bytes are whole lines of at most
+/// [`MAX_LINE`] bytes (the first continuing a line `open` bytes long),
+/// and how many lines that is.
+fn fitting(mut open: usize, bytes: &[u8]) -> (usize, u64) {
+    let (mut fits, mut lines) = (0, 0);
+    for i in memchr::memchr_iter(b'\n', bytes) {
+        if open + (i - fits) > MAX_LINE {
+            break;
+        }
+        (fits, open, lines) = (i + 1, 0, lines + 1);
+    }
+    (fits, lines)
 }
 
 #[cfg(test)]
@@ -167,6 +205,69 @@ mod tests {
             long.extend(b.too_long);
         }
         (text, long)
+    }
+
+    /// A source that hands out at most `step` bytes a read.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// Batches hold every line that fits as it was, and an empty line
+        /// numbered in `too_long` for each that does not, however the
+        /// source's reads and the batches fall.
+        #[test]
+        fn batches_keep_every_line_that_fits(
+            lengths in proptest::collection::vec(
+                proptest::prop_oneof![0..40usize, MAX_LINE - 2..MAX_LINE + 3],
+                0..12,
+            ),
+            ends_open in proptest::bool::ANY,
+            step in proptest::prop_oneof![1..300usize, 60_000..140_000usize],
+            size in 1..200_000usize,
+        ) {
+            let mut input = Vec::new();
+            let (mut text, mut long) = (Vec::new(), Vec::new());
+            for (n, len) in lengths.iter().enumerate() {
+                let line = vec![b'a' + (n % 26) as u8; *len];
+                input.extend(&line);
+                let open = ends_open && n + 1 == lengths.len();
+                if !open {
+                    input.push(b'\n');
+                }
+                if *len > MAX_LINE {
+                    long.push(n as u64 + 1);
+                } else {
+                    text.extend(&line);
+                }
+                if !open {
+                    text.push(b'\n');
+                }
+            }
+            let mut lines = Lines::new(Trickle { bytes: &input, step });
+            let (mut got, mut got_long) = (Vec::new(), Vec::new());
+            while let Some(b) = lines.next_batch(size).expect("reads") {
+                proptest::prop_assert_eq!(
+                    b.first_line,
+                    1 + memchr::memchr_iter(b'\n', &got).count() as u64
+                );
+                got.extend(b.text);
+                got_long.extend(b.too_long);
+            }
+            proptest::prop_assert_eq!(got, text);
+            proptest::prop_assert_eq!(got_long, long);
+        }
     }
 
     #[test]
