@@ -8,8 +8,8 @@ use std::borrow::Cow;
 
 use crate::scan::Scan;
 use crate::{
-    bytes_of, client_of, dash_empty, host_of, request_line, split_absolute, stamp, status_of,
-    Entry, LineError,
+    client_of, dash_empty, host_of, request_line, split_absolute, stamp, valid_status, Entry,
+    LineError,
 };
 
 pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
@@ -52,13 +52,16 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
     let status = s
         .field()
         .ok_or_else(|| LineError::field("status", "missing"))?;
-    if status != "-" && status.parse::<u16>().is_err() {
+    // Each number is read once: its value, or `-`.
+    let status_number = status.parse::<u16>();
+    if status != "-" && status_number.is_err() {
         return Err(LineError::field("status", format!("`{status}`")));
     }
     let bytes = s
         .field()
         .ok_or_else(|| LineError::field("bytes", "missing"))?;
-    if bytes != "-" && bytes.parse::<u64>().is_err() {
+    let bytes_sent = bytes.parse::<u64>().ok();
+    if bytes != "-" && bytes_sent.is_none() {
         return Err(LineError::field("bytes", format!("`{bytes}`")));
     }
     let (user_agent, retry_after) = match s.peek() {
@@ -75,8 +78,8 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         host: vhost.and_then(|v| host_of(Cow::Borrowed(v))).or(url_host),
         method,
         target,
-        status: status_of(status),
-        bytes: bytes_of(bytes),
+        status: status_number.ok().and_then(valid_status),
+        bytes: bytes_sent,
         user_agent: dash_empty(user_agent),
         retry_after,
         gate: None,

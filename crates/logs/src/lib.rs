@@ -237,7 +237,12 @@ fn host_of(raw: Cow<'_, str>) -> Option<Cow<'_, str>> {
 
 /// A status field: `-`, `0` and non-numbers are none.
 fn status_of(s: &str) -> Option<u16> {
-    s.parse::<u16>().ok().filter(|&s| (100..=999).contains(&s))
+    s.parse::<u16>().ok().and_then(valid_status)
+}
+
+/// A status number, when it is one a server sends.
+fn valid_status(n: u16) -> Option<u16> {
+    (100..=999).contains(&n).then_some(n)
 }
 
 /// A byte count: `-` is none.
@@ -263,27 +268,27 @@ fn dotted_quad(b: &[u8]) -> Option<std::net::Ipv4Addr> {
     if b.len() < 7 || b.len() > 15 {
         return None;
     }
-    let (mut parts, mut n) = ([0u8; 4], 0);
-    let (mut value, mut digits, mut lead_zero) = (0u16, 0, false);
-    for &c in b {
-        match c {
-            b'0'..=b'9' if digits < 3 => {
-                lead_zero |= digits == 1 && value == 0;
-                value = value * 10 + u16::from(c - b'0');
-                digits += 1;
-            }
-            b'.' if digits > 0 && n < 3 => {
-                parts[n] = u8::try_from(value).ok().filter(|_| !lead_zero)?;
-                (n, value, digits, lead_zero) = (n + 1, 0, 0, false);
-            }
-            _ => return None,
+    let mut parts = [0u8; 4];
+    let mut split = b.split(|&c| c == b'.');
+    for part in &mut parts {
+        *part = octet(split.next()?)?;
+    }
+    split.next().is_none().then_some(parts.into())
+}
+
+/// One part of a dotted quad: one to three digits, no leading zero, at
+/// most 255.
+fn octet(p: &[u8]) -> Option<u8> {
+    let digit = |c: u8| c.is_ascii_digit().then(|| c - b'0');
+    match *p {
+        [a] => digit(a),
+        [a, b] if a != b'0' => Some(digit(a)? * 10 + digit(b)?),
+        [a, b, c] if a != b'0' => {
+            let v = u16::from(digit(a)?) * 100 + u16::from(digit(b)?) * 10 + u16::from(digit(c)?);
+            u8::try_from(v).ok()
         }
+        _ => None,
     }
-    if n != 3 || digits == 0 || lead_zero {
-        return None;
-    }
-    parts[3] = u8::try_from(value).ok()?;
-    Some(parts.into())
 }
 
 /// `-` and empty mean no value.

@@ -61,6 +61,14 @@ impl<'a> Scan<'a> {
             return None;
         }
         let start = self.pos + 1;
+        // `""` and `"-"` (no Referer, no User-Agent) are common: read
+        // without a search.
+        for len in 0..2 {
+            if b.get(start + len) == Some(&b'"') && b[start..start + len] != *b"\\" {
+                self.pos = start + len + 1;
+                return Some(Cow::Borrowed(&self.text[start..start + len]));
+            }
+        }
         let mut i = start;
         let mut escaped = false;
         loop {
@@ -151,6 +159,12 @@ mod tests {
         assert_eq!(s.quoted().as_deref(), Some(r#"d "e" \x22"#));
         assert_eq!(s.any().as_deref(), Some("f"));
         assert_eq!(s.peek(), None);
+        let mut s = Scan::new(r#""" "-" "\"" "\\" "x"#);
+        assert_eq!(s.quoted().as_deref(), Some(""));
+        assert_eq!(s.quoted().as_deref(), Some("-"));
+        assert_eq!(s.quoted().as_deref(), Some("\""));
+        assert_eq!(s.quoted().as_deref(), Some("\\"));
+        assert_eq!(s.quoted(), None);
         assert_eq!(Scan::new(r#""open"#).quoted(), None);
         assert_eq!(Scan::new(r#""ends in \"#).quoted(), None);
     }

@@ -119,6 +119,27 @@ fn offset(b: &[u8]) -> Option<(i64, usize)> {
 /// seconds (`:36.123`, as HAProxy and Apache's `%{msec_frac}t` write) and
 /// an optional offset (none: UTC).
 pub(crate) fn clf(b: &[u8]) -> Option<Stamp> {
+    use std::cell::Cell;
+    /// Bytes of a time kept: `10/Oct/2026:13:55:36.123456 -0700` fits.
+    const KEEP: usize = 32;
+    // The last time read is kept, a thread's own: a log writes several
+    // lines a second, and they share their time's text.
+    thread_local!(static LAST: Cell<Option<([u8; KEEP], usize, Stamp)>> = const { Cell::new(None) });
+    if let Some((key, len, stamp)) = LAST.get() {
+        if key.get(..len) == Some(b) {
+            return Some(stamp);
+        }
+    }
+    let stamp = clf_uncached(b)?;
+    if b.len() <= KEEP {
+        let mut key = [0; KEEP];
+        key[..b.len()].copy_from_slice(b);
+        LAST.set(Some((key, b.len(), stamp)));
+    }
+    Some(stamp)
+}
+
+fn clf_uncached(b: &[u8]) -> Option<Stamp> {
     if b.len() < 20 || b[2] != b'/' || b[6] != b'/' || b[11] != b':' {
         return None;
     }
