@@ -27,7 +27,7 @@ use crate::proposed::WhatIf;
 use crate::report::GateAction;
 use crate::report::{Counts, Example, Finding, Identity, Timeline, Violation, MAX_EXAMPLES};
 use crate::stamp::rfc3339;
-use crate::suspects::{is_asset, Client};
+use crate::suspects::{is_asset, is_robots_txt, Client};
 
 /// How an audit judges.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,6 +127,19 @@ enum Kind {
     Browser,
     Bot(u32),
 }
+
+/// A User-Agent's kind and number, found once for a request and handed
+/// on, so one that is gathered for and then fed is looked up once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Classified(Kind, u32);
+
+/// Paths whose verdict for browsers is kept, at most, per robots.txt
+/// version (past it, a new path is judged each time).
+const MAX_BROWSER_PATHS: usize = 16_384;
+
+/// Browser-looking clients' paths: (disallowed to every crawler, an
+/// asset).
+type BrowserPaths = FxMap<Box<str>, (bool, bool)>;
 
 /// A browser client: its address and User-Agent.
 pub(crate) type ClientKey = (Option<IpAddr>, u32);
@@ -231,7 +244,10 @@ pub struct Auditor<'r> {
     pub(crate) hosts: Vec<String>,
     host_ids: FxMap<String, u32>,
     compiled: FxMap<(VersionId, u32), Compiled<'r>>,
-    browser_rules: FxMap<VersionId, AgentRules<'r>>,
+    /// Per version: the rules a browser-looking client is checked
+    /// against, and what `browser_path` found of each path asked
+    /// (browsers' paths repeat: a site's pages and assets).
+    browser_rules: FxMap<VersionId, (AgentRules<'r>, BrowserPaths)>,
     pub(crate) clients: Vec<(ClientKey, Client)>,
     client_ids: FxMap<ClientKey, u32>,
     waiting: Reorder<Pending>,
@@ -359,6 +375,18 @@ impl<'r> Auditor<'r> {
     /// Takes one entry of file `file`; `identify` tells a known bot's
     /// identity.
     pub fn feed(&mut self, file: usize, entry: &Entry<'_>, identify: &dyn Identify) {
+        let kind = self.classify(&entry.user_agent);
+        self.feed_classified(file, entry, kind, identify);
+    }
+
+    /// [`feed`](Auditor::feed), its User-Agent already classified.
+    pub(crate) fn feed_classified(
+        &mut self,
+        file: usize,
+        entry: &Entry<'_>,
+        Classified(kind, ua): Classified,
+        identify: &dyn Identify,
+    ) {
         let millis = entry.stamp.millis;
         self.span = Some(match self.span {
             None => (millis, millis),
@@ -371,9 +399,9 @@ impl<'r> Auditor<'r> {
             *n += 1;
             self.tiebreak = tiebreak(file, *n);
         }
-        let pending = match self.kind(&entry.user_agent) {
-            (Kind::Browser, ua) => self.browser(entry, ua),
-            (Kind::Bot(token), ua) => self.bot(token, ua, entry, identify),
+        let pending = match kind {
+            Kind::Browser => self.browser(entry, ua),
+            Kind::Bot(token) => self.bot(token, ua, entry, identify),
         };
         if millis < self.processed_to {
             self.late += 1;
@@ -395,8 +423,8 @@ impl<'r> Auditor<'r> {
     /// What checking an entry's identity needs, with one look at its
     /// User-Agent: the (catalogue entry, address) of a known, verifiable
     /// bot; or the (token, page) an unlisted bot's User-Agent names.
-    pub(crate) fn wants(&mut self, entry: &Entry<'_>) -> EntryWants {
-        let (Kind::Bot(token), _) = self.kind(&entry.user_agent) else {
+    pub(crate) fn wants(&self, entry: &Entry<'_>, kind: Classified) -> EntryWants {
+        let Classified(Kind::Bot(token), _) = kind else {
             return (None, None);
         };
         match &self.tokens[token as usize] {
@@ -412,6 +440,11 @@ impl<'r> Auditor<'r> {
     }
 
     /// What a User-Agent is, and its number.
+    pub(crate) fn classify(&mut self, user_agent: &str) -> Classified {
+        let (kind, id) = self.kind(user_agent);
+        Classified(kind, id)
+    }
+
     fn kind(&mut self, user_agent: &str) -> (Kind, u32) {
         if let Some(k) = self.kinds.get(user_agent) {
             return *k;
@@ -577,7 +610,7 @@ impl<'r> Auditor<'r> {
         }
         let host = self.host_id(entry);
         self.note_evidence(token, entry);
-        let robots = entry.target.split('?').next() == Some("/robots.txt");
+        let robots = is_robots_txt(&entry.target);
         let (delay, disallowed) = self.judge_path(token, host, entry, robots);
         let page =
             !robots && (entry.method.is_empty() || entry.method == "GET" || entry.method == "HEAD");
@@ -677,8 +710,11 @@ impl<'r> Auditor<'r> {
                 id
             }
         };
-        let robots = entry.target.split('?').next() == Some("/robots.txt");
-        let disallowed = !robots && self.browser_disallowed(entry);
+        let robots = is_robots_txt(&entry.target);
+        let (disallowed, asset) = match robots {
+            true => (false, false),
+            false => self.browser_path(entry),
+        };
         let mut untracked = Client::default();
         let c = match self.clients.get_mut(id as usize) {
             Some((_, c)) => c,
@@ -687,7 +723,7 @@ impl<'r> Auditor<'r> {
         c.requests += 1;
         if robots {
             c.read_robots = true;
-        } else if is_asset(&entry.target) {
+        } else if asset {
             c.assets += 1;
         } else {
             c.pages += 1;
@@ -712,19 +748,26 @@ impl<'r> Auditor<'r> {
         }
     }
 
-    /// Whether robots.txt disallows the path to every crawler (its `*`
-    /// group), which a browser-looking client is checked against.
-    fn browser_disallowed(&mut self, entry: &Entry<'_>) -> bool {
+    /// Of a browser-looking client's path: whether robots.txt disallows
+    /// it to every crawler (its `*` group), and whether it is an asset.
+    fn browser_path(&mut self, entry: &Entry<'_>) -> (bool, bool) {
         let host = entry.host.as_deref().unwrap_or("-");
         let book = self.book;
         let Some((vid, version)) = book.at(host, entry.stamp.millis) else {
-            return false;
+            return (false, is_asset(&entry.target));
         };
-        let rules = self
-            .browser_rules
-            .entry(vid)
-            .or_insert_with(|| version.robots.for_agent("mannerly-any-crawler"));
-        !rules.lookup(&entry.target).0
+        let (rules, seen) = self.browser_rules.entry(vid).or_insert_with(|| {
+            let rules = version.robots.for_agent("mannerly-any-crawler");
+            (rules, FxMap::default())
+        });
+        if let Some(facts) = seen.get(entry.target.as_ref()) {
+            return *facts;
+        }
+        let facts = (!rules.lookup(&entry.target).0, is_asset(&entry.target));
+        if seen.len() < MAX_BROWSER_PATHS {
+            seen.insert(entry.target.as_ref().into(), facts);
+        }
+        facts
     }
 
     /// Takes, in time order, the requests every file has moved past.

@@ -22,6 +22,13 @@ pub(crate) struct Client {
     sum_sq: f64,
 }
 
+/// Whether a request's target is robots.txt (with any query).
+pub(crate) fn is_robots_txt(target: &str) -> bool {
+    target
+        .strip_prefix("/robots.txt")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('?'))
+}
+
 /// Whether a path asks for a page's asset rather than a page: by the
 /// extension of its last segment (before any query), without allocating.
 pub(crate) fn is_asset(path: &str) -> bool {

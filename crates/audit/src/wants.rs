@@ -7,7 +7,7 @@ use std::net::IpAddr;
 
 use mannerly_logs::Entry;
 
-use crate::engine::{Auditor, Identify};
+use crate::engine::{Auditor, Classified, Identify};
 
 /// What a batch's identity checks need.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -29,9 +29,30 @@ impl Wants {
         auditor: &mut Auditor<'_>,
         entries: impl IntoIterator<Item = &'a Entry<'b>>,
     ) -> Wants {
+        Wants::gather(auditor, entries, |_| {})
+    }
+
+    /// What `entries` need, and each one's User-Agent classified, in
+    /// order, to be fed with (`Auditor::feed_classified`).
+    pub(crate) fn classified<'a, 'b: 'a>(
+        auditor: &mut Auditor<'_>,
+        entries: impl IntoIterator<Item = &'a Entry<'b>>,
+    ) -> (Wants, Vec<Classified>) {
+        let mut kinds = Vec::new();
+        let wants = Wants::gather(auditor, entries, |k| kinds.push(k));
+        (wants, kinds)
+    }
+
+    fn gather<'a, 'b: 'a>(
+        auditor: &mut Auditor<'_>,
+        entries: impl IntoIterator<Item = &'a Entry<'b>>,
+        mut keep: impl FnMut(Classified),
+    ) -> Wants {
         let mut w = Wants::default();
         for e in entries {
-            let (address, page) = auditor.wants(e);
+            let kind = auditor.classify(&e.user_agent);
+            keep(kind);
+            let (address, page) = auditor.wants(e, kind);
             w.addresses.extend(address);
             if let Some(p) = page {
                 if !w.pages.contains(&p) {

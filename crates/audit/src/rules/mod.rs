@@ -208,7 +208,7 @@ impl Deny {
     /// Whether the rule refuses a request for `path` from `client` with
     /// this User-Agent: the decision every server's text must make.
     pub fn refuses(&self, user_agent: &str, client: Option<IpAddr>, path: &str) -> bool {
-        if path.split('?').next() == Some("/robots.txt") {
+        if crate::suspects::is_robots_txt(path) {
             return false;
         }
         match self {

@@ -17,7 +17,13 @@ const CHUNK_BYTES: usize = 256 << 10;
 const DETECT_LINES: usize = 50;
 
 /// A line's outcome: its number and entry, or why it was not read.
-pub(crate) type Parsed<'a> = Vec<(u64, Result<Option<Entry<'a>>, LineError>)>;
+pub(crate) type Line<'a> = (u64, Result<Option<Entry<'a>>, LineError>);
+
+/// A piece's lines, in order.
+pub(crate) type Parsed<'a> = Vec<Line<'a>>;
+
+/// A batch's pieces, in order: kept apart, not copied into one list.
+pub(crate) type Pieces<'a> = Vec<Parsed<'a>>;
 
 /// A batch's bytes and what it says besides its lines.
 pub(crate) struct Owned {
@@ -33,7 +39,7 @@ self_cell::self_cell!(
     pub(crate) struct ParsedBatch {
         owner: Owned,
         #[covariant]
-        dependent: Parsed,
+        dependent: Pieces,
     }
 );
 
@@ -102,15 +108,15 @@ impl ParsedBatch {
         self.borrow_owner()
     }
 
-    /// Its lines.
-    pub(crate) fn lines(&self) -> &Parsed<'_> {
-        self.borrow_dependent()
+    /// Its lines, in order.
+    pub(crate) fn lines(&self) -> impl Iterator<Item = &Line<'_>> {
+        self.borrow_dependent().iter().flatten()
     }
 }
 
 /// A batch's lines parsed on every core, numbered from `first_line`; with
 /// no parser, every line that is not blank is an error.
-fn parse<'a>(parser: Option<&Parser>, bytes: &'a [u8], first_line: u64) -> Parsed<'a> {
+fn parse<'a>(parser: Option<&Parser>, bytes: &'a [u8], first_line: u64) -> Pieces<'a> {
     let whole = parser.is_none_or(|p| p.format() == Format::W3c);
     let pieces: Vec<(u64, Parsed<'a>)> = chunks(bytes, whole)
         .into_par_iter()
@@ -129,10 +135,13 @@ fn parse<'a>(parser: Option<&Parser>, bytes: &'a [u8], first_line: u64) -> Parse
             }
         })
         .collect();
-    let mut out = Vec::with_capacity(pieces.iter().map(|(_, p)| p.len()).sum());
+    let mut out = Pieces::with_capacity(pieces.len());
     let mut base = first_line;
-    for (lines, parsed) in pieces {
-        out.extend(parsed.into_iter().map(|(i, r)| (base + i, r)));
+    for (lines, mut parsed) in pieces {
+        for (i, _) in &mut parsed {
+            *i += base;
+        }
+        out.push(parsed);
         base += lines;
     }
     out
@@ -141,9 +150,12 @@ fn parse<'a>(parser: Option<&Parser>, bytes: &'a [u8], first_line: u64) -> Parse
 /// One piece's lines: how many, and each parsed (numbered from 0).
 fn parse_piece<'a>(parser: Option<&Parser>, text: &'a str) -> (u64, Parsed<'a>) {
     let mut p = parser.cloned();
-    let mut parsed = Parsed::new();
     let b = text.as_bytes();
     let last = (!b.is_empty() && b.last() != Some(&b'\n')).then_some(b.len());
+    // Sized for lines of 128 bytes or more (most logs' are longer): a
+    // line's outcome is some 250 bytes, and growing the list by doubling
+    // copied each several times.
+    let mut parsed = Parsed::with_capacity(b.len() / 128 + 1);
     let (mut start, mut i) = (0, 0);
     for end in memchr::memchr_iter(b'\n', b).chain(last) {
         let line = &text[start..end];

@@ -195,17 +195,22 @@ fn judge_batch(
             &mannerly_logs::LineError::TooLong.to_string(),
         );
     }
-    let entries = batch.lines().iter().filter_map(|(_, r)| match r {
+    let entries = batch.lines().filter_map(|(_, r)| match r {
         Ok(Some(e)) => Some(e),
         _ => None,
     });
-    Wants::of(auditor, entries).prepare(identify);
+    let (wants, kinds) = Wants::classified(auditor, entries);
+    wants.prepare(identify);
+    let mut kinds = kinds.into_iter();
     for (n, r) in batch.lines() {
         f.report.lines = f.report.lines.max(*n);
         match r {
             Ok(Some(e)) => {
                 f.latest = f.latest.max(e.stamp.millis);
-                auditor.feed(index, e, identify);
+                match kinds.next() {
+                    Some(kind) => auditor.feed_classified(index, e, kind, identify),
+                    None => auditor.feed(index, e, identify),
+                }
             }
             Ok(None) => {}
             Err(e) => count_unparsed(&mut f.report, *n, &e.to_string()),
