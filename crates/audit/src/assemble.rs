@@ -40,10 +40,7 @@ fn report(mut a: Auditor<'_>) -> Report {
     let mut suspects: Vec<_> = a
         .clients
         .iter()
-        .filter_map(|((ip, ua), c)| {
-            let ip = ip.map_or_else(|| "-".to_owned(), |i| i.to_string());
-            c.judge(&ip, a.user_agents.get(*ua as usize).map_or("", |u| u))
-        })
+        .filter_map(|((ip, ua), c)| c.judge(*ip, a.user_agents.get(*ua as usize).map_or("", |u| u)))
         .collect();
     suspects.sort_by(|x, y| y.pages.cmp(&x.pages).then_with(|| x.client.cmp(&y.client)));
     Report {

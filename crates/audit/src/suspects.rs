@@ -3,6 +3,8 @@
 //! images), a pace too regular for a person, robots.txt read, disallowed
 //! paths asked for.
 
+use std::net::IpAddr;
+
 use crate::report::Suspect;
 
 /// Pages a client must ask for before it is judged.
@@ -91,7 +93,7 @@ impl Client {
     }
 
     /// The client as a suspect, when its behaviour says crawler.
-    pub(crate) fn judge(&self, client: &str, user_agent: &str) -> Option<Suspect> {
+    pub(crate) fn judge(&self, client: Option<IpAddr>, user_agent: &str) -> Option<Suspect> {
         if self.pages < MIN_PAGES || self.assets > 0 {
             return None;
         }
@@ -115,7 +117,8 @@ impl Client {
             return None;
         }
         Some(Suspect {
-            client: client.to_owned(),
+            // Written out only for a suspect: most clients are not.
+            client: client.map_or_else(|| "-".to_owned(), |ip| ip.to_string()),
             user_agent: user_agent.to_owned(),
             requests: self.requests,
             pages: self.pages,
