@@ -58,6 +58,10 @@ pub struct Lines<R> {
     eof: bool,
     /// Lines ended in the batch being read (its carried start has none).
     ended: u64,
+    /// What each read fills.
+    chunk: Vec<u8>,
+    /// A batch's buffer handed back, for the next batch to fill.
+    spare: Option<Vec<u8>>,
 }
 
 /// Some whole lines of a log.
@@ -82,14 +86,24 @@ impl<R: Read> Lines<R> {
             skipping: false,
             eof: false,
             ended: 0,
+            chunk: Vec::new(),
+            spare: None,
         }
+    }
+
+    /// Hands back a batch's text once it is used, so the next batch fills
+    /// the same memory rather than newly allocated pages.
+    pub fn give_back(&mut self, text: Vec<u8>) {
+        self.spare = Some(text);
     }
 
     /// The next batch of about `size` bytes of whole lines; `None` at the
     /// end.
     pub fn next_batch(&mut self, size: usize) -> io::Result<Option<Batch>> {
         let size = size.max(MAX_LINE + 1);
-        let mut text = std::mem::take(&mut self.carry);
+        let mut text = self.spare.take().unwrap_or_default();
+        text.clear();
+        text.append(&mut self.carry);
         // Room for the whole batch at once: growing it by doubling copied
         // it some twenty times.
         text.reserve(size + CHUNK);
@@ -98,7 +112,8 @@ impl<R: Read> Lines<R> {
             first_line: self.next_line,
             too_long: Vec::new(),
         };
-        let mut chunk = vec![0u8; CHUNK];
+        let mut chunk = std::mem::take(&mut self.chunk);
+        chunk.resize(CHUNK, 0);
         self.ended = 0;
         while batch.text.len() < size && !self.eof {
             let n = match self.inner.read(&mut chunk) {
@@ -112,6 +127,7 @@ impl<R: Read> Lines<R> {
             };
             self.take(&chunk[..n], &mut batch);
         }
+        self.chunk = chunk;
         if !self.eof {
             // Carry the unfinished last line into the next batch.
             let cut = memchr::memrchr(b'\n', &batch.text).map_or(0, |i| i + 1);
