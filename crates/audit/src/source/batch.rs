@@ -66,6 +66,11 @@ impl Reader {
         })
     }
 
+    /// Takes back a used batch's text, for the next batch.
+    pub(crate) fn give_back(&mut self, text: Vec<u8>) {
+        self.lines.give_back(text);
+    }
+
     /// The next batch, parsed; `None` at the end.
     pub(crate) fn next(&mut self) -> Result<Option<ParsedBatch>, SourceError> {
         let batch =
@@ -103,6 +108,11 @@ impl Reader {
 }
 
 impl ParsedBatch {
+    /// Its text, for the reader to fill again (its lines dropped).
+    pub(crate) fn into_text(self) -> Vec<u8> {
+        self.into_owner().bytes
+    }
+
     /// What the batch says besides its lines.
     pub(crate) fn facts(&self) -> &Owned {
         self.borrow_owner()

@@ -67,8 +67,12 @@ struct File {
 
 /// Where a file's next batch comes from.
 enum Next {
-    /// A thread reading ahead.
-    Ahead(mpsc::Receiver<Result<ParsedBatch, SourceError>>),
+    /// A thread reading ahead, and the way used batches' text goes back
+    /// to it.
+    Ahead(
+        mpsc::Receiver<Result<ParsedBatch, SourceError>>,
+        mpsc::Sender<Vec<u8>>,
+    ),
     /// Read when asked.
     Here(Box<Reader>),
 }
@@ -76,8 +80,19 @@ enum Next {
 impl Next {
     fn take(&mut self) -> Result<Option<ParsedBatch>, SourceError> {
         match self {
-            Next::Ahead(rx) => rx.recv().ok().transpose(),
+            Next::Ahead(rx, _) => rx.recv().ok().transpose(),
             Next::Here(r) => r.next(),
+        }
+    }
+
+    /// Returns a judged batch's memory to its reader (a reader that has
+    /// stopped has no use for it).
+    fn give_back(&mut self, batch: ParsedBatch) {
+        match self {
+            Next::Ahead(_, back) => {
+                let _ = back.send(batch.into_text());
+            }
+            Next::Here(r) => r.give_back(batch.into_text()),
         }
     }
 }
@@ -132,15 +147,20 @@ pub fn audit_logs_with(
                 .into_iter()
                 .map(|mut r| {
                     let (tx, rx) = mpsc::sync_channel(1);
-                    scope.spawn(move || {
-                        while let Some(batch) = r.next().transpose() {
-                            let failed = batch.is_err();
-                            if tx.send(batch).is_err() || failed {
-                                break;
-                            }
+                    let (back, returned) = mpsc::channel();
+                    scope.spawn(move || loop {
+                        if let Ok(text) = returned.try_recv() {
+                            r.give_back(text);
+                        }
+                        let Some(batch) = r.next().transpose() else {
+                            break;
+                        };
+                        let failed = batch.is_err();
+                        if tx.send(batch).is_err() || failed {
+                            break;
                         }
                     });
-                    Next::Ahead(rx)
+                    Next::Ahead(rx, back)
                 })
                 .collect();
             // Returning drops the receivers, so readers still ahead stop.
@@ -167,7 +187,10 @@ fn judge_all(
         .min_by_key(|&i| (files[i].latest, i))
     {
         match next[i].take()? {
-            Some(batch) => judge_batch(&mut files[i], i, &batch, auditor, identify),
+            Some(batch) => {
+                judge_batch(&mut files[i], i, &batch, auditor, identify);
+                next[i].give_back(batch);
+            }
             None => {
                 files[i].done = true;
                 auditor.end_file(i);
