@@ -25,6 +25,21 @@ pub(crate) type Parsed<'a> = Vec<Line<'a>>;
 /// A batch's pieces, in order: kept apart, not copied into one list.
 pub(crate) type Pieces<'a> = Vec<Parsed<'a>>;
 
+/// Lists of lines kept empty between batches, so a batch's lines fill
+/// memory already in use rather than newly allocated pages.
+pub(crate) type Spare = Vec<Parsed<'static>>;
+
+/// An emptied list, its memory kept, for lines of another lifetime (it
+/// holds none, so none changes lifetime: collecting a vector's own
+/// iterator into a vector of the same layout reuses its allocation).
+// The list is empty, so nothing is mapped: the form is what lets the
+// collection reuse the memory.
+#[allow(clippy::unnecessary_filter_map)]
+fn relabel<'a, 'b>(mut list: Parsed<'a>) -> Parsed<'b> {
+    list.clear();
+    list.into_iter().filter_map(|_| None).collect()
+}
+
 /// A batch's bytes and what it says besides its lines.
 pub(crate) struct Owned {
     bytes: Vec<u8>,
@@ -49,6 +64,7 @@ pub(crate) struct Reader {
     lines: Lines<Box<dyn Read + Send>>,
     parser: Option<Parser>,
     batch_bytes: usize,
+    spare: Spare,
 }
 
 impl Reader {
@@ -63,12 +79,14 @@ impl Reader {
             lines: Lines::new(open(&source.path)?),
             parser,
             batch_bytes,
+            spare: Spare::new(),
         })
     }
 
-    /// Takes back a used batch's text, for the next batch.
-    pub(crate) fn give_back(&mut self, text: Vec<u8>) {
+    /// Takes back a used batch's memory, for the next batch.
+    pub(crate) fn give_back(&mut self, (text, lists): (Vec<u8>, Spare)) {
         self.lines.give_back(text);
+        self.spare = lists;
     }
 
     /// The next batch, parsed; `None` at the end.
@@ -99,7 +117,10 @@ impl Reader {
             format: parser.as_ref().map(Parser::format),
         };
         let first_line = batch.first_line;
-        let parsed = ParsedBatch::new(owned, |o| parse(parser.as_ref(), &o.bytes, first_line));
+        let spare = &mut self.spare;
+        let parsed = ParsedBatch::new(owned, |o| {
+            parse(parser.as_ref(), &o.bytes, first_line, spare)
+        });
         if let Some(p) = &mut self.parser {
             advance(p, parsed.borrow_owner());
         }
@@ -108,9 +129,13 @@ impl Reader {
 }
 
 impl ParsedBatch {
-    /// Its text, for the reader to fill again (its lines dropped).
-    pub(crate) fn into_text(self) -> Vec<u8> {
-        self.into_owner().bytes
+    /// Its text and its emptied lists of lines, for the reader to fill
+    /// again.
+    pub(crate) fn into_parts(mut self) -> (Vec<u8>, Spare) {
+        let lists = self.with_dependent_mut(|_, pieces| {
+            std::mem::take(pieces).into_iter().map(relabel).collect()
+        });
+        (self.into_owner().bytes, lists)
     }
 
     /// What the batch says besides its lines.
@@ -126,17 +151,26 @@ impl ParsedBatch {
 
 /// A batch's lines parsed on every core, numbered from `first_line`; with
 /// no parser, every line that is not blank is an error.
-fn parse<'a>(parser: Option<&Parser>, bytes: &'a [u8], first_line: u64) -> Pieces<'a> {
+fn parse<'a>(
+    parser: Option<&Parser>,
+    bytes: &'a [u8],
+    first_line: u64,
+    spare: &mut Spare,
+) -> Pieces<'a> {
     let whole = parser.is_none_or(|p| p.format() == Format::W3c);
-    let pieces: Vec<(u64, Parsed<'a>)> = chunks(bytes, whole)
+    let jobs: Vec<(&[u8], Parsed<'a>)> = chunks(bytes, whole)
+        .into_iter()
+        .map(|chunk| (chunk, spare.pop().map(relabel).unwrap_or_default()))
+        .collect();
+    let pieces: Vec<(u64, Parsed<'a>)> = jobs
         .into_par_iter()
-        .map(|chunk| match std::str::from_utf8(chunk) {
-            Ok(text) => parse_piece(parser, text),
+        .map(|(chunk, list)| match std::str::from_utf8(chunk) {
+            Ok(text) => parse_piece(parser, text, list),
             // A piece with stray bytes is read with them replaced; its
             // entries then own their text.
             Err(_) => {
                 let text = String::from_utf8_lossy(chunk);
-                let (n, parsed) = parse_piece(parser, &text);
+                let (n, parsed) = parse_piece(parser, &text, relabel(list));
                 let owned = parsed
                     .into_iter()
                     .map(|(i, r)| (i, r.map(|e| e.map(Entry::into_owned))))
@@ -158,14 +192,18 @@ fn parse<'a>(parser: Option<&Parser>, bytes: &'a [u8], first_line: u64) -> Piece
 }
 
 /// One piece's lines: how many, and each parsed (numbered from 0).
-fn parse_piece<'a>(parser: Option<&Parser>, text: &'a str) -> (u64, Parsed<'a>) {
+fn parse_piece<'a>(
+    parser: Option<&Parser>,
+    text: &'a str,
+    mut parsed: Parsed<'a>,
+) -> (u64, Parsed<'a>) {
     let mut p = parser.cloned();
     let b = text.as_bytes();
     let last = (!b.is_empty() && b.last() != Some(&b'\n')).then_some(b.len());
     // Sized for lines of 128 bytes or more (most logs' are longer): a
     // line's outcome is some 250 bytes, and growing the list by doubling
     // copied each several times.
-    let mut parsed = Parsed::with_capacity(b.len() / 128 + 1);
+    parsed.reserve(b.len() / 128 + 1);
     let (mut start, mut i) = (0, 0);
     for end in memchr::memchr_iter(b'\n', b).chain(last) {
         let line = &text[start..end];
@@ -208,5 +246,30 @@ fn advance(parser: &mut Parser, owned: &Owned) {
         for l in text.lines().filter(|l| l.starts_with('#')) {
             let _ = parser.parse(l);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A list handed back keeps its memory for the next batch's lines,
+    /// and a batch parsed into kept lists reads as one parsed afresh.
+    #[test]
+    fn kept_lists_keep_their_memory_and_change_nothing() {
+        let mut list: Parsed<'_> = Parsed::with_capacity(1000);
+        list.push((1, Ok(None)));
+        let kept: Parsed<'static> = relabel(list);
+        assert!(kept.is_empty() && kept.capacity() >= 1000);
+        let text = b"192.0.2.1 - - [08/Jun/2020:08:04:43 +0000] \"GET /x HTTP/1.1\" 200 5 \"-\" \"UA\"\n\
+            not a line\n"
+            .repeat(4000);
+        let parser = Parser::new(Format::Combined).ok();
+        let fresh = parse(parser.as_ref(), &text, 1, &mut Spare::new());
+        let mut spare = vec![kept, Parsed::with_capacity(5)];
+        let again = parse(parser.as_ref(), &text, 1, &mut spare);
+        assert!(fresh.len() > 1, "cut into pieces");
+        assert_eq!(fresh, again);
+        assert!(again.iter().any(|p| p.capacity() >= 1000), "a kept list filled");
     }
 }

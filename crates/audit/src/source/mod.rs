@@ -71,7 +71,7 @@ enum Next {
     /// to it.
     Ahead(
         mpsc::Receiver<Result<ParsedBatch, SourceError>>,
-        mpsc::Sender<Vec<u8>>,
+        mpsc::Sender<(Vec<u8>, batch::Spare)>,
     ),
     /// Read when asked.
     Here(Box<Reader>),
@@ -90,9 +90,9 @@ impl Next {
     fn give_back(&mut self, batch: ParsedBatch) {
         match self {
             Next::Ahead(_, back) => {
-                let _ = back.send(batch.into_text());
+                let _ = back.send(batch.into_parts());
             }
-            Next::Here(r) => r.give_back(batch.into_text()),
+            Next::Here(r) => r.give_back(batch.into_parts()),
         }
     }
 }
@@ -149,8 +149,8 @@ pub fn audit_logs_with(
                     let (tx, rx) = mpsc::sync_channel(1);
                     let (back, returned) = mpsc::channel();
                     scope.spawn(move || loop {
-                        if let Ok(text) = returned.try_recv() {
-                            r.give_back(text);
+                        if let Ok(parts) = returned.try_recv() {
+                            r.give_back(parts);
                         }
                         let Some(batch) = r.next().transpose() else {
                             break;
