@@ -261,15 +261,19 @@ mod tests {
         list.push((1, Ok(None)));
         let kept: Parsed<'static> = relabel(list);
         assert!(kept.is_empty() && kept.capacity() >= 1000);
-        let text = b"192.0.2.1 - - [08/Jun/2020:08:04:43 +0000] \"GET /x HTTP/1.1\" 200 5 \"-\" \"UA\"\n\
+        let text =
+            b"192.0.2.1 - - [08/Jun/2020:08:04:43 +0000] \"GET /x HTTP/1.1\" 200 5 \"-\" \"UA\"\n\
             not a line\n"
-            .repeat(4000);
+                .repeat(4000);
         let parser = Parser::new(Format::Combined).ok();
         let fresh = parse(parser.as_ref(), &text, 1, &mut Spare::new());
         let mut spare = vec![kept, Parsed::with_capacity(5)];
         let again = parse(parser.as_ref(), &text, 1, &mut spare);
         assert!(fresh.len() > 1, "cut into pieces");
         assert_eq!(fresh, again);
-        assert!(again.iter().any(|p| p.capacity() >= 1000), "a kept list filled");
+        assert!(
+            again.iter().any(|p| p.capacity() >= 1000),
+            "a kept list filled"
+        );
     }
 }
