@@ -150,6 +150,10 @@ type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 struct Compiled<'r> {
     rules: AgentRules<'r>,
     delay_ms: u64,
+    /// Each deciding rule already written out, by the rule's address in
+    /// its file (a line number is not enough: Google's `index.htm` rule
+    /// adds a second rule on the same line).
+    lines: FxMap<usize, Box<str>>,
 }
 
 /// The facts kept per bot group (token, identity).
@@ -666,6 +670,7 @@ impl<'r> Auditor<'r> {
             .compiled
             .entry((vid, token))
             .or_insert_with(|| Compiled {
+                lines: FxMap::default(),
                 rules: version.robots.for_agent(name),
                 delay_ms: version
                     .robots
@@ -684,13 +689,17 @@ impl<'r> Auditor<'r> {
         }
         match compiled.rules.lookup(&entry.target) {
             (false, Some(rule)) => {
-                let text = format!(
-                    "line {}: {}: {}",
-                    rule.line,
-                    rule.kind.directive(),
-                    rule.pattern()
-                );
-                (delay, Some(text.into()))
+                let key = std::ptr::from_ref(rule) as usize;
+                let text = compiled.lines.entry(key).or_insert_with(|| {
+                    let line = format!(
+                        "line {}: {}: {}",
+                        rule.line,
+                        rule.kind.directive(),
+                        rule.pattern()
+                    );
+                    line.into()
+                });
+                (delay, Some(text.clone()))
             }
             _ => (delay, None),
         }
