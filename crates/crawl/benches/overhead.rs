@@ -398,14 +398,14 @@ fn main() {
     let port = web.port();
     let dir = tempfile::tempdir().expect("tempdir");
     let exe = std::env::current_exe().expect("exe");
-    // MANNERLY_BENCH_CALLGRIND=1: the engine children (with evidence, and
-    // with metrics too) run under valgrind's callgrind, which counts their
-    // instructions (a figure this machine's
-    // noise does not move; the run is some 50x slower).
+    // MANNERLY_BENCH_CALLGRIND=1: the engine children (with evidence,
+    // without, and with metrics) run under valgrind's callgrind, which
+    // counts their instructions (a figure this machine's noise does not
+    // move; the run is some 50x slower, so its CPU figures mean nothing).
     let callgrind = std::env::var_os("MANNERLY_BENCH_CALLGRIND").is_some_and(|v| v == "1");
     let instructions = std::cell::RefCell::new(Vec::<(String, f64)>::new());
     let run = |what: &str| -> Vec<f64> {
-        let counted = callgrind && what.starts_with("engine") && what != "engine-no-evidence";
+        let counted = callgrind && what.starts_with("engine");
         let mut cmd = if counted {
             let mut c = Command::new("valgrind");
             let dump = dir.path().join(format!("{what}.callgrind"));
@@ -556,10 +556,28 @@ fn main() {
         (bare_us + floor_us) / bare_us,
         e[2] / e[0] * 1e6
     );
-    for (what, n) in instructions.borrow().iter() {
+    let counts = instructions.borrow();
+    for (what, n) in counts.iter() {
         println!(
             "{what} under callgrind: {n:.0} instructions, {:.0} per request",
             n / e[0]
+        );
+    }
+    // Evidence's cost in instructions (the user-space part: what the
+    // kernel does for its writes is not counted), the best of each way.
+    let least = |way: &str| {
+        counts
+            .iter()
+            .filter(|(w, _)| w == way)
+            .map(|(_, n)| *n)
+            .min_by(f64::total_cmp)
+    };
+    if let (Some(with), Some(without)) = (least("engine"), least("engine-no-evidence")) {
+        println!(
+            "evidence under callgrind: {:+.1}% instructions ({:.0} against {:.0} per request)",
+            (with / without - 1.0) * 100.0,
+            with / e[0],
+            without / n[0]
         );
     }
 }
