@@ -8,8 +8,8 @@ use std::borrow::Cow;
 
 use crate::scan::Scan;
 use crate::{
-    client_of, dash_empty, host_of, request_line, split_absolute, stamp, valid_status, Entry,
-    LineError,
+    bytes_of, client_of, dash_empty, host_of, request_line, split_absolute, stamp, valid_status,
+    Entry, LineError,
 };
 
 pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
@@ -60,7 +60,7 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
     let bytes = s
         .field()
         .ok_or_else(|| LineError::field("bytes", "missing"))?;
-    let bytes_sent = bytes.parse::<u64>().ok();
+    let bytes_sent = bytes_of(bytes);
     if bytes != "-" && bytes_sent.is_none() {
         return Err(LineError::field("bytes", format!("`{bytes}`")));
     }

@@ -31,9 +31,8 @@ pub(crate) type Spare = Vec<Parsed<'static>>;
 
 /// An emptied list, its memory kept, for lines of another lifetime (it
 /// holds none, so none changes lifetime: collecting a vector's own
-/// iterator into a vector of the same layout reuses its allocation).
-// The list is empty, so nothing is mapped: the form is what lets the
-// collection reuse the memory.
+/// iterator into a vector of the same layout reuses its allocation, and
+/// the `filter_map` over no lines is what makes the types meet).
 #[allow(clippy::unnecessary_filter_map)]
 fn relabel<'a, 'b>(mut list: Parsed<'a>) -> Parsed<'b> {
     list.clear();
