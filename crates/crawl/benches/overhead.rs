@@ -59,11 +59,14 @@ fn runtime() -> tokio::runtime::Runtime {
 /// Prometheus's default).
 fn engine(port: u16, hosts: u32, dir: &Path, evidence: bool, metrics: bool) {
     let rt = runtime();
-    let out = dir.join(match (evidence, metrics) {
-        (_, true) => "out-metrics",
-        (true, false) => "out",
-        (false, false) => "out-no-evidence",
-    });
+    let out = out_dir(
+        dir,
+        match (evidence, metrics) {
+            (_, true) => "engine-metrics",
+            (true, false) => "engine",
+            (false, false) => "engine-no-evidence",
+        },
+    );
     // A fresh crawl every round.
     let _ = std::fs::remove_dir_all(&out);
     let seeds: Vec<String> = if seed_all() {
@@ -116,17 +119,34 @@ fn engine(port: u16, hosts: u32, dir: &Path, evidence: bool, metrics: bool) {
     let peak = mannerly_testsupport::peak_rss_kb();
     drop(seeds);
     let requests: u64 = summary.pages_by_status.values().sum::<u64>() + summary.robots_requests;
-    let (warc, gz) = (
-        dir_bytes(&out.join("warc")),
-        gzip_bytes(&out.join("evidence/records.jsonl")),
+    // What the bench reads back (the evidence's compressed size, the URLs
+    // for the bare loop) the parent reads, so that none of it is counted
+    // as the engine's.
+    println!(
+        "{requests} {wall} {cpu} {peak} {}",
+        dir_bytes(&out.join("warc"))
     );
-    if !evidence || metrics {
-        println!("{requests} {wall} {cpu} {peak} {warc} {gz}");
-        return;
-    }
-    // The URLs it fetched, for the bare loop (streamed: the log of a large
-    // run is hundreds of MB).
+}
+
+/// The output directory of an engine child.
+fn out_dir(dir: &Path, what: &str) -> PathBuf {
+    dir.join(match what {
+        "engine-metrics" => "out-metrics",
+        "engine-no-evidence" => "out-no-evidence",
+        _ => "out",
+    })
+}
+
+/// After an engine child: the size of its evidence once gzip-compressed
+/// and, for the default way, the URLs it fetched, for the bare loop
+/// (streamed: the log of a large run is hundreds of MB).
+fn read_back(dir: &Path, what: &str) -> f64 {
     use std::io::{BufRead, Write};
+    let out = out_dir(dir, what);
+    let gz = gzip_bytes(&out.join("evidence/records.jsonl")) as f64;
+    if what != "engine" {
+        return gz;
+    }
     let log = std::io::BufReader::new(std::fs::File::open(out.join("log.jsonl")).expect("log"));
     let mut urls =
         std::io::BufWriter::new(std::fs::File::create(dir.join("urls.txt")).expect("urls"));
@@ -140,7 +160,7 @@ fn engine(port: u16, hosts: u32, dir: &Path, evidence: bool, metrics: bool) {
         }
     }
     urls.flush().expect("urls");
-    println!("{requests} {wall} {cpu} {peak} {warc} {gz}");
+    gz
 }
 
 /// The bytes of the files in a directory.
@@ -318,6 +338,7 @@ fn floor(port: u16, hosts: u32, dir: &Path) {
         log.write_all(b"\n").expect("log");
     });
     log.flush().expect("log");
+    let evidence_us = evidence_alone(dir, &sample, rounds, &mut warc) - warc_us;
     let bytes: usize = sample.iter().map(|s| s.2.len()).sum();
     eprintln!(
         "floor: {} sample pages, {} body bytes and {:.1} links each; WARC records {warc_us:.1} us, \
@@ -327,8 +348,80 @@ fn floor(port: u16, hosts: u32, dir: &Path) {
         links as f64 / n
     );
     let cpu = (warc_us + links_us + log_us) * n / 1e6;
-    // Same shape as the other children: count, wall, cpu, peak.
-    println!("{n} {cpu} {cpu} 0");
+    // Same shape as the other children: count, wall, cpu, peak; then the
+    // evidence's own work per page.
+    println!("{n} {cpu} {cpu} 0 {evidence_us}");
+}
+
+/// The evidence's own work per page, alone, as the engine does it: the
+/// record (with the robots.txt and decision it names), its chain hashes,
+/// one `write` of it (the engine writes a batch's records in one: this
+/// is the most it can cost), and its copy in the WARC. Returns the CPU
+/// µs per page of all that plus the page's own WARC records, which the
+/// caller subtracts.
+fn evidence_alone(
+    dir: &Path,
+    sample: &[Sample],
+    rounds: usize,
+    warc: &mut mannerly_crawl::warc::WarcWriter,
+) -> f64 {
+    use mannerly_evidence::{Decision, Delay, DelaySource, Kind, Record, RobotsState, RobotsUsed};
+    use mannerly_time::UnixMillis;
+    let mut log =
+        mannerly_evidence::EvidenceLog::open(&dir.join("floor-evidence"), None, None).expect("log");
+    let robots_sha = [7u8; 32];
+    let fetched = UnixMillis::from_millis(1_700_000_000_000);
+    let cpu0 = cpu_seconds();
+    for _ in 0..rounds {
+        for (url, head, body) in sample {
+            let now = UnixMillis::now();
+            let host = url.split('/').nth(2).unwrap_or_default();
+            let record = Record {
+                time: now.to_rfc3339_millis(),
+                url: url.clone(),
+                host: host.to_owned(),
+                kind: Kind::Page,
+                user_agent: "mannerly/0.1 (+https://example.com/bot)".to_owned(),
+                robots: Some(RobotsUsed {
+                    url: format!("http://{host}/robots.txt"),
+                    sha256: Some(mannerly_evidence::chain::hex(&robots_sha)),
+                    fetched: Some(fetched.to_rfc3339_millis()),
+                    status: Some(200),
+                    state: RobotsState::Parsed,
+                    why: None,
+                }),
+                decision: Some(Decision {
+                    allowed: true,
+                    line: None,
+                    rule: None,
+                }),
+                delay: Delay {
+                    required_s: 0.0,
+                    since_previous_s: Some(0.012),
+                    source: DelaySource::Default,
+                },
+                ..Record::blank()
+            };
+            // As the page's own WARC records were timed (and subtracted).
+            let request = format!(
+                "GET {url} HTTP/1.1\r\nhost: h.test\r\nuser-agent: mannerly/0.1 (+https://example.com/bot)\r\naccept: */*\r\n\r\n"
+            );
+            let line = log.hold(record).expect("hold");
+            log.flush().expect("flush");
+            warc.exchange(&mannerly_crawl::warc::Exchange {
+                url,
+                date: now,
+                ip: Some(std::net::Ipv4Addr::LOCALHOST.into()),
+                request_head: request.as_bytes(),
+                response_head: head,
+                body,
+                truncated: false,
+                evidence: Some(&line),
+            })
+            .expect("warc");
+        }
+    }
+    (cpu_seconds() - cpu0) / (rounds * sample.len()) as f64 * 1e6
 }
 
 fn pages() -> u32 {
@@ -352,7 +445,7 @@ fn wrapped(what: &str) -> Option<Vec<String>> {
         .split_whitespace()
         .map(|w| w.replace("{what}", what))
         .collect();
-    (matches!(what, "engine" | "bare") && !words.is_empty()).then_some(words)
+    (matches!(what, "engine" | "engine-no-evidence" | "bare") && !words.is_empty()).then_some(words)
 }
 
 fn main() {
@@ -408,7 +501,11 @@ fn main() {
         let counted = callgrind && what.starts_with("engine");
         let mut cmd = if counted {
             let mut c = Command::new("valgrind");
-            let dump = dir.path().join(format!("{what}.callgrind"));
+            // MANNERLY_BENCH_CALLGRIND_OUT=DIR keeps the profiles there
+            // (for callgrind_annotate); else they go with the temporary dir.
+            let out = std::env::var_os("MANNERLY_BENCH_CALLGRIND_OUT")
+                .map_or_else(|| dir.path().to_path_buf(), PathBuf::from);
+            let dump = out.join(format!("{what}.callgrind"));
             c.arg("--tool=callgrind")
                 .arg(format!("--callgrind-out-file={}", dump.display()))
                 .arg(&exe);
@@ -444,10 +541,14 @@ fn main() {
                 instructions.borrow_mut().push((what.to_owned(), n));
             }
         }
-        String::from_utf8_lossy(&out.stdout)
+        let mut v: Vec<f64> = String::from_utf8_lossy(&out.stdout)
             .split_whitespace()
             .filter_map(|x| x.parse().ok())
-            .collect()
+            .collect();
+        if what.starts_with("engine") {
+            v.push(read_back(dir.path(), what));
+        }
+        v
     };
     println!(
         "overhead: {hosts} hosts, {} pages each{}, no delay, concurrency {CONCURRENCY}, through testweb as a proxy",
@@ -555,6 +656,15 @@ fn main() {
          must write can go below {:.2}x the bare loop's CPU per request (the engine: {:.1} us)",
         (bare_us + floor_us) / bare_us,
         e[2] / e[0] * 1e6
+    );
+    // Evidence's own work, timed alone on the same pages: a figure this
+    // machine's noise between crawls does not swamp.
+    println!(
+        "evidence's own work alone (record, chain hashes, a write, its WARC copy): {:.1} us \
+         per page, {:+.1}% of the engine's CPU per request without evidence ({:.1} us)",
+        f[4],
+        f[4] / (n[2] / n[0] * 1e6) * 100.0,
+        n[2] / n[0] * 1e6
     );
     let counts = instructions.borrow();
     for (what, n) in counts.iter() {
