@@ -177,7 +177,9 @@ pub struct LocalFrontier {
     pub keyer: Keyer,
     config: FrontierConfig,
     seen: Seen,
-    queues: HashMap<Box<str>, KeyQueue>,
+    /// (hashbrown's, for `entry_ref`: a URL queued for a known key copies
+    /// no name; std's hasher kept, as keys come from the crawled web.)
+    queues: hashbrown::HashMap<Box<str>, KeyQueue, std::hash::RandomState>,
     /// Keys by the time they may next be tried (stale entries skipped).
     time: BinaryHeap<Reverse<(UnixMillis, Box<str>)>>,
     /// Keys that may be tried now, best head priority first, then earliest.
@@ -246,7 +248,7 @@ impl LocalFrontier {
             keyer: Keyer::new(config.key_mode),
             seen: Seen::Memory(HashSet::new()),
             config,
-            queues: HashMap::new(),
+            queues: hashbrown::HashMap::default(),
             time: BinaryHeap::new(),
             ready: BinaryHeap::new(),
             flight: HashMap::new(),
@@ -372,7 +374,7 @@ impl LocalFrontier {
     fn insert(&mut self, key: &str, sort: Sort, tag: u32, url: &str) {
         let disk = self.store.is_some();
         let window = self.config.window.max(1);
-        let q = self.queues.entry(key.into()).or_default();
+        let q = self.queues.entry_ref(key).or_default();
         q.count += 1;
         self.total += 1;
         if let Some(store) = self.store.as_mut() {
