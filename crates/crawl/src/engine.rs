@@ -24,7 +24,6 @@
 //! rate limiter: every delay is the frontier's `Wait`. Every release is
 //! completed, requeued, discarded or cancelled exactly once.
 
-use std::collections::HashSet;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -195,7 +194,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             witness,
             client,
             journal: record,
-            hosts_answered: HashSet::new(),
+            hosts_answered: crate::keep::HostTally::default(),
             tx,
             in_flight: 0,
             held: Vec::new(),

@@ -3,7 +3,7 @@
 //! extend with `impl` blocks of their own, and what fetch tasks report
 //! back ([`Done`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -56,7 +56,7 @@ pub(crate) struct Crawl<F> {
     /// Pages and robots.txt go through this one client.
     pub(crate) client: reqwest::Client,
     pub(crate) journal: Journal,
-    pub(crate) hosts_answered: HashSet<String>,
+    pub(crate) hosts_answered: crate::keep::HostTally,
     pub(crate) tx: mpsc::UnboundedSender<Done>,
     pub(crate) in_flight: usize,
     /// Pages admitted in this batch, sent once their records are written.
