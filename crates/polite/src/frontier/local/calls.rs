@@ -141,16 +141,34 @@ impl LocalFrontier {
     /// The `n` keys holding the most queued URLs, most first (ties by key),
     /// each with its count and the URL at its head (see
     /// [`Frontier::busiest`]).
+    ///
+    /// One pass keeping the best `n` in a heap whose top is the worst kept:
+    /// a crawl asks twice a second, and sorting every key (100,000 hosts)
+    /// each time took a tenth of its CPU.
     pub fn busiest(&self, n: usize) -> Vec<KeyLoad> {
-        let mut all: Vec<(&Box<str>, &KeyQueue)> =
-            self.queues.iter().filter(|(_, q)| q.count > 0).collect();
-        all.sort_by(|a, b| b.1.count.cmp(&a.1.count).then_with(|| a.0.cmp(b.0)));
-        all.into_iter()
-            .take(n)
-            .map(|(k, q)| KeyLoad {
-                key: k.to_string(),
-                queued: q.count,
-                head: q.window.values().next().map(|e| e.url.to_string()),
+        // Smaller is busier: more URLs, then the lower key.
+        let mut top: BinaryHeap<(Reverse<u64>, &str)> = BinaryHeap::with_capacity(n + 1);
+        for (k, q) in &self.queues {
+            let rank = (Reverse(q.count), &**k);
+            if q.count == 0 || n == 0 {
+                continue;
+            }
+            if top.len() < n {
+                top.push(rank);
+            } else if top.peek().is_some_and(|worst| rank < *worst) {
+                top.pop();
+                top.push(rank);
+            }
+        }
+        top.into_sorted_vec()
+            .into_iter()
+            .filter_map(|(Reverse(queued), k)| {
+                let q = self.queues.get(k)?;
+                Some(KeyLoad {
+                    key: k.to_owned(),
+                    queued,
+                    head: q.window.values().next().map(|e| e.url.to_string()),
+                })
             })
             .collect()
     }

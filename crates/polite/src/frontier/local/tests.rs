@@ -151,6 +151,31 @@ fn busiest_lists_keys_by_queued_urls() {
     assert_eq!(all[0], "a.test https://a.test/0");
 }
 
+proptest::proptest! {
+    /// The bounded selection names the same keys, in the same order, as
+    /// sorting every key by (most queued, then key) would.
+    #[test]
+    fn busiest_agrees_with_sorting_every_key(
+        counts in proptest::collection::vec(0u8..6, 0..40),
+        n in 0usize..12,
+    ) {
+        let mut f = LocalFrontier::in_memory(Politeness::new(Config::default()), no_gate());
+        let mut expected = Vec::new();
+        for (h, &c) in counts.iter().enumerate() {
+            for i in 0..c {
+                block_on(f.enqueue(&format!("https://h{h}.test/{i}"), 1, T0)).expect("enqueue");
+            }
+            if c > 0 {
+                expected.push((format!("h{h}.test"), u64::from(c)));
+            }
+        }
+        expected.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        expected.truncate(n);
+        let got: Vec<(String, u64)> = f.busiest(n).into_iter().map(|l| (l.key, l.queued)).collect();
+        proptest::prop_assert_eq!(got, expected);
+    }
+}
+
 /// Drives the frontier: each request takes 10 ms.
 fn drain(f: &mut LocalFrontier) -> Vec<(u64, String)> {
     let (mut order, mut now) = (Vec::new(), UnixMillis::EPOCH);
