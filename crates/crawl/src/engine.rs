@@ -194,7 +194,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             witness,
             client,
             journal: record,
-            hosts_answered: crate::keep::HostTally::default(),
+            hosts_answered: crate::tally::HostTally::default(),
             tx,
             in_flight: 0,
             held: Vec::new(),

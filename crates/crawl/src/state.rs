@@ -56,7 +56,7 @@ pub(crate) struct Crawl<F> {
     /// Pages and robots.txt go through this one client.
     pub(crate) client: reqwest::Client,
     pub(crate) journal: Journal,
-    pub(crate) hosts_answered: crate::keep::HostTally,
+    pub(crate) hosts_answered: crate::tally::HostTally,
     pub(crate) tx: mpsc::UnboundedSender<Done>,
     pub(crate) in_flight: usize,
     /// Pages admitted in this batch, sent once their records are written.
