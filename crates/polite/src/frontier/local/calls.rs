@@ -146,18 +146,17 @@ impl LocalFrontier {
     /// a crawl asks twice a second, and sorting every key (100,000 hosts)
     /// each time took a tenth of its CPU.
     pub fn busiest(&self, n: usize) -> Vec<KeyLoad> {
+        if n == 0 {
+            return Vec::new();
+        }
         // Smaller is busier: more URLs, then the lower key.
-        let mut top: BinaryHeap<(Reverse<u64>, &str)> = BinaryHeap::with_capacity(n + 1);
-        for (k, q) in &self.queues {
+        let mut top: BinaryHeap<(Reverse<u64>, &str)> = BinaryHeap::with_capacity(n);
+        for (k, q) in self.queues.iter().filter(|(_, q)| q.count > 0) {
             let rank = (Reverse(q.count), &**k);
-            if q.count == 0 || n == 0 {
-                continue;
-            }
             if top.len() < n {
                 top.push(rank);
-            } else if top.peek().is_some_and(|worst| rank < *worst) {
-                top.pop();
-                top.push(rank);
+            } else if let Some(mut worst) = top.peek_mut().filter(|w| rank < **w) {
+                *worst = rank;
             }
         }
         top.into_sorted_vec()
