@@ -166,7 +166,7 @@ impl LocalFrontier {
                 Some(KeyLoad {
                     key: k.to_owned(),
                     queued,
-                    head: q.window.values().next().map(|e| e.url.to_string()),
+                    head: q.window.first().map(|(_, e)| e.url.to_string()),
                 })
             })
             .collect()
@@ -178,7 +178,11 @@ impl LocalFrontier {
         let mut c = HostCensus::default();
         let queued = |key: &str| self.queues.get(key).map_or(0, |q| q.count);
         let unavailable = |key: &str| {
-            let Some(head) = self.queues.get(key).and_then(|q| q.window.values().next()) else {
+            let Some(head) = self
+                .queues
+                .get(key)
+                .and_then(|q| q.window.first().map(|(_, q)| q))
+            else {
                 return false;
             };
             matches!(self.robots.get(origin_str(&head.url).as_ref()),

@@ -69,7 +69,7 @@ impl LocalFrontier {
     pub(super) fn unpark(&mut self) {
         while (self.open.len() as u64) < self.config.max_open_keys {
             let Some((p, Reverse(seq), key)) = self.parked.pop() else {
-                return;
+                break;
             };
             let Some(q) = self.queues.get_mut(&key) else {
                 continue; // drained or emptied since
@@ -81,6 +81,7 @@ impl LocalFrontier {
             self.open.insert(key.clone());
             self.schedule(&key, UnixMillis::EPOCH);
         }
+        trim(&mut self.parked);
     }
 
     /// A parked key whose queue gained a better head moves up.

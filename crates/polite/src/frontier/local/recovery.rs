@@ -110,11 +110,11 @@ impl LocalFrontier {
     ) {
         self.summary_generation = Some(s.generation);
         for k in s.keys {
-            let q = KeyQueue {
+            let q = Box::new(KeyQueue {
                 count: k.count,
                 rest_low: Some(k.head),
                 ..KeyQueue::default()
-            };
+            });
             self.queues.insert(k.key, q);
         }
         // The in-flight URLs just put back are not in the summary.
@@ -137,7 +137,7 @@ impl LocalFrontier {
     fn restore_by_scan(&mut self, store: &Store, mut max_seq: u64) -> Result<(), FrontierError> {
         let window = self.config.window.max(1);
         // Entries arrive grouped by key: build each key's queue whole.
-        let mut cur: Option<(Box<str>, KeyQueue)> = None;
+        let mut cur: Option<(Box<str>, Box<KeyQueue>)> = None;
         let queues = &mut self.queues;
         store.scan_queue_raw(|key, sort, tag, url| {
             max_seq = max_seq.max(sort_seq(sort) + 1);
@@ -145,7 +145,7 @@ impl LocalFrontier {
                 if let Some((k, q)) = cur.take() {
                     queues.insert(k, q);
                 }
-                cur = Some((key.into(), KeyQueue::default()));
+                cur = Some((key.into(), Box::default()));
             }
             if let Some((_, q)) = cur.as_mut() {
                 q.count += 1;
@@ -201,7 +201,7 @@ impl LocalFrontier {
             if q.count == 0 {
                 continue;
             }
-            let Some(head) = q.window.keys().next().or(q.rest_low.as_ref()) else {
+            let Some(head) = q.window.first().map(|(s, _)| s).or(q.rest_low.as_ref()) else {
                 return; // not a state a summary can describe
             };
             keys.push(summary::KeySummary {

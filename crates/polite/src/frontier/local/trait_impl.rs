@@ -113,6 +113,7 @@ impl Frontier for LocalFrontier {
                 Err(Wait::Skipped { reason }) => self.drain(&key, &reason)?,
             }
         }
+        trim(&mut self.ready);
         // Drop stale heads so the wait time is real.
         while let Some(Reverse((at, key))) = self.time.peek() {
             if self
@@ -124,6 +125,7 @@ impl Frontier for LocalFrontier {
             }
             self.time.pop();
         }
+        trim(&mut self.time);
         Ok(if self.total == 0 {
             Next::Empty
         } else {
