@@ -111,13 +111,12 @@ fn engine(port: u16, hosts: u32, dir: &Path, evidence: bool, metrics: bool) {
     let cpu0 = cpu_seconds();
     let t = Instant::now();
     let summary = rt
-        .block_on(crawl(config, &seeds, &out, stop, |_| {}))
+        .block_on(crawl(config, seeds, &out, stop, |_| {}))
         .expect("crawl");
     let wall = t.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu0;
     // The crawl's peak, before this bench reads the log back.
     let peak = mannerly_testsupport::peak_rss_kb();
-    drop(seeds);
     let requests: u64 = summary.pages_by_status.values().sum::<u64>() + summary.robots_requests;
     // What the bench reads back (the evidence's compressed size, the URLs
     // for the bare loop) the parent reads, so that none of it is counted

@@ -56,7 +56,7 @@ async fn run(web: &TestWeb, seeds: &[String], out: &Path, prior: Option<&Path>) 
         seeds.extend(urls);
     }
     let (_stop_tx, stop) = tokio::sync::watch::channel(false);
-    crawl(config, &seeds, out, stop, |_| {})
+    crawl(config, seeds, out, stop, |_| {})
         .await
         .expect("crawl")
 }

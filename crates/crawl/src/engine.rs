@@ -53,10 +53,12 @@ use crate::witness::Witness;
 /// Runs a crawl from `seeds` with everything under `out`: the frontier
 /// store (`out/frontier`), WARC files (`out/warc`) and `out/log.jsonl`.
 /// A directory that holds a crawl already is resumed: its queue, its
-/// hosts' politeness state and its WARC numbering go on.
+/// hosts' politeness state and its WARC numbering go on. Seeds given by
+/// value are dropped once queued (a borrowed list is copied): a list of
+/// millions is not held for the whole crawl.
 pub async fn crawl(
     config: CrawlConfig,
-    seeds: &[String],
+    seeds: impl Into<Vec<String>>,
     out: &Path,
     stop: watch::Receiver<bool>,
     progress: impl FnMut(&Progress),
@@ -69,13 +71,14 @@ pub async fn crawl(
 pub async fn crawl_on<B: Backend>(
     backend: B,
     config: CrawlConfig,
-    seeds: &[String],
+    seeds: impl Into<Vec<String>>,
     out: &Path,
     stop: watch::Receiver<bool>,
     progress: impl FnMut(&Progress),
 ) -> Result<Summary, CrawlError> {
     let started = Instant::now();
     let dir = CrawlDir::new(out);
+    let seeds = seeds.into();
     let (scope, seed_urls, recrawl) = settle_settings(&backend, &config, seeds, &dir).await?;
     let config = crate::recrawl::join(config, recrawl)?;
     let (mut crawl, reports) = Crawl::open(backend, config, scope, dir).await?;

@@ -233,7 +233,8 @@ pub enum ScopeMode {
 #[derive(Debug, Clone)]
 pub struct Scope {
     mode: ScopeMode,
-    hosts: std::collections::HashSet<String>,
+    /// The seeds' hosts (names as boxed text: 16 bytes a slot, not 24).
+    hosts: std::collections::HashSet<Box<str>>,
     include: Option<regex::RegexSet>,
     exclude: Option<regex::RegexSet>,
     max_depth: Option<u32>,
@@ -296,8 +297,8 @@ impl Scope {
         let hosts = seeds
             .iter()
             .map(|s| match mode {
-                ScopeMode::Domain => registered_domain(s.host()),
-                _ => s.host().to_owned(),
+                ScopeMode::Domain => registered_domain(s.host()).into_boxed_str(),
+                _ => s.host().into(),
             })
             .collect();
         Ok(Scope {
@@ -322,7 +323,7 @@ impl Scope {
                 }
             }
             ScopeMode::Domain => {
-                if !self.hosts.contains(&registered_domain(url.host())) {
+                if !self.hosts.contains(registered_domain(url.host()).as_str()) {
                     return Err(OutOfScope::Host {
                         host: url.host().to_owned(),
                         what: "registered domain",

@@ -17,13 +17,13 @@ use crate::normalize::{CrawlUrl, Scope};
 pub(crate) async fn settle_settings<B: Backend>(
     backend: &B,
     config: &CrawlConfig,
-    seeds: &[String],
+    seeds: Vec<String>,
     dir: &CrawlDir,
 ) -> Result<(Scope, Vec<String>, Option<RecrawlOf>), CrawlError> {
     let mut given = Vec::new();
     let mut bad = Vec::new();
     for s in seeds {
-        match CrawlUrl::parse(s) {
+        match CrawlUrl::parse(&s) {
             // Kept as text: a seed list can hold millions.
             Ok(u) => given.push(String::from(u.as_str())),
             Err(e) => bad.push(e.to_string()),

@@ -131,7 +131,7 @@ async fn a_polite_crawl_of_a_small_web() {
     let (_stop_tx, stop) = tokio::sync::watch::channel(false);
     let summary = tokio::time::timeout(
         Duration::from_secs(60),
-        crawl(crawl_config, &seeds, out.path(), stop, |_| {}),
+        crawl(crawl_config, seeds, out.path(), stop, |_| {}),
     )
     .await
     .expect("the crawl ends")
@@ -354,7 +354,7 @@ async fn page_bounds_hold_and_survive_a_resume() {
     };
     let seeds = vec![web.url("many.test", "/")];
     let (_tx, stop) = tokio::sync::watch::channel(false);
-    let first = crawl(run(3), &seeds, out.path(), stop.clone(), |_| {})
+    let first = crawl(run(3), seeds, out.path(), stop.clone(), |_| {})
         .await
         .expect("crawl");
     let pages = |web: &TestWeb| {
@@ -420,7 +420,7 @@ async fn a_crawl_keeps_at_most_its_bound_of_hosts_in_progress() {
     };
     let seeds: Vec<String> = hosts.iter().map(|h| web.url(h, "/")).collect();
     let (_tx, stop) = tokio::sync::watch::channel(false);
-    let summary = crawl(config, &seeds, out.path(), stop, |_| {})
+    let summary = crawl(config, seeds, out.path(), stop, |_| {})
         .await
         .expect("crawl");
     let log = web.requests();

@@ -191,14 +191,8 @@ pub(crate) async fn run_crawl_on<B: Backend>(
         }
     });
     let mut last = std::time::Instant::now();
-    let summary = crawl_on(
-        backend,
-        config,
-        &seeds,
-        out,
-        stop.clone(),
-        |p: &Progress| {
-            let line = format!(
+    let summary = crawl_on(backend, config, seeds, out, stop.clone(), |p: &Progress| {
+        let line = format!(
             "{} pages, {:.1} pages/s, {} KiB, {} in flight, {} queued, {} hosts blocked, {} errors",
             p.pages,
             p.pages as f64 / p.seconds.max(0.001),
@@ -208,17 +202,16 @@ pub(crate) async fn run_crawl_on<B: Backend>(
             p.hosts_blocked,
             p.errors
         );
-            match &bar {
-                Some(b) => b.set_message(line),
-                None => {
-                    if last.elapsed() >= Duration::from_secs(5) {
-                        last = std::time::Instant::now();
-                        eprintln!("{line}");
-                    }
+        match &bar {
+            Some(b) => b.set_message(line),
+            None => {
+                if last.elapsed() >= Duration::from_secs(5) {
+                    last = std::time::Instant::now();
+                    eprintln!("{line}");
                 }
             }
-        },
-    )
+        }
+    })
     .await?;
     if let Some(b) = bar {
         b.finish_and_clear();
