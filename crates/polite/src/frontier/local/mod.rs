@@ -107,12 +107,16 @@ impl KeyQueue {
 /// Gives back most of a heap's room once it holds under a quarter of it:
 /// a crawl seeded with 100,000 hosts passes them all through its heaps at
 /// the start (some 7 MiB of room), and would otherwise keep that room for
-/// the whole crawl.
+/// the whole crawl. Room for [`HEAP_KEPT`] entries always stays, so a heap
+/// that fills and drains every turn is not reallocated every turn.
 fn trim<T: Ord>(heap: &mut BinaryHeap<T>) {
-    if heap.capacity() > 1024 && heap.len() < heap.capacity() / 4 {
-        heap.shrink_to(heap.len() * 2);
+    if heap.capacity() > 4 * HEAP_KEPT && heap.len() < heap.capacity() / 4 {
+        heap.shrink_to((heap.len() * 2).max(HEAP_KEPT));
     }
 }
+
+/// The room a heap keeps however little it holds (128 KiB at most).
+const HEAP_KEPT: usize = 4096;
 
 /// A release in flight. Both kinds hold the key's slot; `started` is what
 /// `start` changed, so `cancel` can undo it.

@@ -768,3 +768,45 @@ fn the_seen_filter_grows_with_the_crawl_and_forgets_nothing() {
     let a = block_on(f.enqueue_tagged(&url(first), 0, 0, T0)).expect("enqueue");
     assert_eq!(a, Admission::Queued);
 }
+
+#[test]
+fn a_heap_gives_back_the_room_a_burst_took_and_keeps_a_little() {
+    let mut heap: BinaryHeap<u64> = (0..100_000).collect();
+    for _ in 0..99_000 {
+        heap.pop();
+    }
+    trim(&mut heap);
+    assert!(heap.capacity() < 10_000, "{}", heap.capacity());
+    assert_eq!(heap.len(), 1_000);
+    // A heap that fills and drains every turn keeps its room.
+    heap.clear();
+    trim(&mut heap);
+    assert!(heap.capacity() >= HEAP_KEPT, "{}", heap.capacity());
+    let kept = heap.capacity();
+    heap.extend(0..3_000);
+    heap.clear();
+    trim(&mut heap);
+    assert_eq!(heap.capacity(), kept);
+}
+
+#[test]
+fn a_crawl_start_of_many_hosts_leaves_the_heaps_small() {
+    let mut f = bounded(4);
+    for h in 0..20_000 {
+        block_on(f.enqueue(&format!("https://h{h}.test/"), 1, T0)).expect("enqueue");
+    }
+    // Asking passes every host through the time and ready heaps: four
+    // open, the rest are parked.
+    let mut released = 0;
+    while let Next::Fetch(_) = block_on(f.next(T0)).expect("next") {
+        released += 1;
+    }
+    assert_eq!(released, 4);
+    assert!(f.time.capacity() <= 4 * HEAP_KEPT, "{}", f.time.capacity());
+    assert!(
+        f.ready.capacity() <= 4 * HEAP_KEPT,
+        "{}",
+        f.ready.capacity()
+    );
+    assert!(f.parked.len() >= 19_990);
+}
