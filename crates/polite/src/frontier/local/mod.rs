@@ -92,15 +92,14 @@ impl KeyQueue {
         Ok(())
     }
 
+    /// Where the queue's head sorts. A queue restored from a summary has
+    /// its head on disk only, and `rest_low` is then exactly that head.
+    fn head(&self) -> Option<&Sort> {
+        self.window.first_key().or(self.rest_low.as_ref())
+    }
+
     fn head_priority(&self) -> u8 {
-        // A queue restored from a summary has its head on disk only, and
-        // `rest_low` is then exactly that head.
-        self.window
-            .first()
-            .map(|(s, _)| s)
-            .or(self.rest_low.as_ref())
-            .map(sort_priority)
-            .unwrap_or(0)
+        self.head().map(sort_priority).unwrap_or(0)
     }
 }
 
@@ -438,7 +437,7 @@ impl LocalFrontier {
         let Some(q) = self.queues.get_mut(key) else {
             return Ok(None);
         };
-        let Some(head) = q.window.first().map(|(s, _)| *s) else {
+        let Some(&head) = q.window.first_key() else {
             return Ok(None);
         };
         let mut refill = None;

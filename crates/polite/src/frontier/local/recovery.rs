@@ -201,7 +201,7 @@ impl LocalFrontier {
             if q.count == 0 {
                 continue;
             }
-            let Some(head) = q.window.first().map(|(s, _)| s).or(q.rest_low.as_ref()) else {
+            let Some(head) = q.head() else {
                 return; // not a state a summary can describe
             };
             keys.push(summary::KeySummary {

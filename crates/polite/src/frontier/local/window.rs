@@ -75,6 +75,11 @@ impl Window {
         }
     }
 
+    /// The first entry's place.
+    pub(super) fn first_key(&self) -> Option<&Sort> {
+        self.first().map(|(s, _)| s)
+    }
+
     /// The last entry's place.
     pub(super) fn last_key(&self) -> Option<&Sort> {
         match self {
@@ -183,6 +188,7 @@ mod tests {
                 prop_assert_eq!(w.len(), m.len());
                 prop_assert_eq!(w.is_empty(), m.is_empty());
                 prop_assert_eq!(w.first().map(|(s, q)| (*s, q.tag)), m.first_key_value().map(|(s, t)| (*s, *t)));
+                prop_assert_eq!(w.first_key(), m.first_key_value().map(|(s, _)| s));
                 prop_assert_eq!(w.last_key(), m.last_key_value().map(|(s, _)| s));
             }
         }
