@@ -20,10 +20,11 @@ pub struct FjallStore {
 impl FjallStore {
     /// A store in `dir` (created when missing).
     pub fn open(dir: &Path) -> Result<FjallStore, fjall::Error> {
-        // One background worker, as the frontier's store has (see
-        // `mannerly_polite::store`).
+        // One background worker and a small block cache, as the
+        // frontier's store has (see `mannerly_polite::store`): the rules
+        // of the hosts in progress are in the robots.txt cache above it.
         let db = fjall::Database::builder(dir)
-            .cache_size(8 << 20)
+            .cache_size(2 << 20)
             .worker_threads(1)
             .open()?;
         // fjall's default memtable (64 MiB) would hold every origin's
