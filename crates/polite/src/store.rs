@@ -597,6 +597,12 @@ impl Store {
         Ok(())
     }
 
+    /// One key's politeness state as last committed.
+    pub fn get_host(&self, key: &str) -> Result<Option<Vec<u8>>, FrontierError> {
+        let v = self.hosts.get(key.as_bytes()).map_err(|e| self.err(e))?;
+        Ok(v.map(|v| v.to_vec()))
+    }
+
     /// Every key's politeness state.
     pub fn scan_hosts(&self) -> Result<Vec<(String, Vec<u8>)>, FrontierError> {
         let mut out = Vec::new();
@@ -622,6 +628,22 @@ impl Store {
     }
 
     /// Every origin whose robots.txt is known, with until when.
+    /// Until when an origin's robots.txt is known, as last committed.
+    pub fn get_robots(&self, origin: &str) -> Result<Option<UnixMillis>, FrontierError> {
+        let Some(v) = self
+            .robots
+            .get(origin.as_bytes())
+            .map_err(|e| self.err(e))?
+        else {
+            return Ok(None);
+        };
+        let until: [u8; 8] = v
+            .as_ref()
+            .try_into()
+            .map_err(|_| self.corrupt("a robots.txt entry is malformed"))?;
+        Ok(Some(UnixMillis(u64::from_be_bytes(until))))
+    }
+
     pub fn scan_robots(&self) -> Result<Vec<(String, UnixMillis)>, FrontierError> {
         let mut out = Vec::new();
         for item in self.robots.iter() {

@@ -49,10 +49,11 @@ impl LocalFrontier {
     /// anything left to hand on; above 1, a caller that makes many
     /// operations in a row (the crawler's loop) commits them together.
     pub fn commit(&mut self) -> Result<(), FrontierError> {
-        match self.store.as_mut() {
-            Some(s) => s.commit(),
-            None => Ok(()),
+        if let Some(s) = self.store.as_mut() {
+            s.commit()?;
+            self.rest_closed();
         }
+        Ok(())
     }
 
     /// Counts (exact here).
@@ -113,7 +114,7 @@ impl LocalFrontier {
         self.save_host(fl.key());
         self.end_op()?;
         self.reschedule(fl.key(), now)?;
-        self.close_if_idle(fl.key());
+        self.close_if_idle(fl.key(), Some(&origin_str(&released.url)));
         Ok(())
     }
 
@@ -128,6 +129,11 @@ impl LocalFrontier {
                 }
             }
         };
+        if let Err(e) = self.wake(&key) {
+            return Begin::Refused {
+                reason: format!("its politeness state could not be read: {e}"),
+            };
+        }
         match self.politeness.check(&key, now) {
             Ok(()) => {
                 self.politeness.start(&key, now);
@@ -226,6 +232,9 @@ impl LocalFrontier {
                 seen += 1;
             }
         }
+        // Resting keys are done: their state is in the store only.
+        c.done += self.resting.len() as u64;
+        seen += self.resting.len() as u64;
         debug_assert!(seen >= c.states().iter().map(|s| s.1).sum::<u64>());
         c
     }

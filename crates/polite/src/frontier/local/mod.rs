@@ -29,6 +29,7 @@ mod calls;
 mod host_bytes;
 mod open;
 mod recovery;
+mod rest;
 mod seen_filter;
 #[cfg(test)]
 mod tests;
@@ -221,6 +222,13 @@ pub struct LocalFrontier {
     /// The store generation the summary on disk describes, when known: a
     /// `sync` followed by a clean close writes it once, not twice.
     summary_generation: Option<u64>,
+    /// The marks of keys whose state is only in the store (see [`rest`]).
+    resting: HashSet<u64>,
+    /// The marks of origins whose robots.txt gate is only in the store.
+    resting_robots: HashSet<u64>,
+    /// Keys closed since the last commit, with the origin each last used,
+    /// to rest after it.
+    to_rest: Vec<(Box<str>, Option<Box<str>>)>,
 }
 
 /// The seen-set fingerprint of a parsed URL (its fragment ignored).
@@ -281,6 +289,9 @@ impl LocalFrontier {
             store: None,
             from_summary: false,
             summary_generation: None,
+            resting: HashSet::new(),
+            resting_robots: HashSet::new(),
+            to_rest: Vec::new(),
         }
     }
 
@@ -493,7 +504,7 @@ impl LocalFrontier {
             });
         }
         self.queues.remove(key);
-        self.close_if_idle(key);
+        self.close_if_idle(key, None);
         self.end_op()
     }
 
@@ -509,6 +520,11 @@ impl LocalFrontier {
         if self.config.robots_gate {
             // Borrowed: a release whose rules are known allocates nothing here.
             let origin = origin_str(&head.url);
+            if self.gate_rests(&origin) {
+                let origin = origin.into_owned();
+                self.wake_robots(&origin)?;
+                return self.release(key, now);
+            }
             let fetch = match self.robots.get(origin.as_ref()) {
                 // Its robots.txt is being fetched; `complete` reschedules.
                 Some(RobotsGate::Fetching { .. }) => return Ok(None),

@@ -35,9 +35,11 @@ impl LocalFrontier {
         false
     }
 
-    /// Closes `key` when it has nothing queued and nothing in flight, and
-    /// lets parked keys into the slots free.
-    pub(super) fn close_if_idle(&mut self, key: &str) {
+    /// Closes `key` when it has nothing queued and nothing in flight (its
+    /// state and the robots.txt gate of `origin`, the one it last used,
+    /// rest at the next commit: see `rest`), and lets parked keys into the
+    /// slots free.
+    pub(super) fn close_if_idle(&mut self, key: &str, origin: Option<&str>) {
         if !self.open.contains(key) {
             return;
         }
@@ -45,6 +47,7 @@ impl LocalFrontier {
         let flying = self.politeness.get(key).is_some_and(|h| h.in_flight > 0);
         if !queued && !flying {
             self.open.remove(key);
+            self.close_to_rest(key, origin);
             self.unpark();
         }
     }

@@ -810,3 +810,100 @@ fn a_crawl_start_of_many_hosts_leaves_the_heaps_small() {
     );
     assert!(f.parked.len() >= 19_990);
 }
+
+/// A host done rests (its state only in the store) and comes back as it
+/// was: the Retry-After it was given holds its next page and a request
+/// begun elsewhere exactly as if it had stayed in memory.
+#[test]
+fn a_done_host_rests_on_disk_and_wakes_with_its_state() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let politeness = || {
+        Politeness::new(Config {
+            min_delay: 1_000,
+            ..Config::default()
+        })
+    };
+    let on_disk = FrontierConfig {
+        robots_gate: false,
+        ..FrontierConfig::on_disk()
+    };
+    let mut disk = LocalFrontier::open(dir.path(), politeness(), on_disk).expect("open");
+    let mut memory = LocalFrontier::in_memory(politeness(), no_gate());
+    let t = T0.add_millis(100_000);
+    let busy = Outcome::Status {
+        status: 503,
+        latency: 10,
+        retry_after: Some("60".into()),
+    };
+    for f in [&mut disk, &mut memory] {
+        block_on(f.enqueue("https://a.test/1", 1, t)).expect("enqueue");
+        let Next::Fetch(r) = block_on(f.next(t)).expect("next") else {
+            panic!("a release")
+        };
+        block_on(f.complete(&r, &busy, t.add_millis(10))).expect("complete");
+        f.commit().expect("commit");
+    }
+    assert!(disk.politeness.get("a.test").is_none(), "at rest");
+    assert_eq!(disk.resting_keys(), 1);
+    assert_eq!(
+        memory.resting_keys(),
+        0,
+        "in memory there is nowhere to rest"
+    );
+    let again = block_on(disk.enqueue("https://a.test/1", 1, t)).expect("enqueue");
+    assert_eq!(again, Admission::Duplicate);
+    assert_eq!(disk.resting_keys(), 1, "a duplicate does not wake it");
+    let later = t.add_millis(5_000);
+    assert_eq!(disk.census(later).done, 1);
+    assert_eq!(
+        disk.begin_request("https://a.test/elsewhere", later),
+        memory.begin_request("https://a.test/elsewhere", later),
+    );
+    assert!(disk.politeness.get("a.test").is_some(), "awake");
+    for f in [&mut disk, &mut memory] {
+        block_on(f.enqueue("https://a.test/2", 1, later)).expect("enqueue");
+    }
+    let (d, m) = (block_on(disk.next(later)), block_on(memory.next(later)));
+    assert_eq!(d.expect("next"), m.expect("next"));
+    let at = disk.politeness.get("a.test").map(|h| h.next_allowed);
+    assert!(at >= Some(t.add_millis(60_000)), "the Retry-After holds");
+}
+
+/// A done host's robots.txt gate rests with it and comes back from the
+/// store: its next page goes without its robots.txt being asked for again
+/// while the rules are known, and with it once they are not.
+#[test]
+fn a_resting_hosts_robots_gate_comes_back_from_the_store() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut f = LocalFrontier::open(
+        dir.path(),
+        Politeness::new(Config::default()),
+        FrontierConfig::on_disk(),
+    )
+    .expect("open");
+    let until = UnixMillis(86_400_000);
+    block_on(f.enqueue("https://a.test/1", 0, T0)).expect("enqueue");
+    assert_eq!(drain(&mut f).len(), 2, "robots.txt, then the page");
+    f.commit().expect("commit");
+    assert_eq!(f.resting_keys(), 1);
+    assert!(f.robots.is_empty(), "the gate rests too");
+    let later = T0.add_millis(60_000);
+    block_on(f.enqueue("https://a.test/2", 0, later)).expect("enqueue");
+    let Next::Fetch(r) = block_on(f.next(later)).expect("next") else {
+        panic!("a release")
+    };
+    assert_eq!(r.url, "https://a.test/2", "its rules are still known");
+    assert_eq!(
+        f.robots.get("https://a.test"),
+        Some(&RobotsGate::Known { until })
+    );
+    block_on(f.complete(&r, &ok(), later)).expect("complete");
+    f.commit().expect("commit");
+    // Past the rules' expiry, the robots.txt goes first again.
+    let expired = until.add_millis(1);
+    block_on(f.enqueue("https://a.test/3", 0, expired)).expect("enqueue");
+    let Next::Fetch(r) = block_on(f.next(expired)).expect("next") else {
+        panic!("a release")
+    };
+    assert_eq!(r.kind, Kind::Robots);
+}

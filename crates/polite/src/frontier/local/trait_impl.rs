@@ -17,6 +17,8 @@ impl Frontier for LocalFrontier {
             Ok(k) => k,
             Err(answer) => return Ok(answer),
         };
+        // A resting key is never a skipped one (see `rest`): it is woken
+        // only for a URL it queues.
         if let Err(Wait::Skipped { reason }) = self.politeness.check(&key, now) {
             return Ok(Admission::Skipped { reason });
         }
@@ -52,6 +54,7 @@ impl Frontier for LocalFrontier {
                 ),
             });
         }
+        self.wake(&key)?;
         self.seen_add(fp);
         self.seq += 1;
         let sort = sort_key(priority, self.seq);
@@ -226,6 +229,7 @@ impl Frontier for LocalFrontier {
         };
         self.robots.insert(origin, known);
         if let Some(key) = &key {
+            self.wake(key)?;
             self.politeness.set_robots(key, pacing);
             self.save_host(key);
         }
@@ -251,6 +255,7 @@ impl Frontier for LocalFrontier {
         let Ok(key) = self.keyer.key(url) else {
             return Ok(());
         };
+        self.wake(&key)?;
         self.politeness.finish(&key, now, outcome);
         self.save_host(&key);
         self.end_op()?;
