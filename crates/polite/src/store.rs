@@ -38,6 +38,7 @@
 //! adds an fsync for power loss.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use fjall::{
     AbstractTree, Database, Keyspace, KeyspaceCreateOptions, OwnedWriteBatch, PersistMode,
@@ -95,6 +96,28 @@ const MEMTABLE_BYTES: u64 = 1 << 20;
 
 /// fjall's own memtable threshold: see [`MEMTABLE_BYTES`].
 const FJALL_BACKSTOP: u64 = 64 << 20;
+
+/// How long a flush of the memtables may take before the store gives up
+/// on it (a full disk, a dead worker).
+const FLUSH_WAIT: Duration = Duration::from_secs(30);
+
+/// Waits until `done` holds, for at most `limit`.
+fn wait_flushed(limit: Duration, done: impl Fn() -> bool) -> Result<(), std::io::Error> {
+    let until = Instant::now() + limit;
+    while !done() {
+        if Instant::now() >= until {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!(
+                    "its memtables were not written out within {} s (is the disk full?)",
+                    limit.as_secs()
+                ),
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Ok(())
+}
 
 /// One filler value: under fjall's journal compression threshold (4 KiB).
 const PAD_VALUE: usize = 4000;
@@ -680,9 +703,20 @@ impl Store {
         b.insert(&self.pad, MARKER, gen);
         b.commit().map_err(|e| self.err(e))?;
         for ks in self.keyspaces() {
-            ks.rotate_memtable_and_wait().map_err(|e| self.err(e))?;
+            ks.rotate_memtable().map_err(|e| self.err(e))?;
         }
-        Ok(())
+        // fjall's own wait (`rotate_memtable_and_wait`) has no end: with
+        // the disk full its worker cannot write the tables, and a crawl
+        // that stopped for that error hung at exit instead of saying so.
+        wait_flushed(FLUSH_WAIT, || {
+            self.keyspaces()
+                .iter()
+                .all(|ks| ks.tree.sealed_memtable_count() == 0)
+        })
+        .map_err(|e| FrontierError::Store {
+            store: self.path.display().to_string(),
+            source: Box::new(e),
+        })
     }
 
     /// Makes fjall start a new, empty journal when its active one holds
@@ -875,5 +909,15 @@ mod tests {
             })
             .expect("scan");
         assert_eq!(n, 0, "the marker is not an entry");
+    }
+
+    /// A flush that never ends is an error naming the likely cause, not a
+    /// hang (the limit is zero here: nothing sleeps).
+    #[test]
+    fn a_flush_that_never_ends_is_an_error() {
+        assert!(wait_flushed(Duration::ZERO, || true).is_ok());
+        let e = wait_flushed(Duration::ZERO, || false).expect_err("never done");
+        assert_eq!(e.kind(), std::io::ErrorKind::TimedOut);
+        assert!(e.to_string().contains("disk full"), "{e}");
     }
 }

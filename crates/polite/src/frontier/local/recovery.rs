@@ -182,19 +182,20 @@ impl LocalFrontier {
         }
     }
 
-    /// Writes the summary of the store as it is now committed.
-    pub(super) fn write_summary(&mut self) {
+    /// Writes the summary of the store as it is now committed. `false`
+    /// when the store could not commit or flush.
+    pub(super) fn write_summary(&mut self) -> bool {
         let Some(store) = self.store.as_mut() else {
-            return;
+            return true;
         };
         if store.commit().is_err() {
-            return;
+            return false;
         }
         if self.summary_generation == Some(store.generation()) {
-            return; // the summary on disk already describes this state
+            return true; // the summary on disk already describes this state
         }
         if store.flush_memtables().is_err() {
-            return;
+            return false;
         }
         let mut keys = Vec::with_capacity(self.queues.len());
         for (k, q) in &self.queues {
@@ -202,7 +203,7 @@ impl LocalFrontier {
                 continue;
             }
             let Some(head) = q.head() else {
-                return; // not a state a summary can describe
+                return true; // not a state a summary can describe
             };
             keys.push(summary::KeySummary {
                 key: k.clone(),
@@ -223,6 +224,7 @@ impl LocalFrontier {
         if summary::write(store.path(), &s).is_ok() {
             self.summary_generation = Some(s.generation);
         }
+        true
     }
 }
 
@@ -254,8 +256,8 @@ impl Drop for LocalFrontier {
     /// empty journal, so a clean exit reopens fast (best effort: a failure
     /// here only costs reopen time).
     fn drop(&mut self) {
-        if self.store.is_some() {
-            self.write_summary();
+        if self.store.is_some() && !self.write_summary() {
+            return; // a store that cannot flush (a full disk) is left as it is
         }
         if let Some(store) = self.store.as_ref() {
             let _ = store.rotate_journal(self.config.rotate_journal_above);

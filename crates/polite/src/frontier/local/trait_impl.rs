@@ -282,7 +282,8 @@ impl Frontier for LocalFrontier {
             Some(s) => s.sync()?,
             None => return Ok(()),
         }
-        self.write_summary();
+        // Best effort: a summary only spares reading the store at reopen.
+        let _ = self.write_summary();
         Ok(())
     }
 
