@@ -75,11 +75,13 @@ impl LocalFrontier {
             if let Some(bloom) = restore_bloom(&store, s.bloom.as_ref(), max)? {
                 f.restore_from_summary(s, flights, max_seq, bloom);
                 f.store = Some(store);
+                f.rest_idle_keys();
                 return Ok(f);
             }
         }
         f.restore_by_scan(&store, max_seq)?;
         f.store = Some(store);
+        f.rest_idle_keys();
         Ok(f)
     }
 

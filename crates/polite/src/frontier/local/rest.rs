@@ -34,6 +34,19 @@ impl LocalFrontier {
         }
     }
 
+    /// On opening: every key with nothing queued rests at the first
+    /// commit (a resumed crawl does not hold every finished host's state
+    /// again).
+    pub(super) fn rest_idle_keys(&mut self) {
+        let queues = &self.queues;
+        let idle = self
+            .politeness
+            .keys()
+            .filter(|(k, _)| queues.get(*k).is_none_or(|q| q.count == 0))
+            .map(|(k, _)| (Box::from(k), None));
+        self.to_rest.extend(idle);
+    }
+
     /// After a commit: the keys closed since, still done, leave memory
     /// (their state as committed is what the store holds).
     pub(super) fn rest_closed(&mut self) {

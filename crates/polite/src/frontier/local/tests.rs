@@ -907,3 +907,48 @@ fn a_resting_hosts_robots_gate_comes_back_from_the_store() {
     };
     assert_eq!(r.kind, Kind::Robots);
 }
+
+/// A resumed crawl rests the hosts it had finished: reopened, their
+/// states leave memory at the first commit and come back when used.
+#[test]
+fn a_reopened_frontier_rests_the_hosts_it_had_finished() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let on_disk = FrontierConfig {
+        robots_gate: false,
+        ..FrontierConfig::on_disk()
+    };
+    let open = opener(dir.path(), on_disk);
+    let t = T0.add_millis(100_000);
+    {
+        let mut f = open();
+        for url in [
+            "https://done.test/1",
+            "https://waiting.test/1",
+            "https://waiting.test/2",
+        ] {
+            block_on(f.enqueue(url, 1, t)).expect("enqueue");
+        }
+        // done.test's only page and waiting.test's first go out.
+        for _ in 0..2 {
+            let Next::Fetch(r) = block_on(f.next(t)).expect("next") else {
+                panic!("a release")
+            };
+            block_on(f.complete(&r, &ok(), t)).expect("complete");
+        }
+        drop(f);
+    }
+    let mut f = open();
+    assert!(f.politeness.get("done.test").is_some(), "restored at open");
+    f.commit().expect("commit");
+    assert_eq!(f.resting_keys(), 1, "the finished host rests");
+    assert!(f.politeness.get("done.test").is_none());
+    assert!(
+        f.politeness.get("waiting.test").is_some(),
+        "a host with a queue stays"
+    );
+    block_on(f.enqueue("https://done.test/2", 1, t)).expect("enqueue");
+    assert!(
+        f.politeness.get("done.test").is_some(),
+        "woken for its new page"
+    );
+}
