@@ -391,10 +391,17 @@ impl LocalFrontier {
     }
 
     fn end_op(&mut self) -> Result<(), FrontierError> {
-        match self.store.as_mut() {
-            Some(s) => s.end_op(),
-            None => Ok(()),
+        let Some(s) = self.store.as_mut() else {
+            return Ok(());
+        };
+        let generation = s.generation();
+        s.end_op()?;
+        // A store that commits every few operations (a caller that never
+        // calls `commit`) rests its closed keys as it commits.
+        if s.generation() != generation {
+            self.rest_closed();
         }
+        Ok(())
     }
 
     /// Puts an entry into its key's queue (window or disk).

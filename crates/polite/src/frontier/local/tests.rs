@@ -952,3 +952,28 @@ fn a_reopened_frontier_rests_the_hosts_it_had_finished() {
         "woken for its new page"
     );
 }
+
+/// A store that commits every operation (a caller that never calls
+/// `commit`) rests its done hosts as it goes.
+#[test]
+fn a_frontier_committing_every_operation_rests_done_hosts_without_a_commit_call() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = FrontierConfig {
+        robots_gate: false,
+        commit_every: 1,
+        ..FrontierConfig::on_disk()
+    };
+    let mut f = opener(dir.path(), config)();
+    let t = T0.add_millis(100_000);
+    block_on(f.enqueue("https://a.test/1", 1, t)).expect("enqueue");
+    let Next::Fetch(r) = block_on(f.next(t)).expect("next") else {
+        panic!("a release")
+    };
+    block_on(f.complete(&r, &ok(), t)).expect("complete");
+    block_on(f.enqueue("https://b.test/1", 1, t)).expect("enqueue");
+    assert_eq!(
+        f.resting_keys(),
+        1,
+        "a.test rests at the next operation's commit"
+    );
+}
