@@ -39,7 +39,10 @@ impl LocalFrontier {
                 _ => {}
             }
         }
-        self.politeness.why_not_now(&key, now)
+        match self.resting_hold(&key, now) {
+            Some(hold) => hold,
+            None => self.politeness.why_not_now(&key, now),
+        }
     }
 
     /// On disk, hands every operation so far to the operating system in one

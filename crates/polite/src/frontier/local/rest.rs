@@ -139,6 +139,31 @@ impl LocalFrontier {
         Ok(())
     }
 
+    /// An origin's gate is set anew in memory: a mark left for it no
+    /// longer stands for what the store holds.
+    pub(super) fn unmark_gate(&mut self, origin: &str) {
+        if !self.resting_robots.is_empty() {
+            self.resting_robots.remove(&mark(origin));
+        }
+    }
+
+    /// What a resting key's stored state says holds it back at `now`
+    /// (`why_not_now` asks without waking it); `None` when the key is not
+    /// resting, or its state cannot be read (then nothing is known of it).
+    pub(super) fn resting_hold(&self, key: &str, now: UnixMillis) -> Option<Option<Hold>> {
+        if self.resting.is_empty()
+            || self.politeness.get(key).is_some()
+            || !self.resting.contains(&mark(key))
+        {
+            return None;
+        }
+        let bytes = self.store.as_ref()?.get_host(key).ok()??;
+        let state = host_bytes::decode(&bytes).ok()?;
+        let mut alone = Politeness::new(self.politeness.config.clone());
+        alone.restore(key, state);
+        Some(alone.why_not_now(key, now))
+    }
+
     /// Keys resting now.
     pub fn resting_keys(&self) -> usize {
         self.resting.len()

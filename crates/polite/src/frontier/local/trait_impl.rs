@@ -169,6 +169,7 @@ impl Frontier for LocalFrontier {
             Ok(u) => crate::frontier::origin_of(&u),
             Err(_) => origin.to_owned(),
         };
+        self.unmark_gate(&origin);
         let key = self.keyer.key(&origin).ok();
         let gate = RobotsGate::Unavailable {
             until,
@@ -217,6 +218,7 @@ impl Frontier for LocalFrontier {
             Ok(u) => crate::frontier::origin_of(&u),
             Err(_) => origin.to_owned(),
         };
+        self.unmark_gate(&origin);
         let key = self.keyer.key(&origin).ok();
         if let Some(store) = self.store.as_mut() {
             store.put_robots(&origin, valid_until);
