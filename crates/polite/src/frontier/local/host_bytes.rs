@@ -26,6 +26,18 @@ pub(super) fn encode<'b>(state: &HostState, buf: &'b mut [u8; INLINE]) -> Option
     }
 }
 
+/// A key's state as `store` holds it, or the store named as corrupt.
+pub(super) fn decode_stored(
+    store: &crate::store::Store,
+    key: &str,
+    bytes: &[u8],
+) -> Result<HostState, crate::frontier::FrontierError> {
+    decode(bytes).map_err(|e| crate::frontier::FrontierError::Corrupt {
+        store: store.path().display().to_string(),
+        what: format!("the politeness state of {key}: {e}"),
+    })
+}
+
 /// A state read back, or what is wrong with the bytes.
 pub(super) fn decode(bytes: &[u8]) -> Result<HostState, String> {
     match bytes.split_first() {

@@ -54,10 +54,7 @@ impl LocalFrontier {
         check_key_mode(&mut store, path, &config)?;
         let mut f = LocalFrontier::in_memory(politeness, config);
         for (key, bytes) in store.scan_hosts()? {
-            let state = super::host_bytes::decode(&bytes).map_err(|e| FrontierError::Corrupt {
-                store: store.path().display().to_string(),
-                what: format!("the politeness state of {key}: {e}"),
-            })?;
+            let state = super::host_bytes::decode_stored(&store, &key, &bytes)?;
             f.politeness.restore(&key, state);
         }
         for (origin, until) in store.scan_robots()? {

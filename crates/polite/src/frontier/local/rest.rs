@@ -108,10 +108,7 @@ impl LocalFrontier {
         let Some(bytes) = store.get_host(key)? else {
             return Ok(()); // another key's mark
         };
-        let state = host_bytes::decode(&bytes).map_err(|e| FrontierError::Corrupt {
-            store: store.path().display().to_string(),
-            what: format!("the politeness state of {key}: {e}"),
-        })?;
+        let state = host_bytes::decode_stored(store, key, &bytes)?;
         self.politeness.restore(key, state);
         self.resting.remove(&m);
         Ok(())
