@@ -650,33 +650,33 @@ impl Store {
         Ok(mode.to_owned())
     }
 
-    /// Every origin whose robots.txt is known, with until when.
     /// Until when an origin's robots.txt is known, as last committed.
     pub fn get_robots(&self, origin: &str) -> Result<Option<UnixMillis>, FrontierError> {
-        let Some(v) = self
+        let v = self
             .robots
             .get(origin.as_bytes())
-            .map_err(|e| self.err(e))?
-        else {
-            return Ok(None);
-        };
-        let until: [u8; 8] = v
-            .as_ref()
-            .try_into()
-            .map_err(|_| self.corrupt("a robots.txt entry is malformed"))?;
-        Ok(Some(UnixMillis(u64::from_be_bytes(until))))
+            .map_err(|e| self.err(e))?;
+        v.map(|v| self.robots_until(&v)).transpose()
     }
 
+    /// Every origin whose robots.txt is known, with until when.
     pub fn scan_robots(&self) -> Result<Vec<(String, UnixMillis)>, FrontierError> {
         let mut out = Vec::new();
         for item in self.robots.iter() {
             let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
-            let bad = || self.corrupt("a robots.txt entry is malformed");
-            let origin = std::str::from_utf8(&k).map_err(|_| bad())?;
-            let until: [u8; 8] = v.as_ref().try_into().map_err(|_| bad())?;
-            out.push((origin.to_owned(), UnixMillis(u64::from_be_bytes(until))));
+            let origin = std::str::from_utf8(&k)
+                .map_err(|_| self.corrupt("a robots.txt entry's origin is not UTF-8"))?;
+            out.push((origin.to_owned(), self.robots_until(&v)?));
         }
         Ok(out)
+    }
+
+    /// A robots.txt entry's value: its expiry, 8 bytes big-endian.
+    fn robots_until(&self, v: &[u8]) -> Result<UnixMillis, FrontierError> {
+        let until: [u8; 8] = v
+            .try_into()
+            .map_err(|_| self.corrupt("a robots.txt entry's expiry is not 8 bytes"))?;
+        Ok(UnixMillis(u64::from_be_bytes(until)))
     }
 
     pub fn path(&self) -> &Path {
