@@ -15,9 +15,9 @@
 //! `MANNERLY_BENCH_HOSTS=10000 MANNERLY_BENCH_PAGES=100 MANNERLY_BENCH_SEED_ALL=1`.
 //! `MANNERLY_BENCH_WRAP` runs the engine and bare children under a
 //! profiler (see [`wrapped`]).
-//! Both children run on a current-thread runtime, as `mannerly crawl` does
-//! by default; with `MANNERLY_BENCH_MULTI_THREAD=1`, on tokio's default
-//! multi-thread one.
+//! Both children run on a current-thread runtime and allocate with
+//! jemalloc, as `mannerly crawl` does by default; with
+//! `MANNERLY_BENCH_MULTI_THREAD=1`, on tokio's default multi-thread one.
 //!
 //! The engine runs three ways, in turn, three rounds over
 //! (`MANNERLY_BENCH_ROUNDS`; every other round in reverse order), each
@@ -37,6 +37,10 @@ use mannerly_crawl::{crawl, CrawlConfig};
 use mannerly_testweb::{Generated, TestWeb, WebConfig};
 
 const CONCURRENCY: usize = 64;
+
+/// Every child allocates as `mannerly crawl` does.
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 /// User + system CPU seconds of this process.
 fn cpu_seconds() -> f64 {
