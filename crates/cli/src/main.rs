@@ -231,5 +231,6 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// against 171.2, and at 10,000 it used some 15 % less CPU; at 300 hosts
 /// the CPU is the same and the peak 1.5 MiB higher (BENCHMARKS.md,
 /// "Memory per host").
+#[cfg(not(target_env = "msvc"))]
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;

@@ -39,6 +39,7 @@ use mannerly_testweb::{Generated, TestWeb, WebConfig};
 const CONCURRENCY: usize = 64;
 
 /// Every child allocates as `mannerly crawl` does.
+#[cfg(not(target_env = "msvc"))]
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
