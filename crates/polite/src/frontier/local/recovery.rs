@@ -193,7 +193,7 @@ impl LocalFrontier {
         if self.summary_generation == Some(store.generation()) {
             return true; // the summary on disk already describes this state
         }
-        if store.flush_memtables().is_err() {
+        if store.flush_large_memtables().is_err() {
             return false;
         }
         let mut keys = Vec::with_capacity(self.queues.len());
