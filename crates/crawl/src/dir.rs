@@ -21,6 +21,7 @@ use crate::summary::Ending;
 /// | `pages.jsonl` | each page's validators, digest and record, for a recrawl |
 /// | `crawl.json` | seeds and scope, for `--resume` |
 /// | `status.json` | [`Status`], for `mannerly crawl --status` |
+/// | `status.json.tmp` | the status before, while the crawl runs ([`CrawlDir::write_status`]) |
 /// | `recrawl.json` | a recrawl's earlier crawl, for `--resume` |
 /// | `lastmod.json` | how honest each host's sitemap lastmod has been |
 #[derive(Debug, Clone, PartialEq, Eq)]
