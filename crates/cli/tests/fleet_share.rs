@@ -293,9 +293,17 @@ async fn a_killed_workers_hosts_pass_on_soon_and_only_what_was_out_is_fetched_ag
         .map(|(k, _)| *k)
         .collect();
     for page in &twice {
+        // The host's requests (path, sent, reply's end), to tell a slow
+        // turn from a completion never told.
+        let host: Vec<_> = requests
+            .iter()
+            .filter(|r| r.host == page.0)
+            .map(|r| (r.path.as_str(), r.started, r.finished))
+            .collect();
         assert!(
             out_at_kill.contains(page),
-            "{page:?} fetched again, though its request was not out at the kill"
+            "{page:?} fetched again, though its request was not out at the kill \
+             ({killed_at:?}); the host's requests: {host:?}"
         );
     }
     let hosts_out: std::collections::HashSet<&str> = out_at_kill.iter().map(|(h, _)| *h).collect();
