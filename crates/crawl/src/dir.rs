@@ -109,11 +109,13 @@ impl CrawlDir {
         read_json(&self.status())
     }
 
-    /// Replaces `status.json` whole, so a reader never sees half of it.
-    /// While the crawl runs (`status.running`), the new one is written
-    /// over `status.json.tmp` and the two files swap names in one step, so
-    /// `status.json.tmp` then holds the one before; the last status
-    /// (`running` false) is renamed over, leaving no `.tmp` behind.
+    /// Replaces `status.json` whole. While the crawl runs
+    /// (`status.running`), the new one is written over `status.json.tmp`
+    /// and the two files swap names in one step, so `status.json.tmp` then
+    /// holds the one before; the last status (`running` false) is renamed
+    /// over, leaving no `.tmp` behind. A reader that reads the file as it
+    /// opens it never sees half of one; one that holds it open for over
+    /// half a second may see the next-but-one status written into it.
     ///
     /// Why the swap: a new file renamed over the old one cost about 0.3 ms
     /// of the kernel's time at each of the two writes a second (a new inode
