@@ -49,11 +49,8 @@
 //!   it pays the fsync to get the same guarantee. fjall is pure Rust and builds
 //!   in about a minute here; bundled SQLite compiles C. The cost is an LSM
 //!   tree's: deletes are tombstones until compaction, so the directory is
-//!   larger than the live data (1.5 GB after enqueueing 10 M URLs). The store
-//!   keeps its six tables in one keyspace (fjall writes a table and fsyncs
-//!   five times to create a keyspace: seven of them were a twentieth of a
-//!   300-host crawl's CPU), its memtable capped at 1 MiB, so memory stays
-//!   flat as the crawl grows.
+//!   larger than the live data (1.5 GB after enqueueing 10 M URLs). Memtables are
+//!   capped at 1 MiB per keyspace, so memory stays flat as the crawl grows.
 //! - **A bounded number of hosts in progress.** With
 //!   `FrontierConfig::max_open_keys` a key is open from its first release
 //!   until it has nothing queued or in flight; a key that comes up ready
@@ -68,7 +65,7 @@
 //!   (1.40 s → 0.07 s at 10 M URLs). And fjall keeps an old journal until
 //!   every keyspace written in it has tables as new; a keyspace emptied by
 //!   deletes and compacted to no tables pinned them for good, so each
-//!   flush first rewrites a one-byte marker in each keyspace.
+//!   flush first rewrites a one-byte marker in the keyspaces that delete.
 //!   Only speed and disk space depend on either.
 //! - **Whole operations.** Each `enqueue`, release, `complete` and `cancel` is
 //!   one write batch, or part of one: with `commit_every` above 1 several
