@@ -1,6 +1,7 @@
 //! WARC 1.1 output: one gzip member per record, files rotated at a size,
 //! each opened by a `warcinfo` record, and a cut record found and removed
-//! when a crawl resumes after a kill.
+//! when a crawl resumes after a kill. A record of 1 KiB or more is
+//! compressed (the fastest level); a shorter one is stored in its member.
 //!
 //! Records carry `WARC-Record-ID` (a random UUID URN), `WARC-Date` (UTC,
 //! milliseconds), `WARC-Target-URI`, `WARC-IP-Address` when known,
