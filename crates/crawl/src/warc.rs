@@ -538,8 +538,8 @@ fn gzip_member(deflate: &mut Compress, parts: &[&[u8]], hint: usize) -> io::Resu
     deflate.reset();
     let mut crc = Crc::new();
     let mut out = Vec::with_capacity(hint + 18);
-    // ID1 ID2, CM = deflate, no flags, MTIME 0, XFL 4 (fastest), OS 255.
-    out.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 0xff]);
+    // XFL 4: the fastest level.
+    out.extend_from_slice(&member_header(4));
     for (i, part) in parts.iter().enumerate() {
         crc.update(part);
         let last = i + 1 == parts.len();
@@ -569,9 +569,20 @@ fn gzip_member(deflate: &mut Compress, parts: &[&[u8]], hint: usize) -> io::Resu
             }
         }
     }
+    end_member(&mut out, &crc);
+    Ok(out)
+}
+
+/// A gzip member's header: ID1 ID2, CM = deflate, no flags, MTIME 0,
+/// `xfl`, OS 255 (unknown).
+fn member_header(xfl: u8) -> [u8; 10] {
+    [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, xfl, 0xff]
+}
+
+/// Ends a member: the CRC-32 and length of what it holds.
+fn end_member(out: &mut Vec<u8>, crc: &Crc) {
     out.extend_from_slice(&crc.sum().to_le_bytes());
     out.extend_from_slice(&crc.amount().to_le_bytes());
-    Ok(out)
 }
 
 /// Records shorter than this go into their member stored, not compressed:
@@ -585,8 +596,8 @@ const STORE_BELOW: usize = 1024;
 fn stored_member(parts: &[&[u8]], len: u16) -> Vec<u8> {
     let mut crc = Crc::new();
     let mut out = Vec::with_capacity(usize::from(len) + 23);
-    // As in `gzip_member`, with XFL 0: nothing was compressed.
-    out.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+    // XFL 0: nothing was compressed.
+    out.extend_from_slice(&member_header(0));
     // BFINAL 1, BTYPE 00 (stored), then LEN and its complement.
     out.push(1);
     out.extend_from_slice(&len.to_le_bytes());
@@ -595,8 +606,7 @@ fn stored_member(parts: &[&[u8]], len: u16) -> Vec<u8> {
         crc.update(part);
         out.extend_from_slice(part);
     }
-    out.extend_from_slice(&crc.sum().to_le_bytes());
-    out.extend_from_slice(&crc.amount().to_le_bytes());
+    end_member(&mut out, &crc);
     out
 }
 
