@@ -1,41 +1,57 @@
 //! The frontier's durable state on fjall (an LSM tree; the crate's design
 //! notes say why fjall over redb and SQLite).
 //!
-//! Keyspaces:
-//! - `queue`: `[key length u16][key][255 - priority][seq u64]` →
-//!   `[tag u32][URL]`. The big-endian tail sorts a key's URLs by priority,
-//!   then arrival, so a key's head is the first entry under its prefix. The
-//!   tag is the caller's (a crawler keeps depth and retry counts in it).
-//! - `flight`: `[lease u64]` → `[255 - priority][key length u16][key][tag
-//!   u32][URL]`: released, not yet completed. Reopening puts these back in
-//!   `queue`.
-//! - `seen`: `[fingerprint u128]` → empty: the deduplication set.
-//! - `hosts`: `[key]` → the key's politeness state (postcard behind a
-//!   layout mark; JSON before format 5).
-//! - `robots`: `[origin]` → until when its robots.txt is known (u64).
-//! - `meta`: `key-mode` → the key mode the store was created with;
-//!   `format` → the layout version (u32, big-endian), [`FORMAT`].
-//! - `pad`: filler written and cleared at a clean close (see
-//!   [`Store::rotate_journal`]).
+//! Three keyspaces, grouped by how they are written, each entry's key led
+//! by its table's byte where a keyspace holds more than one table:
+//! - `work`, what churns:
+//!   - 1, queue: `[key length u16][key][255 - priority][seq u64]` →
+//!     `[tag u32][URL]`. The big-endian tail sorts a key's URLs by
+//!     priority, then arrival, so a key's head is the first entry under
+//!     its prefix. The tag is the caller's (a crawler keeps depth and
+//!     retry counts in it).
+//!   - 2, flight: `[lease u64]` → `[255 - priority][key length u16][key]
+//!     [tag u32][URL]`: released, not yet completed. Reopening puts these
+//!     back in the queue.
+//! - `seen`, what only grows: `[fingerprint u128]` → empty, the
+//!   deduplication set.
+//! - `meta`, what is overwritten in place:
+//!   - 4, hosts: `[key]` → the key's politeness state (postcard behind a
+//!     layout mark; JSON before format 5).
+//!   - 5, robots: `[origin]` → until when its robots.txt is known (u64).
+//!   - the store's own, under keys in ASCII letters (after every table):
+//!     `key-mode` → the key mode the store was created with; `format` →
+//!     the layout version (u32, big-endian), [`FORMAT`]; `gen` → batches
+//!     committed.
 //!
-//! `queue`, `flight` and `pad` also hold one marker, the one-byte key `[0]`
-//! (shorter than any entry, so it sorts first and scans start past it),
-//! rewritten before every flush: see [`Store::flush_memtables`].
+//! `meta` is the keyspace older releases read `format` from (format 2 on):
+//! such a release refuses this store instead of taking it for a new one.
+//! A fourth keyspace, `pad`, made the first time it is needed, takes the
+//! filler of [`Store::rotate_journal`]. `work` and `pad` also hold one
+//! marker, the one-byte key `[0]` (before every table), rewritten before
+//! every flush: see [`Store::flush_memtables`].
+//!
+//! Three keyspaces, not one per table: fjall writes a table, a version
+//! file and some fifteen fsyncs to create a keyspace, and creating seven
+//! was 9 ms of a crawl's CPU, some 5 % at 300 hosts. Not fewer: in one
+//! tree, the queue's churn had fjall's compactions rewrite the seen-set
+//! and the hosts' states over and over (at 100,000 hosts its worker took
+//! 12.6 CPU s with the seen-set alone and everything else together,
+//! against 7.6 with a keyspace per table).
 //!
 //! Format history: 1 recorded no version (the first release); 2 recorded
 //! it, with 1's layout; 3 added the tag before each queued and in-flight
 //! URL; 4 added the marker; 5 keeps politeness states in postcard, not
-//! JSON. Opening a format-1 or format-2 store rewrites its queue and
-//! flight entries with tag 0, in one batch; a format-3 or format-4 store
-//! needs nothing (its JSON states are read, and rewritten as its hosts
-//! are next paced); all then record 5. A store from a newer format is
-//! refused, never guessed at (code for format 3 would read the marker as a
-//! malformed entry).
+//! JSON; 6 groups the tables in three keyspaces (formats 1 to 5 had one
+//! each). Opening an older store copies its queue and in-flight entries
+//! into `work` and its hosts and robots.txt entries into `meta` (see
+//! [`upgrade`]). A store from a newer format is refused, never guessed at.
 //!
 //! Every frontier operation is one write batch, so it lands whole or not
 //! at all (a URL is never "seen" without being queued). A committed batch
 //! is in the OS's buffers, which survive the process being killed; `sync`
 //! adds an fsync for power loss.
+
+mod upgrade;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -48,7 +64,7 @@ use crate::controller::UnixMillis;
 use crate::frontier::FrontierError;
 
 /// The layout version this code writes, and the newest it reads.
-pub(crate) const FORMAT: u32 = 5;
+pub(crate) const FORMAT: u32 = 6;
 
 /// A queue entry's position within its key: `[255 - priority][seq]`.
 pub(crate) type Sort = [u8; 9];
@@ -70,7 +86,7 @@ pub(crate) fn sort_seq(s: &Sort) -> u64 {
     u64::from_be_bytes(b)
 }
 
-/// The marker kept in `queue`, `flight` and `pad` (see the module docs);
+/// The marker kept in `meta` and `pad` (see the module docs);
 /// every entry's key is longer, so scans start at [`AFTER_MARKER`].
 const MARKER: &[u8] = &[0];
 
@@ -165,6 +181,29 @@ fn active_journal(dir: &Path) -> Option<(u64, u64)> {
     Some((n, bytes))
 }
 
+/// The tables' leading bytes (see the module docs): under every ASCII
+/// letter, so none takes in the store's own entries.
+const QUEUE: u8 = 1;
+const FLIGHT: u8 = 2;
+const HOSTS: u8 = 4;
+const ROBOTS: u8 = 5;
+
+/// The name of the keyspace holding the hosts' and robots.txt tables.
+const TABLES: &str = "meta";
+
+/// The name of the keyspace holding the queue and the requests in flight.
+const WORK: &str = "work";
+
+/// `table`'s key for `rest`.
+fn table_key(table: u8, rest: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(1 + rest.len());
+    v.push(table);
+    v.extend_from_slice(rest);
+    v
+}
+
+/// `[key length u16][key]`: how a politeness key leads a queue entry and
+/// sits in an in-flight one.
 fn key_prefix(key: &str) -> Vec<u8> {
     let len = u16::try_from(key.len()).unwrap_or(u16::MAX);
     let mut v = Vec::with_capacity(2 + key.len() + 9);
@@ -173,10 +212,22 @@ fn key_prefix(key: &str) -> Vec<u8> {
     v
 }
 
+/// A queue entry's key in the keyspace: `[1][key length][key][sort]`.
 fn queue_key(key: &str, sort: &Sort) -> Vec<u8> {
-    let mut v = key_prefix(key);
+    let len = u16::try_from(key.len()).unwrap_or(u16::MAX);
+    let mut v = Vec::with_capacity(1 + 2 + key.len() + 9);
+    v.push(QUEUE);
+    v.extend_from_slice(&len.to_be_bytes());
+    v.extend_from_slice(&key.as_bytes()[..usize::from(len)]);
     v.extend_from_slice(sort);
     v
+}
+
+/// An in-flight entry's key: `[2][lease]`.
+fn flight_key(lease: u64) -> [u8; 9] {
+    let mut k = [FLIGHT; 9];
+    k[1..].copy_from_slice(&lease.to_be_bytes());
+    k
 }
 
 /// `[tag u32][rest]` split.
@@ -202,13 +253,15 @@ pub(crate) struct FlightEntry {
 pub(crate) struct Store {
     path: PathBuf,
     db: Database,
-    queue: Keyspace,
-    flight: Keyspace,
+    /// The hosts' and robots.txt tables and the store's own entries
+    /// (`meta`).
+    tables: Keyspace,
+    /// The queue and the requests in flight (`work`).
+    work: Keyspace,
+    /// The seen-set.
     seen: Keyspace,
-    hosts: Keyspace,
-    robots: Keyspace,
-    meta: Keyspace,
-    pad: Keyspace,
+    /// The filler's keyspace, once there is one.
+    pad: Option<Keyspace>,
     batch: Option<OwnedWriteBatch>,
     ops: usize,
     /// Fingerprints put in the pending batch: [`seen`](Self::seen) answers
@@ -238,7 +291,8 @@ impl Store {
         }
     }
 
-    /// Opens or creates the store, checking (and recording) its format.
+    /// Opens or creates the store, checking (and recording) its format; a
+    /// store of an older layout is copied into this one first.
     pub fn open(path: &Path, commit_every: usize) -> Result<Store, FrontierError> {
         let err = |e: fjall::Error| FrontierError::Store {
             store: path.display().to_string(),
@@ -255,28 +309,29 @@ impl Store {
             .worker_threads(1)
             .open()
             .map_err(err)?;
+        let tables = db
+            .keyspace(TABLES, || {
+                KeyspaceCreateOptions::default().max_memtable_size(FJALL_BACKSTOP)
+            })
+            .map_err(err)?;
         let ks = |name: &str| {
             db.keyspace(name, || {
                 KeyspaceCreateOptions::default().max_memtable_size(FJALL_BACKSTOP)
             })
             .map_err(err)
         };
+        let (work, seen) = (ks(WORK)?, ks("seen")?);
+        let pad = if db.keyspace_exists("pad") {
+            Some(open_pad(&db).map_err(err)?)
+        } else {
+            None
+        };
         let mut store = Store {
             path: path.to_owned(),
-            queue: ks("queue")?,
-            flight: ks("flight")?,
-            seen: ks("seen")?,
-            hosts: ks("hosts")?,
-            robots: ks("robots")?,
-            meta: ks("meta")?,
-            // Its tables are compressed: the filler is zeros.
-            pad: db
-                .keyspace("pad", || {
-                    KeyspaceCreateOptions::default().data_block_compression_policy(
-                        fjall::config::CompressionPolicy::all(fjall::CompressionType::Lz4),
-                    )
-                })
-                .map_err(err)?,
+            tables,
+            work,
+            seen,
+            pad,
             db,
             batch: None,
             ops: 0,
@@ -284,88 +339,67 @@ impl Store {
             commit_every: commit_every.max(1),
             gen: 0,
         };
-        store.gen = match store.meta.get(b"gen").map_err(|e| store.err(e))? {
-            Some(v) => u64::from_be_bytes(
-                v.as_ref()
-                    .try_into()
-                    .map_err(|_| store.corrupt("the recorded generation is not 8 bytes"))?,
-            ),
-            None => 0,
-        };
+        store.gen = store.meta_u64(b"gen")?.unwrap_or(0);
+        upgrade::from_older_layout(&mut store)?;
         store.check_format()?;
         // Filler a kill left behind (a close killed while padding): the
         // next flush would otherwise write it out to tables.
-        if store.pad.range(AFTER_MARKER..).next().is_some() {
-            store.pad.clear().map_err(|e| store.err(e))?;
+        if let Some(pad) = &store.pad {
+            if pad.range(AFTER_MARKER..).next().is_some() {
+                pad.clear().map_err(|e| store.err(e))?;
+            }
         }
         Ok(store)
     }
 
-    /// The store's recorded format: refuses a newer one, upgrades older
-    /// ones, records [`FORMAT`] in a new store.
-    fn check_format(&mut self) -> Result<(), FrontierError> {
-        let found = match self.meta.get(b"format").map_err(|e| self.err(e))? {
-            Some(v) => {
-                let b: [u8; 4] = v
-                    .as_ref()
-                    .try_into()
-                    .map_err(|_| self.corrupt("the recorded format is not 4 bytes"))?;
-                Some(u32::from_be_bytes(b))
-            }
-            // Format 1 recorded a key mode and no format.
-            None if self
-                .meta
-                .get(b"key-mode")
-                .map_err(|e| self.err(e))?
-                .is_some() =>
-            {
-                Some(1)
-            }
-            None => None,
+    /// A meta entry holding a u64 (big-endian), if there is one.
+    fn meta_u64(&self, name: &[u8]) -> Result<Option<u64>, FrontierError> {
+        let Some(v) = self.get_meta(name)? else {
+            return Ok(None);
         };
-        match found {
-            Some(f) if f > FORMAT => Err(FrontierError::NewerFormat {
+        let b: [u8; 8] = v.as_slice().try_into().map_err(|_| {
+            self.corrupt(format!(
+                "the recorded {} is not 8 bytes",
+                String::from_utf8_lossy(name)
+            ))
+        })?;
+        Ok(Some(u64::from_be_bytes(b)))
+    }
+
+    fn get_meta(&self, name: &[u8]) -> Result<Option<Vec<u8>>, FrontierError> {
+        let v = self.tables.get(name).map_err(|e| self.err(e))?;
+        Ok(v.map(|v| v.to_vec()))
+    }
+
+    fn put_meta(&mut self, name: &[u8], value: &[u8]) {
+        let ks = self.tables.clone();
+        self.batch().insert(&ks, name, value);
+    }
+
+    /// The format recorded, if any.
+    fn recorded_format(&self) -> Result<Option<u32>, FrontierError> {
+        let Some(v) = self.get_meta(b"format")? else {
+            return Ok(None);
+        };
+        let b: [u8; 4] = v
+            .as_slice()
+            .try_into()
+            .map_err(|_| self.corrupt("the recorded format is not 4 bytes"))?;
+        Ok(Some(u32::from_be_bytes(b)))
+    }
+
+    /// Refuses a newer format; records [`FORMAT`] in a new store (and in
+    /// an older one, copied by then: see [`upgrade`]).
+    fn check_format(&mut self) -> Result<(), FrontierError> {
+        match self.recorded_format()? {
+            Some(FORMAT) => Ok(()),
+            Some(found) if found > FORMAT => Err(FrontierError::NewerFormat {
                 store: self.path.display().to_string(),
-                found: f,
+                found,
                 supported: FORMAT,
             }),
-            Some(FORMAT) => Ok(()),
-            // Format 3 is format 4 without the marker, which the next
-            // flush writes; format 4 is format 5 with JSON states, read as
-            // they are.
-            Some(3 | 4) | None => {
-                let ks = self.meta.clone();
-                self.batch().insert(&ks, b"format", FORMAT.to_be_bytes());
-                self.commit()
-            }
-            // Formats 1 and 2 stored bare URLs: add tag 0 to each entry.
-            Some(_) => {
-                let mut rewrites: Vec<(Keyspace, Vec<u8>, Vec<u8>)> = Vec::new();
-                for item in self.queue.range(AFTER_MARKER..) {
-                    let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
-                    let mut nv = 0u32.to_be_bytes().to_vec();
-                    nv.extend_from_slice(&v);
-                    rewrites.push((self.queue.clone(), k.to_vec(), nv));
-                }
-                for item in self.flight.range(AFTER_MARKER..) {
-                    let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
-                    let bad = || self.corrupt("an in-flight entry is malformed");
-                    let len = usize::from(u16::from_be_bytes([
-                        *v.get(1).ok_or_else(bad)?,
-                        *v.get(2).ok_or_else(bad)?,
-                    ]));
-                    let split = 3 + len;
-                    let head = v.get(..split).ok_or_else(bad)?;
-                    let mut nv = head.to_vec();
-                    nv.extend_from_slice(&0u32.to_be_bytes());
-                    nv.extend_from_slice(&v[split..]);
-                    rewrites.push((self.flight.clone(), k.to_vec(), nv));
-                }
-                for (ks, k, v) in rewrites {
-                    self.batch().insert(&ks, k, v);
-                }
-                let ks = self.meta.clone();
-                self.batch().insert(&ks, b"format", FORMAT.to_be_bytes());
+            _ => {
+                self.put_meta(b"format", &FORMAT.to_be_bytes());
                 self.commit()
             }
         }
@@ -376,18 +410,27 @@ impl Store {
         self.batch.get_or_insert_with(|| db.batch())
     }
 
+    /// Puts a raw entry of `table` (for [`upgrade`]).
+    fn put_raw(&mut self, table: u8, key: &[u8], value: &[u8]) {
+        let ks = match table {
+            QUEUE | FLIGHT => self.work.clone(),
+            _ => self.tables.clone(),
+        };
+        self.batch().insert(&ks, table_key(table, key), value);
+    }
+
     pub fn put_queue(&mut self, key: &str, sort: &Sort, tag: u32, url: &str) {
         let k = queue_key(key, sort);
         let mut v = Vec::with_capacity(4 + url.len());
         v.extend_from_slice(&tag.to_be_bytes());
         v.extend_from_slice(url.as_bytes());
-        let ks = self.queue.clone();
+        let ks = self.work.clone();
         self.batch().insert(&ks, k, v);
     }
 
     pub fn del_queue(&mut self, key: &str, sort: &Sort) {
         let k = queue_key(key, sort);
-        let ks = self.queue.clone();
+        let ks = self.work.clone();
         self.batch().remove(&ks, k);
     }
 
@@ -396,13 +439,13 @@ impl Store {
         v.extend_from_slice(&key_prefix(key));
         v.extend_from_slice(&tag.to_be_bytes());
         v.extend_from_slice(url.as_bytes());
-        let ks = self.flight.clone();
-        self.batch().insert(&ks, lease.to_be_bytes(), v);
+        let ks = self.work.clone();
+        self.batch().insert(&ks, flight_key(lease), v);
     }
 
     pub fn del_flight(&mut self, lease: u64) {
-        let ks = self.flight.clone();
-        self.batch().remove(&ks, lease.to_be_bytes());
+        let ks = self.work.clone();
+        self.batch().remove(&ks, flight_key(lease));
     }
 
     pub fn put_seen(&mut self, fp: u128) {
@@ -417,16 +460,14 @@ impl Store {
     }
 
     pub fn put_host(&mut self, key: &str, state: &[u8]) {
-        let ks = self.hosts.clone();
-        self.batch().insert(&ks, key.as_bytes(), state);
+        self.put_raw(HOSTS, key.as_bytes(), state);
     }
 
     pub fn put_robots(&mut self, origin: &str, valid_until: UnixMillis) {
-        let ks = self.robots.clone();
-        self.batch().insert(
-            &ks,
+        self.put_raw(
+            ROBOTS,
             origin.as_bytes(),
-            valid_until.as_millis().to_be_bytes(),
+            &valid_until.as_millis().to_be_bytes(),
         );
     }
 
@@ -451,7 +492,7 @@ impl Store {
             // The generation moves with every batch, in the batch: a
             // summary of an older generation is then never trusted.
             self.gen += 1;
-            b.insert(&self.meta, b"gen", self.gen.to_be_bytes());
+            b.insert(&self.tables, b"gen", self.gen.to_be_bytes());
             b.commit().map_err(|e| self.err(e))?;
             self.db
                 .persist(PersistMode::Buffer)
@@ -472,16 +513,10 @@ impl Store {
         Ok(())
     }
 
-    fn keyspaces(&self) -> [&Keyspace; 7] {
-        [
-            &self.queue,
-            &self.flight,
-            &self.seen,
-            &self.hosts,
-            &self.robots,
-            &self.meta,
-            &self.pad,
-        ]
+    fn keyspaces(&self) -> impl Iterator<Item = &Keyspace> {
+        [&self.tables, &self.work, &self.seen]
+            .into_iter()
+            .chain(self.pad.as_ref())
     }
 
     /// Commits and fsyncs (survives power loss).
@@ -510,12 +545,11 @@ impl Store {
         if self.batch.is_some() {
             self.commit()?;
         }
-        let prefix = key_prefix(key);
         let start = queue_key(key, from);
-        let mut end = prefix.clone();
-        end.extend_from_slice(&[0xff; 10]);
+        let mut end = queue_key(key, &[0xff; 9]);
+        end.push(0xff);
         let mut out = Vec::new();
-        for item in self.queue.range(start..end).take(n) {
+        for item in self.work.range(start..end).take(n) {
             let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
             out.push(self.decode_queue(&k, &v)?);
         }
@@ -533,13 +567,14 @@ impl Store {
     }
 
     /// A queue entry's key, position, tag and URL, borrowed from the
-    /// store's bytes.
+    /// store's bytes (`k` with its table byte).
     fn split_queue<'a>(
         &self,
         k: &'a [u8],
         v: &'a [u8],
     ) -> Result<(&'a str, Sort, u32, &'a str), FrontierError> {
         let bad = || self.corrupt("a queue entry's key is malformed");
+        let k = k.get(1..).ok_or_else(bad)?;
         let len = usize::from(u16::from_be_bytes([
             *k.first().ok_or_else(bad)?,
             *k.get(1).ok_or_else(bad)?,
@@ -576,7 +611,7 @@ impl Store {
         &self,
         mut f: impl FnMut(&str, &Sort, u32, &str) -> Result<(), FrontierError>,
     ) -> Result<(), FrontierError> {
-        for item in self.queue.range(AFTER_MARKER..) {
+        for item in self.work.prefix([QUEUE]) {
             let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
             let (key, sort, tag, url) = self.split_queue(&k, &v)?;
             f(key, &sort, tag, url)?;
@@ -587,39 +622,49 @@ impl Store {
     /// Every in-flight entry (for reopening).
     pub fn scan_flight(&self) -> Result<Vec<FlightEntry>, FrontierError> {
         let mut out = Vec::new();
-        for item in self.flight.range(AFTER_MARKER..) {
+        for item in self.work.prefix([FLIGHT]) {
             let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
-            let bad = || self.corrupt("an in-flight entry is malformed");
-            let lease = u64::from_be_bytes(k.as_ref().try_into().map_err(|_| bad())?);
-            let (&inv, rest) = v.split_first().ok_or_else(bad)?;
-            let len = usize::from(u16::from_be_bytes([
-                *rest.first().ok_or_else(bad)?,
-                *rest.get(1).ok_or_else(bad)?,
-            ]));
-            let key = rest.get(2..2 + len).ok_or_else(bad)?;
-            let (tag, url) = rest.get(2 + len..).and_then(split_tag).ok_or_else(bad)?;
-            let mut sort = [0u8; 9];
-            sort[0] = inv;
-            sort[1..].copy_from_slice(&lease.to_be_bytes());
-            out.push(FlightEntry {
-                lease,
-                entry: Entry {
-                    key: std::str::from_utf8(key).map_err(|_| bad())?.to_owned(),
-                    sort,
-                    tag,
-                    url: std::str::from_utf8(url).map_err(|_| bad())?.to_owned(),
-                },
-            });
+            out.push(self.decode_flight(&k[1..], &v)?);
         }
         Ok(out)
     }
 
+    /// One in-flight entry from its lease (`k`, without its table byte)
+    /// and value.
+    fn decode_flight(&self, k: &[u8], v: &[u8]) -> Result<FlightEntry, FrontierError> {
+        let bad = || self.corrupt("an in-flight entry is malformed");
+        let lease = u64::from_be_bytes(k.try_into().map_err(|_| bad())?);
+        let (&inv, rest) = v.split_first().ok_or_else(bad)?;
+        let len = usize::from(u16::from_be_bytes([
+            *rest.first().ok_or_else(bad)?,
+            *rest.get(1).ok_or_else(bad)?,
+        ]));
+        let key = rest.get(2..2 + len).ok_or_else(bad)?;
+        let (tag, url) = rest.get(2 + len..).and_then(split_tag).ok_or_else(bad)?;
+        let mut sort = [0u8; 9];
+        sort[0] = inv;
+        sort[1..].copy_from_slice(&lease.to_be_bytes());
+        Ok(FlightEntry {
+            lease,
+            entry: Entry {
+                key: std::str::from_utf8(key).map_err(|_| bad())?.to_owned(),
+                sort,
+                tag,
+                url: std::str::from_utf8(url).map_err(|_| bad())?.to_owned(),
+            },
+        })
+    }
+
     /// Every fingerprint in the seen-set (for refilling the Bloom filter).
-    pub fn scan_seen(&self, mut f: impl FnMut(u128)) -> Result<(), FrontierError> {
-        for item in self.seen.iter() {
+    pub fn scan_seen(&self, f: impl FnMut(u128)) -> Result<(), FrontierError> {
+        self.seen_keys(usize::MAX, f)
+    }
+
+    /// The first `n` fingerprints of the seen-set, in order, to `f`.
+    fn seen_keys(&self, n: usize, mut f: impl FnMut(u128)) -> Result<(), FrontierError> {
+        for item in self.seen.iter().take(n) {
             let k = item.key().map_err(|e| self.err(e))?;
-            let b: [u8; 16] = k
-                .as_ref()
+            let b: [u8; 16] = k[..]
                 .try_into()
                 .map_err(|_| self.corrupt("a seen-set entry is not 16 bytes"))?;
             f(u128::from_be_bytes(b));
@@ -629,17 +674,20 @@ impl Store {
 
     /// One key's politeness state as last committed.
     pub fn get_host(&self, key: &str) -> Result<Option<Vec<u8>>, FrontierError> {
-        let v = self.hosts.get(key.as_bytes()).map_err(|e| self.err(e))?;
+        let v = self
+            .tables
+            .get(table_key(HOSTS, key.as_bytes()))
+            .map_err(|e| self.err(e))?;
         Ok(v.map(|v| v.to_vec()))
     }
 
     /// Every key's politeness state.
     pub fn scan_hosts(&self) -> Result<Vec<(String, Vec<u8>)>, FrontierError> {
         let mut out = Vec::new();
-        for item in self.hosts.iter() {
+        for item in self.tables.prefix([HOSTS]) {
             let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
-            let key =
-                std::str::from_utf8(&k).map_err(|_| self.corrupt("a host key is not UTF-8"))?;
+            let key = std::str::from_utf8(&k[1..])
+                .map_err(|_| self.corrupt("a host key is not UTF-8"))?;
             out.push((key.to_owned(), v.to_vec()));
         }
         Ok(out)
@@ -647,12 +695,11 @@ impl Store {
 
     /// The key mode recorded in the store, recording `mode` if there is none.
     pub fn key_mode(&mut self, mode: &str) -> Result<String, FrontierError> {
-        if let Some(v) = self.meta.get(b"key-mode").map_err(|e| self.err(e))? {
-            return String::from_utf8(v.to_vec())
+        if let Some(v) = self.get_meta(b"key-mode")? {
+            return String::from_utf8(v)
                 .map_err(|_| self.corrupt("the recorded key mode is not UTF-8"));
         }
-        let ks = self.meta.clone();
-        self.batch().insert(&ks, b"key-mode", mode.as_bytes());
+        self.put_meta(b"key-mode", mode.as_bytes());
         self.commit()?;
         Ok(mode.to_owned())
     }
@@ -660,8 +707,8 @@ impl Store {
     /// Until when an origin's robots.txt is known, as last committed.
     pub fn get_robots(&self, origin: &str) -> Result<Option<UnixMillis>, FrontierError> {
         let v = self
-            .robots
-            .get(origin.as_bytes())
+            .tables
+            .get(table_key(ROBOTS, origin.as_bytes()))
             .map_err(|e| self.err(e))?;
         v.map(|v| self.robots_until(&v)).transpose()
     }
@@ -669,9 +716,9 @@ impl Store {
     /// Every origin whose robots.txt is known, with until when.
     pub fn scan_robots(&self) -> Result<Vec<(String, UnixMillis)>, FrontierError> {
         let mut out = Vec::new();
-        for item in self.robots.iter() {
+        for item in self.tables.prefix([ROBOTS]) {
             let (k, v) = item.into_inner().map_err(|e| self.err(e))?;
-            let origin = std::str::from_utf8(&k)
+            let origin = std::str::from_utf8(&k[1..])
                 .map_err(|_| self.corrupt("a robots.txt entry's origin is not UTF-8"))?;
             out.push((origin.to_owned(), self.robots_until(&v)?));
         }
@@ -696,13 +743,13 @@ impl Store {
     /// journal. [`flush_large_memtables`](Self::flush_large_memtables) is
     /// the one for `sync` and a clean close.
     ///
-    /// First it rewrites the marker in `queue`, `flight` and `pad`. fjall deletes
-    /// an old journal only once every keyspace that had entries in it has
-    /// tables at least as new; a keyspace whose entries were all deleted
-    /// (a finished crawl's `flight`, an emptied `queue`) is compacted down
-    /// to no tables, and then the old journals stay on disk for good, and
-    /// are replayed at every open (2.7 s after releasing 1 M URLs). The
-    /// marker keeps a table in each, as new as this flush.
+    /// First it rewrites the marker in `meta` and `pad`. fjall deletes an old
+    /// journal only once every keyspace that had entries in it has tables
+    /// at least as new; a keyspace whose entries were all deleted (a
+    /// finished crawl's tables, the cleared filler) is compacted down to no
+    /// tables, and then the old journals stay on disk for good, and are
+    /// replayed at every open (2.7 s after releasing 1 M URLs). The marker
+    /// keeps a table in each, as new as this flush.
     pub fn flush_memtables(&self) -> Result<(), FrontierError> {
         self.flush_memtables_from(0)
     }
@@ -717,9 +764,11 @@ impl Store {
     fn flush_memtables_from(&self, bytes: u64) -> Result<(), FrontierError> {
         let mut b = self.db.batch();
         let gen = self.gen.to_be_bytes();
-        b.insert(&self.queue, MARKER, gen);
-        b.insert(&self.flight, MARKER, gen);
-        b.insert(&self.pad, MARKER, gen);
+        // Only where entries are deleted: the seen-set only grows, and
+        // `meta` always holds the format.
+        for ks in std::iter::once(&self.work).chain(self.pad.as_ref()) {
+            b.insert(ks, MARKER, gen);
+        }
         b.commit().map_err(|e| self.err(e))?;
         for ks in self.keyspaces() {
             if ks.tree.active_memtable().size() >= bytes {
@@ -731,7 +780,6 @@ impl Store {
         // that stopped for that error hung at exit instead of saying so.
         wait_flushed(FLUSH_WAIT, || {
             self.keyspaces()
-                .iter()
                 .all(|ks| ks.tree.sealed_memtable_count() == 0)
         })
         .map_err(|e| FrontierError::Store {
@@ -761,12 +809,15 @@ impl Store {
     /// be estimated, the journal is just not rotated (reported by the
     /// return value), and the filler never reaches the frontier's data. A
     /// kill while padding leaves filler in the journal for one slow open.
-    pub fn rotate_journal(&self, keep: u64) -> Result<bool, FrontierError> {
+    pub fn rotate_journal(&mut self, keep: u64) -> Result<bool, FrontierError> {
         let Some((active, bytes)) = active_journal(&self.path) else {
             return Ok(false);
         };
         if bytes <= keep {
             return Ok(false);
+        }
+        if self.pad.is_none() {
+            self.pad = Some(open_pad(&self.db).map_err(|e| self.err(e))?);
         }
         // The old journal is deleted only once nothing in it is unflushed.
         self.flush_memtables()?;
@@ -780,7 +831,9 @@ impl Store {
     /// Writes filler until a journal holding at most `bytes` is past
     /// fjall's rotation point, flushes it (the flush rotates), and clears it.
     fn pad_journal(&self, bytes: u64) -> Result<(), FrontierError> {
-        let pad = &self.pad;
+        let Some(pad) = &self.pad else {
+            return Ok(());
+        };
         // The estimate is an upper bound on what the journal holds, so pad
         // past the threshold with a margin; values stay under fjall's
         // journal compression threshold (4 KiB), or they would shrink.
@@ -829,148 +882,21 @@ impl Store {
     /// Up to `n` fingerprints of the seen-set, to test a persisted Bloom
     /// filter against before trusting it.
     pub fn sample_seen(&self, n: usize) -> Result<Vec<u128>, FrontierError> {
-        let mut out = Vec::with_capacity(n);
-        for item in self.seen.iter().take(n) {
-            let k = item.key().map_err(|e| self.err(e))?;
-            let b: [u8; 16] = k
-                .as_ref()
-                .try_into()
-                .map_err(|_| self.corrupt("a seen-set entry is not 16 bytes"))?;
-            out.push(u128::from_be_bytes(b));
-        }
+        let mut out = Vec::with_capacity(n.min(1024));
+        self.seen_keys(n, |fp| out.push(fp))?;
         Ok(out)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Thousands of small batches past the memtable size, as fast as one
-    /// thread commits them, while fjall's one worker flushes: every commit
-    /// leaves each memtable at most [`MEMTABLE_BYTES`] (the store sealed
-    /// it; fjall's own rotation requests, which could hang the store, never
-    /// start), and they all end.
-    #[test]
-    fn a_burst_of_commits_past_the_memtable_size_never_hangs() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().to_owned();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut store = Store::open(&path, 1).expect("open");
-            let value = vec![7u8; 500];
-            let url = format!("http://h.test/{}", "p".repeat(400));
-            for i in 0..40_000u32 {
-                let key = format!("h{}", i % 5_000);
-                let sort = sort_key(1, u64::from(i));
-                store.put_host(&key, &value);
-                store.put_queue(&key, &sort, 0, &url);
-                store.put_flight(u64::from(i), &key, &sort, 0, &url);
-                store.put_seen(u128::from(i));
-                store.commit().expect("commit");
-                // Sealed by the store itself, never left to fjall's pokes.
-                for ks in store.keyspaces() {
-                    assert!(ks.tree.active_memtable().size() <= MEMTABLE_BYTES);
-                }
-            }
-            drop(store);
-            let _ = tx.send(());
-        });
-        rx.recv_timeout(std::time::Duration::from_secs(120))
-            .expect("80 MB of commits end within two minutes");
-    }
-
-    #[test]
-    fn sort_keys_order_by_priority_then_arrival() {
-        let a = sort_key(9, 5);
-        let b = sort_key(9, 6);
-        let c = sort_key(1, 1);
-        assert!(a < b && b < c);
-        assert_eq!((sort_priority(&a), sort_seq(&a)), (9, 5));
-    }
-
-    fn journals(dir: &Path) -> usize {
-        std::fs::read_dir(dir)
-            .expect("dir")
-            .flatten()
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".jnl"))
-            .count()
-    }
-
-    /// How many URLs the store's queue holds.
-    fn queued(store: &Store) -> usize {
-        let mut n = 0;
-        store
-            .scan_queue_raw(|_, _, _, _| {
-                n += 1;
-                Ok(())
-            })
-            .expect("scan");
-        n
-    }
-
-    /// A journal sealed while `flight` had entries, whose entries were all
-    /// deleted and compacted away (no tables left, as after a finished
-    /// crawl), is still deleted at the next flush: the marker gives
-    /// `flight` a table as new as that flush. Without it fjall kept the
-    /// journal, and replayed it at every open.
-    #[test]
-    fn an_emptied_keyspace_does_not_pin_old_journals() {
-        let dir = tempfile::tempdir().expect("dir");
-        let mut store = Store::open(dir.path(), 1).expect("open");
-        let sort = sort_key(0, 1);
-        store.put_flight(1, "h.test", &sort, 0, "https://h.test/");
-        store.end_op().expect("op");
-        store.del_flight(1);
-        store.end_op().expect("op");
-        // A rotation while `flight`'s memtable holds those entries.
-        let (before, bytes) = active_journal(dir.path()).expect("journal");
-        store.pad_journal(bytes).expect("pad");
-        let (after, _) = active_journal(dir.path()).expect("journal");
-        assert!(after > before, "the journal rotated: {before} → {after}");
-        // `flight` flushed, then compacted down to nothing.
-        store.flight.rotate_memtable_and_wait().expect("flush");
-        store.flight.major_compact().expect("compact");
-        store.flush_memtables().expect("flush");
-        assert_eq!(journals(dir.path()), 1, "the sealed journal was deleted");
-        assert!(store.scan_flight().expect("scan").is_empty());
-        assert_eq!(queued(&store), 0, "the marker is not an entry");
-    }
-
-    /// A clean close writes out only the memtables worth it: a queue past
-    /// [`FLUSH_WORTH`] leaves memory for a table, a few host states stay
-    /// for the next open to replay, and both read back the same after it.
-    #[test]
-    fn a_close_writes_out_only_the_memtables_worth_a_flush() {
-        let dir = tempfile::tempdir().expect("dir");
-        let url = format!("https://big.test/{}", "p".repeat(200));
-        {
-            let mut store = Store::open(dir.path(), 1).expect("open");
-            for i in 0..2_000u64 {
-                store.put_queue("big.test", &sort_key(0, i), 0, &url);
-            }
-            store.put_host("small.test", b"state");
-            store.commit().expect("commit");
-            assert!(store.queue.tree.active_memtable().size() >= FLUSH_WORTH);
-            store.flush_large_memtables().expect("flush");
-            assert_eq!(store.queue.tree.active_memtable().size(), 0);
-            assert!(store.hosts.tree.active_memtable().size() > 0);
-        }
-        let store = Store::open(dir.path(), 1).expect("reopen");
-        assert_eq!(queued(&store), 2_000);
-        assert_eq!(
-            store.get_host("small.test").expect("get").as_deref(),
-            Some(&b"state"[..])
-        );
-    }
-
-    /// A flush that never ends is an error naming the likely cause, not a
-    /// hang (the limit is zero here: nothing sleeps).
-    #[test]
-    fn a_flush_that_never_ends_is_an_error() {
-        assert!(wait_flushed(Duration::ZERO, || true).is_ok());
-        let e = wait_flushed(Duration::ZERO, || false).expect_err("never done");
-        assert_eq!(e.kind(), std::io::ErrorKind::TimedOut);
-        assert!(e.to_string().contains("disk full"), "{e}");
-    }
+/// Opens (or makes) the filler's keyspace. Its tables are compressed: the
+/// filler is zeros.
+fn open_pad(db: &Database) -> Result<Keyspace, fjall::Error> {
+    db.keyspace("pad", || {
+        KeyspaceCreateOptions::default().data_block_compression_policy(
+            fjall::config::CompressionPolicy::all(fjall::CompressionType::Lz4),
+        )
+    })
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,8 +1,9 @@
-//! The store's format version: a store written by the previous format
-//! (format 1, which recorded no version; `tests/fixtures/format1` was
-//! written by that release's code) opens, its entries are rewritten to
-//! the current layout, and it reads on, and a store from a
-//! newer format is refused with a clear error.
+//! The store's format version: stores written by earlier formats (format
+//! 1, which recorded no version, and format 5, the last with a keyspace per
+//! table; `tests/fixtures/format1` and `format5` were written by those
+//! releases' code) open, their entries are copied to the current layout,
+//! and they read on; a store from a newer format is refused with a clear
+//! error.
 
 use std::path::Path;
 
@@ -37,15 +38,6 @@ fn open(dir: &Path) -> Result<LocalFrontier, FrontierError> {
     )
 }
 
-/// Opens without the robots.txt gate: pages are released at once.
-fn open_ungated(dir: &Path) -> Result<LocalFrontier, FrontierError> {
-    let config = FrontierConfig {
-        robots_gate: false,
-        ..FrontierConfig::on_disk()
-    };
-    LocalFrontier::open(dir, Politeness::new(Config::default()), config)
-}
-
 /// A page answered 200 in 50 ms.
 fn ok() -> Outcome {
     Outcome::Status {
@@ -55,17 +47,23 @@ fn ok() -> Outcome {
     }
 }
 
-#[test]
-fn a_format_1_store_opens_and_keeps_its_state() {
-    // The fixture's story: five URLs on a.test and b.test, both robots.txt
-    // known with Crawl-delay 2; b.test/x and a.test/1 done; b.test/y in
-    // flight when the process exited without completing it.
+/// A copy of the fixture `name` in a new temporary directory.
+fn fixture(name: &str) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().expect("tempdir");
     copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/format1"),
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name),
         tmp.path(),
     );
-    let mut f = open(tmp.path()).expect("a format-1 store opens");
+    tmp
+}
+
+/// The fixtures' story: five URLs on a.test and b.test, both robots.txt
+/// known with Crawl-delay 2; b.test/x and a.test/1 done at 2 s; b.test/y
+/// in flight (since 4 s) when the process exited without completing it.
+/// Checks that `f` carries all of it on.
+fn check_story(mut f: LocalFrontier) {
     let stats = f.stats();
     assert_eq!((stats.queued, stats.reissued), (3, 1), "{stats:?}");
     // The seen-set survived: finished URLs are not queued again.
@@ -75,6 +73,22 @@ fn a_format_1_store_opens_and_keeps_its_state() {
     );
     // robots.txt validity and Crawl-delay survived: pages come without a
     // robots.txt fetch, 2 s apart per host.
+    assert_eq!(
+        pages(&mut f),
+        [
+            (4_000, "https://a.test/2".to_owned()),
+            (6_000, "https://a.test/3".to_owned()),
+            // In flight when the process exited: its host waits until that
+            // request cannot be running any more (its start plus the 30 s
+            // bound), then its Crawl-delay.
+            (36_000, "https://b.test/y".to_owned()),
+        ]
+    );
+}
+
+/// Every page `f` releases from T0 on, each completed as it comes, with
+/// when (milliseconds after T0), in that order.
+fn pages(f: &mut LocalFrontier) -> Vec<(u64, String)> {
     let ok = ok();
     let (mut now, mut pages) = (T0, Vec::new());
     loop {
@@ -90,20 +104,95 @@ fn a_format_1_store_opens_and_keeps_its_state() {
         }
     }
     pages.sort();
+    pages
+}
+
+/// The fixture `name` opens and carries its story on; reopened, it is a
+/// current-format store, its tables in `meta`.
+fn opens_and_keeps_its_state(name: &str) {
+    let tmp = fixture(name);
+    check_story(open(tmp.path()).expect("the old store opens"));
+    drop(open(tmp.path()).expect("reopen"));
+    assert_eq!(format_of(tmp.path()), 6);
+    assert_eq!(old_keyspaces(tmp.path()), Vec::<String>::new());
+}
+
+#[test]
+fn a_format_1_store_opens_and_keeps_its_state() {
+    opens_and_keeps_its_state("format1");
+}
+
+#[test]
+fn a_format_5_store_opens_and_keeps_its_state() {
+    opens_and_keeps_its_state("format5");
+}
+
+/// A copy cut by a kill (some entries copied, the old format still
+/// recorded, the old keyspaces all there) is done again at the next open;
+/// one cut after the format, before the old keyspaces were deleted, has
+/// them deleted.
+#[test]
+fn a_copy_cut_by_a_kill_is_finished_at_the_next_open() {
+    let tmp = fixture("format5");
+    {
+        let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
+        let tables = db
+            .keyspace("meta", fjall::KeyspaceCreateOptions::default)
+            .expect("meta");
+        // The first queued entry, as the copy's first batch wrote it.
+        let queue = db
+            .keyspace("queue", fjall::KeyspaceCreateOptions::default)
+            .expect("queue");
+        let (k, v) = queue
+            .range(&[0u8, 0][..]..)
+            .next()
+            .expect("an entry")
+            .into_inner()
+            .expect("read");
+        let mut key = vec![1u8];
+        key.extend_from_slice(&k);
+        tables.insert(key, v).expect("write");
+        db.persist(fjall::PersistMode::SyncAll).expect("sync");
+    }
+    check_story(open(tmp.path()).expect("the copy is done again"));
+    let tmp = fixture("format5");
+    drop(open(tmp.path()).expect("copied"));
+    {
+        let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
+        db.keyspace("hosts", fjall::KeyspaceCreateOptions::default)
+            .expect("an old keyspace left behind");
+        db.persist(fjall::PersistMode::SyncAll).expect("sync");
+    }
+    drop(open(tmp.path()).expect("reopen"));
+    assert_eq!(old_keyspaces(tmp.path()), Vec::<String>::new());
+}
+
+/// A release of format 2 to 5 reads `format` from `meta`, as this one
+/// records it: it refuses this store (after making its other keyspaces,
+/// empty), and this release then opens the store as it was.
+#[test]
+fn an_older_release_refuses_a_format_6_store_and_leaves_it_whole() {
+    let tmp = fixture("format5");
+    drop(open(tmp.path()).expect("copied"));
+    {
+        // What a format-5 release does before it reads the format.
+        let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
+        for name in ["queue", "flight", "seen", "hosts", "robots", "pad"] {
+            db.keyspace(name, fjall::KeyspaceCreateOptions::default)
+                .expect("keyspace");
+        }
+        db.persist(fjall::PersistMode::SyncAll).expect("sync");
+    }
+    assert_eq!(format_of(tmp.path()), 6, "what a format-5 release refuses");
+    let mut f = open(tmp.path()).expect("reopen");
+    // b.test/y went back to the queue at the first open.
+    assert_eq!(f.stats().queued, 3);
     assert_eq!(
-        pages,
-        [
-            (4_000, "https://a.test/2".to_owned()),
-            (6_000, "https://a.test/3".to_owned()),
-            // In flight when the process exited: its host waits until that
-            // request cannot be running any more (its start plus the 30 s
-            // bound), then its Crawl-delay.
-            (36_000, "https://b.test/y".to_owned()),
-        ]
+        block_on(f.enqueue("https://b.test/x", 1, T0)).expect("enqueue"),
+        Admission::Duplicate
     );
     drop(f);
-    // Reopened, it is now a current-format store.
-    assert!(open(tmp.path()).is_ok());
+    assert_eq!(old_keyspaces(tmp.path()), Vec::<String>::new());
 }
 
 #[test]
@@ -115,7 +204,7 @@ fn a_newer_format_is_refused() {
     match open(tmp.path()) {
         Err(FrontierError::NewerFormat {
             found: 99,
-            supported: 5,
+            supported: 6,
             ..
         }) => {}
         Err(e) => panic!("wrong error: {e}"),
@@ -131,6 +220,7 @@ fn a_newer_format_is_refused() {
     );
 }
 
+/// Records `format` in a store, where every release reads it (`meta`).
 fn set_format(dir: &Path, format: u32) {
     let db = fjall::Database::builder(dir).open().expect("fjall");
     let meta = db
@@ -149,68 +239,54 @@ fn format_of(dir: &Path) -> u32 {
     u32::from_be_bytes(v.as_ref().try_into().expect("4 bytes"))
 }
 
-/// Format 3 is format 4 without the marker `queue` and `flight` keep (the
-/// next flush writes it): such a store opens as it is, keeps its entries,
-/// and records 5.
+/// The keyspaces of the old layout the store still has.
+fn old_keyspaces(dir: &Path) -> Vec<String> {
+    let db = fjall::Database::builder(dir).open().expect("fjall");
+    ["queue", "flight", "hosts", "robots"]
+        .into_iter()
+        .filter(|name| db.keyspace_exists(name))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Format 3 is format 4 without the marker `queue` and `flight` kept (the
+/// next flush wrote it): such a store opens, keeps its story, and records
+/// 6.
 #[test]
-fn a_format_3_store_opens_and_records_5() {
-    let tmp = tempfile::tempdir().expect("tempdir");
+fn a_format_3_store_opens_and_records_6() {
+    let tmp = fixture("format5");
     {
-        let mut f = open_ungated(tmp.path()).expect("create");
-        for u in ["https://a.test/1", "https://a.test/2", "https://b.test/1"] {
-            assert_eq!(
-                block_on(f.enqueue(u, 0, T0)).expect("enqueue"),
-                Admission::Queued
-            );
+        let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
+        for name in ["queue", "flight"] {
+            db.keyspace(name, fjall::KeyspaceCreateOptions::default)
+                .expect("keyspace")
+                .remove([0u8])
+                .expect("remove the marker");
         }
+        db.persist(fjall::PersistMode::SyncAll).expect("sync");
     }
-    assert_eq!(format_of(tmp.path()), 5);
     set_format(tmp.path(), 3);
-    {
-        let mut f = open_ungated(tmp.path()).expect("a format-3 store opens");
-        let mut urls: Vec<String> = f
-            .queued_urls()
-            .expect("scan")
-            .into_iter()
-            .map(|(_, u)| u)
-            .collect();
-        urls.sort();
-        assert_eq!(
-            urls,
-            ["https://a.test/1", "https://a.test/2", "https://b.test/1"]
-        );
-    }
-    assert_eq!(format_of(tmp.path()), 5);
+    check_story(open(tmp.path()).expect("a format-3 store opens"));
+    assert_eq!(format_of(tmp.path()), 6);
 }
 
 /// Format 4 kept each host's politeness state as JSON: such a store opens,
-/// its hosts keep their pacing, and it records 5.
+/// its hosts keep their pacing, and it records 6.
 #[test]
 fn a_format_4_store_keeps_its_json_pacing() {
     use mannerly_polite::controller::HostState;
-    let tmp = tempfile::tempdir().expect("tempdir");
-    {
-        let mut f = open_ungated(tmp.path()).expect("create");
-        for u in ["https://a.test/1", "https://a.test/2"] {
-            block_on(f.enqueue(u, 0, T0)).expect("enqueue");
-        }
-        let Next::Fetch(r) = block_on(f.next(T0)).expect("next") else {
-            panic!("a.test/1 is due");
-        };
-        block_on(f.complete(&r, &ok(), T0)).expect("complete");
-    }
-    // Rewrite the host's state as format 4 wrote it: JSON, here holding
-    // the host back for a minute with a 5 s delay.
+    let tmp = fixture("format5");
+    // Rewrite a.test's state as format 4 wrote it: JSON, here holding the
+    // host back for a minute with a 5 s delay.
     {
         let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
         let hosts = db
             .keyspace("hosts", fjall::KeyspaceCreateOptions::default)
             .expect("hosts");
-        let keys: Vec<Vec<u8>> = hosts
-            .iter()
-            .map(|kv| kv.key().expect("key").to_vec())
-            .collect();
-        assert_eq!(keys.len(), 1, "one host state");
+        assert!(
+            hosts.get("a.test").expect("read").is_some(),
+            "a.test's state"
+        );
         let state = HostState {
             next_allowed: T0.add_millis(60_000),
             base_delay: 5_000,
@@ -220,21 +296,19 @@ fn a_format_4_store_keeps_its_json_pacing() {
             ..HostState::default()
         };
         let json = serde_json::to_vec(&state).expect("json");
-        hosts.insert(&keys[0], json).expect("write");
+        hosts.insert("a.test", json).expect("write");
         db.persist(fjall::PersistMode::SyncAll).expect("sync");
     }
     set_format(tmp.path(), 4);
-    let mut f = open_ungated(tmp.path()).expect("a format-4 store opens");
+    let mut f = open(tmp.path()).expect("a format-4 store opens");
     assert_eq!(
-        block_on(f.next(T0.add_millis(1_000))).expect("next"),
-        Next::Wait {
-            until: T0.add_millis(60_000)
-        }
+        pages(&mut f),
+        [
+            (36_000, "https://b.test/y".to_owned()),
+            (60_000, "https://a.test/2".to_owned()),
+            (65_000, "https://a.test/3".to_owned()),
+        ]
     );
-    let Next::Fetch(r) = block_on(f.next(T0.add_millis(60_000))).expect("next") else {
-        panic!("a.test/2 is due at the minute");
-    };
-    assert_eq!(r.url, "https://a.test/2");
     drop(f);
-    assert_eq!(format_of(tmp.path()), 5);
+    assert_eq!(format_of(tmp.path()), 6);
 }

@@ -258,8 +258,9 @@ impl Drop for LocalFrontier {
         if self.store.is_some() && !self.write_summary() {
             return; // a store that cannot flush (a full disk) is left as it is
         }
-        if let Some(store) = self.store.as_ref() {
-            let _ = store.rotate_journal(self.config.rotate_journal_above);
+        let keep = self.config.rotate_journal_above;
+        if let Some(store) = self.store.as_mut() {
+            let _ = store.rotate_journal(keep);
         }
     }
 }
