@@ -488,9 +488,11 @@ struct Usage {
 
 /// Runs `cmd` with `env` added, sampling the CPU time and resident
 /// memory of it and every process it starts (a wrapper script's crawler
-/// included) from /proc until it exits.
+/// included) from /proc until it exits; its CPU time then comes from the
+/// kernel's own count of it, to the microsecond.
 async fn run_external(cmd: &[String], env: &[(&str, String)]) -> Result<Usage> {
     let (program, rest) = cmd.split_first().context("no command after --")?;
+    let waited_before = mannerly_metrics::process::waited_children_cpu_seconds();
     let started = std::time::Instant::now();
     let mut child = tokio::process::Command::new(program)
         .args(rest)
@@ -509,6 +511,15 @@ async fn run_external(cmd: &[String], env: &[(&str, String)]) -> Result<Usage> {
             _ = tokio::time::sleep(Duration::from_millis(20)) => {}
         }
     };
+    // Once it is waited for, its CPU time (and that of what it waited
+    // for) is known exactly; the samples stay for a child whose own
+    // children outlived it unwaited.
+    if let (Some(before), Some(after)) = (
+        waited_before,
+        mannerly_metrics::process::waited_children_cpu_seconds(),
+    ) {
+        cpu = f64::max(cpu, after - before);
+    }
     Ok(Usage {
         exit: status.code(),
         seconds: started.elapsed().as_secs_f64(),

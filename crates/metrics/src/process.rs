@@ -1,6 +1,7 @@
 //! A process's CPU time and memory read from `/proc` on Linux, and the
 //! standard process families written from it at each encoding (left out
-//! where `/proc` cannot be read).
+//! where `/proc` cannot be read); the exact CPU time of the children a
+//! process has waited for, from the kernel.
 
 use std::fmt::Write as _;
 
@@ -70,6 +71,23 @@ pub fn tree_usage(root: u32) -> Option<Usage> {
         total.peak_rss_bytes = total.peak_rss_bytes.max(u.peak_rss_bytes);
     }
     Some(total)
+}
+
+/// The CPU seconds of every child this process has waited for, and of
+/// the children they waited for, to the microsecond (`getrusage` of
+/// `RUSAGE_CHILDREN`): exact where sampling `/proc` counts in 10 ms ticks
+/// and misses what a child spends after the last sample. `None` where the
+/// system cannot tell.
+pub fn waited_children_cpu_seconds() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        use nix::sys::resource::{getrusage, UsageWho};
+        let u = getrusage(UsageWho::RUSAGE_CHILDREN).ok()?;
+        let secs = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+        Some(secs(u.user_time()) + secs(u.system_time()))
+    }
+    #[cfg(not(unix))]
+    None
 }
 
 /// A process's parent, and the CPU seconds of the children it waited for
@@ -182,5 +200,21 @@ mod tests {
         let _ = child.wait();
         assert!(tree >= 0.3, "the tree's CPU: {tree} s");
         assert!(own < 0.1, "the wrapper's own: {own} s");
+    }
+
+    /// A child's work is counted once it is waited for, with the work of
+    /// the child it waited for (a wrapper's crawler).
+    #[test]
+    #[cfg(unix)]
+    fn waited_children_are_counted_with_what_they_waited_for() {
+        let before = super::waited_children_cpu_seconds().expect("getrusage");
+        let busy = "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done";
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", &format!("sh -c '{busy}'")])
+            .spawn()
+            .expect("sh");
+        assert!(child.wait().expect("wait").success());
+        let after = super::waited_children_cpu_seconds().expect("getrusage");
+        assert!(after > before, "{before} → {after}");
     }
 }
