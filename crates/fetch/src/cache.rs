@@ -149,9 +149,10 @@ impl Lru {
         self.tick += 1;
         let tick = self.tick;
         let (slot, old, _) = self.map.get_mut(origin)?;
-        self.order.remove(old);
+        // The origin taken out is the one put back: no clone of its text.
+        let moved = self.order.remove(old).unwrap_or_else(|| origin.clone());
         *old = tick;
-        self.order.insert(tick, origin.clone());
+        self.order.insert(tick, moved);
         Some(slot.clone())
     }
 }
