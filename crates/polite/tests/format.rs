@@ -136,10 +136,11 @@ fn a_copy_cut_by_a_kill_is_finished_at_the_next_open() {
     let tmp = fixture("format5");
     {
         let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
-        let tables = db
-            .keyspace("meta", fjall::KeyspaceCreateOptions::default)
-            .expect("meta");
-        // The first queued entry, as the copy's first batch wrote it.
+        // The copy's first batch puts queued entries in `work`.
+        let work = db
+            .keyspace("work", fjall::KeyspaceCreateOptions::default)
+            .expect("work");
+        // The first queued entry, as that batch wrote it.
         let queue = db
             .keyspace("queue", fjall::KeyspaceCreateOptions::default)
             .expect("queue");
@@ -151,7 +152,7 @@ fn a_copy_cut_by_a_kill_is_finished_at_the_next_open() {
             .expect("read");
         let mut key = vec![1u8];
         key.extend_from_slice(&k);
-        tables.insert(key, v).expect("write");
+        work.insert(key, v).expect("write");
         db.persist(fjall::PersistMode::SyncAll).expect("sync");
     }
     check_story(open(tmp.path()).expect("the copy is done again"));
