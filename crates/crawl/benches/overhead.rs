@@ -23,8 +23,11 @@
 //! (`MANNERLY_BENCH_ROUNDS`; every other round in reverse order), each
 //! kept at its best: as a crawl runs by default (evidence on), without
 //! evidence, and with metrics counted, served and scraped every second.
-//! Evidence's cost is also given round by round, with its median. A last
-//! child times the output work alone (the WARC records, link extraction,
+//! Evidence's cost is also given round by round, with its median. A
+//! fourth way keeps the frontier and the robots.txt states in memory
+//! ([`Memory`]: a crawl that a kill would lose, which `mannerly crawl`
+//! does not offer), so the durable store's whole share is measured: no
+//! work on the store can take more than that off. A last child times the output work alone (the WARC records, link extraction,
 //! the log line) on pages fetched once: the engine's CPU per request
 //! cannot fall below the bare loop's plus that.
 
@@ -33,7 +36,9 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mannerly_crawl::{crawl, CrawlConfig};
+use mannerly_crawl::{crawl, crawl_on, Backend, CrawlConfig, CrawlDir, CrawlError, CrawlSettings};
+use mannerly_polite::controller::Politeness;
+use mannerly_polite::frontier::{FrontierConfig, LocalFrontier};
 use mannerly_testweb::{Generated, TestWeb, WebConfig};
 
 const CONCURRENCY: usize = 64;
@@ -59,19 +64,48 @@ fn runtime() -> tokio::runtime::Runtime {
     }
 }
 
-/// With `metrics`, the families are counted, served on 127.0.0.1 and
-/// scraped from this process every second (15 times as often as
-/// Prometheus's default).
-fn engine(port: u16, hosts: u32, dir: &Path, evidence: bool, metrics: bool) {
+/// The frontier and the robots.txt states held in memory, lost at the
+/// end: the engine without its durable store.
+struct Memory;
+
+impl Backend for Memory {
+    type Frontier = LocalFrontier;
+
+    fn resumable(&self, _dir: &CrawlDir) -> bool {
+        false
+    }
+
+    async fn settings(
+        &self,
+        _dir: &CrawlDir,
+        mut fresh: CrawlSettings,
+        seeds: &[String],
+    ) -> Result<CrawlSettings, CrawlError> {
+        fresh.add_seeds(seeds);
+        Ok(fresh)
+    }
+
+    async fn open(
+        self,
+        _dir: &CrawlDir,
+        politeness: Politeness,
+    ) -> Result<(LocalFrontier, Arc<dyn mannerly_fetch::Store>), CrawlError> {
+        let frontier = LocalFrontier::in_memory(politeness, FrontierConfig::default());
+        Ok((
+            frontier,
+            Arc::new(mannerly_fetch::cache::MemoryStore::default()),
+        ))
+    }
+}
+
+/// One way of the engine (`what`): as a crawl runs by default, without
+/// evidence, on [`Memory`], or with metrics (the families counted, served
+/// on 127.0.0.1 and scraped from this process every second, 15 times as
+/// often as Prometheus's default).
+fn engine(port: u16, hosts: u32, dir: &Path, what: &str) {
+    let (evidence, metrics) = (what != "engine-no-evidence", what == "engine-metrics");
     let rt = runtime();
-    let out = out_dir(
-        dir,
-        match (evidence, metrics) {
-            (_, true) => "engine-metrics",
-            (true, false) => "engine",
-            (false, false) => "engine-no-evidence",
-        },
-    );
+    let out = out_dir(dir, what);
     // A fresh crawl every round.
     let _ = std::fs::remove_dir_all(&out);
     let seeds: Vec<String> = if seed_all() {
@@ -115,9 +149,12 @@ fn engine(port: u16, hosts: u32, dir: &Path, evidence: bool, metrics: bool) {
     let (_tx, stop) = tokio::sync::watch::channel(false);
     let cpu0 = cpu_seconds();
     let t = Instant::now();
-    let summary = rt
-        .block_on(crawl(config, seeds, &out, stop, |_| {}))
-        .expect("crawl");
+    let summary = if what == "engine-memory" {
+        rt.block_on(crawl_on(Memory, config, seeds, &out, stop, |_| {}))
+    } else {
+        rt.block_on(crawl(config, seeds, &out, stop, |_| {}))
+    }
+    .expect("crawl");
     let wall = t.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu0;
     // The crawl's peak, before this bench reads the log back.
@@ -137,6 +174,7 @@ fn out_dir(dir: &Path, what: &str) -> PathBuf {
     dir.join(match what {
         "engine-metrics" => "out-metrics",
         "engine-no-evidence" => "out-no-evidence",
+        "engine-memory" => "out-memory",
         _ => "out",
     })
 }
@@ -460,9 +498,9 @@ fn main() {
         let hosts: u32 = args[i + 3].parse().expect("hosts");
         let dir = PathBuf::from(&args[i + 4]);
         match what {
-            "engine" => engine(port, hosts, &dir, true, false),
-            "engine-no-evidence" => engine(port, hosts, &dir, false, false),
-            "engine-metrics" => engine(port, hosts, &dir, true, true),
+            "engine" | "engine-no-evidence" | "engine-metrics" | "engine-memory" => {
+                engine(port, hosts, &dir, what)
+            }
             "floor" => floor(port, hosts, &dir),
             _ => bare(port, &dir),
         }
@@ -570,14 +608,19 @@ fn main() {
         Some(a) if a[2] / a[0] <= b[2] / b[0] => Some(a),
         _ => Some(b),
     };
-    let (mut e, mut n, mut m) = (None, None, None);
+    let (mut e, mut n, mut m, mut mem) = (None, None, None, None);
     // Evidence's cost as each round measured it (with and without, run
     // one after the other): the spread shows the noise.
     let mut evidence_rounds = Vec::new();
     let us = |v: &[f64]| v[2] / v[0] * 1e6;
     for round in 0..rounds.max(1) {
         // Every other round in reverse, so neither way always runs first.
-        let mut order = ["engine", "engine-no-evidence", "engine-metrics"];
+        let mut order = [
+            "engine",
+            "engine-no-evidence",
+            "engine-metrics",
+            "engine-memory",
+        ];
         if round % 2 == 1 {
             order.reverse();
         }
@@ -587,15 +630,17 @@ fn main() {
             match what {
                 "engine" => (this_e, e) = (us(&v), best(e, v)),
                 "engine-no-evidence" => (this_n, n) = (us(&v), best(n, v)),
+                "engine-memory" => mem = best(mem, v),
                 _ => m = best(m, v),
             }
         }
         evidence_rounds.push((this_e / this_n - 1.0) * 100.0);
     }
-    let (e, n, m) = (
+    let (e, n, m, mem) = (
         e.unwrap_or_default(),
         n.unwrap_or_default(),
         m.unwrap_or_default(),
+        mem.unwrap_or_default(),
     );
     let b = run("bare");
     let f = run("floor");
@@ -607,6 +652,7 @@ fn main() {
         ("mannerly engine", &e),
         ("  no evidence", &n),
         ("  with --metrics", &m),
+        ("  store in memory", &mem),
         ("bare reqwest loop", &b),
     ] {
         println!(
@@ -650,6 +696,15 @@ fn main() {
         ((m[2] / m[0]) / (e[2] / e[0]) - 1.0) * 100.0,
         m[2] / m[0] * 1e6,
         e[2] / e[0] * 1e6
+    );
+    // The durable store's whole share: the same crawl with nothing on disk
+    // but its output.
+    println!(
+        "the frontier's store: {:.1}% of the engine's CPU per request ({:.1} against {:.1} us \
+         with the frontier and the robots.txt states in memory)",
+        (1.0 - (mem[2] / mem[0]) / (e[2] / e[0])) * 100.0,
+        e[2] / e[0] * 1e6,
+        mem[2] / mem[0] * 1e6
     );
     // The floor: the bare loop's CPU plus the output work alone.
     let floor_us = f[2] / f[0] * 1e6;
