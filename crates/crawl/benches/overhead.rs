@@ -27,9 +27,12 @@
 //! fourth way keeps the frontier and the robots.txt states in memory
 //! ([`Memory`]: a crawl that a kill would lose, which `mannerly crawl`
 //! does not offer), so the durable store's whole share is measured: no
-//! work on the store can take more than that off. A last child times the output work alone (the WARC records, link extraction,
-//! the log line) on pages fetched once: the engine's CPU per request
-//! cannot fall below the bare loop's plus that.
+//! work on the store can take more than that off. The bare loop runs on
+//! reqwest and on hyper's own client, in turn, as many rounds: what a
+//! leaner client could take off. A last child times the output work
+//! alone (the WARC records, link extraction, the log line) on pages
+//! fetched once: the engine's CPU per request cannot fall below the bare
+//! loop's plus that. Every child gets a testweb of its own (see `main`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
