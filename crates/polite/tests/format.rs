@@ -137,13 +137,9 @@ fn a_copy_cut_by_a_kill_is_finished_at_the_next_open() {
     {
         let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
         // The copy's first batch puts queued entries in `work`.
-        let work = db
-            .keyspace("work", fjall::KeyspaceCreateOptions::default)
-            .expect("work");
+        let work = keyspace(&db, "work");
         // The first queued entry, as that batch wrote it.
-        let queue = db
-            .keyspace("queue", fjall::KeyspaceCreateOptions::default)
-            .expect("queue");
+        let queue = keyspace(&db, "queue");
         let (k, v) = queue
             .range(&[0u8, 0][..]..)
             .next()
@@ -160,8 +156,8 @@ fn a_copy_cut_by_a_kill_is_finished_at_the_next_open() {
     drop(open(tmp.path()).expect("copied"));
     {
         let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
-        db.keyspace("hosts", fjall::KeyspaceCreateOptions::default)
-            .expect("an old keyspace left behind");
+        // An old keyspace left behind.
+        keyspace(&db, "hosts");
         db.persist(fjall::PersistMode::SyncAll).expect("sync");
     }
     drop(open(tmp.path()).expect("reopen"));
@@ -179,8 +175,7 @@ fn an_older_release_refuses_a_format_6_store_and_leaves_it_whole() {
         // What a format-5 release does before it reads the format.
         let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
         for name in ["queue", "flight", "seen", "hosts", "robots", "pad"] {
-            db.keyspace(name, fjall::KeyspaceCreateOptions::default)
-                .expect("keyspace");
+            keyspace(&db, name);
         }
         db.persist(fjall::PersistMode::SyncAll).expect("sync");
     }
@@ -221,21 +216,23 @@ fn a_newer_format_is_refused() {
     );
 }
 
+/// A keyspace of the store's fjall database, made if it is not there.
+fn keyspace(db: &fjall::Database, name: &str) -> fjall::Keyspace {
+    db.keyspace(name, fjall::KeyspaceCreateOptions::default)
+        .unwrap_or_else(|e| panic!("keyspace {name}: {e}"))
+}
+
 /// Records `format` in a store, where every release reads it (`meta`).
 fn set_format(dir: &Path, format: u32) {
     let db = fjall::Database::builder(dir).open().expect("fjall");
-    let meta = db
-        .keyspace("meta", fjall::KeyspaceCreateOptions::default)
-        .expect("meta");
+    let meta = keyspace(&db, "meta");
     meta.insert(b"format", format.to_be_bytes()).expect("write");
     db.persist(fjall::PersistMode::SyncAll).expect("sync");
 }
 
 fn format_of(dir: &Path) -> u32 {
     let db = fjall::Database::builder(dir).open().expect("fjall");
-    let meta = db
-        .keyspace("meta", fjall::KeyspaceCreateOptions::default)
-        .expect("meta");
+    let meta = keyspace(&db, "meta");
     let v = meta.get(b"format").expect("read").expect("a format");
     u32::from_be_bytes(v.as_ref().try_into().expect("4 bytes"))
 }
@@ -259,8 +256,7 @@ fn a_format_3_store_opens_and_records_6() {
     {
         let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
         for name in ["queue", "flight"] {
-            db.keyspace(name, fjall::KeyspaceCreateOptions::default)
-                .expect("keyspace")
+            keyspace(&db, name)
                 .remove([0u8])
                 .expect("remove the marker");
         }
@@ -281,9 +277,7 @@ fn a_format_4_store_keeps_its_json_pacing() {
     // host back for a minute with a 5 s delay.
     {
         let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
-        let hosts = db
-            .keyspace("hosts", fjall::KeyspaceCreateOptions::default)
-            .expect("hosts");
+        let hosts = keyspace(&db, "hosts");
         assert!(
             hosts.get("a.test").expect("read").is_some(),
             "a.test's state"
