@@ -334,7 +334,7 @@ impl Store {
             commit_every: commit_every.max(1),
             gen: 0,
         };
-        store.gen = store.meta_u64(b"gen")?.unwrap_or(0);
+        store.gen = store.meta_bytes(b"gen")?.map_or(0, u64::from_be_bytes);
         upgrade::from_older_layout(&mut store)?;
         store.check_format()?;
         // Filler a kill left behind (a close killed while padding): the
@@ -347,18 +347,19 @@ impl Store {
         Ok(store)
     }
 
-    /// A meta entry holding a u64 (big-endian), if there is one.
-    fn meta_u64(&self, name: &[u8]) -> Result<Option<u64>, FrontierError> {
+    /// A meta entry of exactly `N` bytes (a big-endian number), if there
+    /// is one.
+    fn meta_bytes<const N: usize>(&self, name: &[u8]) -> Result<Option<[u8; N]>, FrontierError> {
         let Some(v) = self.get_meta(name)? else {
             return Ok(None);
         };
-        let b: [u8; 8] = v.as_slice().try_into().map_err(|_| {
+        let b: [u8; N] = v.as_slice().try_into().map_err(|_| {
             self.corrupt(format!(
-                "the recorded {} is not 8 bytes",
+                "the recorded {} is not {N} bytes",
                 String::from_utf8_lossy(name)
             ))
         })?;
-        Ok(Some(u64::from_be_bytes(b)))
+        Ok(Some(b))
     }
 
     fn get_meta(&self, name: &[u8]) -> Result<Option<Vec<u8>>, FrontierError> {
@@ -373,14 +374,7 @@ impl Store {
 
     /// The format recorded, if any.
     fn recorded_format(&self) -> Result<Option<u32>, FrontierError> {
-        let Some(v) = self.get_meta(b"format")? else {
-            return Ok(None);
-        };
-        let b: [u8; 4] = v
-            .as_slice()
-            .try_into()
-            .map_err(|_| self.corrupt("the recorded format is not 4 bytes"))?;
-        Ok(Some(u32::from_be_bytes(b)))
+        Ok(self.meta_bytes(b"format")?.map(u32::from_be_bytes))
     }
 
     /// Refuses a newer format; records [`FORMAT`] in a new store (and in
@@ -738,7 +732,7 @@ impl Store {
     /// journal. [`flush_large_memtables`](Self::flush_large_memtables) is
     /// the one for `sync` and a clean close.
     ///
-    /// First it rewrites the marker in `meta` and `pad`. fjall deletes an old
+    /// First it rewrites the marker in `work` and `pad`. fjall deletes an old
     /// journal only once every keyspace that had entries in it has tables
     /// at least as new; a keyspace whose entries were all deleted (a
     /// finished crawl's tables, the cleared filler) is compacted down to no
