@@ -149,8 +149,9 @@
 //! redirect chain after the first: a worker stopped there for longer than
 //! the rest of its lease sends those requests when it resumes, possibly
 //! after another worker fetched the same URL. That is the bound: per
-//! paused worker, the requests it had in that stretch (in practice one or
-//! none; at most its concurrency), and only for a pause longer than what
+//! paused worker, the requests it had in that stretch (none or a few: a
+//! release batch's requests are checked together and then written as the
+//! runtime gets to them; at most its concurrency), and only for a pause longer than what
 //! was left of its lease (at least the longest request). robots.txt is
 //! checked after the origin's stored state is read, so that round trip is
 //! not part of the stretch.
@@ -158,9 +159,12 @@
 //! Fetching is at least once: a URL is in its queue or in a flight record
 //! until a completion with the right token ends it, so a worker that dies
 //! mid-fetch, or with completions not yet sent, leaves those URLs for the
-//! next, after their lease; and the delay the
-//! release started holds for that next request too. Only the token holder
-//! writes a host's state after a release, so the state never goes back.
+//! next, after their lease. The host then waits its delay from the
+//! lapse (the lapsed worker's last request may have left as late as its
+//! lease let it), with the pacing its holder last told the store: a
+//! robots.txt claim tells it as it goes on, so a Crawl-delay read just
+//! before a lapse outlives it. Only the token holder writes a host's
+//! state after a release, so the state never goes back.
 //!
 //! # Time
 //!

@@ -399,6 +399,17 @@ const NEXT: &str = r#"
 local now = clock(ARGV[2])
 local maxin, lease, mind, gate = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6] == '1'
 local claim = tonumber(ARGV[7])
+-- A lapsed flight's last request may have left as late as its lease let
+-- it, and a claim's requests after its release were paced by its worker
+-- alone: the host waits its delay from the lapse.
+local function wait_out(key)
+  local c = redis.call('HGET', K('chk'), key)
+  if not c then return end
+  local s, p, r, n, d, w = parse_chk(c)
+  if not s or now + d <= n then return end
+  redis.call('HSET', K('chk'), key,
+    s .. ' ' .. num(p) .. ' ' .. num(r) .. ' ' .. num(now + d) .. ' ' .. num(d) .. ' ' .. num(w))
+end
 -- Flights whose lease expired give their URLs back.
 local function lapse()
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', K('lease'), '-inf', num_now(now))) do
@@ -412,6 +423,7 @@ local function lapse()
     for j = 1, #extra, 2 do insert(f[2], tonumber(extra[j + 1]), extra[j]) end
     if f[8] then unhold(f[2], f[6]) end
     redis.call('HINCRBY', K('meta'), 'reissued', '1')
+    wait_out(f[2])
     reschedule(f[2], now, maxin)
   end
 end
@@ -589,7 +601,8 @@ return out
 /// (before what is left there goes back to the queue).
 /// How `ack`: the members given are URLs a claim gathered that are done
 /// or go back with the claim's next settle: they leave the claim's record,
-/// so a lapse does not give them back. Nothing else changes, and a late
+/// so a lapse does not give them back; with a state (not ''), the host's
+/// state, chk and why are written too. Nothing else changes, and a late
 /// one finds nothing (a token is never reused). A robots.txt flight's
 /// tag, when not 0, is until when its origin's robots.txt is known, as a
 /// `known` entry would say just before it. How `known`: an origin's
@@ -610,11 +623,19 @@ end
 -- (its first URLs; '' stands for the one it was released for), so its
 -- lapse gives back only what is not done: a killed worker's pages are
 -- fetched again only if their requests were out.
-local function drop_done(id, token, first, last)
+local function drop_done(id, token, first, last, state, chk, why)
   local raw = redis.call('HGET', K('fl'), id)
   if not raw then return end
   local f = cjson.decode(raw)
   if tostring(f[6]) ~= token then return end
+  -- The holder's state of the host as its claim goes on (after its
+  -- robots.txt, with the pacing that set): a lapse then leaves that.
+  if state ~= '' then
+    redis.call('HSET', K('state'), f[2], state)
+    set_chk(f[2], chk)
+    if why ~= '' then redis.call('HSET', K('why'), f[2], why) end
+  end
+  if last < first then return end
   local done = {}
   for j = first, last - 1, 2 do done[ARGV[j + 1]] = true end
   if done[''] and f[1] == 'P' then f[5] = '' end
@@ -642,7 +663,7 @@ local function settle(now, maxin, id, how, tag, token, first, last)
   end
   if how == 'ack' then
     forget(token, first, last)
-    drop_done(id, token, first, last)
+    drop_done(id, token, first, last, ARGV[first - 5], ARGV[first - 4], ARGV[first - 3])
     return 'ok'
   end
   local raw = redis.call('HGET', K('fl'), id)

@@ -144,48 +144,49 @@ async fn a_lapsed_lease_gives_the_url_to_another_worker_after_the_delay() {
     assert_eq!(late.url, "https://h.example/0");
     // While A's lease lives, B may not touch the host.
     assert_eq!(b.next(T0.add_millis(1_000)).await.ok(), Some(Next::Busy));
-    // A stalls past its 5 s lease: the URL goes back, but the host still
-    // waits the 8 s delay after A's request, which may have gone out.
+    // A stalls past its 5 s lease: the URL goes back, but the host waits
+    // the 8 s delay from the lapse: A's request may have gone out as late
+    // as its lease let it.
     assert_eq!(
         b.next(T0.add_millis(5_001)).await.ok(),
         Some(Next::Wait {
-            until: T0.add_millis(8_000)
+            until: T0.add_millis(13_001)
         })
     );
-    let mine = fetch(b.next(T0.add_millis(8_000)).await.expect("next"));
+    let mine = fetch(b.next(T0.add_millis(13_001)).await.expect("next"));
     assert_eq!(mine.url, "https://h.example/0", "the URL was not lost");
     assert_eq!(b.stats().await.expect("stats").reissued, 1);
     // A wakes up: just before sending it checks its lease, which lapsed.
     assert_eq!(
-        a.confirm(&late, T0.add_millis(8_001)).await.ok(),
+        a.confirm(&late, T0.add_millis(13_002)).await.ok(),
         Some(false)
     );
     assert_eq!(a.stale, 1);
     // The release is over for A: nothing more to report.
     assert!(a
-        .complete(&late, &ok(), T0.add_millis(8_001))
+        .complete(&late, &ok(), T0.add_millis(13_002))
         .await
         .is_err());
     // B's release is young: confirmed without asking the server.
     assert_eq!(
-        b.confirm(&mine, T0.add_millis(8_002)).await.ok(),
+        b.confirm(&mine, T0.add_millis(13_003)).await.ok(),
         Some(true)
     );
     assert_eq!(a.stats().await.expect("stats").queued, 1);
-    b.complete(&mine, &ok(), T0.add_millis(8_010))
+    b.complete(&mine, &ok(), T0.add_millis(13_010))
         .await
         .expect("complete");
     // B's completion is held until its next call to the server: until
     // then the host is still in flight for everyone else.
-    assert_eq!(a.next(T0.add_millis(8_500)).await.ok(), Some(Next::Busy));
+    assert_eq!(a.next(T0.add_millis(13_500)).await.ok(), Some(Next::Busy));
     b.sync().await.expect("sync");
     assert_eq!(
-        a.next(T0.add_millis(9_000)).await.ok(),
+        a.next(T0.add_millis(14_000)).await.ok(),
         Some(Next::Wait {
-            until: T0.add_millis(16_000)
+            until: T0.add_millis(21_001)
         })
     );
-    let last = fetch(a.next(T0.add_millis(16_000)).await.expect("next"));
+    let last = fetch(a.next(T0.add_millis(21_001)).await.expect("next"));
     assert_eq!(last.url, "https://h.example/1");
 }
 
@@ -204,8 +205,15 @@ async fn a_live_workers_heartbeat_keeps_its_host_and_a_dead_ones_lapses_a_lease_
     }
     assert_eq!(b.next(T0.add_millis(9_000)).await.ok(), Some(Next::Busy));
     assert_eq!(a.confirm(&r0, T0.add_millis(9_000)).await.ok(), Some(true));
-    // A dies after its beat at 8 s: B takes the host a lease later.
-    let again = fetch(b.next(T0.add_millis(13_001)).await.expect("next"));
+    // A dies after its beat at 8 s: B takes the host a lease later, and
+    // sends a delay after that.
+    assert_eq!(
+        b.next(T0.add_millis(13_001)).await.ok(),
+        Some(Next::Wait {
+            until: T0.add_millis(14_001)
+        })
+    );
+    let again = fetch(b.next(T0.add_millis(14_001)).await.expect("next"));
     assert_eq!(again.url, r0.url);
 }
 
@@ -247,9 +255,16 @@ async fn a_completion_after_the_lease_lapsed_is_ignored() {
         .await
         .expect("enqueue");
     let late = fetch(a.next(T0).await.expect("next"));
-    let again = fetch(b.next(T0.add_millis(6_000)).await.expect("next"));
+    // Past A's lease, the host waits a delay from the lapse.
+    assert_eq!(
+        b.next(T0.add_millis(6_000)).await.ok(),
+        Some(Next::Wait {
+            until: T0.add_millis(7_000)
+        })
+    );
+    let again = fetch(b.next(T0.add_millis(7_000)).await.expect("next"));
     assert_eq!(again.url, late.url);
-    a.complete(&late, &ok(), T0.add_millis(6_001))
+    a.complete(&late, &ok(), T0.add_millis(7_001))
         .await
         .expect("late");
     // The completion goes with A's next call to the server.
@@ -261,7 +276,7 @@ async fn a_completion_after_the_lease_lapsed_is_ignored() {
         1,
         "B's flight stands"
     );
-    b.complete(&again, &ok(), T0.add_millis(6_010))
+    b.complete(&again, &ok(), T0.add_millis(7_010))
         .await
         .expect("complete");
     assert_eq!(b.stats().await.expect("stats").queued, 0);
@@ -894,10 +909,21 @@ async fn a_claim_whose_next_turn_is_far_off_goes_back_to_the_store() {
 async fn a_worker_given_its_own_lapsed_claim_again_trusts_the_store() {
     let Some(server) = server() else { return };
     let (mut a, _) = first_of_a_claim(&server, "own-lapse").await;
-    // A stalls past its lease, then asks for two: its old claim still
-    // offers /1, and the store gives the host out again, to A, from /0
-    // (the same URL, so the same flight id in the store).
-    let t = T0.add_millis(6_000);
+    // A stalls past its lease; another worker's call finds it lapsed, and
+    // the host waits a delay from then.
+    let mut b = worker(&server, "own-lapse", &Opts::default())
+        .await
+        .expect("b");
+    assert_eq!(
+        b.next(T0.add_millis(6_000)).await.ok(),
+        Some(Next::Wait {
+            until: T0.add_millis(7_000)
+        })
+    );
+    // Then A asks for two: its old claim still offers /1, and the store
+    // gives the host out again, to A, from /0 (the same URL, so the same
+    // flight id in the store).
+    let t = T0.add_millis(7_000);
     let batch = a.next_batch(2, t).await.expect("next");
     let urls: Vec<&str> = batch.released.iter().map(|r| r.url.as_str()).collect();
     assert_eq!(urls, ["https://h.example/1", "https://h.example/0"]);
@@ -1703,6 +1729,60 @@ async fn a_robots_txt_release_claims_its_hosts_urls_for_once_it_is_known() {
     assert_eq!(b.next(T0.add_millis(9_000)).await.ok(), Some(Next::Empty));
 }
 
+/// A robots.txt claim goes on once its robots.txt is known, with the
+/// pacing that robots.txt set; if it then lapses (its worker stopped),
+/// the worker that takes the host over keeps that Crawl-delay, from the
+/// lapse and between its own requests, instead of the minimum delay the
+/// host had before its robots.txt was read.
+#[tokio::test]
+async fn a_robots_txt_claims_crawl_delay_outlives_its_lapse() {
+    let Some(server) = server() else { return };
+    let (mut a, robots) = a_robots_txt_claim(&server, "robots-claim-delay").await;
+    let pacing = mannerly_polite::controller::RobotsPacing {
+        crawl_delay: Some(4.0),
+        request_rate: None,
+    };
+    let until = T0.add_millis(86_400_000);
+    a.robots_known("https://h.example", pacing, until, T0.add_millis(10))
+        .await
+        .expect("known");
+    a.complete(&robots, &ok(), T0.add_millis(10))
+        .await
+        .expect("complete");
+    a.flush().await.expect("flush");
+    assert_eq!(
+        a.stats().await.expect("stats").in_flight,
+        1,
+        "the claim goes on"
+    );
+    // A stalls with /0 and /1 claimed. Past its lease, B takes the host.
+    let gate = Opts {
+        robots_gate: true,
+        ..Opts::default()
+    };
+    let mut b = worker(&server, "robots-claim-delay", &gate)
+        .await
+        .expect("b");
+    assert_eq!(
+        b.next(T0.add_millis(5_001)).await.ok(),
+        Some(Next::Wait {
+            until: T0.add_millis(9_001)
+        })
+    );
+    let r0 = fetch(b.next(T0.add_millis(9_001)).await.expect("next"));
+    assert_eq!(r0.url, "https://h.example/0");
+    b.complete(&r0, &ok(), T0.add_millis(9_010))
+        .await
+        .expect("complete");
+    b.sync().await.expect("sync");
+    assert_eq!(
+        b.next(T0.add_millis(10_001)).await.ok(),
+        Some(Next::Wait {
+            until: T0.add_millis(13_001)
+        })
+    );
+}
+
 #[tokio::test]
 async fn a_robots_txt_claim_that_lapses_or_is_not_known_gives_its_urls_back() {
     let Some(server) = server() else { return };
@@ -1716,20 +1796,26 @@ async fn a_robots_txt_claim_that_lapses_or_is_not_known_gives_its_urls_back() {
     let mut b = worker(&server, "robots-claim-lapse", &gate)
         .await
         .expect("b");
-    let again = fetch(b.next(T0.add_millis(5_001)).await.expect("next"));
+    assert_eq!(
+        b.next(T0.add_millis(5_001)).await.ok(),
+        Some(Next::Wait {
+            until: T0.add_millis(6_001)
+        })
+    );
+    let again = fetch(b.next(T0.add_millis(6_001)).await.expect("next"));
     assert_eq!(again.url, "https://h.example/robots.txt");
     b.robots_known(
         "https://h.example",
         Default::default(),
         T0.add_millis(86_400_000),
-        T0.add_millis(5_010),
+        T0.add_millis(6_010),
     )
     .await
     .expect("known");
-    b.complete(&again, &ok(), T0.add_millis(5_010))
+    b.complete(&again, &ok(), T0.add_millis(6_010))
         .await
         .expect("complete");
-    takes_only(&mut b, T0.add_millis(6_010), &[("/0", 0), ("/1", 0)]).await;
+    takes_only(&mut b, T0.add_millis(7_010), &[("/0", 0), ("/1", 0)]).await;
 
     // The robots.txt is unavailable: the claim goes back at once, and the
     // URLs wait for the gate.
@@ -1863,7 +1949,14 @@ async fn an_idle_worker_asks_only_the_partitions_others_changed_and_where_a_leas
     assert_eq!(b.next(T0.add_millis(2_000)).await.ok(), Some(Next::Empty));
     assert_eq!(b.next(T0.add_millis(2_600)).await.ok(), Some(Next::Busy));
     let probed = b.probed;
-    let again = fetch(b.next(T0.add_millis(6_300)).await.expect("next"));
+    // Past the lease, the host waits a delay from the lapse.
+    assert_eq!(
+        b.next(T0.add_millis(6_300)).await.ok(),
+        Some(Next::Wait {
+            until: T0.add_millis(7_300)
+        })
+    );
+    let again = fetch(b.next(T0.add_millis(7_300)).await.expect("next"));
     assert_eq!(again.url, "https://k.example/0");
     assert!(
         b.probed - probed <= 4,

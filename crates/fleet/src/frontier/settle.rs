@@ -165,7 +165,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
                 (None, None) => Some(String::new()),
                 (None, Some((origin, Some(until)))) => {
                     let known = (fl.partition, origin.clone(), *until);
-                    self.tell_known(known, now).await?;
+                    let holder = (fl.id, fl.token, fl.key.clone());
+                    self.tell_known(known, holder, now).await?;
                     None
                 }
                 (None, Some(_)) => None,
@@ -307,14 +308,27 @@ impl<C: FleetConnection> FleetFrontier<C> {
     /// Tells the store, with the next call, that an origin's robots.txt
     /// is known until `until` while the robots.txt flight's claim goes on:
     /// its lapse then leaves the origin known instead of fetching
-    /// robots.txt again. (The host's state goes with the claim's settle.)
+    /// robots.txt again. The host's state goes too, with the pacing the
+    /// robots.txt set (its Crawl-delay), fenced by the flight's token
+    /// (`holder`: id, token, host): a worker that takes the host over after
+    /// a lapse keeps that pacing instead of the state from before it.
     async fn tell_known(
         &mut self,
         (p, origin, until): (u32, String, u64),
+        (id, token, key): (u64, u64, String),
         now: UnixMillis,
     ) -> Result<(), FrontierError> {
         let args = self.known_args(p, (origin, until), Default::default(), String::new(), now);
-        self.push_pending(p, args).await
+        self.push_pending(p, args).await?;
+        let op = SettleOp {
+            id,
+            how: Step::Ack,
+            tag: 0,
+            written: self.written(&key),
+            token,
+            back: Vec::new(),
+        };
+        self.pend(p, op, now).await
     }
 
     /// A `SETTLE` `known` entry's arguments: `origin`'s robots.txt is
