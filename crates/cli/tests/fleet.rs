@@ -5,9 +5,9 @@
 //! no host gets two requests at once or two closer than its delay,
 //! robots.txt rules hold, no page is missing, and a page is fetched again
 //! only after the lease of the worker that had it lapsed, except for the
-//! documented bound for a paused worker (the request it had inside its
-//! HTTP client goes out late: one of each kind of violation allowed per
-//! pause). On a standalone
+//! documented bound for a paused worker (the requests it had inside its
+//! HTTP client go out late: as many of each kind of violation allowed as
+//! it had requests under way across the pause, by its own log). On a standalone
 //! server and on a 3-node Cluster with a node restarted mid-crawl. Needs
 //! `redis-server` (installed by `.ci/run`; elsewhere the tests say SKIPPED
 //! without it).
@@ -137,7 +137,12 @@ fn chaos_script(
             alive.push(next);
             next += 1;
         } else {
-            sh += &format!("(kill -STOP $p{victim}; sleep 4; kill -CONT $p{victim}) &\n");
+            // The pause's two ends, on the clock the workers' logs use,
+            // taken just inside it (after the stop, before the resume).
+            let marks = format!("date +%s%3N >>\"{d}/w{victim}.paused\"");
+            sh += &format!(
+                "(kill -STOP $p{victim}; {marks}; sleep 4; {marks}; kill -CONT $p{victim}) &\n"
+            );
         }
     }
     sh += "wait\n";
@@ -185,24 +190,33 @@ fn judge(dir: &std::path::Path, fleet: &serde_json::Value, alone: &serde_json::V
     let logs = logs(dir, &names);
     let script = std::fs::read_to_string(dir.join("fleet.sh")).unwrap_or_default();
     // The documented bound (mannerly-fleet's docs, "Sending"): a worker
-    // stopped after its last lease check and before its request left
-    // sends that one request when it resumes, perhaps after another worker
-    // took the host over. That late request may overlap another, come too
-    // soon after the one before it and just before the next (two gaps),
-    // fetch a URL again inside a lease, or go out inside a Retry-After it
-    // could not know of (its own 429 then comes back stale). So each
-    // SIGSTOP of the schedule allows one of each, and no more.
-    let stops = script.matches("kill -STOP").count() as u64;
+    // stopped after its last lease check and before its requests left
+    // sends them when it resumes, perhaps after another worker took the
+    // host over. Such a late request may overlap another, come too soon
+    // after the one before it and just before the next (two gaps), fetch
+    // a URL again inside a lease, or go out inside a Retry-After it could
+    // not know of. How many a pause catches depends on the moment (a
+    // release batch's requests are checked together, then written as the
+    // runtime gets to them: one run on CI caught six), so each is allowed
+    // as many of each as its worker had under way across its pause, by
+    // its own log; and a URL fetched again early must be one of those.
+    let late = late_requests(dir, &script);
+    eprintln!("paused workers: {}", late.why);
     for (kind, allowed) in [
-        ("hosts_concurrent", stops),
-        ("too_soon", 2 * stops),
-        ("retry_after_ignored", stops),
+        ("hosts_concurrent", late.requests),
+        ("too_soon", 2 * late.requests),
+        ("retry_after_ignored", late.requests),
     ] {
         let n = fleet[kind].as_u64().unwrap_or(u64::MAX);
         assert!(
             n <= allowed,
             "{}",
-            verdict(&format!("{kind}: {n} > {allowed}"), fleet, &script, &logs)
+            verdict(
+                &format!("{kind}: {n} > {allowed}, {}", late.why),
+                fleet,
+                &script,
+                &logs
+            )
         );
     }
     for kind in [
@@ -250,15 +264,23 @@ fn judge(dir: &std::path::Path, fleet: &serde_json::Value, alone: &serde_json::V
         }
         let gap = gap.as_u64().unwrap_or(0);
         if gap + 15 < LEASE_MS / 2 {
-            early.push(format!("{page} fetched again {gap} ms after"));
+            early.push((page.as_str(), gap));
         }
     }
+    let unexcused: Vec<String> = early
+        .iter()
+        .filter(|(page, _)| !late.covers(page))
+        .map(|(page, gap)| format!("{page} fetched again {gap} ms after"))
+        .collect();
     assert!(
-        early.len() as u64 <= stops,
+        unexcused.is_empty() && early.len() as u64 <= late.requests,
         "{}",
         verdict(
             &format!(
-                "{early:?}: sooner than a lease could lapse, more than the {stops} stop(s) allow"
+                "{} page(s) fetched again sooner than a lease could lapse, {unexcused:?} of them \
+                 not under way in a paused worker; {}",
+                early.len(),
+                late.why
             ),
             fleet,
             &script,
@@ -269,6 +291,78 @@ fn judge(dir: &std::path::Path, fleet: &serde_json::Value, alone: &serde_json::V
     eprintln!("fleet status at the end: {status}");
     assert_eq!(status["partitions"], 64, "{status}");
     assert_eq!(status["in_flight"], 0, "{status}");
+}
+
+/// What the paused workers had under way across their pauses: the
+/// requests their own logs show begun (a line's time less its `ms`)
+/// before a SIGSTOP and ended after its SIGCONT.
+struct Late {
+    requests: u64,
+    /// The URLs of those requests, `host path` as the audit names pages;
+    /// `None` when a paused worker was killed later and its log lost its
+    /// tail (its whole `--concurrency` is allowed then).
+    pages: Option<std::collections::HashSet<String>>,
+    why: String,
+}
+
+impl Late {
+    fn covers(&self, page: &str) -> bool {
+        self.pages.as_ref().is_none_or(|p| p.contains(page))
+    }
+}
+
+/// The requests under way across each pause of `script`, from the pause's
+/// marks (`w{i}.paused`) and the worker's `log.jsonl`.
+fn late_requests(dir: &std::path::Path, script: &str) -> Late {
+    const CONCURRENCY: u64 = 64;
+    let mut late = Late {
+        requests: 0,
+        pages: Some(Default::default()),
+        why: String::new(),
+    };
+    let paused = script
+        .lines()
+        .filter_map(|l| l.strip_prefix("(kill -STOP $p")?.split(';').next());
+    for w in paused.collect::<std::collections::BTreeSet<_>>() {
+        let marks = std::fs::read_to_string(dir.join(format!("w{w}.paused"))).unwrap_or_default();
+        let marks: Vec<u64> = marks
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect();
+        if script.contains(&format!("kill -9 $p{w}\n")) || marks.len() % 2 == 1 {
+            late.requests += CONCURRENCY;
+            late.pages = None;
+            late.why += &format!("w{w} was paused, then killed: {CONCURRENCY} allowed; ");
+            continue;
+        }
+        let log = std::fs::read_to_string(dir.join(format!("w{w}")).join("log.jsonl"))
+            .unwrap_or_default();
+        let mut n = 0;
+        for line in log.lines() {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            let (Some(time), Some(ms), Some(url)) =
+                (v["time"].as_str(), v["ms"].as_u64(), v["url"].as_str())
+            else {
+                continue;
+            };
+            let Some(end) = mannerly_time::UnixMillis::parse_rfc3339_millis(time) else {
+                continue;
+            };
+            let end = end.as_millis();
+            let begin = end.saturating_sub(ms);
+            if marks.chunks(2).any(|m| begin <= m[0] && end >= m[1]) {
+                n += 1;
+                if let (Some(pages), Ok(u)) = (late.pages.as_mut(), url::Url::parse(url)) {
+                    pages.insert(format!("{} {}", u.host_str().unwrap_or_default(), u.path()));
+                }
+            }
+        }
+        late.requests += n;
+        late.why += &format!("w{w} had {n} request(s) under way across its pause(s) {marks:?}; ");
+    }
+    late
 }
 
 #[test]
