@@ -139,9 +139,12 @@ fn chaos_script(
         } else {
             // The pause's two ends, on the clock the workers' logs use,
             // taken just inside it (after the stop, before the resume).
-            let marks = format!("date +%s%3N >>\"{d}/w{victim}.paused\"");
+            let mark =
+                |what: &str| format!("echo {what} $(date +%s%3N) >>\"{d}/w{victim}.paused\"");
             sh += &format!(
-                "(kill -STOP $p{victim}; {marks}; sleep 4; {marks}; kill -CONT $p{victim}) &\n"
+                "(kill -STOP $p{victim}; {}; sleep 4; {}; kill -CONT $p{victim}) &\n",
+                mark("S"),
+                mark("C")
             );
         }
     }
@@ -325,16 +328,13 @@ fn late_requests(dir: &std::path::Path, script: &str) -> Late {
         .filter_map(|l| l.strip_prefix("(kill -STOP $p")?.split(';').next());
     for w in paused.collect::<std::collections::BTreeSet<_>>() {
         let marks = std::fs::read_to_string(dir.join(format!("w{w}.paused"))).unwrap_or_default();
-        let marks: Vec<u64> = marks
-            .lines()
-            .filter_map(|l| l.trim().parse().ok())
-            .collect();
-        if script.contains(&format!("kill -9 $p{w}\n")) || marks.len() % 2 == 1 {
+        let killed = script.contains(&format!("kill -9 $p{w}\n"));
+        let Some(pauses) = pauses(&marks).filter(|_| !killed) else {
             late.requests += CONCURRENCY;
             late.pages = None;
             late.why += &format!("w{w} was paused, then killed: {CONCURRENCY} allowed; ");
             continue;
-        }
+        };
         let log = std::fs::read_to_string(dir.join(format!("w{w}")).join("log.jsonl"))
             .unwrap_or_default();
         let mut n = 0;
@@ -352,7 +352,10 @@ fn late_requests(dir: &std::path::Path, script: &str) -> Late {
             };
             let end = end.as_millis();
             let begin = end.saturating_sub(ms);
-            if marks.chunks(2).any(|m| begin <= m[0] && end >= m[1]) {
+            if pauses
+                .iter()
+                .any(|&(stop, cont)| begin <= stop && end >= cont)
+            {
                 n += 1;
                 if let (Some(pages), Ok(u)) = (late.pages.as_mut(), url::Url::parse(url)) {
                     pages.insert(format!("{} {}", u.host_str().unwrap_or_default(), u.path()));
@@ -360,9 +363,43 @@ fn late_requests(dir: &std::path::Path, script: &str) -> Late {
             }
         }
         late.requests += n;
-        late.why += &format!("w{w} had {n} request(s) under way across its pause(s) {marks:?}; ");
+        late.why += &format!("w{w} had {n} request(s) under way across its pause(s) {pauses:?}; ");
     }
     late
+}
+
+/// The spans a worker was stopped, from its pause marks (`S ms` after a
+/// SIGSTOP, `C ms` before a SIGCONT, perhaps of two pauses that overlap:
+/// the first SIGCONT resumes it); `None` when a stop has no resume.
+fn pauses(marks: &str) -> Option<Vec<(u64, u64)>> {
+    let mut events: Vec<(u64, bool)> = marks
+        .lines()
+        .filter_map(|l| {
+            let (what, ms) = l.trim().split_once(' ')?;
+            Some((ms.parse().ok()?, what == "S"))
+        })
+        .collect();
+    events.sort_unstable();
+    let (mut spans, mut since) = (Vec::new(), None);
+    for (ms, stop) in events {
+        match (stop, since) {
+            (true, None) => since = Some(ms),
+            (false, Some(s)) => {
+                spans.push((s, ms));
+                since = None;
+            }
+            _ => {}
+        }
+    }
+    since.is_none().then_some(spans)
+}
+
+#[test]
+fn pause_marks_make_the_spans_a_worker_was_stopped() {
+    // Two pauses that overlap: the first SIGCONT resumes the worker.
+    let marks = "S 100\nS 300\nC 500\nC 700\nS 900\nC 1300\n";
+    assert_eq!(pauses(marks), Some(vec![(100, 500), (900, 1300)]));
+    assert_eq!(pauses("S 100\n"), None, "a stop with no resume");
 }
 
 #[test]
