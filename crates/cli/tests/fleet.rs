@@ -7,10 +7,10 @@
 //! only after the lease of the worker that had it lapsed, except for the
 //! documented bound for a paused worker (the requests it had inside its
 //! HTTP client go out late: as many of each kind of violation allowed as
-//! it had requests under way across the pause, by its own log). On a standalone
-//! server and on a 3-node Cluster with a node restarted mid-crawl. Needs
-//! `redis-server` (installed by `.ci/run`; elsewhere the tests say SKIPPED
-//! without it).
+//! it had requests under way across the pause, by its own log). On a
+//! standalone server and on a 3-node Cluster with a node restarted
+//! mid-crawl. Needs `redis-server` (installed by `.ci/run`; elsewhere the
+//! tests say SKIPPED without it).
 
 use std::process::Command;
 

@@ -151,10 +151,10 @@
 //! after another worker fetched the same URL. That is the bound: per
 //! paused worker, the requests it had in that stretch (none or a few: a
 //! release batch's requests are checked together and then written as the
-//! runtime gets to them; at most its concurrency), and only for a pause longer than what
-//! was left of its lease (at least the longest request). robots.txt is
-//! checked after the origin's stored state is read, so that round trip is
-//! not part of the stretch.
+//! runtime gets to them; at most its concurrency), and only for a pause
+//! longer than what was left of its lease (at least the longest request).
+//! robots.txt is checked after the origin's stored state is read, so that
+//! round trip is not part of the stretch.
 //!
 //! Fetching is at least once: a URL is in its queue or in a flight record
 //! until a completion with the right token ends it, so a worker that dies
