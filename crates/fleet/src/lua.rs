@@ -79,6 +79,10 @@ local function parse_chk(c)
   local s, p, r, n, d, w = string.match(c, '^(%d) (%d+) (%d+) (%d+) (%d+) (%d+)$')
   return s, tonumber(p), tonumber(r), tonumber(n), tonumber(d), tonumber(w)
 end
+-- A `chk` record from its fields, as `parse_chk` reads it.
+local function chk_of(s, p, r, n, d, w)
+  return s .. ' ' .. num(p) .. ' ' .. num(r) .. ' ' .. num(n) .. ' ' .. num(d) .. ' ' .. num(w)
+end
 -- `check` from a `chk` record already read (false: none) and, when known,
 -- the requests in flight (else read when needed).
 local function judge(key, c, now, maxin, inf)
@@ -107,7 +111,7 @@ local function start(key, now, min_delay, c)
     if (k + 1) * w > nx then nx = (k + 1) * w end
   end
   if nx > n then n = nx end
-  c = s .. ' ' .. num(p) .. ' ' .. num(r) .. ' ' .. num(n) .. ' ' .. num(d) .. ' ' .. num(w)
+  c = chk_of(s, p, r, n, d, w)
   -- (Not skipped: a request starts only on a host `judge` let go.)
   redis.call('HSET', K('chk'), key, c)
   return c, inf
@@ -407,8 +411,7 @@ local function wait_out(key)
   if not c then return end
   local s, p, r, n, d, w = parse_chk(c)
   if not s or now + d <= n then return end
-  redis.call('HSET', K('chk'), key,
-    s .. ' ' .. num(p) .. ' ' .. num(r) .. ' ' .. num(now + d) .. ' ' .. num(d) .. ' ' .. num(w))
+  redis.call('HSET', K('chk'), key, chk_of(s, p, r, now + d, d, w))
 end
 -- Flights whose lease expired give their URLs back.
 local function lapse()

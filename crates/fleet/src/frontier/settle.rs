@@ -321,12 +321,8 @@ impl<C: FleetConnection> FleetFrontier<C> {
         let args = self.known_args(p, (origin, until), Default::default(), String::new(), now);
         self.push_pending(p, args).await?;
         let op = SettleOp {
-            id,
-            how: Step::Ack,
-            tag: 0,
             written: self.written(&key),
-            token,
-            back: Vec::new(),
+            ..ack_op(id, token, Vec::new())
         };
         self.pend(p, op, now).await
     }
