@@ -120,6 +120,17 @@ async fn crawler_worker(
     worker_on(con, server, crawl, o).await.expect("open")
 }
 
+/// What `w` releases when asked at `until`, once asked at `at` it said to
+/// wait until then (asserted).
+async fn after_wait<C: FleetConnection>(
+    w: &mut FleetFrontier<C>,
+    at: UnixMillis,
+    until: UnixMillis,
+) -> Released {
+    assert_eq!(w.next(at).await.ok(), Some(Next::Wait { until }));
+    fetch(w.next(until).await.expect("next"))
+}
+
 fn fetch(n: Next) -> Released {
     match n {
         Next::Fetch(r) => r,
@@ -147,13 +158,7 @@ async fn a_lapsed_lease_gives_the_url_to_another_worker_after_the_delay() {
     // A stalls past its 5 s lease: the URL goes back, but the host waits
     // the 8 s delay from the lapse: A's request may have gone out as late
     // as its lease let it.
-    assert_eq!(
-        b.next(T0.add_millis(5_001)).await.ok(),
-        Some(Next::Wait {
-            until: T0.add_millis(13_001)
-        })
-    );
-    let mine = fetch(b.next(T0.add_millis(13_001)).await.expect("next"));
+    let mine = after_wait(&mut b, T0.add_millis(5_001), T0.add_millis(13_001)).await;
     assert_eq!(mine.url, "https://h.example/0", "the URL was not lost");
     assert_eq!(b.stats().await.expect("stats").reissued, 1);
     // A wakes up: just before sending it checks its lease, which lapsed.
@@ -180,13 +185,7 @@ async fn a_lapsed_lease_gives_the_url_to_another_worker_after_the_delay() {
     // then the host is still in flight for everyone else.
     assert_eq!(a.next(T0.add_millis(13_500)).await.ok(), Some(Next::Busy));
     b.sync().await.expect("sync");
-    assert_eq!(
-        a.next(T0.add_millis(14_000)).await.ok(),
-        Some(Next::Wait {
-            until: T0.add_millis(21_001)
-        })
-    );
-    let last = fetch(a.next(T0.add_millis(21_001)).await.expect("next"));
+    let last = after_wait(&mut a, T0.add_millis(14_000), T0.add_millis(21_001)).await;
     assert_eq!(last.url, "https://h.example/1");
 }
 
@@ -207,13 +206,7 @@ async fn a_live_workers_heartbeat_keeps_its_host_and_a_dead_ones_lapses_a_lease_
     assert_eq!(a.confirm(&r0, T0.add_millis(9_000)).await.ok(), Some(true));
     // A dies after its beat at 8 s: B takes the host a lease later, and
     // sends a delay after that.
-    assert_eq!(
-        b.next(T0.add_millis(13_001)).await.ok(),
-        Some(Next::Wait {
-            until: T0.add_millis(14_001)
-        })
-    );
-    let again = fetch(b.next(T0.add_millis(14_001)).await.expect("next"));
+    let again = after_wait(&mut b, T0.add_millis(13_001), T0.add_millis(14_001)).await;
     assert_eq!(again.url, r0.url);
 }
 
@@ -256,13 +249,7 @@ async fn a_completion_after_the_lease_lapsed_is_ignored() {
         .expect("enqueue");
     let late = fetch(a.next(T0).await.expect("next"));
     // Past A's lease, the host waits a delay from the lapse.
-    assert_eq!(
-        b.next(T0.add_millis(6_000)).await.ok(),
-        Some(Next::Wait {
-            until: T0.add_millis(7_000)
-        })
-    );
-    let again = fetch(b.next(T0.add_millis(7_000)).await.expect("next"));
+    let again = after_wait(&mut b, T0.add_millis(6_000), T0.add_millis(7_000)).await;
     assert_eq!(again.url, late.url);
     a.complete(&late, &ok(), T0.add_millis(7_001))
         .await
@@ -547,13 +534,7 @@ async fn a_claim_paces_its_hosts_urls_itself_and_settles_them_in_one_step() {
         .await
         .expect("complete");
     // A paces the claim itself: the next URL waits for the host's delay.
-    assert_eq!(
-        a.next(T0.add_millis(20)).await.ok(),
-        Some(Next::Wait {
-            until: T0.add_millis(1_000)
-        })
-    );
-    let r1 = fetch(a.next(T0.add_millis(1_000)).await.expect("next"));
+    let r1 = after_wait(&mut a, T0.add_millis(20), T0.add_millis(1_000)).await;
     assert_eq!(r1.url, "https://h.example/1");
     assert_eq!(r1.lease, r0.lease, "one flight, one lease");
     assert_eq!(a.confirm(&r1, T0.add_millis(1_001)).await.ok(), Some(true));
@@ -1686,13 +1667,7 @@ async fn a_robots_txt_release_claims_its_hosts_urls_for_once_it_is_known() {
         .await
         .expect("complete");
     // A releases them itself, the delay after the robots.txt.
-    assert_eq!(
-        a.next(T0.add_millis(30)).await.ok(),
-        Some(Next::Wait {
-            until: T0.add_millis(1_000)
-        })
-    );
-    let r0 = fetch(a.next(T0.add_millis(1_000)).await.expect("next"));
+    let r0 = after_wait(&mut a, T0.add_millis(30), T0.add_millis(1_000)).await;
     assert_eq!(
         (r0.url.as_str(), r0.kind),
         ("https://h.example/0", Kind::Page)
@@ -1763,13 +1738,7 @@ async fn a_robots_txt_claims_crawl_delay_outlives_its_lapse() {
     let mut b = worker(&server, "robots-claim-delay", &gate)
         .await
         .expect("b");
-    assert_eq!(
-        b.next(T0.add_millis(5_001)).await.ok(),
-        Some(Next::Wait {
-            until: T0.add_millis(9_001)
-        })
-    );
-    let r0 = fetch(b.next(T0.add_millis(9_001)).await.expect("next"));
+    let r0 = after_wait(&mut b, T0.add_millis(5_001), T0.add_millis(9_001)).await;
     assert_eq!(r0.url, "https://h.example/0");
     b.complete(&r0, &ok(), T0.add_millis(9_010))
         .await
@@ -1796,13 +1765,7 @@ async fn a_robots_txt_claim_that_lapses_or_is_not_known_gives_its_urls_back() {
     let mut b = worker(&server, "robots-claim-lapse", &gate)
         .await
         .expect("b");
-    assert_eq!(
-        b.next(T0.add_millis(5_001)).await.ok(),
-        Some(Next::Wait {
-            until: T0.add_millis(6_001)
-        })
-    );
-    let again = fetch(b.next(T0.add_millis(6_001)).await.expect("next"));
+    let again = after_wait(&mut b, T0.add_millis(5_001), T0.add_millis(6_001)).await;
     assert_eq!(again.url, "https://h.example/robots.txt");
     b.robots_known(
         "https://h.example",
@@ -1834,13 +1797,7 @@ async fn a_robots_txt_claim_that_lapses_or_is_not_known_gives_its_urls_back() {
     a.flush().await.expect("flush");
     let mut b = worker(&server, "robots-claim-503", &gate).await.expect("b");
     assert_eq!(b.stats().await.expect("stats").queued, 2);
-    assert_eq!(
-        b.next(T0.add_millis(1_000)).await.ok(),
-        Some(Next::Wait {
-            until: T0.add_millis(60_000)
-        })
-    );
-    let again = fetch(b.next(T0.add_millis(60_000)).await.expect("next"));
+    let again = after_wait(&mut b, T0.add_millis(1_000), T0.add_millis(60_000)).await;
     assert_eq!(again.url, "https://h.example/robots.txt");
 }
 
@@ -1950,13 +1907,7 @@ async fn an_idle_worker_asks_only_the_partitions_others_changed_and_where_a_leas
     assert_eq!(b.next(T0.add_millis(2_600)).await.ok(), Some(Next::Busy));
     let probed = b.probed;
     // Past the lease, the host waits a delay from the lapse.
-    assert_eq!(
-        b.next(T0.add_millis(6_300)).await.ok(),
-        Some(Next::Wait {
-            until: T0.add_millis(7_300)
-        })
-    );
-    let again = fetch(b.next(T0.add_millis(7_300)).await.expect("next"));
+    let again = after_wait(&mut b, T0.add_millis(6_300), T0.add_millis(7_300)).await;
     assert_eq!(again.url, "https://k.example/0");
     assert!(
         b.probed - probed <= 4,
