@@ -271,7 +271,8 @@ impl<F: CrawlFrontier> Crawl<F> {
             // What the turn's sitemaps said goes to the crawl's other
             // workers before their URLs are queued.
             self.frontier.tell_lastmods(&self.lastmods.take_untold());
-            turn.finish(&mut self.frontier, &mut self.journal).await?;
+            turn.finish(&mut self.frontier, &mut self.journal, &self.warc)
+                .await?;
             if last_progress.elapsed() >= Duration::from_millis(500) {
                 last_progress = Instant::now();
                 self.report(&mut progress, started).await?;

@@ -134,6 +134,9 @@ impl RecordingFetcher {
                 truncated,
                 evidence: evidence.as_deref(),
             });
+            // Written now: the robots.txt cache may keep the answer before
+            // the loop's turn ends.
+            let _ = w.flush();
         }
     }
 }

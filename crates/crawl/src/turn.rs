@@ -1,6 +1,8 @@
 //! One turn of the loop ([`Turn`]): the links the turn's pages found are
 //! offered together, then the pages are recorded done.
 
+use std::sync::Mutex;
+
 use mannerly_polite::controller::Outcome;
 use mannerly_polite::frontier::{Frontier, Released};
 use mannerly_time::UnixMillis;
@@ -9,6 +11,7 @@ use crate::backend::CrawlFrontier;
 use crate::error::CrawlError;
 use crate::journal::Journal;
 use crate::outlinks::{offer_all, Candidate};
+use crate::warc::WarcWriter;
 
 /// What the reports handled in one turn of the loop queue, and the
 /// completions that must wait for it: every page's links go to the
@@ -28,12 +31,14 @@ impl Turn {
         &mut self,
         frontier: &mut F,
         record: &mut Journal,
+        warc: &Mutex<WarcWriter>,
     ) -> Result<(), CrawlError> {
         let candidates = std::mem::take(&mut self.candidates);
         offer_all(frontier, record, &candidates).await?;
-        // A page's state is on disk before the page is recorded done: a
-        // kill in between fetches it again, never loses what a recrawl
-        // needs of it.
+        // A page's records and state are in their files before the page
+        // is recorded done: a kill in between fetches it again, never
+        // loses its records or what a recrawl needs of it.
+        warc.lock().map_err(|_| CrawlError::WarcPoisoned)?.flush()?;
         if let Some(pages) = &mut record.pages {
             pages.flush()?;
         }

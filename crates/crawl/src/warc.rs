@@ -153,7 +153,10 @@ pub struct RefersTo<'a> {
     pub payload_digest: &'a str,
 }
 
-/// Writes records to rotating `.warc.gz` files in a directory.
+/// Writes records to rotating `.warc.gz` files in a directory. Records
+/// wait in memory for [`flush`](WarcWriter::flush) (or `sync`, or the
+/// writer's drop), up to 256 KiB: a crawl hands a turn's records to the
+/// file in one write.
 pub struct WarcWriter {
     dir: PathBuf,
     prefix: String,
@@ -172,7 +175,14 @@ pub struct WarcWriter {
     deflate: Compress,
     /// Evidence records waiting for their `metadata` record.
     evidence: batch::Batch,
+    /// Whole members not yet handed to the file: a turn's records go in
+    /// one write ([`WarcWriter::flush`]).
+    pending: Vec<u8>,
 }
+
+/// Past this many bytes waiting, members are written at once, whatever the
+/// turn: a turn of large pages holds no more than this in memory.
+const WRITE_PAST: usize = 256 << 10;
 
 impl WarcWriter {
     /// A writer into `dir`, files named `PREFIX-NNNNN.warc.gz`, a new one
@@ -221,6 +231,7 @@ impl WarcWriter {
             written: 0,
             deflate: Compress::new(Compression::fast(), false),
             evidence: batch::Batch::default(),
+            pending: Vec::new(),
         })
     }
 
@@ -263,6 +274,8 @@ impl WarcWriter {
         {
             return Ok(());
         }
+        // What is waiting belongs to the file that is full.
+        self.flush()?;
         let name = format!("{}-{:05}.warc.gz", self.prefix, self.serial);
         self.serial += 1;
         let path = self.dir.join(&name);
@@ -296,37 +309,71 @@ impl WarcWriter {
         headers: &[(&str, String)],
         block: &[&[u8]],
     ) -> Result<(), WarcError> {
+        let from = self.pending.len();
         let member = self.member(headers, block);
-        self.write_members(member, 1)
+        self.members_done(from, member, 1)
     }
 
-    /// One record as a gzip member.
-    fn member(&mut self, headers: &[(&str, String)], block: &[&[u8]]) -> io::Result<Vec<u8>> {
+    /// One record as a gzip member, after the members waiting.
+    fn member(&mut self, headers: &[(&str, String)], block: &[&[u8]]) -> io::Result<()> {
         let len: usize = block.iter().map(|b| b.len()).sum();
         let head = record_head(headers.iter().map(|(k, v)| (*k, v.as_str())), len);
         let mut parts = Vec::with_capacity(block.len() + 2);
         parts.push(head.as_bytes());
         parts.extend_from_slice(block);
         parts.push(b"\r\n\r\n");
-        gzip_member(&mut self.deflate, &parts, len / 2 + 256)
+        gzip_member(&mut self.deflate, &parts, &mut self.pending)
     }
 
-    /// Writes whole members (`records` of them) in one write: a kill
-    /// leaves at most one cut member at the end, which `repair` removes.
-    fn write_members(&mut self, bytes: io::Result<Vec<u8>>, records: u64) -> Result<(), WarcError> {
-        let Some((file, path, size)) = self.file.as_mut() else {
+    /// Counts the members made since `from` in the waiting bytes
+    /// (`records` of them), or drops them all when one could not be made:
+    /// the waiting bytes only ever hold whole members.
+    fn members_done(
+        &mut self,
+        from: usize,
+        made: io::Result<()>,
+        records: u64,
+    ) -> Result<(), WarcError> {
+        let Some((_, path, size)) = self.file.as_mut() else {
+            self.pending.truncate(from);
             return Ok(());
         };
-        let path = path.clone();
-        let err = |source| WarcError::Io {
-            path: path.clone(),
-            source,
-        };
-        let bytes = bytes.map_err(err)?;
-        file.write_all(&bytes).map_err(err)?;
-        *size += bytes.len() as u64;
-        self.written += bytes.len() as u64;
+        if let Err(source) = made {
+            self.pending.truncate(from);
+            let path = path.clone();
+            return Err(WarcError::Io { path, source });
+        }
+        let bytes = (self.pending.len() - from) as u64;
+        *size += bytes;
+        self.written += bytes;
         self.records += records;
+        if self.pending.len() >= WRITE_PAST {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Hands the members waiting to the file, in one write: a kill leaves
+    /// at most one cut member at the end, which `repair` removes. A crawl
+    /// calls this before its frontier records the pages done.
+    pub fn flush(&mut self) -> Result<(), WarcError> {
+        let Some((file, path, _)) = self.file.as_mut() else {
+            self.pending.clear();
+            return Ok(());
+        };
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        file.write_all(&self.pending)
+            .map_err(|source| WarcError::Io {
+                path: path.clone(),
+                source,
+            })?;
+        self.pending.clear();
+        // A turn of large pages does not keep its buffer for good.
+        if self.pending.capacity() > WRITE_PAST * 2 {
+            self.pending.shrink_to(WRITE_PAST);
+        }
         Ok(())
     }
 
@@ -355,13 +402,14 @@ impl WarcWriter {
             "Content-Type",
             "application/http;msgtype=response".to_owned(),
         ));
+        let from = self.pending.len();
         let response = self.member(&headers, &[x.response_head, x.body]);
         let archived = Archived {
             record_id: response_id,
             date: warc_date(x.date),
             payload_digest,
         };
-        self.write_request(x, response, &archived.record_id)?;
+        self.write_request(x, from, response, &archived.record_id)?;
         Ok(archived)
     }
 
@@ -399,8 +447,9 @@ impl WarcWriter {
             "Content-Type",
             "application/http;msgtype=response".to_owned(),
         ));
+        let from = self.pending.len();
         let revisit = self.member(&headers, &[x.response_head]);
-        self.write_request(x, revisit, &id)?;
+        self.write_request(x, from, revisit, &id)?;
         // The payload stays where it was: a later revisit names it too.
         Ok(Archived {
             record_id: refers_to.id.to_owned(),
@@ -409,15 +458,16 @@ impl WarcWriter {
         })
     }
 
-    /// Writes `first` (a response or revisit record) and the exchange's
-    /// `request` record, concurrent to `concurrent_to`, in one write.
+    /// After `first` (a response or revisit record, made from `from` in
+    /// the waiting bytes), the exchange's `request` record, concurrent to
+    /// `concurrent_to`: the records of an exchange are written together.
     fn write_request(
         &mut self,
         x: &Exchange<'_>,
-        first: std::io::Result<Vec<u8>>,
+        from: usize,
+        first: io::Result<()>,
         concurrent_to: &str,
     ) -> Result<(), WarcError> {
-        let response = first;
         let request_id = record_id();
         let mut headers = vec![
             ("WARC-Type", "request".to_owned()),
@@ -435,28 +485,27 @@ impl WarcWriter {
             "Content-Type",
             "application/http;msgtype=request".to_owned(),
         ));
-        // The records in one write: one system call per exchange.
         let mut records = 2;
-        let all = response.and_then(|mut r| {
-            r.extend_from_slice(&self.member(&headers, &[x.request_head])?);
+        let all = first.and_then(|()| {
+            self.member(&headers, &[x.request_head])?;
             if let Some(evidence) = x.evidence {
                 self.evidence.push(evidence, request_id, x.date);
                 if self.evidence.is_due(x.date) {
                     if let Some(member) = self.evidence_member() {
-                        r.extend_from_slice(&member?);
+                        member?;
                         records += 1;
                     }
                 }
             }
-            Ok(r)
+            Ok(())
         });
-        self.write_members(all, records)
+        self.members_done(from, all, records)
     }
 
     /// One `metadata` record holding the batch of evidence records, one a
     /// line, with a `WARC-Concurrent-To` for each in the same order; the
     /// batch is emptied (its buffer kept). `None` when it is empty.
-    fn evidence_member(&mut self) -> Option<io::Result<Vec<u8>>> {
+    fn evidence_member(&mut self) -> Option<io::Result<()>> {
         let due = self.evidence.due()?;
         let (id, date) = (record_id(), warc_date(due.date));
         let fields = [
@@ -473,7 +522,7 @@ impl WarcWriter {
         .chain([("Content-Type", "application/x-ndjson")]);
         let head = record_head(fields, due.lines.len());
         let parts = [head.as_bytes(), due.lines, b"\r\n\r\n"];
-        let member = gzip_member(&mut self.deflate, &parts, due.lines.len() / 4 + 256);
+        let member = gzip_member(&mut self.deflate, &parts, &mut self.pending);
         self.evidence.clear();
         Some(member)
     }
@@ -481,8 +530,9 @@ impl WarcWriter {
     /// Writes the evidence records still waiting for their `metadata`
     /// record.
     pub fn flush_evidence(&mut self) -> Result<(), WarcError> {
+        let from = self.pending.len();
         match self.evidence_member() {
-            Some(member) => self.write_members(member, 1),
+            Some(member) => self.members_done(from, member, 1),
             None => Ok(()),
         }
     }
@@ -491,6 +541,7 @@ impl WarcWriter {
     /// file.
     pub fn sync(&mut self) -> Result<(), WarcError> {
         self.flush_evidence()?;
+        self.flush()?;
         if let Some((file, path, _)) = self.file.as_mut() {
             let path = path.clone();
             file.sync_data()
@@ -521,23 +572,25 @@ impl Drop for WarcWriter {
     /// to go to, and `records.jsonl` holds the records anyway.
     fn drop(&mut self) {
         let _ = self.flush_evidence();
+        let _ = self.flush();
     }
 }
 
-/// One gzip member (RFC 1952) holding `parts` in order, compressed with
-/// `deflate` (raw, reset first), or stored when shorter than
-/// [`STORE_BELOW`]. The header carries no name and no time, so equal
+/// One gzip member (RFC 1952) holding `parts` in order, after `out`'s
+/// bytes, compressed with `deflate` (raw, reset first), or stored when
+/// shorter than [`STORE_BELOW`]. The header carries no name and no time, so equal
 /// records compress to equal bytes.
-fn gzip_member(deflate: &mut Compress, parts: &[&[u8]], hint: usize) -> io::Result<Vec<u8>> {
+fn gzip_member(deflate: &mut Compress, parts: &[&[u8]], out: &mut Vec<u8>) -> io::Result<()> {
     let len: usize = parts.iter().map(|p| p.len()).sum();
     if let Ok(short) = u16::try_from(len) {
         if usize::from(short) < STORE_BELOW {
-            return Ok(stored_member(parts, short));
+            stored_member(parts, short, out);
+            return Ok(());
         }
     }
     deflate.reset();
     let mut crc = Crc::new();
-    let mut out = Vec::with_capacity(hint + 18);
+    out.reserve(len / 2 + 256);
     // XFL 4: the fastest level.
     out.extend_from_slice(&member_header(4));
     for (i, part) in parts.iter().enumerate() {
@@ -555,7 +608,7 @@ fn gzip_member(deflate: &mut Compress, parts: &[&[u8]], hint: usize) -> io::Resu
             }
             let before = deflate.total_in();
             let status = deflate
-                .compress_vec(input, &mut out, flush)
+                .compress_vec(input, out, flush)
                 .map_err(io::Error::other)?;
             let used = usize::try_from(deflate.total_in() - before).unwrap_or(input.len());
             input = &input[used.min(input.len())..];
@@ -569,8 +622,8 @@ fn gzip_member(deflate: &mut Compress, parts: &[&[u8]], hint: usize) -> io::Resu
             }
         }
     }
-    end_member(&mut out, &crc);
-    Ok(out)
+    end_member(out, &crc);
+    Ok(())
 }
 
 /// A gzip member's header: ID1 ID2, CM = deflate, no flags, MTIME 0,
@@ -592,10 +645,11 @@ fn end_member(out: &mut Vec<u8>, crc: &Crc) {
 const STORE_BELOW: usize = 1024;
 
 /// One gzip member holding `parts` (`len` bytes in all) in one stored
-/// deflate block (RFC 1951, 3.2.4): no compression, no compressor.
-fn stored_member(parts: &[&[u8]], len: u16) -> Vec<u8> {
+/// deflate block (RFC 1951, 3.2.4), after `out`'s bytes: no compression,
+/// no compressor.
+fn stored_member(parts: &[&[u8]], len: u16, out: &mut Vec<u8>) {
     let mut crc = Crc::new();
-    let mut out = Vec::with_capacity(usize::from(len) + 23);
+    out.reserve(usize::from(len) + 23);
     // XFL 0: nothing was compressed.
     out.extend_from_slice(&member_header(0));
     // BFINAL 1, BTYPE 00 (stored), then LEN and its complement.
@@ -606,8 +660,7 @@ fn stored_member(parts: &[&[u8]], len: u16) -> Vec<u8> {
         crc.update(part);
         out.extend_from_slice(part);
     }
-    end_member(&mut out, &crc);
-    out
+    end_member(out, &crc);
 }
 
 /// Checks a `.warc.gz` file member by member and cuts it after the last
@@ -673,267 +726,4 @@ impl<R: io::BufRead> io::BufRead for CountingReader<R> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use flate2::write::GzEncoder;
-
-    #[test]
-    fn base32_matches_rfc_4648() {
-        assert_eq!(base32(b""), "");
-        assert_eq!(base32(b"f"), "MY======");
-        assert_eq!(base32(b"fo"), "MZXQ====");
-        assert_eq!(base32(b"foo"), "MZXW6===");
-        assert_eq!(base32(b"foob"), "MZXW6YQ=");
-        assert_eq!(base32(b"fooba"), "MZXW6YTB");
-        assert_eq!(base32(b"foobar"), "MZXW6YTBOI======");
-        // The SHA-1 of nothing, as web archives write it.
-        assert_eq!(sha1_digest(&[b""]), "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ");
-    }
-
-    #[test]
-    fn dates_have_milliseconds() {
-        assert_eq!(
-            warc_date(UnixMillis(1_795_168_800_123)),
-            "2026-11-20T10:00:00.123Z"
-        );
-        assert_eq!(
-            warc_date(UnixMillis(1_795_168_861_005)),
-            "2026-11-20T10:01:01.005Z"
-        );
-    }
-
-    fn exchange(url: &str) -> Exchange<'_> {
-        Exchange {
-            url,
-            date: UnixMillis(1_795_168_800_000),
-            ip: Some("127.0.0.1".parse().expect("ip")),
-            request_head: b"GET / HTTP/1.1\r\nHost: a.example\r\n\r\n",
-            response_head: b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
-            body: b"<a href=/x>x</a>",
-            truncated: false,
-            evidence: None,
-        }
-    }
-
-    #[test]
-    fn members_of_any_size_decode_to_their_parts() {
-        let mut d = Compress::new(Compression::fast(), false);
-        // Incompressible bytes, so the output outgrows every reservation.
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let big: Vec<u8> = (0..3_000_000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
-        let short = &big[..STORE_BELOW - 7];
-        for parts in [
-            vec![&b""[..]],
-            // Stored: the largest a stored member holds, and one byte past.
-            vec![&b"ab"[..], short, b"\r\n\r\n"],
-            vec![&b"abc"[..], short, b"\r\n\r\n"],
-            vec![&b"head\r\n"[..], &big[..], b"\r\n\r\n"],
-        ] {
-            let member = gzip_member(&mut d, &parts, 16).expect("deflate");
-            let len: usize = parts.iter().map(|p| p.len()).sum();
-            // XFL: 0 stored, 4 compressed (fastest).
-            let xfl = if len < STORE_BELOW { 0 } else { 4 };
-            assert_eq!(member[8], xfl, "{len} bytes");
-            let mut back = Vec::new();
-            let mut one = flate2::read::GzDecoder::new(&member[..]);
-            one.read_to_end(&mut back)
-                .expect("a valid gzip member (CRC and length checked)");
-            assert_eq!(back, parts.concat());
-            assert_eq!(
-                one.header().map(|h| (h.mtime(), h.filename())),
-                Some((0, None)),
-                "no time, no name: equal records compress to equal bytes"
-            );
-        }
-    }
-
-    #[test]
-    fn a_batch_of_evidence_takes_a_fraction_of_its_records_bytes() {
-        // Records as a crawl writes them: each with its own chain hash.
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let lines: Vec<String> = (0..batch::MAX_RECORDS)
-            .map(|i| {
-                let prev: String = (0..4)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        format!("{x:016x}")
-                    })
-                    .collect();
-                format!(
-                    r#"{{"chain":"9adc9a7cfcd5c65a","decision":{{"allowed":true,"line":null,"rule":null}},"delay":{{"required_s":1,"since_previous_s":1.002,"source":"default"}},"host":"site{i}.test","kind":"page","method":"GET","prev":"{prev}","seq":1,"url":"http://site{i}.test/p1.html","user_agent":"mannerly/0.1.0","v":1}}"#
-                )
-            })
-            .collect();
-        let written = |evidence: bool| {
-            let dir = tempfile::tempdir().expect("tempdir");
-            let mut w = WarcWriter::open(dir.path(), "t", 1 << 30, "mannerly-test").expect("open");
-            for (i, line) in lines.iter().enumerate() {
-                let url = format!("http://site{i}.test/p1.html");
-                w.exchange(&Exchange {
-                    evidence: evidence.then_some(line.as_bytes()),
-                    ..exchange(&url)
-                })
-                .expect("write");
-            }
-            w.sync().expect("sync");
-            w.bytes_written()
-        };
-        let per_record = (written(true) - written(false)) / lines.len() as u64;
-        let raw = lines.iter().map(String::len).sum::<usize>() / lines.len();
-        // Alone in its member a record kept some 580 of its 940 bytes.
-        assert!(
-            per_record * 2 < raw as u64,
-            "{per_record} bytes a record of {raw}"
-        );
-    }
-
-    /// The records of a file, as (header fields, block) pairs.
-    fn records_of(path: &Path) -> Vec<(Vec<(String, String)>, String)> {
-        let mut text = String::new();
-        flate2::read::MultiGzDecoder::new(File::open(path).expect("file"))
-            .read_to_string(&mut text)
-            .expect("gzip");
-        let mut out = Vec::new();
-        let mut rest = text.as_str();
-        while let Some(r) = rest.strip_prefix("WARC/1.1\r\n") {
-            let (head, after) = r.split_once("\r\n\r\n").expect("head");
-            let fields: Vec<(String, String)> = head
-                .split("\r\n")
-                .filter_map(|l| l.split_once(": "))
-                .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                .collect();
-            let len: usize = fields
-                .iter()
-                .find(|(k, _)| k == "Content-Length")
-                .and_then(|(_, v)| v.parse().ok())
-                .expect("length");
-            out.push((fields, after[..len].to_owned()));
-            rest = &after[len + 4..];
-        }
-        assert!(rest.is_empty(), "whole records only");
-        out
-    }
-
-    #[test]
-    fn evidence_goes_in_batches_each_line_beside_its_request() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut w = WarcWriter::open(dir.path(), "t", 1 << 30, "mannerly-test").expect("open");
-        let n = batch::MAX_RECORDS + 3;
-        let lines: Vec<String> = (0..n).map(|i| format!("{{\"seq\":{i}}}")).collect();
-        for (i, line) in lines.iter().enumerate() {
-            let url = format!("https://a.example/{i}");
-            w.exchange(&Exchange {
-                evidence: Some(line.as_bytes()),
-                ..exchange(&url)
-            })
-            .expect("write");
-        }
-        w.sync().expect("sync: the last, part-full batch too");
-        let records = records_of(&w.files()[0]);
-        let field = |r: &(Vec<(String, String)>, String), name: &str| -> Vec<String> {
-            r.0.iter()
-                .filter(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-                .collect()
-        };
-        let kind = |r: &(Vec<(String, String)>, String)| field(r, "WARC-Type").concat();
-        // Each request record's id and the line its exchange carried.
-        let requests: Vec<(String, String)> = records
-            .iter()
-            .filter(|r| kind(r) == "request")
-            .map(|r| {
-                (
-                    field(r, "WARC-Record-ID").concat(),
-                    field(r, "WARC-Target-URI").concat(),
-                )
-            })
-            .collect();
-        let batches: Vec<_> = records.iter().filter(|r| kind(r) == "metadata").collect();
-        assert_eq!(batches.len(), 2, "a full batch and the rest");
-        let mut seen = 0;
-        for b in &batches {
-            assert_eq!(field(b, "Content-Type"), ["application/x-ndjson"]);
-            let named = field(b, "WARC-Concurrent-To");
-            assert_eq!(named.len(), b.1.lines().count());
-            for (line, id) in b.1.lines().zip(&named) {
-                let (_, url) = requests.iter().find(|(r, _)| r == id).expect("a request");
-                assert_eq!(url, &format!("https://a.example/{seen}"));
-                assert_eq!(line, lines[seen]);
-                seen += 1;
-            }
-        }
-        assert_eq!(seen, n, "every record, once, in order");
-        let before = w.bytes_written();
-        w.sync().expect("sync");
-        assert_eq!(w.bytes_written(), before, "nothing left to write");
-    }
-
-    #[test]
-    fn a_dropped_writer_archives_the_evidence_waiting() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut w = WarcWriter::open(dir.path(), "t", 1 << 30, "mannerly-test").expect("open");
-        w.exchange(&Exchange {
-            evidence: Some(b"{\"seq\":0}\n"),
-            ..exchange("https://a.example/")
-        })
-        .expect("write");
-        let file = w.files()[0].clone();
-        drop(w);
-        let records = records_of(&file);
-        let last = records.last().expect("records");
-        assert_eq!(last.1, "{\"seq\":0}\n", "one line, its newline kept single");
-    }
-
-    #[test]
-    fn files_rotate_and_each_opens_with_warcinfo() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut w = WarcWriter::open(dir.path(), "t", 600, "mannerly-test").expect("open");
-        for i in 0..4 {
-            w.exchange(&exchange(&format!("https://a.example/{i}")))
-                .expect("write");
-        }
-        let files = w.files();
-        assert!(files.len() >= 2, "{files:?}");
-        for f in &files {
-            let mut text = String::new();
-            flate2::read::MultiGzDecoder::new(File::open(f).expect("file"))
-                .read_to_string(&mut text)
-                .expect("gzip");
-            assert!(
-                text.starts_with("WARC/1.1\r\nWARC-Type: warcinfo\r\n"),
-                "{text}"
-            );
-            assert!(text.contains("WARC-Type: response") && text.contains("WARC-Type: request"));
-        }
-    }
-
-    #[test]
-    fn a_cut_record_is_removed_and_writing_goes_on_in_a_new_file() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut w = WarcWriter::open(dir.path(), "t", 1 << 30, "mannerly-test").expect("open");
-        w.exchange(&exchange("https://a.example/1")).expect("write");
-        drop(w);
-        let file = dir.path().join("t-00000.warc.gz");
-        let whole = std::fs::metadata(&file).expect("meta").len();
-        // A kill in the middle of a write: half a member at the end.
-        let mut f = OpenOptions::new().append(true).open(&file).expect("append");
-        let mut half = GzEncoder::new(Vec::new(), Compression::fast());
-        half.write_all(&[b'x'; 4096]).expect("gz");
-        let half = half.finish().expect("gz");
-        f.write_all(&half[..half.len() / 2]).expect("write");
-        drop(f);
-        let mut w = WarcWriter::open(dir.path(), "t", 1 << 30, "mannerly-test").expect("reopen");
-        assert_eq!(std::fs::metadata(&file).expect("meta").len(), whole);
-        w.exchange(&exchange("https://a.example/2")).expect("write");
-        assert_eq!(w.files().len(), 2, "a new file after a resume");
-    }
-}
+mod tests;
