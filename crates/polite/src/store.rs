@@ -10,8 +10,10 @@
 //!     its prefix. The tag is the caller's (a crawler keeps depth and
 //!     retry counts in it).
 //!   - 2, flight: `[lease u64]` → `[255 - priority][key length u16][key]
-//!     [tag u32][URL]`: released, not yet completed. Reopening puts these
-//!     back in the queue.
+//!     [tag u32][URL]`: released, not yet completed, as earlier releases
+//!     kept them; reopening puts any found back in the queue. A page in
+//!     flight now keeps its queue entry until it settles (two entries a
+//!     page fewer), so a kill leaves it queued with nothing to undo.
 //! - `seen`, what only grows: `[fingerprint u128]` → empty, the
 //!   deduplication set.
 //! - `meta`, what is overwritten in place:
@@ -202,8 +204,9 @@ fn table_key(table: u8, rest: &[u8]) -> Vec<u8> {
     v
 }
 
-/// `[key length u16][key]`: how a politeness key leads a queue entry and
-/// sits in an in-flight one.
+/// `[key length u16][key]`: how a politeness key sits in an in-flight
+/// entry.
+#[cfg(test)]
 fn key_prefix(key: &str) -> Vec<u8> {
     let len = u16::try_from(key.len()).unwrap_or(u16::MAX);
     let mut v = Vec::with_capacity(2 + key.len() + 9);
@@ -423,6 +426,9 @@ impl Store {
         self.batch().remove(&ks, k);
     }
 
+    /// An in-flight entry as earlier releases wrote them (for tests of
+    /// reopening their stores).
+    #[cfg(test)]
     pub fn put_flight(&mut self, lease: u64, key: &str, sort: &Sort, tag: u32, url: &str) {
         let mut v = vec![sort[0]];
         v.extend_from_slice(&key_prefix(key));

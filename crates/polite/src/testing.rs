@@ -501,6 +501,24 @@ pub async fn check_contract_with<F, O, Fut>(
     ops: &[Op],
     persistent: bool,
     config: FrontierConfig,
+    open: O,
+) -> Result<(), String>
+where
+    F: Frontier + Send,
+    O: FnMut(FrontierConfig) -> Fut,
+    Fut: Future<Output = Result<F, FrontierError>>,
+{
+    check_contract_under(ops, persistent, config, Config::default(), open).await
+}
+
+/// [`check_contract_with`] under other politeness settings too (the
+/// reference takes `politeness`; `open` must give the backend the same),
+/// such as more than one request in flight a host.
+pub async fn check_contract_under<F, O, Fut>(
+    ops: &[Op],
+    persistent: bool,
+    config: FrontierConfig,
+    politeness: Config,
     mut open: O,
 ) -> Result<(), String>
 where
@@ -509,7 +527,7 @@ where
     Fut: Future<Output = Result<F, FrontierError>>,
 {
     let mut run = Run {
-        mem: LocalFrontier::in_memory(contract_politeness(), config.clone()),
+        mem: LocalFrontier::in_memory(Politeness::new(politeness), config.clone()),
         flying: Vec::new(),
         begun: Vec::new(),
         now: START,

@@ -6,11 +6,15 @@
 //! and reopened at random points with nothing in flight. Every answer must
 //! be the in-memory reference's. The in-memory backend runs the contract
 //! too (against itself: a check that the contract's own harness is
-//! deterministic). Both run again with at most two hosts open at a time.
+//! deterministic). Both run again with at most two hosts open at a time,
+//! and with three requests a host at once (a page in flight keeps its
+//! entry queued on disk until it settles: refills must pass it by).
 
+use mannerly_polite::controller::{Config, Politeness};
 use mannerly_polite::frontier::{FrontierConfig, LocalFrontier};
 use mannerly_polite::testing::{
-    block_on, check_contract, check_contract_with, contract_config, contract_politeness, ops,
+    block_on, check_contract, check_contract_under, check_contract_with, contract_config,
+    contract_politeness, ops,
 };
 use proptest::prelude::*;
 
@@ -52,6 +56,27 @@ proptest! {
             let path = dir.path().to_owned();
             async move {
                 LocalFrontier::open(&path, contract_politeness(), FrontierConfig { window: 1, ..config })
+            }
+        }));
+        prop_assert_eq!(result, Ok(()));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    /// Three requests a host at once, a one-URL window: releases refill
+    /// the window while the host's other pages are in flight, their
+    /// entries still queued on disk, and release each page once.
+    #[test]
+    fn disk_and_memory_agree_with_three_requests_a_host(ops in ops()) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let politeness = Config { max_in_flight: 3, ..Config::default() };
+        let result = block_on(check_contract_under(&ops, true, contract_config(), politeness.clone(), |config| {
+            let path = dir.path().to_owned();
+            let politeness = Politeness::new(politeness.clone());
+            async move {
+                LocalFrontier::open(&path, politeness, FrontierConfig { window: 1, ..config })
             }
         }));
         prop_assert_eq!(result, Ok(()));

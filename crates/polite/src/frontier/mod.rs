@@ -276,7 +276,9 @@ pub struct Stats {
     pub keys: u64,
     /// URLs dropped because their host was skipped, in all.
     pub skipped: u64,
-    /// In-flight URLs put back in the queue when the store was reopened.
+    /// Requests in flight when the store was last written (a kill), as
+    /// their hosts' states recorded them: their pages are back in the
+    /// queue, a robots.txt among them is fetched again.
     pub reissued: u64,
 }
 

@@ -106,11 +106,15 @@ impl LocalFrontier {
                     Settle::Cancel => Some(queued.tag),
                     Settle::Done(_) | Settle::Drop => None,
                 };
-                if let Some(tag) = back {
-                    self.insert(key, *sort, tag, &queued.url);
-                }
-                if let Some(store) = self.store.as_mut() {
-                    store.del_flight(released.lease);
+                // Its entry is still queued on disk: rewritten with the
+                // new tag for a retry, deleted when the page is done.
+                match back {
+                    Some(tag) => self.insert(key, *sort, tag, &queued.url),
+                    None => {
+                        if let Some(store) = self.store.as_mut() {
+                            store.del_queue(key, sort);
+                        }
+                    }
                 }
             }
         }
@@ -255,7 +259,10 @@ impl LocalFrontier {
         }
         let this = &*self;
         match this.store.as_ref() {
-            Some(store) => store.scan_queue_raw(|key, _, _, url| f(this, key, url)),
+            Some(store) => store.scan_queue_raw(|key, sort, _, url| match this.is_flying(sort) {
+                true => Ok(()),
+                false => f(this, key, url),
+            }),
             None => {
                 let mut keys: Vec<&Box<str>> = this.queues.keys().collect();
                 keys.sort();

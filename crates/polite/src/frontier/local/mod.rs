@@ -231,6 +231,48 @@ pub struct LocalFrontier {
     to_rest: Vec<(Box<str>, Option<Box<str>>)>,
 }
 
+/// What [`LocalFrontier::pop_head`] does with the head's entry on disk.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Leave {
+    /// Deletes it: the URL leaves the queue for good.
+    Delete,
+    /// Leaves it: a page in flight, whose entry goes when it settles.
+    Queued,
+}
+
+/// The queue positions of `key`'s pages in flight (their entries are
+/// still queued on disk). Looked for only when the key has requests in
+/// flight: a release does not walk every other host's.
+fn pages_in_flight(flight: &HashMap<u64, Flight>, politeness: &Politeness, key: &str) -> Vec<Sort> {
+    if politeness.get(key).is_none_or(|h| h.in_flight == 0) {
+        return Vec::new();
+    }
+    flight
+        .values()
+        .filter_map(|f| match f {
+            Flight::Page { key: k, sort, .. } if &**k == key => Some(*sort),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether the queue entry at `sort` is a page in flight (a page's lease
+/// is its sequence number).
+fn is_flying(flight: &HashMap<u64, Flight>, sort: &Sort) -> bool {
+    matches!(flight.get(&sort_seq(sort)), Some(Flight::Page { sort: s, .. }) if s == sort)
+}
+
+/// Entries read from disk, without the pages in flight.
+fn not_flying(loaded: Vec<Entry>, flying: &[Sort]) -> Vec<Entry> {
+    if flying.is_empty() {
+        return loaded;
+    }
+    loaded
+        .into_iter()
+        .filter(|e| !flying.contains(&e.sort))
+        .collect()
+}
+
 /// The seen-set fingerprint of a parsed URL (its fragment ignored).
 pub(crate) fn fingerprint(u: &url::Url) -> u128 {
     xxhash_rust::xxh3::xxh3_128(u[..url::Position::AfterQuery].as_bytes())
@@ -302,8 +344,11 @@ impl LocalFrontier {
         match self.store.as_mut() {
             Some(store) => {
                 store.commit()?;
+                let flight = &self.flight;
                 store.scan_queue(|e| {
-                    out.push((e.key, e.url));
+                    if !is_flying(flight, &e.sort) {
+                        out.push((e.key, e.url));
+                    }
                     Ok(())
                 })?;
             }
@@ -318,6 +363,11 @@ impl LocalFrontier {
             }
         }
         Ok(out)
+    }
+
+    /// Whether the queue entry at `sort` is a page in flight.
+    fn is_flying(&self, sort: &Sort) -> bool {
+        is_flying(&self.flight, sort)
     }
 
     /// The politeness key of a URL.
@@ -445,11 +495,20 @@ impl LocalFrontier {
     }
 
     /// Takes the head entry of a key's queue, refilling the window from disk.
+    /// Its entry on disk is deleted, or left for a page released now
+    /// (`release`): a page's entry stays queued on disk until it settles,
+    /// so a kill puts it back in the queue with no write to say so. URLs
+    /// queued since at a higher priority sort before such a page, so a
+    /// refill reads past the key's pages in flight and leaves them out.
     ///
     /// A refill reads the store, which first commits the pending batch; it
     /// happens before this operation writes anything, so only whole
     /// operations are ever committed.
-    fn pop_head(&mut self, key: &str) -> Result<Option<(Sort, Queued)>, FrontierError> {
+    fn pop_head(
+        &mut self,
+        key: &str,
+        on_disk: Leave,
+    ) -> Result<Option<(Sort, Queued)>, FrontierError> {
         self.ensure_window(key)?;
         let window = self.config.window.max(1);
         let Some(q) = self.queues.get_mut(key) else {
@@ -462,7 +521,9 @@ impl LocalFrontier {
         if let Some(store) = self.store.as_mut() {
             if q.window.len() == 1 && q.count > 1 {
                 let from = q.rest_low.unwrap_or([0; 9]);
-                refill = Some(store.load(key, &from, window + 1)?);
+                let flying = pages_in_flight(&self.flight, &self.politeness, key);
+                let loaded = store.load(key, &from, window + 1 + flying.len())?;
+                refill = Some(not_flying(loaded, &flying));
             }
         }
         let Some((_, url)) = q.window.pop_first() else {
@@ -471,7 +532,9 @@ impl LocalFrontier {
         q.count -= 1;
         self.total -= 1;
         if let Some(store) = self.store.as_mut() {
-            store.del_queue(key, &head);
+            if on_disk == Leave::Delete {
+                store.del_queue(key, &head);
+            }
             if let Some(loaded) = refill {
                 // Everything else on disk sorts after the head just taken.
                 let loaded = loaded
@@ -497,13 +560,14 @@ impl LocalFrontier {
             return Ok(());
         }
         let from = q.rest_low.unwrap_or([0; 9]);
-        let loaded = store.load(key, &from, window)?;
-        q.fill(loaded, key, store)
+        let flying = pages_in_flight(&self.flight, &self.politeness, key);
+        let loaded = store.load(key, &from, window + flying.len())?;
+        q.fill(not_flying(loaded, &flying), key, store)
     }
 
     /// Drops every URL of a skipped key, reporting each.
     fn drain(&mut self, key: &str, reason: &str) -> Result<(), FrontierError> {
-        while let Some((_, q)) = self.pop_head(key)? {
+        while let Some((_, q)) = self.pop_head(key, Leave::Delete)? {
             self.skipped_total += 1;
             self.skipped.push(Skipped {
                 url: q.url.into(),
@@ -571,14 +635,11 @@ impl LocalFrontier {
                 }));
             }
         }
-        let Some((sort, queued)) = self.pop_head(key)? else {
+        let Some((sort, queued)) = self.pop_head(key, Leave::Queued)? else {
             return Ok(None);
         };
         let lease = sort_seq(&sort);
         let started = self.politeness.start(key, now);
-        if let Some(store) = self.store.as_mut() {
-            store.put_flight(lease, key, &sort, queued.tag, &queued.url);
-        }
         self.save_host(key);
         self.end_op()?;
         let released = Released {
@@ -589,7 +650,7 @@ impl LocalFrontier {
             tag: queued.tag,
             lease,
         };
-        self.flight.insert(
+        let twice = self.flight.insert(
             lease,
             Flight::Page {
                 key: key.into(),
@@ -598,6 +659,7 @@ impl LocalFrontier {
                 started,
             },
         );
+        debug_assert!(twice.is_none(), "{} released while in flight", released.url);
         Ok(Some(released))
     }
 

@@ -1,9 +1,11 @@
 //! Recovery: opening a frontier on disk after a clean close or a crash.
 //! The queues come back from the summary the last `sync` or clean close
 //! wrote when it describes this very generation of the store, else from
-//! reading every queued URL and seen fingerprint; URLs that were in flight
-//! go back to their place in the queue; hosts' politeness states and
-//! robots.txt gates are restored. The summary is written here too.
+//! reading every queued URL and seen fingerprint; pages that were in flight
+//! are in their place in the queue (their entries stay queued until they
+//! settle; an older store's in-flight entries are put back); hosts'
+//! politeness states and robots.txt gates are restored. The summary is
+//! written here too.
 
 use super::seen_filter::SeenFilter;
 use super::*;
@@ -53,8 +55,10 @@ impl LocalFrontier {
         let mut store = Store::open(path, config.commit_every)?;
         check_key_mode(&mut store, path, &config)?;
         let mut f = LocalFrontier::in_memory(politeness, config);
+        let mut in_flight = 0;
         for (key, bytes) in store.scan_hosts()? {
             let state = super::host_bytes::decode_stored(&store, &key, &bytes)?;
+            in_flight += u64::from(state.in_flight);
             f.politeness.restore(&key, state);
         }
         for (origin, until) in store.scan_robots()? {
@@ -67,6 +71,9 @@ impl LocalFrontier {
             .filter(|s| f.config.bloom == s.bloom.is_some());
         // Sequence numbers only need to be unique among live entries.
         let (flights, max_seq) = f.reissue(&mut store)?;
+        // Each request in flight shows in its host's state, written with
+        // the release (an older store's in-flight entries did too).
+        f.reissued = in_flight.max(flights.len() as u64);
         if let Some(s) = summary {
             let max = f.config.expected_urls;
             if let Some(bloom) = restore_bloom(&store, s.bloom.as_ref(), max)? {
@@ -82,7 +89,7 @@ impl LocalFrontier {
         Ok(f)
     }
 
-    /// Puts the URLs that were in flight back in their queues
+    /// Puts the URLs an older store kept in flight back in their queues
     /// (at-least-once), returning them and the next free sequence number.
     fn reissue(&mut self, store: &mut Store) -> Result<(Vec<FlightEntry>, u64), FrontierError> {
         let mut max_seq = 0;
@@ -91,7 +98,6 @@ impl LocalFrontier {
             store.put_queue(&fl.entry.key, &fl.entry.sort, fl.entry.tag, &fl.entry.url);
             store.del_flight(fl.lease);
             max_seq = max_seq.max(fl.lease + 1);
-            self.reissued += 1;
         }
         store.commit()?;
         Ok((flights, max_seq))
@@ -196,18 +202,38 @@ impl LocalFrontier {
         if store.flush_large_memtables().is_err() {
             return false;
         }
+        // Pages in flight are still queued on disk: a reopen counts them.
+        let mut flying: HashMap<&str, (u64, Sort)> = HashMap::new();
+        for fl in self.flight.values() {
+            if let Flight::Page { key, sort, .. } = fl {
+                let e = flying.entry(&**key).or_insert((0, *sort));
+                *e = (e.0 + 1, e.1.min(*sort));
+            }
+        }
         let mut keys = Vec::with_capacity(self.queues.len());
         for (k, q) in &self.queues {
-            if q.count == 0 {
+            let (n, low) = flying.remove(&**k).map_or((0, None), |(n, s)| (n, Some(s)));
+            let queued = match q.count {
+                0 => None,
+                _ => match q.head() {
+                    Some(h) => Some(*h),
+                    None => return true, // not a state a summary can describe
+                },
+            };
+            let Some(head) = queued.into_iter().chain(low).min() else {
                 continue;
-            }
-            let Some(head) = q.head() else {
-                return true; // not a state a summary can describe
             };
             keys.push(summary::KeySummary {
                 key: k.clone(),
-                count: q.count,
-                head: *head,
+                count: q.count + n,
+                head,
+            });
+        }
+        for (k, (count, head)) in flying {
+            keys.push(summary::KeySummary {
+                key: k.into(),
+                count,
+                head,
             });
         }
         let bloom = match &self.seen {
