@@ -508,7 +508,8 @@ where
     O: FnMut(FrontierConfig) -> Fut,
     Fut: Future<Output = Result<F, FrontierError>>,
 {
-    check_contract_under(ops, persistent, config, Config::default(), open).await
+    let politeness = contract_politeness().config;
+    check_contract_under(ops, persistent, config, politeness, open).await
 }
 
 /// [`check_contract_with`] under other politeness settings too (the

@@ -240,37 +240,31 @@ enum Leave {
     Queued,
 }
 
-/// The queue positions of `key`'s pages in flight (their entries are
-/// still queued on disk). Looked for only when the key has requests in
-/// flight: a release does not walk every other host's.
-fn pages_in_flight(flight: &HashMap<u64, Flight>, politeness: &Politeness, key: &str) -> Vec<Sort> {
-    if politeness.get(key).is_none_or(|h| h.in_flight == 0) {
-        return Vec::new();
-    }
-    flight
-        .values()
-        .filter_map(|f| match f {
-            Flight::Page { key: k, sort, .. } if &**k == key => Some(*sort),
-            _ => None,
-        })
-        .collect()
-}
-
 /// Whether the queue entry at `sort` is a page in flight (a page's lease
 /// is its sequence number).
 fn is_flying(flight: &HashMap<u64, Flight>, sort: &Sort) -> bool {
     matches!(flight.get(&sort_seq(sort)), Some(Flight::Page { sort: s, .. }) if s == sort)
 }
 
-/// Entries read from disk, without the pages in flight.
-fn not_flying(loaded: Vec<Entry>, flying: &[Sort]) -> Vec<Entry> {
-    if flying.is_empty() {
-        return loaded;
+/// Up to `n` of `key`'s entries on disk from `from`, in order, without
+/// its pages in flight: their entries stay queued until they settle, and
+/// URLs queued since at a higher priority sort before them. It reads as
+/// many more as the key has requests in flight.
+fn load_waiting(
+    store: &mut Store,
+    flight: &HashMap<u64, Flight>,
+    politeness: &Politeness,
+    key: &str,
+    from: &Sort,
+    n: usize,
+) -> Result<Vec<Entry>, FrontierError> {
+    let in_flight = politeness.get(key).map_or(0, |h| h.in_flight as usize);
+    let mut loaded = store.load(key, from, n + in_flight)?;
+    if in_flight > 0 {
+        loaded.retain(|e| !is_flying(flight, &e.sort));
+        loaded.truncate(n);
     }
-    loaded
-        .into_iter()
-        .filter(|e| !flying.contains(&e.sort))
-        .collect()
+    Ok(loaded)
 }
 
 /// The seen-set fingerprint of a parsed URL (its fragment ignored).
@@ -521,9 +515,15 @@ impl LocalFrontier {
         if let Some(store) = self.store.as_mut() {
             if q.window.len() == 1 && q.count > 1 {
                 let from = q.rest_low.unwrap_or([0; 9]);
-                let flying = pages_in_flight(&self.flight, &self.politeness, key);
-                let loaded = store.load(key, &from, window + 1 + flying.len())?;
-                refill = Some(not_flying(loaded, &flying));
+                let waiting = load_waiting(
+                    store,
+                    &self.flight,
+                    &self.politeness,
+                    key,
+                    &from,
+                    window + 1,
+                );
+                refill = Some(waiting?);
             }
         }
         let Some((_, url)) = q.window.pop_first() else {
@@ -560,9 +560,8 @@ impl LocalFrontier {
             return Ok(());
         }
         let from = q.rest_low.unwrap_or([0; 9]);
-        let flying = pages_in_flight(&self.flight, &self.politeness, key);
-        let loaded = store.load(key, &from, window + flying.len())?;
-        q.fill(not_flying(loaded, &flying), key, store)
+        let loaded = load_waiting(store, &self.flight, &self.politeness, key, &from, window)?;
+        q.fill(loaded, key, store)
     }
 
     /// Drops every URL of a skipped key, reporting each.
