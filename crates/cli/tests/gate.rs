@@ -43,30 +43,46 @@ do = "slow"
 rate = 0.2
 "#;
 
-fn wait_port(port: u16, what: &str) {
+/// Waits until the server on `port` answers `GET path` as `ours` says
+/// only that server would: listening is not enough (another process may
+/// hold the port, or the server may still be starting).
+fn wait_ready(port: u16, path: &str, what: &str, ours: fn(&str) -> bool) {
     let start = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+    let mut last = String::new();
+    loop {
+        if let Some(answer) = ask(port, path, &[]) {
+            if ours(&answer) {
+                return;
+            }
+            last = answer;
+        }
         assert!(
             start.elapsed() < Duration::from_secs(15),
-            "{what} never listened on {port}"
+            "{what} never answered on {port}; last answer {last:?}"
         );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
 
-/// A GET of `path` on a.test through the server: its status and headers.
-fn get(port: u16, path: &str, headers: &[(String, String)]) -> (u16, String) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connects");
-    s.set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("timeout");
+/// The whole answer to a GET of `path` on a.test, or `None` when nothing
+/// listens.
+fn ask(port: u16, path: &str, headers: &[(String, String)]) -> Option<String> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
     let mut req = format!("GET {path} HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n");
     for (n, v) in headers {
         req.push_str(&format!("{n}: {v}\r\n"));
     }
     req.push_str("\r\n");
-    s.write_all(req.as_bytes()).expect("sends");
+    s.write_all(req.as_bytes()).ok()?;
     let mut answer = String::new();
     let _ = s.read_to_string(&mut answer);
+    Some(answer)
+}
+
+/// A GET of `path` on a.test through the server: its status and headers.
+fn get(port: u16, path: &str, headers: &[(String, String)]) -> (u16, String) {
+    let answer = ask(port, path, headers).expect("connects");
     let head = answer
         .split("\r\n\r\n")
         .next()
@@ -129,7 +145,7 @@ fn gate(dir: &Path, nginx: bool, metrics: Option<u16>) -> (Proc, u16) {
         .arg(format!("Googlebot={}", dir.join("google.json").display()))
         .arg("--cache")
         .arg(dir.join("cache"))
-        .stderr(Stdio::null());
+        .stderr(std::fs::File::create(dir.join("gate.log")).expect("gate.log"));
     if nginx {
         cmd.arg("--nginx");
     }
@@ -137,11 +153,14 @@ fn gate(dir: &Path, nginx: bool, metrics: Option<u16>) -> (Proc, u16) {
         cmd.args(["--metrics", &format!("127.0.0.1:{m}")]);
     }
     let p = Proc(cmd.spawn().expect("gate starts"));
-    wait_port(port, "the gate");
+    wait_ready(port, "/healthz", "the gate", |a| {
+        a.ends_with("\r\n\r\nok\n")
+    });
     (p, port)
 }
 
-/// nginx as the README configures it, proxying to testweb.
+/// nginx as the README configures it, proxying to testweb, with a path
+/// of its own to say it is ready.
 fn nginx(dir: &Path, gate: u16, web: u16) -> (Proc, u16) {
     let port = free_port();
     let d = dir.display();
@@ -157,6 +176,7 @@ fn nginx(dir: &Path, gate: u16, web: u16) -> (Proc, u16) {
              location / {{\n  auth_request /_mannerly_gate;\n  auth_request_set $gate_identity $upstream_http_x_mannerly_identity;\n\
              auth_request_set $gate_action $upstream_http_x_mannerly_action;\n  auth_request_set $gate_retry $upstream_http_retry_after;\n\
              error_page 403 = @mannerly_refused;\n  proxy_pass http://127.0.0.1:{web};\n  proxy_set_header Host $http_host;\n }}\n\
+             location = /_ready {{\n  return 204;\n }}\n\
              location = /_mannerly_gate {{\n  internal;\n  proxy_pass http://127.0.0.1:{gate};\n  proxy_pass_request_body off;\n\
              proxy_set_header Content-Length \"\";\n  proxy_set_header X-Forwarded-Method $request_method;\n\
              proxy_set_header X-Forwarded-Proto $scheme;\n  proxy_set_header X-Forwarded-Host $http_host;\n\
@@ -174,18 +194,21 @@ fn nginx(dir: &Path, gate: u16, web: u16) -> (Proc, u16) {
             .spawn()
             .expect("nginx starts"),
     );
-    wait_port(port, "nginx");
+    wait_ready(port, "/_ready", "nginx", |a| {
+        a.starts_with("HTTP/1.1 204") && a.contains("Server: nginx")
+    });
     (p, port)
 }
 
-/// Caddy as the README configures it, proxying to testweb.
+/// Caddy as the README configures it, proxying to testweb, with a path
+/// of its own to say it is ready.
 fn caddy(dir: &Path, gate: u16, web: u16) -> (Proc, u16) {
     let port = free_port();
     let conf = dir.join("Caddyfile");
     std::fs::write(
         &conf,
         format!(
-            "{{\n\tadmin off\n\tauto_https off\n}}\n:{port} {{\n\tforward_auth 127.0.0.1:{gate} {{\n\t\turi /\n\t\tcopy_headers X-Mannerly-Identity X-Mannerly-Action\n\t}}\n\treverse_proxy 127.0.0.1:{web}\n}}\n"
+            "{{\n\tadmin off\n\tauto_https off\n}}\nhttp://:{port} {{\n\tbind 127.0.0.1\n\t@gated not path /_ready\n\trespond /_ready 204\n\tforward_auth @gated 127.0.0.1:{gate} {{\n\t\turi /\n\t\tcopy_headers X-Mannerly-Identity X-Mannerly-Action\n\t}}\n\treverse_proxy 127.0.0.1:{web}\n}}\n"
         ),
     )
     .expect("Caddyfile");
@@ -201,7 +224,9 @@ fn caddy(dir: &Path, gate: u16, web: u16) -> (Proc, u16) {
             .spawn()
             .expect("caddy starts"),
     );
-    wait_port(port, "caddy");
+    wait_ready(port, "/_ready", "caddy", |a| {
+        a.starts_with("HTTP/1.1 204") && a.contains("Server: Caddy")
+    });
     (p, port)
 }
 
@@ -236,6 +261,19 @@ fn signed(key: &Path, url: &str) -> Vec<(String, String)> {
             .map(|(n, v)| (n.to_owned(), v.to_owned())),
     );
     headers
+}
+
+/// Runs `checks`; when they fail, prints the gate's and nginx's logs
+/// first, so a failure says what the servers saw.
+fn with_logs(dir: &Path, checks: impl FnOnce() + std::panic::UnwindSafe) {
+    if let Err(e) = std::panic::catch_unwind(checks) {
+        for log in ["gate.log", "nginx-error.log"] {
+            if let Ok(text) = std::fs::read_to_string(dir.join(log)) {
+                eprintln!("{log}:\n{text}");
+            }
+        }
+        std::panic::resume_unwind(e);
+    }
 }
 
 /// What every server must do at the door.
@@ -295,7 +333,7 @@ fn caddy_forward_auth_decides_by_identity() {
     let metrics = free_port();
     let (_gate, gate_port) = gate(dir.path(), false, Some(metrics));
     let (_caddy, port) = caddy(dir.path(), gate_port, web.port());
-    door_checks("caddy", port, &key);
+    with_logs(dir.path(), || door_checks("caddy", port, &key));
     // The gate's metrics count each decision by class and action.
     let text = scrape(metrics, "text/plain").expect("the gate serves its metrics");
     for (sample, n) in [
@@ -324,7 +362,7 @@ fn nginx_auth_request_decides_by_identity_and_the_crawler_behind_it_keeps_every_
     let (_rt, web) = testweb();
     let (_gate, gate_port) = gate(d, true, None);
     let (_nginx, port) = nginx(d, gate_port, web.port());
-    door_checks("nginx", port, &key);
+    with_logs(d, || door_checks("nginx", port, &key));
     let out = d.join("crawl");
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

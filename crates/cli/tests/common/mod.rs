@@ -114,12 +114,23 @@ pub fn need(cmd: &str) -> bool {
     found
 }
 
-/// A port free on 127.0.0.1 now.
+/// A port free on 127.0.0.1 now, and never handed out before in this
+/// test binary: two tests starting servers at once cannot be given the
+/// same port (the loser's server would fail to bind, and its test would
+/// talk to the winner's).
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a port")
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a port");
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 /// A GET of `/metrics` on 127.0.0.1 with this `Accept`: the body, or `None`
