@@ -163,7 +163,9 @@
 //! lapse (the lapsed worker's last request may have left as late as its
 //! lease let it), with the pacing its holder last told the store: a
 //! robots.txt claim tells it as it goes on, so a Crawl-delay read just
-//! before a lapse outlives it. Only the token holder writes a host's
+//! before a lapse outlives it, and a completion that made the host wait
+//! (a Retry-After, a backoff pause, a skip) is sent at once, so that wait
+//! outlives a worker killed before its next call. Only the token holder writes a host's
 //! state after a release, so the state never goes back.
 //!
 //! # Time

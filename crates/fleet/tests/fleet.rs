@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use mannerly_fleet::client::FleetConnection;
 use mannerly_fleet::{FleetConfig, FleetFrontier, Layout, TimeSource, HOLD_AHEAD, STORE_FORMAT};
-use mannerly_polite::controller::{Config, Politeness, UnixMillis};
+use mannerly_polite::controller::{Config, Outcome, Politeness, UnixMillis};
 use mannerly_polite::frontier::{
     Admission, Frontier, FrontierConfig, FrontierError, Kind, Next, Released,
 };
@@ -1750,6 +1750,51 @@ async fn a_robots_txt_claims_crawl_delay_outlives_its_lapse() {
             until: T0.add_millis(13_001)
         })
     );
+}
+
+/// A 429's Retry-After reaches the store when it is reported, not with
+/// the worker's next call: a worker killed right after it (its next call
+/// never made) leaves the host waiting the Retry-After, not only its
+/// delay from the lapse. With a claim as without.
+#[tokio::test]
+async fn a_retry_after_outlives_a_worker_killed_before_its_next_call() {
+    let Some(server) = server() else { return };
+    let too_many = Outcome::Status {
+        status: 429,
+        latency: 10,
+        retry_after: Some("600".into()),
+    };
+    for claim in [1, 3] {
+        let crawl = format!("retry-after-kill-{claim}");
+        let o = Opts {
+            claim,
+            ..Opts::default()
+        };
+        let mut a = worker(&server, &crawl, &o).await.expect("a");
+        queue_n(&mut a, 3).await;
+        let r0 = fetch(a.next(T0).await.expect("next"));
+        assert_eq!(r0.url, "https://h.example/0");
+        // Retried (the flight settles), or given up on (a claim goes on).
+        if claim == 1 {
+            a.requeue(&r0, &too_many, 1, T0.add_millis(10))
+                .await
+                .expect("requeue");
+        } else {
+            a.complete(&r0, &too_many, T0.add_millis(10))
+                .await
+                .expect("complete");
+        }
+        // A is killed: dropped with no further call.
+        drop(a);
+        let mut b = worker(&server, &crawl, &o).await.expect("b");
+        let until = T0.add_millis(10 + 600_000);
+        match b.next(T0.add_millis(5_001)).await.expect("next") {
+            Next::Wait { until: u } => assert!(u >= until, "claim {claim}: waits until {u:?}"),
+            other => panic!("claim {claim}: the host went on before its Retry-After: {other:?}"),
+        }
+        let r = fetch(b.next(until).await.expect("next"));
+        assert!(r.url.starts_with("https://h.example/"), "{}", r.url);
+    }
 }
 
 #[tokio::test]

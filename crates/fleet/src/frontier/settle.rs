@@ -71,6 +71,23 @@ fn ack_op(id: u64, token: u64, members: Vec<String>) -> SettleOp {
     }
 }
 
+/// What in a host's state holds its requests back past its delay: a
+/// skip, a pause, a Retry-After.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct HoldsBack {
+    skip: bool,
+    paused_until: Option<UnixMillis>,
+    retry_after_until: Option<UnixMillis>,
+}
+
+fn holds_back(h: &HostState) -> HoldsBack {
+    HoldsBack {
+        skip: h.skip.is_some(),
+        paused_until: h.paused_until,
+        retry_after_until: h.retry_after_until,
+    }
+}
+
 /// Completions held back to go with the next call: past this many they go
 /// at once.
 const PENDING_MAX: usize = 64;
@@ -141,10 +158,17 @@ impl<C: FleetConnection> FleetFrontier<C> {
             self.flights.remove(&released.lease);
             return Ok(());
         }
+        let before = self.politeness.get(&fl.key).map(holds_back);
         match how.outcome() {
             Some(o) => self.politeness.finish(&fl.key, at, o),
             None => self.politeness.unstart(&fl.key, &fl.started),
         }
+        // A wait the answer imposed (Retry-After, a pause, a skip) goes to
+        // the store now, not with the next call: a worker killed before
+        // that call would take it along, and the host's next holder would
+        // wait only its delay.
+        let after = self.politeness.get(&fl.key).map(holds_back);
+        let urgent = after != before && after.is_some_and(|h| h != HoldsBack::default());
         // A claim goes on here while it holds URLs, the request ended for
         // good, and the host is still to be fetched.
         let skipped = self
@@ -176,15 +200,26 @@ impl<C: FleetConnection> FleetFrontier<C> {
             };
             if let (true, Some(member)) = (fl.held, member) {
                 fl.acks.push(member);
-                if fl.acks.len() >= ACKS_MAX {
+                if fl.acks.len() >= ACKS_MAX || urgent {
                     let ack = (fl.partition, fl.id, fl.token, std::mem::take(&mut fl.acks));
-                    self.ack(ack, now).await?;
+                    let key = fl.key.clone();
+                    self.ack(ack, now, urgent.then_some(key.as_str())).await?;
                 }
+            } else if urgent {
+                let ack = (fl.partition, fl.id, fl.token, Vec::new());
+                let key = fl.key.clone();
+                self.ack(ack, now, Some(&key)).await?;
+            }
+            if urgent {
+                self.flush().await?;
             }
             return Ok(());
         }
         if let Some(fl) = self.flights.remove(&released.lease) {
             self.settle_flight(fl, step, now).await?;
+            if urgent {
+                self.flush().await?;
+            }
         }
         Ok(())
     }
@@ -295,14 +330,20 @@ impl<C: FleetConnection> FleetFrontier<C> {
 
     /// Tells the store that URLs a claim gathered (`members`, of the
     /// flight `id` with `token` on partition `p`) are done with, in front
-    /// of the next call like a completion. It changes nothing another
-    /// release waits for, so the partition is not asked again for it.
+    /// of the next call like a completion, with host `key`'s state when
+    /// given. It changes nothing another release waits for, so the
+    /// partition is not asked again for it.
     async fn ack(
         &mut self,
         (p, id, token, members): (u32, u64, u64, Vec<String>),
         now: UnixMillis,
+        key: Option<&str>,
     ) -> Result<(), FrontierError> {
-        self.pend(p, ack_op(id, token, members), now).await
+        let op = SettleOp {
+            written: key.map(|k| self.written(k)).unwrap_or_default(),
+            ..ack_op(id, token, members)
+        };
+        self.pend(p, op, now).await
     }
 
     /// Tells the store, with the next call, that an origin's robots.txt
