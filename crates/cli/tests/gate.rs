@@ -11,13 +11,10 @@
 
 mod common;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
-use common::{free_port, mannerly, need, promtool_accepts, scrape, Proc};
+use common::{ask, free_port, mannerly, need, promtool_accepts, scrape, wait_ready, Proc};
 use mannerly_testweb::{HostSpec, TestWeb};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
@@ -42,43 +39,6 @@ who = "token:GreedyBot"
 do = "slow"
 rate = 0.2
 "#;
-
-/// Waits until the server on `port` answers `GET path` as `ours` says
-/// only that server would: listening is not enough (another process may
-/// hold the port, or the server may still be starting).
-fn wait_ready(port: u16, path: &str, what: &str, ours: fn(&str) -> bool) {
-    let start = Instant::now();
-    let mut last = String::new();
-    loop {
-        if let Some(answer) = ask(port, path, &[]) {
-            if ours(&answer) {
-                return;
-            }
-            last = answer;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(15),
-            "{what} never answered on {port}; last answer {last:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// The whole answer to a GET of `path` on a.test, or `None` when nothing
-/// listens.
-fn ask(port: u16, path: &str, headers: &[(String, String)]) -> Option<String> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    let mut req = format!("GET {path} HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n");
-    for (n, v) in headers {
-        req.push_str(&format!("{n}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    s.write_all(req.as_bytes()).ok()?;
-    let mut answer = String::new();
-    let _ = s.read_to_string(&mut answer);
-    Some(answer)
-}
 
 /// A GET of `path` on a.test through the server: its status and headers.
 fn get(port: u16, path: &str, headers: &[(String, String)]) -> (u16, String) {

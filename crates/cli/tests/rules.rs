@@ -26,9 +26,9 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::{free_port, need, Proc};
+use common::{free_port, need, wait_ready, Proc};
 use world::{Ask, World};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mannerly");
@@ -85,27 +85,34 @@ fn rules_for(w: &World, server: &str) -> (PathBuf, String) {
     (out, said)
 }
 
-/// Starts a server, its output dropped, and waits for its port.
-fn serve(cmd: &mut Command, port: u16, what: &str) -> Proc {
+/// Starts a server, its output dropped, and waits until it answers a GET
+/// of `path` as `ready` says only it would: a listening port is not a
+/// server ready to serve.
+fn serve(cmd: &mut Command, port: u16, what: &str, path: &str, ready: fn(&str) -> bool) -> Proc {
     let p = Proc(
         cmd.stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("{what} starts: {e}")),
     );
-    wait_port(port, what);
+    wait_ready(port, path, what, ready);
     p
 }
 
-fn wait_port(port: u16, what: &str) {
-    let start = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "{what} never listened on {port}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+/// An HTTP answer, whatever its status: the rules may refuse the check.
+/// nginx in the foreground on `conf`, once it answers on `port`.
+fn serve_nginx(conf: &Path, port: u16) -> Proc {
+    serve(
+        Command::new("nginx").arg("-c").arg(conf),
+        port,
+        "nginx",
+        "/",
+        answers_http,
+    )
+}
+
+fn answers_http(a: &str) -> bool {
+    a.starts_with("HTTP/1.")
 }
 
 /// A GET through the server from `client` (as X-Forwarded-For, which each
@@ -209,7 +216,7 @@ fn nginx_with_the_rules_refuses_only_the_spoofers_and_the_rule_breaker() {
             "nginx -t",
             Command::new("nginx").arg("-t").arg("-c").arg(&conf),
         );
-        let _nginx = serve(Command::new("nginx").arg("-c").arg(&conf), port, "nginx");
+        let _nginx = serve_nginx(&conf, port);
         sends_the_world(&w, port, "nginx");
     }
 }
@@ -247,6 +254,8 @@ fn apache_with_the_rules_refuses_only_the_spoofers_and_the_rule_breaker() {
             Command::new("apache2").arg("-X").arg("-f").arg(&conf),
             port,
             "apache",
+            "/",
+            answers_http,
         );
         sends_the_world(&w, port, "apache");
     }
@@ -304,7 +313,7 @@ fn caddy_with_the_rules_refuses_only_the_spoofers_and_the_rule_breaker() {
         run.args(["run", "--adapter", "caddyfile", "--config"])
             .arg(&conf);
         env(&mut run);
-        let _caddy = serve(&mut run, port, "caddy");
+        let _caddy = serve(&mut run, port, "caddy", "/", answers_http);
         sends_the_world(&w, port, "caddy");
     }
 }
@@ -341,6 +350,8 @@ fn haproxy_with_the_rules_refuses_only_the_spoofers_and_the_rule_breaker() {
             Command::new("haproxy").arg("-db").arg("-f").arg(&conf),
             port,
             "haproxy",
+            "/",
+            answers_http,
         );
         sends_the_world(&w, port, "haproxy");
     }
@@ -402,10 +413,12 @@ fn the_gate_at_nginx_refuses_only_the_spoofers_and_the_rule_breaker() {
             .arg(w.dir.join("cache")),
         gate_port,
         "the gate",
+        "/healthz",
+        |a| a.ends_with("\r\n\r\nok\n"),
     );
     let port = free_port();
     let conf = gate_nginx(&w.dir, gate_port, port);
-    let _nginx = serve(Command::new("nginx").arg("-c").arg(&conf), port, "nginx");
+    let _nginx = serve_nginx(&conf, port);
     sends_the_world(&w, port, "nginx with the gate");
 }
 

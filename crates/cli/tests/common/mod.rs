@@ -7,8 +7,10 @@
 use std::collections::HashMap;
 use std::io::Read;
 use std::io::Write;
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use mannerly_testweb::TestWeb;
 
@@ -136,7 +138,7 @@ pub fn free_port() -> u16 {
 /// A GET of `/metrics` on 127.0.0.1 with this `Accept`: the body, or `None`
 /// when nothing listens (yet). Any answer but a 200 fails the test.
 pub fn scrape(port: u16, accept: &str) -> Option<String> {
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
     s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
         .ok()?;
     write!(
@@ -245,4 +247,41 @@ pub async fn honest_and_liar() -> TestWeb {
         config.hosts.insert(host.into(), spec);
     }
     TestWeb::start(config).await.expect("testweb")
+}
+
+/// Waits until the server on `port` answers `GET path` as `ours` says
+/// only that server would: listening is not enough (another process may
+/// hold the port, or the server may still be starting).
+pub fn wait_ready(port: u16, path: &str, what: &str, ours: fn(&str) -> bool) {
+    let start = Instant::now();
+    let mut last = String::new();
+    loop {
+        if let Some(answer) = ask(port, path, &[]) {
+            if ours(&answer) {
+                return;
+            }
+            last = answer;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "{what} never answered on {port}; last answer {last:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The whole answer to a GET of `path` on a.test, or `None` when nothing
+/// listens.
+pub fn ask(port: u16, path: &str, headers: &[(String, String)]) -> Option<String> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    let mut req = format!("GET {path} HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n");
+    for (n, v) in headers {
+        req.push_str(&format!("{n}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).ok()?;
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    Some(answer)
 }
