@@ -585,7 +585,9 @@ impl RobotsStore {
     /// front of the frontier's next call: a crawl saves an origin's state
     /// after its robots.txt fetch and again when its host first answers,
     /// and a round trip for each was most of the server's work per host.
-    /// This worker's loads see what waits.
+    /// This worker's loads see what waits. A state that keeps its origin
+    /// waiting (robots.txt failing, a Retry-After) does not wait: it goes
+    /// at once, with everything before it.
     pub fn behind(con: Connection, layout: Layout, outbox: Outbox) -> RobotsStore {
         RobotsStore {
             con,
@@ -642,10 +644,15 @@ impl Store for RobotsStore {
             let mut con = self.con.clone();
             if let Some(outbox) = &self.outbox {
                 let p = self.partition(origin);
-                if outbox.put(p, self.key(origin), origin.to_string(), json) < OUTBOX_MAX {
+                let waiting = outbox.put(p, self.key(origin), origin.to_string(), json);
+                if waiting < OUTBOX_MAX && !holds_back(state) {
                     return Ok(());
                 }
-                // Nothing called the frontier for a while: they go now.
+                // Nothing called the frontier for a while, or the state
+                // holds the origin back (robots.txt failing, a
+                // Retry-After): they go now. A worker killed before its
+                // next call would take such a state along, and the next
+                // would fetch robots.txt again inside the wait.
                 return run_on(&mut con, &outbox.take())
                     .await
                     .map(drop)
@@ -660,6 +667,13 @@ impl Store for RobotsStore {
                 .map_err(|e| StoreError::new("save", origin, e))
         })
     }
+}
+
+/// Whether a robots.txt state keeps its origin waiting: a failure run
+/// (5xx, 429, unreachable) or a time before which robots.txt is not to be
+/// fetched again.
+fn holds_back(state: &StoredState) -> bool {
+    state.failure.is_some() || state.retry_at.is_some()
 }
 
 /// What `mannerly crawl --status --frontier URL` shows of a fleet's crawl.

@@ -165,8 +165,11 @@
 //! robots.txt claim tells it as it goes on, so a Crawl-delay read just
 //! before a lapse outlives it, and a completion that made the host wait
 //! (a Retry-After, a backoff pause, a skip) is sent at once, so that wait
-//! outlives a worker killed before its next call. Only the token holder writes a host's
-//! state after a release, so the state never goes back.
+//! outlives a worker killed before its next call; so is a robots.txt
+//! state that keeps its origin waiting (failing, or a Retry-After), which
+//! [`RobotsStore::behind`] otherwise holds for the next call. Only the
+//! token holder writes a host's state after a release, so the state never
+//! goes back.
 //!
 //! # Time
 //!

@@ -1526,6 +1526,73 @@ async fn robots_txt_known_and_its_state_go_with_the_next_call_saved_first() {
     assert_eq!(other.load(&origin).await.expect("load"), Some(state));
 }
 
+/// Answers every robots.txt with 429 and `Retry-After: 3600`, counting.
+struct TooMany(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl mannerly_fetch::Fetcher for TooMany {
+    fn fetch(
+        &self,
+        origin: &mannerly_fetch::Origin,
+        _: &mannerly_fetch::Validators,
+    ) -> impl std::future::Future<Output = mannerly_fetch::FetchOutcome> + Send {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        std::future::ready(mannerly_fetch::FetchOutcome::Response {
+            response: mannerly_fetch::policy::HttpResponse {
+                status: 429,
+                headers: vec![("retry-after".into(), "3600".into())],
+                body: Vec::new(),
+                body_cut: false,
+                url: format!("{origin}/robots.txt"),
+            },
+            redirects: Vec::new(),
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_robots_txt_that_made_its_origin_wait_outlives_a_worker_killed_before_its_next_call() {
+    use mannerly_fetch::policy::Access;
+    use mannerly_fetch::{CacheConfig, FakeClock, Origin, RobotsCache};
+    use std::sync::atomic::Ordering::SeqCst;
+    use std::sync::Arc;
+    let Some(server) = server() else { return };
+    let a = crawler_worker(&server, "rw", &Opts::default()).await;
+    let layout = a.layout().clone();
+    let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let cache = |store: mannerly_fleet::RobotsStore| {
+        let clock = Arc::new(FakeClock::new(T0));
+        let fetcher = TooMany(asked.clone());
+        RobotsCache::new(fetcher, clock, Arc::new(store), CacheConfig::default())
+    };
+    let url = server.url();
+    let con = || mannerly_fleet::connect(&url);
+    let store = mannerly_fleet::RobotsStore::behind(
+        con().await.expect("connect"),
+        layout.clone(),
+        a.outbox(),
+    );
+    let at_a = cache(store);
+    let origin = Origin::of("https://busy.test/").expect("origin");
+    let d = at_a.decision(&origin).await;
+    assert!(matches!(d.access, Access::DisallowAll), "{d:?}");
+    assert_eq!(asked.load(SeqCst), 1);
+    // A is killed here, before its frontier's next call.
+    drop((at_a, a));
+    // The next worker knows robots.txt answered 429 for an hour, and does
+    // not ask again.
+    let at_b = cache(mannerly_fleet::RobotsStore::new(
+        con().await.expect("connect"),
+        layout,
+    ));
+    let d = at_b.decision(&origin).await;
+    assert!(matches!(d.access, Access::DisallowAll), "{d:?}");
+    assert_eq!(
+        asked.load(SeqCst),
+        1,
+        "robots.txt asked again inside its Retry-After"
+    );
+}
+
 #[tokio::test]
 async fn robots_txt_states_saved_with_no_call_to_take_them_go_by_themselves_past_a_bound() {
     use mannerly_fetch::{Origin, OriginState, Store};
