@@ -297,8 +297,11 @@ fn judge(dir: &std::path::Path, fleet: &serde_json::Value, alone: &serde_json::V
 }
 
 /// What the paused workers had under way across their pauses: the
-/// requests their own logs show begun (a line's time less its `ms`)
-/// before a SIGSTOP and ended after its SIGCONT.
+/// requests their own logs show begun before a SIGSTOP (as the request's
+/// evidence record dates it, else the line's time less its `ms`) and
+/// ended after its SIGCONT. A line is written when the loop takes the
+/// answer, so an answer that came while its worker was stopped (a
+/// robots.txt 429 it could not pass on) ends after the SIGCONT too.
 struct Late {
     requests: u64,
     /// The URLs of those requests, `host path` as the audit names pages;
@@ -337,6 +340,7 @@ fn late_requests(dir: &std::path::Path, script: &str) -> Late {
         };
         let log = std::fs::read_to_string(dir.join(format!("w{w}")).join("log.jsonl"))
             .unwrap_or_default();
+        let sent = sent_at(&dir.join(format!("w{w}")));
         let mut n = 0;
         for line in log.lines() {
             let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
@@ -351,7 +355,10 @@ fn late_requests(dir: &std::path::Path, script: &str) -> Late {
                 continue;
             };
             let end = end.as_millis();
-            let begin = end.saturating_sub(ms);
+            let begin = sent
+                .get(url)
+                .and_then(|times| times.iter().rev().find(|&&t| t <= end))
+                .map_or(end.saturating_sub(ms), |&t| t);
             if pauses
                 .iter()
                 .any(|&(stop, cont)| begin <= stop && end >= cont)
@@ -366,6 +373,29 @@ fn late_requests(dir: &std::path::Path, script: &str) -> Late {
         late.why += &format!("w{w} had {n} request(s) under way across its pause(s) {pauses:?}; ");
     }
     late
+}
+
+/// When each URL's requests were sent, in order, by a worker's evidence
+/// records (`dir/evidence/records.jsonl`).
+fn sent_at(dir: &std::path::Path) -> std::collections::HashMap<String, Vec<u64>> {
+    let records =
+        std::fs::read_to_string(dir.join("evidence").join("records.jsonl")).unwrap_or_default();
+    let mut sent: std::collections::HashMap<String, Vec<u64>> = Default::default();
+    for line in records.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let (Some(time), Some(url)) = (v["time"].as_str(), v["url"].as_str()) else {
+            continue;
+        };
+        if let Some(t) = mannerly_time::UnixMillis::parse_rfc3339_millis(time) {
+            sent.entry(url.to_owned()).or_default().push(t.as_millis());
+        }
+    }
+    for times in sent.values_mut() {
+        times.sort_unstable();
+    }
+    sent
 }
 
 /// The spans a worker was stopped, from its pause marks (`S ms` after a

@@ -154,7 +154,10 @@
 //! runtime gets to them; at most its concurrency), and only for a pause
 //! longer than what was left of its lease (at least the longest request).
 //! robots.txt is checked after the origin's stored state is read, so that
-//! round trip is not part of the stretch.
+//! round trip is not part of the stretch. An answer that reaches a worker
+//! while it is stopped or being killed stays with it: a 429's Retry-After
+//! it carried is unknown to the worker that takes the host over after the
+//! lapse, which may ask again inside it (once per such answer).
 //!
 //! Fetching is at least once: a URL is in its queue or in a flight record
 //! until a completion with the right token ends it, so a worker that dies
