@@ -1,6 +1,6 @@
 //! [`RobotsCache`]: what crawlers call with a URL.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,6 +16,9 @@ use mannerly_time::UnixMillis;
 use crate::http::{Fetcher, Validators};
 use crate::policy::{Access, AccessKind, Decision, OriginState, PolicyConfig, StoredState};
 use crate::{FetchError, Origin, StoreError};
+
+mod lru;
+use lru::Lru;
 
 /// A boxed future returned by [`Store`] calls.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -136,34 +139,13 @@ struct Slot {
     state: tokio::sync::Mutex<Option<OriginState>>,
 }
 
-#[derive(Default)]
-struct Lru {
-    map: HashMap<Origin, (Arc<Slot>, u64, usize)>,
-    order: BTreeMap<u64, Origin>,
-    tick: u64,
-    bytes: usize,
-}
-
-impl Lru {
-    fn touch(&mut self, origin: &Origin) -> Option<Arc<Slot>> {
-        self.tick += 1;
-        let tick = self.tick;
-        let (slot, old, _) = self.map.get_mut(origin)?;
-        // The origin taken out is the one put back: no clone of its text.
-        let moved = self.order.remove(old).unwrap_or_else(|| origin.clone());
-        *old = tick;
-        self.order.insert(tick, moved);
-        Some(slot.clone())
-    }
-}
-
 /// A bounded, single-flight robots.txt cache over a [`Fetcher`].
 pub struct RobotsCache<F> {
     fetcher: F,
     clock: Arc<dyn Clock>,
     store: Arc<dyn Store>,
     config: CacheConfig,
-    lru: Mutex<Lru>,
+    lru: Mutex<Lru<Origin, Arc<Slot>>>,
     store_errors: AtomicU64,
     last_store_error: Mutex<Option<String>>,
 }
@@ -189,7 +171,7 @@ impl<F: Fetcher> RobotsCache<F> {
 
     /// Origins in memory.
     pub fn len(&self) -> usize {
-        self.lru.lock().map.len()
+        self.lru.lock().len()
     }
 
     /// Whether no origin is held.
@@ -199,7 +181,7 @@ impl<F: Fetcher> RobotsCache<F> {
 
     /// Approximate bytes held.
     pub fn bytes(&self) -> usize {
-        self.lru.lock().bytes
+        self.lru.lock().bytes()
     }
 
     fn slot(&self, origin: &Origin) -> Arc<Slot> {
@@ -210,39 +192,23 @@ impl<F: Fetcher> RobotsCache<F> {
         let slot = Arc::new(Slot {
             state: tokio::sync::Mutex::new(None),
         });
-        lru.tick += 1;
-        let tick = lru.tick;
-        lru.map.insert(origin.clone(), (slot.clone(), tick, 0));
-        lru.order.insert(tick, origin.clone());
-        Self::evict(&mut lru, &self.config, origin);
+        lru.insert(origin.clone(), slot.clone());
+        self.evict(&mut lru, origin);
         slot
     }
 
-    fn evict(lru: &mut Lru, config: &CacheConfig, keep: &Origin) {
-        while lru.map.len() > config.max_entries.max(1)
-            || (lru.bytes > config.max_bytes && lru.map.len() > 1)
-        {
-            let Some((&tick, victim)) = lru.order.iter().find(|(_, o)| *o != keep) else {
-                break;
-            };
-            let victim = victim.clone();
-            lru.order.remove(&tick);
-            if let Some((_, _, bytes)) = lru.map.remove(&victim) {
-                lru.bytes = lru.bytes.saturating_sub(bytes);
-            }
-        }
+    fn evict(&self, lru: &mut Lru<Origin, Arc<Slot>>, keep: &Origin) {
+        let (max_entries, max_bytes) = (self.config.max_entries.max(1), self.config.max_bytes);
+        lru.evict(keep, |n, bytes| {
+            n > max_entries || (bytes > max_bytes && n > 1)
+        });
     }
 
     fn account(&self, origin: &Origin, state: &OriginState) {
         let bytes = 512 + state.good.as_ref().map_or(0, |g| g.body.len() * 3);
         let mut lru = self.lru.lock();
-        let mut delta: isize = 0;
-        if let Some(entry) = lru.map.get_mut(origin) {
-            delta = bytes as isize - entry.2 as isize;
-            entry.2 = bytes;
-        }
-        lru.bytes = (lru.bytes as isize + delta).max(0) as usize;
-        Self::evict(&mut lru, &self.config, origin);
+        lru.set_bytes(origin, bytes);
+        self.evict(&mut lru, origin);
     }
 
     /// Store failures since the cache was made (see [`Store`] for what
