@@ -190,20 +190,28 @@ pub fn extract(html: &[u8], page: &url::Url, agent: &str, follow_rel_nofollow: b
         login_form: raw.password,
         ..PageLinks::default()
     };
-    let mut seen = std::collections::HashSet::new();
+    let mut resolved = Vec::with_capacity(raw.links.len());
     for (href, nofollow) in raw.links {
         match CrawlUrl::join(Some(&base), &href) {
-            Ok(u) => {
-                if !seen.insert(u.as_str().to_owned()) {
-                    continue;
-                }
-                if nofollow && !follow_rel_nofollow {
-                    out.rel_nofollow.push(u);
-                } else {
-                    out.links.push(u);
-                }
-            }
+            Ok(u) => resolved.push((u, nofollow)),
             Err(_) => out.dropped += 1,
+        }
+    }
+    // Repeats are found by borrowing the resolved URLs, not copying them.
+    let mut seen = std::collections::HashSet::with_capacity(resolved.len());
+    let first: Vec<bool> = resolved
+        .iter()
+        .map(|(u, _)| seen.insert(u.as_str()))
+        .collect();
+    drop(seen);
+    for ((u, nofollow), first) in resolved.into_iter().zip(first) {
+        if !first {
+            continue;
+        }
+        if nofollow && !follow_rel_nofollow {
+            out.rel_nofollow.push(u);
+        } else {
+            out.links.push(u);
         }
     }
     out

@@ -96,6 +96,11 @@ impl CrawlUrl {
         self.0.as_str()
     }
 
+    /// The URL as a string, without copying it.
+    pub fn into_string(self) -> String {
+        self.0.into()
+    }
+
     /// The parsed URL.
     pub fn url(&self) -> &url::Url {
         &self.0

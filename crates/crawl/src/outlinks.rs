@@ -118,7 +118,7 @@ impl Links<'_> {
             ..Tag::default()
         };
         for l in found.links {
-            self.follow(page, l.as_str(), next, depth)?;
+            self.keep(l, next, depth)?;
         }
         Ok(())
     }
@@ -179,21 +179,25 @@ impl Links<'_> {
         tag: Tag,
         depth: u32,
     ) -> Result<(), CrawlError> {
-        let url = match CrawlUrl::join(Some(page), link) {
-            Ok(u) => u,
-            Err(e) => {
-                return self
-                    .journal
-                    .skip(link, NotFetched::UnusableUrl, &e.to_string())
-            }
-        };
+        match CrawlUrl::join(Some(page), link) {
+            Ok(url) => self.keep(url, tag, depth),
+            Err(e) => self
+                .journal
+                .skip(link, NotFetched::UnusableUrl, &e.to_string()),
+        }
+    }
+
+    /// Checks an already resolved link's scope (an HTML page's links come
+    /// resolved and normalised from [`links::extract`]; normalising is
+    /// idempotent, so they are not parsed again).
+    fn keep(&mut self, url: CrawlUrl, tag: Tag, depth: u32) -> Result<(), CrawlError> {
         if let Err(why) = self.scope.check(&url, depth) {
             return self
                 .journal
                 .skip(url.as_str(), NotFetched::OutOfScope, &why.to_string());
         }
         self.found.push(Candidate {
-            url: url.as_str().to_owned(),
+            url: url.into_string(),
             priority: 255u8.saturating_sub(u8::try_from(depth).unwrap_or(255)),
             tag: tag.pack(),
         });

@@ -119,6 +119,18 @@ proptest! {
         }
     }
 
+    /// An HTML page's links come out of `links::extract` resolved and
+    /// normalised, and the crawl keeps them without resolving them again:
+    /// resolving one again against its page must change nothing.
+    #[test]
+    fn a_resolved_link_resolves_to_itself(link in "(https?://[a-z0-9.-]{1,8}|//[a-z.]{1,6})?(/|\\.\\./|\\./)?([a-zA-Z0-9%._~!$&'()*+,;=:@-]{0,6}/){0,4}(\\?[a-zA-Z0-9%=&/?-]{0,10})?(#.{0,5})?") {
+        let page = url::Url::parse("https://a.example/dir/sub/page.html").expect("page");
+        if let Ok(once) = CrawlUrl::join(Some(&page), &link) {
+            let again = CrawlUrl::join(Some(&page), once.as_str()).ok().map(CrawlUrl::into_string);
+            prop_assert_eq!(again.as_deref(), Some(once.as_str()), "from {}", link);
+        }
+    }
+
     #[test]
     fn equivalent_urls_meet(p in parts(), choices in proptest::collection::vec(any::<u8>(), 1..64)) {
         let want = norm(&canonical(&p));
