@@ -179,7 +179,7 @@ impl<F: CrawlFrontier> Crawl<F> {
                 };
                 warc.revisit(&x, profile, &refers_to)?
             }
-            _ => warc.exchange(&x)?,
+            _ => warc.exchange_digested(&x, digest)?,
         };
         drop(warc);
         if let Some(kind) = kind {

@@ -380,9 +380,19 @@ impl WarcWriter {
     /// Archives one HTTP exchange: a `response` record and its `request`,
     /// written together.
     pub fn exchange(&mut self, x: &Exchange<'_>) -> Result<Archived, WarcError> {
+        self.exchange_digested(x, sha1_digest(&[x.body]))
+    }
+
+    /// [`WarcWriter::exchange`] with the payload's digest,
+    /// `sha1_digest(&[x.body])`, already computed by the caller (the crawl
+    /// needs it first, to tell a revisit), so the body is not hashed again.
+    pub(crate) fn exchange_digested(
+        &mut self,
+        x: &Exchange<'_>,
+        payload_digest: String,
+    ) -> Result<Archived, WarcError> {
         self.ensure_file(x.date)?;
         let response_id = record_id();
-        let payload_digest = sha1_digest(&[x.body]);
         let mut headers = vec![
             ("WARC-Type", "response".to_owned()),
             ("WARC-Record-ID", response_id.clone()),
