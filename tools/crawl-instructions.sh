@@ -11,7 +11,8 @@
 # Prints each run's user-space instructions, pages and violations, then
 # each build's median. Counts leave out the kernel, and valgrind hides
 # SHA-NI, so hashing weighs more here than on the CPU. The profiles stay
-# in $OUT (default: a new directory under /tmp) for `callgrind_annotate`.
+# in $OUT (default: a new directory under /tmp, no spaces in its path) for
+# `callgrind_annotate`.
 set -euo pipefail
 
 [ $# -ge 1 ] || { sed -n 6,7p "$0" >&2; exit 2; }
@@ -19,30 +20,28 @@ command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1
 for b in "$@"; do
     [ -x "$b" ] || { echo "$b: not an executable" >&2; exit 1; }
 done
+here=$(cd "$(dirname "$0")" && pwd)
 runs=${RUNS:-4}
+# Read by demo-run.sh: the demo's binary, its web, where runs land.
+bin=$1
 hosts=${HOSTS:-300}
-out=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/crawl-instructions.XXXX")}
-demo=$1
+delay=1
+work=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/crawl-instructions.XXXX")}
+# shellcheck source=demo-run.sh
+. "$here/demo-run.sh"
 
-one() { # build, run number
-    local bin=$1 dir=$out/$2
-    mkdir -p "$dir"
-    "$demo" demo --json --hosts "$hosts" --min-delay 1 --out "$dir/demo" -- sh -c \
-        'exec valgrind --tool=callgrind --callgrind-out-file="$2/callgrind.out" "$0" crawl \
-            --proxy "$MANNERLY_DEMO_PROXY" --seeds "$MANNERLY_DEMO_SEEDS" \
-            --min-delay "$MANNERLY_DEMO_DELAY" --concurrency "$MANNERLY_DEMO_CONCURRENCY" \
-            --give-up-after 20 --out "$1" >/dev/null 2>"$2/valgrind.err"' \
-        "$bin" "$dir/crawl" "$dir" >"$dir/demo.json" 2>"$dir/demo.err" || true
-    python3 - "$dir" "$bin" <<'PY'
+one() { # build, run number: a line of runs.tsv
+    run_mannerly "$2" "$1" "valgrind --tool=callgrind --callgrind-out-file=$work/$2.callgrind"
+    python3 - "$work" "$2" "$1" <<'PY'
 import json, pathlib, sys
-d = pathlib.Path(sys.argv[1])
+work, n, build = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 try:
-    audit = json.loads((d / "demo.json").read_text())
-    total = next(l for l in (d / "callgrind.out").read_text().splitlines()
+    audit = json.loads((work / f"{n}.json").read_text())
+    total = next(l for l in (work / f"{n}.callgrind").read_text().splitlines()
                  if l.startswith("totals:"))
 except (OSError, ValueError, StopIteration) as e:
-    sys.exit(f"{d}: the run did not finish ({e}); see demo.err and valgrind.err there")
-print(f"{sys.argv[2]}\t{int(total.split()[1])}\t{audit['pages']}\t{audit['violations']}")
+    sys.exit(f"run {n}: no instruction count ({e}); see {work}/{n}.err")
+print(f"{build}\t{int(total.split()[1])}\t{audit['pages']}\t{audit['violations']}")
 PY
 }
 
@@ -51,10 +50,10 @@ n=0
 for r in $(seq "$runs"); do
     for b in "$@"; do
         n=$((n + 1))
-        one "$b" "$n" | tee -a "$out/runs.tsv"
+        one "$b" "$n" | tee -a "$work/runs.tsv"
     done
 done
-python3 - "$out/runs.tsv" <<'PY'
+python3 - "$work/runs.tsv" <<'PY'
 import statistics, sys
 by = {}
 for line in open(sys.argv[1]):
@@ -67,4 +66,4 @@ for b, irs in by.items():
     print(f"{b}: median {m / 1e6:.1f} M instructions ({min(irs) / 1e6:.1f}-{max(irs) / 1e6:.1f}), "
           f"{m / first:.3f} of the first")
 PY
-echo "profiles in $out"
+echo "profiles in $work"

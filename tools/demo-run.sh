@@ -15,8 +15,12 @@ run() { # key, then the external command
     fi
 }
 
-run_mannerly() { # `mannerly crawl` on the demo's web, as key `mannerly`
-    run mannerly sh -c 'exec "$0" crawl --proxy "$MANNERLY_DEMO_PROXY" --seeds "$MANNERLY_DEMO_SEEDS" \
+# `mannerly crawl` on the demo's web, as key `mannerly`; or as key $1, by
+# the crawler binary $2 (default $bin), run under the command $3 (split on
+# spaces: `valgrind --tool=callgrind ...`, `perf stat`).
+run_mannerly() {
+    local key=${1:-mannerly}
+    run "$key" sh -c 'exec $2 "$0" crawl --proxy "$MANNERLY_DEMO_PROXY" --seeds "$MANNERLY_DEMO_SEEDS" \
         --min-delay "$MANNERLY_DEMO_DELAY" --concurrency "$MANNERLY_DEMO_CONCURRENCY" \
-        --give-up-after 20 --out "$1" >/dev/null' "$bin" "$work/mannerly-crawl"
+        --give-up-after 20 --out "$1" >/dev/null' "${2:-$bin}" "$work/$key-crawl" "${3:-}"
 }
