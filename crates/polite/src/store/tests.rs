@@ -160,3 +160,39 @@ fn a_flush_that_never_ends_is_an_error() {
     assert_eq!(e.kind(), std::io::ErrorKind::TimedOut);
     assert!(e.to_string().contains("disk full"), "{e}");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// `seen` answers as the set of fingerprints ever put, whether the
+    /// answer comes from the pending batch, the recent ones (bounded here
+    /// to 8, so they fill and are emptied often) or the keyspace; and
+    /// the recent ones stay within their bound.
+    #[test]
+    fn seen_answers_as_every_fingerprint_put(
+        ops in proptest::collection::vec((0u8..3, 0u128..40), 1..160),
+    ) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(dir.path(), 1_000).expect("open");
+        store.recent_cap = 8;
+        let mut model = std::collections::HashSet::new();
+        for (op, fp) in ops {
+            match op {
+                0 => {
+                    store.put_seen(fp);
+                    model.insert(fp);
+                }
+                1 => store.commit().expect("commit"),
+                _ => proptest::prop_assert_eq!(
+                    store.seen(fp).expect("seen"),
+                    model.contains(&fp)
+                ),
+            }
+            proptest::prop_assert!(store.recent_seen.len() <= 8);
+        }
+        store.commit().expect("commit");
+        for fp in 0..40 {
+            proptest::prop_assert_eq!(store.seen(fp).expect("seen"), model.contains(&fp));
+        }
+    }
+}
