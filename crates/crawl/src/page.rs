@@ -3,6 +3,7 @@
 //! request and response heads a WARC record stores.
 
 use mannerly_polite::controller::Outcome;
+use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -347,10 +348,19 @@ pub(crate) fn request_head(url: &str, user_agent: &str, extra: &[(String, String
         "GET {target} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: {user_agent}\r\nAccept: */*\r\n"
     );
     for (k, v) in extra {
-        head.push_str(&format!("{k}: {v}\r\n"));
+        push_header(&mut head, k, v);
     }
     head.push_str("\r\n");
     head
+}
+
+/// `name: value` and its CRLF, written straight into `head`.
+fn push_header(head: &mut String, name: &str, value: &str) {
+    head.reserve(name.len() + value.len() + 4);
+    head.push_str(name);
+    head.push_str(": ");
+    head.push_str(value);
+    head.push_str("\r\n");
 }
 
 /// The response head a WARC `response` record stores: the status line and
@@ -362,10 +372,13 @@ pub(crate) fn response_head(
     skip: &[&str],
     extra: &str,
 ) -> String {
-    let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    let size: usize = headers.iter().map(|(k, v)| k.len() + v.len() + 4).sum();
+    let mut head = String::with_capacity(32 + size + extra.len());
+    // Writing to a String cannot fail.
+    let _ = write!(head, "HTTP/1.1 {status} {}\r\n", reason(status));
     for (k, v) in headers {
         if !skip.iter().any(|s| k.eq_ignore_ascii_case(s)) {
-            head.push_str(&format!("{k}: {v}\r\n"));
+            push_header(&mut head, k, v);
         }
     }
     head.push_str(extra);

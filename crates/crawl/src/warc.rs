@@ -44,8 +44,15 @@ pub enum WarcError {
 
 /// RFC 4648 base32 (upper case, padded), as WARC digests are written.
 pub fn base32(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
     let mut out = String::with_capacity(bytes.len().div_ceil(5) * 8);
+    push_base32(bytes, &mut out);
+    out
+}
+
+/// [`base32`], appended to `out`.
+fn push_base32(bytes: &[u8], out: &mut String) {
+    const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    out.reserve(bytes.len().div_ceil(5) * 8);
     for chunk in bytes.chunks(5) {
         let mut buf = [0u8; 5];
         buf[..chunk.len()].copy_from_slice(chunk);
@@ -60,7 +67,6 @@ pub fn base32(bytes: &[u8]) -> String {
             }
         }
     }
-    out
 }
 
 /// `sha1:BASE32` of some bytes.
@@ -69,7 +75,10 @@ pub fn sha1_digest(parts: &[&[u8]]) -> String {
     for p in parts {
         h.update(p);
     }
-    format!("sha1:{}", base32(&h.finalize()))
+    let mut out = String::with_capacity(37);
+    out.push_str("sha1:");
+    push_base32(&h.finalize(), &mut out);
+    out
 }
 
 /// `2026-11-22T21:00:00.123Z`: WARC 1.1 dates, to the millisecond.
