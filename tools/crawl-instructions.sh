@@ -27,6 +27,7 @@ bin=$1
 hosts=${HOSTS:-300}
 delay=1
 work=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/crawl-instructions.XXXX")}
+mkdir -p "$work"
 # shellcheck source=demo-run.sh
 . "$here/demo-run.sh"
 
