@@ -146,7 +146,7 @@ fn wait_flushed(limit: Duration, done: impl Fn() -> bool) -> Result<(), std::io:
 
 /// The most fingerprints [`Store`] keeps of what it committed (some 280
 /// KiB at most): a 300-host crawl's whole seen-set, a bigger crawl's
-/// last few hundred pages' links.
+/// new links of its last two thousand pages or so.
 const RECENT_SEEN: usize = 8192;
 
 /// One filler value: under fjall's journal compression threshold (4 KiB).
@@ -274,15 +274,15 @@ pub(crate) struct Store {
     ops: usize,
     /// Fingerprints put in the pending batch: [`seen`](Self::seen) answers
     /// from them, so a lookup needs no commit (a batch is not readable).
-    /// The seen-set only grows, so this and the keyspace together are the
-    /// whole answer.
+    /// The seen-set only grows, so this, `recent_seen` and the keyspace
+    /// together are the whole answer.
     pending_seen: std::collections::HashSet<u128>,
     /// Fingerprints of batches committed in this process, up to
     /// `recent_cap` (emptied when full): a page's links mostly repeat
     /// those of the pages before it (menus, footers), and a repeat
-    /// answered here spares a lookup in the keyspace (some 1 µs, a fifth
-    /// of the frontier's admission of a link). Only what the keyspace
-    /// holds, so it never answers for a fingerprint that is not there.
+    /// answered here spares a lookup in the keyspace (some 1 µs, 4,952 of
+    /// them in the 300-host demo). Only what the keyspace holds, so it
+    /// never answers for a fingerprint that is not there.
     recent_seen: std::collections::HashSet<u128>,
     recent_cap: usize,
     commit_every: usize,
