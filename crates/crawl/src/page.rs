@@ -14,6 +14,7 @@ use crate::config::CrawlConfig;
 use crate::error::CrawlError;
 use crate::metrics::CrawlMetrics;
 use crate::tag::Tag;
+use crate::warc::push_header;
 
 /// What one page fetch gave.
 pub(crate) struct PageDone {
@@ -352,15 +353,6 @@ pub(crate) fn request_head(url: &str, user_agent: &str, extra: &[(String, String
     }
     head.push_str("\r\n");
     head
-}
-
-/// `name: value` and its CRLF, written straight into `head`.
-fn push_header(head: &mut String, name: &str, value: &str) {
-    head.reserve(name.len() + value.len() + 4);
-    head.push_str(name);
-    head.push_str(": ");
-    head.push_str(value);
-    head.push_str("\r\n");
 }
 
 /// The response head a WARC `response` record stores: the status line and

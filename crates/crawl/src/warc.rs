@@ -576,13 +576,20 @@ fn record_head<'a>(headers: impl IntoIterator<Item = (&'a str, &'a str)>, len: u
     let mut head = String::with_capacity(512);
     head.push_str("WARC/1.1\r\n");
     for (k, v) in headers {
-        head.push_str(k);
-        head.push_str(": ");
-        head.push_str(v);
-        head.push_str("\r\n");
+        push_header(&mut head, k, v);
     }
     head.push_str(&format!("Content-Length: {len}\r\n\r\n"));
     head
+}
+
+/// `name: value` and its CRLF, written straight into `head` (a WARC
+/// record's head, or the HTTP heads it stores).
+pub(crate) fn push_header(head: &mut String, name: &str, value: &str) {
+    head.reserve(name.len() + value.len() + 4);
+    head.push_str(name);
+    head.push_str(": ");
+    head.push_str(value);
+    head.push_str("\r\n");
 }
 
 impl Drop for WarcWriter {
