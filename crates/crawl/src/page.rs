@@ -140,7 +140,12 @@ pub(crate) fn http_client(config: &CrawlConfig) -> Result<reqwest::Client, Crawl
         .timeout(config.timeout)
         .connect_timeout(config.connect_timeout)
         .pool_max_idle_per_host(1)
-        .pool_idle_timeout(keep_alive);
+        .pool_idle_timeout(keep_alive)
+        // reqwest re-sends a request the server refused at the HTTP/2 layer
+        // (REFUSED_STREAM, GOAWAY) up to twice, unseen by the host's pacing,
+        // the WARC and the evidence. Every request the crawler sends is one
+        // its politeness released: a refusal is an error, retried on pace.
+        .retry(reqwest::retry::never());
     if let Some(p) = &config.proxy {
         let proxy = reqwest::Proxy::all(p).map_err(|source| CrawlError::Proxy {
             proxy: p.clone(),
@@ -453,5 +458,25 @@ mod tests {
             head,
             "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\nx: 1\r\n\r\n"
         );
+    }
+
+    /// The crawler's client sends each request its politeness released
+    /// once: a stream the server refuses at the HTTP/2 layer comes back as
+    /// an error, not as a quiet second request.
+    #[tokio::test]
+    async fn a_refused_http2_stream_is_not_sent_again() {
+        let server = mannerly_testweb::RefusingH2::start()
+            .await
+            .expect("refusing server");
+        let config = CrawlConfig {
+            client_hook: Some(Arc::new(|b: reqwest::ClientBuilder| {
+                b.http2_prior_knowledge()
+            })),
+            ..CrawlConfig::default()
+        };
+        let client = http_client(&config).expect("client");
+        let sent = client.get(server.url("/a")).send().await;
+        assert!(sent.is_err(), "a refused stream is an error");
+        assert_eq!(server.streams(), 1, "sent once, not re-sent");
     }
 }

@@ -179,8 +179,8 @@ impl HttpFetcher {
         self
     }
 
-    /// The client settings this crate relies on (no automatic redirects,
-    /// decompression on, timeouts, User-Agent). A client without
+    /// The client settings this crate relies on (no automatic redirects or
+    /// re-sends, decompression on, timeouts, User-Agent). A client without
     /// decompression works too: this crate then decodes `gzip` and
     /// `deflate` bodies itself. Add a resolver or root
     /// certificates, then pass the client to [`with_client`](Self::with_client).
@@ -193,6 +193,9 @@ impl HttpFetcher {
             .gzip(true)
             .brotli(true)
             .deflate(true)
+            // No quiet re-sends of HTTP/2-refused requests: each fetch is
+            // one request, and a failure is the caller's to pace.
+            .retry(reqwest::retry::never())
     }
 
     /// A fetcher over a client built from [`client_builder`](Self::client_builder).

@@ -1385,3 +1385,25 @@ async fn a_request_a_hook_refuses_is_not_sent() {
     assert_eq!(r.access, AccessKind::DisallowAll, "{r:?}");
     assert_eq!(web.count("a.test", "/robots.txt"), 0);
 }
+
+/// A request the server refuses at the HTTP/2 layer (REFUSED_STREAM) is
+/// one failed fetch, sent once: the client does not quietly send it again.
+#[tokio::test]
+async fn a_refused_http2_stream_is_not_sent_again() {
+    let server = mannerly_testweb::RefusingH2::start()
+        .await
+        .expect("refusing server");
+    let config = FetchConfig::default();
+    let client = HttpFetcher::client_builder(&config)
+        .http2_prior_knowledge()
+        .build()
+        .expect("client");
+    let fetcher = HttpFetcher::with_client(client, config);
+    let url = url::Url::parse(&server.url("/robots.txt")).expect("url");
+    let outcome = fetcher.get(&url).await;
+    assert!(
+        matches!(outcome, mannerly_fetch::GetOutcome::Network { .. }),
+        "a refused stream is a network failure"
+    );
+    assert_eq!(server.streams(), 1, "sent once, not re-sent");
+}

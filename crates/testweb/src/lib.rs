@@ -42,6 +42,7 @@ use tokio::net::TcpListener;
 mod config;
 mod error;
 mod generated;
+mod refusing;
 mod revisit;
 mod server;
 mod state;
@@ -49,6 +50,7 @@ mod tls;
 
 pub use config::{Body, Generated, HostSpec, Reply, WebConfig};
 pub use error::TestWebError;
+pub use refusing::RefusingH2;
 pub use revisit::{SitemapLastmod, Validators};
 use server::accept_loop;
 pub use server::gzip_bombs_made;
