@@ -197,7 +197,7 @@ impl WarcWriter {
     /// A writer into `dir`, files named `PREFIX-NNNNN.warc.gz`, a new one
     /// after `max_size` bytes. Existing files are kept: numbering goes on
     /// after the highest, and the last one is checked first (see
-    /// [`repair`]). `user_agent` goes in each file's warcinfo record.
+    /// [`repair`]; one left empty is removed). `user_agent` goes in each file's warcinfo record.
     pub fn open(
         dir: &Path,
         prefix: &str,
@@ -227,6 +227,13 @@ impl WarcWriter {
         }
         if let Some(path) = last {
             repair(&path)?;
+            // A kill between a file's creation and its first write leaves
+            // it empty (or repaired to nothing): not a WARC file, so it goes,
+            // and its number is used again.
+            if std::fs::metadata(&path).map_err(io)?.len() == 0 {
+                std::fs::remove_file(&path).map_err(io)?;
+                serial -= 1;
+            }
         }
         Ok(WarcWriter {
             dir: dir.to_owned(),

@@ -77,13 +77,43 @@ pub fn pages(web: &TestWeb) -> HashMap<(String, String), usize> {
     m
 }
 
+/// Each WARC file's size and how many bytes a repair would cut from it
+/// (checked on a copy): where an unreadable file went wrong.
+fn warc_dir_report(dir: &Path) -> String {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("warc dir")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let mut report = String::new();
+    for f in files {
+        let copy = scratch.path().join("copy.warc.gz");
+        std::fs::copy(&f, &copy).expect("copy");
+        let len = std::fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
+        let cut = mannerly_crawl::warc::repair(&copy);
+        report.push_str(&format!(
+            "{}: {len} bytes, a repair cuts {cut:?}\n",
+            f.display()
+        ));
+    }
+    report
+}
+
 pub fn check_outputs(out: &Path) {
     for e in std::fs::read_dir(out.join("warc")).expect("warc dir") {
         let path = e.expect("entry").path();
         let mut all = Vec::new();
-        flate2::read::MultiGzDecoder::new(std::fs::File::open(&path).expect("open"))
+        if let Err(e) = flate2::read::MultiGzDecoder::new(std::fs::File::open(&path).expect("open"))
             .read_to_end(&mut all)
-            .unwrap_or_else(|e| panic!("{} does not read back: {e}", path.display()));
+        {
+            panic!(
+                "{} does not read back: {e}\n{}",
+                path.display(),
+                warc_dir_report(&out.join("warc"))
+            );
+        }
         let text = String::from_utf8_lossy(&all);
         assert!(
             text.starts_with("WARC/1.1\r\nWARC-Type: warcinfo"),

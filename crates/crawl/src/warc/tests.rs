@@ -274,12 +274,18 @@ fn files_rotate_and_each_opens_with_warcinfo() {
     }
 }
 
+/// A writer on `dir` (files `t-NNNNN.warc.gz`) that has archived one
+/// exchange.
+fn writer_with_one_exchange(dir: &Path) -> WarcWriter {
+    let mut w = WarcWriter::open(dir, "t", 1 << 30, "mannerly-test").expect("open");
+    w.exchange(&exchange("https://a.example/1")).expect("write");
+    w
+}
+
 #[test]
 fn a_cut_record_is_removed_and_writing_goes_on_in_a_new_file() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut w = WarcWriter::open(dir.path(), "t", 1 << 30, "mannerly-test").expect("open");
-    w.exchange(&exchange("https://a.example/1")).expect("write");
-    drop(w);
+    drop(writer_with_one_exchange(dir.path()));
     let file = dir.path().join("t-00000.warc.gz");
     let whole = std::fs::metadata(&file).expect("meta").len();
     // A kill in the middle of a write: half a member at the end.
@@ -293,4 +299,58 @@ fn a_cut_record_is_removed_and_writing_goes_on_in_a_new_file() {
     assert_eq!(std::fs::metadata(&file).expect("meta").len(), whole);
     w.exchange(&exchange("https://a.example/2")).expect("write");
     assert_eq!(w.files().len(), 2, "a new file after a resume");
+}
+
+/// A kill between a file's creation and its first write leaves an empty
+/// file, which no WARC reader accepts: the next writer removes it and
+/// numbers its own file in its place.
+#[test]
+fn a_file_left_empty_by_a_kill_is_removed_and_its_number_reused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    drop(writer_with_one_exchange(dir.path()));
+    std::fs::File::create(dir.path().join("t-00001.warc.gz")).expect("empty file");
+    let mut w = WarcWriter::open(dir.path(), "t", 1 << 30, "mannerly-test").expect("reopen");
+    w.exchange(&exchange("https://a.example/2")).expect("write");
+    w.flush().expect("flush");
+    let files = w.files();
+    assert_eq!(files.len(), 2, "{files:?}");
+    for f in &files {
+        let mut all = Vec::new();
+        flate2::read::MultiGzDecoder::new(std::fs::File::open(f).expect("open"))
+            .read_to_end(&mut all)
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert!(all.starts_with(b"WARC/1.1\r\nWARC-Type: warcinfo"));
+    }
+    assert!(files[1].ends_with("t-00001.warc.gz"));
+}
+
+#[test]
+fn a_member_cut_at_any_byte_is_removed_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("t-00000.warc.gz");
+    let mut w = writer_with_one_exchange(dir.path());
+    w.flush().expect("flush");
+    let whole = std::fs::read(&file).expect("read");
+    // A stored member (a short record) and a compressed one, as the writer
+    // makes them.
+    let body: Vec<u8> = (0..6_000u32)
+        .map(|i| b"abcdefghij <a href=/p>"[(i.wrapping_mul(2_654_435_761) >> 27) as usize % 22])
+        .collect();
+    let mut big = exchange("https://a.example/2");
+    big.body = &body;
+    w.exchange(&big).expect("write");
+    drop(w);
+    let tail = std::fs::read(&file).expect("read")[whole.len()..].to_vec();
+    for cut in 1..tail.len() {
+        let mut bytes = whole.clone();
+        bytes.extend_from_slice(&tail[..cut]);
+        std::fs::write(&file, &bytes).expect("write");
+        repair(&file).expect("repair");
+        let left = std::fs::read(&file).expect("read");
+        let mut all = Vec::new();
+        flate2::read::MultiGzDecoder::new(&left[..])
+            .read_to_end(&mut all)
+            .unwrap_or_else(|e| panic!("cut after {cut} of {} bytes: {e}", tail.len()));
+        assert!(left.len() >= whole.len(), "cut after {cut} bytes");
+    }
 }
