@@ -197,7 +197,8 @@ impl WarcWriter {
     /// A writer into `dir`, files named `PREFIX-NNNNN.warc.gz`, a new one
     /// after `max_size` bytes. Existing files are kept: numbering goes on
     /// after the highest, and the last one is checked first (see
-    /// [`repair`]; one left empty is removed). `user_agent` goes in each file's warcinfo record.
+    /// [`repair`]; one left empty is removed). `user_agent` goes in each
+    /// file's warcinfo record.
     pub fn open(
         dir: &Path,
         prefix: &str,
