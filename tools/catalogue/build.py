@@ -34,6 +34,10 @@ GENERIC = {
     "uptime", "web", "windows", "x11",
 }
 
+# Categories a catalogue gets wrong: arcjet files Nagios's check_http, a
+# monitoring plugin, as a tool anyone runs.
+CATEGORY_FIXES = {"check_http": "monitoring"}
+
 # Operators a catalogue gets wrong (arcjet's Alexa entry matches `exabot`
 # inside `Alexabot`).
 OPERATOR_FIXES = {"exabot": "Exalead", "exabot-images": "Exalead"}
@@ -134,6 +138,8 @@ USER_TRIGGERED = {
 
 def closed_category(e):
     """The entry's category in the closed set (`other` when unknown)."""
+    if e["token"].lower() in CATEGORY_FIXES:
+        return CATEGORY_FIXES[e["token"].lower()]
     if e["token"].lower().startswith("yandex") and not e["category"]:
         return "search-engine"
     return CATEGORIES.get(e["category"], "other")

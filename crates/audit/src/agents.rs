@@ -64,20 +64,45 @@ fn kind_with(token: &str, lower_ua: &str, known: Option<&Known>) -> BotKind {
     kind_by_words(lower_ua)
 }
 
+/// Words of monitors' and health checks' User-Agents, lower-case: the
+/// probes a site's own infrastructure sends (load balancers, orchestrators,
+/// DNS failover, metrics scrapers), often to a path robots.txt disallows
+/// and faster than any Crawl-delay. Judged as crawlers, they were accused,
+/// and the rules written from the verdict refused them at the door, taking
+/// the site out of its load balancer. Each word is specific enough not to
+/// catch a crawler (`health` alone would catch `MentalHealthLeadBot`,
+/// `probe` alone SEO4Ajax's `s4a-probe`).
+const MONITOR_WORDS: [&str; 21] = [
+    "uptime",
+    "monitor",
+    "pingdom",
+    "statuscake",
+    "healthcheck",
+    "health check",
+    "health-check",
+    "health_check",
+    "health probe",
+    "healthservice",
+    "synthetics",
+    "kube-probe",
+    "googlehc/",
+    "googleprober",
+    "prometheus/",
+    "blackbox exporter",
+    "check_http",
+    "nagios",
+    "icinga",
+    "monit/",
+    "newrelicpinger",
+];
+
 /// The kind a User-Agent's own words say (lower-case), for a client the
 /// catalogue does not place.
 fn kind_by_words(lower: &str) -> BotKind {
     let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
     if has(&["feed", "rss", "atom/", "subscriber", "podcast"]) {
         BotKind::FeedReader
-    } else if has(&[
-        "uptime",
-        "monitor",
-        "pingdom",
-        "statuscake",
-        "healthcheck",
-        "synthetics",
-    ]) {
+    } else if has(&MONITOR_WORDS) {
         BotKind::Monitor
     } else if has(&["preview", "linkexpand", "unfurl", "embed"]) {
         BotKind::LinkPreview

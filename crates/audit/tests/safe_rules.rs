@@ -346,3 +346,47 @@ fn long_range_lists_fit_every_server() {
         );
     }
 }
+
+/// Health checks of the site's own infrastructure, as the public
+/// catalogues list them: each polls a disallowed path every second.
+const HEALTH_CHECKS: [&str; 8] = [
+    "kube-probe/1.15",
+    "ELB-HealthChecker/2.0",
+    "GoogleHC/1.0",
+    "Amazon-Route53-Health-Check-Service (ref b0eb04d5-cb5e-40e7-839b-558e52fc3f0d; report http://amzn.to/1vsZADi)",
+    "Consul Health Check",
+    "check_http/v2.2.1 (nagios-plugins 2.2.1)",
+    "prometheus/2.18.1",
+    "NewRelicPinger/1.0 (543245)",
+];
+
+#[test]
+fn health_checks_are_never_accused_nor_refused() {
+    let mut lines = Vec::new();
+    for (i, ua) in HEALTH_CHECKS.iter().enumerate() {
+        for s in 0..5 {
+            lines.push(line(s, &format!("10.0.0.{i}"), "/private/healthz", ua));
+        }
+    }
+    let report = audit(&lines, Options::default(), &Unchecked);
+    assert_eq!(report.violations(), 0);
+    assert!(report.bots.iter().all(|b| b.kind == BotKind::Monitor));
+    let rules = rules_of(&report, &no_ranges, &RuleOptions::default());
+    assert!(rules.rules.is_empty(), "{rules:#?}");
+    for (i, ua) in HEALTH_CHECKS.iter().enumerate() {
+        let ip = format!("10.0.0.{i}").parse().ok();
+        assert!(!rules.refuses(ua, ip, "/private/healthz"), "{ua}");
+    }
+    // Asked for by name, monitors are judged and refused like crawlers.
+    let strict = Options {
+        strict: true,
+        ..Options::default()
+    };
+    let report = audit(&lines, strict, &Unchecked);
+    let options = RuleOptions {
+        strict: true,
+        include: vec![Include::Monitor],
+    };
+    let rules = rules_of(&report, &no_ranges, &options);
+    assert_eq!(rules.rules.len(), HEALTH_CHECKS.len(), "{rules:#?}");
+}

@@ -161,9 +161,13 @@ fn check(file: &std::path::Path) -> u8 {
     match Policy::read(file) {
         Ok(p) => {
             if let Some((robots, _)) = &p.robots {
+                let held: Vec<&str> = std::iter::once("crawlers")
+                    .chain(p.robots_include.iter().map(|k| k.as_str()))
+                    .collect();
                 println!(
-                    "robots: {} (bots asking for paths it disallows them are refused)",
-                    robots.display()
+                    "robots: {} (the paths it disallows are refused to {}; other kinds pass unless robots_include names them)",
+                    robots.display(),
+                    held.join(", ")
                 );
             }
             for r in &p.rules {

@@ -3,9 +3,10 @@
 //! a browser passes; a Googlebot from outside Google's ranges is refused;
 //! a request signed by mannerly's key passes as verified, and the same
 //! headers (covering `@path`) on another path are refused; a token over
-//! its rate gets 429 with Retry-After; a bot asking for a path robots.txt
-//! disallows it is refused; and mannerly's crawler behind nginx, slowed by
-//! the gate, waits every Retry-After and asks for nothing disallowed.
+//! its rate gets 429 with Retry-After; a crawler asking for a path
+//! robots.txt disallows it is refused, a health check is not; and
+//! mannerly's crawler behind nginx, slowed by the gate, waits every
+//! Retry-After and asks for nothing disallowed.
 //! In CI both servers must be installed; elsewhere a missing one says
 //! SKIPPED.
 
@@ -256,10 +257,15 @@ fn door_checks(server: &str, port: u16, key: &Path) {
     let (s, h) = get(port, "/private/x", &ua("BadBot/1.0"));
     assert_eq!(
         s, 403,
-        "{server}: robots.txt disallows /private/ to every bot: {h}"
+        "{server}: robots.txt disallows /private/ to every crawler: {h}"
     );
     let (s, h) = get(port, "/private/x", &ua(BROWSER));
     assert_eq!(s, 404, "{server}: a browser is not held to robots.txt: {h}");
+    let (s, h) = get(port, "/private/x", &ua("kube-probe/1.28"));
+    assert_eq!(
+        s, 404,
+        "{server}: a health check is not held to robots.txt: {h}"
+    );
     let greedy = ua("GreedyBot/1.0");
     let (s, h) = get(port, "/", &greedy);
     assert_eq!(s, 200, "{server}: GreedyBot's first request passes: {h}");

@@ -2,7 +2,7 @@
 //! audit's own rule ([`mannerly_audit::Checked`]) so the gate and the
 //! audit cannot disagree.
 
-use mannerly_audit::{Agent, Checked, Identity as Checks};
+use mannerly_audit::{Agent, BotKind, Checked, Identity as Checks};
 
 /// The class of a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -41,15 +41,18 @@ pub struct Visitor {
     pub class: Class,
     /// The product token of its User-Agent (`Googlebot`), for bots.
     pub token: Option<String>,
+    /// What sort of client its User-Agent names, for bots: whether
+    /// robots.txt governs it, as the audit judges.
+    pub kind: Option<BotKind>,
 }
 
 impl Visitor {
     /// The identity of a request whose User-Agent was classified as
     /// `agent`, after the checks in `checked`.
     pub fn of(agent: Agent, checked: Checked) -> Visitor {
-        let (token, browser) = match agent {
-            Agent::Browser => (None, true),
-            Agent::Bot { token, .. } => (Some(token), false),
+        let (token, kind, browser) = match agent {
+            Agent::Browser => (None, None, true),
+            Agent::Bot { token, kind, .. } => (Some(token), Some(kind), false),
         };
         let class = match checked.identity() {
             Checks::Verified => Class::Verified,
@@ -57,7 +60,7 @@ impl Visitor {
             _ if browser => Class::Browser,
             _ => Class::Bot,
         };
-        Visitor { class, token }
+        Visitor { class, token, kind }
     }
 
     /// The `X-Mannerly-Identity` value: the class, and `;token=NAME` for a

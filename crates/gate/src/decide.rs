@@ -1,7 +1,8 @@
 //! The decision for one request, as plain code over plain data: the
 //! identity is given (the I/O layer gathered its checks), the time is
-//! passed in. robots.txt first (a bot asking for a path the policy's
-//! robots.txt disallows to it is refused), then the rules in order, the
+//! passed in. robots.txt first (a crawler asking for a path the policy's
+//! robots.txt disallows to it is refused; other kinds only when the policy
+//! includes them), then the rules in order, the
 //! first matching deciding; none matching allows. `/robots.txt` itself is
 //! always allowed.
 
@@ -123,12 +124,10 @@ impl Gate {
         if asked.target.split('?').next() == Some("/robots.txt") {
             return (Verdict::Allow, Basis::RobotsTxt);
         }
-        if let (Some((_, robots)), Some(token), false) = (
-            &self.policy.robots,
-            &identity.token,
-            identity.class == Class::Browser,
-        ) {
-            if !robots.is_allowed(token, asked.target) {
+        if let (Some((_, robots)), Some(token), Some(kind)) =
+            (&self.policy.robots, &identity.token, identity.kind)
+        {
+            if self.policy.robots_governs(kind) && !robots.is_allowed(token, asked.target) {
                 return (Verdict::Deny, Basis::Robots);
             }
         }
@@ -181,6 +180,7 @@ mod tests {
         Visitor {
             class,
             token: (!token.is_empty()).then(|| token.to_owned()),
+            kind: (class != Class::Browser).then_some(mannerly_audit::BotKind::Crawler),
         }
     }
 
@@ -258,6 +258,52 @@ mod tests {
             t,
         );
         assert_eq!((d.verdict, d.basis), (Verdict::Allow, Basis::RobotsTxt));
+    }
+
+    #[test]
+    fn robots_txt_holds_crawlers_and_only_the_kinds_the_policy_includes() {
+        let gate = |text: &str| {
+            let mut policy = Policy::parse(text, Path::new("p.toml")).expect("policy");
+            policy.set_robots(b"User-agent: *\nDisallow: /\n");
+            Gate::new(policy)
+        };
+        let who = |ua: &str| {
+            let agent = mannerly_audit::Catalogue::builtin().classify(ua);
+            Visitor::of(agent, mannerly_audit::Checked::default())
+        };
+        let crawler = "Mozilla/5.0 (compatible; BadBot/1.0; +https://bad.example/)";
+        let probes = [
+            "kube-probe/1.28",
+            "ELB-HealthChecker/2.0",
+            "GoogleHC/1.0",
+            "Mozilla/5.0+(compatible; UptimeRobot/2.0; http://www.uptimerobot.com/)",
+        ];
+        let others = [
+            "Feedly/1.0 (+http://www.feedly.com/fetcher.html; 3 subscribers)",
+            "curl/8.5.0",
+            "-",
+        ];
+        let t = UnixMillis(0);
+        let mut g = gate("robots = \"robots.txt\"\n");
+        let verdict = |g: &mut Gate, ua: &str| g.decide(who(ua), asked("/healthz", "10.0.0.1"), t);
+        assert_eq!(verdict(&mut g, crawler).basis, Basis::Robots);
+        for ua in probes.iter().chain(&others) {
+            assert_eq!(verdict(&mut g, ua).verdict, Verdict::Allow, "{ua}");
+        }
+        let mut g = gate("robots = \"robots.txt\"\nrobots_include = [\"monitor\"]\n");
+        for ua in probes {
+            assert_eq!(verdict(&mut g, ua).basis, Basis::Robots, "{ua}");
+        }
+        for ua in others {
+            assert_eq!(verdict(&mut g, ua).verdict, Verdict::Allow, "{ua}");
+        }
+        let e = Policy::parse(
+            "robots = \"robots.txt\"\nrobots_include = [\"monitors\"]\n",
+            Path::new("p.toml"),
+        )
+        .expect_err("not a kind");
+        let e = e.to_string();
+        assert!(e.starts_with("p.toml:2: unknown variant `monitors`"), "{e}");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! the file is read, with the line it is on.
 //!
 //! ```toml
-//! robots = "robots.txt"   # optional: a bot asking for a path it disallows to it is refused
+//! robots = "robots.txt"   # optional: a crawler asking for a path it disallows to it is refused
+//! robots_include = ["monitor"]  # optional: hold these kinds to it too (the audit's kinds)
 //! [[rule]]
 //! who = "spoofer"         # verified | spoofer | bot | browser | token:NAME
 //! do = "deny"             # allow | deny | slow
@@ -16,6 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
+use mannerly_audit::BotKind;
 use mannerly_robots::Robots;
 use serde::Deserialize;
 use toml::Spanned;
@@ -101,9 +103,13 @@ pub struct PolicyRule {
 pub struct Policy {
     /// The rules, in order.
     pub rules: Vec<PolicyRule>,
-    /// The robots.txt whose disallowed paths are refused to bots, with the
-    /// file it came from (read by [`Policy::read`]).
+    /// The robots.txt whose disallowed paths are refused to crawlers, with
+    /// the file it came from (read by [`Policy::read`]).
     pub robots: Option<(PathBuf, Robots)>,
+    /// Kinds of client held to `robots` besides crawlers (monitors, feed
+    /// readers, ...): robots.txt governs crawlers only, and a health check
+    /// refused a disallowed path takes the site out of its load balancer.
+    pub robots_include: Vec<BotKind>,
     /// The robots.txt file the policy names, relative to the policy's
     /// directory made whole, and the line naming it: what the I/O layer
     /// reads into `robots`.
@@ -127,6 +133,8 @@ pub struct PolicyError {
 #[serde(deny_unknown_fields)]
 struct RawPolicy {
     robots: Option<Spanned<String>>,
+    #[serde(default)]
+    robots_include: Vec<BotKind>,
     #[serde(default, rename = "rule")]
     rules: Vec<RawRule>,
 }
@@ -152,6 +160,7 @@ impl Policy {
                 line: 0,
             }],
             robots: None,
+            robots_include: Vec::new(),
             robots_file: None,
         }
     }
@@ -185,8 +194,15 @@ impl Policy {
         Ok(Policy {
             rules,
             robots: None,
+            robots_include: raw.robots_include,
             robots_file,
         })
+    }
+
+    /// Whether `robots` governs a client of this kind: crawlers, and the
+    /// kinds the policy includes.
+    pub fn robots_governs(&self, kind: BotKind) -> bool {
+        kind.judged() || self.robots_include.contains(&kind)
     }
 
     /// The robots.txt `robots_file` names, from its bytes.

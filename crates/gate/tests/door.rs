@@ -233,6 +233,7 @@ fn a_million_distinct_clients_keep_the_buckets_bounded() {
         let identity = Visitor {
             class: Class::Bot,
             token: Some(format!("Bot{}", i % 1000)),
+            kind: Some(mannerly_audit::BotKind::Crawler),
         };
         let asked = Asked {
             target: "/",
