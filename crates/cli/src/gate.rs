@@ -80,6 +80,13 @@ pub fn run(args: Args) -> Result<u8> {
         Some(file) => Policy::read(file)?,
         None => Policy::sensible(),
     };
+    for (line, note) in policy.notes() {
+        let file = args
+            .policy
+            .as_deref()
+            .unwrap_or(std::path::Path::new("policy"));
+        eprintln!("mannerly gate: {}:{line}: note: {note}", file.display());
+    }
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(&args.listen)
@@ -178,6 +185,9 @@ fn check(file: &std::path::Path) -> u8 {
                     r.who,
                     r.action
                 );
+            }
+            for (line, note) in p.notes() {
+                println!("{}:{line}: note: {note}", file.display());
             }
             println!(
                 "{}: valid, {} rules; a request no rule matches is allowed",

@@ -205,6 +205,33 @@ impl Policy {
         kind.judged() || self.robots_include.contains(&kind)
     }
 
+    /// What an operator should know before the policy runs, each with its
+    /// rule's line: a rule refusing or slowing `bot` reaches health checks,
+    /// monitors and feed readers too, unless a rule above allows them.
+    pub fn notes(&self) -> Vec<(usize, String)> {
+        let allows_a_token =
+            |r: &PolicyRule| matches!(r.who, Who::Token(_)) && r.action == Action::Allow;
+        self.rules
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| {
+                r.who == Who::Class(Class::Bot)
+                    && r.action != Action::Allow
+                    && !self.rules[..*i].iter().any(allows_a_token)
+            })
+            .map(|(_, r)| {
+                let note = format!(
+                    "who = \"bot\", do {}: every automated client that is not verified, \
+                     health checks (kube-probe, ELB-HealthChecker, GoogleHC), monitors and feed \
+                     readers included; a rule above it with who = \"token:NAME\", do = \"allow\" \
+                     lets one through",
+                    r.action
+                );
+                (r.line, note)
+            })
+            .collect()
+    }
+
     /// The robots.txt `robots_file` names, from its bytes.
     pub fn set_robots(&mut self, body: &[u8]) {
         if let Some((full, _)) = &self.robots_file {
@@ -300,6 +327,23 @@ fn line_of(text: &str, offset: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rule_refusing_every_bot_is_noted_unless_a_token_is_let_through_first() {
+        let notes = |text: &str| {
+            Policy::parse(text, Path::new("p.toml"))
+                .expect("policy")
+                .notes()
+        };
+        let n = notes("[[rule]]\nwho = \"spoofer\"\ndo = \"deny\"\n\n[[rule]]\nwho = \"bot\"\ndo = \"deny\"\n");
+        assert_eq!(n.len(), 1, "{n:?}");
+        assert_eq!(n[0].0, 6, "the line of its who");
+        assert!(n[0].1.contains("kube-probe"), "{n:?}");
+        assert!(notes("[[rule]]\nwho = \"bot\"\ndo = \"slow\"\nrate = 1.0\n").len() == 1);
+        let kept = "[[rule]]\nwho = \"token:kube-probe\"\ndo = \"allow\"\n[[rule]]\nwho = \"bot\"\ndo = \"deny\"\n";
+        assert!(notes(kept).is_empty());
+        assert!(notes("[[rule]]\nwho = \"bot\"\ndo = \"allow\"\n").is_empty());
+    }
 
     fn err(text: &str) -> String {
         Policy::parse(text, Path::new("p.toml"))
