@@ -2,9 +2,8 @@
 //! identity is given (the I/O layer gathered its checks), the time is
 //! passed in. robots.txt first (a crawler asking for a path the policy's
 //! robots.txt disallows to it is refused; other kinds only when the policy
-//! includes them), then the rules in order, the
-//! first matching deciding; none matching allows. `/robots.txt` itself is
-//! always allowed.
+//! includes them), then the rules in order, the first matching deciding;
+//! none matching allows. `/robots.txt` itself is always allowed.
 
 use mannerly_audit::GateAction;
 use mannerly_time::UnixMillis;
