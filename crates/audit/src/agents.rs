@@ -67,11 +67,11 @@ fn kind_with(token: &str, lower_ua: &str, known: Option<&Known>) -> BotKind {
 /// Words of monitors' and health checks' User-Agents, lower-case: the
 /// probes a site's own infrastructure sends (load balancers, orchestrators,
 /// DNS failover, metrics scrapers), often to a path robots.txt disallows
-/// and faster than any Crawl-delay. Judged as crawlers, they were accused,
-/// and the rules written from the verdict refused them at the door, taking
-/// the site out of its load balancer. Each word is specific enough not to
-/// catch a crawler (`health` alone would catch `MentalHealthLeadBot`,
-/// `probe` alone SEO4Ajax's `s4a-probe`).
+/// and faster than any Crawl-delay. Judged as crawlers they would be
+/// accused, and rules written from the verdict would refuse them at the
+/// door, taking the site out of its load balancer. Each word is specific
+/// enough not to catch a crawler (`health` alone would catch
+/// `MentalHealthLeadBot`, `probe` alone SEO4Ajax's `s4a-probe`).
 const MONITOR_WORDS: [&str; 21] = [
     "uptime",
     "monitor",
