@@ -1,6 +1,7 @@
 //! The report made from a finished audit: bots ordered worst first, their
 //! hosts, timelines on one axis, and the suspects.
 
+use crate::coverage::Holes;
 use crate::engine::Auditor;
 use crate::report::{BotReport, HostReport, Identity, Report, RobotsSource, Timeline};
 use crate::stamp::rfc3339;
@@ -57,11 +58,7 @@ fn report(mut a: Auditor<'_>) -> Report {
             })
             .collect(),
         span: a.span.map(|(x, y)| (rfc3339(x), rfc3339(y))),
-        coverage: a
-            .holes
-            .as_ref()
-            .zip(a.span)
-            .map(|(h, (x, y))| h.coverage(y - x)),
+        coverage: a.holes.as_ref().map(Holes::coverage),
         bots,
         suspects,
         browser_requests: a.browser_requests,

@@ -20,6 +20,10 @@ const RECOUNT: u64 = 64;
 /// The log's holes, found in time order.
 #[derive(Debug, Clone)]
 pub(crate) struct Holes {
+    /// The first and the latest request taken in time order: the span
+    /// the holes are measured in (a request later than the reorder window
+    /// lets through is outside it, and may lie before `first`).
+    first: Option<i64>,
     last: Option<i64>,
     gaps: [u64; BUCKETS],
     count: u64,
@@ -37,7 +41,7 @@ pub(crate) struct Holes {
 pub struct Coverage {
     /// Holes found (gaps the log's own pace says are missing lines).
     pub holes: u64,
-    /// Seconds from the first request to the last.
+    /// Seconds from the first request to the last, taken in time order.
     pub span_seconds: f64,
     /// Seconds of that span inside holes.
     pub missing_seconds: f64,
@@ -62,6 +66,7 @@ impl Holes {
     /// the site).
     pub(crate) fn new(whole_since: i64) -> Holes {
         Holes {
+            first: None,
             last: None,
             gaps: [0; BUCKETS],
             count: 0,
@@ -77,6 +82,7 @@ impl Holes {
     /// ignored).
     pub(crate) fn step(&mut self, millis: i64) {
         let Some(last) = self.last else {
+            self.first = Some(millis);
             self.last = Some(millis);
             return;
         };
@@ -111,8 +117,12 @@ impl Holes {
         (median * HOLE_TIMES_MEDIAN).max(HOLE_AT_LEAST_MS)
     }
 
-    /// The coverage of a log that spans `span_ms`.
-    pub(crate) fn coverage(&self, span_ms: i64) -> Coverage {
+    /// The coverage of the requests taken so far.
+    pub(crate) fn coverage(&self) -> Coverage {
+        let span_ms = match (self.first, self.last) {
+            (Some(first), Some(last)) => last - first,
+            _ => 0,
+        };
         Coverage {
             holes: self.holes,
             span_seconds: span_ms as f64 / 1000.0,
@@ -135,7 +145,8 @@ mod tests {
                 h.step(hour * 3_600_000 + s * 1000);
             }
         }
-        let c = h.coverage(4 * 3_600_000 + 59_000);
+        let c = h.coverage();
+        assert_eq!(c.span_seconds, (4 * 3_600 + 59) as f64);
         assert_eq!(c.holes, 4);
         assert!(c.covered() < 0.05, "{c:?}");
         assert_eq!(h.whole_since, 4 * 3_600_000);
@@ -145,6 +156,6 @@ mod tests {
             h.step(s * 1000);
         }
         h.step(900_000);
-        assert_eq!(h.coverage(900_000).holes, 0);
+        assert_eq!(h.coverage().holes, 0);
     }
 }

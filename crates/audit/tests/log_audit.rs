@@ -275,6 +275,33 @@ fn a_sampled_log_withholds_what_its_holes_could_hide() {
     );
 }
 
+/// Lines far older than the rest, come after them (files joined out of
+/// order), lie outside the span whose holes are measured: the report does
+/// not call a log whole over months it holds two lines of.
+#[test]
+fn coverage_is_measured_over_the_lines_taken_in_time_order() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut log = String::new();
+    for s in 0..600i64 {
+        log += &line(30 * 86_400 + s, "192.0.2.1", "/a", 200, BOT);
+    }
+    for s in 0..600i64 {
+        log += &line(30 * 86_400 + 7_800 + s, "192.0.2.1", "/b", 200, BOT);
+    }
+    log += &line(0, "192.0.2.9", "/old", 200, BOT);
+    log += &line(1, "192.0.2.9", "/old", 200, BOT);
+    let path = write(&dir, "access.log", &log);
+    let report = audit(&[path], &RobotsBook::new(), from_start());
+    assert_eq!(report.late, 2);
+    let c = report.coverage.expect("coverage");
+    assert_eq!((c.holes, c.span_seconds), (1, 8_399.0), "{c:?}");
+    let text = mannerly_audit::render::text(&report);
+    assert!(
+        text.contains("the log covers 14.3% of its span (1 hole, the longest 2.0 h)"),
+        "{text}"
+    );
+}
+
 /// A day of mixed traffic, in time order.
 fn traffic() -> Vec<String> {
     let agents = [

@@ -107,11 +107,23 @@ fn ignores_note(b: &BotReport) -> Option<String> {
 fn coverage_note(r: &Report) -> Option<String> {
     let c = r.coverage.filter(|c| c.holes > 0)?;
     Some(format!(
-        "the log covers {:.1}% of its span ({}, the longest {}): pace and robots.txt verdicts a hole could hide are withheld",
-        c.covered() * 100.0,
+        "the log covers {} of its span ({}, the longest {}): pace and robots.txt verdicts a hole could hide are withheld",
+        share(c.covered()),
         plural(c.holes, "hole", "holes"),
         duration(c.longest_hole_seconds)
     ))
+}
+
+/// A share of a log with holes, as a percentage that never rounds to
+/// none or to all of it.
+fn share(covered: f64) -> String {
+    if covered < 0.0005 {
+        "under 0.1%".into()
+    } else if covered >= 0.9995 {
+        "over 99.9%".into()
+    } else {
+        format!("{:.1}%", covered * 100.0)
+    }
 }
 
 /// The robots.txt files judged against, a line each: for which host,
@@ -190,4 +202,19 @@ fn graded(r: &Report) -> Vec<&BotReport> {
             .then(x.token.cmp(&y.token))
     });
     graded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::share;
+
+    #[test]
+    fn a_share_with_holes_never_reads_as_none_or_all() {
+        assert_eq!(share(0.0), "under 0.1%");
+        assert_eq!(share(0.0004), "under 0.1%");
+        assert_eq!(share(0.0005), "0.1%");
+        assert_eq!(share(0.016), "1.6%");
+        assert_eq!(share(0.9994), "99.9%");
+        assert_eq!(share(0.99998), "over 99.9%");
+    }
 }
