@@ -5,7 +5,7 @@
 // breaks no rule; with Crawlee's own robots.txt support it breaks several.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -24,12 +24,14 @@ function binary(t) {
   return null;
 }
 
-/** Runs the demo with the spider in `mode`; its audit. */
+/** Runs the demo with the spider in `mode`; its audit. What both write
+ * (the demo's crawl, Crawlee's storage) is in one directory, removed after. */
 function crawl(bin, mode, hosts, delay) {
   const out = mkdtempSync(join(tmpdir(), `mannerly-crawlee-${mode}-`));
-  const args = ['demo', '--json', '--hosts', String(hosts), '--min-delay', String(delay), '--out', out, '--', process.execPath, SPIDER, mode];
+  const args = ['demo', '--json', '--hosts', String(hosts), '--min-delay', String(delay), '--out', join(out, 'demo'), '--', process.execPath, SPIDER, mode];
+  const env = { ...process.env, CRAWLEE_STORAGE_DIR: join(out, 'crawlee') };
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -38,6 +40,7 @@ function crawl(bin, mode, hosts, delay) {
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
+      rmSync(out, { recursive: true, force: true });
       const last = stdout.trim().split('\n').at(-1) ?? '';
       if (!last.startsWith('{')) return reject(new Error(`the demo printed no report (exit ${code}):\n${stderr}`));
       const audit = JSON.parse(last);

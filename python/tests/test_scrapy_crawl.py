@@ -13,6 +13,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -39,8 +40,9 @@ def _crawl(mode: str, hosts: int, delay: float) -> dict:
     if not os.environ.get("CI"):
         pytest.importorskip("scrapy")
     cmd = [_binary(), "demo", "--json", "--hosts", str(hosts), "--min-delay", str(delay)]
-    cmd += ["--", sys.executable, str(SPIDER), mode]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    with tempfile.TemporaryDirectory(prefix="mannerly-scrapy-") as out:
+        cmd += ["--out", os.path.join(out, "demo"), "--", sys.executable, str(SPIDER), mode]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     lines = done.stdout.strip().splitlines()
     assert lines, f"the demo printed nothing (exit {done.returncode}):\n{done.stderr}"
     audit = json.loads(lines[-1])

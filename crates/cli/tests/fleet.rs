@@ -24,10 +24,14 @@ const HOSTS: &str = "200";
 /// Seconds a release stays a worker's in the chaos tests.
 const LEASE_MS: u64 = 3_000;
 
-/// `mannerly demo` on 12 hosts with a 0.3 s delay, running `extra`.
-fn start_demo(extra: &[&str]) -> std::process::Child {
+/// `mannerly demo` on `HOSTS` hosts with a 0.3 s delay, keeping what it
+/// writes in `out` (inside the test's directory, removed with it), running
+/// `extra`.
+fn start_demo(out: &std::path::Path, extra: &[&str]) -> std::process::Child {
     Command::new(BIN)
         .args(["demo", "--json", "--hosts", HOSTS, "--min-delay", "0.3"])
+        .arg("--out")
+        .arg(out)
         .args(extra)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -35,8 +39,8 @@ fn start_demo(extra: &[&str]) -> std::process::Child {
         .expect("mannerly demo runs")
 }
 
-fn demo(extra: &[&str]) -> serde_json::Value {
-    audit(start_demo(extra))
+fn demo(out: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    audit(start_demo(out, extra))
 }
 
 /// The workers' logs, one after another.
@@ -441,13 +445,16 @@ fn a_fleet_that_loses_workers_stays_polite_and_misses_nothing() {
     let dir = std::env::temp_dir().join(format!("mannerly-fleet-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     // What one crawler on its own fetches of the same web.
-    let alone = demo(&[]);
+    let alone = demo(&dir.join("alone"), &[]);
     assert_eq!(alone["violations"], 0, "{alone}");
     // Workers claim up to 16 URLs of a host at once (the default), as on
     // the Cluster; the restart test takes one at a time: both ways are
     // judged alike.
     let script = chaos_script(&dir, &[server.url()], "chaos", "");
-    let fleet = demo(&["--", "sh", &script.display().to_string()]);
+    let fleet = demo(
+        &dir.join("demo"),
+        &["--", "sh", &script.display().to_string()],
+    );
     judge(&dir, &fleet, &alone);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -461,7 +468,7 @@ fn a_fleet_rides_out_a_server_restart() {
     };
     let dir = std::env::temp_dir().join(format!("mannerly-fleet-restart-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let alone = demo(&[]);
+    let alone = demo(&dir.join("alone"), &[]);
     let script = dir.join("fleet.sh");
     std::fs::write(
         &script,
@@ -477,7 +484,10 @@ wait
         ),
     )
     .expect("script");
-    let child = start_demo(&["--", "sh", &script.display().to_string()]);
+    let child = start_demo(
+        &dir.join("demo"),
+        &["--", "sh", &script.display().to_string()],
+    );
     // Mid-crawl, the server is killed (SIGKILL) and started again: what it
     // had acknowledged is in its append-only file.
     std::thread::sleep(std::time::Duration::from_secs(2));
@@ -512,11 +522,14 @@ fn a_fleet_on_a_cluster_loses_workers_and_a_node_and_misses_nothing() {
     };
     let dir = std::env::temp_dir().join(format!("mannerly-fleet-cluster-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let alone = demo(&[]);
+    let alone = demo(&dir.join("alone"), &[]);
     // Workers are given all three nodes' URLs or one node's: either finds
     // the Cluster.
     let script = chaos_script(&dir, &[cluster.url(), cluster.nodes()[2].url()], "cl", "");
-    let child = start_demo(&["--", "sh", &script.display().to_string()]);
+    let child = start_demo(
+        &dir.join("demo"),
+        &["--", "sh", &script.display().to_string()],
+    );
     // Mid-crawl, one node is killed (SIGKILL) and started again from its
     // append-only file.
     std::thread::sleep(std::time::Duration::from_secs(2));
@@ -559,13 +572,7 @@ wait
     )
     .expect("script");
     let out = dir.join("demo");
-    let fleet = demo(&[
-        "--out",
-        &out.display().to_string(),
-        "--",
-        "sh",
-        &script.display().to_string(),
-    ]);
+    let fleet = demo(&out, &["--", "sh", &script.display().to_string()]);
     let logs = logs(&dir, &["w0", "w1"]);
     assert_eq!(fleet["violations"], 0, "{fleet}\n{logs}");
     // Each worker's metrics count its own requests: together, the server's.
