@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use mannerly_fetch::{Access, Origin};
-use mannerly_robots::{as_requested, is_valid_user_agent, AgentMatch, Robots, Severity, Verdict};
+use mannerly_robots::{agent_note, as_requested, AgentMatch, Robots, Severity, Verdict};
 
 use crate::fetch::fetch_origin;
 use crate::input::{is_url, read_robots, RobotsArgs};
@@ -116,26 +116,9 @@ fn exit_code(any_disallowed: bool, foreign: usize) -> u8 {
 }
 
 fn warn_about_agent(agent: &str, stderr: &mut io::Stderr) -> Result<()> {
-    if is_valid_user_agent(agent) {
-        return Ok(());
+    if let Some(note) = agent_note(agent) {
+        writeln!(stderr, "mannerly: note: {note}")?;
     }
-    let token: String = agent
-        .chars()
-        .take_while(|c| c.is_ascii_alphabetic() || *c == '-' || *c == '_')
-        .collect();
-    // A version after the name: the name is what to give. A name with
-    // digits (`MJ12bot`) or words (`Offline Explorer`) is a real crawler's
-    // name: no rename.
-    let rest = &agent[token.len()..];
-    let hint = if !token.is_empty() && rest.starts_with('/') {
-        format!(" Did you mean --agent {token}?")
-    } else {
-        String::new()
-    };
-    writeln!(
-        stderr,
-        "mannerly: note: '{agent}' is not a product token (letters, '-' and '_'); it is compared whole, so only a group naming exactly that matches.{hint}"
-    )?;
     Ok(())
 }
 

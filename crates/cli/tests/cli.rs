@@ -169,11 +169,25 @@ fn input_errors_exit_two_with_a_clear_message() {
 #[test]
 fn invalid_agent_gets_a_hint() {
     let f = robots_file(ROBOTS);
-    let o = mannerly(
-        &["check", f.path(), "--agent", "Googlebot/2.1", "/search"],
-        b"",
-    );
-    assert!(String::from_utf8_lossy(&o.stderr).contains("Did you mean --agent Googlebot?"));
+    for (agent, hint) in [
+        ("Googlebot/2.1", Some("ask for Googlebot")),
+        (
+            "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+            Some("ask for Googlebot"),
+        ),
+        // A crawler's own name with digits: no other name is offered.
+        ("MJ12bot", None),
+    ] {
+        let o = mannerly(&["check", f.path(), "--agent", agent, "/search"], b"");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("is not a product token"), "{agent}: {err}");
+        assert_eq!(
+            hint.is_some_and(|h| err.contains(h)),
+            hint.is_some(),
+            "{agent}: {err}"
+        );
+        assert_eq!(err.contains("ask for"), hint.is_some(), "{agent}: {err}");
+    }
 }
 
 #[test]

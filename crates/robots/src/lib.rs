@@ -205,6 +205,32 @@ pub fn is_valid_user_agent(user_agent: &str) -> bool {
             .all(|b| b.is_ascii_alphabetic() || b == b'-' || b == b'_')
 }
 
+/// What to tell someone who asks about `agent` when it is not a product
+/// token (`Googlebot/2.1`, a whole User-Agent): it is matched whole, so
+/// only a group naming exactly that applies, which is seldom what was
+/// meant. Names the token to ask with instead when `agent` holds a
+/// product with a version. `None` for a product token.
+///
+/// ```
+/// let ua = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+/// assert!(mannerly_robots::agent_note(ua).unwrap().ends_with("ask for Googlebot"));
+/// assert!(mannerly_robots::agent_note("Googlebot").is_none());
+/// ```
+pub fn agent_note(agent: &str) -> Option<String> {
+    if is_valid_user_agent(agent) {
+        return None;
+    }
+    // A name with digits (`MJ12bot`) or words (`Offline Explorer`) and no
+    // version is a crawler's own name: no other is offered.
+    let instead = product_token(agent)
+        .filter(|t| agent.contains('/') && t != agent)
+        .map(|t| format!("; ask for {t}"))
+        .unwrap_or_default();
+    Some(format!(
+        "'{agent}' is not a product token (letters, '-' and '_'): it is compared whole, so only a group naming exactly that applies{instead}"
+    ))
+}
+
 /// Line-level parse facts, as the reference's parsing reporter gives them.
 /// For tools and conformance tests.
 pub mod report {

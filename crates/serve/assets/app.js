@@ -146,6 +146,7 @@ async function test(ev) {
     $("groups").textContent = check.groups.length
       ? `Groups that apply to ${check.agent} (${check.agent_match}): starting on line ${check.groups.join(", ")}.`
       : `No group applies to ${check.agent}: everything is allowed.`;
+    if (check.agent_note) $("groups").textContent += ` Note: ${check.agent_note}.`;
     renderExtras(check.extras);
     const problems = lint.diagnostics.length;
     status.textContent = `${check.results.length} URL(s) tested for ${check.agent}; ${problems} finding(s) from the linter.`;

@@ -145,6 +145,10 @@ pub struct CheckResponse {
     pub mode: &'static str,
     /// `specific`, `global` or `none`.
     pub agent_match: AgentMatch,
+    /// Why the agent may match no group meant for it: it is not a product
+    /// token (`Googlebot/2.1`, a whole User-Agent), and the token to ask
+    /// for instead.
+    pub agent_note: Option<String>,
     /// First lines of the groups that applied.
     pub groups: Vec<u32>,
     /// One per URL, in order.
@@ -250,6 +254,7 @@ pub fn check(req: &CheckRequest) -> Result<CheckResponse, BadRequest> {
         agent: req.agent.clone(),
         mode: mode_name(req.rfc),
         agent_match: view.agent_match(),
+        agent_note: mannerly_robots::agent_note(&req.agent),
         groups,
         results,
         extras: extras(&robots, &req.agent),

@@ -156,6 +156,44 @@ async fn check_names_verdicts_rules_groups_and_extras() {
     assert_eq!(v["results"][0]["other_mode"]["allowed"], false);
 }
 
+/// A whole User-Agent or a token with its version is matched whole, as
+/// Google's matcher does: the answer keeps that verdict and says why, and
+/// which token to ask for.
+#[tokio::test]
+async fn an_agent_that_is_not_a_product_token_is_answered_with_a_note() {
+    let s = Server::start(ServeConfig::default()).await;
+    let robots = "User-agent: Googlebot\nDisallow: /g\n";
+    let ua = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    for agent in [ua, "Googlebot/2.1"] {
+        let (status, v) = s
+            .post_json(
+                "/api/check",
+                &json!({"robots": robots, "agent": agent, "urls": ["/g"]}),
+            )
+            .await;
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(
+            (&v["agent_match"], &v["results"][0]["allowed"]),
+            (&json!("none"), &json!(true))
+        );
+        let note = v["agent_note"].as_str().expect("a note");
+        assert!(
+            note.contains("not a product token") && note.ends_with("ask for Googlebot"),
+            "{note}"
+        );
+    }
+    let (_, v) = s
+        .post_json(
+            "/api/check",
+            &json!({"robots": robots, "agent": "Googlebot", "urls": ["/g"]}),
+        )
+        .await;
+    assert_eq!(
+        (&v["agent_note"], &v["results"][0]["allowed"]),
+        (&Value::Null, &json!(false))
+    );
+}
+
 #[tokio::test]
 async fn lint_and_diff() {
     let s = Server::start(ServeConfig::default()).await;
