@@ -80,12 +80,13 @@ pub fn run(args: Args) -> Result<u8> {
         Some(file) => Policy::read(file)?,
         None => Policy::sensible(),
     };
+    let file = args
+        .policy
+        .as_deref()
+        .unwrap_or(std::path::Path::new("policy"))
+        .display();
     for (line, note) in policy.notes() {
-        let file = args
-            .policy
-            .as_deref()
-            .unwrap_or(std::path::Path::new("policy"));
-        eprintln!("mannerly gate: {}:{line}: note: {note}", file.display());
+        eprintln!("mannerly gate: {file}:{line}: note: {note}");
     }
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {

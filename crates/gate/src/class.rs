@@ -50,14 +50,14 @@ impl Visitor {
     /// The identity of a request whose User-Agent was classified as
     /// `agent`, after the checks in `checked`.
     pub fn of(agent: Agent, checked: Checked) -> Visitor {
-        let (token, kind, browser) = match agent {
-            Agent::Browser => (None, None, true),
-            Agent::Bot { token, kind, .. } => (Some(token), Some(kind), false),
+        let (token, kind) = match agent {
+            Agent::Browser => (None, None),
+            Agent::Bot { token, kind, .. } => (Some(token), Some(kind)),
         };
         let class = match checked.identity() {
             Checks::Verified => Class::Verified,
             Checks::Spoofed => Class::Spoofer,
-            _ if browser => Class::Browser,
+            _ if kind.is_none() => Class::Browser,
             _ => Class::Bot,
         };
         Visitor { class, token, kind }
