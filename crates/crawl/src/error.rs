@@ -16,7 +16,7 @@ pub enum CrawlError {
     #[error("no usable seed: {0}")]
     NoSeeds(String),
     /// An `--include` or `--exclude` pattern does not compile.
-    #[error("bad pattern: {0}")]
+    #[error("an --include or --exclude pattern does not compile: {0}")]
     Pattern(#[from] regex::Error),
     /// The frontier failed.
     #[error(transparent)]

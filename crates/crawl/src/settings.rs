@@ -37,6 +37,9 @@ pub(crate) async fn settle_settings<B: Backend>(
         };
         return Err(CrawlError::NoSeeds(why));
     }
+    // A pattern that does not compile is refused before the directory
+    // holds a record of a crawl that never started.
+    Scope::new(config.scope, &[], &config.include, &config.exclude, None)?;
     dir.create()?;
     let fresh = CrawlSettings {
         seeds: Vec::new(),

@@ -449,3 +449,35 @@ async fn a_crawl_keeps_at_most_its_bound_of_hosts_in_progress() {
     // The root and its three generated pages on each host.
     assert_eq!(pages, 6 * 4, "{summary:?}");
 }
+
+/// A crawl refused before it starts (a pattern that does not compile, no
+/// usable seed) leaves its directory without a record of itself: a crawl
+/// started there next, with other options, is a fresh one, not a resume
+/// held to the refused options.
+#[tokio::test]
+async fn a_crawl_refused_at_its_start_leaves_no_record() {
+    let out = tempfile::tempdir().expect("tempdir");
+    let dir = out.path().join("crawl");
+    let (_tx, stop) = tokio::sync::watch::channel(false);
+    let refused = [
+        (
+            CrawlConfig {
+                include: vec!["([".into()],
+                ..CrawlConfig::default()
+            },
+            "http://a.test/",
+        ),
+        (CrawlConfig::default(), "ftp://a.test/"),
+    ];
+    for (config, seed) in refused {
+        let err = crawl(config, [seed.to_owned()], &dir, stop.clone(), |_| {})
+            .await
+            .expect_err("refused");
+        let text = err.to_string();
+        assert!(
+            text.contains("--include or --exclude") || text.contains("no usable seed"),
+            "{text}"
+        );
+        assert!(!dir.join("crawl.json").exists(), "{seed}: {text}");
+    }
+}
