@@ -142,8 +142,13 @@ fn bot(a: &Auditor<'_>, g: &crate::engine::Group) -> BotReport {
         verifiable: known.is_some_and(crate::agents::Known::verifiable),
         practices: Vec::new(),
     };
-    report.practices =
-        crate::practices::grade(&report, a.judges(kind), g.signed, a.signatures_logged);
+    let facts = crate::practices::Facts {
+        judged: a.judges(kind),
+        robots_given: !a.book.is_empty(),
+        signed: g.signed,
+        signatures_logged: a.signatures_logged,
+    };
+    report.practices = crate::practices::grade(&report, facts);
     report
 }
 

@@ -15,12 +15,29 @@ fn practice(practice: &'static str, grade: Grade, shown: String) -> Practice {
     }
 }
 
-/// The grades of one crawler's report. `judged`: robots.txt governs it;
-/// `signed`: its requests that carried a signature; `signatures_logged`:
-/// whether the log records signatures at all.
-pub fn grade(b: &BotReport, judged: bool, signed: u64, signatures_logged: bool) -> Vec<Practice> {
+/// What the audit knows of a crawler beyond its report.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts {
+    /// Whether robots.txt governs it.
+    pub judged: bool,
+    /// Whether the audit was given robots.txt, so disallowed paths show.
+    pub robots_given: bool,
+    /// Its requests that carried a signature.
+    pub signed: u64,
+    /// Whether the log records signatures at all.
+    pub signatures_logged: bool,
+}
+
+/// The grades of one crawler's report.
+pub fn grade(b: &BotReport, facts: Facts) -> Vec<Practice> {
+    let Facts {
+        judged,
+        robots_given,
+        signed,
+        signatures_logged,
+    } = facts;
     vec![
-        rep(b, judged),
+        rep(b, judged, robots_given),
         identifiable(b),
         back_off(b),
         caching(b),
@@ -29,7 +46,7 @@ pub fn grade(b: &BotReport, judged: bool, signed: u64, signatures_logged: bool) 
     ]
 }
 
-fn rep(b: &BotReport, judged: bool) -> Practice {
+fn rep(b: &BotReport, judged: bool, robots_given: bool) -> Practice {
     let c = &b.counts;
     if !judged {
         let why = "robots.txt does not govern it (a person's fetcher or a tool)";
@@ -42,6 +59,13 @@ fn rep(b: &BotReport, judged: bool) -> Practice {
             c.disallowed, c.before_robots, c.while_robots_unavailable
         );
         return practice("rep", Grade::NotMet, shown);
+    }
+    if !robots_given {
+        let why = format!(
+            "read robots.txt {} time(s); whether it asked for what robots.txt forbids is not known: no robots.txt given (--robots)",
+            c.robots_fetches
+        );
+        return practice("rep", Grade::NotObservable, why);
     }
     match c.robots_fetches {
         0 => practice(

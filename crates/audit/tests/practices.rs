@@ -28,13 +28,17 @@ fn audit(lines: &[String]) -> Report {
         "robots.txt".into(),
         b"User-agent: *\nDisallow: /private\n",
     );
+    audit_under(&book, lines)
+}
+
+fn audit_under(book: &RobotsBook, lines: &[String]) -> Report {
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
     let mut parser = mannerly_logs::detect(&refs).expect("combined");
     let options = Options {
         from_start: true,
         ..Options::default()
     };
-    let mut auditor = Auditor::new(&book, Catalogue::builtin(), options, 1);
+    let mut auditor = Auditor::new(book, Catalogue::builtin(), options, 1);
     for l in lines {
         let entry = parser.parse(l).expect("reads").expect("a request");
         auditor.feed(0, &entry, &Unchecked);
@@ -44,6 +48,32 @@ fn audit(lines: &[String]) -> Report {
 
 fn grades(b: &BotReport) -> Vec<(&'static str, Grade)> {
     b.practices.iter().map(|p| (p.practice, p.grade)).collect()
+}
+
+/// Without robots.txt the audit cannot see a disallowed request: a crawler
+/// that read robots.txt is not said to have obeyed it.
+#[test]
+fn obeying_robots_txt_is_not_observable_without_it() {
+    let g = "192.0.2.1";
+    let lines = vec![
+        line(0, g, "/robots.txt", 200, GOOD),
+        line(10, g, "/private/a", 200, GOOD),
+    ];
+    let report = audit_under(&RobotsBook::new(), &lines);
+    let bot = &report.bots[0];
+    assert_eq!(grades(bot)[0], ("rep", Grade::NotObservable));
+    assert!(
+        bot.practices[0].shown.contains("no robots.txt given"),
+        "{:?}",
+        bot.practices[0]
+    );
+    // A page before robots.txt shows without it.
+    let lines = vec![
+        line(0, g, "/a", 200, GOOD),
+        line(10, g, "/robots.txt", 200, GOOD),
+    ];
+    let report = audit_under(&RobotsBook::new(), &lines);
+    assert_eq!(grades(&report.bots[0])[0], ("rep", Grade::NotMet));
 }
 
 #[test]
