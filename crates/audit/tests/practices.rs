@@ -67,6 +67,12 @@ fn obeying_robots_txt_is_not_observable_without_it() {
         "{:?}",
         bot.practices[0]
     );
+    // The report's first line says so, not only "No crawler broke a rule".
+    let html = render::html(&report);
+    assert!(
+        html.contains("No <span class=\"w\">robots.txt</span> was given: disallowed paths and <span class=\"w\">Crawl-delay</span> were not judged."),
+        "{html}"
+    );
     // A page before robots.txt shows without it.
     let lines = vec![
         line(0, g, "/a", 200, GOOD),
@@ -125,6 +131,7 @@ fn each_crawler_is_graded_by_what_the_log_shows() {
     );
     assert!(text.contains("signed not observable here"), "{text}");
     let html = render::html(&report);
+    assert!(!html.contains("was given: disallowed paths"), "{html}");
     assert!(
         html.contains(
             "<td class=\"bad\">not met<br><small>no URL in its <span class=\"w\">User-Agent:</span> <span class=\"w\">RudeBot/2.0</span></small></td>"

@@ -16,7 +16,7 @@ pub(super) fn first_screen(out: &mut String, r: &Report) {
     let breakers: Vec<&BotReport> = r.rule_breakers().collect();
     let broke: u64 = breakers.iter().map(|b| b.counts.violations()).sum();
     let spoofers: Vec<&BotReport> = r.spoofers().collect();
-    let verdict = match (breakers.len(), spoofers.len()) {
+    let mut verdict = match (breakers.len(), spoofers.len()) {
         (0, 0) => "No crawler broke a rule, and none used another's name.".to_owned(),
         (b, s) => format!(
             "{} broke rules ({} of their requests); {} used a crawler's name from outside its operator's ranges.",
@@ -25,6 +25,11 @@ pub(super) fn first_screen(out: &mut String, r: &Report) {
             plural(s as u64, "client", "clients")
         ),
     };
+    if r.robots.is_empty() {
+        verdict.push_str(
+            " No robots.txt was given: disallowed paths and Crawl-delay were not judged.",
+        );
+    }
     let _ = write!(
         out,
         "<p class=\"{}\">{}</p>",
