@@ -365,3 +365,26 @@ fn the_demo_audits_another_crawler_from_the_servers_log() {
     assert!(v["external"]["cpu_seconds"].as_f64().is_some(), "{v}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A crawl without --user-agent goes out under the shared default, whose
+/// page does not exist: it says so, and how to name the crawler; a crawl
+/// that names itself hears nothing of it. (The closed port as a proxy
+/// ends both before any request.)
+#[test]
+fn the_default_user_agent_is_called_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("c");
+    let out = out.to_str().expect("utf-8 path");
+    let base = ["crawl", "--out", out, "--proxy", "http://127.0.0.1:1"];
+    let o = mannerly(&[&base[..], &["http://a.test/"]].concat(), b"");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("warning: that is the default User-Agent") && err.contains("--user-agent"),
+        "{err}"
+    );
+    let named = ["--user-agent", "OwnBot/1.0 (+https://own.example/bot)"];
+    let o = mannerly(&[&base[..], &named[..], &["http://a.test/"]].concat(), b"");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("crawling as \"OwnBot/1.0"), "{err}");
+    assert!(!err.contains("default User-Agent"), "{err}");
+}

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use mannerly_crawl::{CrawlDir, Recrawl, RecrawlPlan};
+use mannerly_crawl::{CrawlConfig, CrawlDir, Recrawl, RecrawlPlan};
 use mannerly_fetch::UnixMillis;
 
 mod options;
@@ -40,7 +40,9 @@ pub struct Args {
     status: Option<Option<PathBuf>>,
     /// The User-Agent header: it must name the crawler with a product
     /// token of its own and an http(s) URL of a page about it, e.g.
-    /// `ExampleBot/1.0 (+https://example.com/bot)`.
+    /// `ExampleBot/1.0 (+https://example.com/bot)`. Without it the crawl
+    /// goes out as `mannerly/VERSION (+https://example.invalid/mannerly)`,
+    /// shared by every such crawl and naming no page, with a warning.
     #[arg(long, value_name = "STRING")]
     user_agent: Option<String>,
     /// Crawl with a User-Agent that lacks a product token or an http(s)
@@ -248,6 +250,11 @@ pub(crate) fn run_with(args: Args, plan: Option<RecrawlPlan>) -> Result<u8> {
         "mannerly: crawling as {:?}, obeying the robots.txt group for `{}`",
         config.user_agent, config.agent
     );
+    if config.user_agent == CrawlConfig::default().user_agent {
+        eprintln!(
+            "mannerly: warning: that is the default User-Agent, shared by every crawl without --user-agent: its page does not exist, so site owners cannot tell who you are or reach you, and one that refuses `mannerly` refuses them all. Give --user-agent \"YourBot/1.0 (+https://you.example/bot)\""
+        );
+    }
     if let Some(proxy) = &args.proxy {
         run::proxy_answers(proxy)?;
     }
