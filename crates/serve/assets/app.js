@@ -201,7 +201,8 @@ async function compare(ev) {
     tbody.replaceChildren(...d.changes.map((c) => el("tr", {}, el("td", {}, words(c.agent)), urlCell(c), answerCell(c.before), answerCell(c.after))));
     $("impact").hidden = d.changes.length === 0;
     const from = d.sitemap_urls ? ` (${d.sitemap_urls} page(s) from the sitemap)` : "";
-    status.textContent = `${d.changes.length} of ${d.compared} verdict(s) change${from}; ${lint.diagnostics.length} finding(s) in the edited file.`;
+    const notes = d.agent_notes.map((n) => ` Note: ${n}.`).join("");
+    status.textContent = `${d.changes.length} of ${d.compared} verdict(s) change${from}; ${lint.diagnostics.length} finding(s) in the edited file.${notes}`;
   } catch (e) {
     status.textContent = `Error: ${e.message}`;
   }

@@ -443,6 +443,9 @@ pub struct DiffResponse {
     pub sitemap_urls: Option<usize>,
     /// Those whose verdict changes, agent by agent, URLs in order.
     pub changes: Vec<Change>,
+    /// A note for each agent that is not a product token (see
+    /// [`CheckResponse::agent_note`]).
+    pub agent_notes: Vec<String>,
 }
 
 /// Compares two files' verdicts.
@@ -485,6 +488,11 @@ pub fn diff(req: &DiffRequest) -> Result<DiffResponse, BadRequest> {
         compared: req.agents.len() * req.urls.len(),
         sitemap_urls: None,
         changes,
+        agent_notes: req
+            .agents
+            .iter()
+            .filter_map(|a| mannerly_robots::agent_note(a))
+            .collect(),
     })
 }
 

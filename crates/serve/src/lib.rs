@@ -582,6 +582,7 @@ struct BatchResponse<'a> {
     access: AccessKind,
     reason: &'a str,
     expires_at: String,
+    agent_note: Option<String>,
     results: Vec<api::BatchResult<'a>>,
 }
 
@@ -619,6 +620,7 @@ async fn batch(
         access: decision.access.kind(),
         reason: &decision.reason,
         expires_at: decision.expires_at.to_rfc3339_millis(),
+        agent_note: mannerly_robots::agent_note(&req.agent),
         results,
     };
     let json = serde_json::to_vec(&answer).map_err(|e| {

@@ -192,6 +192,22 @@ async fn an_agent_that_is_not_a_product_token_is_answered_with_a_note() {
         (&v["agent_note"], &v["results"][0]["allowed"]),
         (&Value::Null, &json!(false))
     );
+    // A comparison notes each such agent, once.
+    let (_, v) = s
+        .post_json(
+            "/api/diff",
+            &json!({"before": robots, "after": "", "agents": ["Googlebot", ua], "urls": ["/g"]}),
+        )
+        .await;
+    let notes = v["agent_notes"].as_array().expect("notes");
+    assert_eq!(notes.len(), 1, "{v}");
+    assert!(
+        notes[0]
+            .as_str()
+            .expect("text")
+            .ends_with("ask for Googlebot"),
+        "{v}"
+    );
 }
 
 #[tokio::test]
@@ -581,8 +597,18 @@ async fn batch_and_fetch_use_the_crawlers_cache() {
             .collect();
         assert_eq!(allowed, vec![true, false, false]);
         assert_eq!(v["results"][1]["rule"], "Disallow: /private/");
+        assert_eq!(v["agent_note"], Value::Null);
     }
     assert_eq!(web.count("ok.test", "/robots.txt"), 1);
+    // An agent with its version is matched whole, and told so.
+    let (_, v) = s
+        .post_json(
+            "/api/batch",
+            &json!({"origin": ok, "agent": "ExampleBot/1.0", "urls": ["/"]}),
+        )
+        .await;
+    let note = v["agent_note"].as_str().expect("a note");
+    assert!(note.ends_with("ask for ExampleBot"), "{v}");
     // 5xx: complete disallow, with the phase in the reason.
     let down = web.url("down.test", "/");
     let (status, v) = s
