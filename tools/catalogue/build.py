@@ -34,9 +34,32 @@ GENERIC = {
     "uptime", "web", "windows", "x11",
 }
 
-# Categories a catalogue gets wrong: arcjet files Nagios's check_http, a
-# monitoring plugin, as a tool anyone runs.
-CATEGORY_FIXES = {"check_http": "monitoring"}
+# Categories a catalogue gets wrong. A monitor is something a site's
+# owner set up, and robots.txt does not govern it; a crawler filed as one
+# escapes the audit's judging and the gate's robots.txt, so each crawler
+# the catalogues file under monitoring (arcjet's `optimizer`, the
+# `monitoring` tag of crawler-user-agents) is put back by name.
+CATEGORY_FIXES = {
+    # Nagios's monitoring plugin, filed by arcjet as a tool anyone runs.
+    "check_http": "monitoring",
+    # SEO and backlink crawlers: run against any site.
+    "rogerbot": "seo",
+    "screaming frog seo spider": "seo",
+    "mbcrawler": "seo",
+    "linkpadbot": "seo",
+    # Crawlers of news, search and the fediverse.
+    "new york times newsgathering": "other",
+    "dow jones searchbot": "other",
+    "owler-w": "search-engine",
+    "genomecrawlerd": "other",
+    "vmcrawl": "other",
+    "fedistatscrawler": "other",
+    "headonlyscraper": "other",
+    "magus bot": "other",
+    # Scanners of the whole internet.
+    "censysinspect": "security-scanner",
+    "modatscanner": "security-scanner",
+}
 
 # Operators a catalogue gets wrong (arcjet's Alexa entry matches `exabot`
 # inside `Alexabot`).

@@ -363,6 +363,38 @@ const AGENTS: &[(&str, &str, Option<&str>, BotKind)] = &[
         None,
         Crawler,
     ),
+    // Crawlers a catalogue files under monitoring: robots.txt governs them.
+    (
+        r#"Mozilla/5.0 (compatible; rogerBot/1.0; UrlCrawler; http://www.seomoz.org/dp/rogerbot)"#,
+        "rogerBot",
+        Some("Moz"),
+        Crawler,
+    ),
+    (
+        r#"Screaming Frog SEO Spider/5.1"#,
+        "Screaming Frog SEO Spider",
+        Some("Screamingfrog"),
+        Crawler,
+    ),
+    (
+        r#"New York Times Newsgathering"#,
+        "New York Times Newsgathering",
+        None,
+        Crawler,
+    ),
+    (
+        r#"Mozilla/5.0 (compatible; LinkpadBot/2.4; +https://linkpad.org/robot/)"#,
+        "LinkpadBot",
+        None,
+        Crawler,
+    ),
+    (r#"OWLer-W (owler@ows.eu)"#, "OWLer-W", None, Crawler),
+    (
+        r#"Mozilla/5.0 (compatible; CensysInspect/1.1; +https://about.censys.io/)"#,
+        "CensysInspect",
+        Some("Censys"),
+        Crawler,
+    ),
     (r#"-"#, "-", None, Anonymous),
     (r#""#, "-", None, Anonymous),
 ];
