@@ -59,6 +59,29 @@ CATEGORY_FIXES = {
     # Scanners of the whole internet.
     "censysinspect": "security-scanner",
     "modatscanner": "security-scanner",
+    # Media, brand and market monitoring: they watch others' sites.
+    "atvowbot": "other",
+    "determ": "other",
+    "sindup": "other",
+    "sv-watchagent": "other",
+    "tsmbot": "other",
+    "wisebot": "other",
+    "scrunchbot": "other",
+    # Collectors of others' content: plagiarism, jobs, news, reviews,
+    # companies, images, video.
+    "plagawarebot": "other",
+    "magnetmebot": "other",
+    "noahbot": "other",
+    "capterrabot": "other",
+    "corporama matcher": "other",
+    "rakuten image extraction bot": "other",
+    "videootv bot": "other",
+    "synthesibot": "other",
+    # Crawlers of the fediverse's instances.
+    "fedidb": "other",
+    "fedilist agent": "other",
+    "caveman-hunter": "other",
+    "dominicbot": "other",
 }
 
 # Operators a catalogue gets wrong (arcjet's Alexa entry matches `exabot`

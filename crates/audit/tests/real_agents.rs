@@ -395,6 +395,24 @@ const AGENTS: &[(&str, &str, Option<&str>, BotKind)] = &[
         Some("Censys"),
         Crawler,
     ),
+    (
+        r#"Mozilla/5.0 (compatible; PlagAwareBot/3.2; +https://www.plagaware.com/bot)"#,
+        "PlagAwareBot",
+        None,
+        Crawler,
+    ),
+    (
+        r#"Mozilla/5.0 (compatible; WISEbot/1.0; +http://www.cision.com)"#,
+        "WISEbot",
+        None,
+        Crawler,
+    ),
+    (
+        r#"FediDB/0.5.0; +https://fedidb.org/crawler.html"#,
+        "FediDB",
+        None,
+        Crawler,
+    ),
     (r#"-"#, "-", None, Anonymous),
     (r#""#, "-", None, Anonymous),
 ];
