@@ -164,6 +164,20 @@ def _headers(response: Any) -> List[Tuple[str, str]]:
     return out
 
 
+def _warn_if_scrapys_own(user_agent: str) -> None:
+    """Warns when the crawl goes out under Scrapy's default ``USER_AGENT``:
+    it names Scrapy, not the crawler, so site owners cannot tell who crawled
+    them or reach its operator, and the robots.txt group it obeys is
+    ``Scrapy``'s, shared by every such crawl."""
+    if user_agent.startswith("Scrapy/") and "scrapy.org" in user_agent:
+        logger.warning(
+            "USER_AGENT is Scrapy's default (%r): it names Scrapy, not your crawler, so site "
+            "owners cannot tell who crawled them or reach you. Set USER_AGENT to one like "
+            "'ExampleBot/1.0 (+https://example.com/bot)', naming a page about the crawler.",
+            user_agent,
+        )
+
+
 class RobotsTxtMiddleware:
     """robots.txt as RFC 9309 and Google handle it, for Scrapy.
 
@@ -199,6 +213,7 @@ class RobotsTxtMiddleware:
         self._stats = crawler.stats
         self._default_useragent = settings.get("USER_AGENT") or "Scrapy"
         self._robotstxt_useragent = settings.get("ROBOTSTXT_USER_AGENT")
+        _warn_if_scrapys_own(self._default_useragent)
         self._profile = settings.get("MANNERLY_ROBOTSTXT_PROFILE", "google")
         self._rfc = settings.getbool("MANNERLY_ROBOTSTXT_RFC", False)
         self._wait_limit = settings.getfloat("MANNERLY_ROBOTSTXT_WAIT", 600.0)

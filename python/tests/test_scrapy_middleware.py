@@ -157,3 +157,18 @@ def test_the_example_project_crawls_with_its_settings():
     items = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     assert sorted(i["url"] for i in items) == [site.url + "/", site.url + "/a"], done.stdout
     assert sorted(site.paths()) == ["/", "/a", "/robots.txt"]
+
+
+def test_scrapys_default_user_agent_is_called_out(caplog):
+    _scrapy()
+    from scrapy.utils.test import get_crawler
+
+    from mannerly.scrapy import RobotsTxtMiddleware
+
+    caplog.set_level("WARNING", logger="mannerly.scrapy")
+    RobotsTxtMiddleware(get_crawler(settings_dict={"ROBOTSTXT_OBEY": True}))
+    assert "USER_AGENT is Scrapy's default" in caplog.text
+    caplog.clear()
+    named = {"ROBOTSTXT_OBEY": True, "USER_AGENT": "OwnBot/1.0 (+https://own.example/bot)"}
+    RobotsTxtMiddleware(get_crawler(settings_dict=named))
+    assert "Scrapy's default" not in caplog.text
