@@ -28,10 +28,10 @@ pub struct DemoArgs {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Seconds between requests to a host.
-    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 1.0, value_parser = crate::crawl::delay_seconds, allow_hyphen_values = true)]
     min_delay: f64,
     /// Requests in flight across all hosts.
-    #[arg(long, value_name = "N", default_value_t = 64)]
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     concurrency: usize,
     /// Print the audit as one JSON document on stdout.
     #[arg(long)]
@@ -337,8 +337,8 @@ async fn crawl_ours(
 ) -> Result<bool> {
     let ca = reqwest::Certificate::from_der(&web.ca_der()).context("the test CA")?;
     let mut config = CrawlConfig {
-        min_delay: Duration::from_secs_f64(args.min_delay.max(0.0)),
-        concurrency: args.concurrency.max(1),
+        min_delay: Duration::from_secs_f64(args.min_delay),
+        concurrency: args.concurrency,
         give_up_after: Duration::from_secs(20),
         proxy: Some(format!("http://127.0.0.1:{}", web.port())),
         client_hook: Some(Arc::new(move |b: reqwest::ClientBuilder| {

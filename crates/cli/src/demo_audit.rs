@@ -98,7 +98,7 @@ pub fn audit(web: &TestWeb, book: &RobotsBook, min_delay: f64, out: &Path) -> Re
             // testweb logs every Retry-After it sends; nothing else asks
             // for a wait.
             retry_after: Duration::ZERO,
-            min_gap: Some(Duration::from_secs_f64(min_delay.max(0.0))),
+            min_gap: Some(Duration::from_secs_f64(min_delay)),
             slack,
             from_start: true,
             // The client under test is judged as a crawler whatever its

@@ -19,13 +19,13 @@ pub struct Args {
     #[arg(long)]
     allow_private: bool,
     /// Requests per second each client IP may make (burst: twice this).
-    #[arg(long, default_value_t = 100, value_name = "N")]
+    #[arg(long, default_value_t = 100, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     rate_limit: u32,
     /// Largest request body, in bytes.
     #[arg(long, default_value_t = 2 << 20, value_name = "BYTES")]
     max_body: usize,
     /// Deadline of each request, in seconds.
-    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    #[arg(long, default_value_t = 30, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     timeout: u64,
     /// Serve Prometheus metrics (requests and latency per endpoint, the
     /// process) at http://ADDR/metrics.
@@ -58,7 +58,7 @@ pub fn run(args: Args) -> Result<u8> {
         allow_private: args.allow_private,
         rate_limit: args.rate_limit,
         max_body: args.max_body,
-        timeout: Duration::from_secs(args.timeout.max(1)),
+        timeout: Duration::from_secs(args.timeout),
         ..ServeConfig::default()
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;

@@ -180,6 +180,25 @@ fn crawl_usage_errors_say_what_is_missing() {
         &["crawl", "--out", out, "--threads", "0", web],
         "'--threads <N>': 0 is not in 1..",
     );
+    // A delay is seconds from 0 to a day: never a panic on one too long
+    // for a duration, a negative one is not read as a flag.
+    for (delay, says) in [
+        ("1e20", "longer than a day"),
+        ("86401", "longer than a day"),
+        ("-1", "not a number of seconds from 0 to 86400"),
+        ("NaN", "not a number of seconds"),
+        ("inf", "not a number of seconds"),
+    ] {
+        refused(&["crawl", "--out", out, "--min-delay", delay, web], says);
+        refused(&["demo", "--min-delay", delay], says);
+    }
+    for (flag, n) in [("--concurrency", "0"), ("--open-hosts", "0")] {
+        refused(&["crawl", "--out", out, flag, n, web], "0 is not in 1..");
+    }
+    refused(&["demo", "--concurrency", "0"], "0 is not in 1..");
+    refused(&["serve", "--rate-limit", "0"], "0 is not in 1..");
+    refused(&["serve", "--timeout", "0"], "0 is not in 1..=3600");
+    assert!(!dir.exists(), "a refused crawl leaves no directory");
     // A User-Agent that does not name its crawler with a token and a URL
     // (Crawler Best Practices), with what a good one looks like.
     let chrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";

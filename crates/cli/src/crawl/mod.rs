@@ -17,6 +17,7 @@ mod status;
 
 pub(crate) use report::report;
 pub(crate) use run::{metrics, raise_open_file_limit, run_crawl};
+pub(crate) use settings::delay_seconds;
 use settings::media_range;
 
 #[derive(clap::Args)]
@@ -54,16 +55,16 @@ pub struct Args {
     agent: Option<String>,
     /// Seconds between two requests to one host, start to start;
     /// Crawl-delay and backoff only raise it.
-    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 1.0, value_parser = settings::delay_seconds, allow_hyphen_values = true)]
     min_delay: f64,
     /// Requests in flight across all hosts.
-    #[arg(long, value_name = "N", default_value_t = 64)]
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     concurrency: usize,
     /// Hosts in progress at once (default 4 × --concurrency; in a fleet,
     /// half --concurrency, so that workers share the hosts); the rest wait on
     /// disk (or in the fleet's store), so memory follows this, not the
     /// crawl's size.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     open_hosts: Option<u64>,
     /// Threads the crawl runs on. One keeps a polite crawl's work (which
     /// waits on delays, not on the CPU) off other threads' wake-ups; more

@@ -93,11 +93,13 @@ fn summary_lines(out: &mut impl Write, summary: &Summary, dir: &CrawlDir) -> Res
         summary.robots_requests,
         summary.bytes / 1024
     )?;
-    writeln!(
-        out,
-        "  pages by status: {}",
-        counts(&summary.pages_by_status)
-    )?;
+    if pages > 0 {
+        writeln!(
+            out,
+            "  pages by status: {}",
+            counts(&summary.pages_by_status)
+        )?;
+    }
     if summary.page_errors > 0 || summary.retries > 0 {
         writeln!(
             out,

@@ -13,9 +13,6 @@ use super::{Args, Scope};
 /// The crawl's configuration from its flags (before a fleet's lease
 /// bounds its timeouts).
 pub(super) fn config(args: &Args) -> Result<CrawlConfig> {
-    if !(args.min_delay.is_finite() && args.min_delay >= 0.0) {
-        bail!("--min-delay {} is not a number of seconds", args.min_delay);
-    }
     let identity = CrawlerIdentity::of(args)?;
     let mut config = CrawlConfig::default();
     if let Some(ua) = &identity.user_agent {
@@ -63,7 +60,7 @@ fn identifiable(ua: &str, anonymous_ok: bool) -> Result<()> {
 /// The crawl's bounds, scope and switches, as the flags set them.
 fn bounds(args: &Args, config: &mut CrawlConfig) {
     config.min_delay = Duration::from_secs_f64(args.min_delay);
-    config.concurrency = args.concurrency.max(1);
+    config.concurrency = args.concurrency;
     config.open_hosts = args.open_hosts;
     config.max_bytes = args.max_bytes;
     config.max_pages = args.max_pages;
@@ -109,6 +106,22 @@ fn signing(
         bail!("--signature-agent {agent}: key directories are served over https");
     }
     Ok(Some((pair, agent.clone())))
+}
+
+/// The longest `--min-delay`: a day between two requests to a host.
+const MAX_DELAY_SECS: f64 = 86_400.0;
+
+/// A `--min-delay`: seconds from 0 to a day (a fraction allowed).
+pub(crate) fn delay_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=MAX_DELAY_SECS).contains(&v) => Ok(v),
+        Ok(v) if v.is_finite() && v > MAX_DELAY_SECS => Err(format!(
+            "{s} seconds is longer than a day ({MAX_DELAY_SECS} s), the longest delay taken"
+        )),
+        _ => Err(format!(
+            "'{s}' is not a number of seconds from 0 to {MAX_DELAY_SECS}"
+        )),
+    }
 }
 
 /// A `--content-types` entry: `type/subtype` or `type/*`.
