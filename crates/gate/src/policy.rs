@@ -11,7 +11,7 @@
 //! [[rule]]
 //! who = "token:GreedyBot"
 //! do = "slow"
-//! rate = 2.0              # requests per second (per token; per token and address when not verified)
+//! rate = 2.0              # requests per second, one a day (0.0000116) to 1e6 (per token; per token and address when not verified)
 //! burst = 4               # optional: how many may come at once (default: the rate, at least 1)
 //! ```
 
@@ -23,6 +23,23 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::class::{Class, Visitor};
+
+/// The slowest `rate` a slow rule takes: one request a day (a slower one
+/// would send a Retry-After of years).
+const MIN_RATE: f64 = 1.0 / 86_400.0;
+
+/// The fastest `rate`, and the largest `burst`: a million a second.
+const MAX_RATE: f64 = 1e6;
+
+/// A number as the file may have written it: `1e-300`, not 300 digits.
+fn short(v: f64) -> String {
+    let plain = v.to_string();
+    if plain.len() > 12 {
+        format!("{v:e}")
+    } else {
+        plain
+    }
+}
 
 /// Who a rule is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -268,13 +285,22 @@ fn rule(r: RawRule, text: &str) -> Result<PolicyRule, (std::ops::Range<usize>, S
                     format!("rate must be a number of requests per second above 0, not {value}"),
                 ));
             }
+            if !(MIN_RATE..=MAX_RATE).contains(&value) {
+                return Err((
+                    rate.span(),
+                    format!("rate {} is out of range: from {MIN_RATE:.8} (one request a day) to {MAX_RATE} requests per second", short(value)),
+                ));
+            }
             let burst = match &r.burst {
                 None => value.max(1.0),
-                Some(b) if b.get_ref().is_finite() && *b.get_ref() >= 1.0 => *b.get_ref(),
+                Some(b) if (1.0..=MAX_RATE).contains(b.get_ref()) => *b.get_ref(),
                 Some(b) => {
                     return Err((
                         b.span(),
-                        format!("burst must be at least 1, not {}", b.get_ref()),
+                        format!(
+                            "burst must be from 1 to {MAX_RATE}, not {}",
+                            short(*b.get_ref())
+                        ),
                     ))
                 }
             };
@@ -385,6 +411,14 @@ mod tests {
         assert_eq!(
             err("[[rule]]\nwho = \"bot\"\ndo = \"slow\"\nrate = -1.0\n"),
             "p.toml:4: rate must be a number of requests per second above 0, not -1"
+        );
+        assert_eq!(
+            err("[[rule]]\nwho = \"bot\"\ndo = \"slow\"\nrate = 1e-300\n"),
+            "p.toml:4: rate 1e-300 is out of range: from 0.00001157 (one request a day) to 1000000 requests per second"
+        );
+        assert_eq!(
+            err("[[rule]]\nwho = \"bot\"\ndo = \"slow\"\nrate = 1.0\nburst = 1e300\n"),
+            "p.toml:5: burst must be from 1 to 1000000, not 1e300"
         );
         assert_eq!(
             err("[[rule]]\nwho = \"bot\"\ndo = \"block\"\n"),
