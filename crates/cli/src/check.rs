@@ -38,25 +38,28 @@ pub fn run(args: Args) -> Result<u8> {
     } else {
         None
     };
-    let (robots, name): (Arc<Robots>, String) = if let Some(origin) = &origin {
+    let is_error = |d: &mannerly_robots::Diagnostic| d.severity == Severity::Error;
+    let (robots, name, errors): (Arc<Robots>, String, usize) = if let Some(origin) = &origin {
         let (decision, _) = fetch_origin(origin, src.rfc, None, 30, src.max_bytes)?;
         match decision.access {
-            Access::Rules(r) => (r, origin.robots_url()),
+            Access::Rules(r) => {
+                let errors = r.diagnostics().iter().filter(|d| is_error(d)).count();
+                (r, origin.robots_url(), errors)
+            }
             Access::AllowAll => return fixed_verdicts(&args, origin, true, &decision.reason),
             Access::DisallowAll => return fixed_verdicts(&args, origin, false, &decision.reason),
         }
     } else {
         let source = read_robots(&src.robots, src.max_bytes)?;
+        // As many as `mannerly lint` will show (a UTF-16 file is one
+        // error, not a NUL byte a line).
+        let lint = mannerly_robots::lint_with(&source.body, options);
         (
             Arc::new(Robots::parse_with(&source.body, options)),
             source.name,
+            lint.iter().filter(|d| is_error(d)).count(),
         )
     };
-    let errors = robots
-        .diagnostics()
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .count();
     if errors > 0 {
         writeln!(
             stderr,

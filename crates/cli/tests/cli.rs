@@ -220,6 +220,25 @@ fn lint_reports_and_exit_codes() {
     assert_eq!(v["severity"], "error");
     assert_eq!(v["line"], 1);
     assert_eq!(v["file"], "<stdin>");
+
+    // A UTF-16 file (as Windows' Notepad once saved it): one error, said
+    // once, and `check` counts what `lint` shows.
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(
+            "User-agent: *\r\nDisallow: /private\r\n"
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes),
+        )
+        .collect();
+    let o = mannerly(&["lint", "-"], &utf16);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(out.contains("<stdin>:1:1: error[utf16]"), "{out}");
+    assert!(!out.contains("nul-byte"), "{out}");
+    let o = mannerly(&["check", "-", "--agent", "Foo", "/private"], &utf16);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("has 1 error(s)"), "{err}");
 }
 
 #[test]
