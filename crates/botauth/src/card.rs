@@ -251,7 +251,18 @@ fn parse(body: &[u8], report: &mut CardReport) -> Option<Card> {
             .push("no parameter at all (a card has at least one, §3)".into());
         return None;
     }
+    let members: Vec<String> = object.keys().take(3).map(|k| format!("{k:?}")).collect();
     match serde_json::from_value::<Card>(value) {
+        Ok(c)
+            if serde_json::to_value(&c)
+                .is_ok_and(|v| v.as_object().is_some_and(|o| o.is_empty())) =>
+        {
+            report.problems.push(format!(
+                "no parameter the draft defines ({} unknown, so ignored): a card has at least one (§3)",
+                members.join(", ")
+            ));
+            None
+        }
         Ok(c) => Some(c),
         Err(e) => {
             report

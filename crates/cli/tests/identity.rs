@@ -200,6 +200,10 @@ fn cards_are_written_and_checked_as_files() {
             "trigger",
         ),
         (r#"{}"#, "no parameter at all"),
+        (
+            r#"{"x":1,"name":"Bot"}"#,
+            "no parameter the draft defines (\"name\", \"x\" unknown, so ignored)",
+        ),
         (r#"[1,2]"#, "not a JSON object"),
         (r#"{"client_id":7}"#, "wrong type"),
         (r#"{"client_name":"No Id"}"#, "no client_id"),
