@@ -840,6 +840,7 @@ impl<'r> Auditor<'r> {
         let pace = g.hosts.entry(host).or_default();
         let mut judged = pace.step(&p.step, &log);
         if p.disallowed.is_some() {
+            pace.counts.requests_breaking_rules += u64::from(judged.broke.is_empty());
             judged.broke.insert(0, Violation::Disallowed);
             pace.counts.count(Violation::Disallowed);
         }

@@ -70,6 +70,7 @@ mod histogram;
 mod identity;
 mod kinds;
 pub mod metrics;
+mod named;
 mod order;
 mod pace;
 pub mod practices;

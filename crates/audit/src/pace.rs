@@ -129,6 +129,7 @@ impl Pace {
         for &rule in &broke {
             self.counts.count(rule);
         }
+        self.counts.requests_breaking_rules += u64::from(!broke.is_empty());
         Judged { broke, gap_ms }
     }
 

@@ -81,25 +81,41 @@ fn rep(b: &BotReport, judged: bool, robots_given: bool) -> Practice {
     }
 }
 
+/// Met when a User-Agent names the token and a way to the operator: a
+/// page, best; a site without its scheme or a contact address are met too
+/// (the Crawler Best Practices ask that the crawler be easily identified,
+/// "usually" by a URL), each said as it is.
 fn identifiable(b: &BotReport) -> Practice {
-    let with_url = |ua: &&String| ua.contains("http://") || ua.contains("https://");
-    match b.user_agents.iter().find(with_url) {
-        _ if b.user_agents.is_empty() => practice(
-            "identifiable",
-            Grade::NotObservable,
-            "the log records no User-Agent".into(),
-        ),
-        Some(ua) => practice(
-            "identifiable",
-            Grade::Met,
-            format!("the token {} and a URL: {ua}", b.token),
-        ),
-        None => practice(
-            "identifiable",
-            Grade::NotMet,
-            format!("no URL in its User-Agent: {}", b.user_agents[0]),
-        ),
+    use crate::named::{named, Named};
+    if b.user_agents.is_empty() {
+        let why = "the log records no User-Agent";
+        return practice("identifiable", Grade::NotObservable, why.into());
     }
+    let best = b
+        .user_agents
+        .iter()
+        .filter_map(|ua| named(ua).map(|n| (n, ua)))
+        .min_by_key(|(n, _)| match n {
+            Named::Page(_) => 0,
+            Named::Site(_) => 1,
+            Named::Contact(_) => 2,
+        });
+    let token = &b.token;
+    let shown = match best {
+        Some((Named::Page(_), ua)) => format!("the token {token} and a URL: {ua}"),
+        Some((Named::Site(s), ua)) => {
+            format!("the token {token} and its site {s}, without http(s)://: {ua}")
+        }
+        Some((Named::Contact(c), ua)) => {
+            format!("the token {token} and a contact address {c}, though no page: {ua}")
+        }
+        None => {
+            let ua = &b.user_agents[0];
+            let why = format!("no URL, site or contact address in its User-Agent: {ua}");
+            return practice("identifiable", Grade::NotMet, why);
+        }
+    };
+    practice("identifiable", Grade::Met, shown)
 }
 
 fn back_off(b: &BotReport) -> Practice {

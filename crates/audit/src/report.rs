@@ -117,6 +117,9 @@ pub struct Counts {
     /// Requests sooner than a Crawl-delay the bot's operator documents it
     /// does not read: told, never a broken rule (unless judged strictly).
     pub under_ignored_delay: u64,
+    /// Requests that broke at least one rule (a request may break several:
+    /// a disallowed path before robots.txt was read counts in both).
+    pub requests_breaking_rules: u64,
 }
 
 impl Counts {
@@ -129,6 +132,7 @@ impl Counts {
             ignored_retry_after: 0,
             before_robots: 0,
             while_robots_unavailable: 0,
+            requests_breaking_rules: 0,
             ..self.clone()
         }
     }
@@ -153,6 +157,7 @@ impl Counts {
         self.before_robots += o.before_robots;
         self.while_robots_unavailable += o.while_robots_unavailable;
         self.under_ignored_delay += o.under_ignored_delay;
+        self.requests_breaking_rules += o.requests_breaking_rules;
     }
 
     pub(crate) fn count(&mut self, rule: Violation) {

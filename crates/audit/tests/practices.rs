@@ -82,6 +82,47 @@ fn obeying_robots_txt_is_not_observable_without_it() {
     assert_eq!(grades(&report.bots[0])[0], ("rep", Grade::NotMet));
 }
 
+/// A User-Agent that names its site without `https://`, or a contact
+/// address, identifies its crawler: real crawlers do both (Twingly, Naver)
+/// and are not accused; a version or a platform names nothing.
+#[test]
+fn a_site_or_a_contact_in_the_user_agent_identifies_the_crawler() {
+    let (a, b, c) = ("192.0.2.1", "192.0.2.2", "192.0.2.3");
+    let twingly = "Mozilla/5.0 (compatible; Twingly Recon; twingly.com)";
+    let naver = "Mozilla/5.0 (compatible; NaverBot/1.0; nhnbot@naver.com)";
+    let plain = "Jersey/2.25.1 (HttpUrlConnection 1.8.0_141)";
+    let lines = vec![
+        line(0, a, "/robots.txt", 200, twingly),
+        line(0, b, "/robots.txt", 200, naver),
+        line(0, c, "/robots.txt", 200, plain),
+    ];
+    let report = audit(&lines);
+    let shown = |who: &str| {
+        let bot = report
+            .bots
+            .iter()
+            .find(|x| x.user_agents.iter().any(|u| u == who))
+            .expect("graded");
+        let p = bot.practices.iter().find(|p| p.practice == "identifiable");
+        let p = p.expect("identifiable");
+        (p.grade, p.shown.clone())
+    };
+    let (grade, text) = shown(twingly);
+    assert_eq!(grade, Grade::Met, "{text}");
+    assert!(
+        text.contains("its site twingly.com, without http(s)://"),
+        "{text}"
+    );
+    let (grade, text) = shown(naver);
+    assert_eq!(grade, Grade::Met, "{text}");
+    assert!(
+        text.contains("a contact address nhnbot@naver.com, though no page"),
+        "{text}"
+    );
+    let (grade, text) = shown(plain);
+    assert_eq!(grade, Grade::NotMet, "{text}");
+}
+
 #[test]
 fn each_crawler_is_graded_by_what_the_log_shows() {
     let (g, r) = ("192.0.2.1", "198.51.100.9");
@@ -126,15 +167,34 @@ fn each_crawler_is_graded_by_what_the_log_shows() {
         "{text}"
     );
     assert!(
-        text.contains("identifiable not met: no URL in its User-Agent: RudeBot/2.0"),
+        text.contains(
+            "identifiable not met: no URL, site or contact address in its User-Agent: RudeBot/2.0"
+        ),
         "{text}"
     );
     assert!(text.contains("signed not observable here"), "{text}");
     let html = render::html(&report);
     assert!(!html.contains("was given: disallowed paths"), "{html}");
+    // RudeBot's three requests broke six rules (two disallowed paths, one
+    // inside a Retry-After, three before robots.txt): three requests broke
+    // rules, not six.
+    let rude = bot("RudeBot");
+    assert_eq!(
+        (
+            rude.counts.violations(),
+            rude.counts.requests_breaking_rules
+        ),
+        (6, 3)
+    );
+    assert!(
+        html.contains("1 crawler broke rules (3 of their requests)"),
+        "{html}"
+    );
+    assert!(html.contains("3 requests broke rules"), "{html}");
+    assert!(html.contains("3 of its 3 requests broke rules."), "{html}");
     assert!(
         html.contains(
-            "<td class=\"bad\">not met<br><small>no URL in its <span class=\"w\">User-Agent:</span> <span class=\"w\">RudeBot/2.0</span></small></td>"
+            "<td class=\"bad\">not met<br><small>no URL, site or contact address in its <span class=\"w\">User-Agent:</span> <span class=\"w\">RudeBot/2.0</span></small></td>"
         ),
         "{html}"
     );

@@ -14,7 +14,10 @@ const WORST: usize = 6;
 
 pub(super) fn first_screen(out: &mut String, r: &Report) {
     let breakers: Vec<&BotReport> = r.rule_breakers().collect();
-    let broke: u64 = breakers.iter().map(|b| b.counts.violations()).sum();
+    let broke: u64 = breakers
+        .iter()
+        .map(|b| b.counts.requests_breaking_rules)
+        .sum();
     let spoofers: Vec<&BotReport> = r.spoofers().collect();
     let mut verdict = match (breakers.len(), spoofers.len()) {
         (0, 0) => "No crawler broke a rule, and none used another's name.".to_owned(),
@@ -257,7 +260,7 @@ fn offenders(out: &mut String, r: &Report) {
         lines.push(format!(
             "{}: {} of its {} requests broke rules.{}",
             linked(r, i, &super::super::name(b)),
-            b.counts.violations(),
+            b.counts.requests_breaking_rules,
             b.counts.requests,
             text(&why)
         ));
