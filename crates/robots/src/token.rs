@@ -10,7 +10,7 @@
 /// `compatible`, platforms and engines (`X11`, `Windows`, `Linux`,
 /// `MSIE`, `AppleWebKit`, …), versions, URLs, a word after `like` (a
 /// compatibility, never the client), and words that alone name no one
-/// (`spider`, `bot`, `fetcher`). The first word left that says it is a
+/// (`spider`, `bot`, `fetcher`, `scraper`). The first word left that says it is a
 /// crawler (`bot`, `crawl`, `spider`, `slurp`, `fetch`, `scrap`) is the
 /// token, else the first word left. The token is the word's leading run
 /// of ASCII letters, digits, `-`, `_` and `.`, at most 64 of them.
@@ -55,7 +55,7 @@ fn words(user_agent: &str) -> impl Iterator<Item = &str> {
 
 /// Words of platforms, engines and browsers, lower-case: they describe
 /// what a client runs on or imitates, never who it is.
-const PLATFORM_WORDS: [&str; 48] = [
+const PLATFORM_WORDS: [&str; 49] = [
     "amd64",
     "android",
     "applewebkit",
@@ -92,6 +92,7 @@ const PLATFORM_WORDS: [&str; 48] = [
     "robot",
     "rv",
     "safari",
+    "scraper",
     "spider",
     "touch",
     "trident",
@@ -253,6 +254,7 @@ mod tests {
                 .as_deref(),
             Some("Feedly")
         );
+        assert_eq!(t("Pulsepoint XT3 web scraper").as_deref(), Some("Pulsepoint"));
         assert_eq!(
             t("TelegramBot (like TwitterBot)").as_deref(),
             Some("TelegramBot")
