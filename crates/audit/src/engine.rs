@@ -22,7 +22,7 @@ use crate::coverage::Holes;
 use crate::evidence::{BotEvidence, BotEvidenceInput, Logged, Tolerance};
 use crate::kinds::BotKind;
 use crate::order::{Reorder, Timed};
-use crate::pace::{LogState, Pace, Step};
+use crate::pace::{LogState, Pace, Step, WindowSource};
 use crate::proposed::WhatIf;
 use crate::report::GateAction;
 use crate::report::{Counts, Example, Finding, Identity, Timeline, Violation, MAX_EXAMPLES};
@@ -546,7 +546,7 @@ impl<'r> Auditor<'r> {
 
     /// The Retry-After window a 429 or 503 opened, as an instant: as
     /// logged, else as the crawler's evidence recorded it, else assumed.
-    fn retry_until(&self, slot: Option<usize>, entry: &Entry<'_>) -> Option<i64> {
+    fn retry_until(&self, slot: Option<usize>, entry: &Entry<'_>) -> Option<(i64, WindowSource)> {
         if !matches!(entry.status, Some(429 | 503)) {
             return None;
         }
@@ -561,11 +561,13 @@ impl<'r> Auditor<'r> {
             let until = mannerly_time::parse_retry_after(v, now)?;
             i64::try_from(until.0).ok()
         });
-        Some(
-            logged
-                .or_else(recorded)
-                .unwrap_or(at + self.options.retry_after.as_millis() as i64),
-        )
+        let assumed = at + self.options.retry_after.as_millis() as i64;
+        Some(match logged {
+            Some(until) => (until, WindowSource::Logged),
+            None => recorded().map_or((assumed, WindowSource::Assumed), |until| {
+                (until, WindowSource::Evidence)
+            }),
+        })
     }
 
     fn bot(&mut self, token: u32, ua: u32, entry: &Entry<'_>, identify: &dyn Identify) -> Pending {
@@ -876,13 +878,14 @@ impl<'r> Auditor<'r> {
             let detail = match rule {
                 Violation::Disallowed => p.disallowed.as_deref().unwrap_or_default().to_owned(),
                 Violation::TooSoon => format!(
-                    "{:.3} s after the previous request; the delay is {:.3} s",
-                    judged.gap_ms.unwrap_or(0) as f64 / 1000.0,
-                    p.step.delay_ms as f64 / 1000.0
+                    "{} after the previous request; the delay is {}",
+                    crate::words::seconds(judged.gap_ms.unwrap_or(0), p.step.precision_ms),
+                    crate::words::seconds(p.step.delay_ms as i64, p.step.precision_ms)
                 ),
-                Violation::IgnoredRetryAfter => {
-                    "inside the Retry-After window of a 429 or 503".into()
-                }
+                Violation::IgnoredRetryAfter => match &judged.window {
+                    Some(w) => w.detail(p.step.millis),
+                    None => "inside the Retry-After window of a 429 or 503".into(),
+                },
                 Violation::BeforeRobots => "no robots.txt read in the 24 h before".into(),
                 Violation::WhileRobotsUnavailable => "while robots.txt answered 5xx or 429".into(),
                 Violation::Spoofed => {

@@ -13,13 +13,60 @@ pub(crate) struct Step {
     pub precision_ms: u32,
     pub robots: bool,
     pub status: Option<u16>,
-    /// Until when the site asked it to wait, when it answered 429 or 503.
-    pub retry_until: Option<i64>,
+    /// Until when the site asked it to wait, when it answered 429 or 503,
+    /// and how the audit knows.
+    pub retry_until: Option<(i64, WindowSource)>,
     /// The Crawl-delay in force, in milliseconds (0: none).
     pub delay_ms: u64,
     /// A Crawl-delay in force that the bot's operator documents it does
     /// not read (0: none): gaps under it are counted, never charged.
     pub ignored_delay_ms: u64,
+}
+
+/// Where a Retry-After window's length came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WindowSource {
+    /// The log records the Retry-After header.
+    Logged,
+    /// The crawler's own evidence recorded it.
+    Evidence,
+    /// Neither: the audit's `--retry-after` was assumed.
+    Assumed,
+}
+
+/// A Retry-After window a 429 or 503 opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Window {
+    /// When the answer that opened it was logged, and how precisely.
+    pub from: i64,
+    pub precision_ms: u32,
+    /// The answer's status.
+    pub status: u16,
+    /// When it closes.
+    pub until: i64,
+    pub source: WindowSource,
+}
+
+impl Window {
+    /// A request at `at` inside the window, in words: how long after the
+    /// answer, the wait it asked for, and how the audit knows that wait.
+    pub(crate) fn detail(&self, at: i64) -> String {
+        let precision = self.precision_ms;
+        let after = crate::words::seconds(at - self.from, precision);
+        let wait = crate::words::seconds(self.until - self.from, precision);
+        let status = self.status;
+        match self.source {
+            WindowSource::Logged => {
+                format!("{after} after a {status} whose Retry-After asked for {wait}")
+            }
+            WindowSource::Evidence => format!(
+                "{after} after a {status} whose Retry-After asked for {wait} (as the crawler's own evidence records)"
+            ),
+            WindowSource::Assumed => format!(
+                "{after} after a {status}; the log does not record Retry-After, so a wait of {wait} is assumed (--retry-after)"
+            ),
+        }
+    }
 }
 
 /// How long a robots.txt read stays good (RFC 9309 §2.4: a crawler
@@ -35,9 +82,8 @@ pub(crate) struct Pace {
     /// When robots.txt was last read.
     robots_read: Option<i64>,
     robots_unavailable: bool,
-    /// The 429 or 503 that opened a Retry-After window (when, and how
-    /// precisely logged), and when the window closes.
-    retry: Option<(i64, u32, i64)>,
+    /// The Retry-After window the latest 429 or 503 opened.
+    retry: Option<Window>,
     pub counts: Counts,
     pub delay_ms: u64,
     minute: VecDeque<i64>,
@@ -58,10 +104,11 @@ pub(crate) struct LogState {
 }
 
 /// What judging a step found: the rules it broke and, for `too_soon`, the
-/// gap.
+/// gap; for a request inside a Retry-After window, the window.
 pub(crate) struct Judged {
     pub broke: Vec<Violation>,
     pub gap_ms: Option<i64>,
+    pub window: Option<Window>,
 }
 
 impl Pace {
@@ -89,15 +136,15 @@ impl Pace {
             }
             self.gap(gap);
         }
-        if let Some((from, from_precision, until)) = self.retry {
+        let mut window = None;
+        if let Some(w) = self.retry {
             // Certainly after the answer that asked for the wait, and
             // certainly before the wait was over.
-            let tolerance = i64::from(s.precision_ms.max(from_precision)) + log.slack_ms;
-            if whole(from)
-                && s.millis - from >= i64::from(s.precision_ms.max(from_precision))
-                && s.millis + tolerance <= until
-            {
+            let precision = i64::from(s.precision_ms.max(w.precision_ms));
+            let tolerance = precision + log.slack_ms;
+            if whole(w.from) && s.millis - w.from >= precision && s.millis + tolerance <= w.until {
                 broke.push(Violation::IgnoredRetryAfter);
+                window = Some(w);
             }
         }
         let read_lately = self
@@ -112,8 +159,14 @@ impl Pace {
         } else if self.robots_unavailable {
             broke.push(Violation::WhileRobotsUnavailable);
         }
-        if let Some(until) = s.retry_until {
-            self.retry = Some((s.millis, s.precision_ms, until));
+        if let (Some((until, source)), Some(status)) = (s.retry_until, s.status) {
+            self.retry = Some(Window {
+                from: s.millis,
+                precision_ms: s.precision_ms,
+                status,
+                until,
+                source,
+            });
         }
         if !s.robots {
             self.last = Some((s.millis, s.precision_ms));
@@ -130,7 +183,11 @@ impl Pace {
             self.counts.count(rule);
         }
         self.counts.requests_breaking_rules += u64::from(!broke.is_empty());
-        Judged { broke, gap_ms }
+        Judged {
+            broke,
+            gap_ms,
+            window,
+        }
     }
 
     fn peak(&mut self, millis: i64) {
@@ -199,7 +256,7 @@ mod tests {
         assert!(p.step(&step(4000, false, 1000), &WHOLE).broke.is_empty());
         let mut s = step(5000, false, 1000);
         s.status = Some(429);
-        s.retry_until = Some(64_600);
+        s.retry_until = Some((64_600, WindowSource::Logged));
         assert!(p.step(&s, &WHOLE).broke.is_empty());
         let broke = p.step(&step(30_000, false, 1000), &WHOLE).broke;
         assert_eq!(broke, vec![Violation::IgnoredRetryAfter]);

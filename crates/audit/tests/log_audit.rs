@@ -4,7 +4,9 @@
 
 use std::io::Write;
 
-use mannerly_audit::{audit_logs, Catalogue, LogSource, Options, Report, RobotsBook, Unchecked};
+use mannerly_audit::{
+    audit_logs, Catalogue, LogSource, Options, Report, RobotsBook, Unchecked, Violation,
+};
 use proptest::prelude::*;
 
 /// 2026-03-01T10:00:00Z.
@@ -134,8 +136,22 @@ fn crawl_delay_retry_after_and_robots_read_first() {
     assert_eq!(rude.counts.before_robots, 10);
     // Logged one second apart with one-second precision: under 2 s, short.
     assert_eq!(rude.counts.too_soon, 9);
-    // After the 429 at 3 s, the 60 s default window covers 4..=9 s.
+    // After the 429 at 3 s, the 60 s default window covers 4..=9 s; the
+    // finding says the wait was assumed, and times are in whole seconds,
+    // as the log knows them.
     assert_eq!(rude.counts.ignored_retry_after, 6);
+    let said = |rule: Violation| {
+        let e = rude.examples.iter().find(|e| e.rule == rule);
+        e.expect("an example").detail.clone()
+    };
+    assert_eq!(
+        said(Violation::IgnoredRetryAfter),
+        "1 s after a 429; the log does not record Retry-After, so a wait of 60 s is assumed (--retry-after)"
+    );
+    assert_eq!(
+        said(Violation::TooSoon),
+        "1 s after the previous request; the delay is 5 s"
+    );
     assert_eq!(rude.counts.robots_fetches, 0);
     let polite = report
         .bots
@@ -181,6 +197,15 @@ fn a_logged_retry_after_wins() {
     assert_eq!(report.files[0].format, "log-format");
     // 12 s is inside the 5 s window from 10 s; 16 s is not.
     assert_eq!(report.bots[0].counts.ignored_retry_after, 1);
+    let inside = report.bots[0]
+        .examples
+        .iter()
+        .find(|e| e.rule == Violation::IgnoredRetryAfter)
+        .expect("an example");
+    assert_eq!(
+        inside.detail,
+        "2 s after a 503 whose Retry-After asked for 5 s"
+    );
 }
 
 #[test]

@@ -254,7 +254,10 @@ mod tests {
                 .as_deref(),
             Some("Feedly")
         );
-        assert_eq!(t("Pulsepoint XT3 web scraper").as_deref(), Some("Pulsepoint"));
+        assert_eq!(
+            t("Pulsepoint XT3 web scraper").as_deref(),
+            Some("Pulsepoint")
+        );
         assert_eq!(
             t("TelegramBot (like TwitterBot)").as_deref(),
             Some("TelegramBot")
