@@ -263,6 +263,7 @@ fn says_automated(lower: &str) -> bool {
         || ["http://", "https://", "+http", "www."]
             .iter()
             .any(|m| lower.contains(m))
+        || crate::named::names_its_operator(lower)
         || lower.split([' ', ';', '(', ')']).any(|part| {
             part.split_once('/')
                 .is_some_and(|(name, _)| CLIENTS.contains(&name))
@@ -537,5 +538,12 @@ mod tests {
         );
         let chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
         assert_eq!(token(chrome), None);
+        // A site or a contact address named the way crawlers name their
+        // operator: a crawler, not a browser; a dotted product with its
+        // version (an old phone's gateway) still a browser.
+        assert!(token("Mozilla/5.0 (compatible; MonTools.com)").is_some());
+        assert!(token("Mozilla/5.0 (compatible; Lumen; lumen@example.com)").is_some());
+        let phone = "MOT-V177/0.1.75 UP.Browser/6.2.3.9.c.12 (GUI) MMP/2.0 UP.Link/6.3.1.13.0";
+        assert_eq!(token(phone), None);
     }
 }

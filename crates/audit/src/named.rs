@@ -37,7 +37,24 @@ pub(crate) fn named(ua: &str) -> Option<Named<'_>> {
 /// `host[/path]` whose host is a registrable domain under a known suffix.
 fn is_site(word: &str) -> bool {
     let host = word.split('/').next().unwrap_or_default();
-    is_domain(host)
+    // `com.google.android.youtube/17.36` is an app's id, not a site.
+    let first = host.split('.').next().unwrap_or_default();
+    let reversed = first.len() == 2 || ["com", "org", "net", "edu", "gov", "io"].contains(&first);
+    !reversed && is_domain(host)
+}
+
+/// Whether `ua` names a site or a contact address as only automated
+/// clients do: not a product of dotted name and a version
+/// (`UP.Link/6.3`, an old phone browser's gateway; `ricardo.ch/8.28`, an
+/// app), which browsers and apps carry too.
+pub(crate) fn names_its_operator(ua: &str) -> bool {
+    match named(ua) {
+        Some(Named::Contact(_)) => true,
+        Some(Named::Site(w)) => !w
+            .split_once('/')
+            .is_some_and(|(_, v)| v.starts_with(|c: char| c.is_ascii_digit())),
+        _ => false,
+    }
 }
 
 /// `local@domain`, the domain under a known suffix.
@@ -99,6 +116,7 @@ mod tests {
             ("node.js/18 undici", None),
             ("Bot (@handle)", None),
             ("Bot 192.168.1.1", None),
+            ("com.google.android.youtube/17.36.4 (Linux; U; Android 12) gzip", None),
         ] {
             assert_eq!(named(ua), found, "{ua}");
         }
