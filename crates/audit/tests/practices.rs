@@ -208,3 +208,23 @@ fn each_crawler_is_graded_by_what_the_log_shows() {
     assert_eq!(good["practices"][3]["grade"], "met");
     assert_eq!(good["practices"][5]["grade"], "not-observable");
 }
+
+/// A crawler whose operator has its name is named once: `Hatena`, not
+/// `Hatena (Hatena)`; another operator's name is still said.
+#[test]
+fn an_operator_named_as_its_crawler_is_not_said_twice() {
+    let lines = vec![
+        line(0, "192.0.2.1", "/robots.txt", 200, "Hatena Antenna/0.3"),
+        line(
+            0,
+            "192.0.2.2",
+            "/robots.txt",
+            200,
+            "Mozilla/5.0 (compatible; PetalBot;+https://webmaster.petalsearch.com/site/petalbot)",
+        ),
+    ];
+    let text = render::text(&audit(&lines));
+    assert!(text.contains("  Hatena: 1 request"), "{text}");
+    assert!(!text.contains("Hatena (Hatena)"), "{text}");
+    assert!(text.contains("PetalBot (Huawei)"), "{text}");
+}

@@ -71,8 +71,11 @@ fn name(b: &BotReport) -> String {
     if b.kind != BotKind::Crawler {
         about.push(b.kind.as_str().replace('-', " "));
     }
-    if let Some(o) = &b.operator {
-        about.push(o.clone());
+    // Not `Hatena (Hatena)`: an operator named as the crawler is not
+    // said twice.
+    match &b.operator {
+        Some(o) if !o.eq_ignore_ascii_case(&b.token) => about.push(o.clone()),
+        _ => {}
     }
     if about.is_empty() {
         format!("{who}{from}")
