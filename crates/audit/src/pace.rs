@@ -144,6 +144,8 @@ impl Pace {
             let tolerance = precision + log.slack_ms;
             if whole(w.from) && s.millis - w.from >= precision && s.millis + tolerance <= w.until {
                 broke.push(Violation::IgnoredRetryAfter);
+                let assumed = w.source == WindowSource::Assumed;
+                self.counts.ignored_retry_after_assumed += u64::from(assumed);
                 window = Some(w);
             }
         }

@@ -130,11 +130,19 @@ fn back_off(b: &BotReport) -> Practice {
             Grade::Met,
             format!("answered 429 or 503 {told} time(s), it waited as told"),
         ),
-        n => practice(
-            "back-off",
-            Grade::NotMet,
-            format!("{n} request(s) before the Retry-After it was given had passed"),
-        ),
+        n => {
+            let assumed = b.counts.ignored_retry_after_assumed;
+            let how = match assumed {
+                0 => String::new(),
+                a if a == n => "; the log records no Retry-After, so the wait was assumed (--retry-after)".into(),
+                a => format!("; {a} of those waits assumed, as the log records no Retry-After (--retry-after)"),
+            };
+            practice(
+                "back-off",
+                Grade::NotMet,
+                format!("{n} request(s) before the wait a 429 or 503 asked for had passed{how}"),
+            )
+        }
     }
 }
 

@@ -109,6 +109,9 @@ pub struct Counts {
     pub too_soon: u64,
     /// Requests inside a Retry-After window.
     pub ignored_retry_after: u64,
+    /// Of those, requests inside a window the audit assumed (the log
+    /// records no Retry-After, and no evidence did): `--retry-after`.
+    pub ignored_retry_after_assumed: u64,
     /// Pages requested without a robots.txt read in the 24 hours before
     /// (RFC 9309's longest cache), including by bots that never read it.
     pub before_robots: u64,
@@ -133,6 +136,7 @@ impl Counts {
             before_robots: 0,
             while_robots_unavailable: 0,
             requests_breaking_rules: 0,
+            ignored_retry_after_assumed: 0,
             ..self.clone()
         }
     }
@@ -158,6 +162,7 @@ impl Counts {
         self.while_robots_unavailable += o.while_robots_unavailable;
         self.under_ignored_delay += o.under_ignored_delay;
         self.requests_breaking_rules += o.requests_breaking_rules;
+        self.ignored_retry_after_assumed += o.ignored_retry_after_assumed;
     }
 
     pub(crate) fn count(&mut self, rule: Violation) {

@@ -140,6 +140,16 @@ fn crawl_delay_retry_after_and_robots_read_first() {
     // finding says the wait was assumed, and times are in whole seconds,
     // as the log knows them.
     assert_eq!(rude.counts.ignored_retry_after, 6);
+    assert_eq!(rude.counts.ignored_retry_after_assumed, 6);
+    let text = mannerly_audit::render::text(&report);
+    assert!(
+        text.contains("6 inside Retry-After (the wait assumed)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("6 request(s) before the wait a 429 or 503 asked for had passed; the log records no Retry-After, so the wait was assumed (--retry-after)"),
+        "{text}"
+    );
     let said = |rule: Violation| {
         let e = rude.examples.iter().find(|e| e.rule == rule);
         e.expect("an example").detail.clone()
@@ -197,6 +207,7 @@ fn a_logged_retry_after_wins() {
     assert_eq!(report.files[0].format, "log-format");
     // 12 s is inside the 5 s window from 10 s; 16 s is not.
     assert_eq!(report.bots[0].counts.ignored_retry_after, 1);
+    assert_eq!(report.bots[0].counts.ignored_retry_after_assumed, 0);
     let inside = report.bots[0]
         .examples
         .iter()

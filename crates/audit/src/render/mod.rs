@@ -32,11 +32,12 @@ fn counts_text(c: &Counts) -> String {
         "sooner than Crawl-delay",
         "sooner than Crawl-delay",
     );
-    add(
-        c.ignored_retry_after,
-        "inside Retry-After",
-        "inside Retry-After",
-    );
+    let retry = match c.ignored_retry_after_assumed {
+        0 => "inside Retry-After".to_owned(),
+        n if n == c.ignored_retry_after => "inside Retry-After (the wait assumed)".to_owned(),
+        n => format!("inside Retry-After ({n} of the waits assumed)"),
+    };
+    add(c.ignored_retry_after, &retry, &retry);
     add(
         c.before_robots,
         "before reading robots.txt",
