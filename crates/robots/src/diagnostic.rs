@@ -120,6 +120,9 @@ pub mod codes {
     pub const PATH_NOT_ABSOLUTE: &str = "path-not-absolute";
     /// A `$` that is not the last character; it matches a literal `$`.
     pub const DOLLAR_MID_PATTERN: &str = "dollar-mid-pattern";
+    /// A space inside a path; URLs send it as `%20`, so the rule matches
+    /// nothing (two paths on one line, often).
+    pub const SPACE_IN_PATH: &str = "space-in-path";
     /// A user-agent value with characters outside `[a-zA-Z_-]`.
     pub const INVALID_USER_AGENT: &str = "invalid-user-agent";
     /// A user-agent value that can match no crawler.

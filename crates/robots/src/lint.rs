@@ -275,6 +275,9 @@ fn patterns(robots: &Robots, out: &mut Vec<Diagnostic>) {
                 .suggest(fix),
             );
         }
+        if p.contains([' ', '\t']) {
+            out.push(space_in_path(rule, p));
+        }
         if let Some(i) = p.as_bytes()[..p.len() - 1].iter().position(|&b| b == b'$') {
             out.push(
                 Diagnostic::new(
@@ -290,6 +293,32 @@ fn patterns(robots: &Robots, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// A pattern with a space or tab inside: a URL's path sends it as `%20`,
+/// so the rule matches nothing. Two paths on one line are split; one path
+/// with a space is written with `%20`.
+fn space_in_path(rule: &Rule, p: &str) -> Diagnostic {
+    let directive = rule.kind.directive();
+    let parts: Vec<&str> = p.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
+    let several = parts.len() > 1 && parts.iter().all(|w| w.starts_with(['/', '*']));
+    let fix = if several {
+        let lines: Vec<String> = parts.iter().map(|w| format!("{directive}: {w}")).collect();
+        format!("one path a line: {}", lines.join(" / "))
+    } else {
+        format!(
+            "{directive}: {}",
+            p.replace(' ', "%20").replace('\t', "%09")
+        )
+    };
+    Diagnostic::new(
+        rule.line,
+        rule.column,
+        Severity::Warning,
+        codes::SPACE_IN_PATH,
+        format!("`{p}` holds a space, which a URL's path never does (it is sent as `%20`), so no request a crawler sends matches the rule"),
+    )
+    .suggest(fix)
 }
 
 /// The rule sets each crawler name sees, for duplicate and shadow checks:
@@ -551,6 +580,27 @@ mod tests {
             .iter()
             .map(|d| (d.code, d.line))
             .collect()
+    }
+
+    #[test]
+    fn a_space_in_a_path_is_called_out_with_its_fix() {
+        let d =
+            lint(b"User-agent: *\nDisallow: /private /tmp\nDisallow: /my folder/\nDisallow: /ok\n");
+        let spaced: Vec<(u32, Option<&str>)> = d
+            .iter()
+            .filter(|d| d.code == codes::SPACE_IN_PATH)
+            .map(|d| (d.line, d.suggestion.as_deref()))
+            .collect();
+        assert_eq!(
+            spaced,
+            [
+                (
+                    2,
+                    Some("one path a line: Disallow: /private / Disallow: /tmp")
+                ),
+                (3, Some("Disallow: /my%20folder/")),
+            ]
+        );
     }
 
     #[test]
