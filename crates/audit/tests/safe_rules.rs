@@ -390,3 +390,37 @@ fn health_checks_are_never_accused_nor_refused() {
     let rules = rules_of(&report, &no_ranges, &options);
     assert_eq!(rules.rules.len(), HEALTH_CHECKS.len(), "{rules:#?}");
 }
+
+/// A request inside a Retry-After wait the log does not record is shown,
+/// with the wait said to be assumed, but no server rule refuses a crawler
+/// on that assumption alone; a disallowed path still makes one.
+#[test]
+fn no_rule_rests_on_an_assumed_retry_after() {
+    let patient = "Mozilla/5.0 (compatible; PatientBot/1.0; +https://patient.example/)";
+    let mut lines = vec![line(0, "192.0.2.20", "/robots.txt", patient)];
+    // A 429 with no Retry-After in the log, then a page 15 s later:
+    // inside the assumed 60 s, outside the Crawl-delay of 10.
+    lines.push(line(10, "192.0.2.20", "/a", patient).replace("\" 200 100 ", "\" 429 100 "));
+    lines.push(line(25, "192.0.2.20", "/b", patient));
+    let report = audit(&lines, Options::default(), &Unchecked);
+    let bot = &report.bots[0];
+    assert_eq!(
+        (
+            bot.counts.ignored_retry_after,
+            bot.counts.ignored_retry_after_assumed
+        ),
+        (1, 1)
+    );
+    let rules = rules_of(&report, &no_ranges, &RuleOptions::default());
+    assert!(rules.rules.is_empty(), "{rules:#?}");
+    let why: Vec<&str> = rules.passed_over.iter().map(|p| p.reason).collect();
+    assert!(
+        why.iter().any(|w| w.contains("waits the audit assumed")),
+        "{why:?}"
+    );
+    // The same crawler on a disallowed path as well: refused.
+    lines.push(line(40, "192.0.2.20", "/private/p", patient));
+    let report = audit(&lines, Options::default(), &Unchecked);
+    let rules = rules_of(&report, &no_ranges, &RuleOptions::default());
+    assert_eq!(sorts(&rules), ["token"], "{rules:#?}");
+}

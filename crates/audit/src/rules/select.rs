@@ -14,6 +14,7 @@ const BY_ADDRESS: &str = "anonymous or an HTTP tool, anyone's: refused only by a
 const NOT_JUDGED: &str = "not held to robots.txt by default (anonymous, HTTP tool, user-triggered, feed reader, link preview or monitor), so not judged: --rules-include names the kinds to judge and refuse";
 const NOT_ASKED: &str = "not a crawler (user-triggered, feed reader, link preview or monitor): no rule unless --rules-include names its kind";
 const ONLY_IGNORED: &str = "charged only under a Crawl-delay its operator documents it ignores: no rule unless --rules-include ignored";
+const ONLY_ASSUMED: &str = "charged only inside Retry-After waits the audit assumed (the log records no Retry-After): no rule on an assumption";
 const UNCHECKED: &str = "its operator publishes a way to check it that this audit could not use: a rule by token could refuse the real crawler (give --ip-ranges NAME=FILE)";
 const NO_RANGES: &str = "spoofed, but no published address ranges were given that a server could check it against (give --ip-ranges NAME=FILE, or refuse spoofers with `mannerly gate`)";
 
@@ -53,6 +54,8 @@ pub fn rules_of(
         if broke == 0 {
             if charged(&b.counts, options, false) > 0 {
                 out.passed_over.push(pass(ONLY_IGNORED));
+            } else if b.counts.ignored_retry_after_assumed > 0 {
+                out.passed_over.push(pass(ONLY_ASSUMED));
             }
             continue;
         }
@@ -141,7 +144,8 @@ fn reason_to_pass(b: &BotReport, options: &RuleOptions) -> Option<Pass> {
 }
 
 /// The violations a rule may be written for: every one, but gaps under a
-/// Crawl-delay the bot's operator documents it ignores only when asked.
+/// Crawl-delay the bot's operator documents it ignores only when asked,
+/// and never a request inside a Retry-After wait the audit only assumed.
 fn charged(c: &Counts, options: &RuleOptions, ignores: bool) -> u64 {
     let asked = options.include.contains(&Include::Ignored);
     let too_soon = match (options.strict && ignores, asked) {
@@ -153,7 +157,7 @@ fn charged(c: &Counts, options: &RuleOptions, ignores: bool) -> u64 {
     } else {
         0
     };
-    c.violations() - c.too_soon + too_soon + ignored
+    c.violations() - c.too_soon + too_soon + ignored - c.ignored_retry_after_assumed
 }
 
 fn who(b: &BotReport) -> String {
@@ -202,10 +206,15 @@ impl Merged {
             "{} requests from {} address(es)",
             c.requests, self.addresses
         )];
+        let retry = match c.ignored_retry_after_assumed {
+            0 => "inside Retry-After",
+            a if a == c.ignored_retry_after => "inside Retry-After (the wait assumed)",
+            _ => "inside Retry-After (some waits assumed)",
+        };
         for (n, what) in [
             (c.disallowed, "disallowed"),
             (c.too_soon, "too soon"),
-            (c.ignored_retry_after, "inside Retry-After"),
+            (c.ignored_retry_after, retry),
             (c.before_robots, "before reading robots.txt"),
             (
                 c.while_robots_unavailable,
