@@ -193,7 +193,7 @@ pub(crate) async fn run_crawl_on<B: Backend>(
     let mut last = std::time::Instant::now();
     let summary = crawl_on(backend, config, seeds, out, stop.clone(), |p: &Progress| {
         let line = format!(
-            "{} pages, {:.1} pages/s, {} KiB, {} in flight, {} queued, {} hosts blocked, {} errors",
+            "{} pages, {:.1} pages/s, {} KiB, {} in flight, {} queued, robots.txt unavailable: {}, {} errors",
             p.pages,
             p.pages as f64 / p.seconds.max(0.001),
             p.bytes / 1024,
