@@ -228,3 +228,15 @@ fn an_operator_named_as_its_crawler_is_not_said_twice() {
     assert!(!text.contains("Hatena (Hatena)"), "{text}");
     assert!(text.contains("PetalBot (Huawei)"), "{text}");
 }
+
+/// A security scanner is said to be one where it is named.
+#[test]
+fn a_security_scanner_is_named_as_one() {
+    let nikto = "Mozilla/5.00 (Nikto/2.1.6) (Evasions:None) (Test:000003)";
+    let lines = vec![line(0, "192.0.2.5", "/private/x", 404, nikto)];
+    let text = render::text(&audit(&lines));
+    assert!(
+        text.contains("Nikto from 192.0.2.5 (security scanner): 1 request"),
+        "{text}"
+    );
+}

@@ -72,6 +72,11 @@ fn name(b: &BotReport) -> String {
     if b.kind != BotKind::Crawler {
         about.push(b.kind.as_str().replace('-', " "));
     }
+    // A scanner probes for weaknesses; a site owner reads it apart from
+    // a crawler that indexes.
+    if b.category == Some(crate::kinds::Category::SecurityScanner) {
+        about.push("security scanner".into());
+    }
     // Not `Hatena (Hatena)`: an operator named as the crawler is not
     // said twice.
     match &b.operator {
