@@ -191,6 +191,10 @@ pub enum IpRangesError {
     /// No `prefixes` array.
     #[error("no \"prefixes\" array")]
     NoPrefixes,
+    /// A file of ranges by service (ipverse's) where no service's
+    /// User-Agent patterns name the crawler.
+    #[error("no service there names `{0}` in its User-Agent patterns")]
+    NoService(String),
     /// One prefix is unusable.
     #[error("prefix {index} {problem}")]
     Prefix {
@@ -333,18 +337,17 @@ impl IpRanges {
         let Some(services) = v["services"].as_object() else {
             return IpRanges::parse_jafar(&v, token);
         };
-        let token = token.to_ascii_lowercase();
         let names = |s: &serde_json::Value| {
             s["user_agent_patterns"].as_array().is_some_and(|p| {
                 p.iter()
                     .filter_map(|x| x.as_str())
-                    .any(|x| x.trim_matches('*').eq_ignore_ascii_case(&token))
+                    .any(|x| x.trim_matches('*').eq_ignore_ascii_case(token))
             })
         };
         let service = services
             .values()
             .find(|s| names(s))
-            .ok_or(IpRangesError::NoPrefixes)?;
+            .ok_or_else(|| IpRangesError::NoService(token.to_owned()))?;
         let cidrs: Vec<&str> = ["ipv4", "ipv6"]
             .iter()
             .filter_map(|k| service[*k].as_array())
@@ -482,7 +485,7 @@ mod tests {
         assert!(!bing.contains("20.15.240.70".parse().expect("ip")));
         assert_eq!(
             IpRanges::parse_for(catalogue, "CCBot"),
-            Err(IpRangesError::NoPrefixes)
+            Err(IpRangesError::NoService("CCBot".into()))
         );
     }
 

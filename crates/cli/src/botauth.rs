@@ -320,9 +320,15 @@ pub struct VerifyIpArgs {
     /// Allowed domains (e.g. googlebot.com); the PTR name must be under one.
     #[arg(long = "domain", value_name = "DOMAIN", required = true)]
     domains: Vec<String>,
-    /// Also accept IPs in this published ranges file (Google's JSON format).
+    /// Also accept IPs in this published ranges file: Google's JSON
+    /// format (JAFAR), or ipverse's crawlers.json with --token.
     #[arg(long, value_name = "FILE")]
     ranges: Option<String>,
+    /// The crawler whose ranges to read from --ranges: a JAFAR prefix's
+    /// `services` must name it, or in ipverse's crawlers.json, a service's
+    /// User-Agent patterns.
+    #[arg(long, value_name = "NAME", requires = "ranges")]
+    token: Option<String>,
     #[arg(long)]
     json: bool,
 }
@@ -335,7 +341,14 @@ pub fn verify_ip_cmd(args: VerifyIpArgs) -> Result<u8> {
     if let Some(path) = &args.ranges {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("cannot read '{path}'"))?;
-        let ranges = IpRanges::parse(&text).map_err(|e| anyhow::anyhow!("'{path}': {e}"))?;
+        let ranges = match &args.token {
+            Some(token) => IpRanges::parse_for(&text, token),
+            None if text.contains("\"services\"") && !text.contains("\"prefixes\"") => {
+                anyhow::bail!("'{path}' lists ranges by service (ipverse's crawlers.json): give --token NAME, the crawler whose ranges to read")
+            }
+            None => IpRanges::parse(&text),
+        }
+        .map_err(|e| anyhow::anyhow!("'{path}': {e}"))?;
         if ranges.contains(ip) {
             if args.json {
                 println!(

@@ -183,3 +183,39 @@ fn verify_ip_json_inside_a_published_range_is_json() {
     assert_eq!(v["result"], "verified");
     assert_eq!(v["range"], ranges);
 }
+
+/// `--ranges` reads the files `--ip-ranges` reads elsewhere: ipverse's
+/// crawlers.json by `--token`, and says what is missing without it.
+#[test]
+fn verify_ip_reads_ranges_by_service_for_a_token() {
+    let path = std::env::temp_dir().join(format!("mannerly-services-{}.json", std::process::id()));
+    std::fs::write(
+        &path,
+        r#"{"services":{"Bingbot":{"user_agent_patterns":["*bingbot*"],"ipv4":["192.0.2.0/24"],"ipv6":[]}}}"#,
+    )
+    .expect("write");
+    let ranges = path.to_str().expect("path");
+    let verify = |extra: &[&str]| {
+        let mut args = vec!["verify-ip", "192.0.2.7", "--domain", "search.msn.com"];
+        args.extend_from_slice(&["--ranges", ranges]);
+        args.extend_from_slice(extra);
+        run(&args, "")
+    };
+    let o = verify(&["--token", "bingbot"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stdout)
+        .starts_with("verified: 192.0.2.7 is in a published range"));
+    let o = verify(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("give --token NAME"),
+        "{o:?}"
+    );
+    let o = verify(&["--token", "CCBot"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("no service there names `CCBot`"),
+        "{o:?}"
+    );
+    let _ = std::fs::remove_file(&path);
+}
