@@ -880,7 +880,7 @@ impl<'r> Auditor<'r> {
                 Violation::TooSoon => format!(
                     "{} after the previous request; the delay is {}",
                     crate::words::seconds(judged.gap_ms.unwrap_or(0), p.step.precision_ms),
-                    crate::words::seconds(p.step.delay_ms as i64, p.step.precision_ms)
+                    crate::words::exact_seconds(p.step.delay_ms as i64)
                 ),
                 Violation::IgnoredRetryAfter => match &judged.window {
                     Some(w) => w.detail(p.step.millis),

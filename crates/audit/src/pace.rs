@@ -49,11 +49,12 @@ pub(crate) struct Window {
 
 impl Window {
     /// A request at `at` inside the window, in words: how long after the
-    /// answer, the wait it asked for, and how the audit knows that wait.
+    /// answer (to the log's precision), the wait it asked for (as given),
+    /// and how the audit knows that wait.
     pub(crate) fn detail(&self, at: i64) -> String {
         let precision = self.precision_ms;
         let after = crate::words::seconds(at - self.from, precision);
-        let wait = crate::words::seconds(self.until - self.from, precision);
+        let wait = crate::words::exact_seconds(self.until - self.from);
         let status = self.status;
         match self.source {
             WindowSource::Logged => {

@@ -19,6 +19,12 @@ pub fn seconds(ms: i64, precision_ms: u32) -> String {
     }
 }
 
+/// Milliseconds a rule or an answer gave (a Crawl-delay, a Retry-After),
+/// as seconds to the millisecond with no trailing zeros: `2 s`, `0.5 s`.
+pub fn exact_seconds(ms: i64) -> String {
+    format!("{} s", ms as f64 / 1000.0)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -28,5 +34,9 @@ mod tests {
         assert_eq!(seconds(2000, 1000), "2 s");
         assert_eq!(seconds(1250, 1), "1.250 s");
         assert_eq!(seconds(1250, 100), "1.2 s");
+        use super::exact_seconds;
+        assert_eq!(exact_seconds(2000), "2 s");
+        assert_eq!(exact_seconds(500), "0.5 s");
+        assert_eq!(exact_seconds(60_000), "60 s");
     }
 }
