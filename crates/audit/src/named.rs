@@ -37,9 +37,16 @@ pub(crate) fn named(ua: &str) -> Option<Named<'_>> {
 /// `host[/path]` whose host is a registrable domain under a known suffix.
 fn is_site(word: &str) -> bool {
     let host = word.split('/').next().unwrap_or_default();
-    // `com.google.android.youtube/17.36` is an app's id, not a site.
-    let first = host.split('.').next().unwrap_or_default();
-    let reversed = first.len() == 2 || ["com", "org", "net", "edu", "gov", "io"].contains(&first);
+    // `com.google.android.youtube/17.36` or `jp.naver.line` is an app's
+    // id, not a site; `kb.dk` is a site.
+    let first = host
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let top =
+        first.len() == 2 || ["com", "org", "net", "edu", "gov", "io"].contains(&first.as_str());
+    let reversed = top && host.split('.').count() >= 3;
     !reversed && is_domain(host)
 }
 
@@ -117,6 +124,8 @@ mod tests {
             ("Bot (@handle)", None),
             ("Bot 192.168.1.1", None),
             ("com.google.android.youtube/17.36.4 (Linux; U; Android 12) gzip", None),
+            ("Line/13.1 jp.naver.line.android", None),
+            ("kb.dk-crawler (kb.dk)", Some(Site("kb.dk"))),
         ] {
             assert_eq!(named(ua), found, "{ua}");
         }
