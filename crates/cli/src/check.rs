@@ -53,12 +53,10 @@ pub fn run(args: Args) -> Result<u8> {
         let source = read_robots(&src.robots, src.max_bytes)?;
         // As many as `mannerly lint` will show (a UTF-16 file is one
         // error, not a NUL byte a line).
-        let lint = mannerly_robots::lint_with(&source.body, options);
-        (
-            Arc::new(Robots::parse_with(&source.body, options)),
-            source.name,
-            lint.iter().filter(|d| is_error(d)).count(),
-        )
+        let robots = Robots::parse_with(&source.body, options);
+        let lint = mannerly_robots::lint_parsed(&robots, &source.body);
+        let errors = lint.iter().filter(|d| is_error(d)).count();
+        (Arc::new(robots), source.name, errors)
     };
     if errors > 0 {
         writeln!(

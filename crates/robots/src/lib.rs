@@ -181,7 +181,7 @@ pub use extensions::{
     Category, CleanParam, ContentUsage, ContentUsageRule, CrawlDelay, HostDirective, Preference,
     RequestRate, Sitemap, TimeWindow, UsagePreferences, VisitTime,
 };
-pub use lint::{lint, lint_with};
+pub use lint::{lint, lint_parsed, lint_with};
 pub use pattern::path_params_query;
 pub use requested::as_requested;
 pub use robots::{

@@ -18,7 +18,13 @@ pub fn lint(body: &[u8]) -> Vec<Diagnostic> {
 /// could not use, encoding and line-ending problems, rules that can never
 /// win, duplicates, disputed values.
 pub fn lint_with(body: &[u8], options: ParseOptions) -> Vec<Diagnostic> {
-    let robots = Robots::parse_with(body, options);
+    lint_parsed(&Robots::parse_with(body, options), body)
+}
+
+/// [`lint_with`] for a body already parsed: `robots` must be `body` as
+/// parsed (with whatever options), so a caller that keeps the parse does
+/// not make a second one.
+pub fn lint_parsed(robots: &Robots, body: &[u8]) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = robots.diagnostics().to_vec();
     encoding(body, &mut out);
     if out.iter().any(|d| d.code == codes::UTF16) {
@@ -26,13 +32,13 @@ pub fn lint_with(body: &[u8], options: ParseOptions) -> Vec<Diagnostic> {
         out.retain(|d| d.code != codes::NUL_BYTE);
     }
     line_endings(body, &mut out);
-    user_agents(&robots, &mut out);
-    patterns(&robots, &mut out);
-    rule_sets(&robots, &mut out);
-    crawl_delays(&robots, &mut out);
-    google_ignores_delay(&robots, &mut out);
-    duplicates_of_singletons(&robots, &mut out);
-    empty_last_group(&robots, &mut out);
+    user_agents(robots, &mut out);
+    patterns(robots, &mut out);
+    rule_sets(robots, &mut out);
+    crawl_delays(robots, &mut out);
+    google_ignores_delay(robots, &mut out);
+    duplicates_of_singletons(robots, &mut out);
+    empty_last_group(robots, &mut out);
     out.sort_by_key(|d| (d.line, d.column));
     out.dedup();
     out
