@@ -26,10 +26,10 @@ pub struct Args {
     #[arg(long)]
     rfc: bool,
     /// User-Agent header for the request.
-    #[arg(long, value_name = "UA")]
+    #[arg(long, value_name = "UA", value_parser = crate::crawl::user_agent_value)]
     user_agent: Option<String>,
     /// Whole-request timeout in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
     timeout: u64,
 }
 

@@ -198,6 +198,16 @@ fn crawl_usage_errors_say_what_is_missing() {
     refused(&["demo", "--concurrency", "0"], "0 is not in 1..");
     refused(&["serve", "--rate-limit", "0"], "0 is not in 1..");
     refused(&["serve", "--timeout", "0"], "0 is not in 1..=3600");
+    refused(&["fetch", "--timeout", "0", web], "0 is not in 1..=3600");
+    // A User-Agent no header can hold is refused by name before anything
+    // is written, not by the HTTP client's "builder error".
+    for cmd in [&["crawl", "--out", out][..], &["fetch"][..]] {
+        let ua = "OpBot/1.0 (+https://op.example/bot)\nX-Evil: 1";
+        let args = [cmd, &["--user-agent", ua, web]].concat();
+        refused(&args, "control character '\\n' at byte 35");
+        let args = [cmd, &["--user-agent", " ", web]].concat();
+        refused(&args, "a User-Agent cannot be blank");
+    }
     assert!(!dir.exists(), "a refused crawl leaves no directory");
     // A User-Agent that does not name its crawler with a token and a URL
     // (Crawler Best Practices), with what a good one looks like.

@@ -55,6 +55,13 @@ pub enum CrawlError {
     /// The HTTP client could not be built (TLS set-up).
     #[error("cannot build the HTTP client: {0}")]
     Client(#[source] reqwest::Error),
+    /// The configured User-Agent cannot go in a header: it holds a
+    /// control character (other than tab).
+    #[error("the User-Agent {agent:?} cannot be sent as a header: it holds a control character")]
+    UserAgent {
+        /// The User-Agent configured.
+        agent: String,
+    },
     /// The crawl's evidence could not be written (or an earlier run's
     /// read back).
     #[error("evidence: {0}")]

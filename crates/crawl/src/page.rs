@@ -130,6 +130,11 @@ impl PageResponse {
 /// are kept as sent, for the WARC (`mannerly-fetch` decodes a compressed
 /// robots.txt itself).
 pub(crate) fn http_client(config: &CrawlConfig) -> Result<reqwest::Client, CrawlError> {
+    let agent = &config.user_agent;
+    if agent.chars().any(|c| c.is_ascii_control() && c != '\t') {
+        let agent = agent.clone();
+        return Err(CrawlError::UserAgent { agent });
+    }
     let keep_alive = (config.min_delay + Duration::from_millis(200)).min(Duration::from_secs(90));
     let mut b = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -478,5 +483,17 @@ mod tests {
         let sent = client.get(server.url("/a")).send().await;
         assert!(sent.is_err(), "a refused stream is an error");
         assert_eq!(server.streams(), 1, "sent once, not re-sent");
+    }
+
+    #[test]
+    fn a_user_agent_no_header_can_hold_is_refused_by_name() {
+        let config = CrawlConfig {
+            user_agent: "ExampleBot/1.0 (+https://example.com/bot)\nX-Evil: 1".into(),
+            ..CrawlConfig::default()
+        };
+        let said = http_client(&config).err().map(|e| e.to_string());
+        let said = said.unwrap_or_default();
+        assert!(said.contains("\\nX-Evil"), "{said}");
+        assert!(said.contains("control character"), "{said}");
     }
 }

@@ -152,6 +152,7 @@ impl std::fmt::Debug for HttpFetcher {
 impl HttpFetcher {
     /// A fetcher with its own client.
     pub fn new(config: FetchConfig) -> Result<Self, FetchError> {
+        check_user_agent(&config.user_agent)?;
         let client = Self::client_builder(&config)
             .build()
             .map_err(FetchError::Client)?;
@@ -164,6 +165,7 @@ impl HttpFetcher {
     /// [`crate::guard::PublicResolver`]; IP literals are checked before
     /// each request). A refused hop fails as a connection failure would.
     pub fn public_only(config: FetchConfig) -> Result<Self, FetchError> {
+        check_user_agent(&config.user_agent)?;
         let client = Self::client_builder(&config)
             .dns_resolver(Arc::new(crate::guard::PublicResolver))
             .build()
@@ -764,12 +766,44 @@ pub fn classify(e: &reqwest::Error) -> NetworkError {
     }
 }
 
+/// Refuses a User-Agent no header can hold (a control character other
+/// than tab), before the client builder fails on it with a vaguer error.
+fn check_user_agent(agent: &str) -> Result<(), FetchError> {
+    if agent.chars().any(|c| c.is_ascii_control() && c != '\t') {
+        return Err(FetchError::UserAgent {
+            agent: agent.to_owned(),
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::{decode_capped, stall_checked, BodyError, FetchConfig, STALL_SLACK};
     use crate::policy::{FetchOutcome, Hop, NetworkError};
     use std::io::Write;
     use std::time::Duration;
+
+    #[test]
+    fn a_user_agent_no_header_can_hold_is_refused_by_name() {
+        for bad in ["Bot/1.0\nX-Evil: 1", "Bot/1.0\r", "Bot\u{7f}", "\0"] {
+            let config = FetchConfig {
+                user_agent: bad.into(),
+                ..FetchConfig::default()
+            };
+            let err = super::HttpFetcher::new(config.clone())
+                .err()
+                .map(|e| e.to_string());
+            let said = err.unwrap_or_default();
+            assert!(said.contains(&format!("{bad:?}")), "{bad:?}: {said}");
+            assert!(super::HttpFetcher::public_only(config).is_err());
+        }
+        let tab = FetchConfig {
+            user_agent: "Bot/1.0\t(+https://example.com/bot) caf\u{e9}".into(),
+            ..FetchConfig::default()
+        };
+        assert!(super::HttpFetcher::new(tab).is_ok());
+    }
 
     fn failed(error: NetworkError, hops: usize) -> FetchOutcome {
         let hop = Hop {

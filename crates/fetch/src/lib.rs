@@ -115,6 +115,13 @@ pub enum FetchError {
     /// The HTTP client could not be built (TLS roots, proxy settings).
     #[error("cannot build the HTTP client: {0}")]
     Client(#[source] reqwest::Error),
+    /// The configured User-Agent cannot go in a header: it holds a
+    /// control character (other than tab).
+    #[error("the User-Agent {agent:?} cannot be sent as a header: it holds a control character")]
+    UserAgent {
+        /// The User-Agent configured.
+        agent: String,
+    },
 }
 
 /// Why a URL cannot name a robots.txt.

@@ -17,8 +17,8 @@ mod status;
 
 pub(crate) use report::report;
 pub(crate) use run::{metrics, raise_open_file_limit, run_crawl};
-pub(crate) use settings::delay_seconds;
 use settings::media_range;
+pub(crate) use settings::{delay_seconds, user_agent_value};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -44,7 +44,7 @@ pub struct Args {
     /// `ExampleBot/1.0 (+https://example.com/bot)`. Without it the crawl
     /// goes out as `mannerly/VERSION (+https://example.invalid/mannerly)`,
     /// shared by every such crawl and naming no page, with a warning.
-    #[arg(long, value_name = "STRING")]
+    #[arg(long, value_name = "STRING", value_parser = settings::user_agent_value)]
     user_agent: Option<String>,
     /// Crawl with a User-Agent that lacks a product token or an http(s)
     /// URL: site owners then cannot tell who crawled them, or reach you.

@@ -124,6 +124,23 @@ pub(crate) fn delay_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A `--user-agent`: text that can go in an HTTP header as it is (no
+/// control character but tab), not blank.
+pub(crate) fn user_agent_value(s: &str) -> Result<String, String> {
+    if let Some((at, c)) = s
+        .char_indices()
+        .find(|&(_, c)| c.is_ascii_control() && c != '\t')
+    {
+        return Err(format!(
+            "{s:?} cannot be sent as a User-Agent header: it holds the control character {c:?} at byte {at}"
+        ));
+    }
+    if s.trim().is_empty() {
+        return Err("a User-Agent cannot be blank: give one like \"ExampleBot/1.0 (+https://example.com/bot)\"".into());
+    }
+    Ok(s.to_owned())
+}
+
 /// A `--content-types` entry: `type/subtype` or `type/*`.
 pub(super) fn media_range(s: &str) -> Result<String, String> {
     let t = s.trim().to_ascii_lowercase();
