@@ -21,7 +21,7 @@ pub struct Args {
     discover: bool,
     /// With --discover, also try well-known paths such as /sitemap.xml
     /// (a dozen extra requests).
-    #[arg(long)]
+    #[arg(long, requires = "discover")]
     probe_known_paths: bool,
     /// Print JSON lines instead of text.
     #[arg(long)]
@@ -34,8 +34,8 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 5)]
     max_depth: usize,
     /// Entries per sitemap (the protocol's limit is 50,000).
-    #[arg(long, value_name = "N", default_value_t = 50_000)]
-    max_entries: usize,
+    #[arg(long, value_name = "N", default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(1..))]
+    max_entries: u64,
 }
 
 #[derive(serde::Serialize)]
@@ -71,11 +71,22 @@ fn lost(s: &Summary) -> bool {
 
 pub fn run(args: Args) -> Result<u8> {
     let options = Options {
-        max_entries: args.max_entries,
+        max_entries: usize::try_from(args.max_entries).unwrap_or(usize::MAX),
         ..Options::default()
     };
     if args.discover || is_url(&args.source) {
+        if let Some(base) = &args.base {
+            bail!(
+                "--base {base} is for a file: a sitemap fetched from a URL is judged by that URL"
+            );
+        }
         return walk(&args, options);
+    }
+    if std::path::Path::new(&args.source).is_dir() {
+        bail!(
+            "cannot read sitemap file '{}': it is a directory",
+            args.source
+        );
     }
     // A local file.
     let reader: Box<dyn io::Read> = if args.source == "-" {
@@ -165,6 +176,8 @@ fn walk(args: &Args, options: Options) -> Result<u8> {
 fn print_walk(report: &WalkReport) -> bool {
     let mut problems = false;
     if let Some(r) = &report.robots {
+        // Its sitemaps are unknown: the walk did not do what was asked.
+        problems |= r.unreadable;
         eprintln!(
             "robots.txt {}: {} ({} sitemap(s) named)",
             r.url,

@@ -257,7 +257,7 @@ async fn sitemap_discover_walks_what_robots_names() {
     assert!(err.contains("(1 sitemap(s) named)"), "{err}");
     assert!(
         err.contains(
-            "/pages.xml (depth 1): urlset: 1 entries, 1 dropped (1 outside the sitemap's location"
+            "/pages.xml (depth 1): urlset: 1 entry, 1 dropped (1 outside the sitemap's location"
         ),
         "{err}"
     );
@@ -302,6 +302,44 @@ fn sitemap_file_with_and_without_base() {
         .output()
         .expect("run");
     assert_eq!(o.status.code(), Some(2));
+    // Usage errors say which flag and why, exit 2, before anything is read.
+    let dir_s = dir.to_str().expect("path");
+    for (args, says) in [
+        (vec!["sitemap", dir_s], "it is a directory"),
+        (vec!["sitemap", "--max-entries", "0", p], "0 is not in 1.."),
+        (vec!["sitemap", "--probe-known-paths", p], "--discover"),
+        (
+            vec!["sitemap", "--base", "https://e.com/", "https://e.com/s.xml"],
+            "--base https://e.com/ is for a file",
+        ),
+    ] {
+        let o = Command::new(BIN).args(&args).output().expect("run");
+        let said = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {said}");
+        assert!(said.contains(says), "{args:?}: {said}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sitemap_discover_fails_when_robots_cannot_be_read() {
+    // Which sitemaps an unreachable or failing robots.txt names is not
+    // known: the walk says so and exits 1, not 0 with nothing found.
+    let w = web(HostSpec::default().route("/robots.txt", vec![Reply::status(503)])).await;
+    let failing = format!("http://127.0.0.1:{}/", w.port());
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let refused = format!("http://{}/", closed.local_addr().expect("addr"));
+    drop(closed);
+    for site in [failing, refused] {
+        let o = run(s(&["sitemap", "--discover", &site])).await;
+        let said = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{site}: {said}");
+        assert!(said.contains("complete disallow"), "{site}: {said}");
+    }
+    // A 404 is read: the site names no sitemap, and nothing is lost.
+    let w = web(HostSpec::default().route("/robots.txt", vec![Reply::status(404)])).await;
+    let site = format!("http://127.0.0.1:{}/", w.port());
+    let o = run(s(&["sitemap", "--discover", &site])).await;
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
 }
 
 #[test]

@@ -184,7 +184,12 @@ impl Summary {
             Some(Kind::Atom) => "atom",
             None => "unknown format",
         };
-        let mut s = format!("{kind}: {} entries", self.entries);
+        let noun = if self.entries == 1 {
+            "entry"
+        } else {
+            "entries"
+        };
+        let mut s = format!("{kind}: {} {noun}", self.entries);
         if !self.dropped.is_empty() {
             let reasons: Vec<String> = self
                 .dropped

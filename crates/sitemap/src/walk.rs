@@ -121,6 +121,10 @@ pub struct RobotsNote {
     pub reason: String,
     /// Its Sitemap lines.
     pub sitemaps: Vec<String>,
+    /// robots.txt could not be read (unreachable, 429 or 5xx, the walk's
+    /// deadline), so which sitemaps it names is unknown. A 4xx is read: it
+    /// names none.
+    pub unreadable: bool,
 }
 
 /// Everything a walk did.
@@ -338,6 +342,7 @@ impl Walker {
                 url: site.to_string(),
                 reason: "the walk's deadline passed while robots.txt was fetched".into(),
                 sitemaps: Vec::new(),
+                unreadable: true,
             };
             (note, Vec::new())
         });
@@ -534,6 +539,7 @@ impl Walker {
                     url: site.to_string(),
                     reason: "not an http(s) URL".into(),
                     sitemaps: Vec::new(),
+                    unreadable: true,
                 },
                 Vec::new(),
             );
@@ -566,6 +572,7 @@ impl Walker {
         (
             RobotsNote {
                 url: robots_url,
+                unreadable: matches!(decision.access, Access::DisallowAll),
                 reason: decision.reason,
                 sitemaps: listed.iter().map(Url::to_string).collect(),
             },
