@@ -64,7 +64,7 @@ pub enum Error {
     #[error("key: a directory needs at least one key")]
     NoKeys,
     /// A signature's validity outside 1 s to 24 h.
-    #[error("structured field: validity {0} s is outside 1..=86400")]
+    #[error("validity {0} s is outside 1..=86400: a signature lasts from 1 s to a day")]
     Validity(i64),
     /// A value cannot be written or read as a structured field (RFC 9651).
     #[error("structured field: {0}")]
@@ -73,7 +73,7 @@ pub enum Error {
     #[error("covered component missing from the message: {0}")]
     Missing(String),
     /// The message's target URI is not a URL.
-    #[error("structured field: target URI: {0}")]
+    #[error("the target URI is not an absolute URL: {0}")]
     TargetUri(#[source] url::ParseError),
 }
 

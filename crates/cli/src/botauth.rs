@@ -24,11 +24,58 @@ fn load_key(path: &str) -> Result<KeyPair> {
     Ok(mannerly_botauth::KeyFile::read(path)?.into_private(path)?)
 }
 
+/// `--origin`: an http(s) origin, a trailing `/` allowed, nothing more.
+fn origin_value(s: &str) -> Result<String, String> {
+    let u = request_url(s)?;
+    if u.path() != "/" || u.query().is_some() || u.fragment().is_some() {
+        let origin = u.origin().ascii_serialization();
+        return Err(format!("'{s}' is not an origin: give {origin}"));
+    }
+    Ok(s.to_owned())
+}
+
+/// `--signature-agent`: the https URL verifiers fetch the keys from.
+fn directory_url(s: &str) -> Result<String, String> {
+    match url::Url::parse(s) {
+        Ok(u) if u.scheme() == "https" && u.host().is_some() => Ok(s.to_owned()),
+        Ok(_) => Err(format!(
+            "'{s}' is not an https URL: key directories are served over https"
+        )),
+        Err(e) => Err(format!(
+            "'{s}' is not a URL ({e}): give the https URL of the key directory"
+        )),
+    }
+}
+
+/// An absolute http(s) URL.
+fn request_url(s: &str) -> Result<url::Url, String> {
+    match url::Url::parse(s) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(u),
+        Ok(_) => Err(format!("'{s}' is not an http(s) URL")),
+        Err(e) => Err(format!(
+            "'{s}' is not an absolute URL ({e}), like https://example.com/"
+        )),
+    }
+}
+
+/// `--method`: an HTTP method token (`GET`, `POST`, ...).
+fn method_value(s: &str) -> Result<String, String> {
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if s.is_empty() || !s.chars().all(token) {
+        return Err(format!(
+            "'{s}' is not an HTTP method (a token such as GET or POST)"
+        ));
+    }
+    Ok(s.to_owned())
+}
+
 #[derive(clap::Subcommand)]
 pub enum KeysCommand {
     /// Make a new Ed25519 key: private.pem (readable by its owner only),
     /// public.jwk.json, and the keyid.
     Generate {
+        /// The directory to write the key files into (made if missing; an
+        /// existing key there is never overwritten).
         #[arg(long, value_name = "DIR")]
         out: String,
     },
@@ -38,12 +85,12 @@ pub enum KeysCommand {
         /// Private keys to publish (give several while rotating).
         #[arg(long = "key", value_name = "FILE", required = true)]
         keys: Vec<String>,
-        /// The origin the directory is served from.
-        #[arg(long, value_name = "URL")]
+        /// The origin the directory is served from (`https://example.com`).
+        #[arg(long, value_name = "URL", value_parser = origin_value)]
         origin: String,
-        /// Seconds the signatures are valid (a directory's proof is not
-        /// held to a day; verifiers cache it at most that long).
-        #[arg(long, default_value_t = 86_400)]
+        /// Seconds the signatures are valid, 1 to 86400 (verifiers cache
+        /// the directory at most that long).
+        #[arg(long, value_name = "SECS", default_value_t = 86_400, value_parser = clap::value_parser!(i64).range(1..=86_400))]
         validity: i64,
     },
 }
@@ -89,6 +136,16 @@ pub fn keys(cmd: KeysCommand) -> Result<u8> {
                 .iter()
                 .map(|k| load_key(k))
                 .collect::<Result<Vec<_>>>()?;
+            for (i, pair) in pairs.iter().enumerate() {
+                if let Some(j) = pairs[..i].iter().position(|p| p.keyid() == pair.keyid()) {
+                    bail!(
+                        "--key '{}' and --key '{}' are the same key ({}): a directory lists each key once",
+                        keys[j],
+                        keys[i],
+                        pair.keyid()
+                    );
+                }
+            }
             let (resp, body) = signed_directory(&pairs, &origin, now(), validity)?;
             println!("HTTP/1.1 {} OK", resp.status);
             for (k, v) in &resp.headers {
@@ -106,9 +163,9 @@ pub struct SignArgs {
     /// The private key (PKCS#8 PEM or JWK).
     #[arg(long, value_name = "FILE")]
     key: String,
-    /// The URL of the crawler's JWK Set (its key directory), which
+    /// The https URL of the crawler's JWK Set (its key directory), which
     /// verifiers fetch as it is.
-    #[arg(long, value_name = "URL", alias = "agent-origin")]
+    #[arg(long, value_name = "URL", alias = "agent-origin", value_parser = directory_url)]
     signature_agent: String,
     /// Use the legacy bare-string Signature-Agent form (draft -00), for
     /// verifiers that know nothing newer.
@@ -117,13 +174,15 @@ pub struct SignArgs {
     /// Also cover these components (@method, @path, @target-uri, ...).
     #[arg(long = "component", value_name = "NAME")]
     components: Vec<String>,
-    #[arg(long, default_value = "GET")]
+    /// The request's method.
+    #[arg(long, default_value = "GET", value_parser = method_value)]
     method: String,
-    /// Seconds until expiry (at most 86400).
-    #[arg(long, default_value_t = 60)]
+    /// Seconds until expiry, 1 to 86400.
+    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(i64).range(1..=86_400))]
     validity: i64,
     /// The request URL.
-    url: String,
+    #[arg(value_parser = request_url)]
+    url: url::Url,
 }
 
 pub fn sign(args: SignArgs) -> Result<u8> {
@@ -138,7 +197,11 @@ pub fn sign(args: SignArgs) -> Result<u8> {
     let mut config = SignConfig::new(now(), agent);
     config.extra_components = args.components;
     config.validity = args.validity;
-    for (k, v) in sign_request(&pair, &Message::new(&args.method, &args.url), &config)? {
+    for (k, v) in sign_request(
+        &pair,
+        &Message::new(&args.method, args.url.as_str()),
+        &config,
+    )? {
         println!("{k}: {v}");
     }
     Ok(0)
@@ -153,7 +216,7 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "FILE")]
     key: Option<String>,
     /// Scheme for building the target URI from the request line and Host.
-    #[arg(long, default_value = "https")]
+    #[arg(long, default_value = "https", value_parser = ["http", "https"])]
     scheme: String,
     /// Verify as of this instant (unix seconds or RFC 3339), to replay a
     /// logged request; default now.
@@ -176,6 +239,7 @@ pub struct VerifyArgs {
     /// The robots.txt the request was made under (with --card).
     #[arg(long, value_name = "FILE", requires = "card")]
     robots: Option<String>,
+    /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
 }
@@ -316,6 +380,7 @@ fn report(json: bool, verdicts: &[Verdict], cross: &[(bool, String)]) -> Result<
 
 #[derive(clap::Args)]
 pub struct VerifyIpArgs {
+    /// The client's IP address (IPv4 or IPv6), as the access log gives it.
     ip: String,
     /// Allowed domains (e.g. googlebot.com); the PTR name must be under one.
     #[arg(long = "domain", value_name = "DOMAIN", required = true)]
@@ -329,6 +394,7 @@ pub struct VerifyIpArgs {
     /// User-Agent patterns.
     #[arg(long, value_name = "NAME", requires = "ranges")]
     token: Option<String>,
+    /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
 }

@@ -234,3 +234,31 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every flag and argument of every subcommand says what it is for in
+    /// `--help`: a bare `--json` or `<IP>` leaves the reader guessing.
+    #[test]
+    fn every_argument_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, bare: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if matches!(id, "help" | "version") || arg.is_hide_set() {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    bare.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()), bare);
+            }
+        }
+        let mut bare = Vec::new();
+        walk(&super::Cli::command(), "mannerly", &mut bare);
+        assert!(bare.is_empty(), "arguments without help: {bare:#?}");
+    }
+}

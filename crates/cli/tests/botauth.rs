@@ -219,3 +219,84 @@ fn verify_ip_reads_ranges_by_service_for_a_token() {
     );
     let _ = std::fs::remove_file(&path);
 }
+
+#[test]
+fn keys_and_sign_refuse_what_verifiers_could_not_use() {
+    let dir = std::env::temp_dir().join(format!("mannerly-keys-bad-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().expect("dir");
+    assert_eq!(
+        run(&["keys", "generate", "--out", d], "").status.code(),
+        Some(0)
+    );
+    let key = dir.join("private.pem");
+    let key = key.to_str().expect("key");
+    let jwks = "https://crawler.example/.well-known/http-message-signatures-directory";
+    // Each is a usage error naming the flag and what would do.
+    let directory = |more: &str| format!("keys directory --key {key} {more}");
+    let sign = |more: &str| format!("sign --key {key} {more}");
+    for (args, says) in [
+        (
+            directory("--origin crawler.example"),
+            "like https://example.com/",
+        ),
+        (
+            directory("--origin https://crawler.example/keys?x"),
+            "give https://crawler.example",
+        ),
+        (
+            directory("--origin https://c.example --validity 99999999999999999"),
+            "not in 1..=86400",
+        ),
+        (
+            directory(&format!("--key {key} --origin https://c.example")),
+            "are the same key",
+        ),
+        (
+            sign("--signature-agent crawler.example https://e.org/"),
+            "give the https URL of the key directory",
+        ),
+        (
+            sign("--signature-agent http://crawler.example/k https://e.org/"),
+            "served over https",
+        ),
+        (
+            sign(&format!("--signature-agent {jwks} e.org/page")),
+            "is not an absolute URL",
+        ),
+        (
+            sign(&format!(
+                "--signature-agent {jwks} --method G\u{1} https://e.org/"
+            )),
+            "not an HTTP method",
+        ),
+        (
+            sign(&format!(
+                "--signature-agent {jwks} --validity 0 https://e.org/"
+            )),
+            "not in 1..=86400",
+        ),
+    ] {
+        let args: Vec<&str> = args.split(' ').collect();
+        let o = run(&args, "");
+        let said = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {said}");
+        assert!(said.contains(says), "{args:?}: {said}");
+        assert!(!said.contains("structured field"), "{args:?}: {said}");
+    }
+    let o = run(
+        &[
+            "sign",
+            "--key",
+            key,
+            "--signature-agent",
+            jwks,
+            "--method",
+            "POST",
+            "https://e.org/a?b",
+        ],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
