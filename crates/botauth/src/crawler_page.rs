@@ -37,6 +37,24 @@ pub struct Description {
     pub card: Option<String>,
 }
 
+/// Why a description's URL cannot be published as written: it must be
+/// an https URL with nothing a URL must percent-encode (a space, a quote,
+/// an angle bracket), since it goes as written into the page, a `Link`
+/// header and the User-Agent.
+fn url_problem(url: &str) -> Option<&'static str> {
+    let https = url::Url::parse(url).is_ok_and(|u| u.scheme() == "https" && u.host().is_some());
+    if !https {
+        return Some("an https URL is needed");
+    }
+    let unsafe_char = |c: char| c.is_whitespace() || c.is_control() || "\"<>\\^`{|}".contains(c);
+    if url.contains(unsafe_char) {
+        return Some(
+            "percent-encode its spaces, quotes and angle brackets: it is published as written",
+        );
+    }
+    None
+}
+
 impl Description {
     /// What is wrong with it, each said with its field; empty when none.
     pub fn problems(&self) -> Vec<String> {
@@ -49,15 +67,42 @@ impl Description {
                 self.token
             ));
         }
-        for (field, url) in [("page", &self.page), ("ranges_url", &self.ranges_url)] {
-            if !url.starts_with("https://") || url::Url::parse(url).is_err() {
-                out.push(format!("{field} {url:?}: an https URL is needed"));
+        if !self
+            .version
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || ".-_+".contains(c))
+            || self.version.is_empty()
+        {
+            out.push(format!(
+                "version {:?}: letters, digits, '.', '-', '_' and '+' only (it follows the token in the User-Agent)",
+                self.version
+            ));
+        }
+        let optional = [("key_directory", &self.key_directory), ("card", &self.card)];
+        let urls = [("page", &self.page), ("ranges_url", &self.ranges_url)]
+            .into_iter()
+            .chain(
+                optional
+                    .into_iter()
+                    .filter_map(|(f, u)| Some((f, u.as_ref()?))),
+            );
+        for (field, url) in urls {
+            if let Some(problem) = url_problem(url) {
+                out.push(format!("{field} {url:?}: {problem}"));
             }
         }
-        if !(self.contact.starts_with("mailto:") || self.contact.starts_with("https://")) {
+        if self.page.contains(['(', ')', ';']) {
             out.push(format!(
-                "contact {:?}: a mailto: or https URL is needed",
-                self.contact
+                "page {:?}: percent-encode '(', ')' and ';': they would end the User-Agent's comment that carries it",
+                self.page
+            ));
+        }
+        let contact = &self.contact;
+        if !(contact.starts_with("mailto:") && contact.len() > "mailto:".len()
+            || contact.starts_with("https://") && url_problem(contact).is_none())
+        {
+            out.push(format!(
+                "contact {contact:?}: a mailto: or https URL is needed"
             ));
         }
         for (field, text) in [

@@ -236,28 +236,50 @@ fn a_broken_kit_is_told_each_problem() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("https only"));
 }
 
-#[test]
-fn a_description_with_gaps_writes_nothing() {
+/// A description the kit refuses: exit 2, each problem said, nothing
+/// written.
+fn refused_description(text: &str, says: &[&str]) {
     let dir = tempfile::tempdir().expect("tmp");
     let desc = dir.path().join("bad.toml");
-    std::fs::write(
-        &desc,
-        DESCRIPTION
-            .replace("https://op.test/bot\"", "http://op.test/bot\"")
-            .replace("8.8.4.0/24", "192.168.1.0/24"),
-    )
-    .expect("description");
+    std::fs::write(&desc, text).expect("description");
     let out = dir.path().join("site");
     let o = kit(&desc, &out);
     let said = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{said}");
-    assert!(
-        said.contains("page \"http://op.test/bot\": an https URL is needed"),
-        "{said}"
-    );
-    assert!(
-        said.contains("ranges: 192.168.1.0/24 overlaps private space"),
-        "{said}"
-    );
+    for says in says {
+        assert!(said.contains(says), "{says}: {said}");
+    }
     assert!(!out.exists(), "nothing written");
+}
+
+#[test]
+fn a_description_with_gaps_writes_nothing() {
+    refused_description(
+        &DESCRIPTION
+            .replace("https://op.test/bot\"", "http://op.test/bot\"")
+            .replace("8.8.4.0/24", "192.168.1.0/24"),
+        &[
+            "page \"http://op.test/bot\": an https URL is needed",
+            "ranges: 192.168.1.0/24 overlaps private space",
+        ],
+    );
+}
+
+#[test]
+fn a_description_whose_urls_would_break_what_is_published_writes_nothing() {
+    // The page goes as written into the User-Agent's comment, the HTML and
+    // the Link header: a quote, a space or a ')' there forges or cuts them.
+    refused_description(
+        &DESCRIPTION
+            .replace("\"2.1\"", "\"2.1; evil\"")
+            .replace("https://op.test/bot\"", "https://op.test/bot(1)\"")
+            .replace("bot/ranges.json", "bot/ranges \\\"x\\\">.json")
+            .replace("https://op.test/.well-known", "op.test/.well-known"),
+        &[
+            "version \"2.1; evil\": letters, digits",
+            "page \"https://op.test/bot(1)\": percent-encode '(', ')' and ';'",
+            "ranges_url \"https://op.test/bot/ranges \\\"x\\\">.json\": percent-encode",
+            "key_directory \"op.test/.well-known/http-message-signatures-directory\": an https URL",
+        ],
+    );
 }
