@@ -224,6 +224,7 @@ pub fn check_card(body: &[u8], from: &Fetched<'_>) -> CardReport {
         None => return report,
     };
     check_members(&card, from, &mut report);
+    check_forms(&card, &mut report);
     if let Some(r) = from.response {
         check_signatures(&card, body, r, from, &mut report);
     }
@@ -322,6 +323,50 @@ fn check_members(card: &Card, from: &Fetched<'_>, report: &mut CardReport) {
         report
             .problems
             .extend(dropped.iter().map(|p| format!("jwks: {p}")));
+    }
+}
+
+/// Members whose values must have a form: URLs, URIs, a product token, a
+/// User-Agent a header can carry.
+fn check_forms(card: &Card, report: &mut CardReport) {
+    let absolute = |u: &str| url::Url::parse(u).is_ok();
+    for (name, uri) in [
+        ("client_uri", &card.client_uri),
+        ("logo_uri", &card.logo_uri),
+    ] {
+        if let Some(u) = uri.as_deref().filter(|u| !absolute(u)) {
+            report
+                .problems
+                .push(format!("{name} {u:?} is not a URL (§3.1)"));
+        }
+    }
+    for c in card.contacts.iter().filter(|c| !absolute(c)) {
+        let hint = if c.contains('@') {
+            format!(": write \"mailto:{c}\"")
+        } else {
+            String::new()
+        };
+        report
+            .problems
+            .push(format!("contacts: {c:?} is not a URI (§3.1){hint}"));
+    }
+    let Some(wba) = &card.web_bot_auth else {
+        return;
+    };
+    if let Some(t) = &wba.product_token {
+        let token = |c: char| c.is_ascii_alphabetic() || c == '_' || c == '-';
+        if t.is_empty() || !t.chars().all(token) {
+            report.problems.push(format!(
+                "rfc9309-product-token {t:?} is not a product token: letters, '_' and '-' only (§3.2.2; RFC 9309 §2.2.1)"
+            ));
+        }
+    }
+    for ua in &wba.expected_user_agent {
+        if ua.trim().is_empty() || ua.chars().any(|c| c.is_ascii_control() && c != '\t') {
+            report.problems.push(format!(
+                "expected-user-agent {ua:?} is not a User-Agent a request can carry (§3.2.1)"
+            ));
+        }
     }
 }
 
@@ -447,5 +492,34 @@ mod tests {
         assert!(card.matches_user_agent("OtherCrawler/2.0"));
         assert!(!card.matches_user_agent("Mozilla/5.0 (Windows NT 10.0)"));
         assert!(!Card::default().matches_user_agent("anything"));
+    }
+
+    #[test]
+    fn members_whose_form_is_wrong_are_each_named() {
+        let body = br#"{"client_uri":"not a url","logo_uri":"https://e.com/logo.png",
+            "contacts":["bot@e.com","mailto:ok@e.com","someone"],
+            "web_bot_auth":{"rfc9309-product-token":"Example Bot",
+            "expected-user-agent":["ExampleBot/1.0","x\ny",""]}}"#;
+        let report = check_card(
+            body,
+            &Fetched {
+                url: None,
+                response: None,
+                jwks_uri_keys: None,
+                now: UnixMillis::from_secs(1_800_000_010),
+            },
+        );
+        let p = report.problems.join("\n");
+        assert_eq!(report.problems.len(), 6, "{p}");
+        for says in [
+            "client_uri \"not a url\" is not a URL",
+            "contacts: \"bot@e.com\" is not a URI (§3.1): write \"mailto:bot@e.com\"",
+            "contacts: \"someone\" is not a URI (§3.1)",
+            "rfc9309-product-token \"Example Bot\" is not a product token",
+            "expected-user-agent \"x\\ny\"",
+            "expected-user-agent \"\"",
+        ] {
+            assert!(p.contains(says), "{says}: {p}");
+        }
     }
 }

@@ -184,8 +184,11 @@ fn new(a: NewArgs) -> Result<u8> {
             now: UnixMillis::now(),
         },
     );
-    if let Some(p) = report.problems.first() {
-        bail!("the card would be invalid: {p}");
+    if !report.problems.is_empty() {
+        bail!(
+            "the card would be invalid:\n  {}",
+            report.problems.join("\n  ")
+        );
     }
     match &a.out {
         Some(path) => std::fs::write(path, format!("{json}\n"))

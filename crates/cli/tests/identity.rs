@@ -181,6 +181,30 @@ fn cards_are_written_and_checked_as_files() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(!text(&o).contains("\"d\""), "no private part: {}", text(&o));
+    // `new` refuses a card `check` would, saying every problem at once.
+    let o = mannerly(
+        &[
+            "card",
+            "new",
+            "--client-id",
+            id,
+            "--contact",
+            "bot@crawler.example",
+            "--product-token",
+            "Crawler Bot",
+            "--ips-uri",
+            "http://crawler.example/ips.json",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    for says in [
+        "write \"mailto:bot@crawler.example\"",
+        "not a product token",
+        "ips_uri",
+    ] {
+        assert!(text(&o).contains(says), "{says}: {}", text(&o));
+    }
     // Faults in hand-written cards, each with its reason.
     let faults = [
         (
