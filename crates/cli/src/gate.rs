@@ -190,10 +190,11 @@ fn check(file: &std::path::Path) -> u8 {
             for (line, note) in p.notes() {
                 println!("{}:{line}: note: {note}", file.display());
             }
+            let n = p.rules.len();
             println!(
-                "{}: valid, {} rules; a request no rule matches is allowed",
+                "{}: valid, {n} rule{}; a request no rule matches is allowed",
                 file.display(),
-                p.rules.len()
+                if n == 1 { "" } else { "s" }
             );
             0
         }

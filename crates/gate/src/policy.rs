@@ -224,29 +224,38 @@ impl Policy {
 
     /// What an operator should know before the policy runs, each with its
     /// rule's line: a rule refusing or slowing `bot` reaches health checks,
-    /// monitors and feed readers too, unless a rule above allows them.
+    /// monitors and feed readers too, unless a rule above allows them; one
+    /// refusing or slowing `browser` reaches every person, and one for
+    /// `verified` every search engine's crawler.
     pub fn notes(&self) -> Vec<(usize, String)> {
         let allows_a_token =
             |r: &PolicyRule| matches!(r.who, Who::Token(_)) && r.action == Action::Allow;
-        self.rules
-            .iter()
-            .enumerate()
-            .filter(|(i, r)| {
-                r.who == Who::Class(Class::Bot)
-                    && r.action != Action::Allow
-                    && !self.rules[..*i].iter().any(allows_a_token)
-            })
-            .map(|(_, r)| {
-                let note = format!(
-                    "who = \"bot\", do {}: every automated client that is not verified, \
-                     health checks (kube-probe, ELB-HealthChecker, GoogleHC), monitors and feed \
-                     readers included; a rule above it with who = \"token:NAME\", do = \"allow\" \
-                     lets one through",
-                    r.action
-                );
-                (r.line, note)
-            })
-            .collect()
+        let mut notes = Vec::new();
+        for (i, r) in self.rules.iter().enumerate() {
+            if r.action == Action::Allow {
+                continue;
+            }
+            let lets_one_through = self.rules[..i].iter().any(allows_a_token);
+            let whom = match &r.who {
+                Who::Class(Class::Bot) if !lets_one_through => {
+                    "every automated client that is not verified, health checks (kube-probe, \
+                     ELB-HealthChecker, GoogleHC), monitors and feed readers included; a rule \
+                     above it with who = \"token:NAME\", do = \"allow\" lets one through"
+                }
+                Who::Class(Class::Browser) => {
+                    "every person's browser: the site is closed to people (and a bot that says \
+                     it is a browser cannot be told from one by its User-Agent)"
+                }
+                Who::Class(Class::Verified) => {
+                    "every crawler that proved who it is (Googlebot, Bingbot from their own \
+                     ranges or with a signature): the site leaves their search results"
+                }
+                _ => continue,
+            };
+            let note = format!("who = \"{}\", do {}: {whom}", r.who, r.action);
+            notes.push((r.line, note));
+        }
+        notes
     }
 
     /// The robots.txt `robots_file` names, from its bytes.
@@ -369,6 +378,13 @@ mod tests {
         let kept = "[[rule]]\nwho = \"token:kube-probe\"\ndo = \"allow\"\n[[rule]]\nwho = \"bot\"\ndo = \"deny\"\n";
         assert!(notes(kept).is_empty());
         assert!(notes("[[rule]]\nwho = \"bot\"\ndo = \"allow\"\n").is_empty());
+        // Refusing or slowing every person, or every verified crawler, is
+        // said; allowing them is not.
+        let people = notes("[[rule]]\nwho = \"browser\"\ndo = \"deny\"\n");
+        assert!(people[0].1.contains("closed to people"), "{people:?}");
+        let engines = notes("[[rule]]\nwho = \"verified\"\ndo = \"slow\"\nrate = 1.0\n");
+        assert!(engines[0].1.contains("search results"), "{engines:?}");
+        assert!(notes("[[rule]]\nwho = \"browser\"\ndo = \"allow\"\n").is_empty());
     }
 
     fn err(text: &str) -> String {
