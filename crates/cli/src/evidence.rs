@@ -28,7 +28,7 @@ pub struct ExportArgs {
     #[arg(required = true, value_name = "DIR")]
     dirs: Vec<PathBuf>,
     /// The host (without a port) whose records to export.
-    #[arg(long, value_name = "HOST")]
+    #[arg(long, value_name = "HOST", value_parser = host_value)]
     host: String,
     /// Where to write the bundle (JSON).
     #[arg(long, value_name = "FILE")]
@@ -65,8 +65,40 @@ pub fn evidence(cmd: EvidenceCommand) -> Result<u8> {
     }
 }
 
+/// `--host`: a host name or IP, neither a URL nor with a port (records
+/// are kept by host).
+fn host_value(s: &str) -> Result<String, String> {
+    if let Ok(u) = url::Url::parse(s) {
+        if let Some(h) = u.host_str().filter(|_| s.contains("://")) {
+            return Err(format!("'{s}' is a URL: give its host, {h}"));
+        }
+    }
+    let port = s.rsplit_once(':').filter(|(h, p)| {
+        !p.is_empty()
+            && p.bytes().all(|b| b.is_ascii_digit())
+            && (!h.contains(':') || h.ends_with(']'))
+    });
+    if let Some((h, _)) = port {
+        return Err(format!(
+            "'{s}' has a port: give the host alone, {h} (records are kept by host)"
+        ));
+    }
+    if s.trim().is_empty() {
+        return Err("give a host, like example.com".into());
+    }
+    Ok(s.to_owned())
+}
+
 /// The evidence directory of a crawl directory, or the directory itself.
 pub(crate) fn evidence_dir(dir: &Path) -> Result<PathBuf> {
+    if !dir.is_dir() {
+        let what = if dir.exists() {
+            "not a directory"
+        } else {
+            "no such directory"
+        };
+        bail!("'{}': {what}; give a crawl directory", dir.display());
+    }
     let inner = dir.join("evidence");
     if inner.join(Files::WRITER).exists() {
         return Ok(inner);
@@ -101,6 +133,11 @@ fn export_cmd(args: ExportArgs) -> Result<u8> {
         since: instant("--since", &args.since)?,
         until: instant("--until", &args.until)?,
     };
+    if let (Some(since), Some(until)) = (window.since, window.until) {
+        if since > until {
+            bail!("--since is after --until: the window holds no time");
+        }
+    }
     let bundle = export(&dirs, &args.host, window)?;
     let body = serde_json::to_vec_pretty(&bundle)?;
     std::fs::write(&args.out, body)

@@ -842,6 +842,45 @@ fn signed_evidence_verifies_with_the_crawlers_key_only(d: &Path, crawl: &Path, p
         b"",
     );
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    // Export's usage errors say what to give instead.
+    let c = crawl.to_str().expect("c");
+    let missing = d.join("no-crawl-here");
+    let since_until = [
+        "--since",
+        "2030-01-01T00:00:00Z",
+        "--until",
+        "2020-01-01T00:00:00Z",
+    ];
+    for (dir, host, more, says) in [
+        (
+            c,
+            "site.test:8080",
+            &[][..],
+            "give the host alone, site.test",
+        ),
+        (
+            c,
+            "https://site.test/a",
+            &[],
+            "is a URL: give its host, site.test",
+        ),
+        (c, "site.test", &since_until[..], "--since is after --until"),
+        (
+            missing.to_str().expect("m"),
+            "site.test",
+            &[],
+            "no such directory",
+        ),
+    ] {
+        let args = [
+            &["evidence", "export", dir, "--host", host, "--out", b][..],
+            more,
+        ]
+        .concat();
+        let o = mannerly(&args, b"");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(says), "{says}: {}", text(&o));
+    }
 }
 
 /// A bundle whose checkpoints are not signed: its chains are whole, but
