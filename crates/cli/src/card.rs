@@ -37,11 +37,18 @@ impl Reach {
                 false => reqwest::Certificate::from_der(&bytes),
             }
             .with_context(|| format!("--ca '{path}' is not a PEM or DER certificate"))?;
+            // reqwest reads the certificate only when the client is built:
+            // a file that is not one is said to be the --ca's fault.
+            reqwest::Client::builder()
+                .add_root_certificate(cert.clone())
+                .build()
+                .with_context(|| format!("--ca '{path}' is not a PEM or DER certificate"))?;
             b = b.add_root_certificate(cert);
         }
         for pin in &self.resolve {
+            // A host has no ':', an IPv6 address may (`host:[::1]`).
             let (host, ip) = pin
-                .rsplit_once(':')
+                .split_once(':')
                 .filter(|(h, _)| !h.is_empty())
                 .with_context(|| format!("--resolve {pin:?}: give HOST:IP"))?;
             let ip: IpAddr = ip

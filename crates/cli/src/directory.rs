@@ -29,8 +29,11 @@ pub struct DirectoryArgs {
 pub fn directory(cmd: DirectoryCommand) -> Result<u8> {
     let DirectoryCommand::Check(a) = cmd;
     if !a.url.starts_with("https://") {
+        // A bare host or an http URL: the https URL verifiers would fetch.
+        let host = a.url.split("://").last().unwrap_or_default();
+        let host = host.split('/').next().unwrap_or_default();
         bail!(
-            "{}: key directories are served over https only (§5.5.1)",
+            "{}: key directories are served over https only (§5.5.1); the usual place is https://{host}/.well-known/http-message-signatures-directory",
             a.url
         );
     }

@@ -920,3 +920,30 @@ fn an_unsigned_bundle_is_intact_but_does_not_verify_unless_allowed() {
     let o = mannerly(&["evidence", "verify", f, "--allow-unsigned"], b"");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }
+
+#[test]
+fn directory_and_card_checks_say_what_to_give() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let not_a_cert = dir.path().join("notes.txt");
+    std::fs::write(&not_a_cert, "not a certificate\n").expect("write");
+    let url = "https://crawler.example/.well-known/http-message-signatures-directory";
+    let ca = not_a_cert.to_str().expect("utf-8");
+    for (args, says) in [
+        (
+            vec!["directory", "check", "crawler.example"],
+            "the usual place is https://crawler.example/.well-known/http-message-signatures-directory",
+        ),
+        (
+            vec!["directory", "check", url, "--ca", ca],
+            "is not a PEM or DER certificate",
+        ),
+        (
+            vec!["card", "check", "https://crawler.example/card", "--ca", ca],
+            "is not a PEM or DER certificate",
+        ),
+    ] {
+        let o = mannerly(&args, b"");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(says), "{says}: {}", text(&o));
+    }
+}
