@@ -17,7 +17,7 @@ pub struct Args {
     source: RobotsArgs,
     /// The crawler's product token, e.g. `Googlebot` (compared whole and
     /// case-insensitively with each group's user-agent).
-    #[arg(long, short = 'a', value_name = "UA")]
+    #[arg(long, short = 'a', value_name = "UA", value_parser = agent_value)]
     agent: String,
     /// URLs (or paths) to check; when none are given, one per line from
     /// standard input.
@@ -114,6 +114,15 @@ fn exit_code(any_disallowed: bool, foreign: usize) -> u8 {
     } else {
         u8::from(any_disallowed)
     }
+}
+
+/// `--agent`: not blank (a blank one names no group, so every answer
+/// would be the `*` group's without a word).
+fn agent_value(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err("name a crawler's product token, e.g. Googlebot".into());
+    }
+    Ok(s.to_owned())
 }
 
 fn warn_about_agent(agent: &str, stderr: &mut io::Stderr) -> Result<()> {

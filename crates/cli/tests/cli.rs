@@ -128,6 +128,10 @@ fn robots_from_stdin() {
     );
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).starts_with("disallowed"));
+    // A blank agent names no group: refused, not answered from `*`.
+    let o = mannerly(&["check", "-", "--agent", " ", "/a"], ROBOTS.as_bytes());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("name a crawler's product token"));
 }
 
 #[test]
