@@ -192,6 +192,21 @@ fn crawl_usage_errors_say_what_is_missing() {
         refused(&["crawl", "--out", out, "--min-delay", delay, web], says);
         refused(&["demo", "--min-delay", delay], says);
     }
+    // The audit's spans of time are read the same way (a day at most),
+    // never a panic or a float's error for 1e99.
+    for flag in [
+        "--retry-after",
+        "--min-gap",
+        "--slack",
+        "--window",
+        "--evidence-skew",
+    ] {
+        refused(&["audit", flag, "1e99", "access.log"], "longer than a day");
+        refused(
+            &["audit", flag, "-1", "access.log"],
+            "not a number of seconds",
+        );
+    }
     for (flag, n) in [("--concurrency", "0"), ("--open-hosts", "0")] {
         refused(&["crawl", "--out", out, flag, n, web], "0 is not in 1..");
     }

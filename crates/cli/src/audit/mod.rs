@@ -55,19 +55,19 @@ pub struct Args {
     json_fields: Option<String>,
     /// Seconds a 429 or 503 asked bots to wait when the log does not
     /// record the Retry-After header.
-    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = crate::crawl::delay_seconds, allow_hyphen_values = true)]
     retry_after: f64,
     /// A gap, in seconds, every bot must keep even where robots.txt sets
     /// no Crawl-delay.
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = crate::crawl::delay_seconds, allow_hyphen_values = true)]
     min_gap: Option<f64>,
     /// Allowance on gaps and windows beyond the log's own precision, in
     /// seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 0.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 0.0, value_parser = crate::crawl::delay_seconds, allow_hyphen_values = true)]
     slack: f64,
     /// How far out of time order a log may be, in seconds (300; 1 with
     /// --follow, so findings come as their lines do).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = crate::crawl::delay_seconds, allow_hyphen_values = true)]
     window: Option<f64>,
     /// Keep reading the logs as lines are appended (across rotation:
     /// renamed and made anew, or copied and truncated), printing each
@@ -102,7 +102,7 @@ pub struct Args {
     evidence: Vec<std::path::PathBuf>,
     /// Seconds a record and its logged request may be apart, beyond the
     /// log's precision (clock skew and the time a request takes).
-    #[arg(long, value_name = "SECS", default_value_t = 2.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 2.0, value_parser = crate::crawl::delay_seconds, allow_hyphen_values = true)]
     evidence_skew: f64,
     /// Write deny rules for this server from what the audit proved:
     /// spoofers refused outside their operator's ranges, crawlers that

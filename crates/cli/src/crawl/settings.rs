@@ -111,12 +111,13 @@ fn signing(
 /// The longest `--min-delay`: a day between two requests to a host.
 const MAX_DELAY_SECS: f64 = 86_400.0;
 
-/// A `--min-delay`: seconds from 0 to a day (a fraction allowed).
+/// A `--min-delay` (and the audit's spans of time): seconds from 0 to a
+/// day (a fraction allowed).
 pub(crate) fn delay_seconds(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if (0.0..=MAX_DELAY_SECS).contains(&v) => Ok(v),
         Ok(v) if v.is_finite() && v > MAX_DELAY_SECS => Err(format!(
-            "{s} seconds is longer than a day ({MAX_DELAY_SECS} s), the longest delay taken"
+            "{s} seconds is longer than a day ({MAX_DELAY_SECS} s), the longest taken"
         )),
         _ => Err(format!(
             "'{s}' is not a number of seconds from 0 to {MAX_DELAY_SECS}"
