@@ -30,7 +30,11 @@ pub fn run(args: Args) -> Result<u8> {
         let web = TestWeb::start(config).await?;
         let port = web.port();
         eprintln!("testweb: listening on 127.0.0.1, http ports {:?}, https ports {:?}", web.ports(), web.tls_ports());
-        eprintln!("testweb: hosts {}{}", hosts.join(", "), if generated > 0 { format!(" and {generated} generated") } else { String::new() });
+        let mut named = hosts.clone();
+        if generated > 0 {
+            named.push(format!("{generated} generated"));
+        }
+        eprintln!("testweb: hosts {}", named.join(", "));
         if let Some(h) = hosts.first() {
             eprintln!("testweb: try  curl --resolve {h}:{port}:127.0.0.1 http://{h}:{port}/robots.txt");
             eprintln!("          or  mannerly fetch http://{h}:{port}/   (with {h} resolving to 127.0.0.1)");

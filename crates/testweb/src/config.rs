@@ -332,9 +332,15 @@ impl WebConfig {
             path: path.to_owned(),
             source,
         })?;
-        toml::from_str(&text).map_err(|e| TestWebError::BadConfig {
+        let bad = |message: String| TestWebError::BadConfig {
             path: path.to_owned(),
-            message: e.to_string(),
-        })
+            message,
+        };
+        let config: WebConfig = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        let problems = config.problems();
+        if !problems.is_empty() {
+            return Err(bad(format!("\n  {}", problems.join("\n  "))));
+        }
+        Ok(config)
     }
 }

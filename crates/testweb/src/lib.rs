@@ -40,6 +40,7 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 
 mod config;
+mod config_check;
 mod error;
 mod generated;
 mod refusing;
@@ -49,6 +50,7 @@ mod state;
 mod tls;
 
 pub use config::{Body, Generated, HostSpec, Reply, WebConfig};
+pub use config_check::MAX_PORTS;
 pub use error::TestWebError;
 pub use refusing::RefusingH2;
 pub use revisit::{SitemapLastmod, Validators};
