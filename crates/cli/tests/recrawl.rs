@@ -534,3 +534,32 @@ async fn a_recrawl_leaves_alone_what_http_caching_says_is_fresh() {
     let log = std::fs::read_to_string(new.join("log.jsonl")).expect("log");
     assert_eq!(log.matches("fresh-in-cache").count(), 2, "{log}");
 }
+
+#[test]
+fn a_recrawl_never_writes_inside_the_crawl_it_revisits() {
+    // OLD stays as it is: NEW may be neither OLD nor a directory in it,
+    // however the path is spelt, and nothing is made there on refusal.
+    let dir = tempfile::tempdir().expect("tmp");
+    let old = dir.path().join("old");
+    std::fs::create_dir(&old).expect("old");
+    let o = old.to_str().expect("utf-8");
+    let ua = "KtBot/1.0 (+https://kt.example/bot)";
+    for new in [
+        o.to_owned(),
+        format!("{o}/new"),
+        format!("{o}/../old/./deeper/new"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_mannerly"))
+            .args(["recrawl", o, "--out", &new, "--user-agent", ua])
+            .output()
+            .expect("run");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{new}: {said}");
+        assert!(
+            said.contains("NEW must be a directory outside OLD"),
+            "{new}: {said}"
+        );
+    }
+    let left: Vec<_> = std::fs::read_dir(&old).expect("read").collect();
+    assert!(left.is_empty(), "OLD is as it was: {left:?}");
+}

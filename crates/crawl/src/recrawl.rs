@@ -56,8 +56,9 @@ pub enum RecrawlError {
         #[source]
         source: std::io::Error,
     },
-    /// The new crawl would write into the earlier one.
-    #[error("recrawl: NEW must be another directory than OLD ({0}), which stays as it is")]
+    /// The new crawl would write into the earlier one (the same directory,
+    /// or one inside it).
+    #[error("recrawl: NEW must be a directory outside OLD ({0}), which stays as it is")]
     SameDirectory(PathBuf),
     /// The earlier crawl kept no pages to revisit.
     #[error(
@@ -147,14 +148,14 @@ fn earlier_dirs(
     dir: &CrawlDir,
     given: &[PathBuf],
 ) -> Result<(PathBuf, Vec<PathBuf>), RecrawlError> {
-    let new = dir.root().canonicalize().ok();
+    let new = absolute(dir.root());
     let mut out = Vec::new();
     for old in given {
         let old = old.canonicalize().map_err(|source| RecrawlError::NoCrawl {
             path: old.clone(),
             source,
         })?;
-        if new.as_ref() == Some(&old) {
+        if new.as_ref().is_some_and(|n| n.starts_with(&old)) {
             return Err(RecrawlError::SameDirectory(old));
         }
         if !out.contains(&old) {
@@ -169,6 +170,23 @@ fn earlier_dirs(
     }
     let first = out.remove(0);
     Ok((first, out))
+}
+
+/// `path` made absolute with its links resolved, whether or not it exists
+/// yet: its deepest existing ancestor resolved, the rest appended.
+fn absolute(path: &Path) -> Option<PathBuf> {
+    let mut rest = Vec::new();
+    let mut at = path;
+    loop {
+        if let Ok(found) = at.canonicalize() {
+            return Some(rest.iter().rev().fold(found, |p, c| p.join(c)));
+        }
+        rest.push(at.file_name()?.to_owned());
+        at = match at.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+    }
 }
 
 /// The earlier crawl's pages, from all its directories.
