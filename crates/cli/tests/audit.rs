@@ -177,7 +177,7 @@ fn a_polite_crawl_and_a_rude_one_audited_from_the_access_log() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
-/// A combined log line at second `at` of 2026-03-01T10:00Z.
+/// A combined log line at second `at` of 2026-03-01T10:00:00Z.
 fn line(at: u32, ip: &str, path: &str, ua: &str) -> String {
     format!(
         "{ip} - - [01/Mar/2026:10:{:02}:{:02} +0000] \"GET {path} HTTP/1.1\" 200 10 \"-\" \"{ua}\"\n",

@@ -40,7 +40,7 @@
 //! };
 //! let d = state.apply(&status(503), t0, &config);
 //! assert_eq!(d.access.kind(), AccessKind::DisallowAll);
-//! assert!(d.reason.starts_with("503 since 2026-11-20T10:00Z, phase 1 of 3: complete disallow"));
+//! assert!(d.reason.starts_with("503 since 2026-11-20T10:00:00Z, phase 1 of 3: complete disallow"));
 //! // Thirteen hours later, still failing, and no good copy to fall back on:
 //! let d = state.apply(&status(503), t0 + Duration::from_secs(13 * 3600), &config);
 //! assert!(d.reason.contains("phase 2 of 3: no good copy"));

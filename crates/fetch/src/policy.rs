@@ -171,7 +171,7 @@ pub struct Decision {
     pub access: Access,
     /// Until when this decision holds; after it the crawler refetches.
     pub expires_at: UnixMillis,
-    /// Why, in words: e.g. `503 since 2026-11-20T10:00Z, phase 1 of 3:
+    /// Why, in words: e.g. `503 since 2026-11-20T10:00:00Z, phase 1 of 3:
     /// complete disallow`.
     pub reason: String,
     /// What it rests on: the file judged and its fetch.

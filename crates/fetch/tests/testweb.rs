@@ -129,7 +129,7 @@ async fn ok_parses_rules_even_with_a_wrong_content_type() {
     assert_eq!(r.rule.map(|r| r.line), Some(2));
     assert_eq!(
         r.reason,
-        "200 at 2026-11-20T10:00Z: 1 group(s), 1 rule(s); valid until 2026-11-21T10:00Z"
+        "200 at 2026-11-20T10:00:00Z: 1 group(s), 1 rule(s); valid until 2026-11-21T10:00:00Z"
     );
     assert!(e.check("a.test", "/public").await.allowed);
     assert_eq!(
@@ -166,7 +166,7 @@ async fn client_errors_mean_unavailable_allow_all() {
         assert_eq!(r.access, AccessKind::AllowAll);
         assert_eq!(
             r.reason,
-            format!("{status} at 2026-11-20T10:00Z: robots.txt is unavailable, so everything is allowed until 2026-11-21T10:00Z")
+            format!("{status} at 2026-11-20T10:00:00Z: robots.txt is unavailable, so everything is allowed until 2026-11-21T10:00:00Z")
         );
     }
 }
@@ -186,7 +186,7 @@ async fn too_many_requests_fails_closed_and_honours_retry_after() {
     assert_eq!(r.access, AccessKind::DisallowAll);
     assert_eq!(
         r.reason,
-        "429 since 2026-11-20T10:00Z, phase 1 of 3: complete disallow (next attempt at 2026-11-20T10:02Z)"
+        "429 since 2026-11-20T10:00:00Z, phase 1 of 3: complete disallow (next attempt at 2026-11-20T10:02:00Z)"
     );
     assert_eq!(r.expires_at, Some(test_epoch() + Duration::from_secs(120)));
     e.clock.advance(Duration::from_secs(119));
@@ -227,7 +227,7 @@ async fn server_errors_walk_the_three_google_phases() {
     .await;
     assert!(e.check("a.test", "/public").await.allowed);
     e.clock.advance(DAY); // the good copy expires; the refetch gets 503
-    let t1 = "2026-11-21T10:00Z";
+    let t1 = "2026-11-21T10:00:00Z";
     let r = e.check("a.test", "/public").await;
     assert!(!r.allowed);
     assert!(
@@ -244,7 +244,7 @@ async fn server_errors_walk_the_three_google_phases() {
     assert!(!e.check("a.test", "/private/x").await.allowed);
     assert!(
         r.reason.starts_with(&format!(
-            "503 since {t1}, phase 2 of 3: using the last good copy, fetched at 2026-11-20T10:00Z"
+            "503 since {t1}, phase 2 of 3: using the last good copy, fetched at 2026-11-20T10:00:00Z"
         )),
         "{}",
         r.reason
@@ -321,8 +321,9 @@ async fn server_errors_without_a_good_copy_stay_closed_in_phase_two() {
     let r = e.check("a.test", "/").await;
     assert!(!r.allowed);
     assert!(
-        r.reason
-            .starts_with("500 since 2026-11-20T10:00Z, phase 2 of 3: no good copy to fall back on"),
+        r.reason.starts_with(
+            "500 since 2026-11-20T10:00:00Z, phase 2 of 3: no good copy to fall back on"
+        ),
         "{}",
         r.reason
     );
@@ -401,7 +402,7 @@ async fn six_redirects_mean_unavailable() {
     assert_eq!(r.access, AccessKind::AllowAll);
     assert!(
         r.reason
-            .starts_with("more than 5 redirects at 2026-11-20T10:00Z"),
+            .starts_with("more than 5 redirects at 2026-11-20T10:00:00Z"),
         "{}",
         r.reason
     );
@@ -774,7 +775,7 @@ async fn not_modified_renews_the_cached_rules() {
     assert!(!r.allowed, "the rules survive the 304");
     assert!(
         r.reason.starts_with(
-            "304 Not Modified at 2026-11-21T10:00Z: the cached robots.txt is still current"
+            "304 Not Modified at 2026-11-21T10:00:00Z: the cached robots.txt is still current"
         ),
         "{}",
         r.reason

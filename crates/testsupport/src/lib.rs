@@ -15,7 +15,7 @@
 
 #![deny(missing_docs)]
 
-/// The instant tests on a fake clock start at: 2026-11-20T10:00Z.
+/// The instant tests on a fake clock start at: 2026-11-20T10:00:00Z.
 pub const T0: mannerly_time::UnixMillis = mannerly_time::UnixMillis::from_secs(1_795_168_800);
 
 use std::path::PathBuf;

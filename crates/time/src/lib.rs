@@ -20,7 +20,7 @@
 //! use mannerly_time::{parse_retry_after, Clock, FakeClock, UnixMillis};
 //!
 //! let clock = FakeClock::new(UnixMillis::from_secs(1_795_168_800));
-//! assert_eq!(clock.now().to_string(), "2026-11-20T10:00Z");
+//! assert_eq!(clock.now().to_string(), "2026-11-20T10:00:00Z");
 //! clock.advance(Duration::from_secs(90));
 //! let now = clock.now();
 //! // Retry-After as delta-seconds or as an HTTP-date: the instant to wait for.
@@ -36,7 +36,7 @@ use std::ops::{Add, AddAssign, Sub};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// An instant: milliseconds since 1970-01-01T00:00Z (UTC).
+/// An instant: milliseconds since 1970-01-01T00:00:00Z (UTC).
 ///
 /// Serialises as the bare number, so stored state stays readable and
 /// compatible with stores that kept plain milliseconds.
@@ -230,8 +230,8 @@ impl Sub<Duration> for UnixMillis {
     }
 }
 
-/// `2026-11-20T10:00Z` (UTC, to the minute; seconds shown when not zero,
-/// milliseconds are not shown).
+/// `2026-11-20T10:00:00Z`: RFC 3339 in UTC, to the second (milliseconds
+/// are not shown; [`UnixMillis::to_rfc3339_millis`] shows them).
 impl fmt::Display for UnixMillis {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let secs = self.as_secs();
@@ -239,11 +239,7 @@ impl fmt::Display for UnixMillis {
         let rem = secs % 86_400;
         let (y, m, d) = civil_from_days(days as i64);
         let (hh, mm, ss) = (rem / 3600, rem % 3600 / 60, rem % 60);
-        if ss == 0 {
-            write!(f, "{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}Z")
-        } else {
-            write!(f, "{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z")
-        }
+        write!(f, "{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z")
     }
 }
 
@@ -308,7 +304,7 @@ pub fn parse_retry_after(value: &str, now: UnixMillis) -> Option<UnixMillis> {
     parse_http_date(v).map(|t| t.max(now))
 }
 
-/// A fixed, readable start time for tests: 2026-11-20T10:00Z.
+/// A fixed, readable start time for tests: 2026-11-20T10:00:00Z.
 pub const fn test_epoch() -> UnixMillis {
     UnixMillis::from_secs(1_795_168_800)
 }
@@ -369,15 +365,15 @@ mod tests {
 
     #[test]
     fn formats() {
-        assert_eq!(UnixMillis::EPOCH.to_string(), "1970-01-01T00:00Z");
-        assert_eq!(test_epoch().to_string(), "2026-11-20T10:00Z");
+        assert_eq!(UnixMillis::EPOCH.to_string(), "1970-01-01T00:00:00Z");
+        assert_eq!(test_epoch().to_string(), "2026-11-20T10:00:00Z");
         assert_eq!(
             (test_epoch() + Duration::from_secs(61)).to_string(),
             "2026-11-20T10:01:01Z"
         );
         assert_eq!(
             UnixMillis::from_secs(951_782_400).to_string(),
-            "2000-02-29T00:00Z"
+            "2000-02-29T00:00:00Z"
         );
     }
 
