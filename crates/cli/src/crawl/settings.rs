@@ -238,6 +238,9 @@ pub(super) fn read_seeds(args: &Args) -> Result<(Vec<String>, Vec<RejectedSeed>)
             std::fs::read_to_string(f).with_context(|| format!("cannot read seeds from '{f}'"))?
         };
         let name = if f == "-" { "<stdin>" } else { f.as_str() };
+        // A byte-order mark, as some editors start a file with, is not
+        // part of the first seed.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         given.extend(
             text.lines()
                 .enumerate()
@@ -252,16 +255,27 @@ pub(super) fn read_seeds(args: &Args) -> Result<(Vec<String>, Vec<RejectedSeed>)
         match mannerly_crawl::normalize::CrawlUrl::parse(&seed) {
             Ok(_) => good.push(seed),
             Err(e) => {
-                eprintln!("mannerly: {at}: seed {seed:?} rejected: {e}");
-                rejected.push(RejectedSeed {
-                    seed,
-                    at,
-                    why: e.to_string(),
-                });
+                let why = format!("{e}{}", scheme_hint(&seed));
+                eprintln!("mannerly: {at}: seed {seed:?} rejected: {why}");
+                rejected.push(RejectedSeed { seed, at, why });
             }
         }
     }
     Ok((good, rejected))
+}
+
+/// For a seed written as a bare host (`example.com/a`): the URL meant.
+fn scheme_hint(seed: &str) -> String {
+    let host = seed.split('/').next().unwrap_or_default();
+    let looks_like_a_host = !seed.contains("://")
+        && host.contains('.')
+        && !host.contains(char::is_whitespace)
+        && mannerly_crawl::normalize::CrawlUrl::parse(&format!("https://{seed}")).is_ok();
+    if looks_like_a_host {
+        format!(" (did you mean https://{seed}?)")
+    } else {
+        String::new()
+    }
 }
 
 #[cfg(test)]
@@ -313,5 +327,31 @@ mod tests {
             "MyBot",
         ];
         assert_eq!(config(&told).agent, "MyBot");
+    }
+
+    /// A seeds file saved with a byte-order mark keeps its first seed; a
+    /// seed written as a bare host is rejected with the URL it meant.
+    #[test]
+    fn seeds_survive_a_byte_order_mark_and_bare_hosts_are_explained() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let file = dir.path().join("seeds.txt");
+        std::fs::write(
+            &file,
+            "\u{feff}https://a.test/\r\nexample.com/start\r\nnot a url\r\n",
+        )
+        .expect("seeds");
+        let f = file.to_str().expect("utf-8");
+        let wrap = Wrap::try_parse_from(["crawl", "--seeds", f]).unwrap_or_else(|e| panic!("{e}"));
+        let (good, rejected) = super::read_seeds(&wrap.args).expect("read");
+        assert_eq!(good, ["https://a.test/"]);
+        assert_eq!(rejected.len(), 2);
+        assert!(rejected[0]
+            .why
+            .ends_with("(did you mean https://example.com/start?)"));
+        assert!(
+            !rejected[1].why.contains("did you mean"),
+            "{}",
+            rejected[1].why
+        );
     }
 }
