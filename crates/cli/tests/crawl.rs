@@ -214,6 +214,10 @@ fn crawl_usage_errors_say_what_is_missing() {
     refused(&["serve", "--rate-limit", "0"], "0 is not in 1..");
     refused(&["serve", "--timeout", "0"], "0 is not in 1..=3600");
     refused(&["fetch", "--timeout", "0", web], "0 is not in 1..=3600");
+    for frontier in ["127.0.0.1:6379", "http://127.0.0.1:6379/"] {
+        let args = ["crawl", "--out", out, "--frontier", frontier, web];
+        refused(&args, "is not a Redis URL: give redis://HOST:PORT/");
+    }
     // A User-Agent no header can hold is refused by name before anything
     // is written, not by the HTTP client's "builder error".
     for cmd in [&["crawl", "--out", out][..], &["fetch"][..]] {

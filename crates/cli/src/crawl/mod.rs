@@ -152,7 +152,7 @@ pub struct Args {
     /// server (`redis://HOST:PORT/`; for a Redis Cluster, one node's URL or
     /// several, comma-separated): each host is fetched by one worker at a
     /// time, whichever machine it runs on. With --status, show the fleet.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = settings::frontier_value)]
     frontier: Option<String>,
     /// With --frontier: the crawl's name on the server.
     #[arg(

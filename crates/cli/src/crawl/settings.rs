@@ -142,6 +142,21 @@ pub(crate) fn user_agent_value(s: &str) -> Result<String, String> {
     Ok(s.to_owned())
 }
 
+/// A `--frontier`: one Redis URL, or several comma-separated (a cluster's
+/// nodes), each `redis://`, `rediss://` or a Unix socket's.
+pub(crate) fn frontier_value(s: &str) -> Result<String, String> {
+    const SCHEMES: [&str; 4] = ["redis", "rediss", "redis+unix", "unix"];
+    for node in s.split(',').map(str::trim) {
+        let ok = url::Url::parse(node).is_ok_and(|u| SCHEMES.contains(&u.scheme()));
+        if !ok {
+            return Err(format!(
+                "'{node}' is not a Redis URL: give redis://HOST:PORT/ (rediss:// for TLS), several comma-separated for a cluster"
+            ));
+        }
+    }
+    Ok(s.to_owned())
+}
+
 /// A `--content-types` entry: `type/subtype` or `type/*`.
 pub(super) fn media_range(s: &str) -> Result<String, String> {
     let t = s.trim().to_ascii_lowercase();
