@@ -9,6 +9,7 @@ mod audit;
 mod botauth;
 mod card;
 mod check;
+mod counts;
 mod crawl;
 mod demo;
 mod demo_audit;

@@ -19,7 +19,7 @@ pub struct Args {
     #[arg(long)]
     allow_private: bool,
     /// Requests per second each client IP may make (burst: twice this).
-    #[arg(long, default_value_t = 100, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 100, value_name = "N", value_parser = crate::counts::at_least_one::<u32>)]
     rate_limit: u32,
     /// Largest request body, in bytes.
     #[arg(long, default_value_t = 2 << 20, value_name = "BYTES")]

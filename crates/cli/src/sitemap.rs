@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 5)]
     max_depth: usize,
     /// Entries per sitemap (the protocol's limit is 50,000).
-    #[arg(long, value_name = "N", default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = 50_000, value_parser = crate::counts::at_least_one::<u64>)]
     max_entries: u64,
 }
 

@@ -178,7 +178,7 @@ fn crawl_usage_errors_say_what_is_missing() {
     );
     refused(
         &["crawl", "--out", out, "--threads", "0", web],
-        "'--threads <N>': 0 is not in 1..",
+        "'--threads <N>': 0 is too few: give 1 or more",
     );
     // A delay is seconds from 0 to a day: never a panic on one too long
     // for a duration, a negative one is not read as a flag.
@@ -207,11 +207,32 @@ fn crawl_usage_errors_say_what_is_missing() {
             "not a number of seconds",
         );
     }
-    for (flag, n) in [("--concurrency", "0"), ("--open-hosts", "0")] {
-        refused(&["crawl", "--out", out, flag, n, web], "0 is not in 1..");
-    }
+    refused(
+        &["crawl", "--out", out, "--concurrency", "0", web],
+        "0 is not in 1..",
+    );
     refused(&["demo", "--concurrency", "0"], "0 is not in 1..");
-    refused(&["serve", "--rate-limit", "0"], "0 is not in 1..");
+    // Counts that must be at least one say so, not the type's range.
+    for flag in [
+        "--open-hosts",
+        "--max-pages",
+        "--max-pages-per-host",
+        "--max-bytes",
+        "--warc-max-size",
+    ] {
+        refused(
+            &["crawl", "--out", out, flag, "0", web],
+            "0 is too few: give 1 or more",
+        );
+    }
+    refused(
+        &["serve", "--rate-limit", "0"],
+        "0 is too few: give 1 or more",
+    );
+    refused(
+        &["crawl", "--out", out, "--agent", " ", web],
+        "name the product token",
+    );
     refused(&["serve", "--timeout", "0"], "0 is not in 1..=3600");
     refused(&["fetch", "--timeout", "0", web], "0 is not in 1..=3600");
     for frontier in ["127.0.0.1:6379", "http://127.0.0.1:6379/"] {

@@ -306,7 +306,7 @@ fn sitemap_file_with_and_without_base() {
     let dir_s = dir.to_str().expect("path");
     for (args, says) in [
         (vec!["sitemap", dir_s], "it is a directory"),
-        (vec!["sitemap", "--max-entries", "0", p], "0 is not in 1.."),
+        (vec!["sitemap", "--max-entries", "0", p], "0 is too few"),
         (vec!["sitemap", "--probe-known-paths", p], "--discover"),
         (
             vec!["sitemap", "--base", "https://e.com/", "https://e.com/s.xml"],

@@ -51,7 +51,7 @@ pub struct Args {
     #[arg(long)]
     anonymous_ok: bool,
     /// The product token matched against robots.txt [default: from the User-Agent].
-    #[arg(long, value_name = "TOKEN")]
+    #[arg(long, value_name = "TOKEN", value_parser = settings::agent_value)]
     agent: Option<String>,
     /// Seconds between two requests to one host, start to start;
     /// Crawl-delay and backoff only raise it.
@@ -64,21 +64,21 @@ pub struct Args {
     /// half --concurrency, so that workers share the hosts); the rest wait on
     /// disk (or in the fleet's store), so memory follows this, not the
     /// crawl's size.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = crate::counts::at_least_one::<u64>)]
     open_hosts: Option<u64>,
     /// Threads the crawl runs on. One keeps a polite crawl's work (which
     /// waits on delays, not on the CPU) off other threads' wake-ups; more
     /// help when parsing pages is what limits the crawl.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::counts::at_least_one::<u16>)]
     threads: u16,
     /// Body bytes kept per response; longer ones are cut and marked truncated.
-    #[arg(long, value_name = "BYTES", default_value_t = 8 << 20)]
+    #[arg(long, value_name = "BYTES", default_value_t = 8 << 20, value_parser = crate::counts::at_least_one::<usize>)]
     max_bytes: usize,
     /// Stop after this many pages.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::counts::at_least_one::<u64>)]
     max_pages: Option<u64>,
     /// Stop fetching a host after this many pages.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::counts::at_least_one::<u64>)]
     max_pages_per_host: Option<u64>,
     /// Links followed from a seed: a bound on loops and endless link
     /// spaces (calendars, session URLs).
@@ -115,7 +115,7 @@ pub struct Args {
     #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
     timeout: u64,
     /// Rotate WARC files after this many bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30, value_parser = crate::counts::at_least_one::<u64>)]
     warc_max_size: u64,
     /// Send every request through this proxy (otherwise HTTP_PROXY,
     /// HTTPS_PROXY and NO_PROXY are read).
@@ -251,6 +251,9 @@ pub(crate) fn run_with(args: Args, plan: Option<RecrawlPlan>) -> Result<u8> {
         "mannerly: crawling as {:?}, obeying the robots.txt group for `{}`",
         config.user_agent, config.agent
     );
+    if let Some(note) = mannerly_robots::agent_note(&config.agent) {
+        eprintln!("mannerly: note: {note}");
+    }
     if config.user_agent == CrawlConfig::default().user_agent {
         eprintln!(
             "mannerly: warning: that is the default User-Agent, shared by every crawl without --user-agent: its page does not exist, so site owners cannot tell who you are or reach you, and one that refuses `mannerly` refuses them all. Give --user-agent \"YourBot/1.0 (+https://you.example/bot)\""

@@ -157,6 +157,17 @@ pub(crate) fn frontier_value(s: &str) -> Result<String, String> {
     Ok(s.to_owned())
 }
 
+/// An `--agent`: not blank (a blank one would obey only the `*` group
+/// while the crawl said otherwise).
+pub(crate) fn agent_value(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err(
+            "name the product token whose robots.txt group to obey, e.g. ExampleBot".into(),
+        );
+    }
+    Ok(s.trim().to_owned())
+}
+
 /// A `--content-types` entry: `type/subtype` or `type/*`.
 pub(super) fn media_range(s: &str) -> Result<String, String> {
     let t = s.trim().to_ascii_lowercase();
