@@ -57,7 +57,7 @@ pub struct CheckArgs {
     #[arg(long)]
     allow_http: bool,
     /// Send every request through this proxy.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = crate::crawl::proxy_value)]
     proxy: Option<String>,
     /// Where answers are kept, so no URL is asked for more than hourly
     /// [default: ~/.cache/mannerly/identity].

@@ -229,6 +229,15 @@ fn crawl_usage_errors_say_what_is_missing() {
         &["serve", "--rate-limit", "0"],
         "0 is too few: give 1 or more",
     );
+    let socks = [
+        "crawl",
+        "--out",
+        out,
+        "--proxy",
+        "socks5://127.0.0.1:1080",
+        web,
+    ];
+    refused(&socks, "only http:// and https:// proxies");
     refused(
         &["crawl", "--out", out, "--agent", " ", web],
         "name the product token",

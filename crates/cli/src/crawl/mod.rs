@@ -18,7 +18,7 @@ mod status;
 pub(crate) use report::report;
 pub(crate) use run::{metrics, raise_open_file_limit, run_crawl};
 use settings::media_range;
-pub(crate) use settings::{delay_seconds, user_agent_value};
+pub(crate) use settings::{delay_seconds, proxy_value, user_agent_value};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -119,7 +119,7 @@ pub struct Args {
     warc_max_size: u64,
     /// Send every request through this proxy (otherwise HTTP_PROXY,
     /// HTTPS_PROXY and NO_PROXY are read).
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = settings::proxy_value)]
     proxy: Option<String>,
     /// Do not queue the sitemaps robots.txt names.
     #[arg(long)]

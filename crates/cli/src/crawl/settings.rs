@@ -168,6 +168,19 @@ pub(crate) fn agent_value(s: &str) -> Result<String, String> {
     Ok(s.trim().to_owned())
 }
 
+/// A `--proxy`: an http(s) URL naming a host (the HTTP client speaks to
+/// http and https proxies only).
+pub(crate) fn proxy_value(s: &str) -> Result<String, String> {
+    match url::Url::parse(s) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(s.to_owned()),
+        Ok(u) => Err(format!(
+            "'{s}': only http:// and https:// proxies are spoken to, not {}:",
+            u.scheme()
+        )),
+        Err(e) => Err(format!("'{s}' is not a URL ({e}): give http://HOST:PORT")),
+    }
+}
+
 /// A `--content-types` entry: `type/subtype` or `type/*`.
 pub(super) fn media_range(s: &str) -> Result<String, String> {
     let t = s.trim().to_ascii_lowercase();
