@@ -88,15 +88,21 @@ pub fn demo(args: DemoArgs) -> Result<u8> {
             false => None,
         };
         let problems = evidence.as_ref().map_or(0, |e| e.problems());
+        // A crawler that failed made only some of its requests: a clean
+        // audit of them is not a clean crawl.
+        let failed = usage.as_ref().is_some_and(|u| u.exit != Some(0));
         if args.json {
             let mut v = json_report(&audit, usage.as_ref());
             v["evidence"] = crate::demo_evidence::json(evidence.as_ref());
             println!("{v}");
-            return anyhow::Ok(u8::from(audit.violations() + problems > 0));
+            return anyhow::Ok(u8::from(audit.violations() + problems > 0 || failed));
         }
         print_report(&args, &audit, usage.as_ref());
         crate::demo_evidence::print(evidence.as_ref());
-        let mut violations = audit.violations() + problems;
+        if failed {
+            eprintln!("mannerly: the crawler did not end well, so the audit judged only the requests it made before");
+        }
+        let mut violations = audit.violations() + problems + u64::from(failed);
         if args.recrawl && !stopped {
             violations += recrawl(&args, &web, &book, &out).await?;
         }

@@ -100,7 +100,8 @@ pub fn run(args: Args) -> Result<u8> {
             crate::metrics::listen(m, registry.clone()).await?;
         }
         let door = door(&args, policy, registry)?;
-        eprintln!("mannerly gate: deciding at http://{addr}/ ({rules} rules)");
+        let s = if rules == 1 { "" } else { "s" };
+        eprintln!("mannerly gate: deciding at http://{addr}/ ({rules} rule{s})");
         tokio::select! {
             r = mannerly_gate::serve(listener, door) => r.context("serving")?,
             r = tokio::signal::ctrl_c() => r.context("waiting for Ctrl-C")?,

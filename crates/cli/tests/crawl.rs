@@ -441,6 +441,20 @@ fn the_demo_audits_another_crawler_from_the_servers_log() {
     assert_eq!(v["violations"], 0, "{v}");
     assert!(v["pages"].as_u64().is_some_and(|p| p > 10), "{v}");
     assert!(v["external"]["cpu_seconds"].as_f64().is_some(), "{v}");
+    // A crawler that fails broke no rule it had no time to break: the
+    // demo still exits 1, its exit status in the report.
+    let failed = [
+        "demo", "--hosts", "3", "--json", "--out", out, "--", "sh", "-c", "exit 3",
+    ];
+    let o = mannerly(&failed, b"");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON document");
+    assert_eq!(
+        (v["violations"].as_u64(), v["external"]["exit"].as_i64()),
+        (Some(0), Some(3)),
+        "{v}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
