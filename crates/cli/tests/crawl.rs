@@ -229,6 +229,13 @@ fn crawl_usage_errors_say_what_is_missing() {
         &["serve", "--rate-limit", "0"],
         "0 is too few: give 1 or more",
     );
+    let url_as_host = [
+        "audit",
+        "--robots",
+        "https://example.com=robots.txt",
+        "access.log",
+    ];
+    refused(&url_as_host, "give its name alone: example.com=FILE");
     let socks = [
         "crawl",
         "--out",

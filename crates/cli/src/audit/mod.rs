@@ -272,7 +272,17 @@ fn files_book(flag: &str, specs: &[String]) -> Result<RobotsBook> {
             Some((h, f)) if !h.contains('/') && !h.is_empty() => (Some(h), f),
             _ => (None, r.as_str()),
         };
-        let body = std::fs::read(file).with_context(|| format!("{flag}: cannot read '{file}'"))?;
+        let body = std::fs::read(file).with_context(|| {
+            // `https://example.com=FILE`: a URL where a host name goes.
+            let named = r.split_once('=').and_then(|(h, _)| url::Url::parse(h).ok());
+            let hint = named
+                .and_then(|u| {
+                    u.host_str()
+                        .map(|h| format!(" (for one host, give its name alone: {h}=FILE)"))
+                })
+                .unwrap_or_default();
+            format!("{flag}: cannot read '{file}'{hint}")
+        })?;
         book.add(host, None, file.to_owned(), &body);
     }
     Ok(book)
