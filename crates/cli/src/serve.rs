@@ -22,7 +22,7 @@ pub struct Args {
     #[arg(long, default_value_t = 100, value_name = "N", value_parser = crate::counts::at_least_one::<u32>)]
     rate_limit: u32,
     /// Largest request body, in bytes.
-    #[arg(long, default_value_t = 2 << 20, value_name = "BYTES")]
+    #[arg(long, default_value_t = 2 << 20, value_name = "BYTES", value_parser = crate::counts::at_least_one::<usize>)]
     max_body: usize,
     /// Deadline of each request, in seconds.
     #[arg(long, default_value_t = 30, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
