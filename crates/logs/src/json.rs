@@ -216,6 +216,9 @@ pub enum JsonFieldsError {
     /// be judged.
     #[error("the list needs time= and uri= (or request=)")]
     Missing,
+    /// A fact named twice: which key holds it is not clear.
+    #[error("`{0}` is given twice")]
+    Twice(String),
 }
 
 impl JsonFields {
@@ -233,6 +236,9 @@ impl JsonFields {
                 .find(|(f, _)| *f == fact.trim())
                 .map(|(_, n)| *n)
                 .ok_or_else(|| JsonFieldsError::Fact(fact.to_owned()))?;
+            if map.iter().any(|(n, _)| *n == name) {
+                return Err(JsonFieldsError::Twice(fact.trim().to_owned()));
+            }
             map.push((name, key.trim().to_owned()));
         }
         let has = |n: &str| map.iter().any(|(x, _)| *x == n);

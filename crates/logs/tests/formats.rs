@@ -219,6 +219,7 @@ fn json_logs_with_their_own_keys_are_read_by_name() {
         ("ip=a,uri=b", "time="),
         ("time=t,uri=u,colour=c", "`colour` is not one of"),
         ("time=t,uri", "is not fact=key"),
+        ("time=t,uri=u,ip=a,ip=b", "`ip` is given twice"),
     ] {
         let err = Parser::layout(&Layout::JsonFields(bad.into())).expect_err(bad);
         assert!(err.to_string().contains(says), "{bad}: {err}");
