@@ -229,7 +229,10 @@ fn crawl_usage_errors_say_what_is_missing() {
         &["serve", "--rate-limit", "0"],
         "0 is too few: give 1 or more",
     );
-    refused(&["serve", "--max-body", "0"], "0 is too few: give 1 or more");
+    refused(
+        &["serve", "--max-body", "0"],
+        "0 is too few: give 1 or more",
+    );
     let url_as_host = [
         "audit",
         "--robots",

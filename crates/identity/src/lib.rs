@@ -136,6 +136,13 @@ pub fn read_given_ranges(
 /// (kept in [`default_cache`] for 24 h). The download runs on a thread of
 /// its own, so this may be called inside an async runtime.
 fn range_text(file: &str) -> Result<String, IdentityError> {
+    if file.starts_with("http://") {
+        // Ranges decide who is believed: never taken over plain http.
+        return Err(IdentityError::RangeDownload {
+            url: file.to_owned(),
+            why: "ranges are downloaded over https only".into(),
+        });
+    }
     if !file.starts_with("https://") {
         return std::fs::read_to_string(file).map_err(|source| IdentityError::RangeFile {
             file: file.to_owned(),
@@ -249,6 +256,10 @@ mod tests {
             matches!(e, IdentityError::RangeDownload { ref url, .. } if url.ends_with(":1/ranges.json")),
             "{e}"
         );
+        // Plain http is refused as such, not looked for as a file.
+        let e = read_given_ranges(&["Googlebot=http://example.com/r.json".into()], c)
+            .expect_err("http");
+        assert!(e.to_string().ends_with("https only"), "{e}");
         let e = read_given_ranges(&["Foo=/nonexistent/ranges.json".into()], c)
             .expect_err("no such name");
         let text = e.to_string();
