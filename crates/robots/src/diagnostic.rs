@@ -149,6 +149,9 @@ pub mod codes {
     pub const CLEAN_PARAM_INVALID: &str = "clean-param-invalid";
     /// A Content-Usage value that is not a valid preference dictionary.
     pub const CONTENT_USAGE_INVALID: &str = "content-usage-invalid";
+    /// A Content-Usage preference read as unknown: a category's value not
+    /// `y` or `n`, or a label the vocabulary does not define.
+    pub const CONTENT_USAGE_UNREAD: &str = "content-usage-unread";
     /// A User-agent line that Google keeps in the group above while AIPREF
     /// (Content-Usage is a rule) starts a new group with it.
     pub const CONTENT_USAGE_GROUPING: &str = "content-usage-grouping";

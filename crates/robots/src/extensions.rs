@@ -550,6 +550,79 @@ pub(crate) fn parse_clean_param(value: &[u8]) -> Result<CleanParam, String> {
     })
 }
 
+/// A dictionary's keys as written, in order, repeats included.
+struct KeysInOrder(Vec<String>);
+
+impl<'de> sfv::visitor::DictionaryVisitor<'de> for KeysInOrder {
+    type Out = Vec<String>;
+    type Error = std::convert::Infallible;
+
+    fn entry(
+        &mut self,
+        key: &'de sfv::KeyRef,
+    ) -> Result<impl sfv::visitor::EntryVisitor<'de>, Self::Error> {
+        self.0.push(key.as_str().to_owned());
+        Ok(sfv::visitor::Ignored)
+    }
+
+    fn finish(self) -> Result<Vec<String>, Self::Error> {
+        Ok(self.0)
+    }
+}
+
+/// The labels vocab-08 defines (§6.1); other labels are ignored.
+pub const CATEGORY_LABELS: [&str; 3] = ["train-ai", "ai-use", "search"];
+
+/// What in a well-formed statement of preference a crawler reads as
+/// unknown, though the author likely meant something by it: a category
+/// whose value is not the token `y` or `n` (a warning: the preference is
+/// lost), and a label the vocabulary does not define (a note: ignored,
+/// unless an extension defines it). Empty for a dictionary that does not
+/// parse (that is said on its own).
+pub(crate) fn usage_unread(pref: &str) -> Vec<(crate::Severity, String)> {
+    let Ok(dict) = sfv::Parser::new(pref.as_bytes()).parse::<sfv::Dictionary>() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    // The dictionary keeps only a key's last value (RFC 9651 §4.2.2): the
+    // keys in order, repeats included, say what was dropped.
+    let keys = sfv::Parser::new(pref.as_bytes())
+        .parse_dictionary_with_visitor(KeysInOrder(Vec::new()))
+        .unwrap_or_default();
+    for (i, key) in keys.iter().enumerate() {
+        if keys[..i].contains(key) && !keys[i + 1..].contains(key) {
+            out.push((
+                crate::Severity::Warning,
+                format!("`{key}` is given more than once: only its last value counts"),
+            ));
+        }
+    }
+    for (key, entry) in &dict {
+        let key = key.as_str();
+        if !CATEGORY_LABELS.contains(&key) {
+            out.push((
+                crate::Severity::Info,
+                format!(
+                    "`{key}` is not a usage category of the AIPREF vocabulary ({}): crawlers ignore it",
+                    CATEGORY_LABELS.join(", ")
+                ),
+            ));
+            continue;
+        }
+        let token = match entry {
+            sfv::ListEntry::Item(item) => item.bare_item.as_token().map(|t| t.as_str()),
+            sfv::ListEntry::InnerList(_) => None,
+        };
+        if !matches!(token, Some("y" | "n")) {
+            out.push((
+                crate::Severity::Warning,
+                format!("`{key}` has no preference: its value must be the token y or n, so crawlers read it as unknown"),
+            ));
+        }
+    }
+    out
+}
+
 /// Splits a Content-Usage value into an optional path and the preference
 /// (attach-05 §3.2): a value starting with `/` has a path up to the first
 /// space or tab.
@@ -592,6 +665,31 @@ pub(crate) fn parse_content_usage(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn preferences_read_as_unknown_are_each_said() {
+        let said = |pref: &str| -> Vec<(crate::Severity, String)> { usage_unread(pref) };
+        assert!(said("train-ai=n, ai-use=y, search=y").is_empty());
+        assert!(said("train-ai;allow=n, train-ai=y").len() == 1, "a repeat");
+        // vocab-08 §6.5.1's own example: both repeated, neither a token.
+        let w = said("train-ai=y, train-ai, search=n, search=\"n\"");
+        let text: Vec<&str> = w.iter().map(|(_, m)| m.as_str()).collect();
+        assert_eq!(w.len(), 4, "{text:?}");
+        assert!(
+            w.iter().all(|(s, _)| *s == crate::Severity::Warning),
+            "{text:?}"
+        );
+        let w = said("train-genai=n, bots=n");
+        assert!(
+            w.iter()
+                .all(|(s, m)| *s == crate::Severity::Info && m.contains("not a usage category")),
+            "{w:?}"
+        );
+        assert!(
+            said("train-ai=").is_empty(),
+            "a parse error is said on its own"
+        );
+    }
 
     #[test]
     fn crawl_delay_values() {

@@ -530,6 +530,15 @@ impl Parser {
             self.diag(Diagnostic::new(line, col, Severity::Warning, codes::CONTENT_USAGE_INVALID, why)
                 .suggest("write a preference dictionary, e.g. `Content-Usage: train-ai=n` or `Content-Usage: /docs/ train-ai=y, search=y`"));
         }
+        for (severity, why) in extensions::usage_unread(&rule.preference) {
+            self.diag(Diagnostic::new(
+                line,
+                col,
+                severity,
+                codes::CONTENT_USAGE_UNREAD,
+                why,
+            ));
+        }
         match group {
             Some(g) => {
                 self.robots.groups[g].content_usage.push(rule);
