@@ -359,6 +359,8 @@ pub struct FileReport {
     pub unparsed: u64,
     /// Some of them: line number and why.
     pub unparsed_examples: Vec<(u64, String)>,
+    /// Requests read from it (blank lines and unread ones are none).
+    pub requests: u64,
 }
 
 /// Everything an audit found.

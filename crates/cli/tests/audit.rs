@@ -355,12 +355,13 @@ fn bad_input_is_named_and_exits_2() {
     let o = mannerly(&["audit", "-", "--format", "bogus", "--offline"], b"");
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no format is called `bogus`"));
-    // Unreadable lines are counted and shown, and never stop the run.
+    // Unreadable lines are counted and shown, and never stop the run; a
+    // log of nothing else judged no one, so it exits 2 after its report.
     let o = mannerly(
         &["audit", "-", "--offline", "--json"],
         b"not a log line\nnor this\n",
     );
-    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.status.code(), Some(2));
     let v: Value = serde_json::from_slice(&o.stdout).expect("json");
     assert_eq!(
         (v["lines"].as_u64(), v["unparsed"].as_u64()),
@@ -684,6 +685,51 @@ fn a_logged_signature_is_checked_with_the_keys_served_at_its_time() {
     assert_eq!(
         (count("verified"), count("unverified"), count("spoofed")),
         (2, 2, 0),
+        "{v}"
+    );
+}
+
+/// A log whose lines none could be read as requests (a custom layout not
+/// given) judged no one: the audit says so and exits 2, not 0 with "none".
+/// An empty log is no error, and a readable one with some bad lines is read.
+#[test]
+fn a_log_no_line_of_which_is_read_is_an_error_not_a_clean_bill() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let unread = dir.path().join("custom.log");
+    std::fs::write(&unread, "2026-03-01 10:00:00|203.0.113.9|GET /a|200\n\n2026-03-01 10:00:01|203.0.113.9|GET /b|200\n")
+        .expect("log");
+    let empty = dir.path().join("empty.log");
+    std::fs::write(&empty, "").expect("log");
+    let mixed = dir.path().join("mixed.log");
+    std::fs::write(
+        &mixed,
+        "garbage\n203.0.113.9 - - [01/Mar/2026:10:00:00 +0000] \"GET /a HTTP/1.1\" 200 5 \"-\" \"ExampleBot/1.0\"\n",
+    )
+    .expect("log");
+    let path = |p: &Path| p.to_str().expect("utf-8").to_owned();
+    let o = mannerly(&["audit", "--offline", &path(&unread)], b"");
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("no line of") && said.contains("--log-format"),
+        "{said}"
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("unread"),
+        "the report is still printed"
+    );
+    for fine in [&empty, &mixed] {
+        let o = mannerly(&["audit", "--offline", &path(fine)], b"");
+        assert_eq!(o.status.code(), Some(0), "{fine:?}: {o:?}");
+    }
+    let o = mannerly(&["audit", "--offline", "--json", &path(&mixed)], b"");
+    let v: Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(
+        (
+            v["files"][0]["requests"].as_u64(),
+            v["files"][0]["unparsed"].as_u64()
+        ),
+        (Some(1), Some(1)),
         "{v}"
     );
 }

@@ -130,6 +130,7 @@ pub fn audit_logs_with(
                 lines: 0,
                 unparsed: 0,
                 unparsed_examples: Vec::new(),
+                requests: 0,
             },
             latest: i64::MIN,
             done: false,
@@ -229,6 +230,7 @@ fn judge_batch(
         f.report.lines = f.report.lines.max(*n);
         match r {
             Ok(Some(e)) => {
+                f.report.requests += 1;
                 f.latest = f.latest.max(e.stamp.millis);
                 match kinds.next() {
                     Some(kind) => auditor.feed_classified(index, e, kind, identify),

@@ -24,9 +24,10 @@ const POLL: Duration = Duration::from_millis(250);
 /// One followed file, with what was read of it.
 struct Followed {
     tail: Tail,
-    /// Lines read, and those no request could be read from.
+    /// Lines read, those no request could be read from, and requests.
     lines: u64,
     unread: u64,
+    requests: u64,
     parser: Option<Parser>,
 }
 
@@ -37,6 +38,7 @@ impl Followed {
             tail,
             lines: 0,
             unread: 0,
+            requests: 0,
             parser: None,
         })
     }
@@ -116,11 +118,12 @@ pub(super) fn follow(
                 f.parser = parser_for(how.format, how.layout, &lines);
             }
             f.lines += lines.len() as u64;
-            let unread = match &mut f.parser {
+            let (unread, requests) = match &mut f.parser {
                 Some(parser) => feed(&mut auditor, identify, parser, i, &lines),
-                None => lines.len() as u64,
+                None => (lines.len() as u64, 0),
             };
             f.unread += unread;
+            f.requests += requests;
             if let Some(m) = &metrics {
                 m.read(lines.len() as u64, unread);
             }
@@ -154,20 +157,21 @@ pub(super) fn follow(
             lines: f.lines,
             unparsed: f.unread,
             unparsed_examples: Vec::new(),
+            requests: f.requests,
         })
         .collect();
     Ok(report)
 }
 
 /// Feeds a poll's lines, identity checks prepared together; returns how
-/// many could not be read.
+/// many could not be read, and how many requests were.
 fn feed(
     auditor: &mut Auditor<'_>,
     identify: &mut dyn Identify,
     parser: &mut Parser,
     file: usize,
     lines: &[String],
-) -> u64 {
+) -> (u64, u64) {
     let mut unread = 0;
     let entries: Vec<_> = lines
         .iter()
@@ -183,7 +187,7 @@ fn feed(
     for e in &entries {
         auditor.feed(file, e, identify);
     }
-    unread
+    (unread, entries.len() as u64)
 }
 
 fn print_finding(out: &mut impl Write, f: &Finding, json: bool) -> Result<()> {

@@ -209,6 +209,21 @@ pub fn run(args: Args) -> Result<u8> {
     } else {
         print!("{}", mannerly_audit::render::text(&report));
     }
+    // A file none of whose lines could be read judged no one in it: "no
+    // bot broke a rule" would be said without reading.
+    let unread: Vec<&str> = report
+        .files
+        .iter()
+        .filter(|f| f.unparsed > 0 && f.requests == 0)
+        .map(|f| f.path.as_str())
+        .collect();
+    if !unread.is_empty() {
+        eprintln!(
+            "mannerly audit: no line of {} could be read as an access log, so no one in it was judged: give its layout (--log-format, --apache-format or --json-fields)",
+            unread.join(", ")
+        );
+        return Ok(2);
+    }
     Ok(u8::from(report.violations() > 0))
 }
 
