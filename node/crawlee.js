@@ -7,6 +7,7 @@
 // follow no nofollow link.
 
 const { RobotsState, Politeness, productToken } = require('./index.js');
+const { checkKeys } = require('./options.js');
 
 // Crawlee's first request queue keeps its own list of requests in
 // progress; a request put back has to leave it (as Crawlee's own same-domain
@@ -109,8 +110,12 @@ class Turn {
  * per host. `polite()` makes one; use it directly to share it between
  * crawlers.
  */
+/** The options `new Mannerly()` takes. */
+const MANNERLY_OPTIONS = ['userAgent', 'agent', 'minDelaySecs', 'profile', 'robotsProfile', 'robotsTxtWaitSecs', 'maxCrawlDelaySecs', 'retryAfterCapSecs', 'log'];
+
 class Mannerly {
   constructor(options = {}) {
+    checkKeys('new Mannerly', 'options', options, MANNERLY_OPTIONS);
     const userAgent = options.userAgent;
     if (typeof userAgent !== 'string' || !userAgent.trim()) {
       throw new TypeError('mannerly/crawlee: userAgent is required (e.g. "ExampleBot/1.0 (+https://example.com/bot)")');

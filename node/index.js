@@ -3,6 +3,7 @@
 // throw TypeError and RangeError, naming the method and the argument.
 
 const native = require('./native.js');
+const { OPTION_KEYS, checkKeys } = require('./options.js');
 
 /** What each method takes, in order: a name and a type for each argument. */
 const SIGNATURES = {
@@ -63,7 +64,8 @@ const CHECKS = {
 
 function check(name, args) {
   const sig = SIGNATURES[name];
-  const label = name.replace('#', '.').replace('._parse', '.parse');
+  // A class alone is its constructor.
+  const label = /^[A-Z]\w*$/.test(name) ? `new ${name}` : name.replace('#', '.').replace('._parse', '.parse');
   sig.forEach(([arg, type], i) => {
     const optional = type.endsWith('?');
     const [ok, what] = CHECKS[type.replace('?', '')];
@@ -73,6 +75,8 @@ function check(name, args) {
       return;
     }
     if (!ok(v)) throw new TypeError(`${label}: ${arg} must be ${what}, got ${describe(v)}`);
+    const keys = OPTION_KEYS[`${name}:${arg}`];
+    if (keys) checkKeys(label, arg, v, keys);
     if (type.startsWith('time') && !(Number.isFinite(v) && v >= 0)) {
       throw new RangeError(`${label}: ${arg} ${v} is not a time (milliseconds since 1970, as Date.now() gives)`);
     }

@@ -189,3 +189,41 @@ test('the product token is read as the crawler, the audit and the gate read it',
   assert.equal(tokenOf('(+https://x.example)'), '');
   assert.throws(() => productToken(7), TypeError);
 });
+
+test('an option key the engine does not take is refused, not left at its default', () => {
+  const { Mannerly } = require('mannerly/crawlee');
+  const cases = [
+    [() => new Politeness({ minDelay: 5 }), /new Politeness: options has no option 'minDelay' \(it takes minDelaySecs,/],
+    [() => new RobotsState('https://a.example', { profil: 'rfc9309' }), /options has no option 'profil'/],
+    [() => Robots.parse('User-agent: *', { mode: 'rfc' }), /Robots.parse: options has no option 'mode'/],
+    [() => new RobotsState('https://a.example').applyResponse({ status: 200, text: 'x' }), /response has no option 'text'/],
+    [() => new Politeness().finish('a.example', { code: 429 }), /how has no option 'code'/],
+    [() => new Mannerly({ userAgent: 'ExampleBot/1.0 (+https://example.com/bot)', minDelay: 5 }), /new Mannerly: options has no option 'minDelay'/],
+  ];
+  for (const [f, message] of cases) {
+    assert.throws(f, (e) => e instanceof TypeError && message.test(e.message), String(message));
+  }
+  // A key given as undefined is as if not given.
+  assert.equal(new Politeness({ minDelaySecs: 2, profile: undefined }).delaySecs('a.example'), 2);
+});
+
+test('the option keys checked are the ones the engine declares', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { OPTION_KEYS } = require('../options.js');
+  const dts = readFileSync(new URL('../native.d.ts', import.meta.url), 'utf8');
+  const declared = (name) => {
+    const body = new RegExp(`export interface ${name} \\{([^}]*)\\}`).exec(dts)[1];
+    return [...body.matchAll(/^\s+([A-Za-z]+)\??:/gm)].map((m) => m[1]).sort();
+  };
+  const of = {
+    'Robots._parse:options': 'ParseOptions',
+    'RobotsState:options': 'RobotsStateOptions',
+    'RobotsState#applyResponse:response': 'RobotsResponse',
+    'Politeness:options': 'PolitenessOptions',
+    'Politeness#finish:how': 'Finished',
+  };
+  assert.deepEqual(Object.keys(OPTION_KEYS).sort(), Object.keys(of).sort());
+  for (const [key, iface] of Object.entries(of)) {
+    assert.deepEqual([...OPTION_KEYS[key]].sort(), declared(iface), key);
+  }
+});
