@@ -39,6 +39,7 @@ Scrapy's own.
 
 from __future__ import annotations
 
+import difflib
 import logging
 import math
 import re
@@ -178,6 +179,33 @@ def _warn_if_scrapys_own(user_agent: str) -> None:
         )
 
 
+#: Every ``MANNERLY_*`` setting the middlewares read.
+SETTINGS = (
+    "MANNERLY_CRAWL_DELAY_PROFILE",
+    "MANNERLY_MAX_CRAWL_DELAY",
+    "MANNERLY_MAX_DELAY",
+    "MANNERLY_MAX_IN_FLIGHT",
+    "MANNERLY_MIN_DELAY",
+    "MANNERLY_POLITENESS_ENABLED",
+    "MANNERLY_RETRY_AFTER_CAP",
+    "MANNERLY_ROBOTSTXT_BACKOFF",
+    "MANNERLY_ROBOTSTXT_PROFILE",
+    "MANNERLY_ROBOTSTXT_RFC",
+    "MANNERLY_ROBOTSTXT_WAIT",
+)
+
+
+def _check_settings(settings: Any) -> None:
+    """Refuses a ``MANNERLY_*`` setting no middleware reads: a misspelt
+    one (``MANNERLY_MINDELAY``) would leave its value at the default, a
+    crawl delay among them, without a word."""
+    for key in settings:
+        if isinstance(key, str) and key.startswith("MANNERLY_") and key not in SETTINGS:
+            close = difflib.get_close_matches(key, SETTINGS, n=1)
+            hint = f"; did you mean {close[0]}?" if close else f" (it reads {', '.join(SETTINGS)})"
+            raise ValueError(f"unknown setting {key}: mannerly reads no such setting{hint}")
+
+
 class RobotsTxtMiddleware:
     """robots.txt as RFC 9309 and Google handle it, for Scrapy.
 
@@ -207,6 +235,7 @@ class RobotsTxtMiddleware:
 
     def __init__(self, crawler: Any) -> None:
         settings = crawler.settings
+        _check_settings(settings)
         if not settings.getbool("ROBOTSTXT_OBEY"):
             raise NotConfigured
         self.crawler = crawler
@@ -402,6 +431,7 @@ class PolitenessMiddleware:
 
     def __init__(self, crawler: Any) -> None:
         s = crawler.settings
+        _check_settings(s)
         if not s.getbool("MANNERLY_POLITENESS_ENABLED", True):
             raise NotConfigured
         self.crawler = crawler

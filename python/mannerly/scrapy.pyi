@@ -1,6 +1,8 @@
-from typing import Any, List, Optional, Union
+from typing import Any, List, Optional, Tuple, Union
 
 from . import Politeness, Robots, RobotsState
+
+SETTINGS: Tuple[str, ...]
 
 def product_token(user_agent: Union[str, bytes]) -> str: ...
 

@@ -73,3 +73,26 @@ def test_scrapys_unicode_case_is_judged_as_requested():
     parser = RobotParser("User-agent: *\nDisallow: /wiki/Käyttäjä:\n".encode("utf-8"))
     assert not parser.allowed("https://site.local/wiki/Käyttäjä:", "*")
     assert parser.allowed("https://site.local/wiki/Other", "*")
+
+
+def test_a_misspelt_setting_is_refused_at_start():
+    """A MANNERLY_* setting no middleware reads would leave a delay at its
+    default without a word: the crawl does not start."""
+    from scrapy.utils.test import get_crawler
+
+    from mannerly.scrapy import SETTINGS, PolitenessMiddleware, RobotsTxtMiddleware
+
+    for mw in (PolitenessMiddleware, RobotsTxtMiddleware):
+        crawler = get_crawler(settings_dict={"ROBOTSTXT_OBEY": True, "MANNERLY_MINDELAY": 5.0})
+        with pytest.raises(ValueError, match="unknown setting MANNERLY_MINDELAY.*did you mean MANNERLY_MIN_DELAY"):
+            mw(crawler)
+    # Every setting the middlewares read is one they accept.
+    fine = get_crawler(settings_dict={"ROBOTSTXT_OBEY": True, "MANNERLY_MIN_DELAY": 2.0})
+    assert PolitenessMiddleware(fine).politeness is not None
+    import inspect
+    import re
+
+    import mannerly.scrapy
+
+    read = set(re.findall(r'\.get\w*\("(MANNERLY_[A-Z_]+)"', inspect.getsource(mannerly.scrapy)))
+    assert read == set(SETTINGS)
