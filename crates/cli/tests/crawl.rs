@@ -290,6 +290,18 @@ fn crawl_usage_errors_say_what_is_missing() {
             "ExampleBot/1.0 (+https://example.com/bot)",
         );
     }
+    // A page written without its scheme is named, with what to write.
+    refused(
+        &[
+            "crawl",
+            "--out",
+            out,
+            "--user-agent",
+            "OpBot/1.0 (+op.example/bot)",
+            web,
+        ],
+        "`op.example/bot` lacks its scheme: write `+https://op.example/bot`",
+    );
     // --anonymous-ok lets it by; a browser's words still need --agent.
     refused(
         &[

@@ -188,7 +188,9 @@ pub use robots::{
     AgentLine, AgentMatch, AgentRules, Group, MatchedRule, Mode, ParseOptions, Robots, Rule,
     RuleKind, Verdict, DEFAULT_MAX_BYTES,
 };
-pub use token::{names_a_client, names_token, page_named, product_token, token_pattern};
+pub use token::{
+    names_a_client, names_token, page_named, page_without_scheme, product_token, token_pattern,
+};
 
 /// Whether `user_agent` is a product token a crawler can be matched by:
 /// non-empty, and only letters, `-` and `_` (the reference's

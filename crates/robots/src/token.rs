@@ -136,6 +136,34 @@ pub fn page_named(user_agent: &str) -> Option<&str> {
         .find(|w| w.starts_with("https://") || w.starts_with("http://"))
 }
 
+/// A page a User-Agent names without its scheme (`+example.com/bot`,
+/// `www.example.org`): a word whose host is dotted names ending in a
+/// label of letters. For saying what to write instead (`+https://...`);
+/// [`page_named`] does not read such a word as a page.
+///
+/// ```
+/// use mannerly_robots::page_without_scheme;
+/// assert_eq!(page_without_scheme("ExampleBot/1.0 (+example.com/bot)"), Some("example.com/bot"));
+/// assert_eq!(page_without_scheme("Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0.0.0"), None);
+/// ```
+pub fn page_without_scheme(user_agent: &str) -> Option<&str> {
+    let label =
+        |l: &str| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    user_agent
+        .split(|c: char| c.is_whitespace() || c == ';' || c == '(' || c == ')')
+        .map(|w| w.trim_start_matches('+'))
+        .filter(|w| !w.contains("://") && !w.contains('@'))
+        .find(|w| {
+            let host = w.split(['/', '?', '#']).next().unwrap_or_default();
+            let labels: Vec<&str> = host.split('.').collect();
+            let tld = labels.last().copied().unwrap_or_default();
+            labels.len() >= 2
+                && labels.iter().all(|l| label(l))
+                && tld.len() >= 2
+                && tld.bytes().all(|b| b.is_ascii_alphabetic())
+        })
+}
+
 /// Whether `user_agent` names `token` as a token: the same letters in
 /// either case, starting the header or after a space, `(`, `;` or `,`,
 /// and ending it or followed by `/`, a space, `;`, `)` or `,`. `BadBot`

@@ -48,6 +48,10 @@ fn identifiable(ua: &str, anonymous_ok: bool) -> Result<()> {
         (false, false) => "a product token of its own and an http(s) URL",
     };
     let good = "ExampleBot/1.0 (+https://example.com/bot)";
+    let lacks = match mannerly_robots::page_without_scheme(ua).filter(|_| !url) {
+        Some(w) => format!("{lacks} (`{w}` lacks its scheme: write `+https://{w}`)"),
+        None => lacks.to_owned(),
+    };
     if anonymous_ok {
         eprintln!("mannerly: warning: --user-agent {ua:?} lacks {lacks}: site owners cannot tell who crawled them (like {good:?})");
         return Ok(());
