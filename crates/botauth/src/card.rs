@@ -362,7 +362,7 @@ fn check_forms(card: &Card, report: &mut CardReport) {
         }
     }
     for ua in &wba.expected_user_agent {
-        if ua.trim().is_empty() || ua.chars().any(|c| c.is_ascii_control() && c != '\t') {
+        if ua.trim().is_empty() || mannerly_robots::unsendable_char(ua).is_some() {
             report.problems.push(format!(
                 "expected-user-agent {ua:?} is not a User-Agent a request can carry (§3.2.1)"
             ));

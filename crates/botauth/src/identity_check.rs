@@ -485,28 +485,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_page_written_without_its_scheme_is_named_with_the_fix() {
-        use mannerly_robots::page_without_scheme as bare_page;
-        assert_eq!(
-            bare_page("ExampleBot/1.0 (+example.com/bot)"),
-            Some("example.com/bot")
-        );
-        assert_eq!(
-            bare_page("ExampleBot/1.0 (compatible; www.example.org)"),
-            Some("www.example.org")
-        );
-        let browser = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
-        for ua in [
-            browser,
-            "ExampleBot/1.0 (mailto:bot@example.com)",
-            "Bot/2.5.1",
-            "ExampleBot/1.0 (+https://example.com/bot)",
-        ] {
-            assert_eq!(bare_page(ua), None, "{ua}");
-        }
-    }
-
-    #[test]
     fn a_user_agent_names_its_page_and_token() {
         let (page, token) = page_of_user_agent(
             "Mozilla/5.0 (compatible; ExampleBot/1.0; +https://example.com/bot)",

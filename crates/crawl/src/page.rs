@@ -131,7 +131,7 @@ impl PageResponse {
 /// robots.txt itself).
 pub(crate) fn http_client(config: &CrawlConfig) -> Result<reqwest::Client, CrawlError> {
     let agent = &config.user_agent;
-    if agent.chars().any(|c| c.is_ascii_control() && c != '\t') {
+    if mannerly_robots::unsendable_char(agent).is_some() {
         let agent = agent.clone();
         return Err(CrawlError::UserAgent { agent });
     }

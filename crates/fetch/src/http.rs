@@ -769,7 +769,7 @@ pub fn classify(e: &reqwest::Error) -> NetworkError {
 /// Refuses a User-Agent no header can hold (a control character other
 /// than tab), before the client builder fails on it with a vaguer error.
 fn check_user_agent(agent: &str) -> Result<(), FetchError> {
-    if agent.chars().any(|c| c.is_ascii_control() && c != '\t') {
+    if mannerly_robots::unsendable_char(agent).is_some() {
         return Err(FetchError::UserAgent {
             agent: agent.to_owned(),
         });

@@ -190,6 +190,7 @@ pub use robots::{
 };
 pub use token::{
     names_a_client, names_token, page_named, page_without_scheme, product_token, token_pattern,
+    unsendable_char,
 };
 
 /// Whether `user_agent` is a product token a crawler can be matched by:

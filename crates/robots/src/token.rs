@@ -136,6 +136,21 @@ pub fn page_named(user_agent: &str) -> Option<&str> {
         .find(|w| w.starts_with("https://") || w.starts_with("http://"))
 }
 
+/// The first character of a User-Agent that no HTTP header can carry (a
+/// control character other than tab), with its byte offset: the crawler,
+/// the fetcher and the Signature Agent Card checks refuse such a value.
+///
+/// ```
+/// use mannerly_robots::unsendable_char;
+/// assert_eq!(unsendable_char("Bot/1.0\nX"), Some((7, '\n')));
+/// assert_eq!(unsendable_char("Bot/1.0\t(+https://example.com/bot)"), None);
+/// ```
+pub fn unsendable_char(user_agent: &str) -> Option<(usize, char)> {
+    user_agent
+        .char_indices()
+        .find(|&(_, c)| c.is_ascii_control() && c != '\t')
+}
+
 /// A page a User-Agent names without its scheme (`+example.com/bot`,
 /// `www.example.org`): a word whose host is dotted names ending in a
 /// label of letters. For saying what to write instead (`+https://...`);
@@ -338,5 +353,27 @@ mod tests {
             token_pattern("Tiny Tiny RSS").as_deref(),
             Some("(^|[ (;,])Tiny[ ]Tiny[ ]RSS([/ ;),]|$)")
         );
+    }
+
+    #[test]
+    fn a_page_written_without_its_scheme_is_found() {
+        use super::page_without_scheme as bare_page;
+        assert_eq!(
+            bare_page("ExampleBot/1.0 (+example.com/bot)"),
+            Some("example.com/bot")
+        );
+        assert_eq!(
+            bare_page("ExampleBot/1.0 (compatible; www.example.org)"),
+            Some("www.example.org")
+        );
+        let browser = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+        for ua in [
+            browser,
+            "ExampleBot/1.0 (mailto:bot@example.com)",
+            "Bot/2.5.1",
+            "ExampleBot/1.0 (+https://example.com/bot)",
+        ] {
+            assert_eq!(bare_page(ua), None, "{ua}");
+        }
     }
 }

@@ -132,10 +132,7 @@ pub(crate) fn delay_seconds(s: &str) -> Result<f64, String> {
 /// A `--user-agent`: text that can go in an HTTP header as it is (no
 /// control character but tab), not blank.
 pub(crate) fn user_agent_value(s: &str) -> Result<String, String> {
-    if let Some((at, c)) = s
-        .char_indices()
-        .find(|&(_, c)| c.is_ascii_control() && c != '\t')
-    {
+    if let Some((at, c)) = mannerly_robots::unsendable_char(s) {
         return Err(format!(
             "{s:?} cannot be sent as a User-Agent header: it holds the control character {c:?} at byte {at}"
         ));
