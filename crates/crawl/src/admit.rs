@@ -4,7 +4,7 @@
 //! deciding line logged), or unavailable (the page waits, never dropped).
 
 use mannerly_fetch::policy::{Access, AccessKind, Decision};
-use mannerly_fetch::Origin;
+use mannerly_fetch::{FetchError, Origin};
 use mannerly_polite::frontier::{Frontier, Kind, Released};
 use mannerly_time::UnixMillis;
 
@@ -19,9 +19,13 @@ use mannerly_fetch::freshness::{reuse, Reuse};
 
 impl<F: CrawlFrontier> Crawl<F> {
     /// Checks a released page before any request: `Some` (what robots.txt
-    /// said of it, for its record) when it is to be fetched; `None` when
-    /// it was handed back to the frontier (waiting, or dropped and logged).
-    pub(crate) async fn admit(&mut self, r: &Released) -> Result<Option<Judged>, CrawlError> {
+    /// said of it, for its record, and its URL parsed, for every later use)
+    /// when it is to be fetched; `None` when it was handed back to the
+    /// frontier (waiting, or dropped and logged).
+    pub(crate) async fn admit(
+        &mut self,
+        r: &Released,
+    ) -> Result<Option<(Judged, url::Url)>, CrawlError> {
         if let Some(max) = self.config.max_pages_per_host {
             let host = host_of(&r.url);
             if self.per_host.get(&host).is_some_and(|n| *n >= max) {
@@ -132,15 +136,25 @@ impl<F: CrawlFrontier> Crawl<F> {
         Ok(true)
     }
 
-    async fn admit_by_robots(&mut self, r: &Released) -> Result<Option<Judged>, CrawlError> {
+    async fn admit_by_robots(
+        &mut self,
+        r: &Released,
+    ) -> Result<Option<(Judged, url::Url)>, CrawlError> {
         let now = UnixMillis::now();
         let config = self.config.clone();
         let agent = &config.agent;
         // One lookup: whether robots.txt is decided, what it says of the
         // page, and the rules the Content-Usage record is read from.
-        let (check, decision) = match self.cache.check_decided(&r.url, agent).await {
-            Ok(Some(known)) => known,
-            Ok(None) => return self.refetch_robots(r, now).await.map(|()| None),
+        let checked = match url::Url::parse(&r.url) {
+            Ok(parsed) => (self.cache.check_decided_url(&parsed, agent).await).map(|c| (c, parsed)),
+            Err(source) => Err(FetchError::UnparsableUrl {
+                url: r.url.clone(),
+                source,
+            }),
+        };
+        let ((check, decision), parsed) = match checked {
+            Ok((Some(known), parsed)) => (known, parsed),
+            Ok((None, _)) => return self.refetch_robots(r, now).await.map(|()| None),
             Err(e) => {
                 self.journal
                     .skip(&r.url, NotFetched::UnusableUrl, &e.to_string())?;
@@ -150,7 +164,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         };
         if check.allowed {
             let usage = content_usage_rule(&decision, agent, &r.url);
-            return Ok(Some(Judged::of(&check, &decision, usage)));
+            return Ok(Some((Judged::of(&check, &decision, usage), parsed)));
         }
         if check.access == AccessKind::DisallowAll {
             // robots.txt unavailable: the page waits, it is not dropped.

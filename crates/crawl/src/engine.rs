@@ -218,16 +218,15 @@ impl<F: CrawlFrontier> Crawl<F> {
         for chunk in seeds.chunks(256) {
             let offers: Vec<Offer<'_>> = chunk
                 .iter()
-                .map(|u| Offer {
-                    url: u,
+                .map(|u| {
                     // A recrawl's pages come after the sitemaps robots.txt
                     // names (255), whose lastmod may spare their requests,
                     // and after new links.
-                    priority: match &self.config.prior {
+                    let priority = match &self.config.prior {
                         Some(p) if p.get(u).is_some() => REVISIT_PRIORITY,
                         _ => 255,
-                    },
-                    tag: Tag::default().pack(),
+                    };
+                    Offer::new(u, priority, Tag::default().pack())
                 })
                 .collect();
             Frontier::enqueue_many(&mut self.frontier, &offers, UnixMillis::now()).await?;

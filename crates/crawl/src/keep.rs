@@ -14,7 +14,7 @@ use crate::journal::{LineKind, LogLine};
 use crate::normalize::host_of;
 use crate::outlinks::Links;
 use crate::page::{
-    paced, request_head, response_head, status_outcome, PageDone, PageOutcome, PageResponse,
+    paced, request_head_of, response_head, status_outcome, PageDone, PageOutcome, PageResponse,
 };
 use crate::revisit::{Caching, PageState, Revisit, StoredRecord};
 use crate::skip::NotFetched;
@@ -60,7 +60,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         p: &PageDone,
         resp: &PageResponse,
     ) -> Result<(), CrawlError> {
-        self.answered(&p.released).await;
+        self.answered(&p.url).await;
         let media = resp.unwanted.as_deref().unwrap_or_default();
         let summary = &mut self.journal.summary;
         *summary.pages_by_status.entry(resp.status).or_default() += 1;
@@ -92,7 +92,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         resp: &PageResponse,
         turn: &mut Turn,
     ) -> Result<(), CrawlError> {
-        self.answered(&p.released).await;
+        self.answered(&p.url).await;
         self.archive(p, resp)?;
         let summary = &mut self.journal.summary;
         *summary.pages_by_status.entry(resp.status).or_default() += 1;
@@ -131,7 +131,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             found: &mut turn.candidates,
             lastmods: &mut self.lastmods,
         };
-        links.of_page(&p.released, tag, resp)?;
+        links.of_page(&p.released, &p.url, tag, resp)?;
         turn.completions.push((p.released.clone(), outcome, at));
         Ok(())
     }
@@ -144,7 +144,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         let head = response_head(resp.status, &resp.headers, &["transfer-encoding"], "");
         let prior = self.config.prior.clone();
         let prior = prior.as_deref().and_then(|pr| pr.get(&p.released.url));
-        let request = request_head(&p.released.url, &self.config.user_agent, &resp.sent);
+        let request = request_head_of(&p.url, &self.config.user_agent, &resp.sent);
         let x = Exchange {
             url: &p.released.url,
             date: p.date,
@@ -254,8 +254,8 @@ impl<F: CrawlFrontier> Crawl<F> {
 
     /// A host answered: it counts among the crawl's hosts, and its
     /// robots.txt cache entry hears so (the 30-day rule's clock).
-    pub(crate) async fn answered(&mut self, released: &Released) {
-        if let Ok(origin) = Origin::of(&released.url) {
+    pub(crate) async fn answered(&mut self, page: &url::Url) {
+        if let Ok(origin) = Origin::of_url(page) {
             self.cache.note_host_answered(&origin).await;
             self.hosts_answered.insert(&origin.host);
         }

@@ -19,7 +19,7 @@ use crate::tag::Tag;
 
 /// A link that is in scope, to be offered to the frontier.
 pub(crate) struct Candidate {
-    url: String,
+    url: CrawlUrl,
     priority: u8,
     tag: u32,
 }
@@ -41,18 +41,16 @@ impl Links<'_> {
     pub(crate) fn of_page(
         &mut self,
         released: &Released,
+        page: &url::Url,
         tag: Tag,
         resp: &PageResponse,
     ) -> Result<(), CrawlError> {
         if tag.sitemap && (200..300).contains(&resp.status) {
-            return self.sitemap_entries(released, tag, resp);
+            return self.sitemap_entries(released, page, tag, resp);
         }
-        let Ok(page) = url::Url::parse(&released.url) else {
-            return Ok(());
-        };
         if (300..400).contains(&resp.status) {
             return match resp.header("location") {
-                Some(loc) => self.redirect(&page, loc, tag),
+                Some(loc) => self.redirect(page, loc, tag),
                 None => Ok(()),
             };
         }
@@ -65,7 +63,7 @@ impl Links<'_> {
         if !(200..300).contains(&resp.status) || !html || encoded {
             return Ok(());
         }
-        self.html_links(&page, tag, resp)
+        self.html_links(page, tag, resp)
     }
 
     fn redirect(&mut self, page: &url::Url, loc: &str, tag: Tag) -> Result<(), CrawlError> {
@@ -128,13 +126,11 @@ impl Links<'_> {
     fn sitemap_entries(
         &mut self,
         released: &Released,
+        base: &url::Url,
         tag: Tag,
         resp: &PageResponse,
     ) -> Result<(), CrawlError> {
-        let Ok(base) = url::Url::parse(&released.url) else {
-            return Ok(());
-        };
-        let rule = mannerly_sitemap::LocationRule::new(&base);
+        let rule = mannerly_sitemap::LocationRule::new(base);
         let parser = mannerly_sitemap::SitemapParser::from_bytes(
             &resp.body,
             mannerly_sitemap::Options::default(),
@@ -164,7 +160,7 @@ impl Links<'_> {
                 sitemap,
                 ..Tag::default()
             };
-            self.follow(&base, loc, next, depth)?;
+            self.follow(base, loc, next, depth)?;
             self.journal.summary.sitemap_entries += 1;
         }
         Ok(())
@@ -197,7 +193,7 @@ impl Links<'_> {
                 .skip(url.as_str(), NotFetched::OutOfScope, &why.to_string());
         }
         self.found.push(Candidate {
-            url: url.into_string(),
+            url,
             priority: 255u8.saturating_sub(u8::try_from(depth).unwrap_or(255)),
             tag: tag.pack(),
         });
@@ -215,11 +211,7 @@ pub(crate) async fn offer_all<F: CrawlFrontier>(
     for chunk in candidates.chunks(256) {
         let offers: Vec<Offer<'_>> = chunk
             .iter()
-            .map(|c| Offer {
-                url: &c.url,
-                priority: c.priority,
-                tag: c.tag,
-            })
+            .map(|c| Offer::parsed(c.url.url(), c.priority, c.tag))
             .collect();
         let answers = Frontier::enqueue_many(frontier, &offers, UnixMillis::now()).await?;
         for (c, a) in chunk.iter().zip(answers) {

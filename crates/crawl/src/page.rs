@@ -19,6 +19,8 @@ use crate::warc::push_header;
 /// What one page fetch gave.
 pub(crate) struct PageDone {
     pub(crate) released: Released,
+    /// Its URL, parsed once when it was admitted.
+    pub(crate) url: url::Url,
     pub(crate) date: UnixMillis,
     pub(crate) latency: u64,
     /// When the response head arrived (or the fetch failed): the latest the
@@ -169,6 +171,7 @@ pub(crate) fn http_client(config: &CrawlConfig) -> Result<reqwest::Client, Crawl
 pub(crate) async fn fetch_page(
     client: reqwest::Client,
     released: Released,
+    url: url::Url,
     config: Arc<CrawlConfig>,
     send_by: Option<Instant>,
 ) -> PageDone {
@@ -180,6 +183,7 @@ pub(crate) async fn fetch_page(
         head_at: head_at.unwrap_or_else(Instant::now),
         latency: start.elapsed().as_millis() as u64,
         released: released.clone(),
+        url: url.clone(),
         date,
         outcome,
     };
@@ -190,7 +194,7 @@ pub(crate) async fn fetch_page(
         }
         true => PageOutcome::TimedOut(error),
     };
-    let request = match build_request(&client, &released.url, &config) {
+    let request = match build_request(&client, &url, &config) {
         Ok(r) => r,
         Err(e) => return done(PageOutcome::NotBuilt(e), None),
     };
@@ -220,11 +224,11 @@ pub(crate) async fn fetch_page(
 /// The GET, signed when the crawl signs.
 fn build_request(
     client: &reqwest::Client,
-    url: &str,
+    url: &url::Url,
     config: &CrawlConfig,
 ) -> Result<reqwest::Request, String> {
-    let mut builder = client.get(url);
-    if let Some(prior) = config.prior.as_deref().and_then(|p| p.get(url)) {
+    let mut builder = client.get(url.clone());
+    if let Some(prior) = config.prior.as_deref().and_then(|p| p.get(url.as_str())) {
         for (k, v) in crate::revisit::conditional(prior) {
             builder = builder.header(k, v);
         }
@@ -348,13 +352,24 @@ fn content_type_wanted(wanted: &[String], media: &str) -> bool {
 /// the client's own fields, and `extra`, the request's own as they went
 /// (a recrawl's validators, a signature).
 pub(crate) fn request_head(url: &str, user_agent: &str, extra: &[(String, String)]) -> String {
-    let (host, target) = match url::Url::parse(url) {
-        Ok(u) => (
-            u[url::Position::BeforeHost..url::Position::AfterPort].to_owned(),
-            u[url::Position::BeforePath..url::Position::AfterQuery].to_owned(),
-        ),
-        Err(_) => (String::new(), url.to_owned()),
-    };
+    match url::Url::parse(url) {
+        Ok(u) => request_head_of(&u, user_agent, extra),
+        Err(_) => head_of("", url, user_agent, extra),
+    }
+}
+
+/// [`request_head`] of a parsed URL.
+pub(crate) fn request_head_of(
+    url: &url::Url,
+    user_agent: &str,
+    extra: &[(String, String)],
+) -> String {
+    let host = &url[url::Position::BeforeHost..url::Position::AfterPort];
+    let target = &url[url::Position::BeforePath..url::Position::AfterQuery];
+    head_of(host, target, user_agent, extra)
+}
+
+fn head_of(host: &str, target: &str, user_agent: &str, extra: &[(String, String)]) -> String {
     let mut head = format!(
         "GET {target} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: {user_agent}\r\nAccept: */*\r\n"
     );

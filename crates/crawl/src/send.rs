@@ -20,7 +20,7 @@ impl<F: CrawlFrontier> Crawl<F> {
     /// [`send_held`](Self::send_held) (sent at once when the crawl keeps
     /// no evidence).
     pub(crate) async fn start_page(&mut self, r: Released) -> Result<(), CrawlError> {
-        let Some(judged) = self.admit(&r).await? else {
+        let Some((judged, url)) = self.admit(&r).await? else {
             return Ok(());
         };
         // Admitting may have waited (for robots.txt): a fleet's lease is
@@ -42,6 +42,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             self.in_flight += 1;
             self.send(Held {
                 r,
+                url,
                 usage,
                 evidence: None,
                 send_by,
@@ -56,6 +57,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         self.in_flight += 1;
         self.held.push(Held {
             r,
+            url,
             usage,
             evidence,
             send_by,
@@ -84,7 +86,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         let tx = self.tx.clone();
         let config = self.config.clone();
         tokio::spawn(async move {
-            let mut done = fetch_page(client, h.r, config, h.send_by).await;
+            let mut done = fetch_page(client, h.r, h.url, config, h.send_by).await;
             done.content_usage_rule = h.usage;
             done.evidence = h.evidence;
             let _ = tx.send(Done::Page(Box::new(done)));

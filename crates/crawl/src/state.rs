@@ -77,6 +77,8 @@ pub(crate) struct Crawl<F> {
 /// An admitted page waiting for its batch's records to be written.
 pub(crate) struct Held {
     pub(crate) r: Released,
+    /// Its URL, parsed once when it was admitted.
+    pub(crate) url: url::Url,
     /// Its AIPREF Content-Usage rule, for the log.
     pub(crate) usage: Option<String>,
     /// Its evidence record, for the WARC.

@@ -355,6 +355,29 @@ impl<F: Fetcher> RobotsCache<F> {
         user_agent: &str,
     ) -> Result<Option<(CheckResult, Decision)>, FetchError> {
         let (parsed, origin) = parse_origin(url)?;
+        self.decided_answer(url, &parsed, origin, user_agent).await
+    }
+
+    /// [`check_decided`](Self::check_decided) of a URL the caller holds
+    /// parsed (a crawler's released page, parsed once for every use).
+    pub async fn check_decided_url(
+        &self,
+        parsed: &url::Url,
+        user_agent: &str,
+    ) -> Result<Option<(CheckResult, Decision)>, FetchError> {
+        let origin = Origin::of_url(parsed)?;
+        self.decided_answer(parsed.as_str(), parsed, origin, user_agent)
+            .await
+    }
+
+    /// What is decided of `url` (as given, and parsed).
+    async fn decided_answer(
+        &self,
+        url: &str,
+        parsed: &url::Url,
+        origin: Origin,
+        user_agent: &str,
+    ) -> Result<Option<(CheckResult, Decision)>, FetchError> {
         let Some(decision) = self.known(&origin).await else {
             return Ok(None);
         };

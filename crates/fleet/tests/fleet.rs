@@ -1036,11 +1036,7 @@ async fn one_enqueue_call_across_partitions_answers_as_one_url_at_a_time() {
     let offers: Vec<mannerly_polite::frontier::Offer<'_>> = urls
         .iter()
         .enumerate()
-        .map(|(i, u)| mannerly_polite::frontier::Offer {
-            url: u,
-            priority: u8::try_from(i % 3).unwrap_or(0),
-            tag: 0,
-        })
+        .map(|(i, u)| mannerly_polite::frontier::Offer::new(u, u8::try_from(i % 3).unwrap_or(0), 0))
         .collect();
     // The store's answers, each time: the worker's memory aside.
     let o = Opts {
@@ -1146,11 +1142,7 @@ async fn a_server_still_loading_its_data_after_a_restart_is_waited_for() {
 /// Offers of `urls` at priority 0, tag 0.
 fn offers_of<S: AsRef<str>>(urls: &[S]) -> Vec<mannerly_polite::frontier::Offer<'_>> {
     urls.iter()
-        .map(|u| mannerly_polite::frontier::Offer {
-            url: u.as_ref(),
-            priority: 0,
-            tag: 0,
-        })
+        .map(|u| mannerly_polite::frontier::Offer::new(u.as_ref(), 0, 0))
         .collect()
 }
 

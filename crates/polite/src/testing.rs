@@ -283,11 +283,7 @@ impl Run {
                     .collect();
                 let offers: Vec<Offer<'_>> = urls
                     .iter()
-                    .map(|(url, priority, tag)| Offer {
-                        url,
-                        priority: *priority,
-                        tag: *tag,
-                    })
+                    .map(|(url, priority, tag)| Offer::new(url, *priority, *tag))
                     .collect();
                 let a = Frontier::enqueue_many(&mut self.mem, &offers, self.now)
                     .await

@@ -90,7 +90,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
         let mut parts: Vec<(u32, Vec<Item>)> = Vec::new();
         let mut part_of: HashMap<u32, usize> = HashMap::new();
         for (i, o) in offers.iter().enumerate() {
-            let (parsed, key) = match admit(&self.keyer, o.url) {
+            let (parsed, key) = match admit_offer(&self.keyer, o) {
                 Ok(k) => k,
                 Err(answer) => {
                     out[i] = Some(answer);
@@ -241,11 +241,7 @@ impl<C: FleetConnection> FleetFrontier<C> {
             }
             let offers: Vec<Offer<'_>> = held
                 .iter()
-                .map(|h| Offer {
-                    url: &h.url,
-                    priority: h.priority,
-                    tag: h.tag,
-                })
+                .map(|h| Offer::new(&h.url, h.priority, h.tag))
                 .collect();
             // The replay may itself find a new incarnation, and hand back
             // what was answered here since: hence the loop.

@@ -21,7 +21,7 @@ use mannerly_polite::controller::{
     HostState, Outcome, Politeness, RobotsPacing, Started, UnixMillis, Wait,
 };
 use mannerly_polite::frontier::{
-    admit, origin_of, Admission, Batch, Begin, Frontier, FrontierConfig, FrontierError, Hold,
+    admit_offer, origin_of, Admission, Batch, Begin, Frontier, FrontierConfig, FrontierError, Hold,
     KeyLoad, Kind, Next, Offer, Released, Settle, Skipped, Stats,
 };
 use mannerly_polite::key::Keyer;
@@ -326,7 +326,7 @@ impl<C: FleetConnection> Frontier for FleetFrontier<C> {
         tag: u32,
         now: UnixMillis,
     ) -> Result<Admission, FrontierError> {
-        let offer = Offer { url, priority, tag };
+        let offer = Offer::new(url, priority, tag);
         let mut v = self.enqueue_many(&[offer], now).await?;
         v.pop().ok_or_else(|| self.corrupt("enqueue: no answer"))
     }

@@ -80,6 +80,7 @@ mod summary;
 
 pub use local::LocalFrontier;
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;
@@ -202,7 +203,8 @@ pub enum Next {
     Empty,
 }
 
-/// One URL offered to [`Frontier::enqueue_many`].
+/// One URL offered to [`Frontier::enqueue_many`], made by [`Offer::new`]
+/// or, for a URL the caller holds parsed, [`Offer::parsed`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Offer<'a> {
     /// The URL.
@@ -211,6 +213,32 @@ pub struct Offer<'a> {
     pub priority: u8,
     /// The tag kept beside it (see [`Frontier::enqueue_tagged`]).
     pub tag: u32,
+    /// `url` as the caller parsed it: the backend reads it instead of
+    /// parsing the text again, as long as the two still agree.
+    parsed: Option<&'a url::Url>,
+}
+
+impl<'a> Offer<'a> {
+    /// An offer of a URL as text, parsed by the backend.
+    pub fn new(url: &'a str, priority: u8, tag: u32) -> Offer<'a> {
+        Offer {
+            url,
+            priority,
+            tag,
+            parsed: None,
+        }
+    }
+
+    /// An offer of a URL already parsed (a page's link, resolved against
+    /// it): the backend does not parse it again.
+    pub fn parsed(url: &'a url::Url, priority: u8, tag: u32) -> Offer<'a> {
+        Offer {
+            url: url.as_str(),
+            priority,
+            tag,
+            parsed: Some(url),
+        }
+    }
 }
 
 /// What [`Frontier::next_batch`] answers: the fetches released, and what
@@ -672,7 +700,13 @@ pub fn admit(keyer: &Keyer, url: &str) -> Result<(url::Url, String), Admission> 
     let parsed = url::Url::parse(url).map_err(|e| Admission::Skipped {
         reason: format!("`{url}` is not an absolute URL: {e}"),
     })?;
-    let key = keyer.key_of(&parsed).map_err(|e| match e {
+    let key = key_of(keyer, &parsed)?;
+    Ok((parsed, key))
+}
+
+/// A parsed URL's politeness key, if it has one that is not absurdly long.
+fn key_of(keyer: &Keyer, parsed: &url::Url) -> Result<String, Admission> {
+    let key = keyer.key_of(parsed).map_err(|e| match e {
         KeyError::Unresolved { host } => Admission::Unresolved { host },
         e => Admission::Skipped {
             reason: e.to_string(),
@@ -680,10 +714,24 @@ pub fn admit(keyer: &Keyer, url: &str) -> Result<(url::Url, String), Admission> 
     })?;
     if key.len() > MAX_KEY {
         return Err(Admission::Skipped {
-            reason: format!("`{url}`: its politeness key is longer than {MAX_KEY} bytes"),
+            reason: format!("`{parsed}`: its politeness key is longer than {MAX_KEY} bytes"),
         });
     }
-    Ok((parsed, key))
+    Ok(key)
+}
+
+/// [`admit`] for an [`Offer`]: the URL it carries parsed is read as it
+/// is (when its text was not changed since), any other is parsed.
+pub fn admit_offer<'a>(
+    keyer: &Keyer,
+    offer: &Offer<'a>,
+) -> Result<(Cow<'a, url::Url>, String), Admission> {
+    match offer.parsed {
+        Some(parsed) if parsed.as_str() == offer.url => {
+            Ok((Cow::Borrowed(parsed), key_of(keyer, parsed)?))
+        }
+        _ => admit(keyer, offer.url).map(|(parsed, key)| (Cow::Owned(parsed), key)),
+    }
 }
 
 /// The origin (`scheme://host[:port]`) of a URL.

@@ -6,6 +6,66 @@ use super::*;
 /// The frontier calls as plain synchronous methods: what the [`Frontier`]
 /// implementation runs, for callers that hold a `LocalFrontier` directly.
 impl LocalFrontier {
+    /// One offer, as [`Frontier::enqueue_tagged`] answers it; a URL
+    /// offered parsed is not parsed again.
+    pub(super) fn offer(
+        &mut self,
+        o: &Offer<'_>,
+        now: UnixMillis,
+    ) -> Result<Admission, FrontierError> {
+        let (parsed, key) = match crate::frontier::admit_offer(&self.keyer, o) {
+            Ok(k) => k,
+            Err(answer) => return Ok(answer),
+        };
+        let (priority, tag) = (o.priority, o.tag);
+        // A resting key is never a skipped one (see `rest`): it is woken
+        // only for a URL it queues.
+        if let Err(Wait::Skipped { reason }) = self.politeness.check(&key, now) {
+            return Ok(Admission::Skipped { reason });
+        }
+        let fp = fingerprint(&parsed);
+        // A URL queued once is a duplicate whatever the bounds say now (and
+        // is not handed back to be offered again); the bounds come before
+        // it is remembered, so a URL pushed back is not remembered as seen.
+        if self.seen_contains(fp)? {
+            return Ok(Admission::Duplicate);
+        }
+        if self.total >= self.config.max_total {
+            return Ok(Admission::Backpressure {
+                reason: format!(
+                    "the frontier holds {} URLs, its bound",
+                    self.config.max_total
+                ),
+            });
+        }
+        let q = self.queues.get(key.as_str());
+        if q.is_some_and(|q| q.count >= self.config.max_per_key) {
+            return Ok(Admission::Backpressure {
+                reason: format!(
+                    "{key} has {} URLs waiting, its bound",
+                    self.config.max_per_key
+                ),
+            });
+        }
+        if q.is_none() && self.queues.len() as u64 >= self.config.max_keys {
+            return Ok(Admission::Backpressure {
+                reason: format!(
+                    "{} hosts have URLs waiting, the bound",
+                    self.config.max_keys
+                ),
+            });
+        }
+        self.wake(&key)?;
+        self.seen_add(fp);
+        self.seq += 1;
+        let sort = sort_key(priority, self.seq);
+        let normal = &parsed[..url::Position::AfterQuery];
+        self.insert(&key, sort, tag, normal);
+        self.end_op()?;
+        self.schedule(&key, now);
+        Ok(Admission::Queued)
+    }
+
     /// Why a URL waits (see [`Frontier::why_not_now`]).
     pub fn why_not_now(&self, url: &str, now: UnixMillis) -> Option<Hold> {
         let key = match self.keyer.key(url) {

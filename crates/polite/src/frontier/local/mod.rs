@@ -19,7 +19,7 @@ use std::path::Path;
 use super::summary;
 use super::{
     Admission, Begin, Frontier, FrontierConfig, FrontierError, Hold, HostCensus, KeyLoad, Kind,
-    Next, Released, Settle, Skipped, Stats,
+    Next, Offer, Released, Settle, Skipped, Stats,
 };
 use crate::controller::{Outcome, Politeness, RobotsPacing, Started, UnixMillis, Wait};
 use crate::key::{KeyError, Keyer};

@@ -977,3 +977,45 @@ fn a_frontier_committing_every_operation_rests_done_hosts_without_a_commit_call(
         "a.test rests at the next operation's commit"
     );
 }
+
+#[test]
+fn a_url_offered_parsed_is_the_url_offered_as_text() {
+    let mut f = LocalFrontier::in_memory(Politeness::new(Config::default()), no_gate());
+    let link = url::Url::parse("https://a.example/page?q=1").expect("url");
+    let offers = [
+        Offer::parsed(&link, 7, 42),
+        Offer::new("https://a.example/page?q=1", 7, 42),
+    ];
+    let answers = block_on(f.enqueue_many(&offers, T0)).expect("enqueue");
+    assert_eq!(answers, [Admission::Queued, Admission::Duplicate]);
+    let Next::Fetch(r) = block_on(f.next(T0)).expect("next") else {
+        panic!("a page is due")
+    };
+    assert_eq!(
+        (r.url.as_str(), r.key.as_str(), r.priority, r.tag),
+        ("https://a.example/page?q=1", "a.example", 7, 42)
+    );
+}
+
+#[test]
+fn an_offer_whose_text_was_changed_is_judged_by_its_text() {
+    let mut f = LocalFrontier::in_memory(Politeness::new(Config::default()), no_gate());
+    let link = url::Url::parse("https://a.example/").expect("url");
+    let mut changed = Offer::parsed(&link, 0, 0);
+    changed.url = "https://b.example/other";
+    let mut bad = Offer::parsed(&link, 0, 0);
+    bad.url = "not a url";
+    let answers = block_on(f.enqueue_many(&[changed, bad], T0)).expect("enqueue");
+    assert_eq!(answers[0], Admission::Queued);
+    assert!(
+        matches!(&answers[1], Admission::Skipped { reason } if reason.contains("not an absolute URL")),
+        "{answers:?}"
+    );
+    let Next::Fetch(r) = block_on(f.next(T0)).expect("next") else {
+        panic!("a page is due")
+    };
+    assert_eq!(
+        (r.url.as_str(), r.key.as_str()),
+        ("https://b.example/other", "b.example")
+    );
+}
