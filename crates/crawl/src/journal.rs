@@ -101,6 +101,7 @@ impl Journal {
             errors: s.page_errors,
             seconds,
             hosts_blocked: s.unavailable.len(),
+            first_blocked: (s.unavailable.iter().next()).map(|(o, why)| (o.clone(), why.clone())),
         }
     }
 

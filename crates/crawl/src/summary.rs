@@ -122,6 +122,10 @@ pub struct Progress {
     pub seconds: f64,
     /// Origins whose robots.txt is unavailable (their pages wait).
     pub hosts_blocked: usize,
+    /// The first of those origins (in order), with why its robots.txt is
+    /// unavailable and when it is tried again: what a display says when
+    /// the crawl has nothing in flight and only waits.
+    pub first_blocked: Option<(String, String)>,
 }
 
 impl Summary {

@@ -192,16 +192,7 @@ pub(crate) async fn run_crawl_on<B: Backend>(
     });
     let mut last = std::time::Instant::now();
     let summary = crawl_on(backend, config, seeds, out, stop.clone(), |p: &Progress| {
-        let line = format!(
-            "{} pages, {:.1} pages/s, {} KiB, {} in flight, {} queued, robots.txt unavailable: {}, {} errors",
-            p.pages,
-            p.pages as f64 / p.seconds.max(0.001),
-            p.bytes / 1024,
-            p.in_flight,
-            p.queued,
-            p.hosts_blocked,
-            p.errors
-        );
+        let line = progress_line(p);
         match &bar {
             Some(b) => b.set_message(line),
             None => {
@@ -220,6 +211,26 @@ pub(crate) async fn run_crawl_on<B: Backend>(
     Ok((summary, stopped))
 }
 
+/// The progress line. A crawl with nothing in flight whose pages wait
+/// for a robots.txt says which and why (a mistyped or unreachable seed
+/// host waits through its retries, and would otherwise show only counts).
+fn progress_line(p: &Progress) -> String {
+    let mut line = format!(
+        "{} pages, {:.1} pages/s, {} KiB, {} in flight, {} queued, robots.txt unavailable: {}, {} errors",
+        p.pages,
+        p.pages as f64 / p.seconds.max(0.001),
+        p.bytes / 1024,
+        p.in_flight,
+        p.queued,
+        p.hosts_blocked,
+        p.errors
+    );
+    if let (0, Some((origin, why))) = (p.in_flight, &p.first_blocked) {
+        line.push_str(&format!("; {origin}/robots.txt: {why}"));
+    }
+    line
+}
+
 /// A spinner with the progress line on a terminal, cut to its width (a
 /// wrapped line's redraw would erase the lines above it); none elsewhere
 /// (a line every 5 s is printed instead).
@@ -233,4 +244,36 @@ fn progress_bar() -> Option<indicatif::ProgressBar> {
         b.enable_steady_tick(Duration::from_millis(200));
         b
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_idle_crawl_says_which_robots_txt_it_waits_for() {
+        let why = "connection failed since 2026-12-03T18:50:43Z, phase 1 of 3: complete disallow \
+                   (next attempt at 2026-12-03T18:51:37Z)";
+        let mut p = Progress {
+            queued: 1,
+            seconds: 5.0,
+            hosts_blocked: 1,
+            first_blocked: Some(("http://127.0.0.1:1".into(), why.into())),
+            ..Progress::default()
+        };
+        assert_eq!(
+            progress_line(&p),
+            format!(
+                "0 pages, 0.0 pages/s, 0 KiB, 0 in flight, 1 queued, robots.txt unavailable: 1, \
+                 0 errors; http://127.0.0.1:1/robots.txt: {why}"
+            )
+        );
+        // Busy, the line keeps to its counts.
+        p.in_flight = 3;
+        assert!(
+            !progress_line(&p).contains("127.0.0.1"),
+            "{}",
+            progress_line(&p)
+        );
+    }
 }
