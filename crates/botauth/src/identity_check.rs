@@ -154,8 +154,13 @@ pub async fn check_identity(subject: &str, o: &CheckOptions) -> IdentityReport {
         false => {
             let (page, token) = page_of_user_agent(subject);
             let mut problems = Vec::new();
-            if token.is_none() {
-                problems.push("no product token of its own".to_owned());
+            match &token {
+                None => problems.push("no product token of its own".to_owned()),
+                Some(t) if mannerly_robots::is_client_library(t) => problems.push(format!(
+                    "`{t}` names an HTTP library or tool, which every program built on it \
+                     sends: no product token of its own"
+                )),
+                Some(_) => {}
             }
             if page.is_none() {
                 let problem = match mannerly_robots::page_without_scheme(subject) {

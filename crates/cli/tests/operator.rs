@@ -283,3 +283,18 @@ fn a_description_whose_urls_would_break_what_is_published_writes_nothing() {
         ],
     );
 }
+
+#[test]
+fn an_http_librarys_name_is_no_crawlers_own_token() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let kit = write_kit(dir.path());
+    let web = serve(&kit, "application/jafar+json; version=1.0");
+    let ua = "python-requests/2.31.0 (+http://op.test/bot)";
+    let (code, v) = check(&web, ua, &dir.path().join("cache"));
+    assert_eq!(code, Some(1), "{v:#}");
+    assert_eq!(v["items"][0]["status"], "problem", "{v:#}");
+    assert!(
+        problems(&v).contains("`python-requests` names an HTTP library or tool"),
+        "{v:#}"
+    );
+}

@@ -170,6 +170,7 @@
 mod diagnostic;
 mod extensions;
 mod lexer;
+mod libraries;
 mod lint;
 pub mod pattern;
 mod requested;
@@ -181,6 +182,7 @@ pub use extensions::{
     Category, CleanParam, ContentUsage, ContentUsageRule, CrawlDelay, HostDirective, Preference,
     RequestRate, Sitemap, TimeWindow, UsagePreferences, VisitTime,
 };
+pub use libraries::{is_client_library, CLIENT_LIBRARIES};
 pub use lint::{lint, lint_parsed, lint_with};
 pub use pattern::path_params_query;
 pub use requested::as_requested;
