@@ -359,6 +359,10 @@ fn check_forms(card: &Card, report: &mut CardReport) {
             report.problems.push(format!(
                 "rfc9309-product-token {t:?} is not a product token: letters, '_' and '-' only (§3.2.2; RFC 9309 §2.2.1)"
             ));
+        } else if mannerly_robots::is_client_library(t) {
+            report.problems.push(format!(
+                "rfc9309-product-token {t:?} names an HTTP library or tool, which every program built on it sends: a crawler's token is its own"
+            ));
         }
     }
     for ua in &wba.expected_user_agent {
@@ -521,5 +525,26 @@ mod tests {
         ] {
             assert!(p.contains(says), "{says}: {p}");
         }
+    }
+
+    #[test]
+    fn an_http_librarys_token_is_no_crawlers_own() {
+        let body = br#"{"web_bot_auth":{"rfc9309-product-token":"python-requests"}}"#;
+        let fetched = Fetched {
+            url: None,
+            response: None,
+            jwks_uri_keys: None,
+            now: UnixMillis::from_secs(1_800_000_010),
+        };
+        let report = check_card(body, &fetched);
+        assert!(
+            report
+                .problems
+                .iter()
+                .any(|p| p
+                    .contains("rfc9309-product-token \"python-requests\" names an HTTP library")),
+            "{:?}",
+            report.problems
+        );
     }
 }

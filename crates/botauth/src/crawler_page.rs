@@ -66,6 +66,11 @@ impl Description {
                 "token {:?}: not a product token (letters, digits, '-' and '_')",
                 self.token
             ));
+        } else if mannerly_robots::is_client_library(&self.token) {
+            out.push(format!(
+                "token {:?}: an HTTP library's or tool's name, which every program built on it sends: give the crawler a name of its own",
+                self.token
+            ));
         }
         if !self
             .version
@@ -382,6 +387,20 @@ mod tests {
         assert_eq!(
             mannerly_robots::product_token(&d.user_agent()).as_deref(),
             Some("ExampleBot")
+        );
+    }
+
+    #[test]
+    fn a_kit_for_an_http_librarys_token_is_refused() {
+        let d = Description {
+            token: "curl".into(),
+            ..example()
+        };
+        let p = d.problems();
+        assert!(
+            p.iter()
+                .any(|p| p.starts_with("token \"curl\": an HTTP library's or tool's name")),
+            "{p:?}"
         );
     }
 
