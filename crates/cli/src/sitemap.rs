@@ -113,6 +113,12 @@ pub fn run(args: Args) -> Result<u8> {
     out.flush()?;
     let summary = parser.finish();
     eprintln!("{}: {}", args.source, summary.describe());
+    if summary.dropped.contains_key(mannerly_sitemap::ROBOTS_LINE) {
+        eprintln!(
+            "{}: it holds robots.txt lines: `mannerly sitemap --discover https://SITE/` reads the sitemaps a site's robots.txt names, and `mannerly lint` checks the file",
+            args.source
+        );
+    }
     if matches!(summary.stop, Some(Stop::Error(_))) && summary.entries == 0 {
         return Ok(1);
     }

@@ -89,7 +89,7 @@ use std::collections::BTreeMap;
 
 pub use date::{parse_rfc822, parse_w3c, LastMod};
 pub use location::LocationRule;
-pub use parser::SitemapParser;
+pub use parser::{SitemapParser, ROBOTS_LINE};
 
 /// Limits and switches.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -395,13 +395,14 @@ impl SitemapParser {
             let mut line = Vec::new();
             match read_line_capped(src, &mut line, MAX_RUN) {
                 Ok(0) => {
-                    let junk = self
-                        .summary
-                        .dropped
-                        .get("not an absolute URL")
-                        .copied()
-                        .unwrap_or(0);
-                    if self.summary.entries == 0 && junk > 0 {
+                    let count = |reason| self.summary.dropped.get(reason).copied().unwrap_or(0);
+                    let (junk, robots) = (count("not an absolute URL"), count(ROBOTS_LINE));
+                    if self.summary.entries == 0 && robots > 0 {
+                        self.summary.stop = Some(Stop::Error(
+                            "not a sitemap: a robots.txt (User-agent, Disallow, Sitemap lines)"
+                                .into(),
+                        ));
+                    } else if self.summary.entries == 0 && junk > 0 {
                         self.summary.stop = Some(Stop::Error(
                             "not a sitemap: neither XML nor a single absolute URL in the text"
                                 .into(),
@@ -420,6 +421,10 @@ impl SitemapParser {
             let text = String::from_utf8_lossy(&line);
             let text = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
             if text.is_empty() || text.starts_with('#') {
+                continue;
+            }
+            if is_robots_line(text) {
+                self.drop_entry(ROBOTS_LINE);
                 continue;
             }
             let entry = Entry::Url(UrlEntry::new(text.to_owned()));
@@ -514,4 +519,32 @@ impl Iterator for SitemapParser {
             Inner::None => None,
         }
     }
+}
+
+/// The reason a text sitemap's line is dropped when it is a robots.txt
+/// directive (`Sitemap: https://...` parses as a URL of scheme `sitemap`).
+pub const ROBOTS_LINE: &str = "not a URL: a robots.txt line";
+
+/// Whether a text line is a robots.txt directive: a record name of
+/// robots.txt before its colon, or any name followed by `: ` (a URL's
+/// scheme is never followed by a space).
+fn is_robots_line(text: &str) -> bool {
+    const NAMES: [&str; 9] = [
+        "user-agent",
+        "disallow",
+        "allow",
+        "sitemap",
+        "crawl-delay",
+        "request-rate",
+        "host",
+        "content-usage",
+        "clean-param",
+    ];
+    text.split_once(':').is_some_and(|(name, value)| {
+        let name = name.trim();
+        let token = name.starts_with(|c: char| c.is_ascii_alphabetic())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+        NAMES.iter().any(|n| name.eq_ignore_ascii_case(n))
+            || token && (value.is_empty() || value.starts_with([' ', '\t']))
+    })
 }

@@ -192,6 +192,25 @@ fn loc_length_and_location_rule() {
 }
 
 #[test]
+fn a_robots_txt_is_named_as_one_not_read_as_urls() {
+    let robots = b"User-agent: *\nDisallow: /private\nLLM-Policy: /llms.txt\nSitemap: https://e.com/sitemap.xml\n";
+    let (e, s) = parse(robots);
+    assert!(e.is_empty());
+    assert_eq!(s.dropped[mannerly_sitemap::ROBOTS_LINE], 4, "{s:?}");
+    assert!(
+        matches!(&s.stop, Some(Stop::Error(m)) if m.contains("a robots.txt")),
+        "{s:?}"
+    );
+    // A text sitemap's URLs are still read beside such a line, and a URL
+    // of another scheme is still only that.
+    let (e, s) = parse(b"https://e.com/a\nSitemap: https://e.com/s.xml\nmailto:x@e.com\n");
+    assert_eq!(e.len(), 1);
+    assert_eq!(s.dropped[mannerly_sitemap::ROBOTS_LINE], 1, "{s:?}");
+    assert_eq!(s.dropped["not an http(s) URL"], 1, "{s:?}");
+    assert_eq!(s.stop, None);
+}
+
+#[test]
 fn garbage_is_a_clear_error() {
     let (e, s) = parse(b"<html><body>not a sitemap</body></html>");
     assert!(e.is_empty());
