@@ -37,8 +37,11 @@ impl Turn {
         offer_all(frontier, record, &candidates).await?;
         // A page's records and state are in their files before the page
         // is recorded done: a kill in between fetches it again, never
-        // loses its records or what a recrawl needs of it.
+        // loses its records, its line in the log (what a resumed crawl
+        // counts its pages by, for --max-pages and the per-host bound) or
+        // what a recrawl needs of it.
         warc.lock().map_err(|_| CrawlError::WarcPoisoned)?.flush()?;
+        record.log.flush()?;
         if let Some(pages) = &mut record.pages {
             pages.flush()?;
         }
