@@ -104,7 +104,7 @@ pub fn run(args: Args) -> Result<u8> {
         eprintln!("mannerly gate: deciding at http://{addr}/ ({rules} rule{s})");
         tokio::select! {
             r = mannerly_gate::serve(listener, door) => r.context("serving")?,
-            r = tokio::signal::ctrl_c() => r.context("waiting for Ctrl-C")?,
+            r = crate::signals::stop_signal() => drop(r.context("waiting for Ctrl-C or SIGTERM")?),
         }
         anyhow::Ok(0)
     })

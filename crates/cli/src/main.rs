@@ -25,6 +25,7 @@ mod metrics;
 mod operator;
 mod recrawl;
 mod serve;
+mod signals;
 mod sitemap;
 mod testweb;
 mod text;
@@ -81,7 +82,8 @@ enum Command {
     /// flight per host, --min-delay start to start (Crawl-delay and
     /// backoff only raise it), Retry-After honoured, nofollow obeyed. There
     /// is no switch to ignore robots.txt. Exit status: 0 when the crawl
-    /// ended, 130 after Ctrl-C, 2 on usage or input errors.
+    /// ended, 130 after Ctrl-C (143 after SIGTERM, which stops it as
+    /// gracefully), 2 on usage or input errors.
     #[command(after_help = "Examples:\n  \
         mannerly crawl https://example.com/ --out crawl/ --max-pages 100\n  \
         mannerly crawl --seeds seeds.txt --out crawl/ --user-agent 'MyBot/1.0 (+https://example.com/bot)'\n  \

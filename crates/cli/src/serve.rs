@@ -73,7 +73,7 @@ pub fn run(args: Args) -> Result<u8> {
         eprintln!("mannerly serve: the tester at http://{addr}/, the API described at http://{addr}/api/openapi.json");
         tokio::select! {
             r = mannerly_serve::serve(listener, config) => r.context("serving")?,
-            r = tokio::signal::ctrl_c() => r.context("waiting for Ctrl-C")?,
+            r = crate::signals::stop_signal() => drop(r.context("waiting for Ctrl-C or SIGTERM")?),
         }
         anyhow::Ok(0)
     })

@@ -39,7 +39,9 @@ pub fn run(args: Args) -> Result<u8> {
             eprintln!("testweb: try  curl --resolve {h}:{port}:127.0.0.1 http://{h}:{port}/robots.txt");
             eprintln!("          or  mannerly fetch http://{h}:{port}/   (with {h} resolving to 127.0.0.1)");
         }
-        tokio::signal::ctrl_c().await.context("waiting for Ctrl-C")?;
+        crate::signals::stop_signal()
+            .await
+            .context("waiting for Ctrl-C or SIGTERM")?;
         drop(web);
         anyhow::Ok(0)
     })

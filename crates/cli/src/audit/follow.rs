@@ -96,7 +96,7 @@ pub(super) fn follow(
             .enable_all()
             .build()
         {
-            if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
+            if rt.block_on(crate::signals::stop_signal()).is_ok() {
                 flag.store(true, Ordering::SeqCst);
             }
         }

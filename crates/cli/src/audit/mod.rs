@@ -71,7 +71,8 @@ pub struct Args {
     window: Option<f64>,
     /// Keep reading the logs as lines are appended (across rotation:
     /// renamed and made anew, or copied and truncated), printing each
-    /// finding as it is judged; Ctrl-C prints the report so far.
+    /// finding as it is judged; Ctrl-C (or SIGTERM) prints the report so
+    /// far.
     #[arg(long)]
     follow: bool,
     /// With --follow: serve Prometheus metrics (lines read and unread,

@@ -275,7 +275,11 @@ pub(crate) fn run_with(args: Args, plan: Option<RecrawlPlan>) -> Result<u8> {
         }
     };
     report(&summary, &dir, args.json, &rejected)?;
-    Ok(if stopped { 130 } else { 0 })
+    Ok(if stopped {
+        crate::signals::stopped_by()
+    } else {
+        0
+    })
 }
 
 /// Removes `dir` when it holds nothing but empty directories.

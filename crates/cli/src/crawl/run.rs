@@ -1,5 +1,5 @@
 //! Running a crawl: on this machine or a fleet's shared frontier, with
-//! Ctrl-C handling and a progress line.
+//! Ctrl-C and SIGTERM handling and a progress line.
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -156,8 +156,8 @@ pub(crate) fn raise_open_file_limit() {
     }
 }
 
-/// Runs the crawl with Ctrl-C handling: the first stops gracefully, a
-/// second exits at once.
+/// Runs the crawl with Ctrl-C and SIGTERM handling: the first stops
+/// gracefully, a second exits at once.
 pub(crate) async fn run_crawl(
     config: CrawlConfig,
     seeds: Vec<String>,
@@ -177,16 +177,19 @@ pub(crate) async fn run_crawl_on<B: Backend>(
     let bar = progress_bar();
     let said = bar.clone();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            let msg = "mannerly: stopping (in-flight requests get 5 s; Ctrl-C again to quit now)";
+        if let Ok(first) = crate::signals::stop_signal().await {
+            let msg = format!(
+                "mannerly: stopping on {} (in-flight requests get 5 s; Ctrl-C or SIGTERM again to quit now)",
+                first.name()
+            );
             // Above the progress line, which would otherwise draw over it.
             match &said {
                 Some(b) => b.println(msg),
                 None => eprintln!("\n{msg}"),
             }
             let _ = stop_tx.send(true);
-            if tokio::signal::ctrl_c().await.is_ok() {
-                std::process::exit(130);
+            if let Ok(again) = crate::signals::stop_signal().await {
+                std::process::exit(i32::from(again.status()));
             }
         }
     });

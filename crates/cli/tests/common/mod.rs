@@ -211,10 +211,15 @@ impl Drop for Proc {
 /// Sends Ctrl-C (SIGINT) to a running `mannerly`, and waits for its
 /// output.
 pub async fn ctrl_c(child: std::process::Child) -> Output {
+    signal(child, "INT").await
+}
+
+/// Sends `child` the signal `name` (`INT`, `TERM`) and waits for it.
+pub async fn signal(child: std::process::Child, name: &str) -> Output {
     let sent = Command::new("kill")
-        .args(["-s", "INT", &child.id().to_string()])
+        .args(["-s", name, &child.id().to_string()])
         .status()
-        .expect("kill -INT");
+        .expect("kill -s");
     assert!(sent.success());
     tokio::task::spawn_blocking(move || child.wait_with_output())
         .await
