@@ -297,16 +297,7 @@ async fn sitemap_lastmod_is_believed_only_while_honest() {
         "{asked:?}"
     );
     // What the honest host showed is remembered for the next recrawl.
-    let trust: Value = serde_json::from_str(
-        &std::fs::read_to_string(new.join("lastmod.json")).expect("lastmod.json"),
-    )
-    .expect("json");
-    assert!(
-        trust["hosts"]["liar.test"]["lies"]
-            .as_u64()
-            .is_some_and(|n| n >= 2),
-        "{trust}"
-    );
+    let trust = caught_lying(&new);
     assert_eq!(trust["hosts"]["honest.test"]["lies"], 0, "{trust}");
     // With the record it started from, so a fleet's workers add up.
     assert!(trust["start"].is_object(), "{trust}");
@@ -562,4 +553,78 @@ fn a_recrawl_never_writes_inside_the_crawl_it_revisits() {
     }
     let left: Vec<_> = std::fs::read_dir(&old).expect("read").collect();
     assert!(left.is_empty(), "OLD is as it was: {left:?}");
+}
+
+/// A recrawl killed (kill -9) after catching a host's lastmod lying keeps
+/// what it caught: `lastmod.json` is written as the crawl goes, and the
+/// resumed recrawl goes on asking for every page of that host.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_recrawl_keeps_the_liars_it_caught() {
+    let web = common::honest_and_liar().await;
+    let dir = tempfile::tempdir().expect("tmp");
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(&seeds, "http://liar.test/p0.html\n").expect("seeds");
+    let (old, new) = (dir.path().join("old"), dir.path().join("new"));
+    let port = web.port();
+    let path = |p: &std::path::Path| p.to_str().expect("utf-8").to_owned();
+    let (s, o) = (path(&seeds), path(&old));
+    tokio::task::spawn_blocking(move || crawl(port, &["crawl", "--seeds", &s, "--out", &o]))
+        .await
+        .expect("joins");
+    web.clear_records();
+    // Pages, not requests: one a kill caught in flight is asked again.
+    let liar_pages = |web: &TestWeb| {
+        web.requests()
+            .into_iter()
+            .filter(|q| q.host == "liar.test" && q.path.starts_with("/p"))
+            .map(|q| q.path)
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mannerly"))
+        .args(["recrawl", &path(&old), "--out", &path(&new)])
+        .args(["--proxy", &format!("http://127.0.0.1:{port}")])
+        .args(["--min-delay", "0.4", "--give-up-after", "2"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let start = std::time::Instant::now();
+    while liar_pages(&web) < 6 {
+        assert!(start.elapsed().as_secs() < 60, "the recrawl did not go on");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // Past the status's next write (twice a second), then killed.
+    tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reap");
+    let before = liar_pages(&web);
+    assert!(before < 16, "the recrawl ended before it was killed");
+    caught_lying(&new);
+    let n = path(&new);
+    let resumed = tokio::task::spawn_blocking(move || crawl(port, &["crawl", "--resume", &n]))
+        .await
+        .expect("joins");
+    assert_eq!(
+        resumed["lastmod_untrusted_hosts"],
+        serde_json::json!(["liar.test"]),
+        "{resumed}"
+    );
+    assert_eq!(liar_pages(&web), 16, "every page of the liar asked for");
+}
+
+/// A crawl's `lastmod.json`, which must count at least two lies of
+/// liar.test.
+fn caught_lying(crawl: &std::path::Path) -> Value {
+    let trust: Value = serde_json::from_str(
+        &std::fs::read_to_string(crawl.join("lastmod.json")).expect("lastmod.json"),
+    )
+    .expect("json");
+    assert!(
+        trust["hosts"]["liar.test"]["lies"]
+            .as_u64()
+            .is_some_and(|n| n >= 2),
+        "{trust}"
+    );
+    trust
 }

@@ -206,6 +206,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             per_host,
             lastmods,
             trust: config_trust,
+            trust_unsaved: false,
         };
         let reports = Reports {
             done: done_rx,
@@ -321,6 +322,12 @@ impl<F: CrawlFrontier> Crawl<F> {
         let snapshot = self.journal.progress(self.in_flight, queued, seconds);
         progress(&snapshot);
         self.write_status(&snapshot, false);
+        // What the hosts' lastmod showed, with the status: a recrawl killed
+        // and resumed goes on distrusting the hosts it caught lying. Best
+        // effort, as the status: a failed write is tried again.
+        if self.trust_unsaved {
+            self.trust_unsaved = self.trust.save(&self.dir).is_err();
+        }
         self.gauges(&snapshot, 0);
         Ok(())
     }

@@ -224,6 +224,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             let changed = kind == Revisit::Changed;
             let host = host_of(&p.released.url);
             self.trust.host_mut(&host).observe(before != now, changed);
+            self.trust_unsaved = true;
         }
         let mut visits = prior.map(|p| p.visits.clone()).unwrap_or_default();
         visits.push((p.date.0, matches!(kind, Revisit::Changed | Revisit::New)));

@@ -72,6 +72,8 @@ pub(crate) struct Crawl<F> {
     /// What each host's sitemap lastmod has shown (a recrawl starts from
     /// the earlier crawl's record).
     pub(crate) trust: crate::lastmod::Trust,
+    /// `trust` holds observations `lastmod.json` does not yet.
+    pub(crate) trust_unsaved: bool,
 }
 
 /// An admitted page waiting for its batch's records to be written.
