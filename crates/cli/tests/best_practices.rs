@@ -132,6 +132,18 @@ fn a_crawl_never_goes_past_a_login() {
         log.contains("behind the login that stopped http://site.test/members/"),
         "{log}"
     );
+    // Taken up again with a seed behind a wall: the wall still stands.
+    web.clear_records();
+    let extra = ["--min-delay", "0.05", "--json"];
+    let again = crawl(&web, &["http://site.test/members/c"], &out, &extra);
+    let again: Value = serde_json::from_slice(&again).expect("JSON");
+    let asked: Vec<String> = web.requests().iter().map(|r| r.path.clone()).collect();
+    assert!(!asked.iter().any(|p| p == "/members/c"), "{asked:?}");
+    assert_eq!(
+        again["skipped"]["login-required"].as_u64(),
+        Some(1),
+        "{again}"
+    );
 }
 
 /// A link chain 30 deep: the crawl follows it 20 links from the seed, the

@@ -38,7 +38,7 @@ use crate::backend::{Backend, CrawlFrontier, Local};
 use crate::config::{robots_cache, CrawlConfig};
 use crate::dir::CrawlDir;
 use crate::error::CrawlError;
-use crate::journal::{count_pages, status_of, Journal, Log};
+use crate::journal::{read_logged, status_of, Journal, Log};
 use crate::normalize::Scope;
 use crate::page::{http_client, PageOutcome};
 use crate::robots_fetch::{gate, LoopGate, Made, RecordingFetcher};
@@ -176,7 +176,10 @@ impl<F: CrawlFrontier> Crawl<F> {
         // what it fetched. Pages per host are kept only for a limit on
         // them: a map entry a host, for the whole crawl, otherwise.
         let limited = config.max_pages_per_host.is_some();
-        let (pages_started, per_host) = count_pages(&record.log.path, limited);
+        let logged = read_logged(&record.log.path, limited);
+        let (pages_started, per_host) = (logged.pages, logged.per_host);
+        // A login wall found before a restart stops its prefix still.
+        record.walls = logged.walls;
         let (tx, done_rx) = mpsc::unbounded_channel();
         // A resumed recrawl goes on from its own record; a new one from
         // the earlier crawl's.

@@ -41,12 +41,21 @@ impl Journal {
         })
     }
 
-    /// A login wall at `url`: its path prefix is not crawled further.
-    pub(crate) fn login_wall(&mut self, url: &str, why: &str) {
-        if let Some(prefix) = self.walls.add(url, why) {
-            let found = self.walls.found.get(&prefix).cloned().unwrap_or_default();
-            self.summary.login_walls.insert(prefix, found);
-        }
+    /// A login wall at `url`: its path prefix is not crawled further, and
+    /// the log says so, for a resumed crawl to know.
+    pub(crate) fn login_wall(&mut self, url: &str, why: &str) -> Result<(), CrawlError> {
+        let Some(prefix) = self.walls.add(url, why) else {
+            return Ok(());
+        };
+        let found = self.walls.found.get(&prefix).cloned().unwrap_or_default();
+        self.summary.login_walls.insert(prefix, found);
+        self.log.line(&LogLine {
+            time: UnixMillis::now().to_rfc3339_millis(),
+            kind: LineKind::LoginWall,
+            url,
+            reason: Some(why),
+            ..LogLine::default()
+        })
     }
 
     /// Writes one line.
@@ -150,6 +159,9 @@ pub(crate) enum LineKind {
     Skipped,
     /// A URL left queued when the crawl gave up.
     Deferred,
+    /// A login wall found at `url` (`reason` says why): the path prefix
+    /// it stops, for the rest of the crawl, resumes included.
+    LoginWall,
 }
 
 /// One JSON line of `log.jsonl`.
@@ -230,31 +242,50 @@ impl Log {
     }
 }
 
-/// Pages a crawl fetched before (from its log): in all, and per host
-/// when `by_host` (only a limit on them needs those).
-pub(crate) fn count_pages(log: &Path, by_host: bool) -> (u64, HashMap<String, u64>) {
-    let mut per_host: HashMap<String, u64> = HashMap::new();
-    let mut total = 0;
+/// What a resumed crawl takes up from its log: the pages it fetched, in
+/// all and per host when `by_host` (only a limit on them needs those),
+/// and the login walls it found.
+pub(crate) struct Logged {
+    pub(crate) pages: u64,
+    pub(crate) per_host: HashMap<String, u64>,
+    pub(crate) walls: crate::login::Walls,
+}
+
+/// Reads a crawl's log (none: a new crawl) for what a resumed crawl goes
+/// on from.
+pub(crate) fn read_logged(log: &Path, by_host: bool) -> Logged {
+    let mut logged = Logged {
+        pages: 0,
+        per_host: HashMap::new(),
+        walls: crate::login::Walls::default(),
+    };
     let Ok(text) = std::fs::read_to_string(log) else {
-        return (0, per_host);
+        return logged;
     };
     for line in text.lines() {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };
+        if let (true, Some(url), Some(why)) = (
+            v["kind"] == "login-wall",
+            v["url"].as_str(),
+            v["reason"].as_str(),
+        ) {
+            logged.walls.add(url, why);
+        }
         if v["kind"] != "page" || !v["status"].is_number() {
             continue;
         }
-        total += 1;
+        logged.pages += 1;
         let host = match v["url"].as_str() {
             Some(url) if by_host => crate::normalize::host_of(url),
             _ => continue,
         };
         if !host.is_empty() {
-            *per_host.entry(host).or_default() += 1;
+            *logged.per_host.entry(host).or_default() += 1;
         }
     }
-    (total, per_host)
+    logged
 }
 
 /// A kill can leave the log's last line half written: cut it, so every

@@ -115,7 +115,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         })?;
         let asks = resp.header("www-authenticate").is_some();
         if let Some(why) = crate::login::wall(resp.status, asks, false) {
-            self.journal.login_wall(&p.released.url, why);
+            self.journal.login_wall(&p.released.url, why)?;
         }
         let retryable = matches!(resp.status, 429 | 500 | 502 | 503 | 504);
         if retryable && tag.retries < self.config.retries {

@@ -96,7 +96,7 @@ impl Links<'_> {
         );
         let found = links::extract(&resp.body, page, agent, self.config.follow_rel_nofollow);
         if let Some(why) = crate::login::wall(resp.status, false, found.login_form) {
-            self.journal.login_wall(page.as_str(), why);
+            self.journal.login_wall(page.as_str(), why)?;
         }
         for l in &found.rel_nofollow {
             let why = "the link has rel=nofollow";
