@@ -557,7 +557,7 @@ fn a_recrawl_never_writes_inside_the_crawl_it_revisits() {
 
 /// A recrawl killed (kill -9) after catching a host's lastmod lying keeps
 /// what it caught: `lastmod.json` is written as the crawl goes, and the
-/// resumed recrawl goes on asking for every page of that host.
+/// resumed recrawl spares none of that host's pages by their lastmod.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_recrawl_keeps_the_liars_it_caught() {
     let web = common::honest_and_liar().await;
@@ -610,7 +610,10 @@ async fn a_killed_recrawl_keeps_the_liars_it_caught() {
         serde_json::json!(["liar.test"]),
         "{resumed}"
     );
-    assert_eq!(liar_pages(&web), 16, "every page of the liar asked for");
+    // None of its pages is spared by a lastmod it no longer believes (how
+    // many the resumed run reaches depends on whether the kill caught a
+    // request in flight, which holds the host for its timeout).
+    assert_eq!(resumed["skipped_by_lastmod"], 0, "{resumed}");
 }
 
 /// A crawl's `lastmod.json`, which must count at least two lies of
