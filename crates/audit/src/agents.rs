@@ -341,17 +341,32 @@ impl Catalogue {
         }
     }
 
-    /// The longest catalogue name in the User-Agent, on word boundaries,
-    /// and not a compatibility it claims (`like Googlebot`).
+    /// The catalogue name in the User-Agent, on word boundaries, and not
+    /// a compatibility it claims (`like Googlebot`): the one that is the
+    /// User-Agent's own product token (`LinkedInBot/1.0 (compatible;
+    /// Mozilla/5.0; Apache-HttpClient …)` is LinkedInBot, not the library
+    /// it is built with), else the longest.
     fn known_in(&self, ua: &str) -> Option<(usize, usize, usize)> {
         let b = ua.as_bytes();
-        self.matcher
+        let found: Vec<aho_corasick::Match> = self
+            .matcher
             .find_iter(ua)
             .filter(|m| m.start() == 0 || !b[m.start() - 1].is_ascii_alphanumeric())
             .filter(|m| m.end() == b.len() || !b[m.end()].is_ascii_alphabetic())
             .filter(|m| !ua[..m.start()].to_ascii_lowercase().ends_with("like "))
-            // The longest; of equals, the first (a name before its URL).
-            .max_by_key(|m| (m.end() - m.start(), std::cmp::Reverse(m.start())))
+            .collect();
+        // Read only when there is a choice to make.
+        let own = (found.len() > 1)
+            .then(|| mannerly_robots::product_token(ua))
+            .flatten();
+        let is_own = |m: &aho_corasick::Match| {
+            own.as_deref()
+                .is_some_and(|t| ua[m.start()..m.end()].eq_ignore_ascii_case(t))
+        };
+        found
+            .into_iter()
+            // Of equals, the first (a name before its URL).
+            .max_by_key(|m| (is_own(m), m.end() - m.start(), std::cmp::Reverse(m.start())))
             .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
     }
 }

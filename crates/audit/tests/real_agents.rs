@@ -413,6 +413,45 @@ const AGENTS: &[(&str, &str, Option<&str>, BotKind)] = &[
         None,
         Crawler,
     ),
+    // Named by what they say they are, not by the library they are built
+    // with, the browser they run in, what they claim to be compatible
+    // with, or a word of the platform they imitate.
+    (
+        r#"LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)"#,
+        "LinkedInBot",
+        Some("LinkedIn"),
+        LinkPreview,
+    ),
+    (
+        r#"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/87.0.4280.88 YextBot/Java Safari/537.36"#,
+        "YextBot",
+        Some("Yext"),
+        Crawler,
+    ),
+    (
+        r#"SentiBot www.sentibot.eu (compatible with Googlebot)"#,
+        "SentiBot",
+        Some("Sentione"),
+        Crawler,
+    ),
+    (
+        r#"jetmon/1.0 (Jetpack Site Uptime Monitor by WordPress.com)"#,
+        "jetmon",
+        None,
+        Monitor,
+    ),
+    (
+        r#"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/110.0.0.0 Safari/537.36 ZoteroTranslationServer/WMF (mailto:noc@wikimedia.org)"#,
+        "ZoteroTranslationServer",
+        None,
+        Crawler,
+    ),
+    (
+        r#"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/92.0.4515.107 Safari/537.36 (compatible; +https://developers.cloudflare.com/security-center/)"#,
+        "developers.cloudflare.com",
+        None,
+        Crawler,
+    ),
     (r#"-"#, "-", None, Anonymous),
     (r#""#, "-", None, Anonymous),
 ];

@@ -112,3 +112,56 @@ fn no_real_crawler_is_named_by_a_platform_word() {
     );
     assert!(badly_named.is_empty(), "{}", badly_named.join("\n"));
 }
+
+/// crawler-user-agents lists each crawler with its pattern and the
+/// User-Agents seen of it: each is named by its own entry (a name its
+/// pattern holds, or that holds the pattern) both by the audit and by the
+/// product token the crawler, the gate and the identity checks read.
+/// The rest are mostly families under one pattern (`yandex.com/bots` for
+/// forty Yandex agents, `msnbot` for adidxbot) and regular expressions;
+/// the bounds keep what platform words, device names (`Mac OS X`, `Nexus
+/// 5X`) and the libraries a crawler is built with once took.
+#[test]
+fn catalogued_crawlers_are_named_by_their_own_entry() {
+    let Some(shared) = mannerly_testsupport::shared_dir("the bot catalogues") else {
+        println!("SKIPPED: ../shared not found beside the checkout, so the catalogue's names were not checked (set MANNERLY_SHARED)");
+        return;
+    };
+    let text = std::fs::read_to_string(shared.join("bots/crawler-user-agents.json"))
+        .expect("reads crawler-user-agents.json");
+    let entries: Vec<serde_json::Value> = serde_json::from_str(&text).expect("is JSON");
+    let catalogue = Catalogue::builtin();
+    let (mut seen, mut audit_wrong, mut token_wrong) = (0, Vec::new(), Vec::new());
+    for entry in &entries {
+        let pattern = entry["pattern"].as_str().unwrap_or_default();
+        let pattern = pattern.replace('\\', "").to_ascii_lowercase();
+        let own = |name: &str| {
+            let name = name.to_ascii_lowercase();
+            !name.is_empty()
+                && (pattern.contains(&name) || name.contains(pattern.trim_end_matches('/')))
+        };
+        for ua in entry["instances"].as_array().into_iter().flatten() {
+            let Some(ua) = ua.as_str() else { continue };
+            seen += 1;
+            let named = match catalogue.classify(ua) {
+                Agent::Bot { token, .. } => token,
+                Agent::Browser => String::new(),
+            };
+            if !own(&named) {
+                audit_wrong.push(format!("{named:?}: {ua}"));
+            }
+            let token = mannerly_robots::product_token(ua).unwrap_or_default();
+            if !own(&token) {
+                token_wrong.push(format!("{token:?}: {ua}"));
+            }
+        }
+    }
+    println!(
+        "of {seen} User-Agents, the audit names {} and the product token {} by another entry's name or none",
+        audit_wrong.len(),
+        token_wrong.len()
+    );
+    assert!(seen > 2000, "{seen} User-Agents");
+    assert!(audit_wrong.len() <= 157, "{}", audit_wrong.join("\n"));
+    assert!(token_wrong.len() <= 197, "{}", token_wrong.join("\n"));
+}

@@ -10,10 +10,16 @@
 /// `compatible`, platforms and engines (`X11`, `Windows`, `Linux`,
 /// `MSIE`, `AppleWebKit`, …), versions, URLs, a word after `like` (a
 /// compatibility, never the client), and words that alone name no one
-/// (`spider`, `bot`, `fetcher`, `scraper`). The first word left that says it is a
-/// crawler (`bot`, `crawl`, `spider`, `slurp`, `fetch`, `scrap`) is the
-/// token, else the first word left. The token is the word's leading run
-/// of ASCII letters, digits, `-`, `_` and `.`, at most 64 of them.
+/// (`spider`, `bot`, `fetcher`, `scraper`). Of the words left, the token
+/// is the first that says it is a crawler (`bot`, `crawl`, `spider`,
+/// `slurp`, `fetch`, `scrap`); else the first after `compatible` in the
+/// same comment (`DoCoMo/2.0 (compatible; ichiro/mobile)` is `ichiro`);
+/// else the first outside a browser-style header's platform comment
+/// (`Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) … Silktide` is
+/// `Silktide`, not a device); else the first inside it; else a language
+/// runtime (`Ruby, Twurly v1.1` is `Twurly`, `Java/1.8` is `Java`). The
+/// token is the word's leading run of ASCII letters, digits, `-`, `_`
+/// and `.`, at most 64 of them.
 ///
 /// ```
 /// use mannerly_robots::product_token;
@@ -21,59 +27,143 @@
 /// assert_eq!(product_token(ua).as_deref(), Some("MyBot"));
 /// assert_eq!(product_token("ExampleBot/2.1").as_deref(), Some("ExampleBot"));
 /// assert_eq!(product_token("FreshRSS/1.11 (Linux; https://freshrss.org) like Googlebot").as_deref(), Some("FreshRSS"));
+/// assert_eq!(product_token("Mozilla/5.0 (Java) outbrain").as_deref(), Some("outbrain"));
 /// assert_eq!(product_token("  "), None);
 /// ```
 pub fn product_token(user_agent: &str) -> Option<String> {
-    let mut first = None;
+    let platform = platform_comment(user_agent);
+    // The first word of each rank: after `compatible`, outside the
+    // platform comment, inside it, a runtime.
+    let mut best: [Option<&str>; 4] = [None; 4];
     let mut after_like = false;
-    for name in words(user_agent) {
+    // Where the comment of the last `compatible` closes.
+    let mut compatible_until = 0;
+    for (at, name) in words(user_agent) {
         let lower = name.to_ascii_lowercase();
+        if lower == "compatible" {
+            compatible_until = user_agent[at..]
+                .find(')')
+                .map_or(user_agent.len(), |i| at + i);
+        }
         if std::mem::replace(&mut after_like, lower == "like") || names_no_client(&lower) {
             continue;
         }
-        if ["bot", "crawl", "spider", "slurp", "fetch", "scrap"]
-            .iter()
-            .any(|m| lower.contains(m))
-        {
+        if CRAWLER_MARKS.iter().any(|m| lower.contains(m)) {
             return Some(clean(name)).filter(|t| !t.is_empty());
         }
-        first.get_or_insert(name);
+        let rank = if RUNTIME_WORDS.contains(&lower.as_str()) {
+            3
+        } else if at < compatible_until {
+            0
+        } else if platform.contains(&at) {
+            2
+        } else {
+            1
+        };
+        best[rank].get_or_insert(name);
     }
-    first.map(clean).filter(|t| !t.is_empty())
+    best.into_iter()
+        .flatten()
+        .map(clean)
+        .find(|t| !t.is_empty())
 }
 
-/// A User-Agent's words: split at spaces and separators, cut at `/`,
-/// trimmed of punctuation, with URLs, addresses and `key:value` words
-/// left out.
-fn words(user_agent: &str) -> impl Iterator<Item = &str> {
+/// Parts of a word that say it names a crawler.
+const CRAWLER_MARKS: [&str; 6] = ["bot", "crawl", "spider", "slurp", "fetch", "scrap"];
+
+/// Language runtimes, lower-case: a client built on one names it beside
+/// its own name (`Ruby, Twurly v1.1`, `Python/3.9 aiohttp/3.7`), so it is
+/// the token only when nothing else is named. Still a client's name for a
+/// rule (`Java/1.8` alone is refused as `Java`), so not platform words.
+const RUNTIME_WORDS: [&str; 5] = ["java", "perl", "php", "python", "ruby"];
+
+/// The byte range of a browser-style header's platform comment: the
+/// parentheses right after a leading `Mozilla/version`, up to a
+/// `compatible` in them (what follows names the client), when they name
+/// a platform (`(Nikto/2.1.5)` names none: it is the client's).
+fn platform_comment(user_agent: &str) -> std::ops::Range<usize> {
+    let ua = user_agent.trim_start();
+    let lead = user_agent.len() - ua.len();
+    let mozilla = ua
+        .get(..8)
+        .is_some_and(|m| m.eq_ignore_ascii_case("mozilla/"));
+    let Some(open) = ua.find('(').filter(|_| mozilla) else {
+        return 0..0;
+    };
+    let version = |b: u8| b.is_ascii_digit() || matches!(b, b'.' | b' ' | b'+');
+    if !ua.get(8..open).is_some_and(|v| v.bytes().all(version)) {
+        return 0..0;
+    }
+    let mut depth = 0usize;
+    let mut end = ua.len();
+    for (i, b) in ua.bytes().enumerate().skip(open) {
+        if b == b'(' {
+            depth += 1;
+        } else if b == b')' {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                end = i;
+                break;
+            }
+        }
+    }
+    let end = ua[open..end]
+        .to_ascii_lowercase()
+        .find("compatible")
+        .map_or(end, |c| open + c);
+    let names_platform = words(&ua[open..end]).any(|(_, w)| {
+        PLATFORM_WORDS
+            .binary_search(&&*w.to_ascii_lowercase())
+            .is_ok()
+    });
+    if !names_platform {
+        return 0..0;
+    }
+    lead + open..lead + end
+}
+
+/// A User-Agent's words, each with its byte offset: split at spaces and
+/// separators, cut at `/`, trimmed of punctuation, with URLs, addresses
+/// and `key:value` words left out.
+fn words(user_agent: &str) -> impl Iterator<Item = (usize, &str)> {
     user_agent
         .split([' ', ';', '(', ')', ',', '+'])
-        .map(|p| p.split('/').next().unwrap_or(p))
-        .map(|p| p.trim_matches(|c: char| !c.is_ascii_alphanumeric()))
-        .filter(|p| !p.is_empty() && !p.contains([':', '@']))
+        .scan(0usize, |pos, part| {
+            let at = *pos;
+            *pos += part.len() + 1;
+            Some((at, part))
+        })
+        .map(|(at, p)| (at, p.split('/').next().unwrap_or(p)))
+        .map(|(at, p)| (at, p.trim_matches(|c: char| !c.is_ascii_alphanumeric())))
+        .filter(|(_, p)| !p.is_empty() && !p.contains([':', '@']))
 }
 
 /// Words of platforms, engines and browsers, lower-case: they describe
 /// what a client runs on or imitates, never who it is.
-const PLATFORM_WORDS: [&str; 49] = [
+const PLATFORM_WORDS: [&str; 57] = [
     "amd64",
     "android",
     "applewebkit",
     "arm",
     "bot",
     "build",
+    "centos",
     "chrome",
     "chromium",
     "compatible",
     "cpu",
     "crawler",
+    "debian",
     "edg",
     "edge",
     "en",
     "en-us",
+    "fedora",
     "fetcher",
     "firefox",
     "gecko",
+    "i386",
+    "i586",
     "i686",
     "intel",
     "ipad",
@@ -86,6 +176,7 @@ const PLATFORM_WORDS: [&str; 49] = [
     "mobile",
     "mozilla",
     "msie",
+    "netscape",
     "nt",
     "opera",
     "os",
@@ -94,6 +185,7 @@ const PLATFORM_WORDS: [&str; 49] = [
     "safari",
     "scraper",
     "spider",
+    "sv1",
     "touch",
     "trident",
     "u",
@@ -102,6 +194,7 @@ const PLATFORM_WORDS: [&str; 49] = [
     "win64",
     "windows",
     "wow64",
+    "x",
     "x11",
     "x64",
     "x86_64",
@@ -310,6 +403,40 @@ mod tests {
             None
         );
         assert!(super::PLATFORM_WORDS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn a_platform_a_runtime_or_a_compatibility_yields_to_the_clients_own_name() {
+        let t = |ua: &str| product_token(ua);
+        // Device and platform words of a browser-style header's first
+        // comment: `X` of `Mac OS X`, a phone's model.
+        let mac = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/95.0.4638.69 Safari/537.36 Silktide";
+        assert_eq!(t(mac).as_deref(), Some("Silktide"));
+        let phone = "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/W.X.Y.Z Mobile Safari/537.36 (compatible; Google-InspectionTool/1.0)";
+        assert_eq!(t(phone).as_deref(), Some("Google-InspectionTool"));
+        let browser = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+        assert_eq!(t(browser), None);
+        // A first comment that names no platform is the client's.
+        assert_eq!(
+            t("Mozilla/5.00 (Nikto/2.1.5) (Evasions:None) (Test:Port Check)").as_deref(),
+            Some("Nikto")
+        );
+        // What follows `compatible` names the client, whatever it imitates.
+        let phone = "DoCoMo/2.0 P900i(c100;TB;W24H11) (compatible; ichiro/mobile goo; +http://help.goo.ne.jp/)";
+        assert_eq!(t(phone).as_deref(), Some("ichiro"));
+        let old = "websitepulse checker/3.0 (compatible; MSIE 5.5; Netscape 4.75; Linux)";
+        assert_eq!(t(old).as_deref(), Some("websitepulse"));
+        // A runtime only when nothing else is named.
+        assert_eq!(
+            t("Mozilla/5.0 (Java) outbrain").as_deref(),
+            Some("outbrain")
+        );
+        assert_eq!(
+            t("Ruby, Twurly v1.1 (http://twurly.org)").as_deref(),
+            Some("Twurly")
+        );
+        assert_eq!(t("Python/3.9 aiohttp/3.7.3").as_deref(), Some("aiohttp"));
+        assert_eq!(t("Java/1.8.0_151").as_deref(), Some("Java"));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! refused by one would be refused by the other. Checked here on random
 //! User-Agents built from the characters that matter.
 
-use mannerly_robots::{names_token, token_pattern};
+use mannerly_robots::{names_token, product_token, token_pattern};
 use proptest::prelude::*;
 
 fn agrees(ua: &str, token: &str) {
@@ -37,6 +37,24 @@ proptest! {
         for ua in [format!("{left}BadBot/1.0"), format!("BadBot{right}/1.0"), format!("Mozilla/5.0 (compatible; {left}BadBot{right})")] {
             prop_assert!(!names_token(&ua, "BadBot"), "{}", ua);
             agrees(&ua, "BadBot");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    /// Whatever the header (a browser-style platform comment or not,
+    /// separators anywhere, characters outside ASCII), the token read
+    /// from it is a run of token characters the header holds, at most 64.
+    #[test]
+    fn a_product_token_is_a_clients_word_of_the_header(
+        ua in "(Mozilla/5\\.0 )?[(]?[a-zA-Z0-9 ;,()/+:.é_-]{0,40}[)]?( [A-Za-z]{1,8}/1\\.0)?",
+    ) {
+        if let Some(t) = product_token(&ua) {
+            prop_assert!(!t.is_empty() && t.len() <= 64, "{:?}", t);
+            prop_assert!(ua.contains(&t), "{:?} from {:?}", t, ua);
+            prop_assert!(t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')));
         }
     }
 }
