@@ -71,11 +71,13 @@ pub fn product_token(user_agent: &str) -> Option<String> {
 /// Parts of a word that say it names a crawler.
 const CRAWLER_MARKS: [&str; 6] = ["bot", "crawl", "spider", "slurp", "fetch", "scrap"];
 
-/// Language runtimes, lower-case: a client built on one names it beside
-/// its own name (`Ruby, Twurly v1.1`, `Python/3.9 aiohttp/3.7`), so it is
-/// the token only when nothing else is named. Still a client's name for a
-/// rule (`Java/1.8` alone is refused as `Java`), so not platform words.
-const RUNTIME_WORDS: [&str; 5] = ["java", "perl", "php", "python", "ruby"];
+/// Language runtimes and a library, lower-case: a client built on one
+/// names it beside its own name (`Ruby, Twurly v1.1`, `Python/3.9
+/// aiohttp/3.7`, Mastodon's `http.rb/5.1.1 (Mastodon/4.2.10; …)`), so it
+/// is the token only when nothing else is named. Still a client's name
+/// for a rule (`Java/1.8` alone is refused as `Java`), so not platform
+/// words.
+const RUNTIME_WORDS: [&str; 6] = ["http.rb", "java", "perl", "php", "python", "ruby"];
 
 /// The byte range of a browser-style header's platform comment: the
 /// parentheses right after a leading `Mozilla/version`, up to a
@@ -203,7 +205,8 @@ const PLATFORM_WORDS: [&str; 57] = [
 /// Whether a word (lower-case) can name no client: a platform word, a
 /// generic word, a version, a URL.
 fn names_no_client(lower: &str) -> bool {
-    lower.starts_with("http")
+    lower == "http"
+        || lower == "https"
         || lower.starts_with("www.")
         || !lower.bytes().any(|b| b.is_ascii_alphabetic())
         || PLATFORM_WORDS.binary_search(&lower).is_ok()
@@ -437,6 +440,11 @@ mod tests {
         );
         assert_eq!(t("Python/3.9 aiohttp/3.7.3").as_deref(), Some("aiohttp"));
         assert_eq!(t("Java/1.8.0_151").as_deref(), Some("Java"));
+        let mastodon = "http.rb/5.1.1 (Mastodon/4.2.10; +https://mastodon.social/) Bot";
+        assert_eq!(t(mastodon).as_deref(), Some("Mastodon"));
+        // A name that starts as a URL's scheme does is still a name.
+        assert_eq!(t("HTTPie/3.2.2").as_deref(), Some("HTTPie"));
+        assert_eq!(t("httpunit/1.x").as_deref(), Some("httpunit"));
     }
 
     #[test]
