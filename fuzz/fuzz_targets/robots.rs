@@ -4,7 +4,8 @@
 //! again changes nothing.
 //!
 //! The input is split at the first 0xFF byte: before it, the robots.txt
-//! body; after it, the URL and agent (split at the next 0xFF).
+//! body; after it, the URL and agent (split at the next 0xFF). The agent
+//! is read as a User-Agent header too (`product_token`).
 
 #![no_main]
 
@@ -54,4 +55,9 @@ fuzz_target!(|data: &[u8]| {
         let _ = (robots.sitemaps(), robots.host(), robots.clean_params());
     }
     let _ = lint(body);
+    // The agent as a whole User-Agent header: its token is a run of token
+    // characters the header holds.
+    if let Some(token) = mannerly_robots::product_token(&agent) {
+        assert!(!token.is_empty() && token.len() <= 64 && agent.contains(&token));
+    }
 });
