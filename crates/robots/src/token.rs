@@ -113,11 +113,7 @@ fn platform_comment(user_agent: &str) -> std::ops::Range<usize> {
         .to_ascii_lowercase()
         .find("compatible")
         .map_or(end, |c| open + c);
-    let names_platform = words(&ua[open..end]).any(|(_, w)| {
-        PLATFORM_WORDS
-            .binary_search(&&*w.to_ascii_lowercase())
-            .is_ok()
-    });
+    let names_platform = words(&ua[open..end]).any(|(_, w)| platform_word(&w.to_ascii_lowercase()));
     if !names_platform {
         return 0..0;
     }
@@ -209,7 +205,12 @@ fn names_no_client(lower: &str) -> bool {
         || lower == "https"
         || lower.starts_with("www.")
         || !lower.bytes().any(|b| b.is_ascii_alphabetic())
-        || PLATFORM_WORDS.binary_search(&lower).is_ok()
+        || platform_word(lower)
+}
+
+/// Whether a word (lower-case) is one of [`PLATFORM_WORDS`].
+fn platform_word(lower: &str) -> bool {
+    PLATFORM_WORDS.binary_search(&lower).is_ok()
 }
 
 /// The name's leading run of token characters: a character outside them
@@ -442,7 +443,7 @@ mod tests {
         assert_eq!(t("Java/1.8.0_151").as_deref(), Some("Java"));
         let mastodon = "http.rb/5.1.1 (Mastodon/4.2.10; +https://mastodon.social/) Bot";
         assert_eq!(t(mastodon).as_deref(), Some("Mastodon"));
-        // A name that starts as a URL's scheme does is still a name.
+        // A name beginning with a URL's scheme is still a name.
         assert_eq!(t("HTTPie/3.2.2").as_deref(), Some("HTTPie"));
         assert_eq!(t("httpunit/1.x").as_deref(), Some("httpunit"));
     }
