@@ -16,7 +16,8 @@
 /// same comment (`DoCoMo/2.0 (compatible; ichiro/mobile)` is `ichiro`);
 /// else the first outside a browser-style header's platform comment
 /// (`Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) … Silktide` is
-/// `Silktide`, not a device); else the first inside it; else a language
+/// `Silktide`, not a device) and a Linux distribution's (`Ubuntu/10.04
+/// (lucid)`); else the first inside them; else a language
 /// runtime (`Ruby, Twurly v1.1` is `Twurly`, `Java/1.8` is `Java`). The
 /// token is the word's leading run of ASCII letters, digits, `-`, `_`
 /// and `.`, at most 64 of them.
@@ -31,9 +32,9 @@
 /// assert_eq!(product_token("  "), None);
 /// ```
 pub fn product_token(user_agent: &str) -> Option<String> {
-    let platform = platform_comment(user_agent);
+    let platform = platform_comments(user_agent);
     // The first word of each rank: after `compatible`, outside the
-    // platform comment, inside it, a runtime.
+    // platform comments, inside them, a runtime.
     let mut best: [Option<&str>; 4] = [None; 4];
     let mut after_like = false;
     // Where the comment of the last `compatible` closes.
@@ -55,7 +56,7 @@ pub fn product_token(user_agent: &str) -> Option<String> {
             3
         } else if at < compatible_until {
             0
-        } else if platform.contains(&at) {
+        } else if platform.iter().any(|r| r.contains(&at)) {
             2
         } else {
             1
@@ -78,6 +79,36 @@ const CRAWLER_MARKS: [&str; 6] = ["bot", "crawl", "spider", "slurp", "fetch", "s
 /// for a rule (`Java/1.8` alone is refused as `Java`), so not platform
 /// words.
 const RUNTIME_WORDS: [&str; 6] = ["http.rb", "java", "perl", "php", "python", "ruby"];
+
+/// The byte ranges of a header's platform comments: the leading one
+/// ([`platform_comment`]) and each that follows a Linux distribution's
+/// product (`Ubuntu/10.04 (lucid)`, `Ubuntu/10.10 (2.30.6-1ubuntu5)`):
+/// they say more of the system, never who the client is. A comment after
+/// a browser's product is left alone: clients name themselves there
+/// (`Safari/537.36 (Ecosia android@111.0)`).
+fn platform_comments(user_agent: &str) -> Vec<std::ops::Range<usize>> {
+    let mut found = vec![platform_comment(user_agent)];
+    let bytes = user_agent.as_bytes();
+    for (open, _) in user_agent.match_indices('(') {
+        let before = user_agent[..open].trim_end();
+        let product = before.rsplit([' ', ')', ';']).next().unwrap_or_default();
+        let Some((name, version)) = product.split_once('/') else {
+            continue;
+        };
+        if version.is_empty() || !DISTRIBUTIONS.contains(&name.to_ascii_lowercase().as_str()) {
+            continue;
+        }
+        let close = bytes[open..]
+            .iter()
+            .position(|&b| b == b')')
+            .map_or(bytes.len(), |i| open + i);
+        found.push(open..close);
+    }
+    found
+}
+
+/// Linux distributions, lower-case, as User-Agents name them.
+const DISTRIBUTIONS: [&str; 4] = ["centos", "debian", "fedora", "ubuntu"];
 
 /// The byte range of a browser-style header's platform comment: the
 /// parentheses right after a leading `Mozilla/version`, up to a
@@ -420,6 +451,14 @@ mod tests {
         assert_eq!(t(phone).as_deref(), Some("Google-InspectionTool"));
         let browser = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
         assert_eq!(t(browser), None);
+        // A distribution's comment names its release, not the client.
+        let lucid = "Mozilla/5.0 (X11; U; Linux i686; en-US; rv:1.9.2.24; ips-agent) Gecko/20111107 Ubuntu/10.04 (lucid) Firefox/3.6.24";
+        assert_eq!(t(lucid).as_deref(), Some("ips-agent"));
+        let epiphany = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/534.26+ (KHTML, like Gecko) Version/5.0 Safari/534.26+ Ubuntu/10.10 (2.30.6-1ubuntu5) Epiphany/2.30.6";
+        assert_eq!(t(epiphany).as_deref(), Some("Epiphany"));
+        // A comment after a browser's product can be the client's own.
+        let ecosia = "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/111.0.0.0 Mobile Safari/537.36 (Ecosia android@111.0.5563.116)";
+        assert_eq!(t(ecosia).as_deref(), Some("Ecosia"));
         // A first comment that names no platform is the client's.
         assert_eq!(
             t("Mozilla/5.00 (Nikto/2.1.5) (Evasions:None) (Test:Port Check)").as_deref(),
