@@ -10,11 +10,11 @@
 /// `compatible`, platforms and engines (`X11`, `Windows`, `Linux`,
 /// `MSIE`, `AppleWebKit`, …), versions, URLs, a word after `like` (a
 /// compatibility, never the client), and words that alone name no one
-/// (`spider`, `bot`, `fetcher`, `scraper`). Of the words left, the token
-/// is the first that says it is a crawler (`bot`, `crawl`, `spider`,
-/// `slurp`, `fetch`, `scrap`); else the first after `compatible` in the
-/// same comment (`DoCoMo/2.0 (compatible; ichiro/mobile)` is `ichiro`);
-/// else the first outside a browser-style header's platform comment
+/// (`spider`, `bot`, `crawl`, `fetcher`, `scraper`). Of the words left,
+/// the token is the first that says it is a crawler (`bot`, `crawl`,
+/// `spider`, `slurp`, `fetch`, `scrap`); else the first after
+/// `compatible` in the same comment (`DoCoMo/2.0 (compatible;
+/// ichiro/mobile)` is `ichiro`); else the first outside a browser-style header's platform comment
 /// (`Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) … Silktide` is
 /// `Silktide`, not a device) and a Linux distribution's (`Ubuntu/10.04
 /// (lucid)`); else the first inside them; else a language
@@ -169,7 +169,7 @@ fn words(user_agent: &str) -> impl Iterator<Item = (usize, &str)> {
 
 /// Words of platforms, engines and browsers, lower-case: they describe
 /// what a client runs on or imitates, never who it is.
-const PLATFORM_WORDS: [&str; 57] = [
+const PLATFORM_WORDS: [&str; 58] = [
     "amd64",
     "android",
     "applewebkit",
@@ -181,6 +181,7 @@ const PLATFORM_WORDS: [&str; 57] = [
     "chromium",
     "compatible",
     "cpu",
+    "crawl",
     "crawler",
     "debian",
     "edg",
@@ -469,6 +470,9 @@ mod tests {
         assert_eq!(t(phone).as_deref(), Some("ichiro"));
         let old = "websitepulse checker/3.0 (compatible; MSIE 5.5; Netscape 4.75; Linux)";
         assert_eq!(t(old).as_deref(), Some("websitepulse"));
+        // `Crawl` alone is an invitation, not a name.
+        let grub = "Mozilla/4.0 (compatible; grub-client-1.5.3; Crawl your own stuff with http://grub.org)";
+        assert_eq!(t(grub).as_deref(), Some("grub-client-1.5.3"));
         // A runtime only when nothing else is named.
         assert_eq!(
             t("Mozilla/5.0 (Java) outbrain").as_deref(),
