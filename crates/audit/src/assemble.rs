@@ -35,7 +35,13 @@ fn report(mut a: Auditor<'_>) -> Report {
                 std::cmp::Reverse(b.counts.requests),
             )
         };
-        key(x).cmp(&key(y)).then_with(|| x.token.cmp(&y.token))
+        // Then by name, address and identity: a report does not depend
+        // on the order its lines came in (split logs, several files).
+        key(x)
+            .cmp(&key(y))
+            .then_with(|| x.token.cmp(&y.token))
+            .then_with(|| x.address.cmp(&y.address))
+            .then_with(|| x.identity.as_str().cmp(y.identity.as_str()))
     });
     share_axis(&mut bots);
     let mut suspects: Vec<_> = a

@@ -524,12 +524,15 @@ impl<'r> Auditor<'r> {
     /// clients and HTTP tools (anyone's); clients the catalogue does not
     /// know, and crawling software and scanners anyone runs (nothing says
     /// two addresses are one crawler); requests that failed their
-    /// crawler's check (each spoofer is its own). A crawler that keeps
-    /// evidence is one, whatever its addresses: its records say which
-    /// requests are its.
+    /// crawler's check (each spoofer is its own), or whose check could
+    /// not be made (offline, say: the check would part the crawler's
+    /// addresses from a spoofer's, so none answers for another). A
+    /// crawler that keeps evidence is one, whatever its addresses: its
+    /// records say which requests are its.
     fn per_address(&self, token: u32, known: Option<&Known>, identity: Identity) -> bool {
         self.token_kinds[token as usize].per_address()
             || identity == Identity::Spoofed
+            || (identity == Identity::Unverified && known.is_some_and(Known::verifiable))
             || known.is_none_or(|k| {
                 use crate::kinds::Category;
                 matches!(

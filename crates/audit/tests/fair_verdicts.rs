@@ -196,11 +196,23 @@ fn a_spoofers_deeds_are_the_spoofers_and_an_unchecked_name_says_so() {
         .iter()
         .any(|b| b["identity"] == "spoofed" && b["disallowed"] == 1));
     // With no way to check, the same log names the rule-breaker as
-    // Googlebot, and says its identity was not checked.
+    // Googlebot, and says its identity was not checked; each address
+    // answers for its own requests, as the check would have parted them,
+    // so the real Googlebot's address is not charged with the other's.
     let r = audit(&lines, false, &Unchecked);
     let text = render::text(&r);
     assert!(
         text.contains("identity not checked (no ranges, keys or DNS answer)"),
         "{text}"
     );
+    let breakers: Vec<_> = r.rule_breakers().collect();
+    assert_eq!(breakers.len(), 1, "{text}");
+    assert_eq!(breakers[0].address.as_deref(), Some("203.0.113.9"));
+    assert_eq!(breakers[0].identity, Identity::Unverified);
+    let real = r
+        .bots
+        .iter()
+        .find(|b| b.address.as_deref() == Some("66.249.66.1"))
+        .expect("the other address, on its own");
+    assert_eq!(real.counts.violations(), 0, "{text}");
 }
