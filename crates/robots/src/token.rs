@@ -14,13 +14,13 @@
 /// the token is the first that says it is a crawler (`bot`, `crawl`,
 /// `spider`, `slurp`, `fetch`, `scrap`); else the first after
 /// `compatible` in the same comment (`DoCoMo/2.0 (compatible;
-/// ichiro/mobile)` is `ichiro`); else the first outside a browser-style header's platform comment
-/// (`Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) … Silktide` is
-/// `Silktide`, not a device) and a Linux distribution's (`Ubuntu/10.04
-/// (lucid)`); else the first inside them; else a language
-/// runtime (`Ruby, Twurly v1.1` is `Twurly`, `Java/1.8` is `Java`). The
-/// token is the word's leading run of ASCII letters, digits, `-`, `_`
-/// and `.`, at most 64 of them.
+/// ichiro/mobile)` is `ichiro`); else the first outside a browser-style
+/// header's platform comment (`Mozilla/5.0 (Macintosh; Intel Mac OS X
+/// 10_15_7) … Silktide` is `Silktide`, not a device) and a Linux
+/// distribution's (`Ubuntu/10.04 (lucid)`); else the first inside them;
+/// else a language runtime (`Ruby, Twurly v1.1` is `Twurly`, `Java/1.8`
+/// is `Java`). The token is the word's leading run of ASCII letters,
+/// digits, `-`, `_` and `.`, at most 64 of them.
 ///
 /// ```
 /// use mannerly_robots::product_token;
