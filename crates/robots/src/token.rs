@@ -88,20 +88,18 @@ const RUNTIME_WORDS: [&str; 6] = ["http.rb", "java", "perl", "php", "python", "r
 /// (`Safari/537.36 (Ecosia android@111.0)`).
 fn platform_comments(user_agent: &str) -> Vec<std::ops::Range<usize>> {
     let mut found = vec![platform_comment(user_agent)];
-    let bytes = user_agent.as_bytes();
     for (open, _) in user_agent.match_indices('(') {
         let before = user_agent[..open].trim_end();
         let product = before.rsplit([' ', ')', ';']).next().unwrap_or_default();
         let Some((name, version)) = product.split_once('/') else {
             continue;
         };
-        if version.is_empty() || !DISTRIBUTIONS.contains(&name.to_ascii_lowercase().as_str()) {
+        if version.is_empty() || !DISTRIBUTIONS.iter().any(|d| name.eq_ignore_ascii_case(d)) {
             continue;
         }
-        let close = bytes[open..]
-            .iter()
-            .position(|&b| b == b')')
-            .map_or(bytes.len(), |i| open + i);
+        let close = user_agent[open..]
+            .find(')')
+            .map_or(user_agent.len(), |i| open + i);
         found.push(open..close);
     }
     found
