@@ -4,15 +4,34 @@ JSON in WORK/KEY.json), the violations each made by kind, and one crawler
 against another.
 
     python3 tools/demo_table.py WORK TITLE 'NAME=KEY'... [--versus KEY KEY]
+    python3 tools/demo_table.py --median KEY KEY WORK...
+
+The second form gives the first crawler's pages per CPU second over the
+second's in each sitting's WORK, and their median.
 """
 import json
+import statistics
 import sys
 
 KINDS = ["hosts_concurrent", "too_soon", "too_soon_by_over_100ms", "retry_after_ignored", "disallowed",
          "robots_not_first", "pages_while_robots_unavailable", "nofollow_followed"]
 
 
+def external(work, key):
+    return json.loads(open(f"{work}/{key}.json").read().strip().splitlines()[-1])["external"]
+
+
+def median_of(a, b, works):
+    ratios = [external(w, a)["pages_per_cpu_second"] / max(external(w, b)["pages_per_cpu_second"], 1e-9)
+              for w in works]
+    print(f"{a} / {b}, pages per CPU second, sitting by sitting: " + ", ".join(f"{r:.2f}x" for r in ratios))
+    print(f"median of {len(ratios)} sittings: {statistics.median(ratios):.2f}x")
+
+
 def main(argv):
+    if argv[:1] == ["--median"]:
+        median_of(argv[1], argv[2], argv[3:])
+        return
     versus = None
     if "--versus" in argv:
         i = argv.index("--versus")
