@@ -219,6 +219,7 @@ pub fn is_valid_user_agent(user_agent: &str) -> bool {
 /// ```
 /// let ua = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 /// assert!(mannerly_robots::agent_note(ua).unwrap().ends_with("ask for Googlebot"));
+/// assert!(mannerly_robots::agent_note("TwengaBot-2.0").unwrap().ends_with("ask for TwengaBot"));
 /// assert!(mannerly_robots::agent_note("Googlebot").is_none());
 /// ```
 pub fn agent_note(agent: &str) -> Option<String> {
@@ -227,8 +228,12 @@ pub fn agent_note(agent: &str) -> Option<String> {
     }
     // A name with digits (`MJ12bot`) or words (`Offline Explorer`) and no
     // version is a crawler's own name: no other is offered.
+    let versioned = |t: &str| {
+        let rest = agent.strip_prefix(t).unwrap_or_default().as_bytes();
+        agent.contains('/') || token::joined_version(rest).is_some_and(|n| n == rest.len())
+    };
     let instead = product_token(agent)
-        .filter(|t| agent.contains('/') && t != agent)
+        .filter(|t| t != agent && versioned(t))
         .map(|t| format!("; ask for {t}"))
         .unwrap_or_default();
     Some(format!(

@@ -20,7 +20,10 @@
 /// distribution's (`Ubuntu/10.04 (lucid)`); else the first inside them;
 /// else a language runtime (`Ruby, Twurly v1.1` is `Twurly`, `Java/1.8`
 /// is `Java`). The token is the word's leading run of ASCII letters,
-/// digits, `-`, `_` and `.`, at most 64 of them.
+/// digits, `-`, `_` and `.`, at most 64 of them, less a version joined
+/// to it by `-` (`grub-client-1.5.3` is `grub-client`, `Experibot-v2` is
+/// `Experibot`): one client at every version, named as its robots.txt
+/// group is.
 ///
 /// ```
 /// use mannerly_robots::product_token;
@@ -29,6 +32,7 @@
 /// assert_eq!(product_token("ExampleBot/2.1").as_deref(), Some("ExampleBot"));
 /// assert_eq!(product_token("FreshRSS/1.11 (Linux; https://freshrss.org) like Googlebot").as_deref(), Some("FreshRSS"));
 /// assert_eq!(product_token("Mozilla/5.0 (Java) outbrain").as_deref(), Some("outbrain"));
+/// assert_eq!(product_token("TwengaBot-2.0 (+http://www.twenga.com/bot.html)").as_deref(), Some("TwengaBot"));
 /// assert_eq!(product_token("  "), None);
 /// ```
 pub fn product_token(user_agent: &str) -> Option<String> {
@@ -245,12 +249,41 @@ fn platform_word(lower: &str) -> bool {
 
 /// The name's leading run of token characters: a character outside them
 /// ends the token (`UnicödeBöt` is `Unic`, as Google's matcher reads a
-/// User-agent line), never dropped from its middle.
+/// User-agent line), never dropped from its middle; a version joined by
+/// `-` is left off ([`joined_version`]).
 fn clean(name: &str) -> String {
-    name.chars()
+    let run: String = name
+        .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         .take(64)
-        .collect()
+        .collect();
+    let versioned = |dash: usize| {
+        joined_version(&run.as_bytes()[dash..]) == Some(run.len() - dash)
+            && run[..dash].bytes().any(|b| b.is_ascii_alphabetic())
+    };
+    match run.rfind('-') {
+        Some(dash) if versioned(dash) => run[..dash].to_owned(),
+        _ => run,
+    }
+}
+
+/// The length of the version the bytes `b` open with when it is one joined to
+/// a name by `-`: a `-`, an optional `v`, a digit, then digits and dots
+/// (`-1.5.3`, `-v2`). [`names_token`] and [`token_pattern`] name a token
+/// followed by one, so a rule for `grub-client` holds at every version.
+pub(crate) fn joined_version(b: &[u8]) -> Option<usize> {
+    if b.first() != Some(&b'-') {
+        return None;
+    }
+    let start = 1 + usize::from(matches!(b.get(1), Some(b'v' | b'V')));
+    if !b.get(start).is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let run = b[start..]
+        .iter()
+        .take_while(|c| c.is_ascii_digit() || **c == b'.')
+        .count();
+    Some(start + run)
 }
 
 /// The http(s) URL a User-Agent names (`+https://example.com/bot`): the
@@ -308,9 +341,10 @@ pub fn page_without_scheme(user_agent: &str) -> Option<&str> {
 
 /// Whether `user_agent` names `token` as a token: the same letters in
 /// either case, starting the header or after a space, `(`, `;` or `,`,
-/// and ending it or followed by `/`, a space, `;`, `)` or `,`. `BadBot`
-/// is named by `Mozilla/5.0 (compatible; BadBot/1.0)` and by `badbot`,
-/// never by `NotBadBot/1` or `BadBotany/1`. Server rules and the gate
+/// and ending it or followed by `/`, a space, `;`, `)` or `,`, with or
+/// without a version joined by `-` before that (`BadBot-2.0;`). `BadBot`
+/// is named by `Mozilla/5.0 (compatible; BadBot/1.0)`, by `badbot` and
+/// by `BadBot-v2`, never by `NotBadBot/1`, `BadBotany/1` or `BadBot-2x`. Server rules and the gate
 /// refuse a token by this test, and [`token_pattern`] is it as a regular
 /// expression.
 ///
@@ -319,6 +353,7 @@ pub fn page_without_scheme(user_agent: &str) -> Option<&str> {
 /// assert!(names_token("Mozilla/5.0 (compatible; BadBot/1.0)", "badbot"));
 /// assert!(!names_token("NotBadBot/1.0", "BadBot"));
 /// assert!(!names_token("BadBotany/1.0", "BadBot"));
+/// assert!(names_token("BadBot-2.0 (+http://bad.example/)", "BadBot"));
 /// ```
 pub fn names_token(user_agent: &str, token: &str) -> bool {
     let (ua, t) = (user_agent.as_bytes(), token.as_bytes());
@@ -327,10 +362,11 @@ pub fn names_token(user_agent: &str, token: &str) -> bool {
     }
     (0..ua.len().saturating_sub(t.len()) + 1).any(|at| {
         let before = at.checked_sub(1).map(|i| ua[i]);
-        let after = ua.get(at + t.len()).copied();
-        ua[at..at + t.len()].eq_ignore_ascii_case(t)
+        let end = at + t.len();
+        let ends = |i: usize| ua.get(i).is_none_or(|a| TOKEN_AFTER.contains(a));
+        ua[at..end].eq_ignore_ascii_case(t)
             && before.is_none_or(|b| TOKEN_BEFORE.contains(&b))
-            && after.is_none_or(|a| TOKEN_AFTER.contains(&a))
+            && (ends(end) || joined_version(&ua[end..]).is_some_and(|n| ends(end + n)))
     })
 }
 
@@ -350,7 +386,7 @@ const TOKEN_AFTER: [u8; 5] = [b'/', b' ', b';', b')', b','];
 ///
 /// ```
 /// use mannerly_robots::token_pattern;
-/// assert_eq!(token_pattern("Bad.Bot").as_deref(), Some("(^|[ (;,])Bad[.]Bot([/ ;),]|$)"));
+/// assert_eq!(token_pattern("Bad.Bot").as_deref(), Some("(^|[ (;,])Bad[.]Bot(-v?[0-9][0-9.]*)?([/ ;),]|$)"));
 /// assert_eq!(token_pattern("-"), None);
 /// assert_eq!(token_pattern("Mozilla"), None);
 /// ```
@@ -370,7 +406,7 @@ pub fn token_pattern(token: &str) -> Option<String> {
             c => out.push(c),
         }
     }
-    out.push_str("([/ ;),]|$)");
+    out.push_str("(-v?[0-9][0-9.]*)?([/ ;),]|$)");
     Some(out)
 }
 
@@ -470,7 +506,7 @@ mod tests {
         assert_eq!(t(old).as_deref(), Some("websitepulse"));
         // `Crawl` alone is an invitation, not a name.
         let grub = "Mozilla/4.0 (compatible; grub-client-1.5.3; Crawl your own stuff with http://grub.org)";
-        assert_eq!(t(grub).as_deref(), Some("grub-client-1.5.3"));
+        assert_eq!(t(grub).as_deref(), Some("grub-client"));
         // A runtime only when nothing else is named.
         assert_eq!(
             t("Mozilla/5.0 (Java) outbrain").as_deref(),
@@ -528,7 +564,7 @@ mod tests {
         }
         assert_eq!(
             token_pattern("Tiny Tiny RSS").as_deref(),
-            Some("(^|[ (;,])Tiny[ ]Tiny[ ]RSS([/ ;),]|$)")
+            Some("(^|[ (;,])Tiny[ ]Tiny[ ]RSS(-v?[0-9][0-9.]*)?([/ ;),]|$)")
         );
     }
 

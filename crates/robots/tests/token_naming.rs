@@ -23,7 +23,7 @@ proptest! {
 
     #[test]
     fn the_pattern_and_the_function_agree(
-        ua in "[bBaAdD (;,/)._-]{0,24}",
+        ua in "[bBaAdD (;,/)._1vV-]{0,24}",
         token in "[bBaAdD._-]{1,4}( [bBaAdD]{1,3})?",
     ) {
         agrees(&ua, &token);
@@ -68,8 +68,38 @@ fn real_forms_of_a_token_are_named() {
         "Mozilla/5.0 (Linux) BadBot",
         "Something (BadBot)",
         "x,BadBot,y",
+        "BadBot-2.0",
+        "Mozilla/5.0 (compatible; badbot-v3; +http://bad.example/)",
+        "BadBot-1.5.3/beta",
     ] {
         assert!(names_token(ua, "BadBot"), "{ua}");
         agrees(ua, "BadBot");
+    }
+}
+
+#[test]
+fn a_version_joined_by_a_dash_is_the_same_client_and_nothing_else_is() {
+    for ua in [
+        "BadBot-2x",
+        "BadBot-",
+        "BadBot-v",
+        "BadBot-1.0-beta",
+        "BadBot-Image/1.0",
+    ] {
+        assert!(!names_token(ua, "BadBot"), "{ua}");
+        agrees(ua, "BadBot");
+    }
+    for (ua, token) in [
+        ("Mozilla/4.0 (compatible; grub-client-1.5.3; Crawl your own stuff with http://grub.org)", "grub-client"),
+        ("Experibot-v2 http://goo.gl/ZAr8wX", "Experibot"),
+        ("Mnogosearch-3.1.21", "Mnogosearch"),
+        ("mattermost-5.19.0", "mattermost"),
+        ("TeamSpeak3-ImageFetcher-1.0", "TeamSpeak3-ImageFetcher"),
+        ("Googlebot-Image/1.0", "Googlebot-Image"),
+        ("Nutch-1.0-beta", "Nutch-1.0-beta"),
+    ] {
+        assert_eq!(product_token(ua).as_deref(), Some(token), "{ua}");
+        assert!(names_token(ua, token), "{ua}");
+        agrees(ua, token);
     }
 }

@@ -342,6 +342,9 @@ mod tests {
         assert_eq!(config(&["--user-agent", ua]).agent, "MyBot");
         let plain = "OpBot/1.0 (+http://op.example/bot)";
         assert_eq!(config(&["--user-agent", plain]).agent, "OpBot");
+        // A version joined by `-` is not part of the group's name.
+        let joined = "TwengaBot-2.0 (+http://www.twenga.com/bot.html)";
+        assert_eq!(config(&["--user-agent", joined]).agent, "TwengaBot");
         let given = ["--user-agent", ua, "--agent", "Other"];
         assert_eq!(config(&given).agent, "Other");
         // A browser's User-Agent names no crawler: refused unless the
