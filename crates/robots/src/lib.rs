@@ -228,10 +228,8 @@ pub fn agent_note(agent: &str) -> Option<String> {
     }
     // A name with digits (`MJ12bot`) or words (`Offline Explorer`) and no
     // version is a crawler's own name: no other is offered.
-    let versioned = |t: &str| {
-        let rest = agent.strip_prefix(t).unwrap_or_default().as_bytes();
-        agent.contains('/') || token::joined_version(rest).is_some_and(|n| n == rest.len())
-    };
+    let versioned =
+        |t: &str| agent.contains('/') || token::without_joined_version(agent) == Some(t);
     let instead = product_token(agent)
         .filter(|t| t != agent && versioned(t))
         .map(|t| format!("; ask for {t}"))

@@ -250,28 +250,36 @@ fn platform_word(lower: &str) -> bool {
 /// The name's leading run of token characters: a character outside them
 /// ends the token (`UnicödeBöt` is `Unic`, as Google's matcher reads a
 /// User-agent line), never dropped from its middle; a version joined by
-/// `-` is left off ([`joined_version`]).
+/// `-` is left off ([`without_joined_version`]).
 fn clean(name: &str) -> String {
     let run: String = name
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         .take(64)
         .collect();
-    let versioned = |dash: usize| {
-        joined_version(&run.as_bytes()[dash..]) == Some(run.len() - dash)
-            && run[..dash].bytes().any(|b| b.is_ascii_alphabetic())
-    };
-    match run.rfind('-') {
-        Some(dash) if versioned(dash) => run[..dash].to_owned(),
-        _ => run,
+    match without_joined_version(&run) {
+        Some(stem) => stem.to_owned(),
+        None => run,
     }
 }
 
-/// The length of the version the bytes `b` open with when it is one joined to
-/// a name by `-`: a `-`, an optional `v`, a digit, then digits and dots
-/// (`-1.5.3`, `-v2`). [`names_token`] and [`token_pattern`] name a token
-/// followed by one, so a rule for `grub-client` holds at every version.
-pub(crate) fn joined_version(b: &[u8]) -> Option<usize> {
+/// `name` without the version joined to its end by `-`
+/// (`grub-client-1.5.3` is `grub-client`), when it ends in one and a
+/// letter stays.
+pub(crate) fn without_joined_version(name: &str) -> Option<&str> {
+    let dash = name.rfind('-')?;
+    let rest = &name.as_bytes()[dash..];
+    let stem = &name[..dash];
+    (joined_version(rest) == Some(rest.len()) && stem.bytes().any(|b| b.is_ascii_alphabetic()))
+        .then_some(stem)
+}
+
+/// The length of the version the bytes `b` open with, when they open
+/// with one joined to a name by `-`: a `-`, an optional `v`, a digit,
+/// then digits and dots (`-1.5.3`, `-v2`). [`names_token`] and
+/// [`token_pattern`] name a token followed by one, so a rule for
+/// `grub-client` holds at every version.
+fn joined_version(b: &[u8]) -> Option<usize> {
     if b.first() != Some(&b'-') {
         return None;
     }
@@ -344,8 +352,8 @@ pub fn page_without_scheme(user_agent: &str) -> Option<&str> {
 /// and ending it or followed by `/`, a space, `;`, `)` or `,`, with or
 /// without a version joined by `-` before that (`BadBot-2.0;`). `BadBot`
 /// is named by `Mozilla/5.0 (compatible; BadBot/1.0)`, by `badbot` and
-/// by `BadBot-v2`, never by `NotBadBot/1`, `BadBotany/1` or `BadBot-2x`. Server rules and the gate
-/// refuse a token by this test, and [`token_pattern`] is it as a regular
+/// by `BadBot-v2`, never by `NotBadBot/1`, `BadBotany/1` or `BadBot-2x`.
+/// Server rules and the gate refuse a token by this test, and [`token_pattern`] is it as a regular
 /// expression.
 ///
 /// ```
