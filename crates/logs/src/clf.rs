@@ -8,8 +8,8 @@ use std::borrow::Cow;
 
 use crate::scan::Scan;
 use crate::{
-    bytes_of, client_of, dash_empty, host_of, request_line, split_absolute, stamp, valid_status,
-    Entry, LineError,
+    bytes_of, client_of, dash_empty, host_of, request_line, split_absolute, stamp, user_of,
+    valid_status, Entry, LineError,
 };
 
 pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
@@ -29,18 +29,22 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         before[n] = f;
         n += 1;
     }
-    // Each field is read as an address once.
-    let (vhost, client) = match n {
-        4 => (Some(before[0]), client_of(before[1])),
+    // Each field is read as an address once; `at` is the client's place.
+    let (vhost, client, at) = match n {
+        4 => (Some(before[0]), client_of(before[1]), 1),
         1..=3 => match client_of(before[0]) {
             None if n >= 2 => match client_of(before[1]) {
-                Some(ip) => (Some(before[0]), Some(ip)),
-                None => (None, None),
+                Some(ip) => (Some(before[0]), Some(ip), 1),
+                None => (None, None, n),
             },
-            first => (None, first),
+            first => (None, first, 0),
         },
         _ => return Err(LineError::field("client", "missing")),
     };
+    // The user is the field just before the time, when one follows the
+    // client: with the ident left out, it is the only one (an ident is
+    // `-` unless identd is asked, which servers no longer do).
+    let user = (n > at + 1).then(|| before[n - 1]);
     let time = s
         .bracketed()
         .ok_or_else(|| LineError::field("time", "missing"))?;
@@ -82,6 +86,7 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         bytes: bytes_sent,
         user_agent: dash_empty(user_agent),
         retry_after,
+        user: user.and_then(|u| user_of(Cow::Borrowed(u))),
         gate: None,
         signature: None,
     })

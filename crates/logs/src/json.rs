@@ -7,7 +7,8 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::{
-    client_of, host_of, request_line, split_absolute, stamp, status_of, Entry, LineError, Signature,
+    client_of, host_of, request_line, split_absolute, stamp, status_of, user_of, Entry, LineError,
+    Signature,
 };
 
 /// Whose JSON a file holds, told by its keys.
@@ -55,6 +56,8 @@ struct Keys {
     target: &'static [&'static str],
     status: &'static [&'static str],
     bytes: &'static [&'static str],
+    /// The authenticated user.
+    user: &'static [&'static str],
     /// Where request headers are, and how a header's key is made.
     headers: fn(&Value, &str) -> Option<String>,
     retry_after: fn(&Value) -> Option<String>,
@@ -98,6 +101,7 @@ const CADDY: Keys = Keys {
     target: &["/request/uri"],
     status: &["status"],
     bytes: &["size"],
+    user: &["user_id"],
     headers: caddy_header,
     retry_after: |v| text(v.get("resp_headers")?.get("Retry-After")),
 };
@@ -110,6 +114,7 @@ const TRAEFIK: Keys = Keys {
     target: &["RequestPath"],
     status: &["DownstreamStatus", "OriginStatus"],
     bytes: &["DownstreamContentSize"],
+    user: &["ClientUsername"],
     headers: traefik_header,
     retry_after: |v| text(v.get("downstream_Retry-After")),
 };
@@ -122,6 +127,7 @@ const CLOUDFLARE: Keys = Keys {
     target: &["ClientRequestURI", "ClientRequestPath"],
     status: &["EdgeResponseStatus", "OriginResponseStatus"],
     bytes: &["EdgeResponseBytes"],
+    user: &[],
     headers: cloudflare_header,
     retry_after: |v| {
         let h = v.get("ResponseHeaders")?.as_object()?;
@@ -148,6 +154,7 @@ const NGINX: Keys = Keys {
     target: &["request_uri", "uri", "path"],
     status: &["status"],
     bytes: &["body_bytes_sent", "bytes_sent", "size"],
+    user: &["remote_user"],
     headers: nginx_header,
     retry_after: |v| text(v.get("sent_http_retry_after")),
 };
@@ -179,7 +186,7 @@ pub(crate) fn parse(line: &str, dialect: Dialect) -> Result<Entry<'static>, Line
 
 /// The facts `--json-fields` can name, and the nginx variable each is
 /// read as.
-const FACTS: [(&str, &str); 13] = [
+const FACTS: [(&str, &str); 14] = [
     ("ip", "remote_addr"),
     ("time", "time"),
     ("host", "host"),
@@ -190,6 +197,7 @@ const FACTS: [(&str, &str); 13] = [
     ("status", "status"),
     ("bytes", "body_bytes_sent"),
     ("user_agent", "http_user_agent"),
+    ("user", "remote_user"),
     ("retry_after", "sent_http_retry_after"),
     ("signature", "http_signature"),
     ("signature_input", "http_signature_input"),
@@ -210,7 +218,7 @@ pub enum JsonFieldsError {
     #[error("`{0}` is not fact=key")]
     Item(String),
     /// A fact this reader does not know.
-    #[error("`{0}` is not one of ip, time, host, method, uri, query, request, status, bytes, user_agent, retry_after, signature, signature_input")]
+    #[error("`{0}` is not one of ip, time, host, method, uri, query, request, status, bytes, user_agent, user, retry_after, signature, signature_input")]
     Fact(String),
     /// Without a time, or without a request (uri or request), nothing can
     /// be judged.
@@ -296,6 +304,7 @@ fn entry(v: &Value, dialect: Dialect) -> Result<Entry<'static>, LineError> {
         bytes: lookup(v, k.bytes).and_then(|b| b.as_u64().or_else(|| b.as_str()?.parse().ok())),
         user_agent: Cow::Owned(header("User-Agent").unwrap_or_default()),
         retry_after: (k.retry_after)(v).map(Cow::Owned),
+        user: text(lookup(v, k.user)).and_then(|u| user_of(Cow::Owned(u))),
         gate: None,
         signature,
     })

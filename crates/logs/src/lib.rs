@@ -84,6 +84,11 @@ pub struct Entry<'a> {
     pub retry_after: Option<Cow<'a, str>>,
     /// The Web Bot Auth headers, when the log records them.
     pub signature: Option<Box<Signature<'a>>>,
+    /// The user the server authenticated the request as, when the log
+    /// records one (`%u` of common and combined logs, nginx's
+    /// `$remote_user`, S3's requester, W3C's `cs-username`, Caddy's
+    /// `user_id`, Traefik's `ClientUsername`); `None` for `-` or empty.
+    pub user: Option<Cow<'a, str>>,
     /// What `mannerly gate` answered (`allow`, `deny`, `slow`), when the
     /// log records its `X-Mannerly-Action` (an nginx `log_format` with
     /// `$gate_action` or `$upstream_http_x_mannerly_action`).
@@ -91,6 +96,14 @@ pub struct Entry<'a> {
 }
 
 impl Entry<'_> {
+    /// Whether the request came with credentials the server accepted: a
+    /// user is logged and the answer was not 401, 403 or 407 (a server
+    /// logs the name a client gave even when it refused the password).
+    /// Such a request is the site's own user, not a stranger's crawler.
+    pub fn signed_in(&self) -> bool {
+        self.user.is_some() && !matches!(self.status, Some(401 | 403 | 407))
+    }
+
     /// The entry with every field owned, free of the line it came from.
     pub fn into_owned(self) -> Entry<'static> {
         let own = |c: Cow<'_, str>| Cow::Owned(c.into_owned());
@@ -104,6 +117,7 @@ impl Entry<'_> {
             bytes: self.bytes,
             user_agent: own(self.user_agent),
             retry_after: self.retry_after.map(own),
+            user: self.user.map(own),
             gate: self.gate.map(own),
             signature: self.signature.map(|s| {
                 Box::new(Signature {
@@ -114,6 +128,11 @@ impl Entry<'_> {
             }),
         }
     }
+}
+
+/// A logged user name: `None` for `-` or empty.
+fn user_of(s: Cow<'_, str>) -> Option<Cow<'_, str>> {
+    Some(s).filter(|u| !u.is_empty() && u != "-")
 }
 
 /// The Web Bot Auth headers of a request (RFC 9421 `Signature` and

@@ -6,7 +6,8 @@ use std::borrow::Cow;
 
 use crate::scan::Scan;
 use crate::{
-    bytes_of, client_of, dash_empty, host_of, request_line, stamp, status_of, Entry, LineError,
+    bytes_of, client_of, dash_empty, host_of, request_line, stamp, status_of, user_of, Entry,
+    LineError,
 };
 
 pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
@@ -21,7 +22,12 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
     let stamp = stamp::clf(time.as_bytes())
         .ok_or_else(|| LineError::field("time", format!("`{time}` is not a time")))?;
     let ip = s.field().unwrap_or_default();
-    s.fields::<4>()
+    // `-` for a request without credentials; else the account or IAM
+    // user that signed it.
+    let requester = s
+        .field()
+        .ok_or_else(|| LineError::field("requester", "missing"))?;
+    s.fields::<3>()
         .map_err(|_| LineError::field("operation", "missing"))?;
     let request = s
         .quoted()
@@ -55,6 +61,7 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         bytes: bytes_of(bytes),
         user_agent: dash_empty(agent),
         retry_after: None,
+        user: user_of(Cow::Borrowed(requester)),
         gate: None,
         signature: None,
     })

@@ -21,6 +21,7 @@ enum Col {
     Bytes,
     Agent,
     Host,
+    User,
     Other,
 }
 
@@ -54,6 +55,7 @@ impl Columns {
                 "sc-bytes" => Col::Bytes,
                 "cs(user-agent)" => Col::Agent,
                 "cs-host" | "cs(host)" | "x-host-header" => Col::Host,
+                "cs-username" => Col::User,
                 _ => Col::Other,
             })
             .collect();
@@ -117,6 +119,7 @@ impl Columns {
                 _ => get(Col::Agent).map_or(Cow::Borrowed(""), |a| self.decode(a)),
             },
             retry_after: None,
+            user: get(Col::User).map(Cow::Borrowed),
             gate: None,
             signature: None,
         })

@@ -282,3 +282,173 @@ fn a_quote_left_open_is_a_damaged_line_never_another_format() {
     // Alone, the damaged line is not taken for the common format.
     assert!(detect(&[damaged]).is_err());
 }
+
+/// The first entry `lines` give, read by the format found from them (or by
+/// `layout`).
+fn first_entry(
+    layout: Option<mannerly_logs::Layout>,
+    lines: &[&str],
+) -> mannerly_logs::Entry<'static> {
+    let mut p = match layout {
+        Some(l) => mannerly_logs::Parser::layout(&l).expect("a layout"),
+        None => detect(lines).unwrap_or_else(|e| panic!("{lines:?}: {e}")),
+    };
+    lines
+        .iter()
+        .find_map(|l| p.parse(l).expect("reads").map(|e| e.into_owned()))
+        .unwrap_or_else(|| panic!("{lines:?}: no entry"))
+}
+
+#[test]
+fn the_user_a_server_authenticated_is_read_wherever_it_is_logged() {
+    use mannerly_logs::Layout;
+    let w3c = |user: &str| {
+        [
+            "#Fields: date time cs-method cs-uri-stem cs-username c-ip cs(User-Agent) sc-status"
+                .to_owned(),
+            format!("2026-03-01 10:00:00 GET /iis {user} 192.0.2.4 ExampleBot/1.0 200"),
+        ]
+    };
+    let (w3c_named, w3c_none) = (w3c(r"CORP\alice"), w3c("-"));
+    // (what, a layout given, lines, the user read)
+    type UserCase<'a> = (&'a str, Option<Layout>, Vec<&'a str>, Option<&'a str>);
+    let cases: Vec<UserCase<'_>> = vec![
+        (
+            "combined",
+            None,
+            vec![
+                r#"192.0.2.1 - alice [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "curl/8.5.0""#,
+            ],
+            Some("alice"),
+        ),
+        (
+            "combined, no user",
+            None,
+            vec![
+                r#"192.0.2.1 - - [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "curl/8.5.0""#,
+            ],
+            None,
+        ),
+        (
+            "vhost combined",
+            None,
+            vec![
+                r#"www.a.test:443 2001:db8::7 - bob [01/Mar/2026:10:00:00 +0000] "GET / HTTP/2.0" 304 0 "-" "curl/8.5.0""#,
+            ],
+            Some("bob"),
+        ),
+        (
+            "ident left out",
+            None,
+            vec![
+                r#"192.0.2.1 carol [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "curl/8.5.0""#,
+            ],
+            Some("carol"),
+        ),
+        (
+            "ident and user left out",
+            None,
+            vec![
+                r#"192.0.2.1 [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "curl/8.5.0""#,
+            ],
+            None,
+        ),
+        (
+            "s3",
+            None,
+            vec![
+                r#"0123abcd bucket [01/Mar/2026:10:00:00 +0000] 192.0.2.8 arn:aws:iam::1:user/x REQ1 REST.GET.OBJECT key.txt "GET /bucket/key.txt HTTP/1.1" 200 - 10 10 5 4 "-" "aws-sdk-go/1.0" - hostid SigV4 ECDHE AuthHeader bucket.s3.amazonaws.com TLSv1.3 -"#,
+            ],
+            Some("arn:aws:iam::1:user/x"),
+        ),
+        (
+            "s3, anonymous",
+            None,
+            vec![
+                r#"0123abcd bucket [01/Mar/2026:10:00:00 +0000] 192.0.2.8 - REQ1 REST.GET.OBJECT key.txt "GET /bucket/key.txt HTTP/1.1" 200 - 10 10 5 4 "-" "ExampleBot/1.0" - hostid - - - bucket.s3.amazonaws.com - -"#,
+            ],
+            None,
+        ),
+        (
+            "w3c",
+            None,
+            w3c_named.iter().map(String::as_str).collect(),
+            Some(r"CORP\alice"),
+        ),
+        (
+            "w3c, no user",
+            None,
+            w3c_none.iter().map(String::as_str).collect(),
+            None,
+        ),
+        (
+            "caddy",
+            None,
+            vec![
+                r#"{"ts":1772359200.5,"request":{"client_ip":"192.0.2.10","method":"GET","host":"www.a.test","uri":"/","headers":{"User-Agent":["curl/8.5.0"]}},"user_id":"Bob","status":200}"#,
+            ],
+            Some("Bob"),
+        ),
+        (
+            "caddy, no user",
+            None,
+            vec![
+                r#"{"ts":1772359200.5,"request":{"client_ip":"192.0.2.10","method":"GET","host":"www.a.test","uri":"/","headers":{"User-Agent":["curl/8.5.0"]}},"user_id":"","status":200}"#,
+            ],
+            None,
+        ),
+        (
+            "traefik",
+            None,
+            vec![
+                r#"{"ClientHost":"192.0.2.11","ClientUsername":"dave","RequestHost":"www.a.test","RequestMethod":"GET","RequestPath":"/","DownstreamStatus":200,"StartUTC":"2026-03-01T10:00:00Z"}"#,
+            ],
+            Some("dave"),
+        ),
+        (
+            "nginx json",
+            None,
+            vec![
+                r#"{"time_iso8601":"2026-03-01T10:00:00+00:00","remote_addr":"192.0.2.13","remote_user":"erin","request":"GET / HTTP/1.1","status":"200"}"#,
+            ],
+            Some("erin"),
+        ),
+        (
+            "json fields",
+            Some(Layout::JsonFields("time=t,uri=u,user=who".into())),
+            vec![r#"{"t":"2026-03-01T10:00:00Z","u":"/","who":"frank"}"#],
+            Some("frank"),
+        ),
+        (
+            "log_format",
+            Some(Layout::Nginx(
+                r#"$remote_addr $remote_user [$time_local] "$request" $status"#.into(),
+            )),
+            vec![r#"192.0.2.1 grace [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" 200"#],
+            Some("grace"),
+        ),
+        (
+            "apache LogFormat",
+            Some(Layout::Apache(r#"%h %l %u %t \"%r\" %>s %b"#.into())),
+            vec![r#"192.0.2.1 - heidi [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5"#],
+            Some("heidi"),
+        ),
+    ];
+    for (what, layout, lines, user) in cases {
+        let e = first_entry(layout, &lines);
+        assert_eq!(e.user.as_deref(), user, "{what}");
+        assert_eq!(e.signed_in(), user.is_some(), "{what}");
+    }
+}
+
+#[test]
+fn a_name_the_server_refused_is_not_signed_in() {
+    for status in [401, 403, 407] {
+        let line = format!(
+            r#"192.0.2.1 - mallory [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" {status} 5 "-" "ExampleBot/1.0""#
+        );
+        let e = first_entry(None, &[&line]);
+        assert_eq!(e.user.as_deref(), Some("mallory"));
+        assert!(!e.signed_in(), "{status}");
+    }
+}

@@ -7,6 +7,12 @@ use mannerly_logs::{detect, open, Format, Lines};
 /// What reading a file gave: its format, the entries read, and the
 /// numbers of the lines left unread.
 fn read(path: &str) -> (Format, usize, Vec<u64>) {
+    let (format, read, unread, _) = read_users(path);
+    (format, read, unread)
+}
+
+/// [`read`], and the entries that name a user the server authenticated.
+fn read_users(path: &str) -> (Format, usize, Vec<u64>, usize) {
     let mut lines = Lines::new(open(path).expect("opens"));
     let mut all = Vec::new();
     while let Some(batch) = lines.next_batch(1 << 20).expect("reads") {
@@ -17,15 +23,18 @@ fn read(path: &str) -> (Format, usize, Vec<u64>) {
     }
     let first: Vec<&str> = all.iter().take(20).map(|(_, l)| l.as_str()).collect();
     let mut parser = detect(&first).expect("a format is found");
-    let (mut read, mut unread) = (0, Vec::new());
+    let (mut read, mut unread, mut users) = (0, Vec::new(), 0);
     for (n, l) in &all {
         match parser.parse(l) {
-            Ok(Some(_)) => read += 1,
+            Ok(Some(e)) => {
+                read += 1;
+                users += usize::from(e.user.is_some());
+            }
             Ok(None) => {}
             Err(_) => unread.push(*n),
         }
     }
-    (parser.format(), read, unread)
+    (parser.format(), read, unread, users)
 }
 
 #[test]
@@ -93,4 +102,30 @@ fn shared_log_samples() {
         - 1;
     assert_eq!(listed, expected.len(), "a sample is not checked");
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn shared_log_samples_name_their_signed_in_users() {
+    let Some(shared) = mannerly_testsupport::shared_dir("the access-log samples") else {
+        println!("SKIPPED: ../shared not found beside the checkout, so the access-log samples were not read (set MANNERLY_SHARED)");
+        return;
+    };
+    // The S3 log's every request was signed by its bucket's owner (the
+    // console, SigV2); Caddy's one basic-auth request names Bob, and one
+    // of nginx's names user123 (its next line, `- [time]`, names none).
+    // No other sample logs a user.
+    for entry in std::fs::read_dir(shared.join("logs")).expect("lists") {
+        let path = entry.expect("an entry").path();
+        let file = path.file_name().and_then(|f| f.to_str()).unwrap_or("");
+        if file == "README.md" {
+            continue;
+        }
+        let want = match file {
+            "s3_nekrassov01_contains_unmatch.log" => 5,
+            "caddy-json_crowdsec.jsonl" | "nginx-combined_crowdsec.log" => 1,
+            _ => 0,
+        };
+        let users = read_users(&path.to_string_lossy()).3;
+        assert_eq!(users, want, "{file}");
+    }
 }
