@@ -68,6 +68,7 @@ fn report(mut a: Auditor<'_>) -> Report {
         bots,
         suspects,
         browser_requests: a.browser_requests,
+        signed_in_requests: a.signed_in_requests,
         late: a.late,
         identity_notes: Vec::new(),
         identity_online: false,

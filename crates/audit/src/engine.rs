@@ -27,7 +27,9 @@ use crate::proposed::WhatIf;
 use crate::report::GateAction;
 use crate::report::{Counts, Example, Finding, Identity, Timeline, Violation, MAX_EXAMPLES};
 use crate::stamp::rfc3339;
-use crate::suspects::{is_asset, is_robots_txt, Client};
+use crate::suspects::{is_robots_txt, Client};
+
+mod people;
 
 /// How an audit judges.
 #[derive(Debug, Clone, PartialEq)]
@@ -180,8 +182,15 @@ pub(crate) struct Group {
 /// Who made a waiting request.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Who {
-    Bot { group: u32, host: u32 },
-    Browser { client: u32 },
+    Bot {
+        group: u32,
+        host: u32,
+    },
+    Browser {
+        client: u32,
+    },
+    /// The site's own user: credentials the server accepted.
+    SignedIn,
 }
 
 /// A request waiting for its turn in time order.
@@ -260,6 +269,9 @@ pub struct Auditor<'r> {
     processed_to: i64,
     pub(crate) late: u64,
     pub(crate) browser_requests: u64,
+    /// Requests with credentials the server accepted: the site's own
+    /// users, never judged (unless the audit is strict).
+    pub(crate) signed_in_requests: u64,
     /// Whether the log records Web Bot Auth headers at all (any request
     /// carried them).
     pub(crate) signatures_logged: bool,
@@ -314,6 +326,7 @@ impl<'r> Auditor<'r> {
             processed_to: i64::MIN,
             late: 0,
             browser_requests: 0,
+            signed_in_requests: 0,
             signatures_logged: false,
             span: None,
             evidence: Vec::new(),
@@ -404,6 +417,7 @@ impl<'r> Auditor<'r> {
             self.tiebreak = tiebreak(file, *n);
         }
         let pending = match kind {
+            _ if self.spares(entry) => self.signed_in(entry),
             Kind::Browser => self.browser(entry, ua),
             Kind::Bot(token) => self.bot(token, ua, entry, identify),
         };
@@ -431,6 +445,9 @@ impl<'r> Auditor<'r> {
         let Classified(Kind::Bot(token), _) = kind else {
             return (None, None);
         };
+        if self.spares(entry) {
+            return (None, None);
+        }
         match &self.tokens[token as usize] {
             (_, Some(k)) => {
                 let verifiable = self.catalogue.get(*k).is_some_and(Known::verifiable);
@@ -710,80 +727,6 @@ impl<'r> Auditor<'r> {
         }
     }
 
-    fn browser(&mut self, entry: &Entry<'_>, ua: u32) -> Pending {
-        self.browser_requests += 1;
-        let key = (entry.client, ua);
-        let id = match self.client_ids.get(&key) {
-            Some(id) => *id,
-            // Past the bound, a new client is not tracked for suspects.
-            None if self.clients.len() >= MAX_CLIENTS => UNTRACKED,
-            None => {
-                let id = self.clients.len() as u32;
-                self.client_ids.insert(key, id);
-                self.clients.push((key, Client::default()));
-                id
-            }
-        };
-        let robots = is_robots_txt(&entry.target);
-        let (disallowed, asset) = match robots {
-            true => (false, false),
-            false => self.browser_path(entry),
-        };
-        let mut untracked = Client::default();
-        let c = match self.clients.get_mut(id as usize) {
-            Some((_, c)) => c,
-            None => &mut untracked,
-        };
-        c.requests += 1;
-        if robots {
-            c.read_robots = true;
-        } else if asset {
-            c.assets += 1;
-        } else {
-            c.pages += 1;
-        }
-        c.disallowed += u64::from(disallowed);
-        Pending {
-            step: Step {
-                millis: entry.stamp.millis,
-                precision_ms: entry.stamp.precision_ms,
-                robots,
-                status: None,
-                retry_until: None,
-                delay_ms: 0,
-                ignored_delay_ms: 0,
-            },
-            tiebreak: self.tiebreak,
-            who: Who::Browser { client: id },
-            bytes: 0,
-            target: Box::from(""),
-            client: None,
-            disallowed: None,
-        }
-    }
-
-    /// Of a browser-looking client's path: whether robots.txt disallows
-    /// it to every crawler (its `*` group), and whether it is an asset.
-    fn browser_path(&mut self, entry: &Entry<'_>) -> (bool, bool) {
-        let host = entry.host.as_deref().unwrap_or("-");
-        let book = self.book;
-        let Some((vid, version)) = book.at(host, entry.stamp.millis) else {
-            return (false, is_asset(&entry.target));
-        };
-        let (rules, seen) = self.browser_rules.entry(vid).or_insert_with(|| {
-            let rules = version.robots.for_agent("mannerly-any-crawler");
-            (rules, FxMap::default())
-        });
-        if let Some(facts) = seen.get(entry.target.as_ref()) {
-            return *facts;
-        }
-        let facts = (!rules.lookup(&entry.target).0, is_asset(&entry.target));
-        if seen.len() < MAX_BROWSER_PATHS {
-            seen.insert(entry.target.as_ref().into(), facts);
-        }
-        facts
-    }
-
     /// Takes, in time order, the requests every file has moved past.
     pub(crate) fn drain(&mut self, all: bool) {
         let watermark = if all {
@@ -827,6 +770,7 @@ impl<'r> Auditor<'r> {
                 }
                 return;
             }
+            Who::SignedIn => return,
             Who::Bot { group, host } => (group, host),
         };
         let g = &mut self.groups[group as usize];

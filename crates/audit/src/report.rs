@@ -387,6 +387,10 @@ pub struct Report {
     pub suspects: Vec<Suspect>,
     /// Requests by browsers.
     pub browser_requests: u64,
+    /// Requests with credentials the server accepted (a user logged, the
+    /// answer not 401, 403 or 407): the site's own users, whatever their
+    /// User-Agent, so not judged (a strict audit judges them as crawlers).
+    pub signed_in_requests: u64,
     /// Requests that arrived later than the reordering window allows
     /// (judged in the order they came).
     pub late: u64,

@@ -3,7 +3,9 @@
 //! previews and monitors listed, not judged), by what it is known to read
 //! (Google and Crawl-delay), for what the log can show (a verified
 //! crawler's robots.txt read counts for its operator's others), and
-//! spoofers' deeds kept the spoofers'. `--strict` judges them all.
+//! spoofers' deeds kept the spoofers'; a request with credentials the
+//! server accepted is the site's own user, never judged. `--strict`
+//! judges them all.
 
 mod common;
 
@@ -215,4 +217,35 @@ fn a_spoofers_deeds_are_the_spoofers_and_an_unchecked_name_says_so() {
         .find(|b| b.address.as_deref() == Some("66.249.66.1"))
         .expect("the other address, on its own");
     assert_eq!(real.counts.violations(), 0, "{text}");
+}
+
+#[test]
+fn a_request_the_server_authenticated_is_the_sites_own_user() {
+    let with_user = |at: i64, user: &str, status: u16| {
+        line(at, "192.0.2.80", "/private/report", "ExampleBot/1.0")
+            .replacen(" - - [", &format!(" - {user} ["), 1)
+            .replacen("\" 200 100 ", &format!("\" {status} 100 "), 1)
+    };
+    // The same crawler's User-Agent fetching a disallowed path, one second
+    // apart: signed in, it is the site's own (a monitor given a password,
+    // the owner's script), so neither the path nor the pace is judged.
+    let signed: Vec<String> = (0..3).map(|i| with_user(i, "alice", 200)).collect();
+    let r = audit(&signed, false, &Unchecked);
+    assert_eq!((r.bots.len(), r.signed_in_requests), (0, 3));
+    assert_eq!(r.violations(), 0);
+    assert!(render::text(&r).contains("signed in: 3 requests"));
+    // A name the server refused (401) is anyone's claim: judged.
+    let refused: Vec<String> = (0..3).map(|i| with_user(i, "alice", 401)).collect();
+    let r = audit(&refused, false, &Unchecked);
+    assert_eq!(r.signed_in_requests, 0);
+    assert!(r.violations() > 0, "the refused requests were not judged");
+    // Without a user the same lines are a crawler's, and break the rules.
+    let anonymous: Vec<String> = (0..3)
+        .map(|i| line(i, "192.0.2.80", "/private/report", "ExampleBot/1.0"))
+        .collect();
+    assert!(audit(&anonymous, false, &Unchecked).violations() > 0);
+    // Strict judges the signed-in ones too.
+    let r = audit(&signed, true, &Unchecked);
+    assert_eq!(r.signed_in_requests, 0);
+    assert!(r.violations() > 0);
 }

@@ -9,19 +9,28 @@ use mannerly_audit::{
     Unchecked,
 };
 
+/// `../shared`, or `None` with the skip said.
+fn shared() -> Option<std::path::PathBuf> {
+    let shared = mannerly_testsupport::shared_dir("the access-log samples");
+    if shared.is_none() {
+        println!("SKIPPED: ../shared not found beside the checkout, so the real logs were not audited (set MANNERLY_SHARED)");
+    }
+    shared
+}
+
+/// One robots.txt for every host.
+fn book(robots: &[u8]) -> RobotsBook {
+    let mut book = RobotsBook::new();
+    book.add(None, None, "robots.txt".into(), robots);
+    book
+}
+
 #[test]
 fn real_logs_blame_only_crawlers_and_each_client_is_itself() {
-    let Some(shared) = mannerly_testsupport::shared_dir("the access-log samples") else {
-        println!("SKIPPED: ../shared not found beside the checkout, so the real logs were not audited (set MANNERLY_SHARED)");
+    let Some(shared) = shared() else {
         return;
     };
-    let mut book = RobotsBook::new();
-    book.add(
-        None,
-        None,
-        "robots.txt".into(),
-        b"User-agent: *\nDisallow: /admin\nDisallow: /wp-login.php\nCrawl-delay: 5\n",
-    );
+    let book = book(b"User-agent: *\nDisallow: /admin\nDisallow: /wp-login.php\nCrawl-delay: 5\n");
     let mut files: Vec<_> = std::fs::read_dir(shared.join("logs"))
         .expect("logs")
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -107,4 +116,54 @@ fn real_logs_blame_only_crawlers_and_each_client_is_itself() {
     }
     println!("{clients} clients judged in the real logs");
     assert!(clients > 20, "{clients}");
+}
+
+#[test]
+fn a_sites_own_signed_in_users_are_never_blamed_in_the_real_logs() {
+    let Some(shared) = shared() else {
+        return;
+    };
+    // Everything disallowed: whoever is judged breaks a rule.
+    let book = book(b"User-agent: *\nDisallow: /\n");
+    // (sample, requests with accepted credentials): the S3 log's are the
+    // bucket owner's console (`S3Console/0.4`, signed with SigV2); nginx's
+    // is user123's curl, Caddy's Bob's.
+    for (file, signed_in) in [
+        ("s3_nekrassov01_contains_unmatch.log", 5),
+        ("nginx-combined_crowdsec.log", 1),
+        ("caddy-json_crowdsec.jsonl", 1),
+    ] {
+        let source = LogSource {
+            path: shared.join("logs").join(file).display().to_string(),
+            format: None,
+            layout: None,
+        };
+        let audit = |options: Options| {
+            audit_logs(
+                std::slice::from_ref(&source),
+                &book,
+                Catalogue::builtin(),
+                options,
+                &mut Unchecked,
+            )
+            .expect("audits")
+        };
+        let report = audit(Options::default());
+        assert_eq!(report.signed_in_requests, signed_in, "{file}");
+        assert!(
+            report.bots.iter().all(|b| b.token != "S3Console"),
+            "{file}: the console judged"
+        );
+        let text = render::text(&report);
+        assert!(
+            text.contains(&format!("signed in: {signed_in} request")),
+            "{file}:\n{text}"
+        );
+        // A strict audit judges every request as a crawler's, these too.
+        let strict = audit(Options {
+            strict: true,
+            ..Options::default()
+        });
+        assert_eq!(strict.signed_in_requests, 0, "{file}");
+    }
 }

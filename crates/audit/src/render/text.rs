@@ -273,6 +273,13 @@ fn text_others(out: &mut String, r: &Report) {
         "  browsers: {}",
         plural(r.browser_requests, "request", "requests")
     );
+    if r.signed_in_requests > 0 {
+        let _ = writeln!(
+            out,
+            "  signed in: {} (credentials the server accepted: the site's own users, not judged)",
+            plural(r.signed_in_requests, "request", "requests")
+        );
+    }
 }
 
 /// Each crawler against the Crawler Best Practices (the busiest first),

@@ -50,7 +50,7 @@ pub struct Args {
     /// JSON lines whose keys are not a known server's: the key (or
     /// `/json/pointer`) of each fact, `ip=client,time=ts,uri=req.path,...`
     /// (facts: ip, time, host, method, uri, query, request, status, bytes,
-    /// user_agent, retry_after, signature, signature_input).
+    /// user_agent, user, retry_after, signature, signature_input).
     #[arg(long, value_name = "FACT=KEY,...", conflicts_with_all = ["log_format", "apache_format"])]
     json_fields: Option<String>,
     /// Seconds a 429 or 503 asked bots to wait when the log does not
@@ -87,10 +87,11 @@ pub struct Args {
     #[arg(long)]
     from_start: bool,
     /// Judge every client as a crawler, by every directive as written:
-    /// feed readers, link previews, monitors, HTTP tools and clients
-    /// without a User-Agent too, and a Crawl-delay a crawler's operator
-    /// documents it ignores (Google's). By default only crawlers are
-    /// judged, by what they are known to read.
+    /// feed readers, link previews, monitors, HTTP tools, clients
+    /// without a User-Agent and the site's own signed-in users too, and a
+    /// Crawl-delay a crawler's operator documents it ignores (Google's).
+    /// By default only crawlers are judged, by what they are known to
+    /// read, and never a request with credentials the server accepted.
     #[arg(long)]
     strict: bool,
     #[command(flatten)]

@@ -64,9 +64,17 @@ pub(super) fn table(out: &mut String, r: &Report) {
     }
     let _ = write!(
         out,
-        "</tbody></table></div><small>Browsers made {} besides.</small>",
+        "</tbody></table></div><small>Browsers made {} besides",
         plural(r.browser_requests, "request", "requests")
     );
+    if r.signed_in_requests > 0 {
+        let _ = write!(
+            out,
+            "; {} came with credentials the server accepted (the site's own users, not judged)",
+            plural(r.signed_in_requests, "request", "requests")
+        );
+    }
+    out.push_str(".</small>");
 }
 
 /// Requests in a crawler's name that failed its operator's check: a row

@@ -65,10 +65,13 @@ fn counter(out: &mut String, value: u64, label: &str, more: &str, bad: bool) {
 fn counters(out: &mut String, r: &Report, broke: u64, spoofers: &[&BotReport]) {
     let bot_requests: u64 = r.bots.iter().map(|b| b.counts.requests).sum();
     out.push_str("<div class=\"counters\">");
-    let browsers = format!("{} by browsers", r.browser_requests);
+    let mut browsers = format!("{} by browsers", r.browser_requests);
+    if r.signed_in_requests > 0 {
+        browsers.push_str(&format!(", {} signed in", r.signed_in_requests));
+    }
     counter(
         out,
-        bot_requests + r.browser_requests,
+        bot_requests + r.browser_requests + r.signed_in_requests,
         "requests",
         &browsers,
         false,
