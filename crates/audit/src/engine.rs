@@ -179,6 +179,14 @@ pub(crate) struct Group {
     pub signed: u64,
 }
 
+/// Whose name a robots.txt read counts for: an operator's crawlers, or
+/// one token's when its operator is not known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Claimant {
+    Operator(u32),
+    Token(u32),
+}
+
 /// Who made a waiting request.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Who {
@@ -252,6 +260,10 @@ pub struct Auditor<'r> {
     /// The latest robots.txt read of a host by a verified crawler of an
     /// operator: (operator, host) -> when.
     operator_reads: FxMap<(u32, u32), i64>,
+    /// The latest robots.txt read of a host by anyone claiming a name and
+    /// not caught spoofing it (its operator's, or the token's when no
+    /// operator is known): (claimant, host) -> when.
+    claimed_reads: FxMap<(Claimant, u32), i64>,
     /// The log's holes, found as its requests are taken in time order.
     pub(crate) holes: Option<Holes>,
     pub(crate) hosts: Vec<String>,
@@ -313,6 +325,7 @@ impl<'r> Auditor<'r> {
             token_operators: Vec::new(),
             operator_ids: FxMap::default(),
             operator_reads: FxMap::default(),
+            claimed_reads: FxMap::default(),
             holes: None,
             hosts: Vec::new(),
             host_ids: FxMap::default(),
@@ -773,18 +786,12 @@ impl<'r> Auditor<'r> {
             Who::SignedIn => return,
             Who::Bot { group, host } => (group, host),
         };
-        let g = &mut self.groups[group as usize];
-        let operator = (g.identity == Identity::Verified)
-            .then(|| self.token_operators[g.token as usize])
-            .flatten();
         let log = LogState {
             slack_ms: slack,
             whole_since,
-            shared_read: operator.and_then(|o| self.operator_reads.get(&(o, host)).copied()),
+            shared_read: self.shared_read(group, host, p.step.robots.then_some(p.step.millis)),
         };
-        if let (Some(o), true) = (operator, p.step.robots) {
-            self.operator_reads.insert((o, host), p.step.millis);
-        }
+        let g = &mut self.groups[group as usize];
         let first = g.hosts.is_empty();
         let pace = g.hosts.entry(host).or_default();
         let mut judged = pace.step(&p.step, &log);
@@ -806,6 +813,34 @@ impl<'r> Auditor<'r> {
             judged.broke.insert(0, Violation::Spoofed);
         }
         self.tell(group, host, &p, judged);
+    }
+
+    /// The latest robots.txt read of `host` that counts for `group`
+    /// besides its own, before this request (`read`: when it is a read
+    /// itself, kept for the others). A verified crawler's counts for its
+    /// operator's verified others. An unchecked name may be anyone's, the
+    /// real crawler's too: a read by anyone claiming it (not caught
+    /// spoofing) counts, so the real one, whose robots.txt and pages come
+    /// from different addresses, is never blamed for not reading it. A
+    /// spoofer's own reads count only for itself.
+    fn shared_read(&mut self, group: u32, host: u32, read: Option<i64>) -> Option<i64> {
+        let g = &self.groups[group as usize];
+        let operator = self.token_operators[g.token as usize];
+        let claimant = operator.map_or(Claimant::Token(g.token), Claimant::Operator);
+        let verified = operator.filter(|_| g.identity == Identity::Verified);
+        let shared = match g.identity {
+            Identity::Verified => verified.and_then(|o| self.operator_reads.get(&(o, host))),
+            Identity::Unverified => self.claimed_reads.get(&(claimant, host)),
+            Identity::Spoofed => None,
+        }
+        .copied();
+        if let (Some(at), false) = (read, g.identity == Identity::Spoofed) {
+            self.claimed_reads.insert((claimant, host), at);
+            if let Some(o) = verified {
+                self.operator_reads.insert((o, host), at);
+            }
+        }
+        shared
     }
 
     /// Keeps examples of the rules a request broke, and streams them as

@@ -160,6 +160,46 @@ fn a_verified_crawlers_robots_read_counts_for_its_operators_others() {
 }
 
 #[test]
+fn an_unchecked_crawler_is_not_blamed_for_a_read_another_of_its_addresses_made() {
+    // Google reads robots.txt from one address and fetches pages from
+    // others. Unchecked (offline, no ranges), each address answers for
+    // its own requests, but the read counts for every address using the
+    // name: the real Googlebot is never blamed for not reading it.
+    let lines = vec![
+        line(0, "66.249.66.1", "/robots.txt", GOOGLEBOT),
+        line(20, "66.249.66.2", "/a", GOOGLEBOT),
+        line(40, "66.249.66.3", "/b", GOOGLEBOT_IMAGE),
+    ];
+    let r = audit(&lines, false, &Unchecked);
+    assert_eq!(r.violations(), 0, "{}", render::text(&r));
+    assert_eq!(r.bots.len(), 3, "each address on its own");
+    // Checked, the same log: verified, the read is the operator's.
+    assert_eq!(audit(&lines, false, &GoogleRanges).violations(), 0);
+    // With no read by anyone using the name, the pages are still blamed.
+    let r = audit(&lines[1..], false, &Unchecked);
+    assert_eq!(
+        r.bots.iter().map(|b| b.counts.before_robots).sum::<u64>(),
+        2
+    );
+    // A spoofer's read counts only for itself; checked, the spoofer's
+    // pages after the real crawler's read are still blamed.
+    let spoofed = vec![
+        line(0, "66.249.66.1", "/robots.txt", GOOGLEBOT),
+        line(20, "203.0.113.9", "/c", GOOGLEBOT),
+        line(30, "203.0.113.8", "/robots.txt", GOOGLEBOT),
+        line(40, "66.249.66.2", "/d", GOOGLEBOT),
+    ];
+    let r = audit(&spoofed, false, &GoogleRanges);
+    let blamed: Vec<(&str, u64)> = r
+        .bots
+        .iter()
+        .filter(|b| b.counts.before_robots > 0)
+        .map(|b| (b.address.as_deref().unwrap_or("-"), b.counts.before_robots))
+        .collect();
+    assert_eq!(blamed, [("203.0.113.9", 1)]);
+}
+
+#[test]
 fn a_spoofers_deeds_are_the_spoofers_and_an_unchecked_name_says_so() {
     let lines = vec![
         line(0, "66.249.66.1", "/robots.txt", GOOGLEBOT),
