@@ -69,12 +69,28 @@ fn report(mut a: Auditor<'_>) -> Report {
         suspects,
         browser_requests: a.browser_requests,
         signed_in_requests: a.signed_in_requests,
+        signed_in: signed_in(&a),
         late: a.late,
         identity_notes: Vec::new(),
         identity_online: false,
         proposed,
         rules: None,
     }
+}
+
+/// Signed-in requests by User-Agent, the most first, then by name.
+fn signed_in(a: &Auditor<'_>) -> Vec<crate::report::SignedIn> {
+    let mut agents: Vec<crate::report::SignedIn> = a
+        .signed_in_agents
+        .iter()
+        .map(|(ua, n)| crate::report::SignedIn {
+            user_agent: a.user_agents.get(*ua as usize).map_or("", |u| u).to_owned(),
+            requests: *n,
+        })
+        .collect();
+    agents.sort_by(|x, y| (y.requests, &x.user_agent).cmp(&(x.requests, &y.user_agent)));
+    agents.truncate(crate::report::MAX_SIGNED_IN_AGENTS);
+    agents
 }
 
 fn bot(a: &Auditor<'_>, g: &crate::engine::Group) -> BotReport {

@@ -284,6 +284,8 @@ pub struct Auditor<'r> {
     /// Requests with credentials the server accepted: the site's own
     /// users, never judged (unless the audit is strict).
     pub(crate) signed_in_requests: u64,
+    /// Those requests by User-Agent (its number).
+    pub(crate) signed_in_agents: FxMap<u32, u64>,
     /// Whether the log records Web Bot Auth headers at all (any request
     /// carried them).
     pub(crate) signatures_logged: bool,
@@ -340,6 +342,7 @@ impl<'r> Auditor<'r> {
             late: 0,
             browser_requests: 0,
             signed_in_requests: 0,
+            signed_in_agents: FxMap::default(),
             signatures_logged: false,
             span: None,
             evidence: Vec::new(),
@@ -430,7 +433,7 @@ impl<'r> Auditor<'r> {
             self.tiebreak = tiebreak(file, *n);
         }
         let pending = match kind {
-            _ if self.spares(entry) => self.signed_in(entry),
+            _ if self.spares(entry) => self.signed_in(entry, ua),
             Kind::Browser => self.browser(entry, ua),
             Kind::Bot(token) => self.bot(token, ua, entry, identify),
         };

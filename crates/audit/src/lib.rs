@@ -100,7 +100,8 @@ pub use mannerly_logs::Layout;
 pub use proposed::{ProposedBot, ProposedExample, ProposedReport, MAX_PROPOSED_EXAMPLES};
 pub use report::{
     BotReport, Counts, Example, FileReport, Finding, GateAction, GateCounts, HostReport, Identity,
-    Report, RobotsSource, Suspect, Timeline, Violation, MAX_EXAMPLES,
+    Report, RobotsSource, SignedIn, Suspect, Timeline, Violation, MAX_EXAMPLES,
+    MAX_SIGNED_IN_AGENTS,
 };
 pub use server_side::{judge, Expect, Seen, ServerReport, MAX_SERVER_EXAMPLES};
 pub use source::{audit_logs, audit_logs_with, LogSource, SourceError};

@@ -309,6 +309,18 @@ impl GateCounts {
     }
 }
 
+/// The most User-Agents a report lists among signed-in requests.
+pub const MAX_SIGNED_IN_AGENTS: usize = 20;
+
+/// Signed-in requests of one User-Agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SignedIn {
+    /// The User-Agent as logged.
+    pub user_agent: String,
+    /// Its requests with credentials the server accepted.
+    pub requests: u64,
+}
+
 /// A client with a browser's User-Agent that behaved like a crawler.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Suspect {
@@ -391,6 +403,10 @@ pub struct Report {
     /// answer not 401, 403 or 407): the site's own users, whatever their
     /// User-Agent, so not judged (a strict audit judges them as crawlers).
     pub signed_in_requests: u64,
+    /// Those requests by User-Agent, the most first (at most
+    /// [`MAX_SIGNED_IN_AGENTS`]): a client that sent an invented name to
+    /// pass as a user (nginx logs a Basic name as sent) shows here.
+    pub signed_in: Vec<SignedIn>,
     /// Requests that arrived later than the reordering window allows
     /// (judged in the order they came).
     pub late: u64,

@@ -273,7 +273,24 @@ fn a_request_the_server_authenticated_is_the_sites_own_user() {
     let r = audit(&signed, false, &Unchecked);
     assert_eq!((r.bots.len(), r.signed_in_requests), (0, 3));
     assert_eq!(r.violations(), 0);
-    assert!(render::text(&r).contains("signed in: 3 requests"));
+    // Listed by User-Agent: a client that invents a name to pass (nginx
+    // logs a Basic name as sent, checked or not) is seen.
+    let by_agent: Vec<(&str, u64)> = r
+        .signed_in
+        .iter()
+        .map(|s| (s.user_agent.as_str(), s.requests))
+        .collect();
+    assert_eq!(by_agent, [("ExampleBot/1.0", 3)]);
+    let text = render::text(&r);
+    assert!(
+        text.contains("signed in: 3 requests") && text.contains("    ExampleBot/1.0: 3 requests"),
+        "{text}"
+    );
+    let html = render::html(&r);
+    assert!(
+        html.contains("by User-Agent, <span class=\"w\">ExampleBot/1.0</span>: 3"),
+        "{html}"
+    );
     // A name the server refused (401) is anyone's claim: judged.
     let refused: Vec<String> = (0..3).map(|i| with_user(i, "alice", 401)).collect();
     let r = audit(&refused, false, &Unchecked);

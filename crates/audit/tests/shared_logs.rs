@@ -150,6 +150,8 @@ fn a_sites_own_signed_in_users_are_never_blamed_in_the_real_logs() {
         };
         let report = audit(Options::default());
         assert_eq!(report.signed_in_requests, signed_in, "{file}");
+        let listed: u64 = report.signed_in.iter().map(|s| s.requests).sum();
+        assert_eq!(listed, signed_in, "{file}: listed by User-Agent");
         assert!(
             report.bots.iter().all(|b| b.token != "S3Console"),
             "{file}: the console judged"

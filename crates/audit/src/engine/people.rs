@@ -17,8 +17,12 @@ impl Auditor<'_> {
         !self.options.strict && entry.signed_in()
     }
 
-    pub(super) fn signed_in(&mut self, entry: &Entry<'_>) -> Pending {
+    /// A signed-in user's request: counted by its User-Agent, so a
+    /// client that invents a name to pass (nginx logs the name a client
+    /// sends, checked or not) is seen by it.
+    pub(super) fn signed_in(&mut self, entry: &Entry<'_>, ua: u32) -> Pending {
         self.signed_in_requests += 1;
+        *self.signed_in_agents.entry(ua).or_default() += 1;
         Pending {
             step: Step {
                 millis: entry.stamp.millis,

@@ -17,6 +17,9 @@ use crate::report::{BotReport, Counts, Identity, Report};
 /// Bots listed under "everyone else", at most.
 const OTHERS: usize = 30;
 
+/// User-Agents of signed-in requests shown, at most (the JSON has more).
+const SIGNED_IN_SHOWN: usize = 5;
+
 /// What a client did, with the rules it broke, in words.
 fn counts_text(c: &Counts) -> String {
     let mut parts = vec![plural(c.requests, "request", "requests")];

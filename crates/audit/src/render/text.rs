@@ -6,7 +6,7 @@ use crate::practices::Grade;
 
 use super::{
     apart_kinds, clean_crawlers, counts_text, coverage_note, graded, ignores_note, name, on_host,
-    plural, unchecked_note, OTHERS,
+    plural, unchecked_note, OTHERS, SIGNED_IN_SHOWN,
 };
 use crate::report::{BotReport, Report};
 
@@ -279,6 +279,18 @@ fn text_others(out: &mut String, r: &Report) {
             "  signed in: {} (credentials the server accepted: the site's own users, not judged)",
             plural(r.signed_in_requests, "request", "requests")
         );
+        for s in r.signed_in.iter().take(SIGNED_IN_SHOWN) {
+            let ua = if s.user_agent.is_empty() {
+                "no User-Agent"
+            } else {
+                &s.user_agent
+            };
+            let _ = writeln!(
+                out,
+                "    {ua}: {}",
+                plural(s.requests, "request", "requests")
+            );
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::super::{name, plural};
+use super::super::{name, plural, SIGNED_IN_SHOWN};
 use super::{anchor, linked, text};
 use crate::kinds::BotKind;
 use crate::report::Report;
@@ -70,9 +70,19 @@ pub(super) fn table(out: &mut String, r: &Report) {
     if r.signed_in_requests > 0 {
         let _ = write!(
             out,
-            "; {} came with credentials the server accepted (the site's own users, not judged)",
+            "; {} came with credentials the server accepted (the site's own users, not judged",
             plural(r.signed_in_requests, "request", "requests")
         );
+        let agents: Vec<String> = r
+            .signed_in
+            .iter()
+            .take(SIGNED_IN_SHOWN)
+            .map(|s| format!("{}: {}", text(&s.user_agent), s.requests))
+            .collect();
+        if !agents.is_empty() {
+            let _ = write!(out, "; by User-Agent, {}", agents.join(", "));
+        }
+        out.push(')');
     }
     out.push_str(".</small>");
 }
