@@ -34,8 +34,9 @@ mod people;
 /// How an audit judges.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
-    /// The Retry-After a 429 or 503 meant when the log does not record the
-    /// header (default 60 s).
+    /// The Retry-After a 429 or 503 meant when the log's layout cannot
+    /// show the header (default 60 s); a layout that logs it and shows
+    /// none sent opens no wait.
     pub retry_after: Duration,
     /// A gap every bot must keep even without a Crawl-delay (default none:
     /// gaps are judged only against Crawl-delay).
@@ -581,7 +582,8 @@ impl<'r> Auditor<'r> {
     }
 
     /// The Retry-After window a 429 or 503 opened, as an instant: as
-    /// logged, else as the crawler's evidence recorded it, else assumed.
+    /// logged, else as the crawler's evidence recorded it, else assumed;
+    /// none when the log records that the server sent no Retry-After.
     fn retry_until(&self, slot: Option<usize>, entry: &Entry<'_>) -> Option<(i64, WindowSource)> {
         if !matches!(entry.status, Some(429 | 503)) {
             return None;
@@ -598,11 +600,12 @@ impl<'r> Auditor<'r> {
             i64::try_from(until.0).ok()
         });
         let assumed = at + self.options.retry_after.as_millis() as i64;
-        Some(match logged {
-            Some(until) => (until, WindowSource::Logged),
-            None => recorded().map_or((assumed, WindowSource::Assumed), |until| {
-                (until, WindowSource::Evidence)
-            }),
+        Some(match (logged, recorded()) {
+            (Some(until), _) => (until, WindowSource::Logged),
+            (None, Some(until)) => (until, WindowSource::Evidence),
+            // The log shows that the server asked for no wait.
+            (None, None) if entry.retry_after_logged => return None,
+            (None, None) => (assumed, WindowSource::Assumed),
         })
     }
 

@@ -306,3 +306,58 @@ fn a_request_the_server_authenticated_is_the_sites_own_user() {
     assert_eq!(r.signed_in_requests, 0);
     assert!(r.violations() > 0);
 }
+
+#[test]
+fn a_log_that_shows_no_retry_after_was_sent_opens_no_window() {
+    // A 503, then the same crawler again 10 s later.
+    let layout = |ra: bool| {
+        let tail = if ra {
+            r#" "$sent_http_retry_after""#
+        } else {
+            ""
+        };
+        mannerly_logs::Layout::Nginx(format!(
+            r#"$remote_addr - - [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"{tail}"#
+        ))
+    };
+    let lines = |ra: &str| {
+        [(0, "/robots.txt", 200), (5, "/a", 503), (15, "/b", 200)].map(|(at, path, status)| {
+            line(at, "192.0.2.50", path, "ExampleBot/1.0").replacen(
+                " 200 100 ",
+                &format!(" {status} 100 "),
+                1,
+            ) + ra
+        })
+    };
+    let audit_with = |layout: mannerly_logs::Layout, lines: &[String]| {
+        let book = book();
+        let mut parser = mannerly_logs::Parser::layout(&layout).expect("a layout");
+        let options = Options {
+            from_start: true,
+            ..Options::default()
+        };
+        let mut auditor = Auditor::new(&book, Catalogue::builtin(), options, 1);
+        for l in lines {
+            let entry = parser.parse(l).expect("reads").expect("a request");
+            auditor.feed(0, &entry, &Unchecked);
+        }
+        auditor.finish()
+    };
+    let ignored = |r: &Report| {
+        r.bots
+            .iter()
+            .map(|b| b.counts.ignored_retry_after)
+            .sum::<u64>()
+    };
+    // The layout logs Retry-After, and the server sent none: no wait was
+    // asked for, so none was ignored.
+    let r = audit_with(layout(true), &lines(r#" "-""#));
+    assert_eq!(ignored(&r), 0, "{}", render::text(&r));
+    // It sent 60: the return after 10 s ignored it.
+    assert_eq!(ignored(&audit_with(layout(true), &lines(r#" "60""#))), 1);
+    // A layout that cannot tell: the wait is assumed (--retry-after), and
+    // the report says so.
+    let r = audit_with(layout(false), &lines(""));
+    assert_eq!(ignored(&r), 1);
+    assert!(render::text(&r).contains("the wait assumed"));
+}

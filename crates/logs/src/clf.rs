@@ -86,6 +86,9 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         bytes: bytes_sent,
         user_agent: dash_empty(user_agent),
         retry_after,
+        // A quoted field after the User-Agent may be anything: a `-`
+        // there does not say that no Retry-After was sent.
+        retry_after_logged: false,
         user: user.and_then(|u| user_of(Cow::Borrowed(u))),
         gate: None,
         signature: None,

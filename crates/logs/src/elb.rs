@@ -40,6 +40,7 @@ pub(crate) fn parse(line: &str, alb: bool) -> Result<Entry<'_>, LineError> {
         bytes: bytes_of(sent),
         user_agent: dash_empty(agent),
         retry_after: None,
+        retry_after_logged: false,
         user: None,
         gate: None,
         signature: None,

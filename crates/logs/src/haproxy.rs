@@ -75,6 +75,7 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         bytes: bytes_of(bytes),
         user_agent: Cow::Borrowed(user_agent),
         retry_after: None,
+        retry_after_logged: false,
         user: None,
         gate: None,
         signature: None,

@@ -61,6 +61,8 @@ struct Keys {
     /// Where request headers are, and how a header's key is made.
     headers: fn(&Value, &str) -> Option<String>,
     retry_after: fn(&Value) -> Option<String>,
+    /// Whether the line records Retry-After at all, sent or not.
+    retry_after_logged: fn(&Value) -> bool,
 }
 
 fn caddy_header(v: &Value, name: &str) -> Option<String> {
@@ -104,6 +106,8 @@ const CADDY: Keys = Keys {
     user: &["user_id"],
     headers: caddy_header,
     retry_after: |v| text(v.get("resp_headers")?.get("Retry-After")),
+    // Caddy logs every response header.
+    retry_after_logged: |v| v.get("resp_headers").is_some_and(Value::is_object),
 };
 
 const TRAEFIK: Keys = Keys {
@@ -117,6 +121,9 @@ const TRAEFIK: Keys = Keys {
     user: &["ClientUsername"],
     headers: traefik_header,
     retry_after: |v| text(v.get("downstream_Retry-After")),
+    // Traefik keeps the headers its configuration names: which, a line
+    // does not say.
+    retry_after_logged: |_| false,
 };
 
 const CLOUDFLARE: Keys = Keys {
@@ -137,6 +144,9 @@ const CLOUDFLARE: Keys = Keys {
                 .map(|(_, v)| v),
         )
     },
+    // Logpush sends the response headers its job names: which, a line
+    // does not say.
+    retry_after_logged: |_| false,
 };
 
 const NGINX: Keys = Keys {
@@ -157,6 +167,7 @@ const NGINX: Keys = Keys {
     user: &["remote_user"],
     headers: nginx_header,
     retry_after: |v| text(v.get("sent_http_retry_after")),
+    retry_after_logged: |v| v.get("sent_http_retry_after").is_some(),
 };
 
 fn lookup<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v Value> {
@@ -304,6 +315,7 @@ fn entry(v: &Value, dialect: Dialect) -> Result<Entry<'static>, LineError> {
         bytes: lookup(v, k.bytes).and_then(|b| b.as_u64().or_else(|| b.as_str()?.parse().ok())),
         user_agent: Cow::Owned(header("User-Agent").unwrap_or_default()),
         retry_after: (k.retry_after)(v).map(Cow::Owned),
+        retry_after_logged: (k.retry_after_logged)(v),
         user: text(lookup(v, k.user)).and_then(|u| user_of(Cow::Owned(u))),
         gate: None,
         signature,

@@ -82,6 +82,12 @@ pub struct Entry<'a> {
     pub user_agent: Cow<'a, str>,
     /// The Retry-After header the server sent, when the log records it.
     pub retry_after: Option<Cow<'a, str>>,
+    /// Whether the line's layout records Retry-After (an nginx
+    /// `log_format` or Apache `LogFormat` with it, nginx JSON with
+    /// `sent_http_retry_after`, Caddy's response headers), so that
+    /// `retry_after: None` means the server sent none; when false, the log
+    /// cannot tell.
+    pub retry_after_logged: bool,
     /// The Web Bot Auth headers, when the log records them.
     pub signature: Option<Box<Signature<'a>>>,
     /// The user the server authenticated the request as, when the log
@@ -117,6 +123,7 @@ impl Entry<'_> {
             bytes: self.bytes,
             user_agent: own(self.user_agent),
             retry_after: self.retry_after.map(own),
+            retry_after_logged: self.retry_after_logged,
             user: self.user.map(own),
             gate: self.gate.map(own),
             signature: self.signature.map(|s| {

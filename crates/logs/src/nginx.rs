@@ -163,6 +163,7 @@ impl LogFormat {
             bytes: get(&["body_bytes_sent", "bytes_sent"]).and_then(bytes_of),
             user_agent: dash_empty(Cow::Borrowed(get(&["http_user_agent"]).unwrap_or(""))),
             retry_after: get(&["sent_http_retry_after"]).map(Cow::Borrowed),
+            retry_after_logged: values.iter().any(|(n, _)| *n == "sent_http_retry_after"),
             user: get(&["remote_user"]).map(Cow::Borrowed),
             gate: get(&["gate_action", "upstream_http_x_mannerly_action"]).map(Cow::Borrowed),
             signature,

@@ -61,6 +61,7 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         bytes: bytes_of(bytes),
         user_agent: dash_empty(agent),
         retry_after: None,
+        retry_after_logged: false,
         user: user_of(Cow::Borrowed(requester)),
         gate: None,
         signature: None,

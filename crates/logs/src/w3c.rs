@@ -119,6 +119,7 @@ impl Columns {
                 _ => get(Col::Agent).map_or(Cow::Borrowed(""), |a| self.decode(a)),
             },
             retry_after: None,
+            retry_after_logged: false,
             user: get(Col::User).map(Cow::Borrowed),
             gate: None,
             signature: None,

@@ -452,3 +452,64 @@ fn a_name_the_server_refused_is_not_signed_in() {
         assert!(!e.signed_in(), "{status}");
     }
 }
+
+#[test]
+fn a_layout_that_logs_retry_after_says_when_none_was_sent() {
+    use mannerly_logs::Layout;
+    let with = r#"$remote_addr [$time_local] "$request" $status "$http_user_agent" "$sent_http_retry_after""#;
+    let line = |ra: &str| {
+        format!(
+            r#"192.0.2.1 [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" 503 "ExampleBot/1.0" "{ra}""#
+        )
+    };
+    let (none, thirty) = (line("-"), line("30"));
+    let caddy = r#"{"ts":1772359200.5,"request":{"client_ip":"192.0.2.10","method":"GET","host":"www.a.test","uri":"/","headers":{"User-Agent":["ExampleBot/1.0"]}},"status":503,"resp_headers":{"Server":["Caddy"]}}"#;
+    let nginx_json = r#"{"time_iso8601":"2026-03-01T10:00:00+00:00","remote_addr":"192.0.2.13","request":"GET / HTTP/1.1","status":"503","http_user_agent":"ExampleBot/1.0","sent_http_retry_after":"-"}"#;
+    let traefik = r#"{"ClientHost":"192.0.2.11","RequestHost":"www.a.test","RequestMethod":"GET","RequestPath":"/","DownstreamStatus":503,"StartUTC":"2026-03-01T10:00:00Z","downstream_Content-Type":"text/plain"}"#;
+    let combined = r#"192.0.2.1 - - [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" 503 5 "-" "ExampleBot/1.0" "-""#;
+    // (what, layout, line, Retry-After read, whether the layout logs it)
+    type Case<'a> = (&'a str, Option<Layout>, &'a str, Option<&'a str>, bool);
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "log_format, none sent",
+            Some(Layout::Nginx(with.into())),
+            &none,
+            None,
+            true,
+        ),
+        (
+            "log_format, 30",
+            Some(Layout::Nginx(with.into())),
+            &thirty,
+            Some("30"),
+            true,
+        ),
+        ("caddy", None, caddy, None, true),
+        ("nginx json", None, nginx_json, Some("-"), true),
+        (
+            "traefik: which headers it keeps is not said",
+            None,
+            traefik,
+            None,
+            false,
+        ),
+        (
+            "combined: a last quoted field may be anything",
+            None,
+            combined,
+            None,
+            false,
+        ),
+    ];
+    for (what, layout, line, ra, logged) in cases {
+        let e = first_entry(layout, &[line]);
+        assert_eq!(e.retry_after.as_deref(), ra, "{what}");
+        assert_eq!(e.retry_after_logged, logged, "{what}");
+    }
+    let without = r#"$remote_addr [$time_local] "$request" $status "$http_user_agent""#;
+    let e = first_entry(
+        Some(Layout::Nginx(without.into())),
+        &[r#"192.0.2.1 [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" 503 "ExampleBot/1.0""#],
+    );
+    assert!(!e.retry_after_logged);
+}

@@ -53,8 +53,9 @@ pub struct Args {
     /// user_agent, user, retry_after, signature, signature_input).
     #[arg(long, value_name = "FACT=KEY,...", conflicts_with_all = ["log_format", "apache_format"])]
     json_fields: Option<String>,
-    /// Seconds a 429 or 503 asked bots to wait when the log does not
-    /// record the Retry-After header.
+    /// Seconds a 429 or 503 asked bots to wait when the log's layout
+    /// cannot show its Retry-After header (one that logs it and shows
+    /// none sent opens no wait).
     #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = crate::crawl::delay_seconds, allow_hyphen_values = true)]
     retry_after: f64,
     /// A gap, in seconds, every bot must keep even where robots.txt sets
