@@ -3,11 +3,12 @@
 //! A site's servers, proxies and CDNs each write their own layout; an
 //! audit needs the same few facts from all of them: when, from which
 //! address, to which host and path, the answer's status and size, the
-//! User-Agent, and (where the server logs it) the Retry-After it sent and
-//! the Web Bot Auth signature headers. [`Entry`] holds those; a [`Parser`]
-//! makes entries from one file's lines; [`detect`] finds a file's
-//! [`Format`] from its first lines; [`open`] reads plain, gzip and zstd
-//! files and [`Lines`] splits them with a cap on a line's length.
+//! User-Agent, and (where the server logs them) the user it was made as,
+//! the Retry-After it sent and the Web Bot Auth signature headers.
+//! [`Entry`] holds those; a [`Parser`] makes entries from one file's
+//! lines; [`detect`] finds a file's [`Format`] from its first lines;
+//! [`open`] reads plain, gzip and zstd files and [`Lines`] splits them
+//! with a cap on a line's length.
 //!
 //! ```
 //! use mannerly_logs::{detect, Format};
@@ -90,10 +91,12 @@ pub struct Entry<'a> {
     pub retry_after_logged: bool,
     /// The Web Bot Auth headers, when the log records them.
     pub signature: Option<Box<Signature<'a>>>,
-    /// The user the server authenticated the request as, when the log
-    /// records one (`%u` of common and combined logs, nginx's
-    /// `$remote_user`, S3's requester, W3C's `cs-username`, Caddy's
-    /// `user_id`, Traefik's `ClientUsername`); `None` for `-` or empty.
+    /// The user the request was made as, when the log records one (`%u`
+    /// of common and combined logs, nginx's `$remote_user`, S3's
+    /// requester, W3C's `cs-username`, Caddy's `user_id`, Traefik's
+    /// `ClientUsername`); `None` for `-` or empty. Most servers log a user
+    /// they authenticated; nginx logs the Basic name a client sends,
+    /// checked or not.
     pub user: Option<Cow<'a, str>>,
     /// What `mannerly gate` answered (`allow`, `deny`, `slow`), when the
     /// log records its `X-Mannerly-Action` (an nginx `log_format` with
@@ -102,10 +105,11 @@ pub struct Entry<'a> {
 }
 
 impl Entry<'_> {
-    /// Whether the request came with credentials the server accepted: a
-    /// user is logged and the answer was not 401, 403 or 407 (a server
-    /// logs the name a client gave even when it refused the password).
-    /// Such a request is the site's own user, not a stranger's crawler.
+    /// Whether the request came with credentials the server accepted, as
+    /// far as the log can show: a user is logged and the answer was not
+    /// 401, 403 or 407 (a server logs the name a client gave even when it
+    /// refused the password). Such a request is the site's own user, not
+    /// a stranger's crawler.
     pub fn signed_in(&self) -> bool {
         self.user.is_some() && !matches!(self.status, Some(401 | 403 | 407))
     }
