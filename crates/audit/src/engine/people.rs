@@ -23,18 +23,24 @@ impl Auditor<'_> {
     pub(super) fn signed_in(&mut self, entry: &Entry<'_>, ua: u32) -> Pending {
         self.signed_in_requests += 1;
         *self.signed_in_agents.entry(ua).or_default() += 1;
+        self.unjudged(entry, false, Who::SignedIn)
+    }
+
+    /// A person's request, waiting its turn in time order only for the
+    /// log's coverage (and a browser's pace): nothing of it is judged.
+    fn unjudged(&self, entry: &Entry<'_>, robots: bool, who: Who) -> Pending {
         Pending {
             step: Step {
                 millis: entry.stamp.millis,
                 precision_ms: entry.stamp.precision_ms,
-                robots: false,
+                robots,
                 status: None,
                 retry_until: None,
                 delay_ms: 0,
                 ignored_delay_ms: 0,
             },
             tiebreak: self.tiebreak,
-            who: Who::SignedIn,
+            who,
             bytes: 0,
             target: Box::from(""),
             client: None,
@@ -75,23 +81,7 @@ impl Auditor<'_> {
             c.pages += 1;
         }
         c.disallowed += u64::from(disallowed);
-        Pending {
-            step: Step {
-                millis: entry.stamp.millis,
-                precision_ms: entry.stamp.precision_ms,
-                robots,
-                status: None,
-                retry_until: None,
-                delay_ms: 0,
-                ignored_delay_ms: 0,
-            },
-            tiebreak: self.tiebreak,
-            who: Who::Browser { client: id },
-            bytes: 0,
-            target: Box::from(""),
-            client: None,
-            disallowed: None,
-        }
+        self.unjudged(entry, robots, Who::Browser { client: id })
     }
 
     /// Of a browser-looking client's path: whether robots.txt disallows
