@@ -39,9 +39,19 @@ fn book() -> RobotsBook {
 }
 
 fn audit(lines: &[String], strict: bool, identify: &dyn Identify) -> Report {
-    let book = book();
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let mut parser = mannerly_logs::detect(&refs).expect("combined");
+    let parser = mannerly_logs::detect(&refs).expect("combined");
+    audit_read(parser, lines, strict, identify)
+}
+
+/// [`audit`], the lines read by `parser`.
+fn audit_read(
+    mut parser: mannerly_logs::Parser,
+    lines: &[String],
+    strict: bool,
+    identify: &dyn Identify,
+) -> Report {
+    let book = book();
     let options = Options {
         from_start: true,
         strict,
@@ -330,18 +340,8 @@ fn a_log_that_shows_no_retry_after_was_sent_opens_no_window() {
         })
     };
     let audit_with = |layout: mannerly_logs::Layout, lines: &[String]| {
-        let book = book();
-        let mut parser = mannerly_logs::Parser::layout(&layout).expect("a layout");
-        let options = Options {
-            from_start: true,
-            ..Options::default()
-        };
-        let mut auditor = Auditor::new(&book, Catalogue::builtin(), options, 1);
-        for l in lines {
-            let entry = parser.parse(l).expect("reads").expect("a request");
-            auditor.feed(0, &entry, &Unchecked);
-        }
-        auditor.finish()
+        let parser = mannerly_logs::Parser::layout(&layout).expect("a layout");
+        audit_read(parser, lines, false, &Unchecked)
     };
     let ignored = |r: &Report| {
         r.bots

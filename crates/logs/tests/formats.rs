@@ -310,25 +310,17 @@ fn the_user_a_server_authenticated_is_read_wherever_it_is_logged() {
         ]
     };
     let (w3c_named, w3c_none) = (w3c(r"CORP\alice"), w3c("-"));
+    // A combined line, with what comes before its time.
+    let clf = |before: &str| {
+        format!(r#"{before} [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "curl/8.5.0""#)
+    };
+    let (alice_line, none_line) = (clf("192.0.2.1 - alice"), clf("192.0.2.1 - -"));
+    let (carol_line, bare_line) = (clf("192.0.2.1 carol"), clf("192.0.2.1"));
     // (what, a layout given, lines, the user read)
     type UserCase<'a> = (&'a str, Option<Layout>, Vec<&'a str>, Option<&'a str>);
     let cases: Vec<UserCase<'_>> = vec![
-        (
-            "combined",
-            None,
-            vec![
-                r#"192.0.2.1 - alice [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "curl/8.5.0""#,
-            ],
-            Some("alice"),
-        ),
-        (
-            "combined, no user",
-            None,
-            vec![
-                r#"192.0.2.1 - - [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "curl/8.5.0""#,
-            ],
-            None,
-        ),
+        ("combined", None, vec![&alice_line], Some("alice")),
+        ("combined, no user", None, vec![&none_line], None),
         (
             "vhost combined",
             None,
@@ -337,22 +329,8 @@ fn the_user_a_server_authenticated_is_read_wherever_it_is_logged() {
             ],
             Some("bob"),
         ),
-        (
-            "ident left out",
-            None,
-            vec![
-                r#"192.0.2.1 carol [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "curl/8.5.0""#,
-            ],
-            Some("carol"),
-        ),
-        (
-            "ident and user left out",
-            None,
-            vec![
-                r#"192.0.2.1 [01/Mar/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "curl/8.5.0""#,
-            ],
-            None,
-        ),
+        ("ident left out", None, vec![&carol_line], Some("carol")),
+        ("ident and user left out", None, vec![&bare_line], None),
         (
             "s3",
             None,
