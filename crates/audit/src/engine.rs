@@ -195,8 +195,13 @@ enum Who {
         group: u32,
         host: u32,
     },
+    /// A browser-looking client's request, with what its path is (its
+    /// counters change when it is processed, with its pace: one look at
+    /// the client's record a request, not two).
     Browser {
         client: u32,
+        asset: bool,
+        disallowed: bool,
     },
     /// The site's own user: credentials the server accepted.
     SignedIn,
@@ -783,8 +788,13 @@ impl<'r> Auditor<'r> {
         holes.step(p.step.millis);
         let whole_since = holes.whole_since;
         let (group, host) = match p.who {
-            Who::Browser { client } => {
+            Who::Browser {
+                client,
+                asset,
+                disallowed,
+            } => {
                 if let Some((_, c)) = self.clients.get_mut(client as usize) {
+                    c.count(p.step.robots, asset, disallowed);
                     c.step(p.step.millis);
                 }
                 return;

@@ -71,6 +71,20 @@ pub(crate) fn is_asset(path: &str) -> bool {
 }
 
 impl Client {
+    /// Counts a request: for robots.txt, an asset, or a page (disallowed
+    /// to every crawler or not).
+    pub(crate) fn count(&mut self, robots: bool, asset: bool, disallowed: bool) {
+        self.requests += 1;
+        if robots {
+            self.read_robots = true;
+        } else if asset {
+            self.assets += 1;
+        } else {
+            self.pages += 1;
+        }
+        self.disallowed += u64::from(disallowed);
+    }
+
     /// Counts a request at `millis` (in time order).
     pub(crate) fn step(&mut self, millis: i64) {
         if let Some(last) = self.last {

@@ -67,21 +67,12 @@ impl Auditor<'_> {
             true => (false, false),
             false => self.browser_path(entry),
         };
-        let mut untracked = Client::default();
-        let c = match self.clients.get_mut(id as usize) {
-            Some((_, c)) => c,
-            None => &mut untracked,
+        let who = Who::Browser {
+            client: id,
+            asset,
+            disallowed,
         };
-        c.requests += 1;
-        if robots {
-            c.read_robots = true;
-        } else if asset {
-            c.assets += 1;
-        } else {
-            c.pages += 1;
-        }
-        c.disallowed += u64::from(disallowed);
-        self.unjudged(entry, robots, Who::Browser { client: id })
+        self.unjudged(entry, robots, who)
     }
 
     /// Of a browser-looking client's path: whether robots.txt disallows
