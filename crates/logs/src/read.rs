@@ -58,8 +58,6 @@ pub struct Lines<R> {
     eof: bool,
     /// Lines ended in the batch being read (its carried start has none).
     ended: u64,
-    /// What each read fills.
-    chunk: Vec<u8>,
     /// A batch's buffer handed back, for the next batch to fill.
     spare: Option<Vec<u8>>,
 }
@@ -86,7 +84,6 @@ impl<R: Read> Lines<R> {
             skipping: false,
             eof: false,
             ended: 0,
-            chunk: Vec::new(),
             spare: None,
         }
     }
@@ -99,24 +96,32 @@ impl<R: Read> Lines<R> {
 
     /// The next batch of about `size` bytes of whole lines; `None` at the
     /// end.
+    ///
+    /// The source reads straight into the batch's buffer, and lines are
+    /// checked where they landed: a buffer handed back keeps its length,
+    /// so its bytes are overwritten rather than zeroed again, and only a
+    /// line too long moves what follows it (copying each read into the
+    /// batch was some 8 % of an audit's CPU).
     pub fn next_batch(&mut self, size: usize) -> io::Result<Option<Batch>> {
         let size = size.max(MAX_LINE + 1);
         let mut text = self.spare.take().unwrap_or_default();
-        text.clear();
-        text.append(&mut self.carry);
         // Room for the whole batch at once: growing it by doubling copied
         // it some twenty times.
-        text.reserve(size + CHUNK);
-        let mut batch = Batch {
-            text,
-            first_line: self.next_line,
-            too_long: Vec::new(),
-        };
-        let mut chunk = std::mem::take(&mut self.chunk);
-        chunk.resize(CHUNK, 0);
+        text.reserve((size + CHUNK).saturating_sub(text.len()));
+        let mut filled = self.carry.len();
+        if text.len() < filled {
+            text.resize(filled, 0);
+        }
+        text[..filled].copy_from_slice(&self.carry);
+        self.carry.clear();
+        let mut too_long = Vec::new();
+        let first_line = self.next_line;
         self.ended = 0;
-        while batch.text.len() < size && !self.eof {
-            let n = match self.inner.read(&mut chunk) {
+        while filled < size && !self.eof {
+            if text.len() < filled + CHUNK {
+                text.resize(filled + CHUNK, 0);
+            }
+            let n = match self.inner.read(&mut text[filled..filled + CHUNK]) {
                 Ok(0) => {
                     self.eof = true;
                     break;
@@ -125,69 +130,86 @@ impl<R: Read> Lines<R> {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             };
-            self.take(&chunk[..n], &mut batch);
+            filled = self.take(&mut text, filled, filled + n, &mut too_long);
         }
-        self.chunk = chunk;
         if !self.eof {
             // Carry the unfinished last line into the next batch.
-            let cut = memchr::memrchr(b'\n', &batch.text).map_or(0, |i| i + 1);
-            self.carry = batch.text.split_off(cut);
+            let cut = memchr::memrchr(b'\n', &text[..filled]).map_or(0, |i| i + 1);
+            self.carry.extend_from_slice(&text[cut..filled]);
+            filled = cut;
         }
+        text.truncate(filled);
         self.next_line += self.ended;
-        if self.eof && batch.text.last().is_some_and(|&b| b != b'\n') {
+        if self.eof && text.last().is_some_and(|&b| b != b'\n') {
             self.next_line += 1;
         }
+        let batch = Batch {
+            text,
+            first_line,
+            too_long,
+        };
         Ok((!batch.text.is_empty() || !batch.too_long.is_empty()).then_some(batch))
     }
 
-    /// Appends `bytes`, dropping what is past [`MAX_LINE`] in any line.
-    fn take(&mut self, mut bytes: &[u8], batch: &mut Batch) {
-        while !bytes.is_empty() {
+    /// Keeps the bytes `text[kept..end]` just read after the kept text
+    /// `text[..kept]`, each line at most [`MAX_LINE`] bytes (a longer one
+    /// becomes an empty line), and says where the kept text now ends.
+    /// What is kept never passes what is read (`kept <= read`), so moving
+    /// it overwrites only bytes already looked at.
+    fn take(
+        &mut self,
+        text: &mut [u8],
+        mut kept: usize,
+        end: usize,
+        too_long: &mut Vec<u64>,
+    ) -> usize {
+        let mut read = kept;
+        while read < end {
             if self.skipping {
-                match memchr::memchr(b'\n', bytes) {
+                match memchr::memchr(b'\n', &text[read..end]) {
                     Some(i) => {
                         self.skipping = false;
-                        batch.text.push(b'\n');
+                        text[kept] = b'\n';
+                        kept += 1;
                         self.ended += 1;
-                        bytes = &bytes[i + 1..];
+                        read += i + 1;
                     }
-                    None => return,
+                    None => return kept,
                 }
                 continue;
             }
-            let line_start = memchr::memrchr(b'\n', &batch.text).map_or(0, |i| i + 1);
-            // Whole lines that fit are taken together, one copy for all.
-            let (fits, lines) = fitting(batch.text.len() - line_start, bytes);
-            batch.text.extend_from_slice(&bytes[..fits]);
+            let line_start = memchr::memrchr(b'\n', &text[..kept]).map_or(0, |i| i + 1);
+            // Whole lines that fit are kept together, moved (if at all) in
+            // one copy.
+            let (fits, lines) = fitting(kept - line_start, &text[read..end]);
+            text.copy_within(read..read + fits, kept);
             self.ended += lines;
-            bytes = &bytes[fits..];
-            if bytes.is_empty() {
-                return;
+            let line_start = if fits > 0 { kept + fits } else { line_start };
+            kept += fits;
+            read += fits;
+            if read == end {
+                return kept;
             }
-            let line_start = if fits > 0 {
-                batch.text.len()
-            } else {
-                line_start
-            };
-            let open = batch.text.len() - line_start;
-            let (piece, rest) = match memchr::memchr(b'\n', bytes) {
-                Some(i) => bytes.split_at(i + 1),
-                None => (bytes, &[][..]),
-            };
-            if open + piece.len() > MAX_LINE + usize::from(piece.last() == Some(&b'\n')) {
-                batch.too_long.push(self.next_line + self.ended);
-                batch.text.truncate(line_start);
-                if piece.last() == Some(&b'\n') {
-                    batch.text.push(b'\n');
+            let open = kept - line_start;
+            let piece_end = memchr::memchr(b'\n', &text[read..end]).map_or(end, |i| read + i + 1);
+            let ends = text[piece_end - 1] == b'\n';
+            if open + (piece_end - read) > MAX_LINE + usize::from(ends) {
+                too_long.push(self.next_line + self.ended);
+                kept = line_start;
+                if ends {
+                    text[kept] = b'\n';
+                    kept += 1;
                 } else {
                     self.skipping = true;
                 }
             } else {
-                batch.text.extend_from_slice(piece);
+                text.copy_within(read..piece_end, kept);
+                kept += piece_end - read;
             }
-            self.ended += u64::from(piece.last() == Some(&b'\n'));
-            bytes = rest;
+            self.ended += u64::from(ends);
+            read = piece_end;
         }
+        kept
     }
 }
 
@@ -242,7 +264,8 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
         /// Batches hold every line that fits as it was, and an empty line
         /// numbered in `too_long` for each that does not, however the
-        /// source's reads and the batches fall.
+        /// source's reads and the batches fall, each batch in the buffer
+        /// the one before it handed back.
         #[test]
         fn batches_keep_every_line_that_fits(
             lengths in proptest::collection::vec(
@@ -278,8 +301,10 @@ mod tests {
                     b.first_line,
                     1 + memchr::memchr_iter(b'\n', &got).count() as u64
                 );
-                got.extend(b.text);
+                got.extend_from_slice(&b.text);
                 got_long.extend(b.too_long);
+                // Its buffer filled again, over the old lines' bytes.
+                lines.give_back(b.text);
             }
             proptest::prop_assert_eq!(got, text);
             proptest::prop_assert_eq!(got_long, long);
