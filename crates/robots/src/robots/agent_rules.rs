@@ -5,7 +5,8 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use super::query::select_groups;
 use super::*;
@@ -22,51 +23,67 @@ use super::*;
 #[derive(Debug, Clone)]
 pub struct AgentRules<'r> {
     robots: &'r Robots,
-    view: ViewRef<'r>,
+    view: &'r View,
 }
 
-/// A view held by the file: the shared one of unnamed crawlers, or one
-/// of its named crawlers' views kept for the next call.
-#[derive(Debug, Clone)]
-enum ViewRef<'r> {
-    Borrowed(&'r View),
-    Kept(Arc<View>),
-}
-
-impl std::ops::Deref for ViewRef<'_> {
-    type Target = View;
-    fn deref(&self) -> &View {
-        match self {
-            ViewRef::Borrowed(v) => v,
-            ViewRef::Kept(v) => v,
-        }
-    }
-}
-
-/// Named crawlers' views kept by the file, the latest used last: a crawler
-/// asking [`Robots::is_allowed`] once per URL gets its view built once, as
-/// if it had kept [`Robots::for_agent`]'s. Equal whatever they hold, and a
+/// Named crawlers' views kept by the file: a slot per token a group
+/// names (told apart case-insensitively, as groups are chosen), each view
+/// built on first use. A crawler asking [`Robots::is_allowed`] once per
+/// URL gets its view built once, as if it had kept [`Robots::for_agent`]'s,
+/// and finds it again without a lock. Equal whatever they hold, and a
 /// clone starts empty.
 #[derive(Debug, Default)]
-pub(super) struct NamedViews(Mutex<Vec<(Box<str>, Arc<View>)>>);
+pub(super) struct NamedViews {
+    slots: OnceLock<Vec<NamedSlot>>,
+    /// The slot found last, tried first: a crawler asks about many URLs
+    /// in a row (a hint only; a stale one costs one comparison).
+    last: AtomicUsize,
+}
 
-/// Named crawlers' views a file keeps, at most.
-const KEPT_VIEWS: usize = 8;
+/// A token's place in the file (its group and agent line) and its view.
+#[derive(Debug)]
+struct NamedSlot {
+    group: u32,
+    line: u32,
+    view: OnceLock<Box<View>>,
+}
 
 impl NamedViews {
-    /// The view of `agent`, built by `build` unless kept.
-    fn get(&self, agent: &str, build: impl FnOnce() -> View) -> Arc<View> {
-        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(i) = kept.iter().rposition(|(a, _)| &**a == agent) {
-            return Arc::clone(&kept[i].1);
+    /// The slot of the token `agent` names, if a group names it.
+    fn slot<'v>(&'v self, groups: &[Group], agent: &str) -> Option<&'v OnceLock<Box<View>>> {
+        let slots = self.slots.get_or_init(|| slots_of(groups));
+        let names = |s: &NamedSlot| {
+            let line = &groups[s.group as usize].agents[s.line as usize];
+            line.token.eq_ignore_ascii_case(agent)
+        };
+        let last = self.last.load(Ordering::Relaxed);
+        if let Some(s) = slots.get(last).filter(|s| names(s)) {
+            return Some(&s.view);
         }
-        let view = Arc::new(build());
-        if kept.len() >= KEPT_VIEWS {
-            kept.remove(0);
-        }
-        kept.push((agent.into(), Arc::clone(&view)));
-        view
+        let i = slots.iter().position(names)?;
+        self.last.store(i, Ordering::Relaxed);
+        Some(&slots[i].view)
     }
+}
+
+/// One slot per agent line that names a token, in file order: the first
+/// line naming a token is the one found, so a token named again (in any
+/// case) leaves an empty slot behind, never a second view. Linear in the
+/// file's agent lines, as choosing groups is.
+fn slots_of(groups: &[Group]) -> Vec<NamedSlot> {
+    let mut slots = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        for (l, line) in group.agents.iter().enumerate() {
+            if !line.global {
+                slots.push(NamedSlot {
+                    group: g as u32,
+                    line: l as u32,
+                    view: OnceLock::new(),
+                });
+            }
+        }
+    }
+    slots
 }
 
 impl Clone for NamedViews {
@@ -292,24 +309,15 @@ fn decision_order(robots: &Robots, groups: &[usize]) -> Vec<usize> {
 impl<'r> AgentRules<'r> {
     /// The view for `user_agent`: the shared one when no group names it.
     pub(super) fn of(robots: &'r Robots, user_agent: &str) -> Self {
-        if !robots.groups.iter().any(|g| g.names(user_agent)) {
-            let view = robots.unnamed_view.0.get_or_init(|| {
-                let (agent_match, groups) = select_groups(&robots.groups, user_agent);
-                View::new(robots, agent_match, groups)
-            });
-            return AgentRules {
-                robots,
-                view: ViewRef::Borrowed(view),
-            };
-        }
-        let view = robots.named_views.get(user_agent, || {
+        let build = || {
             let (agent_match, groups) = select_groups(&robots.groups, user_agent);
             View::new(robots, agent_match, groups)
-        });
-        AgentRules {
-            robots,
-            view: ViewRef::Kept(view),
-        }
+        };
+        let view = match robots.named_views.slot(&robots.groups, user_agent) {
+            Some(slot) => &**slot.get_or_init(|| Box::new(build())),
+            None => robots.unnamed_view.0.get_or_init(build),
+        };
+        AgentRules { robots, view }
     }
 
     /// How the agent selected groups.
@@ -356,7 +364,7 @@ impl<'r> AgentRules<'r> {
     /// The decision for an already extracted (and, in RFC mode, normalised)
     /// path: (allowed, deciding rule index).
     fn decide(&self, path: &[u8]) -> (bool, Option<usize>) {
-        let v = &*self.view;
+        let v = self.view;
         let path_head = head(path);
         let bucket: &[Entry] = index_key(path)
             .and_then(|k| v.by_key.get(&k))
@@ -395,10 +403,12 @@ impl<'r> AgentRules<'r> {
 mod tests {
     use super::*;
 
-    /// More named crawlers than the file keeps views for, asked in turn
-    /// and again: each one-call answer is the full explanation's.
+    /// Many named crawlers asked in turn and again, in any case: each
+    /// one-call answer is the full explanation's, each token has one view
+    /// (built once, whatever the case it is asked in), and a token two
+    /// groups name gets both groups' rules.
     #[test]
-    fn kept_views_answer_as_explain_does_past_the_bound() {
+    fn kept_views_answer_as_explain_does() {
         let name = |i: u8| format!("bot{}", char::from(b'a' + i));
         let mut body = String::new();
         for i in 0..12 {
@@ -407,23 +417,40 @@ mod tests {
                 "User-agent: {n}\nDisallow: /p{i}/\nAllow: /p{i}/ok\n\n"
             ));
         }
+        body.push_str("User-agent: BOTC\nUser-agent: twin\nDisallow: /twin/\n\n");
         body.push_str("User-agent: *\nDisallow: /\n");
         let robots = Robots::parse(body.as_bytes());
+        let agents: Vec<String> = (0..12)
+            .map(name)
+            .chain(["BotA".into(), "TWIN".into(), "unnamed".into()])
+            .collect();
         for round in 0..3 {
-            for i in 0..12 {
-                let agent = name(i);
-                for url in [format!("/p{i}/x"), format!("/p{i}/ok"), "/other".into()] {
-                    let want = robots.explain(&agent, &url).allowed;
+            for (i, agent) in agents.iter().enumerate() {
+                for url in [
+                    format!("/p{i}/x"),
+                    format!("/p{i}/ok"),
+                    "/twin/x".into(),
+                    "/other".into(),
+                ] {
+                    let want = robots.explain(agent, &url).allowed;
                     assert_eq!(
-                        robots.is_allowed(&agent, &url),
+                        robots.is_allowed(agent, &url),
                         want,
                         "{round} {agent} {url}"
                     );
                 }
             }
         }
+        assert!(!robots.is_allowed("botc", "/twin/x"));
+        assert!(robots.is_allowed("botc", "/p2/ok"));
         assert!(!robots.is_allowed("unnamed", "/p1/ok"));
-        let kept = robots.named_views.0.lock().map(|k| k.len()).unwrap_or(0);
-        assert_eq!(kept, KEPT_VIEWS);
+        let slots = robots
+            .named_views
+            .slots
+            .get()
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let built = slots.iter().filter(|s| s.view.get().is_some()).count();
+        assert_eq!(built, 13, "botc and BOTC share one view");
     }
 }

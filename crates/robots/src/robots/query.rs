@@ -92,9 +92,9 @@ impl Robots {
     /// [`as_requested`](crate::as_requested) first.
     ///
     /// The crawler's view ([`for_agent`](Robots::for_agent)) is built on
-    /// the first call and kept by the file for the next ones (for up to
-    /// eight crawlers named in it), so one call per URL costs what a kept
-    /// view does.
+    /// the first call and kept by the file for the next ones (one for each
+    /// crawler a group names, one shared by the rest), so one call per URL
+    /// costs what a kept view does, and finding the view.
     pub fn is_allowed(&self, user_agent: &str, url: &str) -> bool {
         self.for_agent(user_agent).is_allowed(url)
     }
