@@ -52,10 +52,7 @@ impl NamedViews {
     /// The slot of the token `agent` names, if a group names it.
     fn slot<'v>(&'v self, groups: &[Group], agent: &str) -> Option<&'v OnceLock<Box<View>>> {
         let slots = self.slots.get_or_init(|| slots_of(groups));
-        let names = |s: &NamedSlot| {
-            let line = &groups[s.group as usize].agents[s.line as usize];
-            line.token.eq_ignore_ascii_case(agent)
-        };
+        let names = |s: &NamedSlot| groups[s.group as usize].agents[s.line as usize].names(agent);
         let last = self.last.load(Ordering::Relaxed);
         if let Some(s) = slots.get(last).filter(|s| names(s)) {
             return Some(&s.view);

@@ -256,9 +256,15 @@ impl Group {
     }
 
     fn names(&self, agent: &str) -> bool {
-        self.agents
-            .iter()
-            .any(|a| !a.global && a.token.eq_ignore_ascii_case(agent))
+        self.agents.iter().any(|a| a.names(agent))
+    }
+}
+
+impl AgentLine {
+    /// Whether the line names `agent`: its token, compared whole and
+    /// case-insensitively (`*` names no one: it is the fallback).
+    fn names(&self, agent: &str) -> bool {
+        !self.global && self.token.eq_ignore_ascii_case(agent)
     }
 }
 
