@@ -8,6 +8,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
+use super::fold::fold_key;
 use super::query::select_groups;
 use super::*;
 
@@ -34,17 +35,27 @@ pub struct AgentRules<'r> {
 /// clone starts empty.
 #[derive(Debug, Default)]
 pub(super) struct NamedViews {
-    slots: OnceLock<Vec<NamedSlot>>,
+    slots: OnceLock<Slots>,
     /// The slot found last, tried first: a crawler asks about many URLs
     /// in a row (a hint only; a stale one costs one comparison).
     last: AtomicUsize,
 }
 
-/// A token's place in the file (its group and agent line) and its view.
+/// The slots, and a filter that says at once that a crawler no group
+/// names has none: one bit per token's [`fold_key`].
+#[derive(Debug)]
+struct Slots {
+    list: Vec<NamedSlot>,
+    filter: [u64; 4],
+}
+
+/// A token's place in the file (its group and agent line), its
+/// [`fold_key`], and its view.
 #[derive(Debug)]
 struct NamedSlot {
     group: u32,
     line: u32,
+    key: u64,
     view: OnceLock<Box<View>>,
 }
 
@@ -54,12 +65,17 @@ impl NamedViews {
         let slots = self.slots.get_or_init(|| slots_of(groups));
         let names = |s: &NamedSlot| groups[s.group as usize].agents[s.line as usize].names(agent);
         let last = self.last.load(Ordering::Relaxed);
-        if let Some(s) = slots.get(last).filter(|s| names(s)) {
+        if let Some(s) = slots.list.get(last).filter(|s| names(s)) {
             return Some(&s.view);
         }
-        let i = slots.iter().position(names)?;
+        let key = fold_key(agent);
+        let (word, bit) = filter_bit(key);
+        if slots.filter[word] & bit == 0 {
+            return None;
+        }
+        let i = slots.list.iter().position(|s| s.key == key && names(s))?;
         self.last.store(i, Ordering::Relaxed);
-        Some(&slots[i].view)
+        Some(&slots.list[i].view)
     }
 }
 
@@ -67,20 +83,30 @@ impl NamedViews {
 /// line naming a token is the one found, so a token named again (in any
 /// case) leaves an empty slot behind, never a second view. Linear in the
 /// file's agent lines, as choosing groups is.
-fn slots_of(groups: &[Group]) -> Vec<NamedSlot> {
-    let mut slots = Vec::new();
+fn slots_of(groups: &[Group]) -> Slots {
+    let mut list = Vec::new();
+    let mut filter = [0; 4];
     for (g, group) in groups.iter().enumerate() {
         for (l, line) in group.agents.iter().enumerate() {
             if !line.global {
-                slots.push(NamedSlot {
+                let key = fold_key(&line.token);
+                let (word, bit) = filter_bit(key);
+                filter[word] |= bit;
+                list.push(NamedSlot {
                     group: g as u32,
                     line: l as u32,
+                    key,
                     view: OnceLock::new(),
                 });
             }
         }
     }
-    slots
+    Slots { list, filter }
+}
+
+/// Where a key sits in a slot filter: a word and a bit of it.
+fn filter_bit(key: u64) -> (usize, u64) {
+    ((key >> 62) as usize, 1 << ((key >> 56) & 63))
 }
 
 impl Clone for NamedViews {
@@ -445,7 +471,7 @@ mod tests {
             .named_views
             .slots
             .get()
-            .map(Vec::as_slice)
+            .map(|s| s.list.as_slice())
             .unwrap_or(&[]);
         let built = slots.iter().filter(|s| s.view.get().is_some()).count();
         assert_eq!(built, 13, "botc and BOTC share one view");

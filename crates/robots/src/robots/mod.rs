@@ -4,12 +4,14 @@
 //! `agent_rules` is one agent's view, indexed for checking many URLs.
 
 mod agent_rules;
+mod fold;
 mod parser;
 mod pattern_bytes;
 mod query;
 
 pub(crate) use agent_rules::byte_mask;
 pub use agent_rules::AgentRules;
+
 use parser::Parser;
 use pattern_bytes::PatternBytes;
 pub use query::{AgentMatch, MatchedRule, Verdict};
@@ -264,7 +266,7 @@ impl AgentLine {
     /// Whether the line names `agent`: its token, compared whole and
     /// case-insensitively (`*` names no one: it is the fallback).
     fn names(&self, agent: &str) -> bool {
-        !self.global && self.token.eq_ignore_ascii_case(agent)
+        !self.global && fold::eq_ignore_case(&self.token, agent)
     }
 }
 
