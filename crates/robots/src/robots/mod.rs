@@ -1,7 +1,8 @@
 //! The parsed file: its model ([`Robots`], its groups and rules) and how
 //! it is read. The rooms: `parser` builds a [`Robots`] from bytes, line by
 //! line; `query` answers what the file says of an agent and a URL;
-//! `agent_rules` is one agent's view, indexed for checking many URLs.
+//! `agent_rules` is one agent's view, indexed for checking many URLs;
+//! `fold` compares crawler names case-blind, a word at a time.
 
 mod agent_rules;
 mod fold;
