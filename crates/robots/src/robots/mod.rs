@@ -12,7 +12,6 @@ mod query;
 
 pub(crate) use agent_rules::byte_mask;
 pub use agent_rules::AgentRules;
-
 use parser::Parser;
 use pattern_bytes::PatternBytes;
 pub use query::{AgentMatch, MatchedRule, Verdict};
