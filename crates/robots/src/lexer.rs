@@ -22,6 +22,10 @@ pub struct RawLine {
     pub end: usize,
     /// The line held more than [`MAX_LINE_BYTES`] bytes.
     pub too_long: bool,
+    /// Byte offset of the first NUL among the kept bytes.
+    pub nul: Option<usize>,
+    /// Byte offset of the first `#` before `nul` (or the end).
+    pub hash: Option<usize>,
 }
 
 /// Iterates the lines of a body: `\n`, `\r` and `\r\n` end a line, a prefix
@@ -32,6 +36,39 @@ pub struct Lines<'a> {
     pos: usize,
     number: u32,
     done: bool,
+    nul: Ahead,
+    hash: Ahead,
+}
+
+/// The next place a byte occurs at or after the line being read, searched
+/// again only once a line starts past it: a body is searched once per
+/// occurrence, not once per line (NULs and comments are rare, lines many).
+struct Ahead {
+    byte: u8,
+    /// Where the byte next occurs (`usize::MAX`: nowhere); `None` before
+    /// the first search. Lines come in order, so an occurrence at or after
+    /// a line's start is the first one from there.
+    at: Option<usize>,
+}
+
+impl Ahead {
+    fn new(byte: u8) -> Ahead {
+        Ahead { byte, at: None }
+    }
+
+    /// The first occurrence in `body[start..end]`.
+    fn within(&mut self, body: &[u8], start: usize, end: usize) -> Option<usize> {
+        let at = match self.at {
+            Some(at) if at >= start => at,
+            _ => {
+                let at =
+                    memchr::memchr(self.byte, &body[start..]).map_or(usize::MAX, |i| start + i);
+                self.at = Some(at);
+                at
+            }
+        };
+        (at < end).then_some(at)
+    }
 }
 
 impl<'a> Lines<'a> {
@@ -47,6 +84,8 @@ impl<'a> Lines<'a> {
             pos: bom,
             number: 0,
             done: false,
+            nul: Ahead::new(0),
+            hash: Ahead::new(b'#'),
         }
     }
 }
@@ -60,7 +99,7 @@ impl Iterator for Lines<'_> {
         }
         let rest = &self.body[self.pos..];
         let start = self.pos;
-        let (len, next) = match memchr::memchr2(b'\n', b'\r', rest) {
+        let (len, next) = match crate::find::byte2(rest, b'\n', b'\r') {
             Some(i) => {
                 let mut next = start + i + 1;
                 if rest[i] == b'\r' && rest.get(i + 1) == Some(&b'\n') {
@@ -75,12 +114,16 @@ impl Iterator for Lines<'_> {
         };
         self.pos = next;
         self.number = self.number.saturating_add(1);
-        let kept = len.min(MAX_LINE_BYTES);
+        let end = start + len.min(MAX_LINE_BYTES);
+        let nul = self.nul.within(self.body, start, end);
+        let hash = self.hash.within(self.body, start, nul.unwrap_or(end));
         Some(RawLine {
             number: self.number,
             start,
-            end: start + kept,
+            end,
             too_long: len > MAX_LINE_BYTES,
+            nul,
+            hash,
         })
     }
 }
@@ -143,20 +186,11 @@ fn trim(body: &[u8], mut s: usize, mut e: usize) -> (usize, usize) {
 
 /// Splits one line into key and value the way the reference does.
 pub fn lex_line(body: &[u8], line: RawLine) -> LexedLine {
-    let mut end = line.end;
-    let mut has_nul = false;
-    if let Some(i) = memchr::memchr(0, &body[line.start..end]) {
-        end = line.start + i;
-        has_nul = true;
-    }
-    let comment = memchr::memchr(b'#', &body[line.start..end]).map(|i| line.start + i);
-    if let Some(c) = comment {
-        end = c;
-    }
+    let end = line.hash.or(line.nul).unwrap_or(line.end);
     let (s, e) = trim(body, line.start, end);
     let mut out = LexedLine {
-        has_nul,
-        comment,
+        has_nul: line.nul.is_some(),
+        comment: line.hash,
         directive: None,
     };
     if s == e {
@@ -164,7 +198,7 @@ pub fn lex_line(body: &[u8], line: RawLine) -> LexedLine {
     }
     let text = &body[s..e];
     let mut missing_colon = false;
-    let sep = match memchr::memchr(b':', text) {
+    let sep = match crate::find::byte(text, b':') {
         Some(i) => s + i,
         None => {
             // No colon: accept a single run of spaces or tabs as the
@@ -266,6 +300,12 @@ mod tests {
         let l: Vec<_> = Lines::new(&body).collect();
         assert_eq!(l[0].end - l[0].start, MAX_LINE_BYTES);
         assert!(l[0].too_long);
+        // A `#` or NUL in the cut part belongs to no line.
+        let mut body = vec![b'a'; MAX_LINE_BYTES + 10];
+        body.extend_from_slice(b"#\0\nb#");
+        let l: Vec<_> = Lines::new(&body).collect();
+        assert_eq!((l[0].hash, l[0].nul), (None, None));
+        assert_eq!((l[1].hash, l[1].nul), (Some(body.len() - 1), None));
     }
 
     fn kv(line: &str) -> Option<(String, String, KeyKind, bool)> {
@@ -302,5 +342,26 @@ mod tests {
             kv("Allow: /a\0b"),
             Some(("Allow".into(), "/a".into(), KeyKind::Allow, false))
         );
+    }
+
+    proptest::proptest! {
+        /// Each line's NUL and `#` are where a search of that line alone
+        /// finds them, though the body is searched once per occurrence.
+        #[test]
+        fn marks_are_each_lines_own(
+            body in proptest::collection::vec(
+                proptest::sample::select(vec![0u8, b'#', b':', b' ', b'a', b'\n', b'\r']),
+                0..200,
+            )
+        ) {
+            for l in Lines::new(&body) {
+                let line = &body[l.start..l.end];
+                let nul = memchr::memchr(0, line);
+                let content = &line[..nul.unwrap_or(line.len())];
+                let hash = memchr::memchr(b'#', content);
+                proptest::prop_assert_eq!(l.nul, nul.map(|i| l.start + i));
+                proptest::prop_assert_eq!(l.hash, hash.map(|i| l.start + i));
+            }
+        }
     }
 }

@@ -20,11 +20,15 @@ fn lower(w: u64) -> u64 {
 fn word(b: &[u8]) -> u64 {
     let n = b.len();
     let at = |i: usize, len: usize| -> u64 {
-        b.get(i..i + len).map_or(0, |s| {
-            s.iter()
-                .rev()
-                .fold(0, |w, &byte| (w << 8) | u64::from(byte))
-        })
+        let Some(s) = b.get(i..i + len) else {
+            return 0;
+        };
+        match len {
+            8 => <[u8; 8]>::try_from(s).map_or(0, u64::from_le_bytes),
+            4 => <[u8; 4]>::try_from(s).map_or(0, |a| u64::from(u32::from_le_bytes(a))),
+            2 => <[u8; 2]>::try_from(s).map_or(0, |a| u64::from(u16::from_le_bytes(a))),
+            _ => s.first().map_or(0, |&x| u64::from(x)),
+        }
     };
     match n {
         8.. => at(0, 8),

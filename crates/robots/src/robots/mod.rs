@@ -146,7 +146,7 @@ impl Rule {
         // Over the bytes before a final `$` (an anchor): where the first
         // `*` is, and which bytes occur.
         let literal = effective.strip_suffix(b"$").unwrap_or(effective);
-        let first_star = memchr::memchr(b'*', literal).map_or(u32::MAX, |i| i as u32);
+        let first_star = crate::find::byte(literal, b'*').map_or(u32::MAX, |i| i as u32);
         let required = byte_mask(literal);
         Rule {
             required: required & !byte_mask(b"*"),

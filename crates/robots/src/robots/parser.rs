@@ -418,7 +418,7 @@ impl Parser {
         // Most values are plain ASCII with nothing to escape: matched as
         // written, with no copy and no UTF-8 check.
         let plain = value.is_ascii()
-            && memchr::memchr(b'%', value).is_none()
+            && crate::find::byte(value, b'%').is_none()
             && (self.options.mode == Mode::Google || !rfc_escapes(value));
         let effective: Cow<'_, [u8]> = match (plain, self.options.mode) {
             (true, _) => Cow::Borrowed(value),

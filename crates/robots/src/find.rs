@@ -1,0 +1,96 @@
+//! Finding a byte, or the first of two, in the short slices a
+//! robots.txt is made of: a line, a key, a value. A vector search
+//! pays a setup that costs more than reading twenty bytes, and is called
+//! for every line; here the first bytes are read eight at a
+//! time, and only a longer tail goes to `memchr`.
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// Bytes read a word at a time before the rest goes to a vector search.
+const SHORT: usize = 64;
+
+/// The high bit of each byte of `w` that equals `b`. Bytes above a match
+/// may be marked too (a borrow runs on), never a byte below the first one:
+/// the lowest mark is exact.
+fn marks(w: u64, b: u8) -> u64 {
+    let x = w ^ (ONES * u64::from(b));
+    x.wrapping_sub(ONES) & !x & HIGH
+}
+
+/// The first of `needles` in `hay`, reading up to [`SHORT`] bytes by
+/// words and handing what is past them to `tail`.
+fn first_of<const N: usize>(
+    hay: &[u8],
+    needles: [u8; N],
+    tail: impl Fn(&[u8]) -> Option<usize>,
+) -> Option<usize> {
+    let (head, rest) = hay.split_at(hay.len().min(SHORT));
+    let in_word = |bytes: &[u8]| -> u64 {
+        let mut w = [0; 8];
+        w.copy_from_slice(bytes);
+        let w = u64::from_le_bytes(w);
+        needles.iter().fold(0, |m, &b| m | marks(w, b))
+    };
+    let mut words = head.chunks_exact(8);
+    let mut at = 0;
+    for chunk in words.by_ref() {
+        let m = in_word(chunk);
+        if m != 0 {
+            return Some(at + (m.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    if let Some(i) = words.remainder().iter().position(|b| needles.contains(b)) {
+        return Some(at + i);
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    tail(rest).map(|i| SHORT + i)
+}
+
+/// `memchr::memchr`, cheaper on short slices.
+pub(crate) fn byte(hay: &[u8], b: u8) -> Option<usize> {
+    first_of(hay, [b], |r| memchr::memchr(b, r))
+}
+
+/// `memchr::memchr2`, cheaper on short slices.
+pub(crate) fn byte2(hay: &[u8], a: u8, b: u8) -> Option<usize> {
+    first_of(hay, [a, b], |r| memchr::memchr2(a, b, r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_first_and_only_in_range() {
+        assert_eq!(byte(b"", b'#'), None);
+        assert_eq!(byte(b"/a#b#", b'#'), Some(2));
+        assert_eq!(byte2(b"abcdefgh\r\n", b'\n', b'\r'), Some(8));
+        // A borrow past a match marks the byte above it, never below.
+        assert_eq!(byte(b"\x01\x00\x01\x01\x01\x01\x01\x01", 0), Some(1));
+        let mut long = vec![b'a'; 200];
+        long[150] = b':';
+        assert_eq!(byte(&long, b':'), Some(150));
+        assert_eq!(byte(&long[..150], b':'), None);
+    }
+
+    proptest::proptest! {
+        /// Whatever the bytes and wherever the word boundaries and the
+        /// hand-over to `memchr` fall, the answer is `memchr`'s.
+        #[test]
+        fn agrees_with_memchr(
+            hay in proptest::collection::vec(
+                proptest::sample::select(vec![0u8, 1, b'#', b'/', b'?', b'\n', b'\r', 0x80, 0xFF, b'a']),
+                0..160,
+            ),
+            a in proptest::sample::select(vec![0u8, 1, b'#', b'/', 0x80, 0xFF]),
+            b in proptest::sample::select(vec![b'?', b'\n', 0x7F, b'a']),
+        ) {
+            proptest::prop_assert_eq!(byte(&hay, a), memchr::memchr(a, &hay));
+            proptest::prop_assert_eq!(byte2(&hay, a, b), memchr::memchr2(a, b, &hay));
+        }
+    }
+}
