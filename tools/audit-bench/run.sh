@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 lines=${1:-1000000}
 rounds=${ROUNDS:-3}
+command -v goaccess > /dev/null || { echo "goaccess not found: apt-get install goaccess" >&2; exit 2; }
 cargo build --release --quiet -p mannerly-cli --bin mannerly
 cargo build --release --quiet -p mannerly-audit --example gen_log
 bin=target/release/mannerly

@@ -285,7 +285,11 @@ pub struct Auditor<'r> {
     /// against, and what `browser_path` found of each path asked
     /// (browsers' paths repeat: a site's pages and assets).
     browser_rules: FxMap<VersionId, (AgentRules<'r>, BrowserPaths)>,
-    pub(crate) clients: Vec<(ClientKey, Client)>,
+    /// Browser-looking clients' records (each read for every request of
+    /// theirs, in time order: 48 bytes, their keys kept apart), their keys,
+    /// and their numbers.
+    pub(crate) clients: Vec<Client>,
+    pub(crate) client_keys: Vec<ClientKey>,
     client_ids: FxMap<ClientKey, u32>,
     waiting: Reorder<Pending>,
     latest: Vec<i64>,
@@ -347,6 +351,7 @@ impl<'r> Auditor<'r> {
             deciding_lines: Vec::new(),
             browser_rules: FxMap::default(),
             clients: Vec::new(),
+            client_keys: Vec::new(),
             client_ids: FxMap::default(),
             waiting: Reorder::new(),
             latest: vec![i64::MIN; files.max(1)],
@@ -802,7 +807,7 @@ impl<'r> Auditor<'r> {
                 asset,
                 disallowed,
             } => {
-                if let Some((_, c)) = self.clients.get_mut(client as usize) {
+                if let Some(c) = self.clients.get_mut(client as usize) {
                     c.count(p.step.robots, asset, disallowed);
                     c.step(p.step.millis);
                 }
@@ -983,5 +988,12 @@ mod tests {
     #[test]
     fn a_waiting_request_fits_in_128_bytes() {
         assert!(std::mem::size_of::<super::Pending>() <= 128);
+    }
+
+    /// A browser client's record is read for every browser request, among
+    /// millions: it stays within 48 bytes.
+    #[test]
+    fn a_browser_clients_record_fits_in_48_bytes() {
+        assert!(std::mem::size_of::<crate::suspects::Client>() <= 48);
     }
 }

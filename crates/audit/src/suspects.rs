@@ -11,15 +11,21 @@ use crate::report::Suspect;
 pub const MIN_PAGES: u64 = 20;
 
 /// One browser client (an address with a User-Agent), taken in time order.
+/// An audit of a busy site holds millions and reads one for every browser
+/// request, mostly from memory rather than cache: counts are 32-bit
+/// (saturating; no one client asks four billion times in a log) so a
+/// record is 48 bytes, not 88.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Client {
-    pub requests: u64,
-    pub pages: u64,
-    pub assets: u64,
-    pub disallowed: u64,
-    pub read_robots: bool,
-    last: Option<i64>,
-    gaps: u64,
+    requests: u32,
+    pages: u32,
+    assets: u32,
+    disallowed: u32,
+    gaps: u32,
+    read_robots: bool,
+    /// Whether `last` holds a request's time.
+    stepped: bool,
+    last: i64,
     sum: f64,
     sum_sq: f64,
 }
@@ -74,33 +80,34 @@ impl Client {
     /// Counts a request: for robots.txt, an asset, or a page (disallowed
     /// to every crawler or not).
     pub(crate) fn count(&mut self, robots: bool, asset: bool, disallowed: bool) {
-        self.requests += 1;
+        self.requests = self.requests.saturating_add(1);
         if robots {
             self.read_robots = true;
         } else if asset {
-            self.assets += 1;
+            self.assets = self.assets.saturating_add(1);
         } else {
-            self.pages += 1;
+            self.pages = self.pages.saturating_add(1);
         }
-        self.disallowed += u64::from(disallowed);
+        self.disallowed = self.disallowed.saturating_add(u32::from(disallowed));
     }
 
     /// Counts a request at `millis` (in time order).
     pub(crate) fn step(&mut self, millis: i64) {
-        if let Some(last) = self.last {
-            let gap = (millis - last).max(0) as f64 / 1000.0;
-            self.gaps += 1;
+        if self.stepped {
+            let gap = (millis - self.last).max(0) as f64 / 1000.0;
+            self.gaps = self.gaps.saturating_add(1);
             self.sum += gap;
             self.sum_sq += gap * gap;
         }
-        self.last = Some(millis);
+        self.stepped = true;
+        self.last = millis;
     }
 
     fn variation(&self) -> Option<f64> {
         if self.gaps < 2 {
             return None;
         }
-        let n = self.gaps as f64;
+        let n = f64::from(self.gaps);
         let mean = self.sum / n;
         let var = (self.sum_sq / n - mean * mean).max(0.0);
         (mean > 0.0).then(|| var.sqrt() / mean)
@@ -108,7 +115,7 @@ impl Client {
 
     /// The client as a suspect, when its behaviour says crawler.
     pub(crate) fn judge(&self, client: Option<IpAddr>, user_agent: &str) -> Option<Suspect> {
-        if self.pages < MIN_PAGES || self.assets > 0 {
+        if u64::from(self.pages) < MIN_PAGES || self.assets > 0 {
             return None;
         }
         let variation = self.variation();
@@ -134,10 +141,10 @@ impl Client {
             // Written out only for a suspect: most clients are not.
             client: client.map_or_else(|| "-".to_owned(), |ip| ip.to_string()),
             user_agent: user_agent.to_owned(),
-            requests: self.requests,
-            pages: self.pages,
-            assets: self.assets,
-            disallowed: self.disallowed,
+            requests: self.requests.into(),
+            pages: self.pages.into(),
+            assets: self.assets.into(),
+            disallowed: self.disallowed.into(),
             read_robots: self.read_robots,
             gap_variation: variation,
             evidence,
@@ -147,7 +154,22 @@ impl Client {
 
 #[cfg(test)]
 mod tests {
-    use super::is_asset;
+    use super::{is_asset, Client};
+
+    #[test]
+    fn a_clients_counts_stop_at_their_bound_rather_than_wrap() {
+        let mut c = Client {
+            requests: u32::MAX,
+            pages: u32::MAX,
+            disallowed: u32::MAX,
+            ..Client::default()
+        };
+        c.count(false, false, true);
+        assert_eq!(
+            (c.requests, c.pages, c.disallowed),
+            (u32::MAX, u32::MAX, u32::MAX)
+        );
+    }
 
     #[test]
     fn an_asset_is_known_by_its_last_segments_extension() {

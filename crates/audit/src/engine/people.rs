@@ -58,7 +58,8 @@ impl Auditor<'_> {
             None => {
                 let id = self.clients.len() as u32;
                 self.client_ids.insert(key, id);
-                self.clients.push((key, Client::default()));
+                self.client_keys.push(key);
+                self.clients.push(Client::default());
                 id
             }
         };
