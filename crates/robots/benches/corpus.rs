@@ -158,19 +158,17 @@ fn main() {
         (checks, agree)
     };
     // `MANNERLY_BENCH_ONLY`: one mode alone is timed (for a profile).
-    let only = std::env::var("MANNERLY_BENCH_ONLY").unwrap_or_default();
-    for (mode, name) in [
-        ("file", "mannerly (parse once per file)"),
-        ("call", "mannerly (one call per check)"),
-    ] {
-        if only == mode {
-            let o = match mode {
-                "file" => time(rounds, || ours_run(false)),
-                _ => time(rounds, one_call_run),
-            };
-            println!("{name:<44} {:>9.1} ms", o.best.as_secs_f64() * 1e3);
-            return;
-        }
+    let only = match std::env::var("MANNERLY_BENCH_ONLY").as_deref() {
+        Ok("file") => Some((
+            "mannerly (parse once per file)",
+            time(rounds, || ours_run(false)),
+        )),
+        Ok("call") => Some(("mannerly (one call per check)", time(rounds, one_call_run))),
+        _ => None,
+    };
+    if let Some((name, o)) = only {
+        println!("{name:<44} {:>9.1} ms", o.best.as_secs_f64() * 1e3);
+        return;
     }
     let ours = time(rounds, || ours_run(false));
     let one_call = time(rounds, one_call_run);
