@@ -808,8 +808,7 @@ impl<'r> Auditor<'r> {
                 disallowed,
             } => {
                 if let Some(c) = self.clients.get_mut(client as usize) {
-                    c.count(p.step.robots, asset, disallowed);
-                    c.step(p.step.millis);
+                    c.take(p.step.robots, asset, disallowed, p.step.millis);
                 }
                 return;
             }

@@ -21,10 +21,8 @@ pub(crate) struct Client {
     pages: u32,
     assets: u32,
     disallowed: u32,
-    gaps: u32,
     read_robots: bool,
-    /// Whether `last` holds a request's time.
-    stepped: bool,
+    /// The time of the latest request, once there is one.
     last: i64,
     sum: f64,
     sum_sq: f64,
@@ -77,9 +75,16 @@ pub(crate) fn is_asset(path: &str) -> bool {
 }
 
 impl Client {
-    /// Counts a request: for robots.txt, an asset, or a page (disallowed
-    /// to every crawler or not).
-    pub(crate) fn count(&mut self, robots: bool, asset: bool, disallowed: bool) {
+    /// Takes a request at `millis` (in time order): for robots.txt, an
+    /// asset, or a page (disallowed to every crawler or not). Every request
+    /// after the first adds a gap, so there are `requests - 1` of them.
+    pub(crate) fn take(&mut self, robots: bool, asset: bool, disallowed: bool, millis: i64) {
+        if self.requests > 0 {
+            let gap = (millis - self.last).max(0) as f64 / 1000.0;
+            self.sum += gap;
+            self.sum_sq += gap * gap;
+        }
+        self.last = millis;
         self.requests = self.requests.saturating_add(1);
         if robots {
             self.read_robots = true;
@@ -91,23 +96,12 @@ impl Client {
         self.disallowed = self.disallowed.saturating_add(u32::from(disallowed));
     }
 
-    /// Counts a request at `millis` (in time order).
-    pub(crate) fn step(&mut self, millis: i64) {
-        if self.stepped {
-            let gap = (millis - self.last).max(0) as f64 / 1000.0;
-            self.gaps = self.gaps.saturating_add(1);
-            self.sum += gap;
-            self.sum_sq += gap * gap;
-        }
-        self.stepped = true;
-        self.last = millis;
-    }
-
     fn variation(&self) -> Option<f64> {
-        if self.gaps < 2 {
+        let gaps = self.requests.saturating_sub(1);
+        if gaps < 2 {
             return None;
         }
-        let n = f64::from(self.gaps);
+        let n = f64::from(gaps);
         let mean = self.sum / n;
         let var = (self.sum_sq / n - mean * mean).max(0.0);
         (mean > 0.0).then(|| var.sqrt() / mean)
@@ -164,7 +158,7 @@ mod tests {
             disallowed: u32::MAX,
             ..Client::default()
         };
-        c.count(false, false, true);
+        c.take(false, false, true, 0);
         assert_eq!(
             (c.requests, c.pages, c.disallowed),
             (u32::MAX, u32::MAX, u32::MAX)
