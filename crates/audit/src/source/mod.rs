@@ -1,7 +1,8 @@
 //! Reading log files into an audit. Each file is read and parsed a batch
-//! at a time on its own thread (pieces of a batch on every core), while
-//! the audit judges the batch before; files are taken in step by time, so
-//! requests from several servers interleave as they happened.
+//! at a time on its own thread (pieces of a batch on the other cores too,
+//! when there are more than two), while the audit judges the batch
+//! before; files are taken in step by time, so requests from several
+//! servers interleave as they happened.
 
 use std::sync::mpsc;
 
