@@ -1,7 +1,8 @@
 //! One log read a batch at a time: its format found (or given) from the
 //! first batch, each batch cut into pieces that are checked as UTF-8 and
-//! parsed on every core the judging leaves, the entries kept with the bytes they point into
-//! (so a batch can be parsed on one thread and judged on another).
+//! parsed on the cores the judging leaves, the entries kept with the
+//! bytes they point into (so a batch can be parsed on one thread and
+//! judged on another).
 
 use std::io::Read;
 
@@ -153,8 +154,8 @@ impl ParsedBatch {
     }
 }
 
-/// A batch's lines parsed on `threads` threads, numbered from `first_line`; with
-/// no parser, every line that is not blank is an error.
+/// A batch's lines parsed on `threads` threads, numbered from
+/// `first_line`; with no parser, every line that is not blank is an error.
 ///
 /// The pieces are shared out in runs, one a thread: this thread parses
 /// the first and a thread of the batch's own each of the others. Threads
@@ -203,7 +204,7 @@ fn parse<'a>(
 /// The threads a batch is parsed on: every core but the one the audit
 /// judges on, and at least one. On two cores the reader parses alone
 /// while the judge works: a second parsing thread only took turns with
-/// them (4 % more CPU, 8 % more wall time on a million lines).
+/// them (4-6 % more CPU, 3-8 % more wall time on a million lines).
 fn parse_threads() -> usize {
     static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *THREADS.get_or_init(|| {
@@ -296,8 +297,8 @@ fn advance(parser: &mut Parser, owned: &Owned) {
 mod tests {
     use super::*;
 
-    /// A batch cut into more pieces than there are cores reads, line by
-    /// line and in order, as each line parsed alone: the runs given to
+    /// A batch cut into more pieces than there are threads reads, line
+    /// by line and in order, as each line parsed alone: the runs given to
     /// other threads come back in their place, a piece with stray bytes
     /// included.
     #[test]
