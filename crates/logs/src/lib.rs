@@ -192,7 +192,8 @@ impl LineError {
 fn request_line(request: Cow<'_, str>) -> (Cow<'_, str>, Cow<'_, str>) {
     let text: &str = &request;
     let b = text.as_bytes();
-    let Some(m_end) = memchr::memchr(b' ', b) else {
+    // A method is a few bytes: a plain scan beats starting a vector search.
+    let Some(m_end) = b.iter().position(|&c| c == b' ') else {
         return (Cow::Borrowed(""), request);
     };
     let t_end = memchr::memchr(b' ', &b[m_end + 1..]).map_or(b.len(), |i| m_end + 1 + i);
@@ -298,27 +299,28 @@ fn dotted_quad(b: &[u8]) -> Option<std::net::Ipv4Addr> {
     if b.len() < 7 || b.len() > 15 {
         return None;
     }
+    // One pass: the part being read, its value and its digits so far.
     let mut parts = [0u8; 4];
-    let mut split = b.split(|&c| c == b'.');
-    for part in &mut parts {
-        *part = octet(split.next()?)?;
-    }
-    split.next().is_none().then_some(parts.into())
-}
-
-/// One part of a dotted quad: one to three digits, no leading zero, at
-/// most 255.
-fn octet(p: &[u8]) -> Option<u8> {
-    let digit = |c: u8| c.is_ascii_digit().then(|| c - b'0');
-    match *p {
-        [a] => digit(a),
-        [a, b] if a != b'0' => Some(digit(a)? * 10 + digit(b)?),
-        [a, b, c] if a != b'0' => {
-            let v = u16::from(digit(a)?) * 100 + u16::from(digit(b)?) * 10 + u16::from(digit(c)?);
-            u8::try_from(v).ok()
+    let (mut part, mut value, mut digits) = (0, 0u16, 0);
+    for &c in b {
+        if c == b'.' {
+            let slot = parts.get_mut(part).filter(|_| digits > 0 && part < 3)?;
+            *slot = u8::try_from(value).ok()?;
+            (part, value, digits) = (part + 1, 0, 0);
+            continue;
         }
-        _ => None,
+        let d = c.wrapping_sub(b'0');
+        // A digit; at most three to a part, and none after a leading zero.
+        if d > 9 || digits == 3 || (digits == 1 && value == 0) {
+            return None;
+        }
+        (value, digits) = (value * 10 + u16::from(d), digits + 1);
     }
+    if part != 3 || digits == 0 {
+        return None;
+    }
+    parts[3] = u8::try_from(value).ok()?;
+    Some(parts.into())
 }
 
 /// `-` and empty mean no value.
@@ -347,6 +349,17 @@ mod tests {
             }
             let addr = std::net::Ipv4Addr::from(ip);
             prop_assert_eq!(super::dotted_quad(addr.to_string().as_bytes()), Some(addr));
+        }
+
+        /// Byte counts read as the general parser reads them, whatever
+        /// the field holds.
+        #[test]
+        fn byte_counts_read_as_the_general_parser_reads_them(
+            s in "[0-9+-]{0,22}",
+            n in any::<u64>(),
+        ) {
+            prop_assert_eq!(super::bytes_of(&s), s.parse::<u64>().ok());
+            prop_assert_eq!(super::bytes_of(&n.to_string()), Some(n));
         }
 
         /// Four parts of up to three digits, leading zeros and all: read
