@@ -5,8 +5,9 @@
 use std::io::Write;
 
 use mannerly_audit::{
-    audit_logs, Catalogue, LogSource, Options, Report, RobotsBook, Unchecked, Violation,
+    audit_logs, Auditor, Catalogue, LogSource, Options, Report, RobotsBook, Unchecked, Violation,
 };
+use mannerly_logs::{Format, Parser};
 use proptest::prelude::*;
 
 /// 2026-03-01T10:00:00Z.
@@ -250,6 +251,53 @@ fn a_browser_that_crawls_is_a_suspect() {
         ("198.51.100.7", 40, 0, 11)
     );
     assert!(s.gap_variation.is_some_and(|v| v < 0.01));
+}
+
+/// Browser clients are numbered a batch at a time before the batch's
+/// requests are fed: over enough lines for several batches, with
+/// signed-in users (never numbered) and a bot among them, the report is
+/// the one feeding each line alone gives.
+#[test]
+fn clients_numbered_a_batch_at_a_time_are_those_fed_one_by_one() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
+    let firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+    let mut log = String::new();
+    for i in 0..6_000i64 {
+        let ip = format!("198.51.100.{}", (i * 7) % 61);
+        let ua = if i % 3 == 0 { firefox } else { chrome };
+        let path = format!("/article/{}", i % 50);
+        log += &match i % 11 {
+            0 => line(i / 4, &ip, &path, 200, ua).replacen(" - - ", " - alice ", 1),
+            5 => line(i / 4, "192.0.2.9", &path, 200, BOT),
+            _ => line(i / 4, &ip, &path, 200, ua),
+        };
+    }
+    assert!(log.len() > 1 << 20, "several batches of 256 KiB");
+    let mut book = RobotsBook::new();
+    book.add(
+        None,
+        None,
+        "robots.txt".into(),
+        b"User-agent: *\nDisallow: /article/1\n",
+    );
+    let batched = audit(&[write(&dir, "access.log", &log)], &book, from_start());
+
+    let mut auditor = Auditor::new(&book, Catalogue::builtin(), from_start(), 1);
+    let mut parser = Parser::new(Format::Combined).expect("combined");
+    for l in log.lines() {
+        if let Ok(Some(entry)) = parser.parse(l) {
+            auditor.feed(0, &entry, &Unchecked);
+        }
+    }
+    auditor.end_file(0);
+    let alone = auditor.finish();
+
+    assert!(batched.suspects.len() > 10, "{}", batched.suspects.len());
+    assert_eq!(batched.suspects, alone.suspects);
+    assert_eq!(batched.browser_requests, alone.browser_requests);
+    assert_eq!(batched.signed_in_requests, alone.signed_in_requests);
+    assert_eq!(batched.bots, alone.bots);
 }
 
 #[test]
