@@ -44,7 +44,7 @@ fn report(mut a: Auditor<'_>) -> Report {
             .then_with(|| x.identity.as_str().cmp(y.identity.as_str()))
     });
     share_axis(&mut bots);
-    let mut suspects: Vec<_> = (a.client_keys.iter().zip(&a.clients))
+    let mut suspects: Vec<_> = (a.client_keys.iter().zip(a.clients.settled()))
         .filter_map(|((ip, ua), c)| c.judge(*ip, a.user_agents.get(*ua as usize).map_or("", |u| u)))
         .collect();
     suspects.sort_by(|x, y| y.pages.cmp(&x.pages).then_with(|| x.client.cmp(&y.client)));

@@ -27,7 +27,7 @@ use crate::proposed::WhatIf;
 use crate::report::GateAction;
 use crate::report::{Counts, Example, Finding, Identity, Timeline, Violation, MAX_EXAMPLES};
 use crate::stamp::rfc3339;
-use crate::suspects::{is_robots_txt, Client};
+use crate::suspects::{is_robots_txt, Clients};
 
 mod people;
 
@@ -289,7 +289,7 @@ pub struct Auditor<'r> {
     /// Browser-looking clients' records (each read for every request of
     /// theirs, in time order: 48 bytes, their keys kept apart), their keys,
     /// and their numbers.
-    pub(crate) clients: Vec<Client>,
+    pub(crate) clients: Clients,
     pub(crate) client_keys: Vec<ClientKey>,
     client_ids: FxMap<ClientKey, u32>,
     waiting: Reorder<Pending>,
@@ -351,7 +351,7 @@ impl<'r> Auditor<'r> {
             compiled: FxMap::default(),
             deciding_lines: Vec::new(),
             browser_rules: FxMap::default(),
-            clients: Vec::new(),
+            clients: Clients::default(),
             client_keys: Vec::new(),
             client_ids: FxMap::default(),
             waiting: Reorder::new(),
@@ -808,10 +808,8 @@ impl<'r> Auditor<'r> {
                 asset,
                 disallowed,
             } => {
-                if let Some(c) = self.clients.get_mut(client as usize) {
-                    c.take(p.step.robots, asset, disallowed, p.step.millis);
-                }
-                return;
+                let (robots, millis) = (p.step.robots, p.step.millis);
+                return self.clients.take(client, robots, asset, disallowed, millis);
             }
             Who::SignedIn => return,
             Who::Bot { group, host } => (group, host),

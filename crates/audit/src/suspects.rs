@@ -74,6 +74,79 @@ pub(crate) fn is_asset(path: &str) -> bool {
     )
 }
 
+/// Requests taken for clients, at most, before they are counted in.
+const STEPS: usize = 1024;
+
+/// The browser clients' records, numbered in the order first seen, with
+/// the requests taken for them and not yet counted in. A record is read
+/// from memory rather than cache for nearly every request, and counting
+/// each as it is taken waits on that read alone; counted in together, in
+/// the order taken, a run of them has its reads under way at once. The
+/// records are read only through [`settled`](Clients::settled).
+#[derive(Debug, Default)]
+pub(crate) struct Clients {
+    records: Vec<Client>,
+    steps: Vec<Step>,
+}
+
+/// A request taken for client `client`: see [`Client::take`].
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    client: u32,
+    robots: bool,
+    asset: bool,
+    disallowed: bool,
+    millis: i64,
+}
+
+impl Clients {
+    /// How many clients there are.
+    pub(crate) fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// A new client, numbered [`len`](Clients::len) before it.
+    pub(crate) fn add(&mut self) {
+        self.records.push(Client::default());
+    }
+
+    /// Takes a request (in time order) for client `client`, as
+    /// [`Client::take`] does; an unknown number is ignored.
+    pub(crate) fn take(
+        &mut self,
+        client: u32,
+        robots: bool,
+        asset: bool,
+        disallowed: bool,
+        millis: i64,
+    ) {
+        self.steps.push(Step {
+            client,
+            robots,
+            asset,
+            disallowed,
+            millis,
+        });
+        if self.steps.len() >= STEPS {
+            self.settle();
+        }
+    }
+
+    fn settle(&mut self) {
+        for s in self.steps.drain(..) {
+            if let Some(c) = self.records.get_mut(s.client as usize) {
+                c.take(s.robots, s.asset, s.disallowed, s.millis);
+            }
+        }
+    }
+
+    /// The records, every request taken counted in.
+    pub(crate) fn settled(&mut self) -> &[Client] {
+        self.settle();
+        &self.records
+    }
+}
+
 impl Client {
     /// Takes a request at `millis` (in time order): for robots.txt, an
     /// asset, or a page (disallowed to every crawler or not). Every request
@@ -148,7 +221,26 @@ impl Client {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_asset, Client};
+    use super::{is_asset, Client, Clients, STEPS};
+
+    /// Requests taken through the clients' table, past several
+    /// settlements and an unknown number, count as taken one by one.
+    #[test]
+    fn requests_counted_in_together_count_as_taken_one_by_one() {
+        let mut table = Clients::default();
+        let mut alone = vec![Client::default(); 7];
+        for _ in 0..7 {
+            table.add();
+        }
+        for i in 0..(3 * STEPS as i64 + 5) {
+            let (client, robots, asset) = ((i * 5 % 7) as u32, i % 13 == 0, i % 4 == 0);
+            let millis = i * 1_000 + (i * 7919 % 600);
+            table.take(client, robots, asset, i % 3 == 0, millis);
+            alone[client as usize].take(robots, asset, i % 3 == 0, millis);
+        }
+        table.take(99, false, false, false, 0);
+        assert_eq!(format!("{:?}", table.settled()), format!("{alone:?}"));
+    }
 
     #[test]
     fn a_clients_counts_stop_at_their_bound_rather_than_wrap() {

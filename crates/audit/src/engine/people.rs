@@ -8,7 +8,7 @@ use super::{
     Auditor, Classified, FxMap, Kind, Pending, Who, MAX_BROWSER_PATHS, MAX_CLIENTS, UNTRACKED,
 };
 use crate::pace::Step;
-use crate::suspects::{is_asset, is_robots_txt, Client};
+use crate::suspects::{is_asset, is_robots_txt};
 
 impl Auditor<'_> {
     /// Whether a request is spared judgment: it came with credentials the
@@ -100,7 +100,7 @@ impl Auditor<'_> {
                 let id = self.clients.len() as u32;
                 self.client_ids.insert(key, id);
                 self.client_keys.push(key);
-                self.clients.push(Client::default());
+                self.clients.add();
                 id
             }
         }
