@@ -132,10 +132,9 @@ enum Kind {
 }
 
 /// A User-Agent's kind and number, found once for a request and handed
-/// on, so one that is gathered for and then fed is looked up once; with
-/// a browser's client number found a batch at once (`number_clients`).
+/// on, so one that is gathered for and then fed is looked up once.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Classified(Kind, u32, Option<u32>);
+pub(crate) struct Classified(Kind, u32);
 
 /// Paths whose verdict for browsers is kept, at most, per robots.txt
 /// version (past it, a new path is judged each time).
@@ -436,7 +435,7 @@ impl<'r> Auditor<'r> {
         &mut self,
         file: usize,
         entry: &Entry<'_>,
-        Classified(kind, ua, client): Classified,
+        Classified(kind, ua): Classified,
         identify: &dyn Identify,
     ) {
         let millis = entry.stamp.millis;
@@ -453,7 +452,7 @@ impl<'r> Auditor<'r> {
         }
         let pending = match kind {
             _ if self.spares(entry) => self.signed_in(entry, ua),
-            Kind::Browser => self.browser(entry, ua, client),
+            Kind::Browser => self.browser(entry, ua),
             Kind::Bot(token) => self.bot(token, ua, entry, identify),
         };
         if millis < self.processed_to {
@@ -477,7 +476,7 @@ impl<'r> Auditor<'r> {
     /// User-Agent: the (catalogue entry, address) of a known, verifiable
     /// bot; or the (token, page) an unlisted bot's User-Agent names.
     pub(crate) fn wants(&self, entry: &Entry<'_>, kind: Classified) -> EntryWants {
-        let Classified(Kind::Bot(token), ..) = kind else {
+        let Classified(Kind::Bot(token), _) = kind else {
             return (None, None);
         };
         if self.spares(entry) {
@@ -498,7 +497,7 @@ impl<'r> Auditor<'r> {
     /// What a User-Agent is, and its number.
     pub(crate) fn classify(&mut self, user_agent: &str) -> Classified {
         let (kind, id) = self.kind(user_agent);
-        Classified(kind, id, None)
+        Classified(kind, id)
     }
 
     fn kind(&mut self, user_agent: &str) -> (Kind, u32) {

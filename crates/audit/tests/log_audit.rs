@@ -253,12 +253,13 @@ fn a_browser_that_crawls_is_a_suspect() {
     assert!(s.gap_variation.is_some_and(|v| v < 0.01));
 }
 
-/// Browser clients are numbered a batch at a time before the batch's
-/// requests are fed: over enough lines for several batches, with
-/// signed-in users (never numbered) and a bot among them, the report is
-/// the one feeding each line alone gives.
+/// A log read in batches (parsed on threads, classified a batch at a
+/// time, browsers' requests counted into their clients' records a run
+/// at a time) gives the report feeding each line alone gives: over
+/// enough lines for several batches, with signed-in users and a bot
+/// among the browsers.
 #[test]
-fn clients_numbered_a_batch_at_a_time_are_those_fed_one_by_one() {
+fn a_log_read_in_batches_gives_the_report_of_lines_fed_one_by_one() {
     let dir = tempfile::tempdir().expect("tmp");
     let chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
     let firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";

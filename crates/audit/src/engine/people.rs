@@ -4,9 +4,7 @@
 
 use mannerly_logs::Entry;
 
-use super::{
-    Auditor, Classified, FxMap, Kind, Pending, Who, MAX_BROWSER_PATHS, MAX_CLIENTS, UNTRACKED,
-};
+use super::{Auditor, FxMap, Pending, Who, MAX_BROWSER_PATHS, MAX_CLIENTS, UNTRACKED};
 use crate::pace::Step;
 use crate::suspects::{is_asset, is_robots_txt};
 
@@ -50,11 +48,21 @@ impl Auditor<'_> {
         }
     }
 
-    /// A browser's request; `client` is its client's number when
-    /// [`number_clients`](Self::number_clients) found it already.
-    pub(super) fn browser(&mut self, entry: &Entry<'_>, ua: u32, client: Option<u32>) -> Pending {
+    pub(super) fn browser(&mut self, entry: &Entry<'_>, ua: u32) -> Pending {
         self.browser_requests += 1;
-        let id = client.unwrap_or_else(|| self.client_id(entry, ua));
+        let key = (entry.client, ua);
+        let id = match self.client_ids.get(&key) {
+            Some(id) => *id,
+            // Past the bound, a new client is not tracked for suspects.
+            None if self.clients.len() >= MAX_CLIENTS => UNTRACKED,
+            None => {
+                let id = self.clients.len() as u32;
+                self.client_ids.insert(key, id);
+                self.client_keys.push(key);
+                self.clients.add();
+                id
+            }
+        };
         let robots = is_robots_txt(&entry.target);
         let (disallowed, asset) = match robots {
             true => (false, false),
@@ -66,44 +74,6 @@ impl Auditor<'_> {
             disallowed,
         };
         self.unjudged(entry, robots, who)
-    }
-
-    /// Numbers the clients of a batch's browser requests (`kinds`, as
-    /// classified, in the order fed), exactly as feeding them one by one
-    /// would. The table of clients outgrows the CPU's near caches, so
-    /// each lookup waits on memory: made in a loop with nothing else in
-    /// it, the next lookups' reads start while one waits, where between
-    /// requests fed they could not.
-    pub(crate) fn number_clients<'a, 'b: 'a>(
-        &mut self,
-        entries: impl IntoIterator<Item = &'a Entry<'b>>,
-        kinds: &mut [Classified],
-    ) {
-        for (entry, kind) in entries.into_iter().zip(kinds) {
-            if let Classified(Kind::Browser, ua, client) = kind {
-                if !self.spares(entry) {
-                    *client = Some(self.client_id(entry, *ua));
-                }
-            }
-        }
-    }
-
-    /// The number of a browser request's client (its address and
-    /// User-Agent), given it on its first request.
-    fn client_id(&mut self, entry: &Entry<'_>, ua: u32) -> u32 {
-        let key = (entry.client, ua);
-        match self.client_ids.get(&key) {
-            Some(id) => *id,
-            // Past the bound, a new client is not tracked for suspects.
-            None if self.clients.len() >= MAX_CLIENTS => UNTRACKED,
-            None => {
-                let id = self.clients.len() as u32;
-                self.client_ids.insert(key, id);
-                self.client_keys.push(key);
-                self.clients.add();
-                id
-            }
-        }
     }
 
     /// Of a browser-looking client's path: whether robots.txt disallows

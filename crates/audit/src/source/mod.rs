@@ -220,14 +220,11 @@ fn judge_batch(
             &mannerly_logs::LineError::TooLong.to_string(),
         );
     }
-    let entries = || {
-        batch.lines().filter_map(|(_, r)| match r {
-            Ok(Some(e)) => Some(e),
-            _ => None,
-        })
-    };
-    let (wants, mut kinds) = Wants::classified(auditor, entries());
-    auditor.number_clients(entries(), &mut kinds);
+    let entries = batch.lines().filter_map(|(_, r)| match r {
+        Ok(Some(e)) => Some(e),
+        _ => None,
+    });
+    let (wants, kinds) = Wants::classified(auditor, entries);
     wants.prepare(identify);
     let mut kinds = kinds.into_iter();
     for (n, r) in batch.lines() {
