@@ -12,7 +12,10 @@ use crate::{
     valid_status, Entry, LineError,
 };
 
-pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
+/// A line of the family, as `Some` already: the value is written where
+/// the caller keeps it, not copied there (an entry is some 260 bytes,
+/// and this is the format of most logs).
+pub(crate) fn parse(line: &str) -> Result<Option<Entry<'_>>, LineError> {
     let mut s = Scan::new(line);
     let mut before: [&str; 4] = [""; 4];
     let mut n = 0;
@@ -76,7 +79,7 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
     // A proxy's absolute-form request (`GET http://a.test/x`): its path,
     // and its host when the line names none.
     let (url_host, target) = split_absolute(target);
-    Ok(Entry {
+    Ok(Some(Entry {
         stamp,
         client,
         host: vhost.and_then(|v| host_of(Cow::Borrowed(v))).or(url_host),
@@ -92,7 +95,7 @@ pub(crate) fn parse(line: &str) -> Result<Entry<'_>, LineError> {
         user: user.and_then(|u| user_of(Cow::Borrowed(u))),
         gate: None,
         signature: None,
-    })
+    }))
 }
 
 /// The combined format's quoted Referer and User-Agent, and what follows
@@ -135,6 +138,10 @@ pub(crate) fn is_traefik(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(line: &str) -> Result<Entry<'_>, LineError> {
+        super::parse(line).map(|e| e.expect("a request"))
+    }
 
     #[test]
     fn shapes() {

@@ -235,7 +235,7 @@ impl Parser {
             (State::Plain, Format::Elb) => elb::parse(line, false),
             (State::Plain, Format::S3) => s3::parse(line),
             (State::Plain, Format::Haproxy) => haproxy::parse(line),
-            (State::Plain, _) => clf::parse(line),
+            (State::Plain, _) => return clf::parse(line),
         };
         entry.map(Some)
     }
