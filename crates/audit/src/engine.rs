@@ -285,9 +285,9 @@ pub struct Auditor<'r> {
     /// against, and what `browser_path` found of each path asked
     /// (browsers' paths repeat: a site's pages and assets).
     browser_rules: FxMap<VersionId, (AgentRules<'r>, BrowserPaths)>,
-    /// Browser-looking clients' records (each read for every request of
-    /// theirs, in time order: 48 bytes, their keys kept apart), their keys,
-    /// and their numbers.
+    /// Browser-looking clients' records (each counted in for every request
+    /// of theirs, in time order, a run at a time: 48 bytes, their keys kept
+    /// apart), their keys, and their numbers.
     pub(crate) clients: Clients,
     pub(crate) client_keys: Vec<ClientKey>,
     client_ids: FxMap<ClientKey, u32>,

@@ -351,17 +351,6 @@ mod tests {
             prop_assert_eq!(super::dotted_quad(addr.to_string().as_bytes()), Some(addr));
         }
 
-        /// Byte counts read as the general parser reads them, whatever
-        /// the field holds.
-        #[test]
-        fn byte_counts_read_as_the_general_parser_reads_them(
-            s in "[0-9+-]{0,22}",
-            n in any::<u64>(),
-        ) {
-            prop_assert_eq!(super::bytes_of(&s), s.parse::<u64>().ok());
-            prop_assert_eq!(super::bytes_of(&n.to_string()), Some(n));
-        }
-
         /// Four parts of up to three digits, leading zeros and all: read
         /// exactly as the general parser reads them.
         #[test]
