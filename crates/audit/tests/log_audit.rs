@@ -264,7 +264,7 @@ fn a_log_read_in_batches_gives_the_report_of_lines_fed_one_by_one() {
     let chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
     let firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
     let mut log = String::new();
-    for i in 0..6_000i64 {
+    for i in 0..15_000i64 {
         let ip = format!("198.51.100.{}", (i * 7) % 61);
         let ua = if i % 3 == 0 { firefox } else { chrome };
         let path = format!("/article/{}", i % 50);
@@ -274,7 +274,7 @@ fn a_log_read_in_batches_gives_the_report_of_lines_fed_one_by_one() {
             _ => line(i / 4, &ip, &path, 200, ua),
         };
     }
-    assert!(log.len() > 1 << 20, "several batches of 256 KiB");
+    assert!(log.len() > 2 << 20, "three batches of 1 MiB or more");
     let mut book = RobotsBook::new();
     book.add(
         None,
