@@ -7,6 +7,9 @@ Run (in a venv with the wheel and protego installed):
     python python/benches/corpus.py [../shared]
 Parsing is timed apart from checking; each parser answers every
 (agent, URL) pair of every file, URLs as `http://example.com<path>`.
+mannerly is timed two ways: a batch per agent
+(`for_agent(agent).allowed_many(urls)`) and one call per check
+(`Robots.is_allowed(agent, url)`, as Protego's `can_fetch` is called).
 """
 
 import json
@@ -63,6 +66,8 @@ def main():
         # The reference applies no size limit (ours is 500 KiB by default).
         run("mannerly", lambda b: mannerly.Robots(b, max_bytes=1 << 40),
             lambda p, a, urls: p.for_agent(a).allowed_many(urls), cases),
+        run("mannerly, one call", lambda b: mannerly.Robots(b, max_bytes=1 << 40),
+            lambda p, a, urls: [p.is_allowed(a, u) for u in urls], cases),
         run("protego", lambda b: Protego.parse(text(b)),
             lambda p, a, urls: [p.can_fetch(u, a) for u in urls], cases),
     ]
