@@ -85,6 +85,53 @@ fn anonymous_clients_are_judged_each_on_its_own() {
     assert!(text.contains("no User-Agent from 198.51.100.7"), "{text}");
 }
 
+/// Without a robots.txt the report does not say a crawler kept the rules
+/// it was never judged by.
+#[test]
+fn crawlers_are_not_vouched_for_without_a_robots_txt() {
+    let lines: Vec<String> = (0..3)
+        .map(|s| {
+            line(
+                s * 60,
+                "192.0.2.9",
+                "/private/x",
+                "ExampleBot/1.0 (+https://example.org/bot)",
+            )
+        })
+        .collect();
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let mut parser = mannerly_logs::detect(&refs).expect("combined");
+    let book = RobotsBook::new();
+    let options = Options {
+        from_start: true,
+        ..Options::default()
+    };
+    let mut auditor = Auditor::new(&book, Catalogue::builtin(), options, 1);
+    for l in &lines {
+        let entry = parser.parse(l).expect("reads").expect("a request");
+        auditor.feed(0, &entry, &Unchecked);
+    }
+    let r = auditor.finish();
+    let text = render::text(&r);
+    assert!(!text.contains("kept the rules"), "{text}");
+    assert!(
+        text.contains("Crawlers with nothing against them (no robots.txt given"),
+        "{text}"
+    );
+    assert!(text.contains("ExampleBot"), "{text}");
+    // With one, read first, the same crawler kept it.
+    let ua = "ExampleBot/1.0 (+https://example.org/bot)";
+    let kept = [
+        line(0, "192.0.2.9", "/robots.txt", ua),
+        line(30, "192.0.2.9", "/", ua),
+    ];
+    let text = render::text(&audit(&kept, false, &Unchecked));
+    assert!(
+        text.contains("Crawlers that kept the rules:\n  ExampleBot"),
+        "{text}"
+    );
+}
+
 #[test]
 fn feed_readers_previews_and_monitors_are_listed_not_judged() {
     let agents = [

@@ -251,10 +251,17 @@ fn text_apart(out: &mut String, r: &Report) {
     }
 }
 
-/// Crawlers that broke nothing, and the browsers' requests.
+/// Crawlers that broke nothing, and the browsers' requests. Without a
+/// robots.txt their paths and pace were not judged, and the heading says
+/// so rather than vouch for them.
 fn text_others(out: &mut String, r: &Report) {
     let others: Vec<&BotReport> = clean_crawlers(r).collect();
-    section(out, "Crawlers that kept the rules", others.is_empty());
+    let title = if r.robots.is_empty() {
+        "Crawlers with nothing against them (no robots.txt given to judge them by)"
+    } else {
+        "Crawlers that kept the rules"
+    };
+    section(out, title, others.is_empty());
     for b in others.iter().take(OTHERS) {
         let _ = writeln!(out, "  {}: {}", name(b), counts_text(&b.counts));
         if let Some(note) = ignores_note(b) {
