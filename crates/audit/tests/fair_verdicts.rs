@@ -41,23 +41,23 @@ fn book() -> RobotsBook {
 fn audit(lines: &[String], strict: bool, identify: &dyn Identify) -> Report {
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
     let parser = mannerly_logs::detect(&refs).expect("combined");
-    audit_read(parser, lines, strict, identify)
+    audit_read(parser, lines, strict, identify, &book())
 }
 
-/// [`audit`], the lines read by `parser`.
+/// [`audit`], the lines read by `parser`, judged against `book`.
 fn audit_read(
     mut parser: mannerly_logs::Parser,
     lines: &[String],
     strict: bool,
     identify: &dyn Identify,
+    book: &RobotsBook,
 ) -> Report {
-    let book = book();
     let options = Options {
         from_start: true,
         strict,
         ..Options::default()
     };
-    let mut auditor = Auditor::new(&book, Catalogue::builtin(), options, 1);
+    let mut auditor = Auditor::new(book, Catalogue::builtin(), options, 1);
     for l in lines {
         let entry = parser.parse(l).expect("reads").expect("a request");
         auditor.feed(0, &entry, identify);
@@ -100,18 +100,8 @@ fn crawlers_are_not_vouched_for_without_a_robots_txt() {
         })
         .collect();
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let mut parser = mannerly_logs::detect(&refs).expect("combined");
-    let book = RobotsBook::new();
-    let options = Options {
-        from_start: true,
-        ..Options::default()
-    };
-    let mut auditor = Auditor::new(&book, Catalogue::builtin(), options, 1);
-    for l in &lines {
-        let entry = parser.parse(l).expect("reads").expect("a request");
-        auditor.feed(0, &entry, &Unchecked);
-    }
-    let r = auditor.finish();
+    let parser = mannerly_logs::detect(&refs).expect("combined");
+    let r = audit_read(parser, &lines, false, &Unchecked, &RobotsBook::new());
     let text = render::text(&r);
     assert!(!text.contains("kept the rules"), "{text}");
     assert!(
@@ -388,7 +378,7 @@ fn a_log_that_shows_no_retry_after_was_sent_opens_no_window() {
     };
     let audit_with = |layout: mannerly_logs::Layout, lines: &[String]| {
         let parser = mannerly_logs::Parser::layout(&layout).expect("a layout");
-        audit_read(parser, lines, false, &Unchecked)
+        audit_read(parser, lines, false, &Unchecked, &book())
     };
     let ignored = |r: &Report| {
         r.bots
