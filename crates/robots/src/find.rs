@@ -1,5 +1,6 @@
-//! Finding a byte, or the first of two, in the short slices a
-//! robots.txt is made of: a line, a key, a value. A vector search
+//! Finding a byte, or the first of a few, in the short slices a
+//! robots.txt is made of (a line, a key, a value) and in the URLs checked
+//! against it. A vector search
 //! pays a setup that costs more than reading twenty bytes, and is called
 //! for every line; here the first bytes are read eight at a
 //! time, and only a longer tail goes to `memchr`.
@@ -41,8 +42,19 @@ fn first_of<const N: usize>(
         }
         at += 8;
     }
-    if let Some(i) = words.remainder().iter().position(|b| needles.contains(b)) {
-        return Some(at + i);
+    let left = words.remainder().len();
+    if left > 0 {
+        // The last eight bytes, less the ones already read (no match there,
+        // so no borrow from them either: the lowest mark left is exact).
+        let found = match head.last_chunk::<8>() {
+            Some(last) => Some(in_word(last) >> (8 * (8 - left)))
+                .filter(|&m| m != 0)
+                .map(|m| (m.trailing_zeros() / 8) as usize),
+            None => head.iter().position(|b| needles.contains(b)),
+        };
+        if let Some(i) = found {
+            return Some(at + i);
+        }
     }
     if rest.is_empty() {
         return None;
@@ -58,6 +70,15 @@ pub(crate) fn byte(hay: &[u8], b: u8) -> Option<usize> {
 /// `memchr::memchr2`, cheaper on short slices.
 pub(crate) fn byte2(hay: &[u8], a: u8, b: u8) -> Option<usize> {
     first_of(hay, [a, b], |r| memchr::memchr2(a, b, r))
+}
+
+/// Where a URL's authority ends: its first `/`, `?`, `;` or `#`.
+pub(crate) fn authority_end(hay: &[u8]) -> Option<usize> {
+    first_of(hay, [b'/', b'?', b';', b'#'], |rest| {
+        let delimiter = memchr::memchr3(b'/', b'?', b';', rest);
+        let before = rest.get(..delimiter.unwrap_or(rest.len()))?;
+        memchr::memchr(b'#', before).or(delimiter)
+    })
 }
 
 #[cfg(test)]
@@ -91,6 +112,10 @@ mod tests {
         ) {
             proptest::prop_assert_eq!(byte(&hay, a), memchr::memchr(a, &hay));
             proptest::prop_assert_eq!(byte2(&hay, a, b), memchr::memchr2(a, b, &hay));
+            proptest::prop_assert_eq!(
+                authority_end(&hay),
+                hay.iter().position(|c| b"/?;#".contains(c))
+            );
         }
     }
 }

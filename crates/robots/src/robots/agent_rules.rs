@@ -41,11 +41,13 @@ pub(super) struct NamedViews {
     last: AtomicUsize,
 }
 
-/// The slots, and a filter that says at once that a crawler no group
-/// names has none: one bit per token's [`fold_key`].
+/// The slots, and two filters that say at once that a crawler no group
+/// names has none: one bit per token's length (before the agent is even
+/// read), one per token's [`fold_key`].
 #[derive(Debug)]
 struct Slots {
     list: Vec<NamedSlot>,
+    lengths: u64,
     filter: [u64; 4],
 }
 
@@ -63,6 +65,9 @@ impl NamedViews {
     /// The slot of the token `agent` names, if a group names it.
     fn slot<'v>(&'v self, groups: &[Group], agent: &str) -> Option<&'v OnceLock<Box<View>>> {
         let slots = self.slots.get_or_init(|| slots_of(groups));
+        if slots.lengths & length_bit(agent) == 0 {
+            return None;
+        }
         let names = |s: &NamedSlot| groups[s.group as usize].agents[s.line as usize].names(agent);
         let last = self.last.load(Ordering::Relaxed);
         if let Some(s) = slots.list.get(last).filter(|s| names(s)) {
@@ -86,9 +91,11 @@ impl NamedViews {
 fn slots_of(groups: &[Group]) -> Slots {
     let mut list = Vec::new();
     let mut filter = [0; 4];
+    let mut lengths = 0;
     for (g, group) in groups.iter().enumerate() {
         for (l, line) in group.agents.iter().enumerate() {
             if !line.global {
+                lengths |= length_bit(&line.token);
                 let key = fold_key(&line.token);
                 let (word, bit) = filter_bit(key);
                 filter[word] |= bit;
@@ -101,7 +108,17 @@ fn slots_of(groups: &[Group]) -> Slots {
             }
         }
     }
-    Slots { list, filter }
+    Slots {
+        list,
+        lengths,
+        filter,
+    }
+}
+
+/// A name's bit in a length filter (lengths from 63 on share one): names
+/// equal but for case have equal lengths in bytes.
+fn length_bit(name: &str) -> u64 {
+    1 << name.len().min(63)
 }
 
 /// Where a key sits in a slot filter: a word and a bit of it.
@@ -135,15 +152,20 @@ pub(super) struct View {
     /// bytes), or every rule of a view too small to index: tried for
     /// every path.
     short: Vec<Entry>,
-    /// The other rules, by the first three bytes of their literal prefix
-    /// ([`index_key`]), each list ascending in rank.
-    by_key: HashMap<u32, Vec<Entry>, BuildHasherDefault<KeyHasher>>,
+    /// The other rules, grouped by the first three bytes of their literal
+    /// prefix ([`index_key`]), each group ascending in rank.
+    indexed: Vec<Entry>,
+    /// Where each key's group is in `indexed` (start, end).
+    by_key: KeyIndex,
 }
+
+/// Index keys to (start, end) in a view's `indexed`.
+type KeyIndex = HashMap<u32, (u32, u32), BuildHasherDefault<KeyHasher>>;
 
 /// A rule in an index list, with what refuses most paths before its
 /// [`Probe`] is read: a check scans these lists in order, and reads a
 /// probe (elsewhere in memory) only for the few rules that pass.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Entry {
     /// The first (up to eight) bytes of the literal prefix, and which of
     /// a path's first eight bytes they fix: a path whose [`head`] differs
@@ -238,10 +260,13 @@ fn index_key(bytes: &[u8]) -> Option<u32> {
 
 /// The first eight bytes of `bytes` as one number (zeros past its end).
 fn head(bytes: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = bytes.len().min(8);
-    b[..n].copy_from_slice(&bytes[..n]);
-    u64::from_le_bytes(b)
+    if let Some(word) = bytes.first_chunk::<8>() {
+        return u64::from_le_bytes(*word);
+    }
+    bytes
+        .iter()
+        .rev()
+        .fold(0, |word, &b| word << 8 | u64::from(b))
 }
 
 /// The bytes every path matching `rule` must start with: its pattern up
@@ -259,33 +284,16 @@ impl View {
     pub(super) fn new(robots: &Robots, agent_match: AgentMatch, groups: Vec<usize>) -> View {
         let ranked = decision_order(robots, &groups);
         let mut short = Vec::new();
-        let mut by_key: HashMap<u32, Vec<Entry>, BuildHasherDefault<KeyHasher>> =
-            HashMap::default();
+        let mut keyed = Vec::with_capacity(ranked.len());
         let mut order = Vec::with_capacity(ranked.len());
         let mut patterns = Vec::with_capacity(ranked.len() * 16);
         for (rank, &i) in ranked.iter().enumerate() {
             let rule = &robots.rules[i];
             let pattern = rule.effective.as_bytes();
             let prefix = literal_prefix(rule);
-            let fixed = prefix.len().min(8);
-            let entry = Entry {
-                head: head(prefix),
-                head_mask: if fixed == 8 {
-                    u64::MAX
-                } else {
-                    (1u64 << (fixed * 8)) - 1
-                },
-                // A pattern without `*` that its head holds whole needs
-                // no other check.
-                required: if rule.first_star == u32::MAX && pattern.len() <= 8 {
-                    0
-                } else {
-                    rule.required
-                },
-                rank: rank as u32,
-            };
+            let entry = Entry::of(rule, prefix, rank as u32);
             match index_key(prefix).filter(|_| ranked.len() >= INDEX_MIN_RULES) {
-                Some(key) => by_key.entry(key).or_default().push(entry),
+                Some(key) => keyed.push((key, entry)),
                 None => short.push(entry),
             }
             let start = patterns.len() as u32;
@@ -298,34 +306,99 @@ impl View {
                 rule: i as u32,
             });
         }
+        let (indexed, by_key) = group_by_key(&keyed);
         View {
             agent_match,
             groups,
             order,
             patterns,
             short,
+            indexed,
             by_key,
         }
     }
 }
 
+impl Entry {
+    /// The entry of `rule`, whose literal prefix is `prefix`, at `rank`.
+    fn of(rule: &Rule, prefix: &[u8], rank: u32) -> Entry {
+        let fixed = prefix.len().min(8);
+        Entry {
+            head: head(prefix),
+            head_mask: if fixed == 8 {
+                u64::MAX
+            } else {
+                (1u64 << (fixed * 8)) - 1
+            },
+            // A pattern without `*` that its head holds whole needs no
+            // other check.
+            required: if rule.first_star == u32::MAX && rule.effective.len() <= 8 {
+                0
+            } else {
+                rule.required
+            },
+            rank,
+        }
+    }
+}
+
+/// `keyed` (in rank order) grouped by key into one list, and where each
+/// key's group is: counted, then placed, so no list grows.
+fn group_by_key(keyed: &[(u32, Entry)]) -> (Vec<Entry>, KeyIndex) {
+    let mut by_key = KeyIndex::default();
+    for (key, _) in keyed {
+        by_key.entry(*key).or_default().1 += 1;
+    }
+    // Each group's start, and a cursor (from its start) that the placing
+    // moves to its end.
+    let mut next = 0;
+    for (start, cursor) in by_key.values_mut() {
+        let count = *cursor;
+        (*start, *cursor) = (next, next);
+        next += count;
+    }
+    let mut indexed = vec![Entry::default(); keyed.len()];
+    for (key, entry) in keyed {
+        if let Some((_, cursor)) = by_key.get_mut(key) {
+            if let Some(place) = indexed.get_mut(*cursor as usize) {
+                *place = *entry;
+            }
+            *cursor += 1;
+        }
+    }
+    (indexed, by_key)
+}
+
 /// The rules of `groups` in decision order: longest pattern first, then
 /// Allow before Disallow, then file order. Sorted as packed integers (the
-/// rule index last, so no two are equal).
+/// rule index last, so no two are equal): one word each while lengths fit
+/// 32 bits and indices 31, as every file under a gigabyte's do.
 fn decision_order(robots: &Robots, groups: &[usize]) -> Vec<usize> {
-    let mut keys: Vec<u128> = groups
-        .iter()
-        .flat_map(|&g| robots.groups[g].rules.clone())
-        .map(|i| {
-            let rule = &robots.rules[i];
-            let longer_first = u64::MAX - rule.priority() as u64;
-            let disallow = u128::from(rule.kind == RuleKind::Disallow);
-            (u128::from(longer_first) << 64) | (disallow << 63) | i as u128
-        })
-        .collect();
+    let ids = || groups.iter().flat_map(|&g| robots.groups[g].rules.clone());
+    let disallow = |i: usize| robots.rules[i].kind == RuleKind::Disallow;
+    let packed = |i: usize| -> Option<u64> {
+        let shorter = u32::MAX - u32::try_from(robots.rules[i].priority()).ok()?;
+        let index = u32::try_from(i).ok().filter(|&i| i < 1 << 31)?;
+        Some(u64::from(shorter) << 32 | u64::from(disallow(i)) << 31 | u64::from(index))
+    };
+    let mut keys = Vec::with_capacity(groups.iter().map(|&g| robots.groups[g].rules.len()).sum());
+    for i in ids() {
+        let Some(key) = packed(i) else {
+            let mut order: Vec<usize> = ids().collect();
+            order.sort_unstable_by_key(|&i| {
+                (
+                    std::cmp::Reverse(robots.rules[i].priority()),
+                    disallow(i),
+                    i,
+                )
+            });
+            return order;
+        };
+        keys.push(key);
+    }
     keys.sort_unstable();
     keys.into_iter()
-        .map(|k| (k & u128::from(u64::MAX >> 1)) as usize)
+        .map(|k| (k & 0x7FFF_FFFF) as usize)
         .collect()
 }
 
@@ -391,7 +464,8 @@ impl<'r> AgentRules<'r> {
         let path_head = head(path);
         let bucket: &[Entry] = index_key(path)
             .and_then(|k| v.by_key.get(&k))
-            .map_or(&[], Vec::as_slice);
+            .and_then(|&(start, end)| v.indexed.get(start as usize..end as usize))
+            .unwrap_or(&[]);
         let mask = byte_mask(path);
         // Each list's next rule that may match, in rank order.
         let next = |list: &mut std::slice::Iter<'_, Entry>| -> u32 {
