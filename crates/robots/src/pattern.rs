@@ -272,7 +272,7 @@ fn find_piece(hay: &[u8], needle: &[u8]) -> Option<usize> {
     let last_start = hay.len().checked_sub(needle.len())?;
     let mut i = 0;
     while i <= last_start {
-        let at = i + memchr::memchr(first, &hay[i..=last_start])?;
+        let at = i + crate::find::byte(&hay[i..=last_start], first)?;
         if hay[at + 1..at + needle.len()] == *rest {
             return Some(at);
         }
@@ -293,7 +293,7 @@ pub fn matches(pattern: &[u8], path: &[u8]) -> bool {
         Some((b'$', rest)) => (rest, true),
         _ => (pattern, false),
     };
-    let Some(first_star) = memchr::memchr(b'*', body) else {
+    let Some(first_star) = crate::find::byte(body, b'*') else {
         return if anchored {
             path == body
         } else {
@@ -307,7 +307,7 @@ pub fn matches(pattern: &[u8], path: &[u8]) -> bool {
     let mut pos = first.len();
     let mut rest = &body[first_star + 1..];
     loop {
-        match memchr::memchr(b'*', rest) {
+        match crate::find::byte(rest, b'*') {
             Some(i) => {
                 let piece = &rest[..i];
                 rest = &rest[i + 1..];
