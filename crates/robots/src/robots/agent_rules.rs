@@ -371,28 +371,22 @@ fn group_by_key(keyed: &[(u32, Entry)]) -> (Vec<Entry>, KeyIndex) {
 
 /// The rules of `groups` in decision order: longest pattern first, then
 /// Allow before Disallow, then file order. Sorted as packed integers (the
-/// rule index last, so no two are equal): one word each while lengths fit
-/// 32 bits and indices 31, as every file under a gigabyte's do.
+/// rule index last, so no two are equal), one word each while lengths fit
+/// 32 bits and indices 31 (every file under a gigabyte fits); else as
+/// tuples.
 fn decision_order(robots: &Robots, groups: &[usize]) -> Vec<usize> {
     let ids = || groups.iter().flat_map(|&g| robots.groups[g].rules.clone());
-    let disallow = |i: usize| robots.rules[i].kind == RuleKind::Disallow;
     let packed = |i: usize| -> Option<u64> {
-        let shorter = u32::MAX - u32::try_from(robots.rules[i].priority()).ok()?;
+        let rule = &robots.rules[i];
+        let shorter = u32::MAX - u32::try_from(rule.priority()).ok()?;
         let index = u32::try_from(i).ok().filter(|&i| i < 1 << 31)?;
-        Some(u64::from(shorter) << 32 | u64::from(disallow(i)) << 31 | u64::from(index))
+        let disallow = u64::from(rule.kind == RuleKind::Disallow);
+        Some(u64::from(shorter) << 32 | disallow << 31 | u64::from(index))
     };
     let mut keys = Vec::with_capacity(groups.iter().map(|&g| robots.groups[g].rules.len()).sum());
     for i in ids() {
         let Some(key) = packed(i) else {
-            let mut order: Vec<usize> = ids().collect();
-            order.sort_unstable_by_key(|&i| {
-                (
-                    std::cmp::Reverse(robots.rules[i].priority()),
-                    disallow(i),
-                    i,
-                )
-            });
-            return order;
+            return decision_order_by_tuples(robots, ids().collect());
         };
         keys.push(key);
     }
@@ -400,6 +394,16 @@ fn decision_order(robots: &Robots, groups: &[usize]) -> Vec<usize> {
     keys.into_iter()
         .map(|k| (k & 0x7FFF_FFFF) as usize)
         .collect()
+}
+
+/// [`decision_order`] of `ids` for rules too long or too many to pack.
+fn decision_order_by_tuples(robots: &Robots, mut ids: Vec<usize>) -> Vec<usize> {
+    ids.sort_unstable_by_key(|&i| {
+        let rule = &robots.rules[i];
+        let disallow = rule.kind == RuleKind::Disallow;
+        (std::cmp::Reverse(rule.priority()), disallow, i)
+    });
+    ids
 }
 
 impl<'r> AgentRules<'r> {
@@ -499,6 +503,39 @@ impl<'r> AgentRules<'r> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names of 63 bytes and more share the length filter's last bit: a
+    /// long named token is still found, in any case, and a long name no
+    /// group holds still gets the shared view.
+    #[test]
+    fn long_names_pass_the_length_filter() {
+        let named = "x".repeat(70);
+        let body = format!("User-agent: {named}\nDisallow: /\n\nUser-agent: *\nAllow: /\n");
+        let robots = Robots::parse(body.as_bytes());
+        assert!(!robots.is_allowed(&named.to_uppercase(), "/a"));
+        assert!(robots.is_allowed(&"x".repeat(64), "/a"));
+        assert!(robots.is_allowed(&"x".repeat(69), "/a"));
+    }
+
+    /// The packed sort and the tuple sort (kept for huge files) give one
+    /// order: longest first, Allow before Disallow on a tie, then file
+    /// order.
+    #[test]
+    fn packed_and_tuple_decision_orders_agree() {
+        let body = "User-agent: *\nDisallow: /a\nAllow: /a\nDisallow: /abc\nAllow: /*\n\
+                    Disallow: /a\nAllow: /ab$\nDisallow:\nUser-agent: b\nAllow: /zz\n\n\
+                    User-agent: *\nDisallow: /q*\n";
+        let robots = Robots::parse(body.as_bytes());
+        let all: Vec<usize> = (0..robots.groups.len()).collect();
+        let packed = decision_order(&robots, &all);
+        let ids = all
+            .iter()
+            .flat_map(|&g| robots.groups[g].rules.clone())
+            .collect();
+        assert_eq!(packed, decision_order_by_tuples(&robots, ids));
+        let lines: Vec<u32> = packed.iter().map(|&i| robots.rules[i].line).collect();
+        assert_eq!(lines, [7, 4, 10, 13, 3, 5, 2, 6, 8]);
+    }
 
     /// Many named crawlers asked in turn and again, in any case: each
     /// one-call answer is the full explanation's, each token has one view
