@@ -8,7 +8,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use super::fold::fold_key;
+use super::fold::{fold_key, word as head};
 use super::query::select_groups;
 use super::*;
 
@@ -256,17 +256,6 @@ fn index_key(bytes: &[u8]) -> Option<u32> {
         [a, b, c, ..] => Some(u32::from_le_bytes([*a, *b, *c, 0])),
         _ => None,
     }
-}
-
-/// The first eight bytes of `bytes` as one number (zeros past its end).
-fn head(bytes: &[u8]) -> u64 {
-    if let Some(word) = bytes.first_chunk::<8>() {
-        return u64::from_le_bytes(*word);
-    }
-    bytes
-        .iter()
-        .rev()
-        .fold(0, |word, &b| word << 8 | u64::from(b))
 }
 
 /// The bytes every path matching `rule` must start with: its pattern up

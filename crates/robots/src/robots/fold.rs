@@ -15,9 +15,10 @@ fn lower(w: u64) -> u64 {
     w | (capitals >> 2)
 }
 
-/// The (at most eight) bytes of `b` as one number, zeros past its end,
-/// read in at most two loads.
-fn word(b: &[u8]) -> u64 {
+/// The first (up to eight) bytes of `b` as one little-endian number,
+/// zeros past its end, read in at most two loads (also a view's rule and
+/// path heads).
+pub(super) fn word(b: &[u8]) -> u64 {
     let n = b.len();
     let at = |i: usize, len: usize| -> u64 {
         let Some(s) = b.get(i..i + len) else {
