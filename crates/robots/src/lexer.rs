@@ -8,6 +8,8 @@
 /// over-long line is dropped (the line still ends at its terminator).
 pub const MAX_LINE_BYTES: usize = 16_663;
 
+use crate::fold::{lower, word};
+
 const UTF8_BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 /// One physical line of the body.
@@ -174,14 +176,26 @@ pub fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
 }
 
-fn trim(body: &[u8], mut s: usize, mut e: usize) -> (usize, usize) {
+/// `body[s..e]` without the spaces at either end, as a range.
+fn trim(body: &[u8], s: usize, e: usize) -> (usize, usize) {
+    let s = trim_start(body, s, e);
+    (s, trim_end(body, s, e))
+}
+
+/// Where `body[s..e]` starts without its leading spaces.
+fn trim_start(body: &[u8], mut s: usize, e: usize) -> usize {
     while s < e && is_space(body[s]) {
         s += 1;
     }
+    s
+}
+
+/// Where `body[s..e]` ends without its trailing spaces.
+fn trim_end(body: &[u8], s: usize, mut e: usize) -> usize {
     while e > s && is_space(body[e - 1]) {
         e -= 1;
     }
-    (s, e)
+    e
 }
 
 /// Splits one line into key and value the way the reference does.
@@ -217,11 +231,13 @@ pub fn lex_line(body: &[u8], line: RawLine) -> LexedLine {
             s + i
         }
     };
-    let key = trim(body, s, sep);
+    // The line is trimmed: its key starts, and its value ends, with a
+    // byte that is not a space.
+    let key = (s, trim_end(body, s, sep));
     if key.0 == key.1 {
         return out;
     }
-    let value = trim(body, sep + 1, e);
+    let value = (trim_start(body, sep + 1, e), e);
     let (kind, typo, key_is_prefix) = classify_key(&body[key.0..key.1]);
     out.directive = Some(Directive {
         key,
@@ -234,40 +250,90 @@ pub fn lex_line(body: &[u8], line: RawLine) -> LexedLine {
     out
 }
 
-fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
-    s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix)
+/// A directive's name (or an accepted misspelling), as [`classify_key`]
+/// compares a key's start with it: its bytes (small letters) as two
+/// words, zero past its end, and which bytes of each it fixes.
+struct Name {
+    len: usize,
+    words: [u64; 2],
+    masks: [u64; 2],
 }
 
-const USER_AGENT_TYPOS: &[&[u8]] = &[b"useragent", b"user agent"];
-const DISALLOW_TYPOS: &[&[u8]] = &[
-    b"dissallow",
-    b"dissalow",
-    b"disalow",
-    b"diasllow",
-    b"disallaw",
-];
-const SITEMAP_TYPOS: &[&[u8]] = &[b"site-map"];
-
-/// Classifies a key by case-insensitive prefix, in the reference's order:
-/// user-agent, allow, disallow, sitemap. Returns (kind, typo, prefix-only).
-pub fn classify_key(key: &[u8]) -> (KeyKind, bool, bool) {
-    /// (canonical name, accepted misspellings, kind)
-    type Entry = (&'static [u8], &'static [&'static [u8]], KeyKind);
-    let table: [Entry; 4] = [
-        (b"user-agent", USER_AGENT_TYPOS, KeyKind::UserAgent),
-        (b"allow", &[], KeyKind::Allow),
-        (b"disallow", DISALLOW_TYPOS, KeyKind::Disallow),
-        (b"sitemap", SITEMAP_TYPOS, KeyKind::Sitemap),
-    ];
-    for (name, typos, kind) in table {
-        if starts_with_ignore_case(key, name) {
-            return (kind, false, key.len() != name.len());
+impl Name {
+    /// `name`: ASCII without capitals or NUL, at most sixteen bytes.
+    const fn new(name: &[u8]) -> Name {
+        let mut words = [0; 2];
+        let mut masks = [0; 2];
+        let mut i = 0;
+        while i < name.len() {
+            words[i / 8] |= (name[i] as u64) << (8 * (i % 8));
+            masks[i / 8] |= 0xFF << (8 * (i % 8));
+            i += 1;
         }
-        if let Some(t) = typos.iter().find(|t| starts_with_ignore_case(key, t)) {
-            return (kind, true, key.len() != t.len());
+        Name {
+            len: name.len(),
+            words,
+            masks,
         }
     }
-    (KeyKind::Other, false, false)
+
+    /// Whether a key whose first sixteen bytes, made small, are `key`
+    /// (zero past its end) starts with this name: a key shorter than the
+    /// name has a zero where the name has a letter.
+    fn starts(&self, key: [u64; 2]) -> bool {
+        key[0] & self.masks[0] == self.words[0] && key[1] & self.masks[1] == self.words[1]
+    }
+}
+
+/// A directive, its name and the misspellings of it that are accepted.
+type Known = (KeyKind, Name, &'static [Name]);
+
+const USER_AGENT: Known = (
+    KeyKind::UserAgent,
+    Name::new(b"user-agent"),
+    &[Name::new(b"useragent"), Name::new(b"user agent")],
+);
+const ALLOW: Known = (KeyKind::Allow, Name::new(b"allow"), &[]);
+const DISALLOW: Known = (
+    KeyKind::Disallow,
+    Name::new(b"disallow"),
+    &[
+        Name::new(b"dissallow"),
+        Name::new(b"dissalow"),
+        Name::new(b"disalow"),
+        Name::new(b"diasllow"),
+        Name::new(b"disallaw"),
+    ],
+);
+const SITEMAP: Known = (
+    KeyKind::Sitemap,
+    Name::new(b"sitemap"),
+    &[Name::new(b"site-map")],
+);
+
+/// Classifies a key by case-insensitive prefix, as the reference does:
+/// user-agent, allow, disallow, sitemap, each before its misspellings.
+/// Returns (kind, typo, prefix-only). The key's first sixteen bytes are
+/// read as two words and made small once; its first letter picks the one
+/// directive it can name (no two directives' names, misspellings included,
+/// share one), and each name is two masked comparisons.
+pub fn classify_key(key: &[u8]) -> (KeyKind, bool, bool) {
+    let (first, rest) = key.split_at(key.len().min(8));
+    let folded = [lower(word(first)), lower(word(rest))];
+    let (kind, name, typos) = match folded[0] as u8 {
+        b'u' => &USER_AGENT,
+        b'a' => &ALLOW,
+        b'd' => &DISALLOW,
+        b's' => &SITEMAP,
+        _ => return (KeyKind::Other, false, false),
+    };
+    if name.starts(folded) {
+        return (*kind, false, key.len() != name.len);
+    }
+    match typos.iter().find(|t| t.starts(folded)) {
+        Some(t) => (*kind, true, key.len() != t.len),
+        None => (KeyKind::Other, false, false),
+    }
 }
 
 #[cfg(test)]
@@ -344,9 +410,87 @@ mod tests {
         );
     }
 
+    /// [`classify_key`] as the reference writes it: each name tried in
+    /// turn, byte by byte.
+    fn classify_byte_by_byte(key: &[u8]) -> (KeyKind, bool, bool) {
+        type Spellings = (&'static [u8], &'static [&'static [u8]], KeyKind);
+        let names: [Spellings; 4] = [
+            (
+                b"user-agent",
+                &[b"useragent", b"user agent"],
+                KeyKind::UserAgent,
+            ),
+            (b"allow", &[], KeyKind::Allow),
+            (
+                b"disallow",
+                &[
+                    b"dissallow",
+                    b"dissalow",
+                    b"disalow",
+                    b"diasllow",
+                    b"disallaw",
+                ],
+                KeyKind::Disallow,
+            ),
+            (b"sitemap", &[b"site-map"], KeyKind::Sitemap),
+        ];
+        let starts =
+            |name: &[u8]| key.len() >= name.len() && key[..name.len()].eq_ignore_ascii_case(name);
+        for (name, typos, kind) in names {
+            if starts(name) {
+                return (kind, false, key.len() != name.len());
+            }
+            if let Some(t) = typos.iter().find(|t| starts(t)) {
+                return (kind, true, key.len() != t.len());
+            }
+        }
+        (KeyKind::Other, false, false)
+    }
+
+    #[test]
+    fn keys_of_every_spelling_are_classified() {
+        for (key, want) in [
+            (&b"User-Agent"[..], (KeyKind::UserAgent, false, false)),
+            (b"USER AGENT", (KeyKind::UserAgent, true, false)),
+            (b"useragents", (KeyKind::UserAgent, true, true)),
+            (b"Disallowed", (KeyKind::Disallow, false, true)),
+            (b"DISALLAW", (KeyKind::Disallow, true, false)),
+            (b"Allow", (KeyKind::Allow, false, false)),
+            (b"Site-map", (KeyKind::Sitemap, true, false)),
+            (b"sitemaps", (KeyKind::Sitemap, false, true)),
+            (b"disal", (KeyKind::Other, false, false)),
+            (b"crawl-delay", (KeyKind::Other, false, false)),
+            (b"\xC4llow", (KeyKind::Other, false, false)),
+            (b"", (KeyKind::Other, false, false)),
+        ] {
+            assert_eq!(classify_key(key), want, "{}", String::from_utf8_lossy(key));
+        }
+    }
+
     proptest::proptest! {
         /// Each line's NUL and `#` are where a search of that line alone
         /// finds them, though the body is searched once per occurrence.
+        /// Keys made of pieces of the names, in any case, with bytes
+        /// around the letters' case boundaries and past ASCII, are read as
+        /// the byte-by-byte comparison reads them.
+        #[test]
+        fn keys_classify_as_byte_by_byte(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "user", "USER", "-", " ", "agent", "Agent", "dis", "DIS", "s", "allow",
+                    "ALLAW", "alow", "ia", "sitemap", "Site", "map", "@", "[", "`", "{",
+                    "\u{e9}", "x", "\0",
+                ]),
+                0..6,
+            )
+        ) {
+            let key = pieces.concat();
+            proptest::prop_assert_eq!(
+                classify_key(key.as_bytes()),
+                classify_byte_by_byte(key.as_bytes())
+            );
+        }
+
         #[test]
         fn marks_are_each_lines_own(
             body in proptest::collection::vec(

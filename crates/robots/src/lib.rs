@@ -174,6 +174,7 @@
 mod diagnostic;
 mod extensions;
 mod find;
+mod fold;
 mod lexer;
 mod libraries;
 mod lint;

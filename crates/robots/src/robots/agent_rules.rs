@@ -8,9 +8,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use super::fold::{fold_key, word as head};
 use super::query::select_groups;
 use super::*;
+use crate::fold::{fold_key, word as head};
 
 /// One crawler's view of a robots.txt file, for checking many URLs fast.
 ///

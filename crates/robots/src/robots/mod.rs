@@ -1,11 +1,9 @@
 //! The parsed file: its model ([`Robots`], its groups and rules) and how
 //! it is read. The rooms: `parser` builds a [`Robots`] from bytes, line by
 //! line; `query` answers what the file says of an agent and a URL;
-//! `agent_rules` is one agent's view, indexed for checking many URLs;
-//! `fold` compares crawler names case-blind, a word at a time.
+//! `agent_rules` is one agent's view, indexed for checking many URLs.
 
 mod agent_rules;
-mod fold;
 mod parser;
 mod pattern_bytes;
 mod query;
@@ -24,6 +22,7 @@ use crate::extensions::{
     self, CleanParam, ContentUsage, ContentUsageRule, CrawlDelay, HostDirective, RequestRate,
     Sitemap, VisitTime,
 };
+use crate::fold;
 use crate::lexer::{self, KeyKind, Lines};
 use crate::pattern::{
     self, escape_pattern, path_params_query, rfc_normalize_path, rfc_normalize_pattern,

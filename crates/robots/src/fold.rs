@@ -1,13 +1,14 @@
-//! Crawler names compared as robots.txt compares them, case-blind for
-//! ASCII, eight bytes at a time: a crawler asking about each URL in turn
-//! has its name compared with the file's at every call.
+//! Names compared as robots.txt compares them, case-blind for ASCII,
+//! eight bytes at a time: a crawler asking about each URL in turn has its
+//! name compared with the file's at every call, and every line's key is
+//! told apart from the directives' names.
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// `w` with its ASCII capitals made small, eight bytes at once (a byte
 /// with its high bit set is left as it is).
-fn lower(w: u64) -> u64 {
+pub(crate) fn lower(w: u64) -> u64 {
     let seven_bits = w & !HIGH;
     let from_a = seven_bits + ONES * u64::from(0x80 - b'A');
     let past_z = seven_bits + ONES * u64::from(0x80 - b'Z' - 1);
@@ -18,7 +19,7 @@ fn lower(w: u64) -> u64 {
 /// The first (up to eight) bytes of `b` as one little-endian number,
 /// zeros past its end, read in at most two loads (also a view's rule and
 /// path heads).
-pub(super) fn word(b: &[u8]) -> u64 {
+pub(crate) fn word(b: &[u8]) -> u64 {
     let n = b.len();
     let at = |i: usize, len: usize| -> u64 {
         let Some(s) = b.get(i..i + len) else {
@@ -42,7 +43,7 @@ pub(super) fn word(b: &[u8]) -> u64 {
 
 /// Whether `a` and `b` are equal but for ASCII case (as
 /// [`str::eq_ignore_ascii_case`]).
-pub(super) fn eq_ignore_case(a: &str, b: &str) -> bool {
+pub(crate) fn eq_ignore_case(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -56,7 +57,7 @@ pub(super) fn eq_ignore_case(a: &str, b: &str) -> bool {
 }
 
 /// A summary of a name that names equal but for ASCII case share.
-pub(super) fn fold_key(name: &str) -> u64 {
+pub(crate) fn fold_key(name: &str) -> u64 {
     let bytes = name.as_bytes();
     bytes.chunks(8).fold(bytes.len() as u64, |h, chunk| {
         (h ^ lower(word(chunk)))
