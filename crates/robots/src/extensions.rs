@@ -348,21 +348,29 @@ pub(crate) fn bytes_to_text(bytes: &[u8]) -> String {
 
 /// Whether `s` is an absolute http(s) URL with a host.
 pub(crate) fn is_absolute_http_url(s: &str) -> bool {
-    let lower = s.get(..8).unwrap_or(s).to_ascii_lowercase();
-    let rest = if lower.starts_with("https://") {
-        &s[8..]
-    } else if lower.starts_with("http://") {
-        &s[7..]
+    let b = s.as_bytes();
+    let scheme = |name: &[u8]| {
+        b.get(..name.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(name))
+    };
+    let rest = if scheme(b"https://") {
+        &b[8..]
+    } else if scheme(b"http://") {
+        &b[7..]
     } else {
         return false;
     };
-    let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let host_end = rest
+        .iter()
+        .position(|c| matches!(c, b'/' | b'?' | b'#'))
+        .unwrap_or(rest.len());
     let authority = &rest[..host_end];
-    !authority.is_empty()
-        && !authority.starts_with(':')
-        && !s
-            .bytes()
-            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+    // Whitespace and controls (ASCII's are all at or below the space, or
+    // DEL), read without stopping so that the loop is vectorised.
+    let spaced = b
+        .iter()
+        .fold(false, |seen, &c| seen | (c <= b' ') | (c == 0x7F));
+    !authority.is_empty() && !authority.starts_with(b":") && !spaced
 }
 
 pub(crate) fn parse_sitemap(value: &[u8]) -> Result<String, String> {
@@ -665,6 +673,61 @@ pub(crate) fn parse_content_usage(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`is_absolute_http_url`] written plainly: the scheme compared on a
+    /// lowered copy, the host cut at a char search, whitespace and
+    /// controls looked for one by one.
+    fn absolute_plainly(s: &str) -> bool {
+        let lower = s.get(..8).unwrap_or(s).to_ascii_lowercase();
+        let rest = if lower.starts_with("https://") {
+            &s[8..]
+        } else if lower.starts_with("http://") {
+            &s[7..]
+        } else {
+            return false;
+        };
+        let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+        !authority.is_empty()
+            && !authority.starts_with(':')
+            && !s
+                .bytes()
+                .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+    }
+
+    #[test]
+    fn sitemap_urls_must_be_absolute_http() {
+        for (url, want) in [
+            ("https://example.com/sitemap.xml", true),
+            ("HTTP://Example.com", true),
+            ("http://\u{e9}x.test/s.xml", true),
+            ("https://", false),
+            ("https://:80/s.xml", false),
+            ("https:///s.xml", false),
+            ("ftp://example.com/s.xml", false),
+            ("/sitemap.xml", false),
+            ("https://example.com/a b.xml", false),
+            ("https://example.com/\u{7f}", false),
+            ("https://example.com/\t", false),
+        ] {
+            assert_eq!(is_absolute_http_url(url), want, "{url:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn sitemap_urls_are_judged_as_written_plainly(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "http", "HTTPS", "s", ":", "//", "/", "?", "#", ";", "example.com", " ",
+                    "\t", "\u{7f}", "\u{1}", "\u{e9}", "\u{a0}", "x",
+                ]),
+                0..8,
+            )
+        ) {
+            let url = pieces.concat();
+            proptest::prop_assert_eq!(is_absolute_http_url(&url), absolute_plainly(&url));
+        }
+    }
 
     #[test]
     fn preferences_read_as_unknown_are_each_said() {
