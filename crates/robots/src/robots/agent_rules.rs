@@ -320,12 +320,8 @@ impl Entry {
                 (1u64 << (fixed * 8)) - 1
             },
             // A pattern without `*` that its head holds whole needs no
-            // other check.
-            required: if rule.first_star == u32::MAX && rule.effective.len() <= 8 {
-                0
-            } else {
-                rule.required
-            },
+            // other check (and has no mask).
+            required: rule.required,
             rank,
         }
     }

@@ -122,8 +122,9 @@ pub struct Rule {
     /// Position of the first `*` in `effective` (`u32::MAX` if none), so
     /// matching needs no scan for the common wildcard-free pattern.
     pub(crate) first_star: u32,
-    /// [`byte_mask`] of the literal bytes of a wildcard pattern: a path
-    /// lacking any of them cannot match, whatever the stars absorb.
+    /// [`byte_mask`] of the literal bytes (0 for a pattern without `*` of
+    /// at most eight bytes): a path lacking any of them cannot match,
+    /// whatever the stars absorb.
     pub(crate) required: u64,
     pub(crate) group: u32,
     /// Derived by Google's rule that `Allow: /x/index.htm*` also allows `/x/`.
@@ -145,10 +146,15 @@ impl Rule {
         // Over the bytes before a final `$` (an anchor): where the first
         // `*` is, and which bytes occur.
         let literal = effective.strip_suffix(b"$").unwrap_or(effective);
-        let first_star = crate::find::byte(literal, b'*').map_or(u32::MAX, |i| i as u32);
-        let required = byte_mask(literal);
+        let first_star = crate::find::byte(literal, b'*');
+        // A pattern without `*` that a view's head holds whole needs none.
+        let required = match first_star {
+            None if literal.len() <= 8 => 0,
+            _ => byte_mask(literal) & !byte_mask(b"*"),
+        };
+        let first_star = first_star.map_or(u32::MAX, |i| i as u32);
         Rule {
-            required: required & !byte_mask(b"*"),
+            required,
             kind,
             line,
             column,
