@@ -3,11 +3,10 @@
 //! literal prefix, for checking many URLs fast. Every crawler no group
 //! names gets the same view, so it is built once per file and shared.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
+use super::key_index::KeyIndex;
 use super::query::select_groups;
 use super::*;
 use crate::fold::{fold_key, word as head};
@@ -159,9 +158,6 @@ pub(super) struct View {
     by_key: KeyIndex,
 }
 
-/// Index keys to (start, end) in a view's `indexed`.
-type KeyIndex = HashMap<u32, (u32, u32), BuildHasherDefault<KeyHasher>>;
-
 /// A rule in an index list, with what refuses most paths before its
 /// [`Probe`] is read: a check scans these lists in order, and reads a
 /// probe (elsewhere in memory) only for the few rules that pass.
@@ -216,32 +212,6 @@ struct Probe {
 /// goes in the short list.
 const INDEX_MIN_RULES: usize = 12;
 
-/// A multiplicative hash for the three-byte keys (SipHash would cost more
-/// than the lookup saves; the keys come from one file, so flooding is moot:
-/// at worst every rule shares a bucket, which is the unindexed scan).
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    /// A key's three bytes in one multiply. The table takes its bucket
-    /// from the hash's low bits, and a product's low bits see only the
-    /// key's low bits (the path's first byte, nearly always `/`): the
-    /// halves are swapped, so they come from the well-mixed high half.
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (self.0 ^ u64::from(n))
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .rotate_left(32);
-    }
-}
-
 /// A 64-bit summary of which bytes occur in `bytes` (byte value mod 64).
 /// If a pattern's mask has a bit the path's lacks, some literal byte of the
 /// pattern is absent from the path and it cannot match.
@@ -295,7 +265,7 @@ impl View {
                 rule: i as u32,
             });
         }
-        let (indexed, by_key) = group_by_key(&keyed);
+        let (by_key, indexed) = KeyIndex::build(&keyed);
         View {
             agent_match,
             groups,
@@ -325,33 +295,6 @@ impl Entry {
             rank,
         }
     }
-}
-
-/// `keyed` (in rank order) grouped by key into one list, and where each
-/// key's group is: counted, then placed, so no list grows.
-fn group_by_key(keyed: &[(u32, Entry)]) -> (Vec<Entry>, KeyIndex) {
-    let mut by_key = KeyIndex::default();
-    for (key, _) in keyed {
-        by_key.entry(*key).or_default().1 += 1;
-    }
-    // Each group's start, and a cursor (from its start) that the placing
-    // moves to its end.
-    let mut next = 0;
-    for (start, cursor) in by_key.values_mut() {
-        let count = *cursor;
-        (*start, *cursor) = (next, next);
-        next += count;
-    }
-    let mut indexed = vec![Entry::default(); keyed.len()];
-    for (key, entry) in keyed {
-        if let Some((_, cursor)) = by_key.get_mut(key) {
-            if let Some(place) = indexed.get_mut(*cursor as usize) {
-                *place = *entry;
-            }
-            *cursor += 1;
-        }
-    }
-    (indexed, by_key)
 }
 
 /// The rules of `groups` in decision order: longest pattern first, then
@@ -452,8 +395,8 @@ impl<'r> AgentRules<'r> {
         let v = self.view;
         let path_head = head(path);
         let bucket: &[Entry] = index_key(path)
-            .and_then(|k| v.by_key.get(&k))
-            .and_then(|&(start, end)| v.indexed.get(start as usize..end as usize))
+            .and_then(|k| v.by_key.get(k))
+            .and_then(|(start, end)| v.indexed.get(start as usize..end as usize))
             .unwrap_or(&[]);
         let mask = byte_mask(path);
         // Each list's next rule that may match, in rank order.

@@ -1,9 +1,11 @@
 //! The parsed file: its model ([`Robots`], its groups and rules) and how
 //! it is read. The rooms: `parser` builds a [`Robots`] from bytes, line by
 //! line; `query` answers what the file says of an agent and a URL;
-//! `agent_rules` is one agent's view, indexed for checking many URLs.
+//! `agent_rules` is one agent's view, indexed for checking many URLs
+//! (`key_index` finds a path's rules by its first bytes).
 
 mod agent_rules;
+mod key_index;
 mod parser;
 mod pattern_bytes;
 mod query;

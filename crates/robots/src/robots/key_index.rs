@@ -1,0 +1,131 @@
+//! A view's index keys (a literal prefix's first three bytes) to where
+//! their rules are in the view's list: a small open-addressed table, at
+//! most half full, so a check finds its key with one multiply and a
+//! compare or two, and a view is built without a general hash map's
+//! growth. Keys come from the file, which may be built to collide: each
+//! table multiplies by its own random odd number, so no file can know
+//! which keys share a slot.
+
+use std::hash::BuildHasher;
+
+/// Keys to `(start, end)` ranges.
+#[derive(Debug, Clone, Default)]
+pub(super) struct KeyIndex {
+    /// A power of two of slots (none when no rule is indexed).
+    slots: Vec<Slot>,
+    /// How far a key's product is shifted to give its home slot.
+    shift: u32,
+    /// The table's odd multiplier, drawn at random when it is built.
+    multiplier: u64,
+}
+
+/// A key (with [`TAKEN`] set; an empty slot is all zeros) and its range.
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    tag: u32,
+    start: u32,
+    end: u32,
+}
+
+/// Marks a slot as holding a key: keys are three bytes, so the top bit is
+/// free.
+const TAKEN: u32 = 1 << 31;
+
+impl KeyIndex {
+    /// The index of `items` (each a key and what it indexes, in list
+    /// order), and the items grouped by key, each group in the order its
+    /// items came. Counted, then placed, so nothing grows.
+    pub(super) fn build<T: Copy + Default>(items: &[(u32, T)]) -> (KeyIndex, Vec<T>) {
+        if items.is_empty() {
+            return (KeyIndex::default(), Vec::new());
+        }
+        let size = (items.len() * 2).next_power_of_two();
+        let mut index = KeyIndex {
+            slots: vec![Slot::default(); size],
+            shift: 64 - size.trailing_zeros(),
+            multiplier: std::collections::hash_map::RandomState::new().hash_one(size) | 1,
+        };
+        for (key, _) in items {
+            index.claim(*key).end += 1;
+        }
+        // Each key's start, and a cursor (from its start) that placing
+        // moves to its end.
+        let mut next = 0;
+        for slot in index.slots.iter_mut().filter(|s| s.tag != 0) {
+            let n = slot.end;
+            (slot.start, slot.end) = (next, next);
+            next += n;
+        }
+        let mut grouped = vec![T::default(); items.len()];
+        for (key, item) in items {
+            let slot = index.claim(*key);
+            if let Some(place) = grouped.get_mut(slot.end as usize) {
+                *place = *item;
+            }
+            slot.end += 1;
+        }
+        (index, grouped)
+    }
+
+    /// Where `key`'s items are, if any rule has it.
+    pub(super) fn get(&self, key: u32) -> Option<(u32, u32)> {
+        let tag = key | TAKEN;
+        let mut i = self.home(key);
+        loop {
+            let slot = self.slots.get(i)?;
+            if slot.tag == tag {
+                return Some((slot.start, slot.end));
+            }
+            if slot.tag == 0 {
+                return None;
+            }
+            i = (i + 1) & (self.slots.len() - 1);
+        }
+    }
+
+    /// `key`'s slot, taken if it was free (the table is never full).
+    fn claim(&mut self, key: u32) -> &mut Slot {
+        let tag = key | TAKEN;
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key);
+        while self.slots[i].tag != tag && self.slots[i].tag != 0 {
+            i = (i + 1) & mask;
+        }
+        let slot = &mut self.slots[i];
+        slot.tag = tag;
+        slot
+    }
+
+    /// The slot a key is looked for first: the top bits of its product
+    /// with the table's multiplier (they depend on all of its bytes).
+    fn home(&self, key: u32) -> usize {
+        (u64::from(key).wrapping_mul(self.multiplier) >> self.shift) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every key's items are grouped together in the order they
+        /// came, each range holds exactly that key's items, and keys not
+        /// given are not found.
+        #[test]
+        fn ranges_hold_each_keys_items(
+            keys in proptest::collection::vec(0u32..40, 0..120),
+            absent in 40u32..(1 << 24),
+        ) {
+            let items: Vec<(u32, usize)> = keys.iter().copied().zip(0..).collect();
+            let (index, grouped) = KeyIndex::build(&items);
+            prop_assert_eq!(grouped.len(), keys.len());
+            for &key in &keys {
+                let (start, end) = index.get(key).expect("a given key is found");
+                let want: Vec<usize> = items.iter().filter(|i| i.0 == key).map(|i| i.1).collect();
+                prop_assert_eq!(&grouped[start as usize..end as usize], &want[..]);
+            }
+            prop_assert_eq!(index.get(absent), None);
+        }
+    }
+}
