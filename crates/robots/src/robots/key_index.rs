@@ -34,27 +34,26 @@ const TAKEN: u32 = 1 << 31;
 impl KeyIndex {
     /// The index of `items` (each a key and what it indexes, in list
     /// order), and the items grouped by key, each group in the order its
-    /// items came. Counted, then placed, so nothing grows.
+    /// items came. Counted in a table sized for the items, then kept in
+    /// one sized for the distinct keys (many rules often share a few
+    /// keys), then placed: nothing grows.
     pub(super) fn build<T: Copy + Default>(items: &[(u32, T)]) -> (KeyIndex, Vec<T>) {
         if items.is_empty() {
             return (KeyIndex::default(), Vec::new());
         }
-        let size = (items.len() * 2).next_power_of_two();
-        let mut index = KeyIndex {
-            slots: vec![Slot::default(); size],
-            shift: 64 - size.trailing_zeros(),
-            multiplier: std::collections::hash_map::RandomState::new().hash_one(size) | 1,
-        };
+        let mut counts = KeyIndex::with_room(items.len());
         for (key, _) in items {
-            index.claim(*key).end += 1;
+            counts.claim(*key).end += 1;
         }
+        let counted = || counts.slots.iter().filter(|s| s.tag != 0);
         // Each key's start, and a cursor (from its start) that placing
         // moves to its end.
+        let mut index = KeyIndex::with_room(counted().count());
         let mut next = 0;
-        for slot in index.slots.iter_mut().filter(|s| s.tag != 0) {
-            let n = slot.end;
+        for count in counted() {
+            let slot = index.claim(count.tag & !TAKEN);
             (slot.start, slot.end) = (next, next);
-            next += n;
+            next += count.end;
         }
         let mut grouped = vec![T::default(); items.len()];
         for (key, item) in items {
@@ -65,6 +64,17 @@ impl KeyIndex {
             slot.end += 1;
         }
         (index, grouped)
+    }
+
+    /// An empty table for up to `keys` keys (at least one), at most half
+    /// full, with its own multiplier.
+    fn with_room(keys: usize) -> KeyIndex {
+        let size = (keys.max(1) * 2).next_power_of_two();
+        KeyIndex {
+            slots: vec![Slot::default(); size],
+            shift: 64 - size.trailing_zeros(),
+            multiplier: std::collections::hash_map::RandomState::new().hash_one(size) | 1,
+        }
     }
 
     /// Where `key`'s items are, if any rule has it.
@@ -110,8 +120,8 @@ mod tests {
 
     proptest! {
         /// Every key's items are grouped together in the order they
-        /// came, each range holds exactly that key's items, and keys not
-        /// given are not found.
+        /// came, each range holds exactly that key's items, keys not
+        /// given are not found, and the table is sized by the keys.
         #[test]
         fn ranges_hold_each_keys_items(
             keys in proptest::collection::vec(0u32..40, 0..120),
@@ -126,6 +136,12 @@ mod tests {
                 prop_assert_eq!(&grouped[start as usize..end as usize], &want[..]);
             }
             prop_assert_eq!(index.get(absent), None);
+            // Sized by the distinct keys, not the items.
+            let mut distinct = keys.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let room = (distinct.len() * 2).next_power_of_two();
+            prop_assert!(index.slots.len() <= room.max(2), "{} slots", index.slots.len());
         }
     }
 }
