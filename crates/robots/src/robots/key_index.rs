@@ -79,31 +79,32 @@ impl KeyIndex {
 
     /// Where `key`'s items are, if any rule has it.
     pub(super) fn get(&self, key: u32) -> Option<(u32, u32)> {
-        let tag = key | TAKEN;
-        let mut i = self.home(key);
-        loop {
-            let slot = self.slots.get(i)?;
-            if slot.tag == tag {
-                return Some((slot.start, slot.end));
-            }
-            if slot.tag == 0 {
-                return None;
-            }
-            i = (i + 1) & (self.slots.len() - 1);
-        }
+        let slot = self.slots.get(self.probe(key))?;
+        (slot.tag == key | TAKEN).then_some((slot.start, slot.end))
     }
 
     /// `key`'s slot, taken if it was free (the table is never full).
     fn claim(&mut self, key: u32) -> &mut Slot {
+        let i = self.probe(key);
+        let slot = &mut self.slots[i];
+        slot.tag = key | TAKEN;
+        slot
+    }
+
+    /// Where `key` is, or the free slot where it would go: from its home
+    /// slot on, the first that holds it or is empty (a table is at most
+    /// half full, so one is). Past the end for a table without slots.
+    fn probe(&self, key: u32) -> usize {
         let tag = key | TAKEN;
-        let mask = self.slots.len() - 1;
+        let mask = self.slots.len().wrapping_sub(1);
         let mut i = self.home(key);
-        while self.slots[i].tag != tag && self.slots[i].tag != 0 {
+        while let Some(slot) = self.slots.get(i) {
+            if slot.tag == tag || slot.tag == 0 {
+                return i;
+            }
             i = (i + 1) & mask;
         }
-        let slot = &mut self.slots[i];
-        slot.tag = tag;
-        slot
+        i
     }
 
     /// The slot a key is looked for first: the top bits of its product
