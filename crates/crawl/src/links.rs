@@ -7,7 +7,8 @@
 //! to the whole document, links before it included, as in HTML) or the
 //! page's URL. `javascript:`, `mailto:`, `data:` and other non-http links
 //! are dropped. `rel="nofollow"` on `a` and `area` skips the link unless
-//! the crawl follows them.
+//! the crawl follows them. Attribute values are read with their character
+//! references decoded (`&amp;` is `&`), as a browser reads them.
 //!
 //! Robots directives: `<meta name="robots">` and `<meta name="TOKEN">` for
 //! the crawler's own token, and the `X-Robots-Tag` header, in both its
@@ -99,6 +100,19 @@ static SELECTOR: std::sync::LazyLock<lol_html::Selector> = std::sync::LazyLock::
         .expect("a constant, valid selector")
 });
 
+/// An attribute's value as the page means it: lol_html gives the value
+/// as written, and character references in it (`&amp;` between a query's
+/// parameters above all) are decoded here by HTML's rules for attribute
+/// values, as a browser reads them (`&copy=2` stays as it is: a
+/// reference without its `;` before `=` or a letter is text there).
+fn attribute(el: &lol_html::html_content::Element<'_, '_>, name: &str) -> Option<String> {
+    let value = el.get_attribute(name)?;
+    if !value.contains('&') {
+        return Some(value);
+    }
+    Some(htmlize::unescape_attribute(value).into_owned())
+}
+
 /// Extracts links and directives from an HTML page fetched from `page`.
 /// `html` may be cut (a capped body): what was read is used.
 pub fn extract(html: &[u8], page: &url::Url, agent: &str, follow_rel_nofollow: bool) -> PageLinks {
@@ -131,8 +145,8 @@ pub fn extract(html: &[u8], page: &url::Url, agent: &str, follow_rel_nofollow: b
             let tag = el.tag_name();
             match tag.as_str() {
                 "a" | "area" => {
-                    if let Some(h) = el.get_attribute("href") {
-                        let nofollow = el.get_attribute("rel").is_some_and(|r| {
+                    if let Some(h) = attribute(el, "href") {
+                        let nofollow = attribute(el, "rel").is_some_and(|r| {
                             r.split_ascii_whitespace()
                                 .any(|t| t.eq_ignore_ascii_case("nofollow"))
                         });
@@ -140,31 +154,31 @@ pub fn extract(html: &[u8], page: &url::Url, agent: &str, follow_rel_nofollow: b
                     }
                 }
                 "link" => {
-                    if let Some(h) = el.get_attribute("href") {
+                    if let Some(h) = attribute(el, "href") {
                         push(h, false);
                     }
                 }
                 "frame" | "iframe" => {
-                    if let Some(h) = el.get_attribute("src") {
+                    if let Some(h) = attribute(el, "src") {
                         push(h, false);
                     }
                 }
                 "base" => {
                     let mut r = raw.borrow_mut();
                     if r.base.is_none() {
-                        r.base = el.get_attribute("href");
+                        r.base = attribute(el, "href");
                     }
                 }
                 "input" => {
-                    let kind = el.get_attribute("type").unwrap_or_default();
+                    let kind = attribute(el, "type").unwrap_or_default();
                     if kind.trim().eq_ignore_ascii_case("password") {
                         raw.borrow_mut().password = true;
                     }
                 }
                 "meta" => {
-                    let name = el.get_attribute("name").unwrap_or_default();
+                    let name = attribute(el, "name").unwrap_or_default();
                     if name.eq_ignore_ascii_case("robots") || name.eq_ignore_ascii_case(agent) {
-                        if let Some(c) = el.get_attribute("content") {
+                        if let Some(c) = attribute(el, "content") {
                             raw.borrow_mut().directives.apply(&c);
                         }
                     }
@@ -286,6 +300,37 @@ mod tests {
         assert_eq!(
             d(r#"<meta name="robots" content="none">"#, "mannerly"),
             both
+        );
+    }
+
+    /// Character references in attribute values are read as a browser
+    /// reads them, in links, `<base>`, `rel` and meta content alike: a
+    /// query's `&amp;` is `&`, a numeric reference its character, and a
+    /// parameter named like a reference (`&copy=`, no `;`) stays text.
+    #[test]
+    fn character_references_in_attributes_are_decoded() {
+        let html = br#"<base href="https://b.example/x&#47;">
+            <a href="list?page=2&amp;sort=asc">a</a>
+            <a href="q?a=1&copy=2&amp;lang=en">b</a>
+            <a href='q?x=&lt;y&gt;&quot;'>c</a>
+            <a href="nf" rel="no&#x66;ollow">nf</a>
+            <meta name="robots" content="noindex&#44;nofollow">"#;
+        let l = extract(html, &page(), "mannerly", false);
+        assert_eq!(
+            urls(&l.links),
+            [
+                "https://b.example/x/list?page=2&sort=asc",
+                "https://b.example/x/q?a=1&copy=2&lang=en",
+                "https://b.example/x/q?x=%3Cy%3E%22",
+            ]
+        );
+        assert_eq!(urls(&l.rel_nofollow), ["https://b.example/x/nf"]);
+        assert_eq!(
+            l.directives,
+            Directives {
+                nofollow: true,
+                noindex: true
+            }
         );
     }
 
