@@ -334,6 +334,24 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Any link text, written into a page as HTML escapes it (`&` and
+        /// `"` as references), is the link the text itself gives: what a
+        /// page escapes is read back unescaped, and nothing else changes.
+        #[test]
+        fn an_escaped_link_is_read_as_its_text(
+            text in r#"[a-z0-9/?=&;#%:. "'<>\x{e4}\x{3b1}-]{0,40}"#,
+        ) {
+            let escaped = text.replace('&', "&amp;").replace('"', "&quot;");
+            let html = format!(r#"<a href="{escaped}">x</a>"#);
+            let l = extract(html.as_bytes(), &page(), "mannerly", false);
+            let want = CrawlUrl::join(Some(&page()), &text).ok();
+            let want: Vec<&str> = want.iter().map(CrawlUrl::as_str).collect();
+            proptest::prop_assert_eq!(urls(&l.links), want.clone());
+            proptest::prop_assert_eq!(l.dropped, usize::from(want.is_empty()));
+        }
+    }
+
     #[test]
     fn x_robots_tag_forms() {
         assert!(x_robots_tag(["noindex, nofollow"], "mannerly").nofollow);
