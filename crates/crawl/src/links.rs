@@ -104,13 +104,11 @@ static SELECTOR: std::sync::LazyLock<lol_html::Selector> = std::sync::LazyLock::
 /// as written, and character references in it (`&amp;` between a query's
 /// parameters above all) are decoded here by HTML's rules for attribute
 /// values, as a browser reads them (`&copy=2` stays as it is: a
-/// reference without its `;` before `=` or a letter is text there).
+/// reference without its `;` before `=` or a letter is text there). A
+/// value without a reference comes back as it was, not copied.
 fn attribute(el: &lol_html::html_content::Element<'_, '_>, name: &str) -> Option<String> {
-    let value = el.get_attribute(name)?;
-    if !value.contains('&') {
-        return Some(value);
-    }
-    Some(htmlize::unescape_attribute(value).into_owned())
+    el.get_attribute(name)
+        .map(|value| htmlize::unescape_attribute(value).into_owned())
 }
 
 /// Extracts links and directives from an HTML page fetched from `page`.
