@@ -128,6 +128,7 @@ pub mod skip;
 mod state;
 mod summary;
 pub mod tag;
+mod tags;
 mod tally;
 mod turn;
 pub mod warc;
