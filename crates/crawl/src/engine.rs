@@ -17,7 +17,7 @@
 //!
 //! A page's path reads top to bottom: [`Crawl::start`] (released) →
 //! [`Crawl::admit`](crate::admit) (admitted) → `fetch_page` (fetched) →
-//! [`Crawl::handle`] (recorded) → [`Links`] and the [`Turn`]'s end (its
+//! [`Crawl::handle`] (recorded) → [`Links`](crate::outlinks::Links) and the [`Turn`]'s end (its
 //! links offered, then the page completed).
 //!
 //! Invariants: the engine never sleeps for pacing of its own and has no

@@ -176,8 +176,8 @@ impl Raw {
     }
 }
 
-/// The elements read of `html` by [`tags`]' reader of start tags, or
-/// `None` where the page needs a full parser.
+/// The elements read of `html` by the reader of start tags
+/// ([`crate::tags`]), or `None` where the page needs `lol_html`.
 fn read_fast(html: &[u8], agent: &str) -> Option<Raw> {
     const READ: [&str; 8] = [
         "a", "area", "link", "frame", "iframe", "base", "meta", "input",
