@@ -96,14 +96,16 @@ pub fn x_robots_tag<'a>(values: impl IntoIterator<Item = &'a str>, agent: &str) 
     d
 }
 
-/// The elements read, as one selector parsed once: each selector a
-/// rewriter holds is compiled again for every page, and building the
-/// rewriter cost more than reading a small page.
-static SELECTOR: std::sync::LazyLock<lol_html::Selector> = std::sync::LazyLock::new(|| {
-    "a, area, link, frame, iframe, base, meta, input"
-        .parse()
-        .expect("a constant, valid selector")
-});
+/// The elements a page's links and directives come from.
+const READ: [&str; 8] = [
+    "a", "area", "link", "frame", "iframe", "base", "meta", "input",
+];
+
+/// [`READ`], as one selector parsed once: each selector a rewriter holds
+/// is compiled again for every page, and building the rewriter cost more
+/// than reading a small page.
+static SELECTOR: std::sync::LazyLock<lol_html::Selector> =
+    std::sync::LazyLock::new(|| READ.join(", ").parse().expect("a constant, valid selector"));
 
 /// An attribute's value as the page means it: the value as written, with
 /// its character references (`&amp;` between a query's parameters above
@@ -179,9 +181,6 @@ impl Raw {
 /// The elements read of `html` by the reader of start tags
 /// ([`crate::tags`]), or `None` where the page needs `lol_html`.
 fn read_fast(html: &[u8], agent: &str) -> Option<Raw> {
-    const READ: [&str; 8] = [
-        "a", "area", "link", "frame", "iframe", "base", "meta", "input",
-    ];
     let mut raw = Raw::default();
     crate::tags::start_tags(html, |tag| {
         if let Some(name) = READ.iter().find(|n| tag.is(n)) {

@@ -96,6 +96,12 @@ fn content(tag: &Tag<'_>) -> Content {
     }
 }
 
+/// Whether HTML content after `tag` is read as text (where the tree
+/// builder lets it switch the tokenizer).
+fn switches_to_text(tag: &Tag<'_>) -> bool {
+    !matches!(content(tag), Content::Markup)
+}
+
 /// Calls `on_tag` with each start tag of `page`, in order.
 pub(crate) fn start_tags(page: &[u8], mut on_tag: impl FnMut(&Tag<'_>)) -> Result<(), Unsupported> {
     let mut attrs = Vec::new();
@@ -261,11 +267,12 @@ fn end_tag_open(
 }
 
 /// A tag read: its name, where it ends (past its `>`), and whether it
-/// ends with `/>`.
+/// ends with `/>` or with the `>` of `NAME=>`.
 struct Read {
     name: Range<usize>,
     end: usize,
     self_closing: bool,
+    missing_value: bool,
 }
 
 /// A tag whose name begins at `at`, its attributes in `attrs`; `None` if
@@ -274,16 +281,14 @@ struct Read {
 /// without its value), which `lol_html` reads as the tokenizer does not
 /// (a `<script x=>` its `</script>` does not end).
 fn read_tag(page: &[u8], at: usize, attrs: &mut Vec<Attr>) -> Result<Option<Read>, Unsupported> {
-    let mut odd = false;
-    let tag = read_tag_parts(page, at, attrs, &mut odd);
-    if odd {
-        return Err(Unsupported);
+    match read_tag_parts(page, at, attrs) {
+        Some(read) if read.missing_value => Err(Unsupported),
+        read => Ok(read),
     }
-    Ok(tag)
 }
 
-/// [`read_tag`], with `odd` set at `NAME=>`.
-fn read_tag_parts(page: &[u8], at: usize, attrs: &mut Vec<Attr>, odd: &mut bool) -> Option<Read> {
+/// [`read_tag`], `NAME=>` included.
+fn read_tag_parts(page: &[u8], at: usize, attrs: &mut Vec<Attr>) -> Option<Read> {
     attrs.clear();
     let ends_name = |c: u8| is_space(c) || c == b'/' || c == b'>';
     let mut i = at;
@@ -302,6 +307,7 @@ fn read_tag_parts(page: &[u8], at: usize, attrs: &mut Vec<Attr>, odd: &mut bool)
                 name,
                 end: i + 1,
                 self_closing: slash,
+                missing_value: false,
             });
         }
         slash = c == b'/';
@@ -334,11 +340,11 @@ fn read_tag_parts(page: &[u8], at: usize, attrs: &mut Vec<Attr>, odd: &mut bool)
                 i = close + 1;
             }
             b'>' => {
-                *odd = true;
                 return Some(Read {
                     name,
                     end: i + 1,
                     self_closing: false,
+                    missing_value: true,
                 });
             }
             _ => {

@@ -5,7 +5,7 @@
 //! where a raw-text element's effect cannot be known without one (inside
 //! `<select>`, after `<frameset>`).
 
-use super::Tag;
+use super::{switches_to_text, Tag};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ns {
@@ -26,21 +26,6 @@ enum Guard {
 /// Reading stops here: `lol_html` gives up on the page at this tag.
 #[derive(Debug)]
 pub(super) struct Stop;
-
-/// Start tags that switch the tokenizer to text, which the guard will
-/// not see where it cannot tell whether they do.
-const TEXT_SWITCHING: [&str; 10] = [
-    "textarea",
-    "title",
-    "plaintext",
-    "script",
-    "style",
-    "iframe",
-    "xmp",
-    "noembed",
-    "noframes",
-    "noscript",
-];
 
 /// Start tags that end foreign content.
 const LEAVE_FOREIGN: [&str; 44] = [
@@ -214,8 +199,10 @@ impl Tree {
     }
 
     fn guard_start(&mut self, tag: &Tag<'_>) -> Result<(), Stop> {
+        // A start tag that switches the tokenizer to text, where the
+        // guard cannot tell whether it does.
         let ambiguous = || {
-            if one_of(tag, &TEXT_SWITCHING) {
+            if switches_to_text(tag) {
                 Err(Stop)
             } else {
                 Ok(())
