@@ -370,9 +370,14 @@ pub(crate) fn request_head_of(
 }
 
 fn head_of(host: &str, target: &str, user_agent: &str, extra: &[(String, String)]) -> String {
-    let mut head = format!(
-        "GET {target} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: {user_agent}\r\nAccept: */*\r\n"
-    );
+    let size: usize = extra.iter().map(|(k, v)| k.len() + v.len() + 4).sum();
+    let mut head = String::with_capacity(64 + target.len() + host.len() + user_agent.len() + size);
+    head.push_str("GET ");
+    head.push_str(target);
+    head.push_str(" HTTP/1.1\r\n");
+    push_header(&mut head, "Host", host);
+    push_header(&mut head, "User-Agent", user_agent);
+    head.push_str("Accept: */*\r\n");
     for (k, v) in extra {
         push_header(&mut head, k, v);
     }

@@ -88,7 +88,30 @@ pub fn warc_date(t: UnixMillis) -> String {
 
 /// A new record id.
 pub fn record_id() -> String {
-    format!("<urn:uuid:{}>", uuid::Uuid::new_v4())
+    let mut buf = uuid::Uuid::encode_buffer();
+    let uuid = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buf);
+    let mut id = String::with_capacity(47);
+    id.push_str("<urn:uuid:");
+    id.push_str(uuid);
+    id.push('>');
+    id
+}
+
+/// A `WARC-IP-Address` value. The standard library's `Display` for an
+/// address weighs about as much as the rest of a record's head, and two
+/// records of an exchange name it.
+fn ip_text(ip: std::net::IpAddr) -> String {
+    let std::net::IpAddr::V4(v4) = ip else {
+        return ip.to_string();
+    };
+    let mut out = String::with_capacity(15);
+    for (i, octet) in v4.octets().into_iter().enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        out.push_str(itoa::Buffer::new().format(octet));
+    }
+    out
 }
 
 /// One exchange to archive.
@@ -310,36 +333,22 @@ impl WarcWriter {
             env!("CARGO_PKG_VERSION"),
             self.user_agent
         );
-        let id = self.info_id.clone();
-        let headers = vec![
-            ("WARC-Type", "warcinfo".to_owned()),
-            ("WARC-Record-ID", id),
-            ("WARC-Date", warc_date(now)),
-            ("WARC-Filename", name),
-            ("Content-Type", "application/warc-fields".to_owned()),
+        let date = warc_date(now);
+        let headers = [
+            ("WARC-Type", "warcinfo"),
+            ("WARC-Record-ID", &self.info_id),
+            ("WARC-Date", &date),
+            ("WARC-Filename", &name),
+            ("Content-Type", "application/warc-fields"),
         ];
-        self.write_record(&headers, &[fields.as_bytes()])
-    }
-
-    fn write_record(
-        &mut self,
-        headers: &[(&str, String)],
-        block: &[&[u8]],
-    ) -> Result<(), WarcError> {
         let from = self.pending.len();
-        let member = self.member(headers, block);
-        self.members_done(from, member, 1)
-    }
-
-    /// One record as a gzip member, after the members waiting.
-    fn member(&mut self, headers: &[(&str, String)], block: &[&[u8]]) -> io::Result<()> {
-        let len: usize = block.iter().map(|b| b.len()).sum();
-        let head = record_head(headers.iter().map(|(k, v)| (*k, v.as_str())), len);
-        let mut parts = Vec::with_capacity(block.len() + 2);
-        parts.push(head.as_bytes());
-        parts.extend_from_slice(block);
-        parts.push(b"\r\n\r\n");
-        gzip_member(&mut self.deflate, &parts, &mut self.pending)
+        let made = member(
+            &mut self.deflate,
+            &mut self.pending,
+            &headers,
+            &[fields.as_bytes()],
+        );
+        self.members_done(from, made, 1)
     }
 
     /// Counts the members made since `from` in the waiting bytes
@@ -409,35 +418,35 @@ impl WarcWriter {
         payload_digest: String,
     ) -> Result<Archived, WarcError> {
         self.ensure_file(x.date)?;
+        let (date, ip) = (warc_date(x.date), x.ip.map(ip_text));
         let response_id = record_id();
-        let mut headers = vec![
-            ("WARC-Type", "response".to_owned()),
-            ("WARC-Record-ID", response_id.clone()),
-            ("WARC-Warcinfo-ID", self.info_id.clone()),
-            ("WARC-Date", warc_date(x.date)),
-            ("WARC-Target-URI", x.url.to_owned()),
-        ];
-        if let Some(ip) = x.ip {
-            headers.push(("WARC-IP-Address", ip.to_string()));
+        let block_digest = sha1_digest(&[x.response_head, x.body]);
+        let mut headers = Vec::with_capacity(10);
+        headers.extend([
+            ("WARC-Type", "response"),
+            ("WARC-Record-ID", &response_id),
+            ("WARC-Warcinfo-ID", &self.info_id),
+            ("WARC-Date", &date),
+            ("WARC-Target-URI", x.url),
+        ]);
+        if let Some(ip) = &ip {
+            headers.push(("WARC-IP-Address", ip));
         }
-        headers.push(("WARC-Block-Digest", sha1_digest(&[x.response_head, x.body])));
-        headers.push(("WARC-Payload-Digest", payload_digest.clone()));
+        headers.push(("WARC-Block-Digest", &block_digest));
+        headers.push(("WARC-Payload-Digest", &payload_digest));
         if x.truncated {
-            headers.push(("WARC-Truncated", "length".to_owned()));
+            headers.push(("WARC-Truncated", "length"));
         }
-        headers.push((
-            "Content-Type",
-            "application/http;msgtype=response".to_owned(),
-        ));
+        headers.push(("Content-Type", "application/http;msgtype=response"));
         let from = self.pending.len();
-        let response = self.member(&headers, &[x.response_head, x.body]);
-        let archived = Archived {
+        let block = [x.response_head, x.body];
+        let response = member(&mut self.deflate, &mut self.pending, &headers, &block);
+        self.write_request(x, (&date, ip.as_deref()), from, response, &response_id)?;
+        Ok(Archived {
             record_id: response_id,
-            date: warc_date(x.date),
+            date,
             payload_digest,
-        };
-        self.write_request(x, from, response, &archived.record_id)?;
-        Ok(archived)
+        })
     }
 
     /// Archives a response whose payload an earlier record holds: a
@@ -450,33 +459,34 @@ impl WarcWriter {
         refers_to: &RefersTo<'_>,
     ) -> Result<Archived, WarcError> {
         self.ensure_file(x.date)?;
+        let (date, ip) = (warc_date(x.date), x.ip.map(ip_text));
         let id = record_id();
-        let mut headers = vec![
-            ("WARC-Type", "revisit".to_owned()),
-            ("WARC-Record-ID", id.clone()),
-            ("WARC-Warcinfo-ID", self.info_id.clone()),
-            ("WARC-Date", warc_date(x.date)),
-            ("WARC-Target-URI", x.url.to_owned()),
-            ("WARC-Profile", profile.uri().to_owned()),
-            ("WARC-Refers-To", refers_to.id.to_owned()),
-            ("WARC-Refers-To-Target-URI", refers_to.uri.to_owned()),
-            ("WARC-Refers-To-Date", refers_to.date.to_owned()),
-            ("WARC-Payload-Digest", refers_to.payload_digest.to_owned()),
-        ];
-        if let Some(ip) = x.ip {
-            headers.push(("WARC-IP-Address", ip.to_string()));
+        let block_digest = sha1_digest(&[x.response_head]);
+        let mut headers = Vec::with_capacity(14);
+        headers.extend([
+            ("WARC-Type", "revisit"),
+            ("WARC-Record-ID", &id),
+            ("WARC-Warcinfo-ID", &self.info_id),
+            ("WARC-Date", &date),
+            ("WARC-Target-URI", x.url),
+            ("WARC-Profile", profile.uri()),
+            ("WARC-Refers-To", refers_to.id),
+            ("WARC-Refers-To-Target-URI", refers_to.uri),
+            ("WARC-Refers-To-Date", refers_to.date),
+            ("WARC-Payload-Digest", refers_to.payload_digest),
+        ]);
+        if let Some(ip) = &ip {
+            headers.push(("WARC-IP-Address", ip));
         }
-        headers.push(("WARC-Block-Digest", sha1_digest(&[x.response_head])));
+        headers.push(("WARC-Block-Digest", &block_digest));
         if profile == Profile::IdenticalPayloadDigest {
-            headers.push(("WARC-Truncated", "length".to_owned()));
+            headers.push(("WARC-Truncated", "length"));
         }
-        headers.push((
-            "Content-Type",
-            "application/http;msgtype=response".to_owned(),
-        ));
+        headers.push(("Content-Type", "application/http;msgtype=response"));
         let from = self.pending.len();
-        let revisit = self.member(&headers, &[x.response_head]);
-        self.write_request(x, from, revisit, &id)?;
+        let block = [x.response_head];
+        let revisit = member(&mut self.deflate, &mut self.pending, &headers, &block);
+        self.write_request(x, (&date, ip.as_deref()), from, revisit, &id)?;
         // The payload stays where it was: a later revisit names it too.
         Ok(Archived {
             record_id: refers_to.id.to_owned(),
@@ -487,34 +497,38 @@ impl WarcWriter {
 
     /// After `first` (a response or revisit record, made from `from` in
     /// the waiting bytes), the exchange's `request` record, concurrent to
-    /// `concurrent_to`: the records of an exchange are written together.
+    /// `concurrent_to`, with the first's date and IP address (as written
+    /// there): the records of an exchange are written together.
     fn write_request(
         &mut self,
         x: &Exchange<'_>,
+        (date, ip): (&str, Option<&str>),
         from: usize,
         first: io::Result<()>,
         concurrent_to: &str,
     ) -> Result<(), WarcError> {
         let request_id = record_id();
-        let mut headers = vec![
-            ("WARC-Type", "request".to_owned()),
-            ("WARC-Record-ID", request_id.clone()),
-            ("WARC-Warcinfo-ID", self.info_id.clone()),
-            ("WARC-Date", warc_date(x.date)),
-            ("WARC-Target-URI", x.url.to_owned()),
-            ("WARC-Concurrent-To", concurrent_to.to_owned()),
-        ];
-        if let Some(ip) = x.ip {
-            headers.push(("WARC-IP-Address", ip.to_string()));
+        let block_digest = sha1_digest(&[x.request_head]);
+        let mut headers = Vec::with_capacity(9);
+        headers.extend([
+            ("WARC-Type", "request"),
+            ("WARC-Record-ID", request_id.as_str()),
+            ("WARC-Warcinfo-ID", &self.info_id),
+            ("WARC-Date", date),
+            ("WARC-Target-URI", x.url),
+            ("WARC-Concurrent-To", concurrent_to),
+        ]);
+        if let Some(ip) = ip {
+            headers.push(("WARC-IP-Address", ip));
         }
-        headers.push(("WARC-Block-Digest", sha1_digest(&[x.request_head])));
-        headers.push((
-            "Content-Type",
-            "application/http;msgtype=request".to_owned(),
-        ));
+        headers.push(("WARC-Block-Digest", &block_digest));
+        headers.push(("Content-Type", "application/http;msgtype=request"));
         let mut records = 2;
-        let all = first.and_then(|()| {
-            self.member(&headers, &[x.request_head])?;
+        let block = [x.request_head];
+        let made =
+            first.and_then(|()| member(&mut self.deflate, &mut self.pending, &headers, &block));
+        drop(headers);
+        let all = made.and_then(|()| {
             if let Some(evidence) = x.evidence {
                 self.evidence.push(evidence, request_id, x.date);
                 if self.evidence.is_due(x.date) {
@@ -586,8 +600,26 @@ fn record_head<'a>(headers: impl IntoIterator<Item = (&'a str, &'a str)>, len: u
     for (k, v) in headers {
         push_header(&mut head, k, v);
     }
-    head.push_str(&format!("Content-Length: {len}\r\n\r\n"));
+    head.push_str("Content-Length: ");
+    head.push_str(itoa::Buffer::new().format(len));
+    head.push_str("\r\n\r\n");
     head
+}
+
+/// One record as a gzip member, after the members waiting in `pending`.
+fn member(
+    deflate: &mut Compress,
+    pending: &mut Vec<u8>,
+    headers: &[(&str, &str)],
+    block: &[&[u8]],
+) -> io::Result<()> {
+    let len: usize = block.iter().map(|b| b.len()).sum();
+    let head = record_head(headers.iter().copied(), len);
+    let mut parts = Vec::with_capacity(block.len() + 2);
+    parts.push(head.as_bytes());
+    parts.extend_from_slice(block);
+    parts.push(b"\r\n\r\n");
+    gzip_member(deflate, &parts, pending)
 }
 
 /// `name: value` and its CRLF, written straight into `head` (a WARC

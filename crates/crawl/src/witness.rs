@@ -71,7 +71,7 @@ impl Judged {
         let basis = &decision.basis;
         Judged {
             robots: RobotsUsed {
-                url: format!("{}/robots.txt", check.origin),
+                url: [check.origin.as_str(), "/robots.txt"].concat(),
                 sha256: basis.sha256.map(|h| mannerly_evidence::chain::hex(&h)),
                 fetched: basis.fetched.map(UnixMillis::to_rfc3339_millis),
                 status: basis.status,
@@ -84,7 +84,7 @@ impl Judged {
                 rule: check
                     .rule
                     .as_ref()
-                    .map(|r| format!("{}: {}", r.kind.directive(), r.pattern)),
+                    .map(|r| [r.kind.directive(), ": ", &r.pattern].concat()),
             },
             usage,
         }

@@ -402,7 +402,7 @@ fn parse_origin(url: &str) -> Result<(url::Url, Origin), FetchError> {
 fn robots_txt_itself(url: &str, origin: &Origin) -> CheckResult {
     CheckResult {
         url: url.to_owned(),
-        origin: origin.to_string(),
+        origin: origin.ascii_serialization(),
         allowed: true,
         access: AccessKind::RobotsTxt,
         rule: None,
@@ -423,7 +423,7 @@ fn answer(url: &str, origin: &Origin, user_agent: &str, decision: &Decision) -> 
     };
     CheckResult {
         url: url.to_owned(),
-        origin: origin.to_string(),
+        origin: origin.ascii_serialization(),
         allowed,
         access: decision.access.kind(),
         rule,

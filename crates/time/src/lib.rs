@@ -148,7 +148,8 @@ impl UnixMillis {
         for (at, n) in fields {
             put_digits(&mut b[at], n);
         }
-        b.iter().copied().map(char::from).collect()
+        // Digits, dashes, colons, `T`, `.` and `Z`: ASCII, so one copy.
+        String::from_utf8(b.to_vec()).unwrap_or_default()
     }
 
     /// Reads the form [`to_rfc3339_millis`](Self::to_rfc3339_millis)

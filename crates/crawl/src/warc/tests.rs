@@ -354,3 +354,85 @@ fn a_member_cut_at_any_byte_is_removed_whole() {
         assert!(left.len() >= whole.len(), "cut after {cut} bytes");
     }
 }
+
+/// The value of `name` among a record's fields.
+fn field<'a>(fields: &'a [(String, String)], name: &str) -> &'a str {
+    fields
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+        .unwrap_or_else(|| panic!("no {name} in {fields:?}"))
+}
+
+#[test]
+fn the_records_of_an_exchange_name_one_another_and_share_its_date_and_address() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut w = WarcWriter::open(dir.path(), "t", 1 << 30, "mannerly-test").expect("open");
+    let first = exchange("https://a.example/1");
+    let archived = w.exchange(&first).expect("write");
+    let again = Exchange {
+        ip: Some("2001:db8::1".parse().expect("ip")),
+        ..exchange("https://a.example/2")
+    };
+    let refers_to = RefersTo {
+        id: &archived.record_id,
+        date: &archived.date,
+        uri: first.url,
+        payload_digest: &archived.payload_digest,
+    };
+    w.revisit(&again, Profile::IdenticalPayloadDigest, &refers_to)
+        .expect("revisit");
+    w.flush().expect("flush");
+    let files = w.files();
+    let records = records_of(&files[0]);
+    let kinds: Vec<&str> = records.iter().map(|(f, _)| field(f, "WARC-Type")).collect();
+    assert_eq!(
+        kinds,
+        ["warcinfo", "response", "request", "revisit", "request"]
+    );
+    let info = field(&records[0].0, "WARC-Record-ID");
+    for (fields, _) in &records {
+        let id = field(fields, "WARC-Record-ID");
+        assert!(
+            id.len() == 47 && id.starts_with("<urn:uuid:") && id.ends_with('>'),
+            "{id}"
+        );
+        uuid::Uuid::parse_str(&id[10..46]).expect("a UUID");
+    }
+    for (pair, url, ip) in [
+        (&records[1..3], "https://a.example/1", "127.0.0.1"),
+        (&records[3..5], "https://a.example/2", "2001:db8::1"),
+    ] {
+        let (first, request) = (&pair[0].0, &pair[1].0);
+        assert_eq!(
+            field(request, "WARC-Concurrent-To"),
+            field(first, "WARC-Record-ID")
+        );
+        for fields in [first, request] {
+            assert_eq!(field(fields, "WARC-Warcinfo-ID"), info);
+            assert_eq!(field(fields, "WARC-Target-URI"), url);
+            assert_eq!(field(fields, "WARC-IP-Address"), ip);
+            assert_eq!(field(fields, "WARC-Date"), "2026-11-20T10:00:00.000Z");
+        }
+    }
+    assert_eq!(archived.date, "2026-11-20T10:00:00.000Z");
+    assert_eq!(field(&records[1].0, "WARC-Record-ID"), archived.record_id);
+    assert_eq!(field(&records[3].0, "WARC-Refers-To"), archived.record_id);
+    assert_eq!(
+        field(&records[2].0, "Content-Length"),
+        exchange("").request_head.len().to_string()
+    );
+}
+
+proptest::proptest! {
+    /// An address is written as the standard library writes it.
+    #[test]
+    fn addresses_are_written_as_std_writes_them(v4: u32, v6: u128) {
+        for ip in [
+            std::net::IpAddr::from(std::net::Ipv4Addr::from(v4)),
+            std::net::IpAddr::from(std::net::Ipv6Addr::from(v6)),
+        ] {
+            proptest::prop_assert_eq!(ip_text(ip), ip.to_string());
+        }
+    }
+}
