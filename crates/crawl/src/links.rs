@@ -233,8 +233,12 @@ pub fn extract(html: &[u8], page: &url::Url, agent: &str, follow_rel_nofollow: b
             Err(_) => out.dropped += 1,
         }
     }
-    // Repeats are found by borrowing the resolved URLs, not copying them.
-    let mut seen = std::collections::HashSet::with_capacity(resolved.len());
+    // Repeats are found by borrowing the resolved URLs, not copying them
+    // (foldhash, seeded per table: see the note on `Hasher` in mannerly-polite).
+    let mut seen = std::collections::HashSet::with_capacity_and_hasher(
+        resolved.len(),
+        foldhash::fast::RandomState::default(),
+    );
     let first: Vec<bool> = resolved
         .iter()
         .map(|(u, _)| seen.insert(u.as_str()))

@@ -238,8 +238,10 @@ pub enum ScopeMode {
 #[derive(Debug, Clone)]
 pub struct Scope {
     mode: ScopeMode,
-    /// The seeds' hosts (names as boxed text: 16 bytes a slot, not 24).
-    hosts: std::collections::HashSet<Box<str>>,
+    /// The seeds' hosts (names as boxed text: 16 bytes a slot, not 24),
+    /// asked of every link: hashed with foldhash, seeded per table (see
+    /// the note on `Hasher` in mannerly-polite).
+    hosts: std::collections::HashSet<Box<str>, foldhash::fast::RandomState>,
     include: Option<regex::RegexSet>,
     exclude: Option<regex::RegexSet>,
     max_depth: Option<u32>,

@@ -273,7 +273,7 @@ pub struct Politeness {
     /// Each key's state, boxed: a hash table's slots are some twice the
     /// keys it holds, and a slot the size of a state (some 180 bytes) cost
     /// about 440 bytes a host at 30,000 hosts; a pointer's slot, 50.
-    hosts: hashbrown::HashMap<Box<str>, Box<HostState>, std::hash::RandomState>,
+    hosts: hashbrown::HashMap<Box<str>, Box<HostState>, crate::Hasher>,
 }
 
 impl Politeness {

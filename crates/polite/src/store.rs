@@ -276,14 +276,14 @@ pub(crate) struct Store {
     /// from them, so a lookup needs no commit (a batch is not readable).
     /// The seen-set only grows, so this, `recent_seen` and the keyspace
     /// together are the whole answer.
-    pending_seen: std::collections::HashSet<u128>,
+    pending_seen: std::collections::HashSet<u128, crate::Hasher>,
     /// Fingerprints of batches committed in this process, up to
     /// `recent_cap` (emptied when full): a page's links mostly repeat
     /// those of the pages before it (menus, footers), and a repeat
     /// answered here spares a lookup in the keyspace (some 1 µs, 4,952 of
     /// them in the 300-host demo). Only what the keyspace holds, so it
     /// never answers for a fingerprint that is not there.
-    recent_seen: std::collections::HashSet<u128>,
+    recent_seen: std::collections::HashSet<u128, crate::Hasher>,
     recent_cap: usize,
     commit_every: usize,
     /// Committed batches so far (recorded in `meta` with each batch): a
@@ -346,8 +346,8 @@ impl Store {
             db,
             batch: None,
             ops: 0,
-            pending_seen: std::collections::HashSet::new(),
-            recent_seen: std::collections::HashSet::new(),
+            pending_seen: std::collections::HashSet::default(),
+            recent_seen: std::collections::HashSet::default(),
             recent_cap: RECENT_SEEN,
             commit_every: commit_every.max(1),
             gen: 0,

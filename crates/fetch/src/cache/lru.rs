@@ -20,7 +20,9 @@ struct Entry<V> {
 
 /// Entries by key, with the bytes each is charged and their recency.
 pub(super) struct Lru<K, V> {
-    map: HashMap<K, Entry<V>>,
+    /// Looked up on every check (foldhash, seeded per table: origins come
+    /// from the crawled web, and no hash leaves the process).
+    map: HashMap<K, Entry<V>, foldhash::fast::RandomState>,
     order: BTreeMap<u64, K>,
     tick: u64,
     bytes: usize,
@@ -29,7 +31,7 @@ pub(super) struct Lru<K, V> {
 impl<K, V> Default for Lru<K, V> {
     fn default() -> Self {
         Lru {
-            map: HashMap::new(),
+            map: HashMap::default(),
             order: BTreeMap::new(),
             tick: 0,
             bytes: 0,

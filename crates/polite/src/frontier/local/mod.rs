@@ -193,22 +193,22 @@ pub struct LocalFrontier {
     config: FrontierConfig,
     seen: Seen,
     /// (hashbrown's, for `entry_ref`: a URL queued for a known key copies
-    /// no name; std's hasher kept, as keys come from the crawled web.) A
+    /// no name; its hasher is [`crate::Hasher`].) A
     /// queue sits behind a pointer: the table keeps the room it grew to
     /// for every host seeded at once, 24 bytes a slot rather than 136.
-    queues: hashbrown::HashMap<Box<str>, Box<KeyQueue>, std::hash::RandomState>,
+    queues: hashbrown::HashMap<Box<str>, Box<KeyQueue>, crate::Hasher>,
     /// Keys by the time they may next be tried (stale entries skipped).
     time: BinaryHeap<Reverse<(UnixMillis, Box<str>)>>,
     /// Keys that may be tried now, best head priority first, then earliest.
     ready: BinaryHeap<(u8, Reverse<UnixMillis>, Box<str>)>,
-    flight: HashMap<u64, Flight>,
+    flight: HashMap<u64, Flight, crate::Hasher>,
     /// Keys released and not yet done (see [`open`]).
-    open: HashSet<Box<str>>,
+    open: HashSet<Box<str>, crate::Hasher>,
     /// Keys waiting for an open slot, best head priority first, then the
     /// earliest parked (stale entries skipped).
     parked: BinaryHeap<(u8, Reverse<u64>, Box<str>)>,
     park_seq: u64,
-    robots: HashMap<String, RobotsGate>,
+    robots: HashMap<String, RobotsGate, crate::Hasher>,
     /// `robots_unavailable` reported while the origin's fetch was in
     /// flight: the gate's state once that fetch settles.
     unavailable_after_fetch: HashMap<String, RobotsGate>,
@@ -242,7 +242,7 @@ enum Leave {
 
 /// Whether the queue entry at `sort` is a page in flight (a page's lease
 /// is its sequence number).
-fn is_flying(flight: &HashMap<u64, Flight>, sort: &Sort) -> bool {
+fn is_flying(flight: &HashMap<u64, Flight, crate::Hasher>, sort: &Sort) -> bool {
     matches!(flight.get(&sort_seq(sort)), Some(Flight::Page { sort: s, .. }) if s == sort)
 }
 
@@ -252,7 +252,7 @@ fn is_flying(flight: &HashMap<u64, Flight>, sort: &Sort) -> bool {
 /// many more as the key has requests in flight.
 fn load_waiting(
     store: &mut Store,
-    flight: &HashMap<u64, Flight>,
+    flight: &HashMap<u64, Flight, crate::Hasher>,
     politeness: &Politeness,
     key: &str,
     from: &Sort,
@@ -311,11 +311,11 @@ impl LocalFrontier {
             queues: hashbrown::HashMap::default(),
             time: BinaryHeap::new(),
             ready: BinaryHeap::new(),
-            flight: HashMap::new(),
-            open: HashSet::new(),
+            flight: HashMap::default(),
+            open: HashSet::default(),
             parked: BinaryHeap::new(),
             park_seq: 0,
-            robots: HashMap::new(),
+            robots: HashMap::default(),
             unavailable_after_fetch: HashMap::new(),
             seq: 0,
             total: 0,
