@@ -69,23 +69,14 @@ impl Origin {
         self.written("")
     }
 
-    /// The origin's text, then `tail`.
+    /// The origin's text, as [`Display`](fmt::Display) writes it, then
+    /// `tail`, in one allocation.
     fn written(&self, tail: &str) -> String {
-        let mut port = itoa::Buffer::new();
-        let port = if self.default_port() {
-            ""
-        } else {
-            port.format(self.port)
-        };
-        let len = self.scheme.len() + 3 + self.host.len() + 1 + port.len() + tail.len();
+        // `:` and up to five digits of a port.
+        let len = self.scheme.len() + 3 + self.host.len() + 6 + tail.len();
         let mut out = String::with_capacity(len);
-        out.push_str(&self.scheme);
-        out.push_str("://");
-        out.push_str(&self.host);
-        if !port.is_empty() {
-            out.push(':');
-            out.push_str(port);
-        }
+        // Writing into a String cannot fail.
+        let _ = fmt::Write::write_fmt(&mut out, format_args!("{self}"));
         out.push_str(tail);
         out
     }
