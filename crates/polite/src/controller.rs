@@ -224,6 +224,44 @@ pub struct HostState {
     pub previous_start: Option<UnixMillis>,
 }
 
+/// Everything in a key's state that paces it, but when its next request
+/// may start, when its last one did, its requests in flight and its
+/// latency average (see [`HostState::pacing`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Pacing {
+    previous_start: Option<UnixMillis>,
+    started: u64,
+    base_delay: Millis,
+    delay: Millis,
+    retry_after_until: Option<UnixMillis>,
+    failures: u32,
+    paused_until: Option<UnixMillis>,
+    skipped: bool,
+    window: Millis,
+}
+
+impl HostState {
+    /// This state's pacing. A request that ends well, on a host at its
+    /// base delay, changes none of it: only its count in flight, the
+    /// latency average, and when it started (moved to when it really
+    /// went out). A frontier on disk need not write that while the state
+    /// it wrote at the release holds the host at least as long after a
+    /// restart (see [`Politeness::restored_next`]).
+    pub(crate) fn pacing(&self) -> Pacing {
+        Pacing {
+            previous_start: self.previous_start,
+            started: self.started,
+            base_delay: self.base_delay,
+            delay: self.delay,
+            retry_after_until: self.retry_after_until,
+            failures: self.failures,
+            paused_until: self.paused_until,
+            skipped: self.skip.is_some(),
+            window: self.window,
+        }
+    }
+}
+
 /// Where the delay in force for a key comes from: the one set, which a
 /// crawler's evidence records as it is.
 pub use mannerly_evidence::DelaySource;
@@ -312,13 +350,21 @@ impl Politeness {
     /// have timed out), and its delay counts from then.
     pub fn restore(&mut self, key: &str, state: HostState) {
         let mut s = state;
-        if let (true, Some(start)) = (s.in_flight > 0, s.last_start) {
-            let free = start
-                .add_millis(self.config.in_flight_bound)
-                .add_millis(s.delay);
-            s.next_allowed = s.next_allowed.max(free);
-        }
+        s.next_allowed = self.restored_next(&s);
         self.adopt(key, s);
+    }
+
+    /// When a key whose state is `s` may next start once
+    /// [`restore`](Self::restore)d.
+    pub(crate) fn restored_next(&self, s: &HostState) -> UnixMillis {
+        match (s.in_flight > 0, s.last_start) {
+            (true, Some(start)) => s.next_allowed.max(
+                start
+                    .add_millis(self.config.in_flight_bound)
+                    .add_millis(s.delay),
+            ),
+            _ => s.next_allowed,
+        }
     }
 
     /// Takes a key's state as another owner left it (a fleet's store, when

@@ -23,7 +23,9 @@
 //!   - the store's own, under keys in ASCII letters (after every table):
 //!     `key-mode` → the key mode the store was created with; `format` →
 //!     the layout version (u32, big-endian), [`FORMAT`]; `gen` → batches
-//!     committed.
+//!     committed, then the releases in flight at that commit (two u64s:
+//!     what a reopen counts as re-issued, since a host's state is not
+//!     always rewritten when one of its requests ends).
 //!
 //! `meta` is the keyspace older releases read `format` from (format 2 on):
 //! such a release refuses this store instead of taking it for a new one.
@@ -44,9 +46,11 @@
 //! it, with 1's layout; 3 added the tag before each queued and in-flight
 //! URL; 4 added the marker; 5 keeps politeness states in postcard, not
 //! JSON; 6 groups the tables in three keyspaces (formats 1 to 5 had one
-//! each). Opening an older store copies its queue and in-flight entries
-//! into `work` and its hosts and robots.txt entries into `meta` (see
-//! [`upgrade`]). A store from a newer format is refused, never guessed at.
+//! each); 7 records the releases in flight with the generation (6 had
+//! the generation alone). Opening an older store copies its queue and
+//! in-flight entries into `work` and its hosts and robots.txt entries into
+//! `meta` (see [`upgrade`]). A store from a newer format is refused, never
+//! guessed at.
 //!
 //! Every frontier operation is one write batch, so it lands whole or not
 //! at all (a URL is never "seen" without being queued). A committed batch
@@ -66,7 +70,7 @@ use crate::controller::UnixMillis;
 use crate::frontier::FrontierError;
 
 /// The layout version this code writes, and the newest it reads.
-pub(crate) const FORMAT: u32 = 6;
+pub(crate) const FORMAT: u32 = 7;
 
 /// A queue entry's position within its key: `[255 - priority][seq]`.
 pub(crate) type Sort = [u8; 9];
@@ -290,6 +294,11 @@ pub(crate) struct Store {
     /// summary written at generation `g` describes the store only while
     /// this is still `g`.
     gen: u64,
+    /// Releases in flight now, as the frontier last said (see
+    /// [`Store::set_flying`]), recorded with the generation.
+    flying: u64,
+    /// What the last commit before this store was opened recorded.
+    flying_at_open: Option<u64>,
 }
 
 impl Store {
@@ -351,8 +360,10 @@ impl Store {
             recent_cap: RECENT_SEEN,
             commit_every: commit_every.max(1),
             gen: 0,
+            flying: 0,
+            flying_at_open: None,
         };
-        store.gen = store.meta_bytes(b"gen")?.map_or(0, u64::from_be_bytes);
+        (store.gen, store.flying_at_open) = store.recorded_generation()?;
         upgrade::from_older_layout(&mut store)?;
         store.check_format()?;
         // Filler a kill left behind (a close killed while padding): the
@@ -388,6 +399,20 @@ impl Store {
     fn put_meta(&mut self, name: &[u8], value: &[u8]) {
         let ks = self.tables.clone();
         self.batch().insert(&ks, name, value);
+    }
+
+    /// The generation recorded, and the releases in flight it recorded
+    /// (a store of format 6 recorded none).
+    fn recorded_generation(&self) -> Result<(u64, Option<u64>), FrontierError> {
+        let Some(v) = self.get_meta(b"gen")? else {
+            return Ok((0, None));
+        };
+        let number = |b: &[u8]| b.try_into().map(u64::from_be_bytes);
+        match v.len() {
+            8 => Ok((number(&v).unwrap_or(0), None)),
+            16 => Ok((number(&v[..8]).unwrap_or(0), number(&v[8..]).ok())),
+            n => Err(self.corrupt(format!("the recorded gen is {n} bytes, not 8 or 16"))),
+        }
     }
 
     /// The format recorded, if any.
@@ -501,7 +526,10 @@ impl Store {
             // The generation moves with every batch, in the batch: a
             // summary of an older generation is then never trusted.
             self.gen += 1;
-            b.insert(&self.tables, b"gen", self.gen.to_be_bytes());
+            let mut gen = [0; 16];
+            gen[..8].copy_from_slice(&self.gen.to_be_bytes());
+            gen[8..].copy_from_slice(&self.flying.to_be_bytes());
+            b.insert(&self.tables, b"gen", gen);
             let committed = b
                 .commit()
                 .and_then(|()| self.db.persist(PersistMode::Buffer));
@@ -544,6 +572,19 @@ impl Store {
         [&self.tables, &self.work, &self.seen]
             .into_iter()
             .chain(self.pad.as_ref())
+    }
+
+    /// Says how many releases are in flight now: the next commit records
+    /// it.
+    pub fn set_flying(&mut self, n: u64) {
+        self.flying = n;
+    }
+
+    /// The releases in flight at the last commit before this store was
+    /// opened, as recorded; `None` for a store written before this was
+    /// recorded (its hosts' states then count them exactly).
+    pub fn flying_at_open(&self) -> Option<u64> {
+        self.flying_at_open
     }
 
     /// Commits and fsyncs (survives power loss).

@@ -113,7 +113,7 @@ fn opens_and_keeps_its_state(name: &str) {
     let tmp = fixture(name);
     check_story(open(tmp.path()).expect("the old store opens"));
     drop(open(tmp.path()).expect("reopen"));
-    assert_eq!(format_of(tmp.path()), 6);
+    assert_eq!(format_of(tmp.path()), 7);
     assert_eq!(old_keyspaces(tmp.path()), Vec::<String>::new());
 }
 
@@ -168,7 +168,7 @@ fn a_copy_cut_by_a_kill_is_finished_at_the_next_open() {
 /// records it: it refuses this store (after making its other keyspaces,
 /// empty), and this release then opens the store as it was.
 #[test]
-fn an_older_release_refuses_a_format_6_store_and_leaves_it_whole() {
+fn an_older_release_refuses_a_current_store_and_leaves_it_whole() {
     let tmp = fixture("format5");
     drop(open(tmp.path()).expect("copied"));
     {
@@ -179,7 +179,7 @@ fn an_older_release_refuses_a_format_6_store_and_leaves_it_whole() {
         }
         db.persist(fjall::PersistMode::SyncAll).expect("sync");
     }
-    assert_eq!(format_of(tmp.path()), 6, "what a format-5 release refuses");
+    assert_eq!(format_of(tmp.path()), 7, "what a format-5 release refuses");
     let mut f = open(tmp.path()).expect("reopen");
     // b.test/y went back to the queue at the first open.
     assert_eq!(f.stats().queued, 3);
@@ -200,7 +200,7 @@ fn a_newer_format_is_refused() {
     match open(tmp.path()) {
         Err(FrontierError::NewerFormat {
             found: 99,
-            supported: 6,
+            supported: 7,
             ..
         }) => {}
         Err(e) => panic!("wrong error: {e}"),
@@ -249,9 +249,9 @@ fn old_keyspaces(dir: &Path) -> Vec<String> {
 
 /// Format 3 is format 4 without the marker `queue` and `flight` kept (the
 /// next flush wrote it): such a store opens, keeps its story, and records
-/// 6.
+/// the current format.
 #[test]
-fn a_format_3_store_opens_and_records_6() {
+fn a_format_3_store_opens_and_records_the_current_format() {
     let tmp = fixture("format5");
     {
         let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
@@ -264,11 +264,11 @@ fn a_format_3_store_opens_and_records_6() {
     }
     set_format(tmp.path(), 3);
     check_story(open(tmp.path()).expect("a format-3 store opens"));
-    assert_eq!(format_of(tmp.path()), 6);
+    assert_eq!(format_of(tmp.path()), 7);
 }
 
 /// Format 4 kept each host's politeness state as JSON: such a store opens,
-/// its hosts keep their pacing, and it records 6.
+/// its hosts keep their pacing, and it records the current format.
 #[test]
 fn a_format_4_store_keeps_its_json_pacing() {
     use mannerly_polite::controller::HostState;
@@ -305,5 +305,41 @@ fn a_format_4_store_keeps_its_json_pacing() {
         ]
     );
     drop(f);
-    assert_eq!(format_of(tmp.path()), 6);
+    assert_eq!(format_of(tmp.path()), 7);
+}
+
+/// Format 6 recorded the generation alone, and wrote a host's state when
+/// each of its requests ended: such a store opens, the requests its hosts'
+/// states show in flight counted re-issued, and records 7, its generation
+/// carried on.
+#[test]
+fn a_format_6_store_counts_its_reissued_from_its_hosts() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut f = open(tmp.path()).expect("create");
+    block_on(f.enqueue("https://a.test/1", 1, T0)).expect("enqueue");
+    assert!(matches!(block_on(f.next(T0)), Ok(Next::Fetch(_))));
+    drop(f);
+    let generation = {
+        let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
+        let meta = keyspace(&db, "meta");
+        let gen = meta.get(b"gen").expect("read").expect("a generation");
+        assert_eq!(gen.len(), 16, "the generation, then the releases in flight");
+        assert_eq!(gen[8..], 1u64.to_be_bytes());
+        // As format 6 wrote it.
+        meta.insert(b"gen", &gen[..8]).expect("write");
+        db.persist(fjall::PersistMode::SyncAll).expect("sync");
+        u64::from_be_bytes(gen[..8].try_into().expect("8 bytes"))
+    };
+    set_format(tmp.path(), 6);
+    let f = open(tmp.path()).expect("a format-6 store opens");
+    assert_eq!(f.stats().reissued, 1);
+    assert_eq!(f.stats().queued, 1);
+    drop(f);
+    assert_eq!(format_of(tmp.path()), 7);
+    let db = fjall::Database::builder(tmp.path()).open().expect("fjall");
+    let gen = keyspace(&db, "meta")
+        .get(b"gen")
+        .expect("read")
+        .expect("gen");
+    assert!(u64::from_be_bytes(gen[..8].try_into().expect("8 bytes")) > generation);
 }

@@ -3,8 +3,8 @@
 //! the requests in flight in `work`, the hosts' and robots.txt tables in
 //! `meta`, and the seen-set where it was. Opening an older store copies
 //! the entries of its queue, in-flight, hosts and robots keyspaces
-//! (adding the tag formats 1 and 2 lacked), records format 6, and then
-//! deletes those keyspaces.
+//! (adding the tag formats 1 and 2 lacked), records the current format,
+//! and then deletes those keyspaces. Format 7 has 6's layout.
 //!
 //! The copy goes in batches, the format last: a kill halfway leaves the old
 //! keyspaces as they were and the old format recorded, and the next open
@@ -47,7 +47,8 @@ pub(super) fn from_older_layout(store: &mut Store) -> Result<(), FrontierError> 
     }
     match store.recorded_format()? {
         Some(f) if f > FORMAT => return Ok(()),
-        Some(FORMAT) => {}
+        // Format 6 has the layout of this one.
+        Some(f) if f >= 6 => {}
         older => copy(store, older, &old)?,
     }
     for (ks, _) in old {

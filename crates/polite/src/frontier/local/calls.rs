@@ -113,6 +113,7 @@ impl LocalFrontier {
     /// operations in a row (the crawler's loop) commits them together.
     pub fn commit(&mut self) -> Result<(), FrontierError> {
         if let Some(s) = self.store.as_mut() {
+            s.set_flying(self.flight.len() as u64);
             s.commit()?;
             self.rest_closed();
         }
@@ -150,6 +151,7 @@ impl LocalFrontier {
                 url: released.url.clone(),
             });
         };
+        let before = self.politeness.get(fl.key()).map(HostState::pacing);
         match how {
             Settle::Done(outcome) | Settle::Retry(outcome, _) => {
                 self.politeness.finish(fl.key(), now, outcome)
@@ -178,11 +180,31 @@ impl LocalFrontier {
                 }
             }
         }
-        self.save_host(fl.key());
+        self.save_if_paced(fl.key(), before);
         self.end_op()?;
         self.reschedule(fl.key(), now)?;
         self.close_if_idle(fl.key(), Some(&origin_str(&released.url)));
         Ok(())
+    }
+
+    /// Writes a key's state after one of its requests ended, unless that
+    /// changed nothing of its pacing (`before`, as it was) and the state
+    /// the store holds would keep the host waiting at least as long after
+    /// a restart, while the key still has URLs queued: its next release
+    /// writes the state. The store's state then shows the request still
+    /// in flight, which holds the host longer after a crash, never
+    /// shorter (see [`Politeness::restore`]). One write a request instead
+    /// of two.
+    fn save_if_paced(&mut self, key: &str, before: Option<Pacing>) {
+        let state = self.politeness.get(key);
+        let paced = state.map(HostState::pacing);
+        let next = state.map_or(UnixMillis::EPOCH, |h| h.next_allowed);
+        let same = self.store.is_some() && before.is_some() && paced == before;
+        let covered = |q: &&mut Box<KeyQueue>| same && q.count > 0 && next <= q.stored_next;
+        match self.queues.get_mut(key).filter(covered) {
+            Some(q) => q.unsaved = true,
+            None => self.save_host(key),
+        }
     }
 
     /// Takes a host's slot for a request this frontier did not release
@@ -204,6 +226,9 @@ impl LocalFrontier {
         match self.politeness.check(&key, now) {
             Ok(()) => {
                 self.politeness.start(&key, now);
+                // Committed with the next operation: a state written
+                // since shows the request (see `save_if_paced`).
+                self.save_host(&key);
                 Begin::Started
             }
             Err(Wait::Until { at, .. }) => Begin::Wait { until: at },

@@ -1,6 +1,6 @@
 //! A host's politeness state as the store keeps it: a layout mark, then
 //! the fields in postcard (varints: about 40 bytes where JSON took about
-//! 260, and a host's state is written twice a request). Stores written
+//! 260, and a host's state is written with every release). Stores written
 //! before hold JSON, which is still read.
 
 use std::borrow::Cow;

@@ -21,7 +21,9 @@ use super::{
     Admission, Begin, Frontier, FrontierConfig, FrontierError, Hold, HostCensus, KeyLoad, Kind,
     Next, Offer, Released, Settle, Skipped, Stats,
 };
-use crate::controller::{Outcome, Politeness, RobotsPacing, Started, UnixMillis, Wait};
+use crate::controller::{
+    HostState, Outcome, Pacing, Politeness, RobotsPacing, Started, UnixMillis, Wait,
+};
 use crate::key::{KeyError, Keyer};
 use crate::store::{sort_key, sort_priority, sort_seq, Entry, Sort, Store};
 
@@ -60,6 +62,14 @@ struct KeyQueue {
     /// The entry this key sits in the parked heap with (priority, order),
     /// while it waits for an open slot (see [`open`]).
     parked: Option<(u8, u64)>,
+    /// When the politeness state last written for this key holds it to
+    /// once restored (see [`Politeness::restored_next`]).
+    stored_next: UnixMillis,
+    /// The state in memory has changed since, but not its pacing, and it
+    /// may start no later than `stored_next` (see
+    /// [`LocalFrontier::save_if_paced`]): written before the key's next
+    /// release, its drain, at every sync and at a clean close.
+    unsaved: bool,
 }
 
 impl KeyQueue {
@@ -431,6 +441,25 @@ impl LocalFrontier {
             if let Some(bytes) = host_bytes::encode(h, &mut buf) {
                 store.put_host(key, &bytes);
             }
+            if let Some(q) = self.queues.get_mut(key) {
+                q.stored_next = self.politeness.restored_next(h);
+                q.unsaved = false;
+            }
+        }
+    }
+
+    /// Writes every state whose write a request's end put off (see
+    /// [`KeyQueue::unsaved`]).
+    fn save_unsaved(&mut self) {
+        if self.store.is_none() {
+            return;
+        }
+        let unsaved: Vec<Box<str>> = (self.queues.iter())
+            .filter(|(_, q)| q.unsaved)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in unsaved {
+            self.save_host(&key);
         }
     }
 
@@ -438,6 +467,7 @@ impl LocalFrontier {
         let Some(s) = self.store.as_mut() else {
             return Ok(());
         };
+        s.set_flying(self.flight.len() as u64);
         let generation = s.generation();
         s.end_op()?;
         // A store that commits every few operations (a caller that never
@@ -566,6 +596,9 @@ impl LocalFrontier {
 
     /// Drops every URL of a skipped key, reporting each.
     fn drain(&mut self, key: &str, reason: &str) -> Result<(), FrontierError> {
+        if self.queues.get(key).is_some_and(|q| q.unsaved) {
+            self.save_host(key);
+        }
         while let Some((_, q)) = self.pop_head(key, Leave::Delete)? {
             self.skipped_total += 1;
             self.skipped.push(Skipped {
@@ -639,8 +672,6 @@ impl LocalFrontier {
         };
         let lease = sort_seq(&sort);
         let started = self.politeness.start(key, now);
-        self.save_host(key);
-        self.end_op()?;
         let released = Released {
             url: queued.url.to_string(),
             key: key.to_owned(),
@@ -659,6 +690,8 @@ impl LocalFrontier {
             },
         );
         debug_assert!(twice.is_none(), "{} released while in flight", released.url);
+        self.save_host(key);
+        self.end_op()?;
         Ok(Some(released))
     }
 

@@ -71,9 +71,12 @@ impl LocalFrontier {
             .filter(|s| f.config.bloom == s.bloom.is_some());
         // Sequence numbers only need to be unique among live entries.
         let (flights, max_seq) = f.reissue(&mut store)?;
-        // Each request in flight shows in its host's state, written with
-        // the release (an older store's in-flight entries did too).
-        f.reissued = in_flight.max(flights.len() as u64);
+        // The releases in flight at the last commit; a store from before
+        // that was recorded wrote every host's state when a request ended,
+        // so the states count them (an older store's in-flight entries
+        // did too).
+        let flying = store.flying_at_open().unwrap_or(in_flight);
+        f.reissued = flying.max(flights.len() as u64);
         if let Some(s) = summary {
             let max = f.config.expected_urls;
             if let Some(bloom) = restore_bloom(&store, s.bloom.as_ref(), max)? {
@@ -190,9 +193,11 @@ impl LocalFrontier {
     /// Writes the summary of the store as it is now committed. `false`
     /// when the store could not commit or flush.
     pub(super) fn write_summary(&mut self) -> bool {
+        self.save_unsaved();
         let Some(store) = self.store.as_mut() else {
             return true;
         };
+        store.set_flying(self.flight.len() as u64);
         if store.commit().is_err() {
             return false;
         }

@@ -241,8 +241,12 @@ impl Frontier for LocalFrontier {
     /// summary that lets the next [`open`](Self::open) skip reading every
     /// queued URL (a failure to write it only costs that reopen time).
     async fn sync(&mut self) -> Result<(), FrontierError> {
+        self.save_unsaved();
         match self.store.as_mut() {
-            Some(s) => s.sync()?,
+            Some(s) => {
+                s.set_flying(self.flight.len() as u64);
+                s.sync()?
+            }
             None => return Ok(()),
         }
         // Best effort: a summary only spares reading the store at reopen.
