@@ -113,7 +113,6 @@ impl LocalFrontier {
     /// operations in a row (the crawler's loop) commits them together.
     pub fn commit(&mut self) -> Result<(), FrontierError> {
         if let Some(s) = self.store.as_mut() {
-            s.set_flying(self.flight.len() as u64);
             s.commit()?;
             self.rest_closed();
         }
@@ -151,6 +150,7 @@ impl LocalFrontier {
                 url: released.url.clone(),
             });
         };
+        self.tell_flying();
         let before = self.politeness.get(fl.key()).map(HostState::pacing);
         match how {
             Settle::Done(outcome) | Settle::Retry(outcome, _) => {

@@ -448,6 +448,14 @@ impl LocalFrontier {
         }
     }
 
+    /// Tells the store how many releases are in flight, for its next
+    /// commit to record: called wherever `flight` changes.
+    fn tell_flying(&mut self) {
+        if let Some(store) = self.store.as_mut() {
+            store.set_flying(self.flight.len() as u64);
+        }
+    }
+
     /// Writes every state whose write a request's end put off (see
     /// [`KeyQueue::unsaved`]).
     fn save_unsaved(&mut self) {
@@ -467,7 +475,6 @@ impl LocalFrontier {
         let Some(s) = self.store.as_mut() else {
             return Ok(());
         };
-        s.set_flying(self.flight.len() as u64);
         let generation = s.generation();
         s.end_op()?;
         // A store that commits every few operations (a caller that never
@@ -655,6 +662,7 @@ impl LocalFrontier {
                         started,
                     },
                 );
+                self.tell_flying();
                 self.save_host(key);
                 self.end_op()?;
                 return Ok(Some(Released {
@@ -690,6 +698,7 @@ impl LocalFrontier {
             },
         );
         debug_assert!(twice.is_none(), "{} released while in flight", released.url);
+        self.tell_flying();
         self.save_host(key);
         self.end_op()?;
         Ok(Some(released))

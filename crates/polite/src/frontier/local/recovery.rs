@@ -197,7 +197,6 @@ impl LocalFrontier {
         let Some(store) = self.store.as_mut() else {
             return true;
         };
-        store.set_flying(self.flight.len() as u64);
         if store.commit().is_err() {
             return false;
         }

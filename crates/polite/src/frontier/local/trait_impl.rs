@@ -243,10 +243,7 @@ impl Frontier for LocalFrontier {
     async fn sync(&mut self) -> Result<(), FrontierError> {
         self.save_unsaved();
         match self.store.as_mut() {
-            Some(s) => {
-                s.set_flying(self.flight.len() as u64);
-                s.sync()?
-            }
+            Some(s) => s.sync()?,
             None => return Ok(()),
         }
         // Best effort: a summary only spares reading the store at reopen.
