@@ -337,15 +337,37 @@ fn decision_order_by_tuples(robots: &Robots, mut ids: Vec<usize>) -> Vec<usize> 
 impl<'r> AgentRules<'r> {
     /// The view for `user_agent`: the shared one when no group names it.
     pub(super) fn of(robots: &'r Robots, user_agent: &str) -> Self {
+        // A view once built is only read: the path that builds one is kept
+        // apart, so a call that finds it ready sets nothing up for it.
+        let slot = robots.named_views.slot(&robots.groups, user_agent);
+        let ready = match slot {
+            Some(slot) => slot.get().map(|v| &**v),
+            None => robots.unnamed_view.0.get(),
+        };
+        let view = match ready {
+            Some(view) => view,
+            None => Self::build(robots, slot, user_agent),
+        };
+        AgentRules { robots, view }
+    }
+
+    /// The view for `user_agent` built and kept in its slot (the shared
+    /// one when `slot` is `None`), or the one another thread kept first.
+    #[cold]
+    #[inline(never)]
+    fn build(
+        robots: &'r Robots,
+        slot: Option<&'r OnceLock<Box<View>>>,
+        user_agent: &str,
+    ) -> &'r View {
         let build = || {
             let (agent_match, groups) = select_groups(&robots.groups, user_agent);
             View::new(robots, agent_match, groups)
         };
-        let view = match robots.named_views.slot(&robots.groups, user_agent) {
-            Some(slot) => &**slot.get_or_init(|| Box::new(build())),
+        match slot {
+            Some(slot) => slot.get_or_init(|| Box::new(build())),
             None => robots.unnamed_view.0.get_or_init(build),
-        };
-        AgentRules { robots, view }
+        }
     }
 
     /// How the agent selected groups.
@@ -514,5 +536,42 @@ mod tests {
             .unwrap_or(&[]);
         let built = slots.iter().filter(|s| s.view.get().is_some()).count();
         assert_eq!(built, 13, "botc and BOTC share one view");
+    }
+
+    /// Threads asking for the same crawler's view at once, before any is
+    /// built, all get the one view the file keeps (named or shared), and
+    /// it answers as the full explanation does.
+    #[test]
+    fn threads_racing_for_a_view_share_one() {
+        let body = "User-agent: named
+Disallow: /n
+
+User-agent: *
+Disallow: /s
+";
+        for agent in ["named", "NAMED", "unnamed"] {
+            let robots = Robots::parse(body.as_bytes());
+            let barrier = std::sync::Barrier::new(8);
+            let views: Vec<usize> = std::thread::scope(|s| {
+                let racers: Vec<_> = (0..8)
+                    .map(|_| {
+                        s.spawn(|| {
+                            barrier.wait();
+                            let view = robots.for_agent(agent);
+                            for url in ["/n", "/s", "/x"] {
+                                let want = robots.explain(agent, url).allowed;
+                                assert_eq!(view.is_allowed(url), want, "{agent} {url}");
+                            }
+                            std::ptr::from_ref(view.view) as usize
+                        })
+                    })
+                    .collect();
+                racers.into_iter().filter_map(|r| r.join().ok()).collect()
+            });
+            assert_eq!(views.len(), 8, "{agent}: a racer panicked");
+            assert!(views.iter().all(|&v| v == views[0]), "{agent}: {views:?}");
+            let kept = std::ptr::from_ref(robots.for_agent(agent).view) as usize;
+            assert_eq!(kept, views[0], "{agent}");
+        }
     }
 }
