@@ -7,6 +7,9 @@
 //! - `file_30k_rules`: a 500 KiB robots.txt of 30,000 wildcard rules: parse
 //!   it, then check URLs (2 KiB and 100 KiB, adversarial) with `is_allowed`
 //!   and with the precompiled `for_agent` view.
+//! - `file_12k_agents`: a robots.txt naming 12,000 crawlers, whose names
+//!   fill the one call's filters: `is_allowed` for a crawler it names and
+//!   for one it does not (its view found by binary search, not a scan).
 //!
 //! Run: `cargo bench -p mannerly-robots --bench worst_case`
 
@@ -93,5 +96,48 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// A crawler's name of nine letters (`b` and eight more, one for each
+/// hex digit of `n`): product tokens hold letters, `-` and `_` only.
+fn agent_name(n: u32) -> String {
+    let letters = (0..8).map(|k| char::from(b'a' + ((n >> (4 * k)) & 15) as u8));
+    std::iter::once('b').chain(letters).collect()
+}
+
+/// A file naming 12,000 crawlers, spread so that their keys fill the one
+/// call's filters.
+fn many_agents_file() -> Vec<u8> {
+    let mut body = Vec::new();
+    for i in 0..12_000u32 {
+        let name = agent_name(i.wrapping_mul(2_654_435_761));
+        body.extend_from_slice(format!("User-agent: {name}\nDisallow: /p{i}/\n\n").as_bytes());
+    }
+    body.extend_from_slice(b"User-agent: *\nDisallow: /private/\n");
+    body
+}
+
+fn agents(c: &mut Criterion) {
+    let body = many_agents_file();
+    let robots = Robots::parse_with(
+        &body,
+        mannerly_robots::ParseOptions {
+            max_bytes: usize::MAX,
+            ..Default::default()
+        },
+    );
+    let named = agent_name(7_000u32.wrapping_mul(2_654_435_761)).to_uppercase();
+    assert!(!robots.is_allowed(&named, "/p7000/x"));
+    assert!(!robots.is_allowed("crawlerzz", "/private/x"));
+    let mut g = c.benchmark_group("file_12k_agents");
+    g.sample_size(20).measurement_time(Duration::from_secs(3));
+    // Two crawlers in turn, so the last one found is never the one asked.
+    g.bench_function("is_allowed_unnamed_then_named", |b| {
+        b.iter(|| {
+            robots.is_allowed(black_box("crawlerzz"), black_box("/private/x"))
+                ^ robots.is_allowed(black_box(&named), black_box("/p7000/x"))
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, agents);
 criterion_main!(benches);

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use super::key_index::KeyIndex;
 use super::query::select_groups;
 use super::*;
-use crate::fold::{fold_key, word as head};
+use crate::fold::{self, fold_key, word as head};
 
 /// One crawler's view of a robots.txt file, for checking many URLs fast.
 ///
@@ -40,12 +40,19 @@ pub(super) struct NamedViews {
     last: AtomicUsize,
 }
 
-/// The slots, and two filters that say at once that a crawler no group
-/// names has none: one bit per token's length (before the agent is even
-/// read), one per token's [`fold_key`].
+/// The slots, their order by key, and two filters that say at once
+/// that a crawler no group names has none: one bit per token's length
+/// (before the agent is even read), one per token's [`fold_key`].
 #[derive(Debug)]
 struct Slots {
     list: Vec<NamedSlot>,
+    /// Past [`SCAN_UP_TO`] slots, each slot's key and index, sorted: a
+    /// name past the filters is found by binary search, so a file naming
+    /// thousands of crawlers (which fill the filters) costs a crawler it
+    /// does not name a dozen comparisons, not one per token. (Tokens made
+    /// to share a crawler's key cost it one comparison each, as a scan
+    /// would.) Empty for fewer slots, which are scanned.
+    by_key: Vec<(u64, u32)>,
     lengths: u64,
     filter: [u64; 4],
 }
@@ -60,6 +67,17 @@ struct NamedSlot {
     view: OnceLock<Box<View>>,
 }
 
+/// Up to this many slots are scanned for a name past the filters (most
+/// files name a few crawlers); more are searched in [`Slots::by_key`].
+const SCAN_UP_TO: usize = 32;
+
+impl NamedSlot {
+    /// The token its agent line names.
+    fn token<'g>(&self, groups: &'g [Group]) -> &'g str {
+        &groups[self.group as usize].agents[self.line as usize].token
+    }
+}
+
 impl NamedViews {
     /// The slot of the token `agent` names, if a group names it.
     fn slot<'v>(&'v self, groups: &[Group], agent: &str) -> Option<&'v OnceLock<Box<View>>> {
@@ -67,7 +85,7 @@ impl NamedViews {
         if slots.lengths & length_bit(agent) == 0 {
             return None;
         }
-        let names = |s: &NamedSlot| groups[s.group as usize].agents[s.line as usize].names(agent);
+        let names = |s: &NamedSlot| fold::eq_ignore_case(s.token(groups), agent);
         let last = self.last.load(Ordering::Relaxed);
         if let Some(s) = slots.list.get(last).filter(|s| names(s)) {
             return Some(&s.view);
@@ -77,16 +95,30 @@ impl NamedViews {
         if slots.filter[word] & bit == 0 {
             return None;
         }
-        let i = slots.list.iter().position(|s| s.key == key && names(s))?;
+        let i = if slots.by_key.is_empty() {
+            slots.list.iter().position(|s| s.key == key && names(s))?
+        } else {
+            // The slots with the agent's key, in file order: the first
+            // that names it is the first line that does.
+            let from = slots.by_key.partition_point(|&(k, _)| k < key);
+            let run = slots.by_key.get(from..).unwrap_or_default();
+            run.iter()
+                .take_while(|&&(k, _)| k == key)
+                .map(|&(_, i)| i as usize)
+                .find(|&i| slots.list.get(i).is_some_and(&names))?
+        };
+        let found = slots.list.get(i)?;
         self.last.store(i, Ordering::Relaxed);
-        Some(&slots.list[i].view)
+        Some(&found.view)
     }
 }
 
-/// One slot per agent line that names a token, in file order: the first
-/// line naming a token is the one found, so a token named again (in any
-/// case) leaves an empty slot behind, never a second view. Linear in the
-/// file's agent lines, as choosing groups is.
+/// One slot per agent line that names a token, in file order (and, past
+/// [`SCAN_UP_TO`], in order of their keys): the first line naming a
+/// token is the one found, so a token named again (in any case) leaves
+/// an empty slot behind, never a second view. Built once, in time linear
+/// in the file's agent lines, as choosing groups is, and sorting their
+/// keys.
 fn slots_of(groups: &[Group]) -> Slots {
     let mut list = Vec::new();
     let mut filter = [0; 4];
@@ -107,8 +139,14 @@ fn slots_of(groups: &[Group]) -> Slots {
             }
         }
     }
+    let mut by_key = Vec::new();
+    if list.len() > SCAN_UP_TO {
+        by_key = list.iter().zip(0..).map(|(s, i)| (s.key, i)).collect();
+        by_key.sort_unstable();
+    }
     Slots {
         list,
+        by_key,
         lengths,
         filter,
     }
@@ -536,6 +574,48 @@ mod tests {
             .unwrap_or(&[]);
         let built = slots.iter().filter(|s| s.view.get().is_some()).count();
         assert_eq!(built, 13, "botc and BOTC share one view");
+    }
+
+    /// A file naming more crawlers than are scanned: each is found by its
+    /// key (in any case), a name named twice gets both groups' rules and
+    /// one view, and a crawler no group names gets the shared view.
+    #[test]
+    fn many_named_crawlers_are_found_by_key() {
+        let name = |i: u32| -> String {
+            let letters = (0..6).map(|k| char::from(b'a' + ((i >> (4 * k)) & 15) as u8));
+            std::iter::once('x').chain(letters).collect()
+        };
+        let n = 3 * SCAN_UP_TO as u32;
+        let mut body = String::new();
+        for i in 0..n {
+            let agent = name(i.wrapping_mul(2_654_435_761) >> 8);
+            body.push_str(&format!("User-agent: {agent}\nDisallow: /p{i}/\n\n"));
+        }
+        let twice = name(5u32.wrapping_mul(2_654_435_761) >> 8).to_uppercase();
+        body.push_str(&format!("User-agent: {twice}\nDisallow: /again/\n\n"));
+        body.push_str("User-agent: *\nDisallow: /shared/\n");
+        let robots = Robots::parse(body.as_bytes());
+        let mut agents: Vec<String> = (0..n)
+            .map(|i| name(i.wrapping_mul(2_654_435_761) >> 8))
+            .collect();
+        agents.extend((0..n).map(|i| name(i.wrapping_mul(2_654_435_761) >> 8).to_uppercase()));
+        agents.extend((0..40).map(|i| name(i * 7 + 3)));
+        for (i, agent) in agents.iter().enumerate() {
+            let p = i % n as usize;
+            for url in [format!("/p{p}/x"), "/again/x".into(), "/shared/x".into()] {
+                let want = robots.explain(agent, &url).allowed;
+                assert_eq!(robots.is_allowed(agent, &url), want, "{agent} {url}");
+            }
+        }
+        assert!(!robots.is_allowed(&twice.to_lowercase(), "/p5/x"));
+        assert!(!robots.is_allowed(&twice.to_lowercase(), "/again/x"));
+        let slots = robots.named_views.slots.get().expect("slots built");
+        assert_eq!(slots.by_key.len(), slots.list.len());
+        let built = slots.list.iter().filter(|s| s.view.get().is_some()).count();
+        assert_eq!(
+            built, n as usize,
+            "one view per name, the twice-named one too"
+        );
     }
 
     /// Threads asking for the same crawler's view at once, before any is
