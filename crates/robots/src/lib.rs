@@ -162,7 +162,8 @@
 //!   mask), so a check scans its bucket in order and reads a rule's pattern
 //!   only when the path's head and bytes admit it. Every crawler no group
 //!   names gets the same view, built on the first `for_agent` and kept with
-//!   the parsed file.
+//!   the parsed file; each named crawler gets its own, kept too, and found
+//!   again by its name (by binary search when the file names many).
 //! - **Size limit.** Parsing reads at most 500 KiB by default, cut after the
 //!   last complete line. The limit is configurable but never lower. The
 //!   reference has no limit, so the corpus test raises it for the four corpus
