@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use super::key_index::KeyIndex;
 use super::query::select_groups;
 use super::*;
-use crate::fold::{self, fold_key, word as head};
+use crate::fold::{fold_key, word as head};
 
 /// One crawler's view of a robots.txt file, for checking many URLs fast.
 ///
@@ -71,13 +71,6 @@ struct NamedSlot {
 /// files name a few crawlers); more are searched in [`Slots::by_key`].
 const SCAN_UP_TO: usize = 32;
 
-impl NamedSlot {
-    /// The token its agent line names.
-    fn token<'g>(&self, groups: &'g [Group]) -> &'g str {
-        &groups[self.group as usize].agents[self.line as usize].token
-    }
-}
-
 impl NamedViews {
     /// The slot of the token `agent` names, if a group names it.
     fn slot<'v>(&'v self, groups: &[Group], agent: &str) -> Option<&'v OnceLock<Box<View>>> {
@@ -85,7 +78,7 @@ impl NamedViews {
         if slots.lengths & length_bit(agent) == 0 {
             return None;
         }
-        let names = |s: &NamedSlot| fold::eq_ignore_case(s.token(groups), agent);
+        let names = |s: &NamedSlot| groups[s.group as usize].agents[s.line as usize].names(agent);
         let last = self.last.load(Ordering::Relaxed);
         if let Some(s) = slots.list.get(last).filter(|s| names(s)) {
             return Some(&s.view);
@@ -586,19 +579,19 @@ mod tests {
             std::iter::once('x').chain(letters).collect()
         };
         let n = 3 * SCAN_UP_TO as u32;
+        let named: Vec<String> = (0..n)
+            .map(|i| name(i.wrapping_mul(2_654_435_761) >> 8))
+            .collect();
         let mut body = String::new();
-        for i in 0..n {
-            let agent = name(i.wrapping_mul(2_654_435_761) >> 8);
+        for (i, agent) in named.iter().enumerate() {
             body.push_str(&format!("User-agent: {agent}\nDisallow: /p{i}/\n\n"));
         }
-        let twice = name(5u32.wrapping_mul(2_654_435_761) >> 8).to_uppercase();
+        let twice = named[5].to_uppercase();
         body.push_str(&format!("User-agent: {twice}\nDisallow: /again/\n\n"));
         body.push_str("User-agent: *\nDisallow: /shared/\n");
         let robots = Robots::parse(body.as_bytes());
-        let mut agents: Vec<String> = (0..n)
-            .map(|i| name(i.wrapping_mul(2_654_435_761) >> 8))
-            .collect();
-        agents.extend((0..n).map(|i| name(i.wrapping_mul(2_654_435_761) >> 8).to_uppercase()));
+        let mut agents = named.clone();
+        agents.extend(named.iter().map(|a| a.to_uppercase()));
         agents.extend((0..40).map(|i| name(i * 7 + 3)));
         for (i, agent) in agents.iter().enumerate() {
             let p = i % n as usize;
@@ -623,12 +616,7 @@ mod tests {
     /// it answers as the full explanation does.
     #[test]
     fn threads_racing_for_a_view_share_one() {
-        let body = "User-agent: named
-Disallow: /n
-
-User-agent: *
-Disallow: /s
-";
+        let body = "User-agent: named\nDisallow: /n\n\nUser-agent: *\nDisallow: /s\n";
         for agent in ["named", "NAMED", "unnamed"] {
             let robots = Robots::parse(body.as_bytes());
             let barrier = std::sync::Barrier::new(8);
