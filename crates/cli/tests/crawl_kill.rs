@@ -253,3 +253,63 @@ fn evidence_covers_every_request(out: &std::path::Path, seen: &[mannerly_testweb
         "requests the server saw more often than the evidence records them: {unrecorded:?}"
     );
 }
+
+/// A crawl killed while its one host had a request out, resumed with a
+/// `--give-up-after` shorter than `--timeout`: the host is held for that
+/// request (it may still be running at the server), and the resume waits
+/// the hold out and crawls the rest instead of ending as if the host's
+/// pace were too slow.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_waits_out_the_hold_of_a_cut_off_request_before_giving_up() {
+    let web = common::slow_host(800, 4, 3).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("crawl");
+    let port = web.port();
+    let run = move |first: bool| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_mannerly"));
+        c.arg("crawl");
+        match first {
+            true => c.args(["http://slow.test/", "--out"]).arg(&out),
+            false => c.arg("--resume").arg(&out).arg("--json"),
+        };
+        c.args(["--proxy", &format!("http://127.0.0.1:{port}")])
+            .args([
+                "--min-delay",
+                "0.2",
+                "--give-up-after",
+                "1",
+                "--timeout",
+                "3",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        c
+    };
+    let mut child = run(true).spawn().expect("spawn");
+    // Killed once the server has the front page's request, 800 ms before
+    // it answers.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !web.requests().iter().any(|r| r.path == "/") {
+        assert!(Instant::now() < deadline, "the crawl never asked for /");
+        assert!(child.try_wait().expect("poll").is_none(), "the crawl ended");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reap");
+    let mut resume = run(false);
+    let last = tokio::task::spawn_blocking(move || resume.output())
+        .await
+        .expect("join")
+        .expect("run");
+    let said = String::from_utf8_lossy(&last.stdout).into_owned();
+    assert!(last.status.success(), "{said}");
+    let summary: serde_json::Value = serde_json::from_str(&said).expect("JSON summary");
+    assert_eq!(summary["ending"], "done", "{said}");
+    let asked: HashSet<String> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.path != "/robots.txt")
+        .map(|r| r.path)
+        .collect();
+    assert_eq!(asked.len(), 5, "every page asked for: {asked:?}");
+}

@@ -6,11 +6,10 @@
 //! them back for the failure's backoff (complete disallow, phase 1); a
 //! stalled page is retried, and the host's pacing counts no failure.
 
-use std::collections::HashMap;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mannerly_testweb::{HostSpec, TestWeb, WebConfig};
+use mannerly_testweb::TestWeb;
 
 mod common;
 use common::need;
@@ -29,20 +28,7 @@ fn signal(sig: &str, pid: u32) {
 /// continuing it 2.5 s later (1.5 s past the request's deadline). Returns
 /// the server and the crawl's log.
 async fn stopped_at(path: &str) -> (TestWeb, String) {
-    let mut hosts = HashMap::new();
-    hosts.insert(
-        "slow.test".to_owned(),
-        HostSpec {
-            latency_ms: 600,
-            ..HostSpec::default().robots("User-agent: *\n").pages(2, 1)
-        },
-    );
-    let web = TestWeb::start(WebConfig {
-        hosts,
-        ..WebConfig::default()
-    })
-    .await
-    .expect("testweb");
+    let web = common::slow_host(600, 2, 1).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let seeds = dir.path().join("seeds.txt");
     std::fs::write(&seeds, "http://slow.test/\n").expect("seeds");

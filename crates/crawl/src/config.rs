@@ -36,7 +36,9 @@ pub struct CrawlConfig {
     pub retries: u8,
     /// Redirect hops followed per chain (5).
     pub max_redirects: u8,
-    /// The crawl ends when every URL left waits longer than this (600 s).
+    /// The crawl ends when every URL left waits longer than this (600 s);
+    /// a resumed crawl counts it from `timeout` after it opens, when the
+    /// hosts held for requests a kill cut off are free.
     pub give_up_after: Duration,
     /// Which hosts to enter.
     pub scope: ScopeMode,

@@ -110,6 +110,7 @@ impl<F: CrawlFrontier> Crawl<F> {
         dir: CrawlDir,
     ) -> Result<(Crawl<F>, Reports), CrawlError> {
         let config = Arc::new(config);
+        let give_up_from = give_up_from(&dir, config.timeout);
         let warc = Arc::new(Mutex::new(WarcWriter::open(
             &dir.warc(),
             "mannerly",
@@ -127,7 +128,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             profile: config.profile,
             // A request cut off by a kill may run at the server until a
             // live crawler's request would have timed out.
-            in_flight_bound: u64::try_from(config.timeout.as_millis()).unwrap_or(u64::MAX),
+            in_flight_bound: millis(config.timeout),
             ..PoliteConfig::default()
         });
         let (mut frontier, robots_store) = backend.open(&dir, politeness).await?;
@@ -210,6 +211,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             lastmods,
             trust: config_trust,
             trust_unsaved: false,
+            give_up_from,
         };
         let reports = Reports {
             done: done_rx,
@@ -402,7 +404,8 @@ impl<F: CrawlFrontier> Crawl<F> {
             return Ok(Step::End);
         }
         if let (Some(until), 0) = (wait, self.in_flight) {
-            if until.duration_since(UnixMillis::now()) > self.config.give_up_after {
+            let from = UnixMillis::now().max(self.give_up_from);
+            if until.duration_since(from) > self.config.give_up_after {
                 self.journal.summary.ending = Ending::GaveUp;
                 return Ok(Step::End);
             }
@@ -478,4 +481,19 @@ impl<F: CrawlFrontier> Crawl<F> {
         self.gauges(&last, stats.queued);
         Ok(self.journal.summary)
     }
+}
+
+/// When a crawl opening in `dir` starts counting `give_up_after`. A
+/// resumed crawl may hold hosts for requests the kill cut off, up to a
+/// request's `timeout` from now: waiting for them is not waiting too long.
+fn give_up_from(dir: &CrawlDir, timeout: Duration) -> UnixMillis {
+    match dir.has_frontier() {
+        true => UnixMillis::now().add_millis(millis(timeout)),
+        false => UnixMillis(0),
+    }
+}
+
+/// A duration in whole milliseconds, saturating.
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use mannerly_fetch::{Origin, RobotsCache};
 use mannerly_polite::frontier::Released;
+use mannerly_time::UnixMillis;
 use tokio::sync::mpsc;
 
 use crate::config::CrawlConfig;
@@ -74,6 +75,9 @@ pub(crate) struct Crawl<F> {
     pub(crate) trust: crate::lastmod::Trust,
     /// `trust` holds observations `lastmod.json` does not yet.
     pub(crate) trust_unsaved: bool,
+    /// When `give_up_after` starts to count: on a resume, once the hosts
+    /// held for requests the kill cut off are free.
+    pub(crate) give_up_from: UnixMillis,
 }
 
 /// An admitted page waiting for its batch's records to be written.

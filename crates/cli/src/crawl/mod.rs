@@ -105,7 +105,9 @@ pub struct Args {
     /// URL once, a URL gets at most 1 + N requests in a crawl.
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=10))]
     retries: u8,
-    /// End when every URL left waits longer than this (seconds).
+    /// End when every URL left waits longer than this (seconds). A
+    /// resumed crawl counts it from --timeout after it starts, once the
+    /// hosts it holds for requests a kill cut off are free again.
     #[arg(long, value_name = "SECS", default_value_t = 600)]
     give_up_after: u64,
     /// Longest a request may take, response body included (seconds). A

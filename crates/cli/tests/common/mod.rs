@@ -253,6 +253,27 @@ pub async fn slow_web(count: u32, pages: u32, latency_ms: u64) -> TestWeb {
     .expect("testweb")
 }
 
+/// One host, `slow.test`, robots.txt allowing all, `pages` pages (and
+/// `/`) of `links` links each, every reply `latency_ms` late.
+pub async fn slow_host(latency_ms: u64, pages: u32, links: u32) -> TestWeb {
+    let mut hosts = HashMap::new();
+    hosts.insert(
+        "slow.test".to_owned(),
+        mannerly_testweb::HostSpec {
+            latency_ms,
+            ..mannerly_testweb::HostSpec::default()
+                .robots("User-agent: *\n")
+                .pages(pages, links)
+        },
+    );
+    TestWeb::start(mannerly_testweb::WebConfig {
+        hosts,
+        ..mannerly_testweb::WebConfig::default()
+    })
+    .await
+    .expect("testweb")
+}
+
 /// A seed file in `dir` naming the first `count` hosts' `/`.
 pub fn seeds_file(dir: &Path, count: u32) -> std::path::PathBuf {
     let seeds = dir.join("seeds.txt");
