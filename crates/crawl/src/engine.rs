@@ -128,7 +128,7 @@ impl<F: CrawlFrontier> Crawl<F> {
             profile: config.profile,
             // A request cut off by a kill may run at the server until a
             // live crawler's request would have timed out.
-            in_flight_bound: millis(config.timeout),
+            in_flight_bound: u64::try_from(config.timeout.as_millis()).unwrap_or(u64::MAX),
             ..PoliteConfig::default()
         });
         let (mut frontier, robots_store) = backend.open(&dir, politeness).await?;
@@ -488,12 +488,9 @@ impl<F: CrawlFrontier> Crawl<F> {
 /// request's `timeout` from now: waiting for them is not waiting too long.
 fn give_up_from(dir: &CrawlDir, timeout: Duration) -> UnixMillis {
     match dir.has_frontier() {
-        true => UnixMillis::now().add_millis(millis(timeout)),
-        false => UnixMillis(0),
+        true => UnixMillis::now()
+            .checked_add(timeout)
+            .unwrap_or(UnixMillis::MAX),
+        false => UnixMillis::EPOCH,
     }
-}
-
-/// A duration in whole milliseconds, saturating.
-fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
